@@ -1,0 +1,63 @@
+/**
+ * The one error type of netintel and the table that gives each of its codes
+ * a process exit code (CLI) and an HTTP status (server).
+ *
+ * The engine throws only `NetintelError`; `src/cli/main.ts` is the only place
+ * that turns a code into an exit code, the server the only place that turns it
+ * into a status. A test keeps this table and the README's list in sync.
+ */
+
+export const ERROR_CODES = {
+  usage: { exit: 2, http: 400, meaning: 'bad flag or argument' },
+  invalid_input: { exit: 2, http: 400, meaning: 'a target is not a valid IP, domain, ASN or host' },
+  not_found: { exit: 3, http: 404, meaning: 'a named object has no entry and no result can be formed' },
+  timeout: { exit: 4, http: 504, meaning: 'no answer before the deadline' },
+  unreachable: { exit: 5, http: 502, meaning: 'connection refused, reset, or no route' },
+  upstream: { exit: 5, http: 502, meaning: 'the peer said it could not answer (SERVFAIL, REFUSED)' },
+  tls: { exit: 5, http: 502, meaning: 'TLS handshake or certificate failure' },
+  data_unavailable: { exit: 6, http: 503, meaning: 'a local dataset is missing or invalid' },
+  partial: { exit: 7, http: null, meaning: 'some, not all, targets of a run failed' },
+  unauthorized: { exit: 8, http: 401, meaning: 'API key missing, malformed, unknown or revoked' },
+  forbidden: { exit: 8, http: 403, meaning: 'the plan does not include this feature' },
+  rate_limited: { exit: 8, http: 429, meaning: 'over the plan limit' },
+  not_implemented: { exit: 9, http: 501, meaning: 'the feature is not built yet' },
+  internal: { exit: 1, http: 500, meaning: 'a bug in netintel' },
+} as const satisfies Record<string, { exit: number; http: number | null; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface NetintelErrorOptions {
+  cause?: unknown;
+  /** JSON-safe facts that explain the error (the input, the resolver, ...). */
+  details?: Record<string, unknown>;
+}
+
+export class NetintelError extends Error {
+  override readonly name = 'NetintelError';
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: NetintelErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+
+  /** The JSON-safe form used in error rows, `--format json` output and API bodies. */
+  toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+    return Object.keys(this.details).length > 0
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
+  }
+}
+
+/** Wraps anything thrown into a NetintelError; unknown throwables become `internal`. */
+export function toNetintelError(error: unknown): NetintelError {
+  if (error instanceof NetintelError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new NetintelError('internal', message, { cause: error });
+}
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
