@@ -1,3 +1,6 @@
+import type { DnsTransport } from './dns/dns-transport.js';
+import type { ResolverAddress } from './dns/resolver-address.js';
+
 /**
  * Everything the engine needs from the outside world comes through one
  * context object, so tests can hand it real local servers, a fixed clock or
@@ -8,18 +11,47 @@ export interface EngineContext {
   dataDir: string | null;
   /** Deadline for one network lookup, in milliseconds. */
   timeoutMs: number;
+  /** DNS resolvers to ask, in order (null: the system's, from resolv.conf). */
+  resolvers: readonly ResolverAddress[] | null;
+  /** Ask DNS over TCP only. */
+  dnsTcp: boolean;
+  /** Further rounds over the resolvers after a failed first one. */
+  dnsRetries: number;
   /** The clock; injected so that tests and rate limits can control time. */
   now(): Date;
   /** Diagnostics sink (verbose mode); the engine never prints. */
   debug(message: string): void;
+  /** The DNS transport of this context, created on first use and shared by every lookup. */
+  dnsTransport(): Promise<DnsTransport>;
+  /** Releases what the context opened (sockets). */
+  close(): Promise<void>;
 }
 
-export function createEngineContext(overrides: Partial<EngineContext> = {}): EngineContext {
-  return {
+export type EngineContextSettings = Partial<Omit<EngineContext, 'dnsTransport' | 'close'>>;
+
+export function createEngineContext(settings: EngineContextSettings = {}): EngineContext {
+  let transport: Promise<DnsTransport> | undefined;
+  const ctx: EngineContext = {
     dataDir: null,
     timeoutMs: 5000,
+    resolvers: null,
+    dnsTcp: false,
+    dnsRetries: 2,
     now: () => new Date(),
     debug: () => {},
-    ...overrides,
+    ...settings,
+    dnsTransport: () =>
+      (transport ??= (async () => {
+        const [{ createDnsTransport }, { readSystemResolvers }] = await Promise.all([
+          import('./dns/dns-transport.js'),
+          import('./dns/resolver-address.js'),
+        ]);
+        const resolvers = ctx.resolvers ?? (await readSystemResolvers());
+        return createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries });
+      })()),
+    close: async () => {
+      if (transport) await (await transport).close();
+    },
   };
+  return ctx;
 }

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { NetintelError } from '../errors.js';
+
+/**
+ * The config file: JSON in the XDG config dir
+ * (`$XDG_CONFIG_HOME/netintel/config.json`, default `~/.config/netintel/config.json`),
+ * or the file named by NETINTEL_CONFIG. Keys are long flag names
+ * (`"format": "csv"`, `"data-dir": "/srv/geo"`, `"timeout": 3000`).
+ */
+export function configFilePath(env: Readonly<Record<string, string | undefined>>): string {
+  if (env.NETINTEL_CONFIG) return env.NETINTEL_CONFIG;
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return join(base, 'netintel', 'config.json');
+}
+
+/** Reads the config file; a missing file is an empty config, a malformed one a `usage` error naming it. */
+export function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new NetintelError('usage', `cannot read the config file ${path}: ${(error as Error).message}`, { details: { path } });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new NetintelError('usage', `the config file ${path} is not valid JSON: ${(error as Error).message}`, { details: { path } });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new NetintelError('usage', `the config file ${path} must hold a JSON object`, { details: { path } });
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,61 @@
+import { Command, CommanderError } from 'commander';
+import { toNetintelError } from '../errors.js';
+import { registerAsnCommand } from '../commands/asn.js';
+import { registerBulkCommand } from '../commands/bulk.js';
+import { registerIpCommand } from '../commands/ip.js';
+import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
+import { exitCodeFor } from './exit-codes.js';
+import { addGlobalOptions, applyConfigFile } from './global-options.js';
+import type { CliIo } from './io.js';
+import { createRuntime } from './runtime.js';
+
+export const VERSION = '0.1.0';
+
+/** Builds the program: global options, then one register call per command. */
+export function buildProgram(io: CliIo): { program: Command; runtime: ReturnType<typeof createRuntime> } {
+  const runtime = createRuntime(io);
+  const program = new Command('netintel')
+    .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .addHelpText('after', `\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
+  addGlobalOptions(program);
+  registerIpCommand(program, runtime);
+  registerAsnCommand(program, runtime);
+  registerBulkCommand(program, runtime);
+  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
+  return { program, runtime };
+}
+
+/**
+ * Runs netintel with the arguments after the executable and returns the exit
+ * code; the only place that turns errors into exit codes. Never calls
+ * process.exit (it would cut piped output short).
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const { program, runtime } = buildProgram(io);
+  try {
+    applyConfigFile(program, io.env);
+    await program.parseAsync([...argv], { from: 'user' });
+    return runtime.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
+      return exitCodeFor('usage');
+    }
+    const failure = toNetintelError(error);
+    const wantsRecord = program.opts().format === 'json' || program.opts().format === 'ndjson';
+    if (wantsRecord) io.stdout.write(`${JSON.stringify({ error: failure.toJSON() })}\n`);
+    io.stderr.write(`netintel: ${failure.message}\n`);
+    if (failure.code === 'internal' && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    return exitCodeFor(failure.code);
+  } finally {
+    await runtime.close();
+  }
+}
+

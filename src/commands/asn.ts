@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { lookupAsn, splitAsnBulk, type AsnResult } from '../engine/asn/lookup-asn.js';
+import type { Outcome } from '../engine/outcome.js';
+import { toNetintelError } from '../errors.js';
+import { ASN_SCHEMA } from '../output/schemas/asn-schema.js';
+import { emitOutcomes } from '../cli/emit.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+
+export function registerAsnCommand(program: Command, runtime: CommandRuntime): void {
+  program
+    .command('asn')
+    .description('an autonomous system by number (organisation, routed prefixes, counts) or the AS announcing an IP (route)')
+    .argument('<targets...>', 'AS15169, 15169 or an IP address; a comma-separated list mixes them')
+    .addHelpText('after', '\nExamples:\n  netintel asn AS15169\n  netintel asn 8.8.8.8 -f json\n  netintel asn 8.8.8.8,AS13335,1.1.1.1 -f csv')
+    .action(async (targets: string[], _flags: unknown, command: Command) => {
+      const options = runtime.options(command);
+      const ctx = runtime.context(options);
+      const queries = targets.flatMap(splitAsnBulk);
+      const outcomes = queries.map((query): Outcome<AsnResult> => {
+        try {
+          return { ok: true, query, value: lookupAsn(ctx, query) };
+        } catch (error) {
+          return { ok: false, query, error: toNetintelError(error) };
+        }
+      });
+      runtime.exitCode = await emitOutcomes(runtime.io, options, ASN_SCHEMA, [outcomes], {
+        single: queries.length === 1,
+        bulk: false,
+      });
+    });
+}

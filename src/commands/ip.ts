@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { mapOrdered } from '../engine/bulk/map-ordered.js';
+import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
+import { isIpAddress } from '../engine/ip/ip-address.js';
+import { createAdaptiveIpLookup, ipTargetOutcomes } from '../engine/ip/ip-target-lookup.js';
+import { toNetintelError } from '../errors.js';
+import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
+import { emitOutcomes } from '../cli/emit.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+
+export function registerIpCommand(program: Command, runtime: CommandRuntime): void {
+  program
+    .command('ip')
+    .description('location, network and security flags of IP addresses (host names: each of their addresses)')
+    .argument('[targets...]', 'IPv4/IPv6 addresses or host names; read from stdin when piped; your public IP when none')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  netintel ip 8.8.8.8\n  netintel ip 2001:4860:4860::8888 -f json\n  netintel ip example.com --fields location.city,network.asn\n  cut -d" " -f1 access.log | netintel ip -f csv',
+    )
+    .action(async (targets: string[], _flags: unknown, command: Command) => {
+      const options = runtime.options(command);
+      const ctx = runtime.context(options);
+      const { io } = runtime;
+      const lookup = createAdaptiveIpLookup(ctx);
+      // The DNS engine loads only when a host name or the caller's IP is asked for.
+      const dns = () => import('../engine/dns/host-addresses.js');
+      const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
+      const expand = (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
+
+      if (targets.length === 0 && io.stdin.isTTY !== true) {
+        const outcomes = flatten(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
+        runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single: false, bulk: true });
+        return;
+      }
+      if (targets.length === 0) {
+        const outcome = await (await dns()).lookupCallerIp(ctx).then(
+          (ip) => expand(ip),
+          (error: unknown) => [{ ok: false as const, query: 'me', error: toNetintelError(error) }],
+        );
+        runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, [outcome], { single: true, bulk: false });
+        return;
+      }
+      const single = targets.length === 1 && isIpAddress(targets[0]!.trim());
+      const outcomes = flatten(
+        mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency),
+      );
+      runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single, bulk: false });
+    });
+}
+
+/** Turns batches of per-target outcome lists into batches of outcomes. */
+export async function* flatten<T>(batches: AsyncIterable<T[][]>): AsyncGenerator<T[]> {
+  for await (const batch of batches) yield batch.flat();
+}

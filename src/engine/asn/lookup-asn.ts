@@ -1,0 +1,100 @@
+import type { EngineContext } from '../context.js';
+import { NetintelError } from '../../errors.js';
+import { ipDatabasesFor, type AccessMode } from '../ip/ip-databases.js';
+import { isIpAddress, parseIpAddress, quoteInput } from '../ip/ip-address.js';
+import { specialPurposeOf } from '../ip/special-ranges.js';
+import { cidrContaining, rangeToCidrs } from './range-to-cidrs.js';
+
+/**
+ * What netintel knows of an autonomous system, asked by number (prefixes
+ * filled) or by IP address (ip and route filled).
+ */
+export interface AsnResult {
+  kind: 'asn';
+  /** The input as given. */
+  query: string;
+  asn: number;
+  organization: string | null;
+  /** The address asked for (IP queries), else null. */
+  ip: string | null;
+  /** The announced block holding `ip`, as a CIDR (IP queries), else null. */
+  route: string | null;
+  /** Every routed prefix of the AS (number queries), else null. */
+  prefixes: { ipv4: string[]; ipv6: string[] } | null;
+  /** Prefix and address counts (number queries), else null; IPv6 addresses as a decimal string (over 2^53). */
+  counts: { ipv4Prefixes: number; ipv6Prefixes: number; ipv4Addresses: number; ipv6Addresses: string } | null;
+}
+
+const ASN_PATTERN = /^(?:AS)?(\d{1,10})$/i;
+
+/** True when the text names an AS number (`AS15169`, `as15169` or `15169`). */
+export function isAsnText(text: string): boolean {
+  const match = ASN_PATTERN.exec(text);
+  return match !== null && Number(match[1]) <= 0xffff_ffff;
+}
+
+/**
+ * Looks up an AS by number (`AS15169`, `15169`) or the AS announcing an IP.
+ *
+ * @throws NetintelError `invalid_input` for text that is neither;
+ *   `not_found` when no AS holds the address or the AS announces nothing;
+ *   `data_unavailable` when the ASN index is missing or corrupt.
+ */
+export function lookupAsn(ctx: EngineContext, query: string, mode: AccessMode = 'pread'): AsnResult {
+  const index = ipDatabasesFor(ctx, mode).asn;
+  if (isIpAddress(query)) {
+    const address = parseIpAddress(query);
+    const reserved = specialPurposeOf(address);
+    if (reserved !== null) {
+      throw new NetintelError('not_found', `${address.text} is ${reserved}: no autonomous system announces it`, {
+        details: { input: query, reserved },
+      });
+    }
+    const match = index.find(address.bytes);
+    if (!match) throw new NetintelError('not_found', `no autonomous system announces ${address.text}`, { details: { input: query } });
+    return {
+      kind: 'asn',
+      query,
+      asn: match.asn,
+      organization: match.organization,
+      ip: address.text,
+      route: cidrContaining(match.rangeStart, match.rangeEnd, address.bytes),
+      prefixes: null,
+      counts: null,
+    };
+  }
+  const number = ASN_PATTERN.exec(query);
+  if (!number || Number(number[1]) > 0xffff_ffff) {
+    throw new NetintelError('invalid_input', `${quoteInput(query)} is neither an AS number (AS15169, 15169) nor an IP address`, {
+      details: { input: query },
+    });
+  }
+  const asn = Number(number[1]);
+  const held = index.prefixesOf(asn);
+  if (!held) throw new NetintelError('not_found', `AS${asn} announces no prefix in the ASN data`, { details: { input: query, asn } });
+  const ipv4 = held.v4.flatMap((range) => rangeToCidrs(range.start, range.end));
+  const ipv6 = held.v6.flatMap((range) => rangeToCidrs(range.start, range.end));
+  return {
+    kind: 'asn',
+    query,
+    asn,
+    organization: held.organization,
+    ip: null,
+    route: null,
+    prefixes: { ipv4, ipv6 },
+    counts: {
+      ipv4Prefixes: ipv4.length,
+      ipv6Prefixes: ipv6.length,
+      ipv4Addresses: ipv4.reduce((sum, cidr) => sum + 2 ** (32 - Number(cidr.split('/')[1])), 0),
+      ipv6Addresses: ipv6.reduce((sum, cidr) => sum + 2n ** BigInt(128 - Number(cidr.split('/')[1])), 0n).toString(),
+    },
+  };
+}
+
+/** Splits SPEC's `bulk` form: a comma-separated list mixing IP addresses and AS numbers. */
+export function splitAsnBulk(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}

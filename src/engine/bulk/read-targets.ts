@@ -1,0 +1,44 @@
+/** One input line that holds a target: its text (trimmed) and its line number. */
+export interface Target {
+  text: string;
+  line: number;
+}
+
+/**
+ * Reads targets from text chunks (a file or stdin), yielding them in batches
+ * (one per chunk) so that bulk runs pay the async overhead per chunk, not per
+ * line. Blank lines and `#` comments are skipped; CRLF endings are accepted;
+ * line numbers count every line, skipped ones included.
+ */
+export async function* readTargetBatches(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<Target[]> {
+  const decoder = new TextDecoder('utf-8');
+  let pending = '';
+  let line = 0;
+  const collect = (text: string, batch: Target[]) => {
+    line += 1;
+    const trimmed = text.trim();
+    if (trimmed.length > 0 && !trimmed.startsWith('#')) batch.push({ text: trimmed, line });
+  };
+  for await (const chunk of chunks) {
+    const text = pending + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    const batch: Target[] = [];
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      collect(text.slice(start, newline), batch);
+      start = newline + 1;
+    }
+    pending = text.slice(start);
+    if (batch.length > 0) yield batch;
+  }
+  pending += decoder.decode();
+  if (pending.length > 0) {
+    const batch: Target[] = [];
+    collect(pending, batch);
+    if (batch.length > 0) yield batch;
+  }
+}
+
+/** Targets given as arguments, numbered from 1, with the same skipping rules. */
+export function targetsFromArguments(values: readonly string[]): Target[] {
+  return values.map((text, i) => ({ text: text.trim(), line: i + 1 }));
+}

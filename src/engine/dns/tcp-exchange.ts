@@ -1,0 +1,72 @@
+import net from 'node:net';
+import { answersQuestion, decodeMessage, encodeQuery, randomQueryId, type DnsQuestion } from './dns-message.js';
+import type { ExchangeOutcome } from './exchange-outcome.js';
+import type { ResolverAddress } from './resolver-address.js';
+
+// A DNS message over TCP is at most 65535 octets plus its 2-octet length.
+const MAX_FRAME = 2 + 0xffff;
+
+/**
+ * One query over its own TCP connection: each message is preceded by its
+ * length as a 2-octet big-endian integer (RFC 1035 §4.2.2, RFC 7766 §8).
+ * Frames whose id or question do not match are skipped, as over UDP.
+ * `timeoutMs` covers connecting and waiting for the answer. Never rejects.
+ *
+ * A connection per query is what dig does and suits the two uses here,
+ * fallback after a truncated UDP reply and an explicit TCP mode; pipelining
+ * many queries over one connection (RFC 7766 §6.2.1) is not done.
+ */
+export function tcpExchange(
+  resolver: ResolverAddress,
+  question: DnsQuestion,
+  edns: boolean,
+  timeoutMs: number,
+): Promise<ExchangeOutcome> {
+  const id = randomQueryId();
+  const query = encodeQuery(id, question, edns);
+  const frame = Buffer.alloc(2 + query.length);
+  frame.writeUInt16BE(query.length, 0);
+  query.copy(frame, 2);
+
+  return new Promise<ExchangeOutcome>((resolve) => {
+    let received: Buffer = Buffer.alloc(0);
+    let ignoredReplies = 0;
+    let settled = false;
+
+    const socket = net.connect({ host: resolver.host, port: resolver.port, family: resolver.family });
+    const timer = setTimeout(() => finish({ kind: 'timeout', ignoredReplies }), timeoutMs);
+
+    function finish(outcome: ExchangeOutcome): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    }
+
+    socket.setNoDelay(true);
+    socket.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'unreachable', code: error.code ?? 'EIO' }));
+    // The server closed the connection without a matching answer.
+    socket.on('close', () => finish({ kind: 'unreachable', code: 'ECONNRESET' }));
+    socket.on('data', (chunk: Buffer) => {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      if (received.length > MAX_FRAME * 4) {
+        finish({ kind: 'unreachable', code: 'EPROTO' });
+        return;
+      }
+      while (received.length >= 2) {
+        const length = received.readUInt16BE(0);
+        if (received.length < 2 + length) return;
+        const message = received.subarray(2, 2 + length);
+        received = received.subarray(2 + length);
+        const packet = message.length >= 12 && message.readUInt16BE(0) === id ? decodeMessage(message) : null;
+        if (packet && answersQuestion(packet, question)) {
+          finish({ kind: 'reply', packet });
+          return;
+        }
+        ignoredReplies += 1;
+      }
+    });
+    socket.write(frame);
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The IP information record of SPEC.md (GET /api/ipinfo), with its field
+ * names exactly as the specification spells them. Every key is always
+ * present; null means the data has no value (never a guess).
+ */
+export interface IpLocation {
+  country: string | null;
+  country_code: string | null;
+  region: string | null;
+  /** ISO 3166-2 code, where it can be derived from the region name. */
+  region_code: string | null;
+  city: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  /** IANA zone name in area/city form. */
+  timezone: string | null;
+  zip: string | null;
+}
+
+export interface IpNetwork {
+  isp: string | null;
+  organization: string | null;
+  asn: number | null;
+  domain: string | null;
+}
+
+export type ThreatLevel = 'low' | 'medium' | 'high';
+
+export interface IpSecurity {
+  is_vpn: boolean | null;
+  is_proxy: boolean | null;
+  is_tor: boolean | null;
+  is_hosting: boolean | null;
+  threat_level: ThreatLevel | null;
+}
+
+export interface IpInfoRecord {
+  ip: string;
+  type: 'ipv4' | 'ipv6';
+  location: IpLocation;
+  network: IpNetwork;
+  security: IpSecurity;
+  /** The special-purpose block the address is in (e.g. "private (RFC 1918)"), or null for a public address. */
+  reserved: string | null;
+}
+
+export const EMPTY_LOCATION: IpLocation = Object.freeze({
+  country: null,
+  country_code: null,
+  region: null,
+  region_code: null,
+  city: null,
+  latitude: null,
+  longitude: null,
+  timezone: null,
+  zip: null,
+});
+
+export const EMPTY_NETWORK: IpNetwork = Object.freeze({ isp: null, organization: null, asn: null, domain: null });
+
+export const UNKNOWN_SECURITY: IpSecurity = Object.freeze({
+  is_vpn: null,
+  is_proxy: null,
+  is_tor: null,
+  is_hosting: null,
+  threat_level: null,
+});

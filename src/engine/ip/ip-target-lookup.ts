@@ -1,0 +1,55 @@
+import type { EngineContext } from '../context.js';
+import { toNetintelError } from '../../errors.js';
+import type { Outcome } from '../outcome.js';
+import { ipDatabasesFor } from './ip-databases.js';
+import { isIpAddress, parseIpAddress } from './ip-address.js';
+import type { IpInfoRecord } from './ip-record.js';
+import { createIpLookup } from './lookup-ip.js';
+
+/** After this many lookups a run loads the datasets into memory: per-lookup reads would then cost more. */
+const MEMORY_MODE_AFTER = 2048;
+
+/**
+ * The lookup a run of many targets uses: positioned reads for the first
+ * couple of thousand addresses (a short list answers at once), the
+ * in-memory datasets after that (a long list runs at full speed).
+ */
+export function createAdaptiveIpLookup(ctx: EngineContext): (input: string) => IpInfoRecord {
+  let lookup = createIpLookup(ipDatabasesFor(ctx, 'pread'));
+  let count = 0;
+  return (input) => {
+    if (++count === MEMORY_MODE_AFTER) lookup = createIpLookup(ipDatabasesFor(ctx, 'memory'));
+    return lookup(parseIpAddress(input));
+  };
+}
+
+/** Resolves a host name to its addresses (A and AAAA); provided by the DNS engine. */
+export type HostResolver = (name: string) => Promise<string[]>;
+
+/**
+ * The outcomes of one `ip` target: one for an address, one per address for a
+ * host name (every A and AAAA record), one error outcome when it fails.
+ */
+export function ipTargetOutcomes(
+  lookup: (input: string) => IpInfoRecord,
+  resolveHost: HostResolver,
+  query: string,
+): Array<Outcome<IpInfoRecord>> | Promise<Array<Outcome<IpInfoRecord>>> {
+  if (isIpAddress(query) || !/[a-z]/i.test(query) || /[:/\s]/.test(query)) {
+    try {
+      return [{ ok: true, query, value: lookup(query) }];
+    } catch (error) {
+      return [{ ok: false, query, error: toNetintelError(error) }];
+    }
+  }
+  return resolveHost(query).then(
+    (addresses) => addresses.map((address): Outcome<IpInfoRecord> => {
+      try {
+        return { ok: true, query, value: lookup(address) };
+      } catch (error) {
+        return { ok: false, query, error: toNetintelError(error) };
+      }
+    }),
+    (error: unknown) => [{ ok: false, query, error: toNetintelError(error) }],
+  );
+}

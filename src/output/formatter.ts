@@ -1,0 +1,120 @@
+import type { Outcome } from '../engine/outcome.js';
+import { csvRow } from './csv-row.js';
+import type { RecordSchema } from './record-schema.js';
+import { getPath, projectRecord } from './record-schema.js';
+import { xmlError, xmlFooter, xmlHeader, xmlRecord } from './xml.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface FormatterOptions {
+  format: OutputFormat;
+  schema: RecordSchema;
+  /** Selected columns (from `--fields`), or null for the whole record. */
+  columns: readonly string[] | null;
+  /** CSV header row (`--no-header` turns it off). */
+  header: boolean;
+  /** Colour in the table view. */
+  color: boolean;
+  /**
+   * One target was asked for: json prints the record itself rather than an
+   * array, and table prints a field/value view.
+   */
+  single: boolean;
+}
+
+/**
+ * Turns a stream of outcomes into text chunks: `start()`, then `write()` per
+ * outcome (in input order), then `end()`. Pure: no I/O, so the HTTP API uses
+ * the same layer.
+ */
+export interface Formatter {
+  start(): string;
+  write(outcome: Outcome<unknown>): string;
+  end(): string;
+}
+
+/** Rows of a horizontal table are printed in blocks so a long run streams. */
+const TABLE_BLOCK_ROWS = 500;
+
+export async function createFormatter(options: FormatterOptions): Promise<Formatter> {
+  const { schema } = options;
+  const columns = options.columns ?? schema.columns;
+  const readColumn = schema.readColumn ?? getPath;
+  const shape = (record: unknown) => (options.columns ? projectRecord(record, options.columns) : record);
+  const errorJson = (outcome: Extract<Outcome<unknown>, { ok: false }>) => ({ query: outcome.query, error: outcome.error.toJSON() });
+
+  switch (options.format) {
+    case 'json': {
+      let count = 0;
+      return {
+        start: () => (options.single ? '' : '['),
+        write: (outcome) => {
+          const body = JSON.stringify(outcome.ok ? shape(outcome.value) : errorJson(outcome), null, 2);
+          if (options.single) return `${body}\n`;
+          return `${count++ === 0 ? '\n' : ',\n'}${body.replace(/^/gm, '  ')}`;
+        },
+        end: () => (options.single ? '' : count === 0 ? ']\n' : '\n]\n'),
+      };
+    }
+    case 'ndjson':
+      return {
+        start: () => '',
+        write: (outcome) => `${JSON.stringify(outcome.ok ? shape(outcome.value) : errorJson(outcome))}\n`,
+        end: () => '',
+      };
+    case 'csv': {
+      const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
+      return {
+        start: () => (options.header ? csvRow(csvColumns) : ''),
+        write: (outcome) =>
+          outcome.ok
+            ? csvRow([outcome.query, ...columns.map((column) => readColumn(outcome.value, column) as string), null, null])
+            : csvRow([outcome.query, ...columns.map(() => null), outcome.error.code, outcome.error.message]),
+        end: () => '',
+      };
+    }
+    case 'xml':
+      return {
+        start: () => xmlHeader(schema.kind),
+        write: (outcome) =>
+          outcome.ok ? xmlRecord(shape(outcome.value)) : xmlError(outcome.query, outcome.error.code, outcome.error.message),
+        end: () => xmlFooter(),
+      };
+    case 'table': {
+      const { verticalTable, horizontalTable } = await import('./table.js');
+      const style = { color: options.color, readColumn };
+      const credit = schema.credit ? `${schema.credit}\n` : '';
+      if (options.single) {
+        return {
+          start: () => '',
+          write: (outcome) => (outcome.ok ? verticalTable(outcome.value, columns, style) : ''),
+          end: () => credit,
+        };
+      }
+      const tableColumns = options.columns ?? schema.tableColumns;
+      let block: Array<{ query: string; record: unknown; error: { code: string; message: string } | null }> = [];
+      const flush = () => {
+        const text = block.length > 0 ? horizontalTable(block, tableColumns, style) : '';
+        block = [];
+        return text;
+      };
+      return {
+        start: () => '',
+        write: (outcome) => {
+          block.push(
+            outcome.ok
+              ? { query: outcome.query, record: outcome.value, error: null }
+              : { query: outcome.query, record: null, error: outcome.error.toJSON() },
+          );
+          return block.length >= TABLE_BLOCK_ROWS ? flush() : '';
+        },
+        end: () => flush() + credit,
+      };
+    }
+  }
+}
+
+export function isOutputFormat(value: string): value is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(value);
+}

@@ -1,0 +1,81 @@
+import { NetintelError } from '../errors.js';
+
+/**
+ * The column schema of one record kind. It drives CSV columns, the table
+ * view and `--fields` selection, so the columns stay the same whatever the
+ * first record holds.
+ */
+export interface RecordSchema {
+  kind: string;
+  /** Every leaf of the record as a dot path, in output order. */
+  columns: readonly string[];
+  /** Named groups `--fields` accepts (e.g. location, security). */
+  groups: Readonly<Record<string, readonly string[]>>;
+  /** Columns always kept, whatever `--fields` selects (the record's identity). */
+  identity: readonly string[];
+  /** The compact column set of the horizontal table (many records). */
+  tableColumns: readonly string[];
+  /** A one-line credit shown under human-readable output (data licences). */
+  credit?: string;
+  /** Reads a column of a record when records of several kinds share the columns (bulk); default getPath. */
+  readColumn?: (record: unknown, column: string) => unknown;
+}
+
+/** Reads a dot path (`location.city`) from a record; undefined when absent. */
+export function getPath(record: unknown, path: string): unknown {
+  let value: unknown = record;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * Resolves a `--fields` list (groups and dot paths, comma separated) to the
+ * columns to show, in schema order. Throws `usage` naming an unknown field.
+ */
+export function selectColumns(schema: RecordSchema, fields: readonly string[] | null): readonly string[] {
+  if (fields === null || fields.length === 0) return schema.columns;
+  const wanted = new Set<string>(schema.identity);
+  for (const field of fields) {
+    const group = schema.groups[field];
+    if (group) {
+      group.forEach((column) => wanted.add(column));
+      continue;
+    }
+    const matches = schema.columns.filter((column) => column === field || column.startsWith(`${field}.`));
+    if (matches.length === 0) {
+      const known = [...Object.keys(schema.groups), ...schema.columns].join(', ');
+      throw new NetintelError('usage', `unknown field ${JSON.stringify(field)} for ${schema.kind} records; known: ${known}`, {
+        details: { field },
+      });
+    }
+    matches.forEach((column) => wanted.add(column));
+  }
+  return schema.columns.filter((column) => wanted.has(column));
+}
+
+/** Keeps only the selected columns of a record, preserving its nesting (for json/xml with `--fields`). */
+export function projectRecord(record: unknown, columns: readonly string[]): Record<string, unknown> {
+  const projected: Record<string, unknown> = {};
+  for (const column of columns) {
+    const keys = column.split('.');
+    let target = projected;
+    keys.slice(0, -1).forEach((key) => {
+      target[key] ??= {};
+      target = target[key] as Record<string, unknown>;
+    });
+    const value = getPath(record, column);
+    target[keys[keys.length - 1]!] = value === undefined ? null : value;
+  }
+  return projected;
+}
+
+/** Splits a comma-separated `--fields` value. */
+export function parseFieldList(value: string): string[] {
+  return value
+    .split(',')
+    .map((field) => field.trim())
+    .filter((field) => field.length > 0);
+}

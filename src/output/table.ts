@@ -1,0 +1,51 @@
+import Table from 'cli-table3';
+import { Chalk } from 'chalk';
+
+export interface TableStyle {
+  color: boolean;
+  readColumn: (record: unknown, column: string) => unknown;
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function shortHeaders(columns: readonly string[]): string[] {
+  const last = columns.map((column) => column.split('.').pop()!);
+  return columns.map((column, i) => (last.filter((name) => name === last[i]).length > 1 ? column : last[i]!));
+}
+
+/** One record as a two-column field/value table (a single lookup). */
+export function verticalTable(record: unknown, columns: readonly string[], style: TableStyle): string {
+  const chalk = new Chalk({ level: style.color ? 1 : 0 });
+  const table = new Table({ style: { head: [], border: [] } });
+  for (const column of columns) {
+    const value = style.readColumn(record, column);
+    const text = cellText(value);
+    table.push({ [chalk.cyan(column)]: value === null || value === undefined ? chalk.dim(text) : text });
+  }
+  return `${table.toString()}\n`;
+}
+
+export interface TableRow {
+  query: string;
+  record: unknown;
+  error: { code: string; message: string } | null;
+}
+
+/** Many records as one row each, with the schema's compact columns. */
+export function horizontalTable(rows: readonly TableRow[], columns: readonly string[], style: TableStyle): string {
+  const chalk = new Chalk({ level: style.color ? 1 : 0 });
+  const head = ['query', ...shortHeaders(columns)].map((name) => chalk.bold(name));
+  const table = new Table({ head, style: { head: [], border: [] } });
+  for (const row of rows) {
+    if (row.error) {
+      table.push([row.query, { colSpan: columns.length, content: chalk.red(`${row.error.code}: ${row.error.message}`) }]);
+    } else {
+      table.push([row.query, ...columns.map((column) => cellText(style.readColumn(row.record, column)))]);
+    }
+  }
+  return `${table.toString()}\n`;
+}
