@@ -19,7 +19,7 @@
  * - Ranges are inclusive (`start <= address <= end`), sorted by start, and
  *   never overlap (the compiler resolves overlaps in the source).
  *
- * ## Header (HEADER_BYTES = 176 bytes at offset 0)
+ * ## Header (HEADER_BYTES = 184 bytes at offset 0)
  * | offset | size | field |
  * |---|---|---|
  * | 0 | 8 | magic, ASCII `NIASNIDX` |
@@ -40,19 +40,26 @@
  * | 1 | V4_ENDS | uint32[v4Count], last address of each IPv4 range |
  * | 2 | V4_ASNS | uint32[v4Count], the ASN announcing the range |
  * | 3 | V4_ORGS | uint32[v4Count], organisation id (index into ORG_OFFSETS) |
- * | 4 | V6_STARTS | 16 bytes x v6Count, first address of each IPv6 range, ascending |
- * | 5 | V6_ENDS | 16 bytes x v6Count, last address of each IPv6 range |
- * | 6 | V6_ASNS | uint32[v6Count] |
- * | 7 | V6_ORGS | uint32[v6Count] |
- * | 8 | ORG_OFFSETS | uint32[orgCount + 1], byte offsets into ORG_DATA; string i is `[off[i], off[i+1])` |
- * | 9 | ORG_DATA | UTF-8 organisation names, concatenated (an empty string means "unknown") |
- * | 10 | ASN_NUMBERS | uint32[asnCount], every ASN present, ascending |
- * | 11 | ASN_ORGS | uint32[asnCount], organisation id of the ASN (that of its first range) |
- * | 12 | ASN_V4_FIRST | uint32[asnCount + 1], CSR offsets: ASN i holds ASN_V4_RANGES[first[i] .. first[i+1]) |
- * | 13 | ASN_V4_RANGES | uint32[], IPv4 range indices grouped by ASN, ascending within a group |
- * | 14 | ASN_V6_FIRST | uint32[asnCount + 1], as ASN_V4_FIRST for IPv6 |
- * | 15 | ASN_V6_RANGES | uint32[], IPv6 range indices grouped by ASN |
- * | 16 | METADATA | UTF-8 JSON `StoredMetadata`: source package, its version, build date, row counts |
+ * | 4 | V4_BUCKETS | uint32[65537]: entry b counts the IPv4 ranges starting before `b << 16` |
+ * | 5 | V6_STARTS | 16 bytes x v6Count, first address of each IPv6 range, ascending |
+ * | 6 | V6_ENDS | 16 bytes x v6Count, last address of each IPv6 range |
+ * | 7 | V6_ASNS | uint32[v6Count] |
+ * | 8 | V6_ORGS | uint32[v6Count] |
+ * | 9 | ORG_OFFSETS | uint32[orgCount + 1], byte offsets into ORG_DATA; string i is `[off[i], off[i+1])` |
+ * | 10 | ORG_DATA | UTF-8 organisation names, concatenated (an empty string means "unknown") |
+ * | 11 | ASN_NUMBERS | uint32[asnCount], every ASN present, ascending |
+ * | 12 | ASN_ORGS | uint32[asnCount], organisation id of the ASN (that of its first range) |
+ * | 13 | ASN_V4_FIRST | uint32[asnCount + 1], CSR offsets: ASN i holds ASN_V4_RANGES[first[i] .. first[i+1]) |
+ * | 14 | ASN_V4_RANGES | uint32[], IPv4 range indices grouped by ASN, ascending within a group |
+ * | 15 | ASN_V6_FIRST | uint32[asnCount + 1], as ASN_V4_FIRST for IPv6 |
+ * | 16 | ASN_V6_RANGES | uint32[], IPv6 range indices grouped by ASN |
+ * | 17 | METADATA | UTF-8 JSON `StoredMetadata`: source package, its version, build date, row counts |
+ *
+ * V4_BUCKETS is derived data (256 KiB) that makes IPv4 lookups cheap in both
+ * modes: the range holding an address whose top 16 bits are b has an index in
+ * `buckets[b] - 1 .. buckets[b + 1] - 1`, a window of a few entries (at most
+ * a few thousand), so a lookup reads one 8-byte bucket pair and one block of
+ * starts instead of walking 19 steps of a binary search over the whole table.
  *
  * A reader rejects a file whose magic, version, header length, section count,
  * file length or section bounds disagree with this layout; any change to the
@@ -71,24 +78,31 @@ export const Section = {
   V4_ENDS: 1,
   V4_ASNS: 2,
   V4_ORGS: 3,
-  V6_STARTS: 4,
-  V6_ENDS: 5,
-  V6_ASNS: 6,
-  V6_ORGS: 7,
-  ORG_OFFSETS: 8,
-  ORG_DATA: 9,
-  ASN_NUMBERS: 10,
-  ASN_ORGS: 11,
-  ASN_V4_FIRST: 12,
-  ASN_V4_RANGES: 13,
-  ASN_V6_FIRST: 14,
-  ASN_V6_RANGES: 15,
-  METADATA: 16,
+  V4_BUCKETS: 4,
+  V6_STARTS: 5,
+  V6_ENDS: 6,
+  V6_ASNS: 7,
+  V6_ORGS: 8,
+  ORG_OFFSETS: 9,
+  ORG_DATA: 10,
+  ASN_NUMBERS: 11,
+  ASN_ORGS: 12,
+  ASN_V4_FIRST: 13,
+  ASN_V4_RANGES: 14,
+  ASN_V6_FIRST: 15,
+  ASN_V6_RANGES: 16,
+  METADATA: 17,
 } as const;
 
 export type SectionId = (typeof Section)[keyof typeof Section];
 
-export const SECTION_COUNT = 17;
+export const SECTION_COUNT = 18;
+
+/** IPv4 buckets are keyed by the top 16 bits of the address. */
+export const V4_BUCKET_SHIFT = 16;
+
+/** Entries of V4_BUCKETS: one per bucket plus the closing total. */
+export const V4_BUCKET_ENTRIES = (1 << (32 - V4_BUCKET_SHIFT)) + 1;
 
 /** Byte offsets of the header fields. */
 export const HeaderField = {
@@ -184,7 +198,7 @@ export function decodeHeader(bytes: Uint8Array, actualFileBytes: number): Header
 export function expectedSectionBytes(counts: Pick<Header, 'v4Count' | 'v6Count' | 'asnCount' | 'orgCount'>): Array<number | undefined> {
   const { v4Count, v6Count, asnCount, orgCount } = counts;
   return [
-    4 * v4Count, 4 * v4Count, 4 * v4Count, 4 * v4Count,
+    4 * v4Count, 4 * v4Count, 4 * v4Count, 4 * v4Count, 4 * V4_BUCKET_ENTRIES,
     V6_BYTES * v6Count, V6_BYTES * v6Count, 4 * v6Count, 4 * v6Count,
     4 * (orgCount + 1), undefined,
     4 * asnCount, 4 * asnCount,

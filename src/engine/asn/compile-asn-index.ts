@@ -3,6 +3,7 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { NetintelError } from '../../errors.js';
+import { AsnIndex } from './asn-index.js';
 import {
   alignSection,
   FORMAT_VERSION,
@@ -12,6 +13,8 @@ import {
   Section,
   SECTION_COUNT,
   type StoredMetadata,
+  V4_BUCKET_ENTRIES,
+  V4_BUCKET_SHIFT,
   V6_BYTES,
   ipv6ToBigInt,
   parseIpv4Text,
@@ -100,9 +103,11 @@ const MAX_ASN = 0xffff_ffff;
  * shorter one; for identical ranges, the first in the file). The row that
  * loses is cut around the winner.
  *
- * Throws `data_unavailable` when a CSV cannot be read, when too many rows are
- * malformed, or when the result is suspiciously small (see `minRanges`); the
- * previous index, if any, is then left in place.
+ * The new file is read back and verified entry by entry before it replaces
+ * the old one. Throws `data_unavailable` when a CSV cannot be read, when too
+ * many rows are malformed, when the result is suspiciously small (see
+ * `minRanges`) or fails verification; the previous index, if any, is then
+ * left in place.
  */
 export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<CompileAsnIndexResult> {
   const orgs = new Interner();
@@ -159,7 +164,14 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
   };
   const layout = layoutIndex(v4.ranges, v6.ranges, orgs.values);
   const bytes = encodeIndex(layout, metadata);
-  await writeAtomically(options.outFile, bytes);
+  await writeAtomically(options.outFile, bytes, (written) => {
+    const index = AsnIndex.open(written, { mode: 'memory' });
+    try {
+      index.verify();
+    } finally {
+      index.close();
+    }
+  });
 
   return {
     v4Ranges: layout.v4.starts.length,
@@ -493,6 +505,7 @@ function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
   sectionBytes[Section.V4_ENDS] = 4 * v4Count;
   sectionBytes[Section.V4_ASNS] = 4 * v4Count;
   sectionBytes[Section.V4_ORGS] = 4 * v4Count;
+  sectionBytes[Section.V4_BUCKETS] = 4 * V4_BUCKET_ENTRIES;
   sectionBytes[Section.V6_STARTS] = V6_BYTES * v6Count;
   sectionBytes[Section.V6_ENDS] = V6_BYTES * v6Count;
   sectionBytes[Section.V6_ASNS] = 4 * v6Count;
@@ -552,6 +565,7 @@ function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
   putU32s(Section.V4_ENDS, layout.v4.ends);
   putU32s(Section.V4_ASNS, layout.v4.asns);
   putU32s(Section.V4_ORGS, layout.v4.orgs);
+  putU32s(Section.V4_BUCKETS, v4Buckets(layout.v4.starts));
   putV6s(Section.V6_STARTS, layout.v6.starts);
   putV6s(Section.V6_ENDS, layout.v6.ends);
   putU32s(Section.V6_ASNS, layout.v6.asns);
@@ -572,8 +586,24 @@ function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
   return buffer;
 }
 
-/** Writes to a temp file next to `path`, flushes it, then renames it over `path`. */
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+/** Entry b: how many of the sorted starts are below `b << V4_BUCKET_SHIFT`. */
+function v4Buckets(starts: readonly number[]): number[] {
+  const buckets: number[] = [];
+  let i = 0;
+  for (let bucket = 0; bucket < V4_BUCKET_ENTRIES; bucket++) {
+    const limit = bucket * 2 ** V4_BUCKET_SHIFT;
+    while (i < starts.length && starts[i]! < limit) i++;
+    buckets.push(i);
+  }
+  return buckets;
+}
+
+/**
+ * Writes to a temp file next to `path`, flushes it, runs `check` on it, then
+ * renames it over `path`: readers see the old index or the new one, never a
+ * partial or unchecked file.
+ */
+async function writeAtomically(path: string, bytes: Uint8Array, check: (written: string) => void): Promise<void> {
   const temp = `${path}.${randomUUID()}.tmp`;
   try {
     await mkdir(dirname(path), { recursive: true });
@@ -584,9 +614,11 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
     } finally {
       await handle.close();
     }
+    check(temp);
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    if (error instanceof NetintelError) throw error;
     throw new NetintelError('data_unavailable', `cannot write ASN index ${path}: ${errorCode(error)}`, {
       cause: error,
       details: { path },

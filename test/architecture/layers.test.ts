@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = new URL('../../src/', import.meta.url).pathname;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from\s+|import\()\s*'([^']+)'/g)].map((match) => match[1]!);
+}
+
+describe('the layer rule (ARCHITECTURE.md §1)', () => {
+  const engineFiles = sourceFiles(join(SRC, 'engine'));
+
+  it('keeps the engine free of CLI, output and server modules', () => {
+    const offenders = engineFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /^(commander|chalk|ora|cli-table3|fastify)$/.test(spec) || /\/(cli|output|commands|server)\//.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the engine away from process state', () => {
+    const offenders = engineFiles.filter((file) => /\bprocess\.(env|argv|exit|stdout|stderr|stdin|exitCode)\b/.test(readFileSync(file, 'utf8')));
+    expect(offenders.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('keeps the output layer pure: no engine I/O, no process', () => {
+    const outputFiles = sourceFiles(join(SRC, 'output'));
+    const offenders = outputFiles.filter((file) => {
+      const text = readFileSync(file, 'utf8');
+      return /\bprocess\./.test(text) || importsOf(file).some((spec) => /^node:(fs|net|dgram)$/.test(spec));
+    });
+    expect(offenders.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('lets only the CLI entry set exit codes, and nothing call process.exit', () => {
+    const all = sourceFiles(SRC);
+    expect(all.filter((file) => /process\.exit\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);
+    const exitCodeUsers = all.filter((file) => /exitCodeFor\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
+    expect(exitCodeUsers.every((file) => file.startsWith('cli/'))).toBe(true);
+  });
+});
