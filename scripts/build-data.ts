@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileAsnIndex } from '../src/engine/asn/compile-asn-index.js';
-import { buildRegionCodes } from './build-region-codes.js';
+import { buildCountryNames, buildRegionCodes } from './build-region-codes.js';
 
 const ASN_PACKAGE = '@ip-location-db/asn';
 
@@ -69,6 +69,8 @@ try {
   const root = await findPackageRoot();
   process.stderr.write(`build:data ${await buildAsnIndex(root)}\n`);
   process.stderr.write(`build:data ${await buildRegionTable(root)}\n`);
+  const countries = await buildCountryNames(root);
+  process.stderr.write(`build:data ${relative(root, countries.path)}: ${countries.countries} country names\n`);
 } catch (error) {
   process.stderr.write(`build:data failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

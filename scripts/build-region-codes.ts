@@ -1,12 +1,14 @@
 /**
- * Install-time step of `build:data`: derives data/build/region-codes.json,
+ * Install-time steps of `build:data`: derives data/build/region-codes.json,
  * the ISO 3166-2 code of every (country, region) pair the bundled DB-IP city
- * data uses, so that lookups need no name matching at run time.
+ * data uses, and data/build/country-names.json, so that lookups need no name
+ * matching and no ICU locale loading at run time.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { compileRegionCodes, type RegionCodeStats } from '../src/engine/geo/compile-region-codes.js';
+import { countryNamesFromIcu } from '../src/engine/geo/country-names.js';
 import { MmdbFile } from '../src/engine/geo/mmdb-file.js';
 
 /** Every (country, region) pair of an IPv4 city database, visiting each network once. */
@@ -31,14 +33,26 @@ function regionPairs(mmdbPath: string): Array<[string, string]> {
   }
 }
 
+/** Writes data/build/country-names.json from the ICU data of the Node that builds it. */
+export async function buildCountryNames(root: string): Promise<{ path: string; countries: number }> {
+  const table = countryNamesFromIcu();
+  const path = join(root, 'data', 'build', 'country-names.json');
+  await writeAtomically(path, `${JSON.stringify(table)}\n`);
+  return { path, countries: Object.keys(table).length };
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
 export async function buildRegionCodes(root: string, cityV4Path: string): Promise<RegionCodeStats & { path: string }> {
   const aliases = (JSON.parse(readFileSync(join(root, 'data', 'region-aliases.json'), 'utf8')) as { aliases: Record<string, Record<string, string>> })
     .aliases;
   const { table, stats } = await compileRegionCodes(regionPairs(cityV4Path), aliases);
   const path = join(root, 'data', 'build', 'region-codes.json');
-  await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(table)}\n`);
-  await rename(temporary, path);
+  await writeAtomically(path, `${JSON.stringify(table)}\n`);
   return { ...stats, path };
 }

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
-import { isIpAddress } from '../engine/ip/ip-address.js';
-import { createAdaptiveIpLookup, ipTargetOutcomes } from '../engine/ip/ip-target-lookup.js';
+import { createAdaptiveIpLookup, ipTargetOutcomes, isHostNameTarget } from '../engine/ip/ip-target-lookup.js';
 import { toNetintelError } from '../errors.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
@@ -40,7 +39,8 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
         runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, [outcome], { single: true, bulk: false });
         return;
       }
-      const single = targets.length === 1 && isIpAddress(targets[0]!.trim());
+      // One target that is not a host name has exactly one outcome: json prints it as an object.
+      const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim());
       const outcomes = flatten(
         mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency),
       );

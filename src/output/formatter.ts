@@ -1,8 +1,6 @@
 import type { Outcome } from '../engine/outcome.js';
-import { csvRow } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
 import { getPath, projectRecord } from './record-schema.js';
-import { xmlError, xmlFooter, xmlHeader, xmlRecord } from './xml.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -64,6 +62,8 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         end: () => '',
       };
     case 'csv': {
+      // Each format's library loads only when that format is asked for.
+      const { csvRow } = await import('./csv-row.js');
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
       return {
         start: () => (options.header ? csvRow(csvColumns) : ''),
@@ -74,22 +74,30 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         end: () => '',
       };
     }
-    case 'xml':
+    case 'xml': {
+      const { xmlError, xmlFooter, xmlHeader, xmlRecord } = await import('./xml.js');
       return {
         start: () => xmlHeader(schema.kind),
         write: (outcome) =>
           outcome.ok ? xmlRecord(shape(outcome.value)) : xmlError(outcome.query, outcome.error.code, outcome.error.message),
         end: () => xmlFooter(),
       };
+    }
     case 'table': {
       const { verticalTable, horizontalTable } = await import('./table.js');
       const style = { color: options.color, readColumn };
       const credit = schema.credit ? `${schema.credit}\n` : '';
       if (options.single) {
+        // The error of a failed lookup goes to stderr alone: no credit under no data.
+        let printed = false;
         return {
           start: () => '',
-          write: (outcome) => (outcome.ok ? verticalTable(outcome.value, columns, style) : ''),
-          end: () => credit,
+          write: (outcome) => {
+            if (!outcome.ok) return '';
+            printed = true;
+            return verticalTable(outcome.value, columns, style);
+          },
+          end: () => (printed ? credit : ''),
         };
       }
       const tableColumns = options.columns ?? schema.tableColumns;

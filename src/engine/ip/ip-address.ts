@@ -33,13 +33,26 @@ export function parseIpAddress(input: string): IpAddress {
     return fromV4Bytes(bytes);
   }
   if (isIPv6(input) && !input.includes('%')) {
-    const parsed = ipaddr.IPv6.parse(input);
+    const parsed = ipaddr.IPv6.parse(withHexTail(input));
     if (parsed.isIPv4MappedAddress()) return fromV4Bytes(Uint8Array.from(parsed.toIPv4Address().toByteArray()));
     return { text: parsed.toRFC5952String(), version: 6, bytes: Uint8Array.from(parsed.toByteArray()), v4: 0 };
   }
   throw new NetintelError('invalid_input', `${quoteInput(input)} is not a valid IPv4 or IPv6 address`, {
     details: { input },
   });
+}
+
+/**
+ * Rewrites a trailing dotted quad as two hex groups (`::1.2.3.4` -> `::102:304`).
+ * ipaddr.js reads the deprecated IPv4-compatible form `::1.2.3.4`
+ * (RFC 4291 §2.5.5.1, the address ::102:304) as IPv4-mapped `::ffff:1.2.3.4`,
+ * which would give one address two answers.
+ */
+function withHexTail(input: string): string {
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(input);
+  if (!tail) return input;
+  const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+  return `${input.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** True when the text is an IP address `parseIpAddress` accepts. */

@@ -1,6 +1,7 @@
 import type { EngineContext } from '../context.js';
 import { AsnIndex } from '../asn/asn-index.js';
 import { dataFilePath } from '../data/data-files.js';
+import { loadCountryNames, type CountryNameTable } from '../geo/country-names.js';
 import { MmdbFile } from '../geo/mmdb-file.js';
 import { loadRegionCodes, type RegionCodeTable } from '../geo/region-codes.js';
 import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.js';
@@ -17,6 +18,7 @@ export class IpDatabases {
   private cityV6File?: MmdbFile;
   private asnFile?: AsnIndex;
   private regionTable?: RegionCodeTable;
+  private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
 
   constructor(
@@ -38,6 +40,10 @@ export class IpDatabases {
 
   get regions(): RegionCodeTable {
     return (this.regionTable ??= loadRegionCodes(dataFilePath('regionCodes', this.dataDir)));
+  }
+
+  get countryNames(): CountryNameTable {
+    return (this.countryTable ??= loadCountryNames(dataFilePath('countryNames', this.dataDir)));
   }
 
   get curatedAsns(): CuratedAsnList {

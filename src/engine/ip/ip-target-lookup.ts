@@ -27,6 +27,15 @@ export function createAdaptiveIpLookup(ctx: EngineContext): (input: string) => I
 export type HostResolver = (name: string) => Promise<string[]>;
 
 /**
+ * True when an `ip` target is read as a host name (resolved to each of its
+ * addresses) rather than as an address: it has a letter and no colon, slash
+ * or space. Anything else gets exactly one outcome.
+ */
+export function isHostNameTarget(query: string): boolean {
+  return !isIpAddress(query) && /[a-z]/i.test(query) && !/[:/\s]/.test(query);
+}
+
+/**
  * The outcomes of one `ip` target: one for an address, one per address for a
  * host name (every A and AAAA record), one error outcome when it fails.
  */
@@ -35,7 +44,7 @@ export function ipTargetOutcomes(
   resolveHost: HostResolver,
   query: string,
 ): Array<Outcome<IpInfoRecord>> | Promise<Array<Outcome<IpInfoRecord>>> {
-  if (isIpAddress(query) || !/[a-z]/i.test(query) || /[:/\s]/.test(query)) {
+  if (!isHostNameTarget(query)) {
     try {
       return [{ ok: true, query, value: lookup(query) }];
     } catch (error) {

@@ -116,7 +116,7 @@ function toLocation(value: MmdbValue, databases: IpDatabases): IpLocation {
   const latitude = coordinate(record.latitude);
   const longitude = coordinate(record.longitude);
   return {
-    country: countryName(countryCode),
+    country: countryName(databases.countryNames, countryCode),
     country_code: countryCode,
     region,
     region_code: regionCode(databases.regions, countryCode, region),
