@@ -365,7 +365,8 @@ class SectionDecoder {
       case T_FLOAT: {
         if (size !== 4) throw this.badSize('float', size, p);
         this.pos = p + 4;
-        return ieee754(this.buf, this.need(p, 4), 4);
+        const i = this.need(p, 4);
+        return ieee754(this.buf, i, 4);
       }
       case T_BYTES: {
         this.pos = p + size;
