@@ -2,10 +2,11 @@ import { Command, CommanderError } from 'commander';
 import { toNetintelError } from '../errors.js';
 import { registerAsnCommand } from '../commands/asn.js';
 import { registerBulkCommand } from '../commands/bulk.js';
+import { registerDnsCommand } from '../commands/dns.js';
 import { registerIpCommand } from '../commands/ip.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { exitCodeFor } from './exit-codes.js';
-import { addGlobalOptions, applyConfigFile } from './global-options.js';
+import { addGlobalOptions, applyConfigFile, applyEnvironment } from './global-options.js';
 import type { CliIo } from './io.js';
 import { createRuntime } from './runtime.js';
 
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo): { program: Command; runtime: ReturnType
   registerIpCommand(program, runtime);
   registerAsnCommand(program, runtime);
   registerBulkCommand(program, runtime);
+  registerDnsCommand(program, runtime);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return { program, runtime };
 }
@@ -41,6 +43,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const { program, runtime } = buildProgram(io);
   try {
     applyConfigFile(program, io.env);
+    applyEnvironment(program, io.env);
     await program.parseAsync([...argv], { from: 'user' });
     return runtime.exitCode;
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
+import { parseResolverAddress } from '../engine/dns/resolver-address.js';
 import { globalOptionsOf, type GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
 
@@ -24,6 +25,9 @@ export function createRuntime(io: CliIo): CommandRuntime {
       const ctx = createEngineContext({
         dataDir: options.dataDir,
         timeoutMs: options.timeoutMs,
+        resolvers: options.resolvers?.map(parseResolverAddress) ?? null,
+        dnsTcp: options.dnsTcp,
+        dnsRetries: options.dnsRetries,
         debug: options.verbose ? (message) => io.stderr.write(`netintel: ${message}\n`) : () => {},
       });
       contexts.push(ctx);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mapOrdered } from '../engine/bulk/map-ordered.js';
+import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
 import { createAdaptiveIpLookup, ipTargetOutcomes, isHostNameTarget } from '../engine/ip/ip-target-lookup.js';
 import { toNetintelError } from '../errors.js';
@@ -27,7 +27,7 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
       const expand = (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
 
       if (targets.length === 0 && io.stdin.isTTY !== true) {
-        const outcomes = flatten(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
+        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
         runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }
@@ -41,14 +41,9 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
       }
       // One target that is not a host name has exactly one outcome: json prints it as an object.
       const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim());
-      const outcomes = flatten(
+      const outcomes = flattenBatches(
         mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency),
       );
       runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single, bulk: false });
     });
-}
-
-/** Turns batches of per-target outcome lists into batches of outcomes. */
-export async function* flatten<T>(batches: AsyncIterable<T[][]>): AsyncGenerator<T[]> {
-  for await (const batch of batches) yield batch.flat();
 }

@@ -104,3 +104,8 @@ export async function* mapOrdered<T, R>(
 function isPromise<R>(value: unknown): value is Promise<R> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
+
+/** Turns batches of per-item result lists into batches of results (a target may yield several records). */
+export async function* flattenBatches<T>(batches: AsyncIterable<T[][]>): AsyncGenerator<T[]> {
+  for await (const batch of batches) yield batch.flat();
+}
