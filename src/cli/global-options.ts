@@ -12,6 +12,10 @@ export interface GlobalOptions {
   dataDir: string | null;
   timeoutMs: number;
   concurrency: number;
+  /** DNS resolvers as given (`ip[:port]`), or null for the system's. */
+  resolvers: string[] | null;
+  dnsTcp: boolean;
+  dnsRetries: number;
   quiet: boolean;
   verbose: boolean;
   color: boolean;
@@ -27,60 +31,121 @@ function positiveInteger(name: string, max: number) {
   };
 }
 
-/** Declares the global options (with their NETINTEL_* variables) on the program. */
-export function addGlobalOptions(program: Command): void {
-  program
-    .addOption(new Option('-f, --format <format>', 'output format').choices(OUTPUT_FORMATS).default('table').env('NETINTEL_FORMAT'))
-    .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city)').env('NETINTEL_FIELDS'))
-    .addOption(new Option('--no-header', 'csv: leave out the header row'))
-    .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones').env('NETINTEL_DATA_DIR'))
-    .addOption(
-      new Option('-t, --timeout <ms>', 'deadline of one network lookup, in milliseconds')
-        .argParser(positiveInteger('--timeout', 600_000))
-        .default(5000)
-        .env('NETINTEL_TIMEOUT'),
-    )
-    .addOption(
-      new Option('-c, --concurrency <n>', 'lookups in flight at once in bulk runs')
-        .argParser(positiveInteger('--concurrency', 10_000))
-        .default(64)
-        .env('NETINTEL_CONCURRENCY'),
-    )
-    .addOption(new Option('-q, --quiet', 'no diagnostics on stderr but errors').env('NETINTEL_QUIET'))
-    .addOption(new Option('-v, --verbose', 'more diagnostics on stderr').env('NETINTEL_VERBOSE'));
+function countFrom0(name: string, max: number) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value.trim()) || number > max) {
+      throw new InvalidArgumentError(`${name} must be an integer from 0 to ${max}, not ${JSON.stringify(value)}`);
+    }
+    return number;
+  };
 }
 
-const CONFIG_KEYS: Record<string, { option: string; parse?: (value: string) => unknown }> = {
-  format: { option: 'format' },
-  fields: { option: 'fields' },
-  header: { option: 'header' },
-  'data-dir': { option: 'dataDir' },
-  timeout: { option: 'timeout', parse: positiveInteger('timeout', 600_000) },
-  concurrency: { option: 'concurrency', parse: positiveInteger('concurrency', 10_000) },
-  quiet: { option: 'quiet' },
-  verbose: { option: 'verbose' },
-};
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
 
 /**
- * Applies the config file's values with source 'config', which commander
- * lets environment variables and flags override.
+ * Declares the global options on the program. Their NETINTEL_* variables are
+ * read from the CLI's own environment by `applyEnvironment`, not by commander
+ * (which would read process.env), so the description names them.
+ */
+export function addGlobalOptions(program: Command): void {
+  program
+    .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default('table'))
+    .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
+    .addOption(new Option('--no-header', 'csv: leave out the header row'))
+    .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones (env: NETINTEL_DATA_DIR)'))
+    .addOption(
+      new Option('-t, --timeout <ms>', 'deadline of one network lookup, in milliseconds (env: NETINTEL_TIMEOUT)')
+        .argParser(positiveInteger('--timeout', 600_000))
+        .default(5000),
+    )
+    .addOption(
+      new Option('-c, --concurrency <n>', 'lookups in flight at once in bulk runs (env: NETINTEL_CONCURRENCY)')
+        .argParser(positiveInteger('--concurrency', 10_000))
+        .default(64),
+    )
+    .addOption(
+      new Option('--resolver <ip[:port]>', 'DNS resolver to ask, repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), ...splitList(value)]),
+    )
+    .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
+    .addOption(
+      new Option('--retries <n>', 'further rounds over the resolvers after a failed one (env: NETINTEL_RETRIES)')
+        .argParser(countFrom0('--retries', 10))
+        .default(2),
+    )
+    .addOption(new Option('-q, --quiet', 'no diagnostics on stderr but errors (env: NETINTEL_QUIET)'))
+    .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (env: NETINTEL_VERBOSE)'));
+}
+
+/** The settings a config file or a NETINTEL_* variable may give, by config key. */
+const SETTINGS: Record<string, { option: string; env?: string; kind: 'text' | 'boolean' | 'format' | 'integer' | 'count' | 'list'; max?: number }> = {
+  format: { option: 'format', env: 'NETINTEL_FORMAT', kind: 'format' },
+  fields: { option: 'fields', env: 'NETINTEL_FIELDS', kind: 'text' },
+  header: { option: 'header', kind: 'boolean' },
+  'data-dir': { option: 'dataDir', env: 'NETINTEL_DATA_DIR', kind: 'text' },
+  timeout: { option: 'timeout', env: 'NETINTEL_TIMEOUT', kind: 'integer', max: 600_000 },
+  concurrency: { option: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
+  resolver: { option: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
+  tcp: { option: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
+  retries: { option: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
+  quiet: { option: 'quiet', env: 'NETINTEL_QUIET', kind: 'boolean' },
+  verbose: { option: 'verbose', env: 'NETINTEL_VERBOSE', kind: 'boolean' },
+};
+
+/** Checks a config or environment value of a setting; throws InvalidArgumentError. */
+function settingValue(key: string, kind: (typeof SETTINGS)[string], value: unknown): unknown {
+  if (kind.kind === 'integer') return positiveInteger(key, kind.max!)(String(value));
+  if (kind.kind === 'count') return countFrom0(key, kind.max!)(String(value));
+  if (kind.kind === 'list') return (Array.isArray(value) ? value.map(String) : [String(value)]).flatMap(splitList);
+  if (kind.kind === 'format' && !(OUTPUT_FORMATS as readonly string[]).includes(String(value))) {
+    throw new InvalidArgumentError(`format must be one of ${OUTPUT_FORMATS.join(', ')}, not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Applies the config file's values with source 'config', which environment
+ * variables and flags override.
  */
 export function applyConfigFile(program: Command, env: Readonly<Record<string, string | undefined>>): void {
   const path = configFilePath(env);
   const config = readConfigFile(path);
   for (const [key, value] of Object.entries(config)) {
-    const entry = CONFIG_KEYS[key];
-    if (!entry) continue; // keys of other commands (resolver, server, ...) are read where they apply
-    let parsed: unknown = value;
+    const setting = SETTINGS[key];
+    if (!setting) continue; // keys of other commands (resolver, server, ...) are read where they apply
+    let parsed: unknown;
     try {
-      if (entry.parse) parsed = entry.parse(String(value));
-      if (entry.option === 'format' && !(OUTPUT_FORMATS as readonly string[]).includes(String(value))) {
-        throw new InvalidArgumentError(`format must be one of ${OUTPUT_FORMATS.join(', ')}`);
-      }
+      parsed = settingValue(key, setting, value);
     } catch (error) {
       throw new NetintelError('usage', `config file ${path}: "${key}": ${(error as Error).message}`, { details: { path, key } });
     }
-    program.setOptionValueWithSource(entry.option, parsed, 'config');
+    program.setOptionValueWithSource(setting.option, parsed, 'config');
+  }
+}
+
+/**
+ * Applies the NETINTEL_* variables of `env` (the CLI's environment, not
+ * necessarily process.env) with source 'env', over the config file and under
+ * flags. An empty variable counts as unset; a boolean one is off when it is
+ * `0` or `false`.
+ */
+export function applyEnvironment(program: Command, env: Readonly<Record<string, string | undefined>>): void {
+  for (const [key, setting] of Object.entries(SETTINGS)) {
+    const value = setting.env === undefined ? undefined : env[setting.env];
+    if (value === undefined || value === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = setting.kind === 'boolean' ? !/^(0|false)$/i.test(value) : settingValue(key, setting, value);
+    } catch (error) {
+      throw new NetintelError('usage', `${setting.env}: ${(error as Error).message}`, { details: { variable: setting.env } });
+    }
+    program.setOptionValueWithSource(setting.option, parsed, 'env');
   }
 }
 
@@ -95,8 +160,17 @@ export function globalOptionsOf(command: Command, env: Readonly<Record<string, s
     dataDir: typeof raw.dataDir === 'string' && raw.dataDir !== '' ? raw.dataDir : null,
     timeoutMs: raw.timeout as number,
     concurrency: raw.concurrency as number,
+    resolvers: resolverList(raw.resolver),
+    dnsTcp: raw.tcp === true,
+    dnsRetries: raw.retries as number,
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     color: stdoutIsTty && !env.NO_COLOR && env.TERM !== 'dumb',
   };
+}
+
+/** `--resolver` values: an array from flags/config, a comma-separated string from NETINTEL_RESOLVER. */
+function resolverList(value: unknown): string[] | null {
+  const list = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? splitList(value) : [];
+  return list.length > 0 ? list : null;
 }

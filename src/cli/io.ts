@@ -39,16 +39,17 @@ export function createSink(stream: Writable): { write(chunk: string): Promise<vo
       return new Promise<void>((resolve, reject) => {
         const done = () => {
           stream.off('drain', done);
-          stream.off('close', done);
+          stream.off('close', onClose);
           if (failure) reject(failure);
           else if (closed) reject(new OutputClosed());
           else resolve();
         };
-        stream.on('drain', done);
-        stream.on('close', () => {
+        const onClose = () => {
           closed = true;
           done();
-        });
+        };
+        stream.on('drain', done);
+        stream.on('close', onClose);
       });
     },
     closed: () => closed,

@@ -52,7 +52,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return exitCodeFor('usage');
     }
     const failure = toNetintelError(error);
-    const wantsRecord = program.opts().format === 'json' || program.opts().format === 'ndjson';
+    const format = program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
+    const wantsRecord = format === 'json' || format === 'ndjson';
     if (wantsRecord) io.stdout.write(`${JSON.stringify({ error: failure.toJSON() })}\n`);
     io.stderr.write(`netintel: ${failure.message}\n`);
     if (failure.code === 'internal' && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
@@ -62,3 +63,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
+/**
+ * The format a `-f`/`--format` flag asks for, read from the raw arguments:
+ * the config file and the environment are applied before commander parses
+ * them, so a failure there must still honour `-f json`.
+ */
+function formatFlag(argv: readonly string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '-f' || arg === '--format') format = argv[++i];
+    else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
+    else if (/^-f./.test(arg)) format = arg.slice(2);
+  }
+  return format;
+}

@@ -27,41 +27,45 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
         throw new NetintelError('usage', 'bulk reads targets from files or stdin: give a file, or pipe the list in');
       }
       const lookupIp = createAdaptiveIpLookup(ctx);
-      const lookup = (target: Target): Outcome<unknown> => {
+      const lookup = (target: SourcedTarget): Outcome<unknown> => {
         try {
           const value = isAsnText(target.text) ? lookupAsn(ctx, target.text, 'memory') : lookupIp(target.text);
           return { ok: true, query: target.text, value };
         } catch (error) {
-          return { ok: false, query: target.text, error: withLine(toNetintelError(error), target.line) };
+          return { ok: false, query: target.text, error: withLine(toNetintelError(error), target) };
         }
       };
-      const outcomes = mapOrdered(readTargetBatches(inputChunks(files, io.stdin)), lookup, options.concurrency);
+      const outcomes = mapOrdered(inputTargets(files, io.stdin), lookup, options.concurrency);
       runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, outcomes, { single: false, bulk: true });
     });
 }
 
-function withLine(error: NetintelError, line: number): NetintelError {
-  return new NetintelError(error.code, `line ${line}: ${error.message}`, { cause: error, details: { ...error.details, line } });
+/** A target and the input it came from (null when the run reads a single input). */
+type SourcedTarget = Target & { source: string | null };
+
+function withLine(error: NetintelError, target: SourcedTarget): NetintelError {
+  const where = target.source === null ? `line ${target.line}` : `${target.source} line ${target.line}`;
+  const details = target.source === null ? { ...error.details, line: target.line } : { ...error.details, file: target.source, line: target.line };
+  return new NetintelError(error.code, `${where}: ${error.message}`, { cause: error, details });
 }
 
-/** The chunks of every input in order: each file, or stdin for "-" or when no file is named. */
-async function* inputChunks(files: readonly string[], stdin: AsyncIterable<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
-  if (files.length === 0) {
-    yield* stdin;
-    return;
-  }
-  for (const file of files) {
-    if (file === '-') {
-      yield* stdin;
-      continue;
-    }
-    const stream = createReadStream(file);
+/**
+ * The targets of every input in order: each file, or stdin for "-" or when no
+ * file is named. Line numbers count within each input, and with several
+ * inputs each target names its own.
+ */
+async function* inputTargets(files: readonly string[], stdin: AsyncIterable<string | Uint8Array>): AsyncGenerator<SourcedTarget[]> {
+  const inputs = files.length === 0 ? ['-'] : files;
+  for (const file of inputs) {
+    const source = inputs.length === 1 ? null : file === '-' ? 'stdin' : file;
     try {
-      yield* stream;
+      for await (const batch of readTargetBatches(file === '-' ? stdin : createReadStream(file))) {
+        for (const target of batch) (target as SourcedTarget).source = source;
+        yield batch as SourcedTarget[];
+      }
     } catch (error) {
+      if (error instanceof NetintelError) throw error;
       throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message}`, { details: { path: file } });
     }
-    // A file without a final newline must not run into the next file's first line.
-    yield '\n';
   }
 }

@@ -6,7 +6,7 @@ import type { DnsResult } from '../engine/dns/dns-result.js';
 import { expandDnsTypes, parseDnsTypes } from '../engine/dns/dns-type.js';
 import { resolveDnsType } from '../engine/dns/resolve-dns.js';
 import type { Outcome } from '../engine/outcome.js';
-import { toNetintelError } from '../errors.js';
+import { NetintelError, toNetintelError } from '../errors.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -40,6 +40,10 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
       const types = flags.type === undefined ? null : parseDnsTypes(flags.type);
       const lookup = (query: string) => dnsOutcomes(ctx, query, types);
       if (targets.length === 0) {
+        // Without this, a bare `netintel dns` at a terminal would sit waiting for typed input.
+        if (io.stdin.isTTY === true) {
+          throw new NetintelError('usage', 'dns needs a domain or an IP address: give one or more, or pipe a list in');
+        }
         const batches = readTargetBatches(io.stdin);
         const outcomes = flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency));
         runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single: false, bulk: true });

@@ -39,7 +39,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
   const { schema } = options;
   const columns = options.columns ?? schema.columns;
   const readColumn = schema.readColumn ?? getPath;
-  const shape = (record: unknown) => (options.columns ? projectRecord(record, options.columns) : record);
+  const shape = (record: unknown) => (options.columns ? projectRecord(record, options.columns, readColumn) : record);
   const errorJson = (outcome: Extract<Outcome<unknown>, { ok: false }>) => ({ query: outcome.query, error: outcome.error.toJSON() });
 
   switch (options.format) {

@@ -56,8 +56,16 @@ export function selectColumns(schema: RecordSchema, fields: readonly string[] | 
   return schema.columns.filter((column) => wanted.has(column));
 }
 
-/** Keeps only the selected columns of a record, preserving its nesting (for json/xml with `--fields`). */
-export function projectRecord(record: unknown, columns: readonly string[]): Record<string, unknown> {
+/**
+ * Keeps only the selected columns of a record, preserving its nesting (for
+ * json/xml with `--fields`), read with the schema's reader where it has one
+ * (bulk: `kind`, and an ASN line's facts in the IP columns, as in CSV).
+ */
+export function projectRecord(
+  record: unknown,
+  columns: readonly string[],
+  readColumn: (record: unknown, column: string) => unknown = getPath,
+): Record<string, unknown> {
   const projected: Record<string, unknown> = {};
   for (const column of columns) {
     const keys = column.split('.');
@@ -66,7 +74,7 @@ export function projectRecord(record: unknown, columns: readonly string[]): Reco
       target[key] ??= {};
       target = target[key] as Record<string, unknown>;
     });
-    const value = getPath(record, column);
+    const value = readColumn(record, column);
     target[keys[keys.length - 1]!] = value === undefined ? null : value;
   }
   return projected;

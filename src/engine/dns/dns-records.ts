@@ -1,6 +1,7 @@
 import dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import type { DnsAnswer, DnsCaaData, DnsMxData, DnsSoaData, DnsSrvData, DnsTxtData } from './dns-result.js';
+import { OTHER_DNS_TYPE_NAMES, type OtherDnsType } from './dns-type.js';
 
 /**
  * Turns one decoded resource record into netintel's typed answer, or null
@@ -65,10 +66,14 @@ function srvData(data: dnsPacket.SrvData): DnsSrvData {
   return { priority: data.priority ?? 0, weight: data.weight ?? 0, port: data.port, target: data.target };
 }
 
+const OTHER_TYPES: ReadonlySet<string> = new Set(OTHER_DNS_TYPE_NAMES);
+
 /** dns-packet names types it does not know `UNKNOWN_<n>`; RFC 3597 §5 spells them `TYPE<n>`. */
-function typeMnemonic(type: string): string {
+function typeMnemonic(type: string): OtherDnsType {
+  if (OTHER_TYPES.has(type)) return type as OtherDnsType;
   const unknown = /^UNKNOWN_(\d+)$/.exec(type);
-  return unknown ? `TYPE${unknown[1]}` : type;
+  // A mnemonic added by a later dns-packet release is kept as it is.
+  return (unknown ? `TYPE${unknown[1]}` : type) as OtherDnsType;
 }
 
 // dns-packet's per-type codec (runtime export, not in its type declarations).

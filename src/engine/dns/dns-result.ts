@@ -1,4 +1,4 @@
-import type { DnsRecordType } from './dns-type.js';
+import type { DnsRecordType, OtherDnsType } from './dns-type.js';
 
 /** MX data (RFC 1035 §3.3.9). A null MX (RFC 7505) has exchange `.`. */
 export interface DnsMxData {
@@ -79,12 +79,15 @@ export type TypedDnsAnswer = {
  */
 export interface OtherDnsAnswer {
   name: string;
-  type: string;
+  type: OtherDnsType;
   ttlSeconds: number;
   data: string;
 }
 
-/** One resource record of an answer section. */
+/**
+ * One resource record of an answer section. The types are disjoint, so
+ * `switch (answer.type)` narrows `answer.data` to the matching shape.
+ */
 export type DnsAnswer = TypedDnsAnswer | OtherDnsAnswer;
 
 /**

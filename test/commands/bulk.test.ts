@@ -1,0 +1,121 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BULK_SCHEMA } from '../../src/output/schemas/bulk-schema.js';
+import { parseCsv } from '../output/parse-csv.js';
+import { runCli, tempDir } from '../support/cli.js';
+
+const INVALID = (input: string) => `${JSON.stringify(input)} is not a valid IPv4 or IPv6 address`;
+const scratch = tempDir();
+afterAll(() => scratch.remove());
+
+const MIXED = ['# resolvers', '8.8.8.8', '', 'AS15169', 'bad', '  1.1.1.1  ', '# private', '10.0.0.1'].join('\r\n');
+
+describe('netintel bulk', () => {
+  it('prints one row per non-comment line in input order, error rows included, with line numbers', async () => {
+    const result = await runCli(['bulk', '-f', 'csv'], { stdin: MIXED });
+    expect(result.code).toBe(7);
+    const rows = parseCsv(result.stdout);
+    expect(rows[0]).toEqual(['query', ...BULK_SCHEMA.columns, 'error.code', 'error.message']);
+    const column = (name: string) => rows[0]!.indexOf(name);
+    expect(rows.slice(1).map((row) => [row[0], row[column('kind')], row[column('network.asn')], row[column('reserved')], row.at(-1)])).toEqual([
+      ['8.8.8.8', 'ip', '15169', '', ''],
+      ['AS15169', 'asn', '15169', '', ''],
+      ['bad', '', '', '', `line 5: ${INVALID('bad')}`],
+      ['1.1.1.1', 'ip', '13335', '', ''],
+      ['10.0.0.1', 'ip', '', 'private (RFC 1918)', ''],
+    ]);
+    expect(result.stderr).toBe('netintel: 5 targets, 4 ok, 1 failed (invalid_input: 1)\n');
+  });
+
+  it('silences the summary with -q and with NETINTEL_QUIET', async () => {
+    const quiet = await runCli(['bulk', '-q', '-f', 'ndjson'], { stdin: MIXED });
+    expect(quiet.code).toBe(7);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout.trimEnd().split('\n')).toHaveLength(5);
+    expect((await runCli(['bulk', '-f', 'ndjson'], { stdin: MIXED, env: { NETINTEL_QUIET: '1' } })).stderr).toBe('');
+    expect((await runCli(['bulk', '-f', 'ndjson'], { stdin: MIXED, env: { NETINTEL_QUIET: '0' } })).stderr).not.toBe('');
+  });
+
+  it('names each failed line on stderr with -v, before the summary', async () => {
+    const result = await runCli(['bulk', '-v', '-f', 'ndjson'], { stdin: '8.8.8.8\nbad\nworse\n' });
+    expect(result.stderr).toBe(
+      `netintel: line 2: ${INVALID('bad')}\nnetintel: line 3: ${INVALID('worse')}\nnetintel: 3 targets, 1 ok, 2 failed (invalid_input: 2)\n`,
+    );
+  });
+
+  it('prints error rows as JSON records with the line in their details', async () => {
+    const result = await runCli(['bulk', '-f', 'json', '-q'], { stdin: '10.0.0.1\nnope\n' });
+    expect(result.code).toBe(7);
+    expect(JSON.parse(result.stdout)).toEqual([
+      expect.objectContaining({ ip: '10.0.0.1', reserved: 'private (RFC 1918)' }),
+      { query: 'nope', error: { code: 'invalid_input', message: `line 2: ${INVALID('nope')}`, details: { input: 'nope', line: 2 } } },
+    ]);
+  });
+
+  it('exits 0 when every line succeeds', async () => {
+    const result = await runCli(['bulk', '-f', 'ndjson'], { stdin: '8.8.8.8\nAS13335\n' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('netintel: 2 targets, 2 ok, 0 failed\n');
+  });
+
+  it('exits 2 when every line is invalid, and 3 when every line is not found', async () => {
+    expect((await runCli(['bulk', '-q', '-f', 'csv'], { stdin: 'a\nb\n' })).code).toBe(2);
+    const notFound = await runCli(['bulk', '-f', 'csv'], { stdin: 'AS4294967295\nAS4200000000\n' });
+    expect(notFound.code).toBe(3);
+    expect(notFound.stderr).toBe('netintel: 2 targets, 0 ok, 2 failed (not_found: 2)\n');
+  });
+
+  it('prints only the header and exits 0 for input with no targets', async () => {
+    const result = await runCli(['bulk', '-f', 'csv'], { stdin: '# nothing\n\n' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: `${['query', ...BULK_SCHEMA.columns, 'error.code', 'error.message'].join(',')}\n`,
+      stderr: 'netintel: 0 targets, 0 ok, 0 failed\n',
+    });
+  });
+
+  it('reads files in order, counting lines within each file and naming it', async () => {
+    const a = join(scratch.path, 'a.txt');
+    const b = join(scratch.path, 'b.txt');
+    writeFileSync(a, '8.8.8.8\nbad'); // no final newline
+    writeFileSync(b, '1.1.1.1\nworse\n');
+    const result = await runCli(['bulk', a, b, '-f', 'ndjson', '-q']);
+    expect(result.code).toBe(7);
+    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { ip?: string; error?: { message: string; details: unknown } });
+    expect(lines.map((line) => line.ip ?? line.error!.message)).toEqual(['8.8.8.8', `${a} line 2: ${INVALID('bad')}`, '1.1.1.1', `${b} line 2: ${INVALID('worse')}`]);
+    expect(lines[3]!.error!.details).toEqual({ input: 'worse', file: b, line: 2 });
+  });
+
+  it('reads stdin where a file is named "-"', async () => {
+    const a = join(scratch.path, 'one.txt');
+    writeFileSync(a, '8.8.8.8\n');
+    const result = await runCli(['bulk', a, '-', '-f', 'csv', '--no-header', '--fields', 'network.asn'], { stdin: '1.1.1.1\n' });
+    expect(result.stdout).toBe('8.8.8.8,ip,8.8.8.8,15169,,\n1.1.1.1,ip,1.1.1.1,13335,,\n');
+  });
+
+  it('exits 2 naming a file it cannot read', async () => {
+    const missing = join(scratch.path, 'missing.txt');
+    const result = await runCli(['bulk', missing, '-f', 'csv']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`netintel: cannot read ${missing}: ENOENT`);
+  });
+
+  it('refuses to wait on a terminal: exits 2 when neither a file nor piped input is given', async () => {
+    const result = await runCli(['bulk']);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: 'netintel: bulk reads targets from files or stdin: give a file, or pipe the list in\n' });
+  });
+
+  it('gives the same rows whatever the concurrency', async () => {
+    const input = Array.from({ length: 300 }, (_, i) => (i % 7 === 0 ? `bad${i}` : `${1 + (i % 200)}.${i % 256}.${(i * 7) % 256}.1`)).join('\n');
+    const one = await runCli(['bulk', '-c', '1', '-f', 'ndjson', '-q'], { stdin: input });
+    const many = await runCli(['bulk', '-c', '64', '-f', 'ndjson', '-q'], { stdin: input });
+    expect(one.stdout.split('\n')).toHaveLength(301);
+    expect(many.stdout).toBe(one.stdout);
+  });
+
+  it('selects columns for ASN lines too, filling kind and the IP columns as in csv', async () => {
+    const result = await runCli(['bulk', '-f', 'ndjson', '-q', '--fields', 'network.asn'], { stdin: '8.8.8.8\nAS15169\n' });
+    expect(result.stdout).toBe('{"kind":"ip","ip":"8.8.8.8","network":{"asn":15169}}\n{"kind":"asn","ip":null,"network":{"asn":15169}}\n');
+  });
+});

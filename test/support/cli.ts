@@ -1,0 +1,142 @@
+/**
+ * Runs netintel two ways for tests:
+ *
+ * - `runCli(argv, options)`: in-process through `main(argv, io)` with memory
+ *   streams and a fixed environment, so a test sees exactly what went to
+ *   stdout and to stderr and the exit code main returned.
+ * - `spawnCli(argv, options)`: `node bin/netintel.js` as a child process (the
+ *   built program in dist/; run `npm run build` first).
+ *
+ * Both isolate the run from the developer's machine: the environment holds
+ * only what the test gives plus an empty XDG config dir and HOME, so neither a
+ * real config file nor NETINTEL_* variables of the shell leak in.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = join(REPO_ROOT, 'bin', 'netintel.js');
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** What stdin holds; stdin is a TTY (nothing piped) when omitted. */
+  stdin?: string | Buffer | Array<string | Buffer>;
+  /** Variables on top of the isolated base environment. */
+  env?: Record<string, string | undefined>;
+  /** Pretend stdout is a terminal (colour decisions). */
+  stdoutIsTty?: boolean;
+}
+
+/** A scratch directory removed by the returned function. */
+export function tempDir(prefix = 'netintel-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+let isolatedHome: string | undefined;
+
+/** An empty directory used as HOME and XDG_CONFIG_HOME unless a test gives its own. */
+function emptyHome(): string {
+  if (isolatedHome === undefined) {
+    isolatedHome = mkdtempSync(join(tmpdir(), 'netintel-home-'));
+    process.once('exit', () => rmSync(isolatedHome!, { recursive: true, force: true }));
+  }
+  return isolatedHome;
+}
+
+/** The base environment of a run: no config file, no NETINTEL_* variables. */
+export function isolatedEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const home = emptyHome();
+  return { HOME: home, XDG_CONFIG_HOME: home, ...extra };
+}
+
+/** Writes `config` as the netintel config file under a new XDG config dir and returns that dir. */
+export function writeConfigFile(dir: string, config: unknown): string {
+  const base = join(dir, 'xdg');
+  mkdirSync(join(base, 'netintel'), { recursive: true });
+  writeFileSync(join(base, 'netintel', 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+  return base;
+}
+
+class MemoryWritable extends Writable {
+  readonly chunks: Buffer[] = [];
+  isTTY?: boolean;
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    callback();
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+function memoryStdin(input: RunOptions['stdin']): Readable & { isTTY?: boolean } {
+  if (input === undefined) {
+    const tty = Readable.from([]) as Readable & { isTTY?: boolean };
+    tty.isTTY = true;
+    return tty;
+  }
+  const chunks = (Array.isArray(input) ? input : [input]).map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+  return Readable.from(chunks);
+}
+
+/** Runs netintel in-process with memory streams. */
+export async function runCli(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const stdout = new MemoryWritable();
+  const stderr = new MemoryWritable();
+  if (options.stdoutIsTty) stdout.isTTY = true;
+  const code = await main(argv, { stdin: memoryStdin(options.stdin), stdout, stderr, env: isolatedEnv(options.env) });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+export interface SpawnOptions {
+  /** Written to the child's stdin, which is then closed (default: empty). */
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  /** Kill the child after this many milliseconds (default 15 s). */
+  timeoutMs?: number;
+}
+
+export interface SpawnResult extends RunResult {
+  signal: NodeJS.Signals | null;
+  durationMs: number;
+}
+
+/** Runs `node bin/netintel.js ...argv` as a child process. */
+export function spawnCli(argv: readonly string[], options: SpawnOptions = {}): Promise<SpawnResult> {
+  const started = Date.now();
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...isolatedEnv(options.env) };
+  const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdin.on('error', () => {}); // the child may exit before reading all of it
+  child.stdin.end(options.input ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code: code ?? -1,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+        durationMs: Date.now() - started,
+      });
+    });
+  });
+}
