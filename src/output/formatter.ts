@@ -63,14 +63,16 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     case 'csv': {
       // Each format's library loads only when that format is asked for.
-      const { csvRow } = await import('./csv-row.js');
+      const [{ csvCell, csvRow }, { createCsvRecordEncoder }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
+      const encode = plainCsvEncoder(schema, columns, createCsvRecordEncoder);
+      const noRecord = columns.map(() => '').join(',');
       return {
         start: () => (options.header ? csvRow(csvColumns) : ''),
         write: (outcome) =>
           outcome.ok
-            ? csvRow([outcome.query, ...columns.map((column) => readColumn(outcome.value, column) as string), null, null])
-            : csvRow([outcome.query, ...columns.map(() => null), outcome.error.code, outcome.error.message]),
+            ? `${csvCell(outcome.query)},${encode ? encode(outcome.value) : columns.map((column) => csvCell(readColumn(outcome.value, column) as string)).join(',')},,\n`
+            : `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`,
         end: () => '',
       };
     }
@@ -121,6 +123,20 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     }
   }
+}
+
+/** The compiled encoder when the schema's columns are plain paths (directly or through `adapt`). */
+function plainCsvEncoder(
+  schema: RecordSchema,
+  columns: readonly string[],
+  create: (columns: readonly string[]) => (record: unknown) => string,
+): ((record: unknown) => string) | null {
+  if (schema.adapt) {
+    const encode = create(columns);
+    const adapt = schema.adapt;
+    return (record) => encode(adapt(record));
+  }
+  return schema.readColumn ? null : create(columns);
 }
 
 export function isOutputFormat(value: string): value is OutputFormat {

@@ -17,8 +17,18 @@ export interface RecordSchema {
   tableColumns: readonly string[];
   /** A one-line credit shown under human-readable output (data licences). */
   credit?: string;
-  /** Reads a column of a record when records of several kinds share the columns (bulk); default getPath. */
+  /**
+   * Reads a column of a record when records of several kinds share the
+   * columns (bulk) or a column is presented differently (DNS answers);
+   * default getPath. When `adapt` is given, this must equal
+   * `getPath(adapt(record), column)`.
+   */
   readColumn?: (record: unknown, column: string) => unknown;
+  /**
+   * The record in the plain shape its columns read as dot paths, sharing the
+   * record's sub-objects (lets the CSV encoder cache per sub-object).
+   */
+  adapt?: (record: unknown) => unknown;
 }
 
 /** Reads a dot path (`location.city`) from a record; undefined when absent. */

@@ -2,9 +2,9 @@ import type { EngineContext } from '../context.js';
 import { toNetintelError } from '../../errors.js';
 import type { Outcome } from '../outcome.js';
 import { ipDatabasesFor } from './ip-databases.js';
-import { isIpAddress, parseIpAddress } from './ip-address.js';
+import { isIpAddress } from './ip-address.js';
 import type { IpInfoRecord } from './ip-record.js';
-import { createIpLookup } from './lookup-ip.js';
+import { createIpTextLookup } from './lookup-ip.js';
 
 /** After this many lookups a run loads the datasets into memory: per-lookup reads would then cost more. */
 const MEMORY_MODE_AFTER = 2048;
@@ -15,11 +15,11 @@ const MEMORY_MODE_AFTER = 2048;
  * in-memory datasets after that (a long list runs at full speed).
  */
 export function createAdaptiveIpLookup(ctx: EngineContext): (input: string) => IpInfoRecord {
-  let lookup = createIpLookup(ipDatabasesFor(ctx, 'pread'));
+  let lookup = createIpTextLookup(ipDatabasesFor(ctx, 'pread'));
   let count = 0;
   return (input) => {
-    if (++count === MEMORY_MODE_AFTER) lookup = createIpLookup(ipDatabasesFor(ctx, 'memory'));
-    return lookup(parseIpAddress(input));
+    if (++count === MEMORY_MODE_AFTER) lookup = createIpTextLookup(ipDatabasesFor(ctx, 'memory'));
+    return lookup(input);
   };
 }
 
