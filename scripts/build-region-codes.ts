@@ -1,18 +1,28 @@
 /**
- * Install-time steps of `build:data`: derives data/build/region-codes.json,
- * the ISO 3166-2 code of every (country, region) pair the bundled DB-IP city
- * data uses, and data/build/country-names.json, so that lookups need no name
- * matching and no ICU locale loading at run time.
+ * Install-time steps of `build:data`: derives data/build/regions.tsv (the
+ * ISO 3166-2 code and, where it is unique, the time zone of every region the
+ * bundled DB-IP city data uses) and data/build/country-names.json, so that a
+ * lookup needs no name matching, no ICU locale loading and, mostly, no
+ * time-zone map at run time.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { compileRegionCodes, type RegionCodeStats } from '../src/engine/geo/compile-region-codes.js';
+import { createRegionMatcher } from '../src/engine/geo/compile-region-codes.js';
 import { countryNamesFromIcu } from '../src/engine/geo/country-names.js';
 import { MmdbFile } from '../src/engine/geo/mmdb-file.js';
+import { formatRegionTable, type RegionEntry } from '../src/engine/geo/region-codes.js';
+import { timezoneAt } from '../src/engine/geo/timezones.js';
 
-/** Every (country, region) pair of an IPv4 city database, visiting each network once. */
-function regionPairs(mmdbPath: string): Array<[string, string]> {
+interface CityRecord {
+  country_code?: string;
+  state1?: string;
+  latitude?: number;
+  longitude?: number;
+}
+
+/** Every distinct record of an IPv4 city database, visiting each network once. */
+function cityRecords(mmdbPath: string): CityRecord[] {
   const file = MmdbFile.open(mmdbPath, { mode: 'memory', cacheSize: 0 });
   try {
     const offsets = new Set<number>();
@@ -22,15 +32,57 @@ function regionPairs(mmdbPath: string): Array<[string, string]> {
       const offset = file.findOffsetV4(address);
       if (offset >= 0) offsets.add(offset);
     }
-    const pairs = new Map<string, [string, string]>();
-    for (const offset of offsets) {
-      const record = file.decode(offset) as { country_code?: string; state1?: string };
-      if (record.country_code && record.state1) pairs.set(`${record.country_code}\0${record.state1}`, [record.country_code, record.state1]);
-    }
-    return [...pairs.values()];
+    return [...offsets].map((offset) => file.decode(offset) as CityRecord);
   } finally {
     file.close();
   }
+}
+
+/** Collects the zones seen per key; a key whose records span several zones gets none. */
+class ZoneVotes {
+  private readonly zones = new Map<string, string | null>();
+  add(key: string, zone: string | null): void {
+    const seen = this.zones.get(key);
+    if (seen === undefined) this.zones.set(key, zone);
+    else if (seen !== zone) this.zones.set(key, null);
+  }
+  get(key: string): string | null {
+    return this.zones.get(key) ?? null;
+  }
+}
+
+export async function buildRegionTable(root: string, cityV4Path: string): Promise<{ path: string; regions: number; matched: number; zoned: number }> {
+  const aliases = (JSON.parse(readFileSync(join(root, 'data', 'region-aliases.json'), 'utf8')) as { aliases: Record<string, Record<string, string>> })
+    .aliases;
+  const match = await createRegionMatcher(aliases);
+  const regionZones = new ZoneVotes();
+  const countryZones = new ZoneVotes();
+  const regions = new Map<string, [string, string]>();
+  for (const record of cityRecords(cityV4Path)) {
+    const country = record.country_code;
+    if (!country) continue;
+    const zone = timezoneAt(record.latitude ?? null, record.longitude ?? null);
+    countryZones.add(country, zone);
+    if (!record.state1) continue;
+    const key = `${country}\t${record.state1}`;
+    regions.set(key, [country, record.state1]);
+    regionZones.add(key, zone);
+  }
+  const entries: RegionEntry[] = [];
+  for (const [key, [country, region]] of regions) entries.push({ country, region, code: match(country, region), timezone: regionZones.get(key) });
+  for (const country of new Set([...regions.values()].map(([country]) => country))) {
+    const zone = countryZones.get(country);
+    if (zone !== null) entries.push({ country, region: '', code: null, timezone: zone });
+  }
+  const path = join(root, 'data', 'build', 'regions.tsv');
+  await writeAtomically(path, formatRegionTable(entries));
+  const named = entries.filter((entry) => entry.region !== '');
+  return {
+    path,
+    regions: named.length,
+    matched: named.filter((entry) => entry.code !== null).length,
+    zoned: named.filter((entry) => entry.timezone !== null).length,
+  };
 }
 
 /** Writes data/build/country-names.json from the ICU data of the Node that builds it. */
@@ -46,13 +98,4 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, text);
   await rename(temporary, path);
-}
-
-export async function buildRegionCodes(root: string, cityV4Path: string): Promise<RegionCodeStats & { path: string }> {
-  const aliases = (JSON.parse(readFileSync(join(root, 'data', 'region-aliases.json'), 'utf8')) as { aliases: Record<string, Record<string, string>> })
-    .aliases;
-  const { table, stats } = await compileRegionCodes(regionPairs(cityV4Path), aliases);
-  const path = join(root, 'data', 'build', 'region-codes.json');
-  await writeAtomically(path, `${JSON.stringify(table)}\n`);
-  return { ...stats, path };
 }

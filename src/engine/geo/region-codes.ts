@@ -1,34 +1,80 @@
 import { readFileSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
 
-/** country code -> region name as the geolocation data spells it -> ISO 3166-2 code. */
-export type RegionCodeTable = Record<string, Record<string, string>>;
-
-const tables = new Map<string, RegionCodeTable>();
-
 /**
- * Loads the region-code table compiled at install time (see
- * `src/engine/geo/compile-region-codes.ts`): DB-IP names regions in English
- * and carries no ISO 3166-2 code, so the code is matched once, offline.
+ * The region table compiled at install time (scripts/build-region-codes.ts)
+ * from the bundled DB-IP city data. DB-IP names regions in English and
+ * carries neither ISO 3166-2 codes nor time zones, so both are derived once,
+ * offline. One line per region, tab-separated:
+ *
+ *   country-code  region-name  iso-3166-2-code-or-empty  time-zone-or-empty
+ *
+ * plus one line per country with an empty region name when the whole
+ * country has a single time zone. A region's zone is given only when every
+ * location of that region in the data lies in that one zone.
+ *
+ * Kept as text and searched with indexOf: a one-off lookup reads one line of
+ * it, so parsing the whole table (as JSON) would cost more than the lookup.
  */
-export function loadRegionCodes(path: string): RegionCodeTable {
+export interface RegionTable {
+  /** ISO 3166-2 code of a region, or null when it could not be derived. */
+  code(countryCode: string | null, region: string | null): string | null;
+  /** The single time zone of a region, else of the whole country, or null when neither has just one. */
+  timezone(countryCode: string | null, region: string | null): string | null;
+}
+
+export interface RegionEntry {
+  country: string;
+  /** Empty for a country-wide line. */
+  region: string;
+  code: string | null;
+  timezone: string | null;
+}
+
+const tables = new Map<string, RegionTable>();
+
+export function loadRegionTable(path: string): RegionTable {
   let table = tables.get(path);
   if (!table) {
+    let text: string;
     try {
-      table = JSON.parse(readFileSync(path, 'utf8')) as RegionCodeTable;
+      text = `\n${readFileSync(path, 'utf8')}`;
     } catch (error) {
-      throw new NetintelError('data_unavailable', `cannot read the region-code table ${path}: run "npm run build:data"`, {
+      throw new NetintelError('data_unavailable', `cannot read the region table ${path}: run "npm run build:data"`, {
         cause: error,
         details: { path },
       });
     }
+    table = searchableTable(text);
     tables.set(path, table);
   }
   return table;
 }
 
-/** The ISO 3166-2 code of a region, or null when it could not be derived. */
-export function regionCode(table: RegionCodeTable, countryCode: string | null, region: string | null): string | null {
-  if (!countryCode || !region) return null;
-  return table[countryCode]?.[region] ?? null;
+function searchableTable(text: string): RegionTable {
+  const found = new Map<string, string[] | null>();
+  const line = (country: string, region: string): string[] | null => {
+    const key = `${country}\t${region}\t`;
+    let fields = found.get(key);
+    if (fields === undefined) {
+      const at = text.indexOf(`\n${key}`);
+      fields = at < 0 ? null : text.slice(at + 1, text.indexOf('\n', at + 1) >>> 0).split('\t');
+      found.set(key, fields);
+    }
+    return fields;
+  };
+  return {
+    code: (country, region) => (country && region ? line(country, region)?.[2] || null : null),
+    // A region's own zone, else the country's when the whole country has one.
+    timezone: (country, region) =>
+      country ? (region ? line(country, region)?.[3] || null : null) ?? (line(country, '')?.[3] || null) : null,
+  };
+}
+
+/** The table's text form, sorted, one entry per line. */
+export function formatRegionTable(entries: readonly RegionEntry[]): string {
+  return [...entries]
+    .sort((a, b) => (a.country + a.region < b.country + b.region ? -1 : 1))
+    .map((entry) => `${entry.country}\t${entry.region}\t${entry.code ?? ''}\t${entry.timezone ?? ''}\n`)
+    .join('');
 }

@@ -3,7 +3,7 @@ import { AsnIndex } from '../asn/asn-index.js';
 import { dataFilePath } from '../data/data-files.js';
 import { loadCountryNames, type CountryNameTable } from '../geo/country-names.js';
 import { MmdbFile } from '../geo/mmdb-file.js';
-import { loadRegionCodes, type RegionCodeTable } from '../geo/region-codes.js';
+import { loadRegionTable, type RegionTable } from '../geo/region-codes.js';
 import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.js';
 
 /**
@@ -17,7 +17,7 @@ export class IpDatabases {
   private cityV4File?: MmdbFile;
   private cityV6File?: MmdbFile;
   private asnFile?: AsnIndex;
-  private regionTable?: RegionCodeTable;
+  private regionTable?: RegionTable;
   private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
 
@@ -38,8 +38,8 @@ export class IpDatabases {
     return (this.asnFile ??= AsnIndex.open(dataFilePath('asnIndex', this.dataDir), { mode: this.mode }));
   }
 
-  get regions(): RegionCodeTable {
-    return (this.regionTable ??= loadRegionCodes(dataFilePath('regionCodes', this.dataDir)));
+  get regions(): RegionTable {
+    return (this.regionTable ??= loadRegionTable(dataFilePath('regions', this.dataDir)));
   }
 
   get countryNames(): CountryNameTable {

@@ -1,7 +1,6 @@
 import type { EngineContext } from '../context.js';
 import { countryName } from '../geo/country-names.js';
 import type { MmdbFile, MmdbValue } from '../geo/mmdb-file.js';
-import { regionCode } from '../geo/region-codes.js';
 import { timezoneAt } from '../geo/timezones.js';
 import { isHostingCategory } from '../security/curated-asns.js';
 import { ipDatabasesFor, type AccessMode, type IpDatabases } from './ip-databases.js';
@@ -151,11 +150,12 @@ function toLocation(value: MmdbValue, databases: IpDatabases): IpLocation {
     country: countryName(databases.countryNames, countryCode),
     country_code: countryCode,
     region,
-    region_code: regionCode(databases.regions, countryCode, region),
+    region_code: databases.regions.code(countryCode, region),
     city: text(record.city),
     latitude,
     longitude,
-    timezone: text(record.timezone) ?? timezoneAt(latitude, longitude),
+    // The region's single zone when it has one; the point's zone otherwise.
+    timezone: text(record.timezone) ?? databases.regions.timezone(countryCode, region) ?? timezoneAt(latitude, longitude),
     zip: text(record.postcode),
   };
 }

@@ -1,0 +1,36 @@
+'use strict';
+// Loads dist/bundle/main.cjs like require() would, but through vm.Script
+// with the V8 code cache that `npm run build` writes beside it
+// (main.cjs.cache). When the cache is missing or V8 rejects it (another
+// Node version), the bundle compiles as usual: the cache only saves time.
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+
+const BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'main.cjs');
+
+function compile(filename, cachedData) {
+  const source = fs.readFileSync(filename, 'utf8');
+  return new vm.Script(Module.wrap(source), { filename, cachedData });
+}
+
+function readCache(filename) {
+  try {
+    return fs.readFileSync(`${filename}.cache`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the bundle as a CommonJS module and returns its exports; `script` is returned too for the cache writer. */
+function loadBundle(filename = BUNDLE, withScript = false) {
+  const script = compile(filename, readCache(filename));
+  const mod = new Module(filename, module);
+  mod.filename = filename;
+  mod.paths = Module._nodeModulePaths(path.dirname(filename));
+  script.runInThisContext()(mod.exports, Module.createRequire(filename), mod, filename, path.dirname(filename));
+  return withScript ? { exports: mod.exports, script } : mod.exports;
+}
+
+module.exports = { loadBundle, BUNDLE };
