@@ -66,6 +66,8 @@
  * layout bumps FORMAT_VERSION (the build step rebuilds the file at install).
  */
 
+import { parseIpv4Fast, v4ToText } from '../ip/ip-address.js';
+
 /** ASCII `NIASNIDX`. */
 export const MAGIC = new Uint8Array([0x4e, 0x49, 0x41, 0x53, 0x4e, 0x49, 0x44, 0x58]);
 
@@ -216,38 +218,8 @@ export function alignSection(offset: number): number {
 // Address encodings. The index stores IPv4 as uint32 and IPv6 as 16 network-order
 // bytes; these helpers convert those encodings to and from text.
 
-/** Dotted-quad text of an unsigned 32-bit IPv4 address. */
-export function ipv4ToText(address: number): string {
-  return `${address >>> 24}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
-}
-
-/**
- * Parses strict dotted-quad IPv4 text (four decimal parts, no leading zeros,
- * which some resolvers read as octal) into a uint32, or -1 when invalid.
- */
-export function parseIpv4Text(text: string): number {
-  let value = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      if (digits > 0 && part === 0) return -1;
-      part = part * 10 + (c - 48);
-      if (part > 255 || ++digits > 3) return -1;
-    } else if (c === 46) {
-      if (digits === 0 || ++dots > 3) return -1;
-      value = value * 256 + part;
-      part = 0;
-      digits = 0;
-    } else {
-      return -1;
-    }
-  }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + part;
-}
+// The IPv4 text conversions are the IP engine's (strict dotted quad, no leading zeros).
+export { v4ToText as ipv4ToText, parseIpv4Fast as parseIpv4Text };
 
 /**
  * Parses IPv6 text (any RFC 4291 section 2.2 form, including a trailing
@@ -281,7 +253,7 @@ function parseGroups(text: string, last: boolean): number[] | null {
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!;
     if (last && i === groups.length - 1 && group.includes('.')) {
-      const v4 = parseIpv4Text(group);
+      const v4 = parseIpv4Fast(group);
       if (v4 < 0) return null;
       words.push(Math.floor(v4 / 65536), v4 & 0xffff);
     } else if (/^[0-9a-fA-F]{1,4}$/.test(group)) {
