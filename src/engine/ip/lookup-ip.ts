@@ -54,7 +54,7 @@ interface DbipCityRecord {
 }
 
 /** How many built location (by data offset) and network (by range) objects a lookup keeps. */
-const LOCATION_CACHE_SIZE = 50_000;
+const LOCATION_CACHE_SIZE = 262_144;
 
 /**
  * Builds the lookup function over a set of databases. Location objects are

@@ -1,0 +1,639 @@
+/**
+ * `netintel dns` in-process: main(argv, io) with memory streams, against
+ * real DNS servers on 127.0.0.1 (test/support/dns-server.ts). A small UDP
+ * relay in front of one of them fails chosen record types and delays chosen
+ * names, for the per-type failure and ordering cases the server cannot
+ * express on its own.
+ */
+import dgram from 'node:dgram';
+import dnsPacket from 'dns-packet';
+import type { DecodedPacket } from 'dns-packet';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DNS_SCHEMA } from '../../src/output/schemas/dns-schema.js';
+import { parseCsv } from '../output/parse-csv.js';
+import { runCli, type RunOptions, type RunResult } from '../support/cli.js';
+import { startDnsServer, type DnsTestServer, type ZoneRecord } from '../support/dns-server.js';
+
+const V6_REVERSE = '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa';
+const LONG_TXT = ['a'.repeat(255), 'b'.repeat(255), 'c'.repeat(10)];
+const BIG_TXT = Array.from({ length: 6 }, (_, i) => String(i).repeat(250));
+
+const ZONE: ZoneRecord[] = [
+  {
+    name: 'example.test',
+    type: 'SOA',
+    ttl: 3600,
+    data: { mname: 'ns1.example.test', rname: 'hostmaster.example.test', serial: 2024010101, refresh: 7200, retry: 900, expire: 1209600, minimum: 300 },
+  },
+  { name: 'example.test', type: 'NS', ttl: 86400, data: 'ns1.example.test' },
+  { name: 'example.test', type: 'NS', ttl: 86400, data: 'ns2.example.test' },
+  { name: 'example.test', type: 'A', ttl: 300, data: '192.0.2.10' },
+  { name: 'example.test', type: 'A', ttl: 300, data: '192.0.2.11' },
+  { name: 'example.test', type: 'AAAA', ttl: 600, data: '2001:db8::10' },
+  { name: 'example.test', type: 'MX', ttl: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
+  { name: 'example.test', type: 'MX', ttl: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
+  { name: 'example.test', type: 'TXT', ttl: 600, data: 'v=spf1 mx -all' },
+  { name: 'example.test', type: 'CAA', ttl: 3600, data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } },
+  { name: 'example.test', type: 'CAA', ttl: 3600, data: { flags: 128, tag: 'iodef', value: 'mailto:security@example.test' } },
+  { name: 'mx1.example.test', type: 'A', ttl: 300, data: '192.0.2.25' },
+  { name: 'long.example.test', type: 'TXT', ttl: 60, data: LONG_TXT },
+  { name: 'quote.example.test', type: 'TXT', ttl: 60, data: ['say "hi"', 'back\\slash'] },
+  ...BIG_TXT.map((text): ZoneRecord => ({ name: 'big.example.test', type: 'TXT', ttl: 60, data: text })),
+  { name: '_sip._tcp.example.test', type: 'SRV', ttl: 120, data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' } },
+  { name: 'www.example.test', type: 'CNAME', ttl: 120, data: 'web.example.test' },
+  { name: 'web.example.test', type: 'CNAME', ttl: 60, data: 'origin.example.test' },
+  { name: 'origin.example.test', type: 'A', ttl: 30, data: '192.0.2.80' },
+  { name: 'xn--bcher-kva.example.test', type: 'A', ttl: 300, data: '192.0.2.20' },
+  { name: 'trunc.example.test', type: 'A', ttl: 300, data: '192.0.2.30' },
+  { name: 'slow.example.test', type: 'A', ttl: 300, data: '192.0.2.40' },
+  { name: '10.2.0.192.in-addr.arpa', type: 'PTR', ttl: 3600, data: 'example.test' },
+  { name: V6_REVERSE, type: 'PTR', ttl: 3600, data: 'v6.example.test' },
+];
+
+const CSV_HEADER = ['query', 'target', 'domain', 'domainUnicode', 'type', 'status', 'rcode', 'answers', 'resolver', 'transport', 'latencyMs', 'error.code', 'error.message'];
+
+interface Relay {
+  address: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A UDP relay in front of `upstream`: questions of a type in `failTypes` get
+ * that rcode at once, questions for a name in `delayNames` are answered that
+ * many milliseconds late, everything else is passed through unchanged.
+ */
+async function startRelay(
+  upstream: DnsTestServer,
+  rules: { failTypes?: Record<string, 'SERVFAIL' | 'REFUSED'>; delayNames?: Record<string, number> },
+): Promise<Relay> {
+  const front = dgram.createSocket('udp4');
+  const back = dgram.createSocket('udp4');
+  const clients = new Map<number, { port: number; address: string; delayMs: number }>();
+  const timers = new Set<NodeJS.Timeout>();
+  front.on('message', (message, remote) => {
+    let query: DecodedPacket;
+    try {
+      query = dnsPacket.decode(message);
+    } catch {
+      return;
+    }
+    const question = query.questions?.[0];
+    if (!question) return;
+    const rcode = rules.failTypes?.[question.type];
+    if (rcode) {
+      const reply = dnsPacket.encode({
+        type: 'response',
+        id: query.id ?? 0,
+        flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (rcode === 'SERVFAIL' ? 2 : 5),
+        questions: [question],
+      });
+      front.send(reply, remote.port, remote.address);
+      return;
+    }
+    clients.set(query.id ?? 0, { port: remote.port, address: remote.address, delayMs: rules.delayNames?.[question.name.toLowerCase()] ?? 0 });
+    back.send(message, upstream.port, upstream.host);
+  });
+  back.on('message', (message) => {
+    const client = clients.get(message.readUInt16BE(0));
+    if (!client) return;
+    clients.delete(message.readUInt16BE(0));
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      front.send(message, client.port, client.address);
+    }, client.delayMs);
+    timers.add(timer);
+  });
+  await new Promise<void>((resolve) => front.bind(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => back.bind(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${front.address().port}`,
+    async close() {
+      timers.forEach((timer) => clearTimeout(timer));
+      await Promise.all([
+        new Promise<void>((resolve) => front.close(() => resolve())),
+        new Promise<void>((resolve) => back.close(() => resolve())),
+      ]);
+    },
+  };
+}
+
+let server: DnsTestServer;
+let silent: DnsTestServer;
+let refusing: DnsTestServer;
+let mxFailing: Relay;
+let slowFirst: Relay;
+
+beforeAll(async () => {
+  server = await startDnsServer({
+    records: ZONE,
+    behaviours: {
+      'broken.example.test': 'servfail',
+      'closed.example.test': 'refused',
+      'quiet.example.test': 'silent',
+      'trunc.example.test': 'truncate',
+    },
+  });
+  silent = await startDnsServer({ records: ZONE, defaultBehaviour: 'silent' });
+  refusing = await startDnsServer({ records: ZONE, defaultBehaviour: 'refused' });
+  mxFailing = await startRelay(server, { failTypes: { MX: 'SERVFAIL' } });
+  slowFirst = await startRelay(server, { delayNames: { 'slow.example.test': 150 } });
+});
+
+afterAll(async () => {
+  await Promise.all([server?.close(), silent?.close(), refusing?.close(), mxFailing?.close(), slowFirst?.close()]);
+});
+
+beforeEach(() => {
+  server.queries.length = 0;
+  silent.queries.length = 0;
+  refusing.queries.length = 0;
+});
+
+/** `netintel dns ...argv` against the test server (or `resolver`), with a short deadline and no retries. */
+function dns(argv: string[], options: RunOptions & { resolver?: string } = {}): Promise<RunResult> {
+  const { resolver, ...run } = options;
+  return runCli(['dns', ...argv, '--resolver', resolver ?? server.address, '-t', '500', '--retries', '0'], run);
+}
+
+function json<T = Record<string, unknown>>(result: RunResult): T {
+  return JSON.parse(result.stdout) as T;
+}
+
+function ndjson(result: RunResult): Array<Record<string, unknown>> {
+  return result.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The CSV rows as objects keyed by the header. */
+function csvRecords(result: RunResult): Array<Record<string, string>> {
+  const [header, ...rows] = parseCsv(result.stdout);
+  return rows.map((row) => Object.fromEntries(header!.map((name, i) => [name, row[i]!])));
+}
+
+function record(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    kind: 'dns',
+    status: 'answer',
+    rcode: 'NOERROR',
+    resolver: server.address,
+    transport: 'udp',
+    latencyMs: expect.any(Number),
+    ...fields,
+  };
+}
+
+describe('netintel dns: typed records per type', () => {
+  it.each<[string, string, string, Array<[string, number, unknown]>]>([
+    ['example.test', 'A', 'example.test', [['A', 300, '192.0.2.10'], ['A', 300, '192.0.2.11']]],
+    ['example.test', 'AAAA', 'example.test', [['AAAA', 600, '2001:db8::10']]],
+    [
+      'example.test',
+      'MX',
+      'example.test',
+      [
+        ['MX', 3600, { preference: 10, exchange: 'mx1.example.test' }],
+        ['MX', 3600, { preference: 20, exchange: 'mx2.example.test' }],
+      ],
+    ],
+    ['example.test', 'TXT', 'example.test', [['TXT', 600, { text: 'v=spf1 mx -all', strings: ['v=spf1 mx -all'] }]]],
+    ['example.test', 'NS', 'example.test', [['NS', 86400, 'ns1.example.test'], ['NS', 86400, 'ns2.example.test']]],
+    ['www.example.test', 'CNAME', 'www.example.test', [['CNAME', 120, 'web.example.test']]],
+    [
+      'example.test',
+      'SOA',
+      'example.test',
+      [['SOA', 3600, { mname: 'ns1.example.test', rname: 'hostmaster.example.test', serial: 2024010101, refresh: 7200, retry: 900, expire: 1209600, minimum: 300 }]],
+    ],
+    [
+      'example.test',
+      'CAA',
+      'example.test',
+      [
+        ['CAA', 3600, { flags: 0, tag: 'issue', value: 'letsencrypt.org' }],
+        ['CAA', 3600, { flags: 128, tag: 'iodef', value: 'mailto:security@example.test' }],
+      ],
+    ],
+    ['_sip._tcp.example.test', 'SRV', '_sip._tcp.example.test', [['SRV', 120, { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' }]]],
+    ['192.0.2.10', 'PTR', '10.2.0.192.in-addr.arpa', [['PTR', 3600, 'example.test']]],
+    ['2001:db8::1', 'PTR', V6_REVERSE, [['PTR', 3600, 'v6.example.test']]],
+  ])('prints %s %s as one JSON record with typed data and whole-second TTLs', async (target, type, owner, expected) => {
+    const result = await dns([target, '--type', type, '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const printed = json(result);
+    expect(printed).toEqual(
+      record({
+        target,
+        domain: owner,
+        domainUnicode: owner,
+        type,
+        answers: expected.map(([rrType, ttl, data]) => ({ name: owner, type: rrType, ttlSeconds: ttl, data })),
+      }),
+    );
+    for (const answer of printed.answers as Array<{ ttlSeconds: number }>) expect(Number.isInteger(answer.ttlSeconds)).toBe(true);
+    expect(server.queries.map((q) => `${q.name} ${q.type}`)).toEqual([`${owner} ${type}`]);
+  });
+
+  it('asks PTR of the reverse name when given an IP address and no --type, and echoes the address in RFC 5952 form', async () => {
+    const result = await dns(['2001:DB8:0:0:0:0:0:1', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({ target: '2001:db8::1', domain: V6_REVERSE, type: 'PTR', status: 'answer' });
+  });
+
+  it('asks A by default for a name', async () => {
+    const result = await dns(['Example.TEST.', '-f', 'json']);
+    expect(json(result)).toMatchObject({ target: 'example.test', domain: 'example.test', type: 'A', status: 'answer' });
+  });
+
+  it('gives one record per type for ALL, in the order A AAAA CNAME MX NS SOA TXT CAA', async () => {
+    const result = await dns(['example.test', '--type', 'ALL', '-f', 'json']);
+    expect(result.code).toBe(0);
+    const records = json<Array<{ type: string; status: string; answers: unknown[] }>>(result);
+    expect(records.map((r) => `${r.type}:${r.status}:${r.answers.length}`)).toEqual([
+      'A:answer:2',
+      'AAAA:answer:1',
+      'CNAME:nodata:0',
+      'MX:answer:2',
+      'NS:answer:2',
+      'SOA:answer:1',
+      'TXT:answer:1',
+      'CAA:answer:2',
+    ]);
+    expect(server.queries.map((q) => q.type).sort()).toEqual(['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT']);
+  });
+
+  it('reads a TXT record of several character strings over 255 octets as joined text and raw strings', async () => {
+    const result = await dns(['long.example.test', '--type', 'txt', '-f', 'json']);
+    expect(json(result).answers).toEqual([
+      { name: 'long.example.test', type: 'TXT', ttlSeconds: 60, data: { text: LONG_TXT.join(''), strings: LONG_TXT } },
+    ]);
+    const csv = await dns(['long.example.test', '--type', 'TXT', '-f', 'csv']);
+    expect(csvRecords(csv)[0]?.answers).toBe(`long.example.test. 60 IN TXT ${LONG_TXT.map((s) => `"${s}"`).join(' ')}`);
+  });
+
+  it('keeps the whole CNAME chain in the answers, before the records of the asked type', async () => {
+    const result = await dns(['www.example.test', '-f', 'json']);
+    expect(json(result)).toEqual(
+      record({
+        target: 'www.example.test',
+        domain: 'www.example.test',
+        domainUnicode: 'www.example.test',
+        type: 'A',
+        answers: [
+          { name: 'www.example.test', type: 'CNAME', ttlSeconds: 120, data: 'web.example.test' },
+          { name: 'web.example.test', type: 'CNAME', ttlSeconds: 60, data: 'origin.example.test' },
+          { name: 'origin.example.test', type: 'A', ttlSeconds: 30, data: '192.0.2.80' },
+        ],
+      }),
+    );
+  });
+});
+
+describe('netintel dns: answers and errors', () => {
+  it('exits 0 with status nxdomain for a name that does not exist', async () => {
+    const result = await dns(['nope.example.test', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(json(result)).toMatchObject({ status: 'nxdomain', rcode: 'NXDOMAIN', answers: [] });
+  });
+
+  it('exits 0 with status nodata when the name exists but has no record of the type', async () => {
+    const result = await dns(['mx1.example.test', '--type', 'MX', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({ status: 'nodata', rcode: 'NOERROR', answers: [] });
+  });
+
+  it.each([
+    ['broken.example.test', 'SERVFAIL'],
+    ['closed.example.test', 'REFUSED'],
+  ])('exits 5 (upstream) naming the rcode and the resolver when the server answers %s with %s', async (name, rcode) => {
+    const result = await dns([name, '-f', 'json']);
+    expect(result.code).toBe(5);
+    const message = `DNS server ${server.address} answered ${rcode} for ${name} A`;
+    expect(result.stderr).toBe(`netintel: ${message}\n`);
+    expect(json(result)).toMatchObject({
+      query: `${name} A`,
+      error: { code: 'upstream', message, details: { rcode, resolver: server.address, domain: name, type: 'A' } },
+    });
+  });
+
+  it('exits 4 (timeout) when the server never answers', async () => {
+    const result = await runCli(['dns', 'quiet.example.test', '--resolver', server.address, '-t', '150', '--retries', '0']);
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`netintel: No answer from DNS server ${server.address} for quiet.example.test A within 150 ms (1 attempt)\n`);
+  });
+
+  it('asks again on timeout as often as --retries says', async () => {
+    const result = await runCli(['dns', 'quiet.example.test', '--resolver', server.address, '-t', '100', '--retries', '2']);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('(3 attempts)');
+    expect(server.queries).toHaveLength(3);
+  });
+
+  it('still prints the other types and exits 7 when one type of ALL fails with SERVFAIL', async () => {
+    const result = await dns(['example.test', '--type', 'ALL', '-f', 'json'], { resolver: mxFailing.address });
+    expect(result.code).toBe(7);
+    const message = `DNS server ${mxFailing.address} answered SERVFAIL for example.test MX`;
+    expect(result.stderr).toBe(`netintel: ${message}\n`);
+    const printed = json<Array<{ type?: string; status?: string; query?: string; error?: { code: string; message: string } }>>(result);
+    expect(printed.map((r) => r.type ?? `error:${r.query}`)).toEqual(['A', 'AAAA', 'CNAME', 'error:example.test MX', 'NS', 'SOA', 'TXT', 'CAA']);
+    expect(printed[3]?.error).toMatchObject({ code: 'upstream', message });
+    expect(printed.filter((r) => r.status === 'answer')).toHaveLength(6);
+  });
+
+  it('prints the failed type as an error row among the CSV rows of ALL', async () => {
+    const result = await dns(['example.test', '--type', 'ALL', '-f', 'csv'], { resolver: mxFailing.address });
+    expect(result.code).toBe(7);
+    const rows = csvRecords(result);
+    expect(rows.map((r) => [r.query, r.type, r['error.code']])).toEqual([
+      ['example.test', 'A', ''],
+      ['example.test', 'AAAA', ''],
+      ['example.test', 'CNAME', ''],
+      ['example.test MX', '', 'upstream'],
+      ['example.test', 'NS', ''],
+      ['example.test', 'SOA', ''],
+      ['example.test', 'TXT', ''],
+      ['example.test', 'CAA', ''],
+    ]);
+  });
+});
+
+describe('netintel dns: resolvers and transports', () => {
+  it('fails over to the second --resolver when the first is silent and reports the one that answered', async () => {
+    const result = await runCli(['dns', 'example.test', '-f', 'json', '--resolver', silent.address, '--resolver', server.address, '-t', '150', '--retries', '0']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({ status: 'answer', resolver: server.address });
+    expect((json(result).latencyMs as number) >= 140).toBe(true);
+    expect(silent.queries).toHaveLength(1);
+    expect(server.queries).toHaveLength(1);
+  });
+
+  it('fails over at once when the first resolver refuses (comma-separated --resolver)', async () => {
+    const result = await runCli(['dns', 'example.test', '-f', 'json', '--resolver', `${refusing.address},${server.address}`, '-t', '5000', '--retries', '0']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({ status: 'answer', resolver: server.address });
+    expect((json(result).latencyMs as number) < 1000).toBe(true);
+    expect(refusing.queries).toHaveLength(1);
+  });
+
+  it('reports the last error rcode when every resolver refuses or fails', async () => {
+    const result = await runCli(['dns', 'broken.example.test', '--resolver', refusing.address, '--resolver', server.address, '--retries', '0']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n`);
+  });
+
+  it('asks over TCP only with --tcp and says so in the record', async () => {
+    const result = await dns(['example.test', '--type', 'MX', '--tcp', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({ status: 'answer', transport: 'tcp' });
+    expect(server.queries.map((q) => q.transport)).toEqual(['tcp']);
+  });
+
+  it('falls back to TCP after a truncated UDP reply', async () => {
+    const result = await dns(['trunc.example.test', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({
+      transport: 'tcp',
+      answers: [{ name: 'trunc.example.test', type: 'A', ttlSeconds: 300, data: '192.0.2.30' }],
+    });
+    expect(server.queries.map((q) => q.transport)).toEqual(['udp', 'tcp']);
+  });
+
+  it('gets an answer set larger than the EDNS payload over TCP, whole', async () => {
+    const result = await dns(['big.example.test', '--type', 'TXT', '-f', 'json']);
+    expect(result.code).toBe(0);
+    const printed = json<{ transport: string; answers: Array<{ data: { text: string } }> }>(result);
+    expect(printed.transport).toBe('tcp');
+    expect(printed.answers.map((a) => a.data.text).sort()).toEqual(BIG_TXT);
+  });
+});
+
+describe('netintel dns: names', () => {
+  it('queries an internationalised name as punycode and shows both forms', async () => {
+    const result = await dns(['bücher.example.test', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(json(result)).toMatchObject({
+      target: 'xn--bcher-kva.example.test',
+      domain: 'xn--bcher-kva.example.test',
+      domainUnicode: 'bücher.example.test',
+      answers: [{ name: 'xn--bcher-kva.example.test', type: 'A', data: '192.0.2.20' }],
+    });
+    expect(server.queries.map((q) => q.name)).toEqual(['xn--bcher-kva.example.test']);
+
+    const table = await dns(['bücher.example.test']);
+    expect(table.stdout).toMatch(/domain\s+│ xn--bcher-kva\.example\.test/);
+    expect(table.stdout).toMatch(/domainUnicode\s+│ bücher\.example\.test/);
+  });
+
+  const label64 = `${'x'.repeat(64)}.example.test`;
+  const name254 = `${Array.from({ length: 4 }, () => 'a'.repeat(62)).join('.')}.test`;
+  it.each([
+    ['an empty name', '', 'the name is empty'],
+    ['an empty label', 'a..example.test', 'it has an empty label'],
+    ['a 64-octet label', label64, `the label "${'x'.repeat(64)}" is 64 octets long (at most 63)`],
+    ['a name over 253 octets', name254, 'the name is 256 octets long (at most 253)'],
+    ['a space', 'bad name.example.test', 'it contains a space'],
+    ['a control character', 'bad\u0007.example.test', 'it contains a control character (U+0007)'],
+  ])('exits 2 with invalid_input naming the input for %s, without asking the server', async (_what, input, reason) => {
+    const result = await dns([input, '-f', 'json']);
+    expect(result.code).toBe(2);
+    const printed = json<{ query: string; error: { code: string; message: string; details: { input: string } } }>(result);
+    expect(printed.query).toBe(input);
+    expect(printed.error.code).toBe('invalid_input');
+    expect(printed.error.details.input).toBe(input);
+    expect(printed.error.message).toMatch(/^Invalid domain name "/);
+    expect(printed.error.message.endsWith(`: ${reason}`)).toBe(true);
+    if (input.length <= 80) expect(printed.error.message).toContain(JSON.stringify(input));
+    expect(result.stderr).toBe(`netintel: ${printed.error.message}\n`);
+    expect(server.queries).toEqual([]);
+  });
+
+  it('exits 2 (usage) naming an unsupported --type', async () => {
+    const result = await dns(['example.test', '--type', 'A,BOGUS']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unsupported DNS record type "BOGUS"');
+    expect(server.queries).toEqual([]);
+  });
+
+  it('exits 2 naming a --resolver that is not an IP address', async () => {
+    const result = await runCli(['dns', 'example.test', '--resolver', 'dns.example']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Invalid resolver "dns.example"');
+  });
+
+  it('exits 2 (usage) instead of waiting for typed input when there is no target and stdin is a terminal', async () => {
+    const result = await dns([]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^netintel: dns needs a domain or an IP address/);
+  });
+});
+
+describe('netintel dns: bulk from stdin', () => {
+  const input = 'example.test\n# a comment\n\nbad name\nnope.example.test\r\nmx1.example.test';
+
+  it('prints one row per name and type in input order, an error row for an invalid line, a summary on stderr, and exits 7', async () => {
+    const result = await dns(['--type', 'A,MX', '-f', 'csv'], { stdin: input });
+    expect(result.code).toBe(7);
+    const rows = csvRecords(result);
+    expect(rows.map((r) => [r.query, r.type, r.status, r['error.code']])).toEqual([
+      ['example.test', 'A', 'answer', ''],
+      ['example.test', 'MX', 'answer', ''],
+      ['bad name', '', '', 'invalid_input'],
+      ['nope.example.test', 'A', 'nxdomain', ''],
+      ['nope.example.test', 'MX', 'nxdomain', ''],
+      ['mx1.example.test', 'A', 'answer', ''],
+      ['mx1.example.test', 'MX', 'nodata', ''],
+    ]);
+    expect(rows[2]?.['error.message']).toBe('Invalid domain name "bad name": it contains a space');
+    // Bulk runs keep per-row errors out of stderr: one summary line only.
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^netintel: .*\b6 ok, 1 failed \(invalid_input: 1\)\n$/);
+  });
+
+  it('keeps input order when a later name is answered first', async () => {
+    const names = ['slow.example.test', 'example.test', 'www.example.test', 'mx1.example.test'];
+    const result = await dns(['-f', 'ndjson'], { stdin: `${names.join('\n')}\n`, resolver: slowFirst.address });
+    expect(result.code).toBe(0);
+    const records = ndjson(result);
+    expect(records.map((r) => r.target)).toEqual(names);
+    expect(records[0]).toMatchObject({ status: 'answer', answers: [{ data: '192.0.2.40' }] });
+    expect(records[0]!.latencyMs as number).toBeGreaterThanOrEqual(140);
+  });
+
+  it('exits with the failure\'s own code when every line fails', async () => {
+    const result = await dns(['-f', 'ndjson'], { stdin: 'bad name\na..b\n' });
+    expect(result.code).toBe(2);
+    expect(ndjson(result).map((r) => (r.error as { code: string }).code)).toEqual(['invalid_input', 'invalid_input']);
+    expect(result.stderr).toMatch(/0 ok, 2 failed \(invalid_input: 2\)/);
+  });
+
+  it('exits 0 with an empty JSON array for empty input', async () => {
+    const result = await dns(['-f', 'json'], { stdin: '# nothing\n\n' });
+    expect(result.code).toBe(0);
+    expect(json(result)).toEqual([]);
+  });
+});
+
+describe('netintel dns: output formats', () => {
+  it('writes CSV with the stable columns and the answers in zone-file form, one record per line', async () => {
+    const result = await dns(['example.test', 'nope.example.test', 'bad name', '--type', 'MX', '-f', 'csv']);
+    expect(result.code).toBe(7);
+    const table = parseCsv(result.stdout);
+    expect(table[0]).toEqual(CSV_HEADER);
+    expect(table.every((row) => row.length === CSV_HEADER.length)).toBe(true);
+    expect(CSV_HEADER.slice(1, -2)).toEqual([...DNS_SCHEMA.columns]);
+    const rows = csvRecords(result);
+    expect(rows[0]).toEqual({
+      query: 'example.test',
+      target: 'example.test',
+      domain: 'example.test',
+      domainUnicode: 'example.test',
+      type: 'MX',
+      status: 'answer',
+      rcode: 'NOERROR',
+      answers: 'example.test. 3600 IN MX 10 mx1.example.test.\nexample.test. 3600 IN MX 20 mx2.example.test.',
+      resolver: server.address,
+      transport: 'udp',
+      latencyMs: expect.stringMatching(/^\d+(\.\d)?$/),
+      'error.code': '',
+      'error.message': '',
+    });
+    expect(rows[1]).toMatchObject({ query: 'nope.example.test', status: 'nxdomain', rcode: 'NXDOMAIN', answers: '' });
+    expect(rows[2]).toMatchObject({ query: 'bad name', type: '', answers: '', 'error.code': 'invalid_input' });
+  });
+
+  it.each<[string, string, string]>([
+    ['example.test', 'SOA', 'example.test. 3600 IN SOA ns1.example.test. hostmaster.example.test. 2024010101 7200 900 1209600 300'],
+    ['example.test', 'CAA', 'example.test. 3600 IN CAA 0 issue "letsencrypt.org"\nexample.test. 3600 IN CAA 128 iodef "mailto:security@example.test"'],
+    ['quote.example.test', 'TXT', 'quote.example.test. 60 IN TXT "say \\"hi\\"" "back\\\\slash"'],
+    ['_sip._tcp.example.test', 'SRV', '_sip._tcp.example.test. 120 IN SRV 10 60 5060 sip.example.test.'],
+    ['example.test', 'AAAA', 'example.test. 600 IN AAAA 2001:db8::10'],
+    ['example.test', 'NS', 'example.test. 86400 IN NS ns1.example.test.\nexample.test. 86400 IN NS ns2.example.test.'],
+    ['192.0.2.10', 'PTR', '10.2.0.192.in-addr.arpa. 3600 IN PTR example.test.'],
+    ['www.example.test', 'A', 'www.example.test. 120 IN CNAME web.example.test.\nweb.example.test. 60 IN CNAME origin.example.test.\norigin.example.test. 30 IN A 192.0.2.80'],
+  ])('writes the answers of %s %s in the CSV as dig prints them', async (name, type, answers) => {
+    const result = await dns([name, '--type', type, '-f', 'csv']);
+    expect(result.code).toBe(0);
+    expect(csvRecords(result)[0]?.answers).toBe(answers);
+  });
+
+  it('leaves out the header row with --no-header and keeps the columns', async () => {
+    const result = await dns(['example.test', '--no-header', '-f', 'csv']);
+    const rows = parseCsv(result.stdout);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toHaveLength(CSV_HEADER.length);
+  });
+
+  it('shows one lookup as a field/value table with the answers as dig prints them', async () => {
+    const result = await dns(['example.test', '--type', 'MX']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.split('\n');
+    expect(lines.some((line) => /│ answers\s+│ example\.test\. 3600 IN MX 10 mx1\.example\.test\.\s+│/.test(line))).toBe(true);
+    expect(lines.some((line) => /│\s+│ example\.test\. 3600 IN MX 20 mx2\.example\.test\.\s+│/.test(line))).toBe(true);
+    expect(result.stdout).toMatch(/│ status\s+│ answer\s+│/);
+    expect(result.stdout).toMatch(new RegExp(`│ resolver\\s+│ ${server.address.replace(/\./g, '\\.')}\\s+│`));
+  });
+
+  it('shows several lookups as one table row each, with an error row spanning the columns', async () => {
+    const result = await dns(['example.test', 'broken.example.test', '--type', 'A']);
+    expect(result.code).toBe(7);
+    const header = result.stdout.split('\n')[1]!;
+    expect(header.split('│').map((cell) => cell.trim()).filter(Boolean)).toEqual(['query', 'domain', 'type', 'status', 'answers', 'resolver', 'latencyMs']);
+    expect(result.stdout).toContain('example.test. 300 IN A 192.0.2.10');
+    expect(result.stdout).toContain('example.test. 300 IN A 192.0.2.11');
+    expect(result.stdout).toContain(`upstream: DNS server ${server.address} answered SERVFAIL for broken.example.test A`);
+    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n`);
+  });
+
+  it('prints nothing on stdout in the table view when the only lookup fails', async () => {
+    const result = await dns(['broken.example.test']);
+    expect(result).toEqual({ code: 5, stdout: '', stderr: `netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n` });
+  });
+
+  it('writes well-formed XML with typed answers and error elements', async () => {
+    const result = await dns(['quote.example.test', 'bücher.example.test', 'bad\u0001name.test', '--type', 'TXT', '-f', 'xml']);
+    expect(result.code).toBe(7);
+    expect(XMLValidator.validate(result.stdout)).toBe(true);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => ['record', 'item', 'error'].includes(name) }).parse(result.stdout) as {
+      netintel: {
+        '@_kind': string;
+        record: Array<{ domain: string; domainUnicode: string; status: string; answers?: { item: Array<{ data: { text: string; strings: { item: string[] } } }> } }>;
+        error: Array<{ '@_query': string; '@_code': string; '#text': string }>;
+      };
+    };
+    expect(parsed.netintel['@_kind']).toBe('dns');
+    expect(parsed.netintel.record.map((r) => [r.domain, r.domainUnicode, r.status])).toEqual([
+      ['quote.example.test', 'quote.example.test', 'answer'],
+      ['xn--bcher-kva.example.test', 'bücher.example.test', 'nodata'],
+    ]);
+    expect(parsed.netintel.record[0]?.answers?.item[0]?.data.strings.item).toEqual(['say "hi"', 'back\\slash']);
+    expect(parsed.netintel.error).toEqual([
+      { '@_query': 'bad\ufffdname.test', '@_code': 'invalid_input', '#text': 'Invalid domain name "bad\\u0001name.test": it contains a control character (U+0001)' },
+    ]);
+  });
+
+  it('writes one JSON line per record with ndjson, errors included', async () => {
+    const result = await dns(['example.test', 'broken.example.test', '-f', 'ndjson']);
+    expect(result.code).toBe(7);
+    const lines = ndjson(result);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ kind: 'dns', domain: 'example.test', status: 'answer' });
+    expect(lines[1]).toMatchObject({ query: 'broken.example.test A', error: { code: 'upstream' } });
+  });
+
+  it('prints a JSON array for several targets, in argument order', async () => {
+    const result = await dns(['www.example.test', 'example.test', '192.0.2.10', '-f', 'json']);
+    expect(result.code).toBe(0);
+    expect(json<Array<{ target: string; type: string }>>(result).map((r) => `${r.target} ${r.type}`)).toEqual([
+      'www.example.test A',
+      'example.test A',
+      '192.0.2.10 PTR',
+    ]);
+  });
+});
