@@ -39,6 +39,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
   const { schema } = options;
   const columns = options.columns ?? schema.columns;
   const readColumn = schema.readColumn ?? getPath;
+  const presentColumn = schema.presentColumn ?? readColumn;
   const shape = (record: unknown) => (options.columns ? projectRecord(record, options.columns, readColumn) : record);
   const errorJson = (outcome: Extract<Outcome<unknown>, { ok: false }>) => ({ query: outcome.query, error: outcome.error.toJSON() });
 
@@ -71,7 +72,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         start: () => (options.header ? csvRow(csvColumns) : ''),
         write: (outcome) =>
           outcome.ok
-            ? `${csvCell(outcome.query)},${encode ? encode(outcome.value) : columns.map((column) => csvCell(readColumn(outcome.value, column) as string)).join(',')},,\n`
+            ? `${csvCell(outcome.query)},${encode ? encode(outcome.value) : columns.map((column) => csvCell(presentColumn(outcome.value, column) as string)).join(',')},,\n`
             : `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`,
         end: () => '',
       };
@@ -87,7 +88,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
     }
     case 'table': {
       const { verticalTable, horizontalTable } = await import('./table.js');
-      const style = { color: options.color, readColumn };
+      const style = { color: options.color, readColumn: presentColumn };
       const credit = schema.credit ? `${schema.credit}\n` : '';
       if (options.single) {
         // The error of a failed lookup goes to stderr alone: no credit under no data.
@@ -136,7 +137,7 @@ function plainCsvEncoder(
     const adapt = schema.adapt;
     return (record) => encode(adapt(record));
   }
-  return schema.readColumn ? null : create(columns);
+  return schema.readColumn || schema.presentColumn ? null : create(columns);
 }
 
 export function isOutputFormat(value: string): value is OutputFormat {

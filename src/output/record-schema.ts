@@ -25,6 +25,12 @@ export interface RecordSchema {
    */
   readColumn?: (record: unknown, column: string) => unknown;
   /**
+   * Text views only (CSV cells, table cells): a column shown differently
+   * from its value, e.g. DNS answers in zone-file form. Default readColumn.
+   * json, ndjson and xml keep the value, also under `--fields`.
+   */
+  presentColumn?: (record: unknown, column: string) => unknown;
+  /**
    * The record in the plain shape its columns read as dot paths, sharing the
    * record's sub-objects (lets the CSV encoder cache per sub-object).
    */

@@ -122,13 +122,13 @@ describe('DNS schema answers column', () => {
         answer('example.test', 'MX', 3600, { preference: 10, exchange: 'mx1.example.test' }),
       ],
     };
-    expect(DNS_SCHEMA.readColumn!(record, 'answers')).toBe('example.test. 3600 IN MX 20 mx2.example.test.\nexample.test. 3600 IN MX 10 mx1.example.test.');
+    expect(DNS_SCHEMA.presentColumn!(record, 'answers')).toBe('example.test. 3600 IN MX 20 mx2.example.test.\nexample.test. 3600 IN MX 10 mx1.example.test.');
   });
 
   it('is empty for NODATA and NXDOMAIN, and the other columns read straight from the record', () => {
     const record = { ...base, status: 'nodata', answers: [] };
-    expect(DNS_SCHEMA.readColumn!(record, 'answers')).toBe('');
-    expect(DNS_SCHEMA.columns.filter((c) => c !== 'answers').map((c) => DNS_SCHEMA.readColumn!(record, c))).toEqual([
+    expect(DNS_SCHEMA.presentColumn!(record, 'answers')).toBe('');
+    expect(DNS_SCHEMA.columns.filter((c) => c !== 'answers').map((c) => DNS_SCHEMA.presentColumn!(record, c))).toEqual([
       'example.test',
       'example.test',
       'example.test',
