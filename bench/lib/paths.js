@@ -1,5 +1,5 @@
 // Where the bench finds the project's pieces.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,8 +10,9 @@ export const CITY_DB = join(ROOT, 'node_modules', '@ip-location-db', 'dbip-city-
 export const ASN_INDEX = join(ROOT, 'data', 'build', 'asn.idx');
 export const RESULTS = join(BENCH_DIR, 'results', 'latest.json');
 
-/** The built module bin/netintel.js loads (dist/src/cli/main.js, or a bundle). */
+/** The built module bin/netintel.js loads (the bundle through bin/load-bundle.js, or a module it imports). */
 export const CLI_MAIN = (() => {
+  if (existsSync(join(ROOT, 'bin', 'load-bundle.js'))) return join(ROOT, 'dist', 'bundle', 'main.cjs');
   try {
     // The first '../dist/...' string: an import specifier or a require() argument.
     const match = /['"](\.\.\/dist\/[^'"]+)['"]/.exec(readFileSync(CLI, 'utf8'));
