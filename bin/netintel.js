@@ -9,8 +9,19 @@
 // lookup does not pay for compiling half a megabyte of JavaScript.
 const { loadBundle } = require('./load-bundle.js');
 
+// stdin is opened only when a command reads it: an open stdin handle keeps
+// the process waiting after a one-off lookup.
+const io = {
+  get stdin() {
+    return process.stdin;
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+};
+
 loadBundle()
-  .main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env })
+  .main(process.argv.slice(2), io)
   .then((code) => {
     process.exitCode = code;
   });

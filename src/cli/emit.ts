@@ -63,5 +63,6 @@ export async function emitOutcomes(
 function summaryLine(succeeded: number, failures: ReadonlyMap<ErrorCode, number>): string {
   const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
   const detail = [...failures.entries()].map(([code, count]) => `${code}: ${count}`).join(', ');
-  return `netintel: ${succeeded + failed} targets, ${succeeded} ok, ${failed} failed${detail ? ` (${detail})` : ''}\n`;
+  const rows = succeeded + failed;
+  return `netintel: ${rows} ${rows === 1 ? 'row' : 'rows'}, ${succeeded} ok, ${failed} failed${detail ? ` (${detail})` : ''}\n`;
 }

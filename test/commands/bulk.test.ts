@@ -25,7 +25,7 @@ describe('netintel bulk', () => {
       ['1.1.1.1', 'ip', '13335', '', ''],
       ['10.0.0.1', 'ip', '', 'private (RFC 1918)', ''],
     ]);
-    expect(result.stderr).toBe('netintel: 5 targets, 4 ok, 1 failed (invalid_input: 1)\n');
+    expect(result.stderr).toBe('netintel: 5 rows, 4 ok, 1 failed (invalid_input: 1)\n');
   });
 
   it('silences the summary with -q and with NETINTEL_QUIET', async () => {
@@ -40,7 +40,7 @@ describe('netintel bulk', () => {
   it('names each failed line on stderr with -v, before the summary', async () => {
     const result = await runCli(['bulk', '-v', '-f', 'ndjson'], { stdin: '8.8.8.8\nbad\nworse\n' });
     expect(result.stderr).toBe(
-      `netintel: line 2: ${INVALID('bad')}\nnetintel: line 3: ${INVALID('worse')}\nnetintel: 3 targets, 1 ok, 2 failed (invalid_input: 2)\n`,
+      `netintel: line 2: ${INVALID('bad')}\nnetintel: line 3: ${INVALID('worse')}\nnetintel: 3 rows, 1 ok, 2 failed (invalid_input: 2)\n`,
     );
   });
 
@@ -56,14 +56,14 @@ describe('netintel bulk', () => {
   it('exits 0 when every line succeeds', async () => {
     const result = await runCli(['bulk', '-f', 'ndjson'], { stdin: '8.8.8.8\nAS13335\n' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('netintel: 2 targets, 2 ok, 0 failed\n');
+    expect(result.stderr).toBe('netintel: 2 rows, 2 ok, 0 failed\n');
   });
 
   it('exits 2 when every line is invalid, and 3 when every line is not found', async () => {
     expect((await runCli(['bulk', '-q', '-f', 'csv'], { stdin: 'a\nb\n' })).code).toBe(2);
     const notFound = await runCli(['bulk', '-f', 'csv'], { stdin: 'AS4294967295\nAS4200000000\n' });
     expect(notFound.code).toBe(3);
-    expect(notFound.stderr).toBe('netintel: 2 targets, 0 ok, 2 failed (not_found: 2)\n');
+    expect(notFound.stderr).toBe('netintel: 2 rows, 0 ok, 2 failed (not_found: 2)\n');
   });
 
   it('prints only the header and exits 0 for input with no targets', async () => {
@@ -71,7 +71,7 @@ describe('netintel bulk', () => {
     expect(result).toEqual({
       code: 0,
       stdout: `${['query', ...BULK_SCHEMA.columns, 'error.code', 'error.message'].join(',')}\n`,
-      stderr: 'netintel: 0 targets, 0 ok, 0 failed\n',
+      stderr: 'netintel: 0 rows, 0 ok, 0 failed\n',
     });
   });
 

@@ -127,7 +127,7 @@ describe('netintel ip', () => {
         `1.2.3,,,invalid_input,"${INVALID('1.2.3').replaceAll('"', '""')}"\n` +
         '10.0.0.1,10.0.0.1,,,\n',
     );
-    expect(result.stderr).toBe('netintel: 3 targets, 2 ok, 1 failed (invalid_input: 1)\n');
+    expect(result.stderr).toBe('netintel: 3 rows, 2 ok, 1 failed (invalid_input: 1)\n');
   });
 
   it('exits 2 with usage for an unknown flag or format, printing nothing on stdout', async () => {

@@ -62,7 +62,7 @@ describe('netintel as a process', () => {
     const result = await spawnCli(['bulk', '-f', 'csv', '--fields', 'network.asn', '--no-header'], { input: '8.8.8.8\r\n# c\nAS13335\nbad\n' });
     expect(result.code).toBe(7);
     expect(result.stdout).toBe('8.8.8.8,ip,8.8.8.8,15169,,\nAS13335,asn,,13335,,\nbad,,,,invalid_input,"line 4: ""bad"" is not a valid IPv4 or IPv6 address"\n');
-    expect(result.stderr).toBe('netintel: 3 targets, 2 ok, 1 failed (invalid_input: 1)\n');
+    expect(result.stderr).toBe('netintel: 3 rows, 2 ok, 1 failed (invalid_input: 1)\n');
   });
 
   it('ends quietly and quickly when `netintel bulk` of 20,000 lines is piped into `head -5`', async () => {
@@ -88,7 +88,7 @@ describe('netintel as a process', () => {
     expect(out[5]).toBe('netintel-status=0');
     const stderr = readFileSync(errors, 'utf8');
     expect(stderr).not.toMatch(CRASH_SIGNS);
-    expect(stderr).toMatch(/^(netintel: \d+ targets, \d+ ok, 0 failed\n)?$/);
+    expect(stderr).toMatch(/^(netintel: \d+ rows, \d+ ok, 0 failed\n)?$/);
     expect(elapsedMs).toBeLessThan(10_000);
   });
 
