@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { toNetintelError } from '../errors.js';
 import { registerAsnCommand } from '../commands/asn.js';
+import { registerBlacklistCommand } from '../commands/blacklist.js';
 import { registerBulkCommand } from '../commands/bulk.js';
 import { registerDnsCommand } from '../commands/dns.js';
 import { registerIpCommand } from '../commands/ip.js';
@@ -30,6 +31,7 @@ export function buildProgram(io: CliIo): { program: Command; runtime: ReturnType
   registerAsnCommand(program, runtime);
   registerBulkCommand(program, runtime);
   registerDnsCommand(program, runtime);
+  registerBlacklistCommand(program, runtime);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return { program, runtime };
 }

@@ -1,0 +1,109 @@
+import { Option, type Command } from 'commander';
+import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
+import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
+import type { BlacklistResult } from '../engine/blacklist/blacklist-result.js';
+import type { BlacklistChecker } from '../engine/blacklist/check-blacklist.js';
+import { hasFindingAtOrAbove, type Finding } from '../engine/findings.js';
+import type { Outcome } from '../engine/outcome.js';
+import { NetintelError, toNetintelError } from '../errors.js';
+import { BLACKLIST_SCHEMA, BLACKLIST_ZONE_SCHEMA } from '../output/schemas/blacklist-schema.js';
+import { emitOutcomes } from '../cli/emit.js';
+import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+
+interface BlacklistFlags {
+  zones?: string;
+  listZones?: boolean;
+  failOn?: FailOn;
+}
+
+export function registerBlacklistCommand(program: Command, runtime: CommandRuntime): void {
+  const command = program
+    .command('blacklist')
+    .description('Check IP addresses and domains against DNS blocklists (DNSBLs): per-zone status, return codes and reasons, an honest verdict')
+    .argument('[targets...]', 'IP addresses or domains; read from stdin when piped')
+    .addOption(
+      new Option(
+        '--zones <list>',
+        'zones to ask, comma-separated: registry names, "default", "all" (every live zone), or other zones as name:ip, name:ipv6, name:domain',
+      ),
+    )
+    .addOption(new Option('--list-zones', 'print the zones a run would ask (with --zones: that selection) from the registry, and exit'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'An IP address is asked of the IP lists (IPv6 only of lists with IPv6 data); a domain is asked of the',
+        'domain lists, and the addresses of its MX hosts of the IP lists, each row naming its MX host.',
+        'Each zone must pass its RFC 5782 test points (127.0.0.2 listed, 127.0.0.1 not) before its answer counts.',
+        'Per zone: listed | clean | refused | timeout | error. Refusal codes (Spamhaus 127.255.255.x, URIBL/SURBL',
+        '127.0.0.1) are never read as listed or clean, dead lists are never asked. Listed, clean and unchecked',
+        'are answers (exit 0); --fail-on error exits 10 on a listing, --fail-on warning also on an unchecked zone.',
+        'Every zone is asked at once; --timeout is the deadline of the whole check of one target.',
+        'Public resolvers (8.8.8.8, 1.1.1.1, 9.9.9.9...) are refused by Spamhaus, URIBL and SURBL: use your own.',
+        'Examples:',
+        '  netintel blacklist 192.0.2.1',
+        '  netintel blacklist example.com -f json',
+        '  netintel blacklist 2001:db8::25 --zones zen.spamhaus.org,bl.spamcop.net',
+        '  netintel blacklist 192.0.2.1 --zones default,bl.example.net:ip --resolver 127.0.0.1',
+        '  netintel blacklist --list-zones --zones all',
+        '  netintel blacklist -f csv --fields verdict < mail-servers.txt',
+      ].join('\n'),
+    );
+  addFailOnOption(command);
+  command.action(async (targets: string[], flags: BlacklistFlags, cmd: Command) => {
+    const options = runtime.options(cmd);
+    const ctx = runtime.context(options);
+    const { io } = runtime;
+    // The blacklist engine (DNS sockets, the zone registry) loads only when this command runs.
+    const engine = await import('../engine/blacklist/check-blacklist.js');
+
+    if (flags.listZones) {
+      const { loadDnsblRegistry, selectZones } = await import('../engine/blacklist/dnsbl-registry.js');
+      const registry = loadDnsblRegistry(ctx.dataDir);
+      const selection = flags.zones === undefined ? { zones: [...registry.zones], dead: [] } : selectZones(registry, flags.zones);
+      const rows = [...selection.zones, ...selection.dead].map((zone): Outcome<unknown> => ({ ok: true, query: zone.zone, value: zone }));
+      runtime.exitCode = await emitOutcomes(io, options, BLACKLIST_ZONE_SCHEMA, [rows], { single: false, bulk: false });
+      return;
+    }
+
+    if (targets.length === 0 && io.stdin.isTTY === true) {
+      // Without this, a bare `netintel blacklist` at a terminal would sit waiting for typed input.
+      throw new NetintelError('usage', 'blacklist needs an IP address or a domain: give one or more, or pipe a list in');
+    }
+    const checker = await engine.createBlacklistChecker(ctx, { zones: flags.zones ?? null });
+    try {
+      // Only whether a finding reaches --fail-on matters; keep the first that does, not every finding of a bulk run.
+      const tripped: Finding[] = [];
+      const lookup = (query: string) => checkOutcome(checker, query, flags.failOn, tripped);
+      let runExitCode: number;
+      if (targets.length === 0) {
+        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => lookup(target.text), options.concurrency));
+        runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: false, bulk: true });
+      } else {
+        const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), options.concurrency));
+        runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: targets.length === 1, bulk: false });
+      }
+      runtime.exitCode = exitCodeWithFindings(runExitCode, flags.failOn, tripped);
+    } finally {
+      await checker.close();
+    }
+  });
+}
+
+async function checkOutcome(
+  checker: BlacklistChecker,
+  query: string,
+  failOn: FailOn | undefined,
+  tripped: Finding[],
+): Promise<Array<Outcome<BlacklistResult>>> {
+  try {
+    const value = await checker.check(query);
+    if (failOn !== undefined && tripped.length === 0 && hasFindingAtOrAbove(value.findings, failOn)) {
+      tripped.push(...value.findings.filter((item) => hasFindingAtOrAbove([item], failOn)));
+    }
+    return [{ ok: true, query, value }];
+  } catch (error) {
+    return [{ ok: false, query, error: toNetintelError(error) }];
+  }
+}

@@ -1,0 +1,311 @@
+import { performance } from 'node:perf_hooks';
+import { NetintelError } from '../../errors.js';
+import type { EngineContext } from '../context.js';
+import { normaliseDomain } from '../dns/dns-name.js';
+import { createDnsTransport, type DnsTransport } from '../dns/dns-transport.js';
+import { queryRecords } from '../dns/query-records.js';
+import { readSystemResolvers } from '../dns/resolver-address.js';
+import { isIpAddress, parseIpAddress, quoteInput, type IpAddress } from '../ip/ip-address.js';
+import { specialPurposeOf } from '../ip/special-ranges.js';
+import type { BlacklistResult, BlacklistSkippedZone, BlacklistZoneResult, DnsblStatus } from './blacklist-result.js';
+import { blacklistFindings, blacklistVerdict } from './blacklist-verdict.js';
+import { createCanaryCache, type CanaryCache, type CanaryReport } from './canaries.js';
+import { startDeadline, type Deadline } from './deadline.js';
+import { dnsblQueryName, readDnsblAnswer, type DnsblReading } from './dnsbl-answer.js';
+import { loadDnsblRegistry, selectZones, type DnsblRegistry, type DnsblZone } from './dnsbl-registry.js';
+import { resolveMailHosts, type AskRecords, type MailAddress } from './mail-hosts.js';
+
+export interface BlacklistOptions {
+  /** The `--zones` list (zone names, `default`, `all`, `name:ip|ipv6|domain`); null or absent: the default set. */
+  zones?: string | null;
+  /** A registry to use instead of data/dnsbl-zones.json (or the data dir's copy). */
+  registry?: DnsblRegistry;
+  /** A transport to use instead of one built from the context (its resolvers, --tcp, --retries). */
+  transport?: DnsTransport;
+}
+
+/** Checks targets against the zones of one run, sharing the transport and each zone's self-test. */
+export interface BlacklistChecker {
+  /** The zones each target is checked against, in order. */
+  readonly zones: readonly DnsblZone[];
+  /** Dead zones named in `--zones`: reported, never queried. */
+  readonly deadZones: readonly DnsblZone[];
+  readonly registry: DnsblRegistry;
+  /**
+   * Checks one IP address or domain. Zone failures (refusals, timeouts,
+   * failed test points) are rows of the result, not errors.
+   *
+   * @throws NetintelError `invalid_input` when the target is neither an IP
+   *   address nor a domain name.
+   */
+  check(target: string): Promise<BlacklistResult>;
+  /** Closes the transport it created (not one passed in). */
+  close(): Promise<void>;
+}
+
+/**
+ * Prepares a blacklist run: loads the registry, selects the zones, and
+ * opens one DNS transport. Every query of a check (MX lookups, zone
+ * queries, test points, TXT reasons) runs at once under one deadline of
+ * `ctx.timeoutMs`; within it each attempt gets an equal share for the
+ * retries (`ctx.dnsRetries`), so a lost datagram is sent again in time.
+ *
+ * @throws NetintelError `usage` for a bad `--zones` list; `data_unavailable`
+ *   when the registry cannot be read.
+ */
+export async function createBlacklistChecker(ctx: EngineContext, options: BlacklistOptions = {}): Promise<BlacklistChecker> {
+  const registry = options.registry ?? loadDnsblRegistry(ctx.dataDir);
+  const selection = selectZones(registry, options.zones ?? null);
+  let transport = options.transport;
+  const owned = transport === undefined;
+  if (!transport) {
+    const resolvers = ctx.resolvers ?? (await readSystemResolvers());
+    const attemptMs = Math.max(1, Math.floor(ctx.timeoutMs / (ctx.dnsRetries + 1)));
+    transport = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: attemptMs, retries: ctx.dnsRetries });
+  }
+  const dns = transport;
+  const canaries = createCanaryCache();
+  return {
+    zones: selection.zones,
+    deadZones: selection.dead,
+    registry,
+    check: (target) => runCheck(ctx, dns, registry, selection.zones, selection.dead, canaries, target),
+    close: async () => {
+      if (owned) await dns.close();
+    },
+  };
+}
+
+/**
+ * Checks one IP address or domain against DNS blocklists (one-off form of
+ * {@link createBlacklistChecker}).
+ *
+ * An IP address is asked of the IP lists (IPv4 as reversed octets, IPv6 as
+ * reversed nibbles on lists with IPv6 data). A domain is asked of the
+ * domain lists, and the addresses of its MX hosts of the IP lists, each row
+ * naming the MX host the address came from.
+ *
+ * @throws NetintelError `invalid_input`, `usage`, `data_unavailable` (see above).
+ */
+export async function checkBlacklist(ctx: EngineContext, target: string, options: BlacklistOptions = {}): Promise<BlacklistResult> {
+  const checker = await createBlacklistChecker(ctx, options);
+  try {
+    return await checker.check(target);
+  } finally {
+    await checker.close();
+  }
+}
+
+type Target = { type: 'ip'; address: IpAddress; text: string } | { type: 'domain'; text: string };
+
+/** Reads a target: an IP address (strict, IPv4-mapped IPv6 unwrapped) or a domain name with at least two labels. */
+export function parseBlacklistTarget(input: string): Target {
+  const text = input.trim();
+  if (isIpAddress(text)) {
+    const address = parseIpAddress(text);
+    return { type: 'ip', address, text: address.text };
+  }
+  let name: string;
+  try {
+    name = normaliseDomain(text).ascii;
+  } catch (error) {
+    throw new NetintelError('invalid_input', `${quoteInput(input)} is not an IP address or a domain name: ${(error as Error).message}`, {
+      details: { input },
+    });
+  }
+  if (name === '.' || !name.includes('.')) {
+    throw new NetintelError('invalid_input', `${quoteInput(input)} is not an IP address or a domain name with a dot`, { details: { input } });
+  }
+  return { type: 'domain', text: name };
+}
+
+interface RowTask {
+  zoneIndex: number;
+  subjectIndex: number;
+  promise: Promise<BlacklistZoneResult>;
+}
+
+async function runCheck(
+  ctx: EngineContext,
+  transport: DnsTransport,
+  registry: DnsblRegistry,
+  zones: readonly DnsblZone[],
+  deadZones: readonly DnsblZone[],
+  canaries: CanaryCache,
+  input: string,
+): Promise<BlacklistResult> {
+  const target = parseBlacklistTarget(input);
+  const checkedAt = ctx.now().toISOString();
+  const deadline = startDeadline(ctx.timeoutMs);
+  try {
+    const ask: AskRecords = (name, type) => deadline.race(queryRecords(transport, name, type), `${name} ${type}`);
+    const askCanary = (name: string) => {
+      // A zone's self-test is shared by the targets of a run, so it has its own deadline.
+      const own = startDeadline(ctx.timeoutMs);
+      return own.race(queryRecords(transport, name, 'A'), `${name} A`).finally(() => own.clear());
+    };
+    const tasks: RowTask[] = [];
+    const skipped: BlacklistSkippedZone[] = deadZones.map((zone) => ({
+      zone: zone.zone,
+      subject: null,
+      reason: 'dead',
+      detail: `the list is dead${zone.deadSince ? ` since ${zone.deadSince}` : ''}${zone.usage ? ` (${zone.usage.replace(/\.$/, '')})` : ''}; a dead list's answers would read as "not listed"`,
+    }));
+    const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mxHosts: string[]) => {
+      const canary = canaries.check(zone, askCanary);
+      tasks.push({ zoneIndex, subjectIndex, promise: checkZone(zone, subject, mxHosts, canary, ask, deadline) });
+    };
+    const queueAddress = (address: IpAddress, subjectIndex: number, mxHosts: string[]) => {
+      zones.forEach((zone, zoneIndex) => {
+        if (zone.kind !== 'ip') return;
+        if (address.version === 6 && !zone.ipv6) {
+          skipped.push({ zone: zone.zone, subject: address.text, reason: 'ipv6_unsupported', detail: `${zone.zone} has no IPv6 data` });
+          return;
+        }
+        queue(zone, zoneIndex, address, subjectIndex, mxHosts);
+      });
+    };
+
+    // The self-tests of the zones to ask start now: for a domain they run while its MX hosts are looked up.
+    const applies = (zone: DnsblZone) =>
+      target.type === 'domain' || (zone.kind === 'ip' && (target.address.version === 4 || zone.ipv6));
+    for (const zone of zones.filter(applies)) void canaries.check(zone, askCanary);
+
+    let mx: BlacklistResult['mx'] = null;
+    if (target.type === 'ip') {
+      for (const zone of zones.filter((item) => item.kind === 'domain')) {
+        skipped.push({ zone: zone.zone, subject: target.text, reason: 'not_applicable', detail: `${zone.zone} lists domain names, not IP addresses` });
+      }
+      queueAddress(target.address, 0, []);
+    } else {
+      zones.forEach((zone, zoneIndex) => {
+        if (zone.kind === 'domain') queue(zone, zoneIndex, target.text, 0, []);
+      });
+      if (zones.some((zone) => zone.kind === 'ip')) {
+        const hosts = await resolveMailHosts(target.text, ask);
+        mx = hosts.mx;
+        hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mxHosts));
+      }
+    }
+
+    const rows = (await Promise.all(tasks.map(async (task) => ({ task, row: await task.promise }))))
+      .sort((a, b) => a.task.zoneIndex - b.task.zoneIndex || a.task.subjectIndex - b.task.subjectIndex)
+      .map((item) => item.row);
+    const verdict = blacklistVerdict(target.text, rows, mx);
+    const findings = blacklistFindings({
+      target: target.text,
+      targetType: target.type,
+      rows,
+      skipped,
+      mx,
+      zones,
+      resolvers: transport.resolvers,
+      specialPurpose: target.type === 'ip' ? specialPurposeOf(target.address) : null,
+      verdict,
+    });
+    for (const row of rows) {
+      if (row.status !== 'listed' && row.status !== 'clean') ctx.debug(`blacklist: ${row.zone} ${row.query}: ${row.status}: ${row.detail ?? ''}`);
+    }
+    return {
+      kind: 'blacklist',
+      target: target.text,
+      targetType: target.type,
+      verdict,
+      zones: rows,
+      skipped,
+      mx,
+      findings,
+      resolvers: transport.resolvers.map((resolver) => resolver.label),
+      registryVersion: registry.version,
+      checkedAt,
+      latencyMs: deadline.elapsedMs(),
+    };
+  } finally {
+    deadline.clear();
+  }
+}
+
+/**
+ * Asks one zone about one subject and decides the row's status from its
+ * answer and the zone's self-test, in this order: a refusal code (in the
+ * answer or a test point) is `refused`; no answer is `timeout` or `error`;
+ * a self-test that timed out, failed or errored makes the answer
+ * untrustworthy (`timeout` / `error`, the answer's codes still shown);
+ * then `listed` or `clean`. A listing's TXT reason is asked afterwards,
+ * within the same deadline.
+ */
+async function checkZone(
+  zone: DnsblZone,
+  subject: IpAddress | string,
+  mxHosts: string[],
+  canaryReport: Promise<CanaryReport>,
+  ask: AskRecords,
+  deadline: Deadline,
+): Promise<BlacklistZoneResult> {
+  const subjectText = typeof subject === 'string' ? subject : subject.text;
+  // Built in one place so that every row has the same keys in the same order.
+  const makeRow = (fields: Pick<BlacklistZoneResult, 'query' | 'status' | 'returnCodes' | 'detail' | 'canary' | 'latencyMs' | 'resolver'>): BlacklistZoneResult => ({
+    zone: zone.zone,
+    name: zone.name,
+    listKind: zone.kind,
+    subject: subjectText,
+    mxHosts,
+    query: fields.query,
+    status: fields.status,
+    returnCodes: fields.returnCodes,
+    reason: null,
+    detail: fields.detail,
+    canary: fields.canary,
+    latencyMs: fields.latencyMs,
+    resolver: fields.resolver,
+    delistUrl: zone.delistUrl,
+  });
+  let query: string;
+  try {
+    query = dnsblQueryName(subject, zone.zone);
+  } catch (error) {
+    return makeRow({ query: '', status: 'error', returnCodes: [], detail: messageOf(error), canary: 'error', latencyMs: 0, resolver: null });
+  }
+  const canaryOutcome = deadline.race(canaryReport, `the test points of ${zone.zone}`).catch(
+    (error: unknown): CanaryReport => ({ status: 'timeout', detail: `the test points did not answer in time: ${messageOf(error)}` }),
+  );
+  const started = performance.now();
+  let reading: DnsblReading | null = null;
+  let failure: NetintelError | null = null;
+  let resolver: string | null = null;
+  try {
+    const answer = await ask(query, 'A');
+    resolver = answer.resolver;
+    reading = readDnsblAnswer(zone, answer.status, answer.records);
+  } catch (error) {
+    failure = error instanceof NetintelError ? error : new NetintelError('internal', String(error), { cause: error });
+  }
+  const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+  const canary = await canaryOutcome;
+  const codes = reading?.codes ?? [];
+  const row = (status: DnsblStatus, detail: string | null): BlacklistZoneResult =>
+    makeRow({ query, status, returnCodes: codes, detail, canary: canary.status, latencyMs, resolver });
+
+  if (reading?.status === 'refused') return row('refused', `the list refused the query: ${reading.detail}`);
+  if (canary.status === 'refused') return row('refused', `the list refused its test points, so its answers cannot be trusted: ${canary.detail}`);
+  if (failure) return row(failure.code === 'timeout' ? 'timeout' : 'error', failure.message);
+  if (canary.status === 'timeout') return row('timeout', `the zone's RFC 5782 test points did not answer in time, so its answer cannot be trusted (${canary.detail})`);
+  if (canary.status === 'error') return row('error', `the zone's RFC 5782 test points could not be asked, so its answer cannot be trusted (${canary.detail})`);
+  if (canary.status === 'failed') return row('error', `the zone failed its RFC 5782 test points, so its answer cannot be trusted: ${canary.detail}`);
+  if (reading === null || reading.status === 'error') return row('error', reading?.detail ?? 'no answer');
+  if (reading.status === 'clean') return row('clean', null);
+
+  const listed = row('listed', null);
+  try {
+    const txt = await ask(query, 'TXT');
+    const text = txt.records.map((record) => record.text).filter((item) => item.length > 0);
+    listed.reason = text.length > 0 ? text.join(' | ') : null;
+  } catch (error) {
+    listed.detail = `the TXT reason could not be read: ${messageOf(error)}`;
+  }
+  return listed;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,74 @@
+import { NetintelError } from '../../errors.js';
+import type { DnsRecordSet } from '../dns/query-records.js';
+import { parseIpAddress, type IpAddress } from '../ip/ip-address.js';
+import type { BlacklistMx, BlacklistMxHost } from './blacklist-result.js';
+
+/** Asks one question (under the check's deadline); rejects with a NetintelError. */
+export type AskRecords = <T extends 'A' | 'AAAA' | 'MX' | 'TXT'>(name: string, type: T) => Promise<DnsRecordSet<T>>;
+
+/** An address of the mail hosts and the hosts that have it, in MX order. */
+export interface MailAddress {
+  address: IpAddress;
+  mxHosts: string[];
+}
+
+/**
+ * The mail hosts of a domain and their addresses: the MX records in
+ * preference order, each host's A and AAAA records asked concurrently. No
+ * MX records means the domain itself is the mail host (RFC 5321 §5.1); a
+ * lone `.` MX means the domain takes no mail (RFC 7505). An address shared
+ * by several hosts is listed once, naming every host. Failures are
+ * recorded, never thrown.
+ */
+export async function resolveMailHosts(domain: string, ask: AskRecords): Promise<{ mx: BlacklistMx; addresses: MailAddress[] }> {
+  let hosts: Array<{ exchange: string; preference: number | null }>;
+  let status: BlacklistMx['status'];
+  try {
+    const answer = await ask(domain, 'MX');
+    if (answer.status === 'nxdomain') return { mx: { status: 'nxdomain', hosts: [], error: null }, addresses: [] };
+    const records = answer.records.filter((record) => record.exchange !== '.' && record.exchange !== '');
+    if (answer.records.length > 0 && records.length === 0) return { mx: { status: 'null_mx', hosts: [], error: null }, addresses: [] };
+    if (records.length === 0) {
+      status = 'implicit';
+      hosts = [{ exchange: domain, preference: null }];
+    } else {
+      status = 'answer';
+      const unique = new Map<string, number>();
+      for (const record of records) {
+        const exchange = record.exchange.toLowerCase();
+        unique.set(exchange, Math.min(unique.get(exchange) ?? Infinity, record.preference));
+      }
+      hosts = [...unique]
+        .map(([exchange, preference]) => ({ exchange, preference }))
+        .sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
+    }
+  } catch (error) {
+    return { mx: { status: 'error', hosts: [], error: messageOf(error) }, addresses: [] };
+  }
+
+  const resolved = await Promise.all(hosts.map((host) => hostAddresses(host.exchange, host.preference, ask)));
+  const addresses = new Map<string, MailAddress>();
+  for (const host of resolved) {
+    for (const text of host.addresses) {
+      const address = parseIpAddress(text);
+      const entry = addresses.get(address.text);
+      if (entry) entry.mxHosts.push(host.exchange);
+      else addresses.set(address.text, { address, mxHosts: [host.exchange] });
+    }
+  }
+  return { mx: { status, hosts: resolved, error: null }, addresses: [...addresses.values()] };
+}
+
+async function hostAddresses(exchange: string, preference: number | null, ask: AskRecords): Promise<BlacklistMxHost> {
+  const [a, aaaa] = await Promise.allSettled([ask(exchange, 'A'), ask(exchange, 'AAAA')]);
+  const addresses = [...(a.status === 'fulfilled' ? a.value.records : []), ...(aaaa.status === 'fulfilled' ? aaaa.value.records : [])];
+  const failures = [a, aaaa].filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => messageOf(outcome.reason));
+  if (failures.length > 0) return { exchange, preference, status: 'error', addresses, error: failures.join('; ') };
+  if (addresses.length > 0) return { exchange, preference, status: 'resolved', addresses, error: null };
+  const nxdomain = a.status === 'fulfilled' && a.value.status === 'nxdomain';
+  return { exchange, preference, status: nxdomain ? 'nxdomain' : 'no_address', addresses, error: null };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof NetintelError ? error.message : String(error);
+}

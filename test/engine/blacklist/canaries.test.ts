@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { canaryQueryName, createCanaryCache, runCanaries } from '../../../src/engine/blacklist/canaries.js';
+import { customZone, findRegisteredZone, loadDnsblRegistry } from '../../../src/engine/blacklist/dnsbl-registry.js';
+import { NetintelError } from '../../../src/errors.js';
+
+const ipList = customZone('bl.example.net', 'ip', false);
+const domainList = customZone('rhs.example.net', 'domain', false);
+const uribl = findRegisteredZone(loadDnsblRegistry(null), 'multi.uribl.com')!;
+
+type Answer = { status: 'answer' | 'nodata' | 'nxdomain'; records: string[] };
+const listed = (code = '127.0.0.2'): Answer => ({ status: 'answer', records: [code] });
+const nxdomain: Answer = { status: 'nxdomain', records: [] };
+
+/** A fake resolver: answers from a table of query names, counting the questions. */
+function answers(table: Record<string, Answer | Error>) {
+  const asked: string[] = [];
+  const ask = async (name: string) => {
+    asked.push(name);
+    const answer = table[name] ?? nxdomain;
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+  return { ask, asked };
+}
+
+describe('RFC 5782 test points', () => {
+  it('asks 127.0.0.2 and 127.0.0.1 of IP lists, TEST and INVALID (or the registry\'s names) of domain lists', () => {
+    expect(canaryQueryName(ipList, ipList.canaries.listed)).toBe('2.0.0.127.bl.example.net');
+    expect(canaryQueryName(ipList, ipList.canaries.notListed)).toBe('1.0.0.127.bl.example.net');
+    expect(canaryQueryName(domainList, domainList.canaries.listed)).toBe('test.rhs.example.net');
+    expect(canaryQueryName(uribl, uribl.canaries.listed)).toBe('test.uribl.com.multi.uribl.com');
+  });
+
+  it('passes a zone that lists 127.0.0.2 and not 127.0.0.1', async () => {
+    const { ask } = answers({ '2.0.0.127.bl.example.net': listed() });
+    expect(await runCanaries(ipList, ask)).toEqual({ status: 'passed', detail: null });
+  });
+
+  it('fails a zone that does not list 127.0.0.2, and one that lists 127.0.0.1', async () => {
+    expect((await runCanaries(ipList, answers({}).ask)).status).toBe('failed');
+    const world = answers({ '2.0.0.127.bl.example.net': listed(), '1.0.0.127.bl.example.net': listed() });
+    const report = await runCanaries(ipList, world.ask);
+    expect(report.status).toBe('failed');
+    expect(report.detail).toMatch(/test point 127\.0\.0\.1 is listed/);
+  });
+
+  it('reports refused when a test point answers a refusal code, timeout and error when it cannot be asked', async () => {
+    const refused = answers({ 'test.uribl.com.multi.uribl.com': listed('127.0.0.1') });
+    expect((await runCanaries(uribl, refused.ask)).status).toBe('refused');
+    const silent = answers({ '2.0.0.127.bl.example.net': new NetintelError('timeout', 'no answer') });
+    expect((await runCanaries(ipList, silent.ask)).status).toBe('timeout');
+    const broken = answers({ '2.0.0.127.bl.example.net': new NetintelError('upstream', 'SERVFAIL') });
+    expect((await runCanaries(ipList, broken.ask)).status).toBe('error');
+  });
+
+  it('keeps a definite self-test for the run and asks again after a timeout', async () => {
+    const cache = createCanaryCache();
+    const good = answers({ '2.0.0.127.bl.example.net': listed() });
+    await Promise.all([cache.check(ipList, good.ask), cache.check(ipList, good.ask)]);
+    await cache.check(ipList, good.ask);
+    expect(good.asked).toHaveLength(2);
+
+    const flaky = answers({ 'test.rhs.example.net': new NetintelError('timeout', 'no answer') });
+    expect((await cache.check(domainList, flaky.ask)).status).toBe('timeout');
+    await new Promise((resolve) => setImmediate(resolve));
+    const recovered = answers({ 'test.rhs.example.net': listed('127.0.1.2') });
+    expect((await cache.check(domainList, recovered.ask)).status).toBe('passed');
+    expect(recovered.asked).toHaveLength(2);
+  });
+});
