@@ -9,6 +9,12 @@
 // lookup does not pay for compiling half a megabyte of JavaScript.
 const { loadBundle } = require('./load-bundle.js');
 
+// A reader that goes away (`netintel --help | head`) ends the output, not
+// the process with a stack trace; the commands stop writing on their own.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 // stdin is opened only when a command reads it: an open stdin handle keeps
 // the process waiting after a one-off lookup.
 const io = {
