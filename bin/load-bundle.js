@@ -12,6 +12,8 @@ const BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'main.cjs');
 
 function compile(filename, cachedData) {
   const source = fs.readFileSync(filename, 'utf8');
+  // The bundle holds no import() (scripts/bundle.mjs turns every dynamic
+  // import into a require): vm.Script could not load one without a flag.
   return new vm.Script(Module.wrap(source), { filename, cachedData });
 }
 

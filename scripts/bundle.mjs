@@ -28,6 +28,36 @@ const lazyChildProcess = {
   },
 };
 
+// Data packages are read from disk at run time, never bundled. The server's
+// packages (better-sqlite3 is native) load from node_modules, and only for
+// serve, keys and remote runs: they would make every start-up pay for them.
+const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'ioredis'];
+
+function isExternal(path) {
+  return (
+    path.startsWith('node:') ||
+    EXTERNAL.some((pattern) => (pattern.endsWith('/*') ? path.startsWith(pattern.slice(0, -1)) : path === pattern || path.startsWith(`${pattern}/`)))
+  );
+}
+
+/**
+ * esbuild keeps `import('node:fs')` (an external) as a real dynamic import,
+ * which a bundle run through vm.Script (bin/load-bundle.js) cannot perform.
+ * Route dynamic imports of externals to a module that requires them.
+ */
+const dynamicImportAsRequire = {
+  name: 'dynamic-import-as-require',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) =>
+      args.kind === 'dynamic-import' && isExternal(args.path) ? { path: args.path, namespace: 'required' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'required' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts'],
@@ -37,11 +67,10 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  // Data packages are read from disk at run time, never bundled.
-  external: ['@ip-location-db/*'],
+  external: EXTERNAL,
   // import.meta.url is used to find the package's data; give it its CommonJS meaning.
   define: { 'import.meta.url': '__netintelModuleUrl' },
   banner: { js: "const __netintelModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [lazyChildProcess],
+  plugins: [lazyChildProcess, dynamicImportAsRequire],
   logLevel: 'warning',
 });

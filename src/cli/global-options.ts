@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { defaultDataDir } from '../engine/data/data-files.js';
 import { NetintelError } from '../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formatter.js';
 import { parseFieldList } from '../output/record-schema.js';
@@ -19,6 +20,8 @@ export interface GlobalOptions {
   quiet: boolean;
   verbose: boolean;
   color: boolean;
+  /** Remote mode: the netintel server to ask (`--server`) and the API key (`--api-key`), or null for local lookups. */
+  remote: { server: string; apiKey: string | null } | null;
 }
 
 function positiveInteger(name: string, max: number) {
@@ -58,7 +61,7 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default('table'))
     .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
     .addOption(new Option('--no-header', 'csv: leave out the header row'))
-    .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones (env: NETINTEL_DATA_DIR)'))
+    .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones; default $XDG_DATA_HOME/netintel (env: NETINTEL_DATA_DIR)'))
     .addOption(
       new Option('-t, --timeout <ms>', 'deadline of one network lookup, in milliseconds (env: NETINTEL_TIMEOUT)')
         .argParser(positiveInteger('--timeout', 600_000))
@@ -79,6 +82,8 @@ export function addGlobalOptions(program: Command): void {
         .argParser(countFrom0('--retries', 10))
         .default(2),
     )
+    .addOption(new Option('--server <url>', 'ask this netintel server (remote mode) instead of the local engine (env: NETINTEL_SERVER)'))
+    .addOption(new Option('--api-key <key>', 'API key for --server; without one the server\'s free tier applies (env: NETINTEL_API_KEY)'))
     .addOption(new Option('-q, --quiet', 'no diagnostics on stderr but errors (env: NETINTEL_QUIET)'))
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (env: NETINTEL_VERBOSE)'));
 }
@@ -94,6 +99,8 @@ const SETTINGS: Record<string, { option: string; env?: string; kind: 'text' | 'b
   resolver: { option: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
   tcp: { option: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
   retries: { option: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
+  server: { option: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
+  'api-key': { option: 'apiKey', env: 'NETINTEL_API_KEY', kind: 'text' },
   quiet: { option: 'quiet', env: 'NETINTEL_QUIET', kind: 'boolean' },
   verbose: { option: 'verbose', env: 'NETINTEL_VERBOSE', kind: 'boolean' },
 };
@@ -157,7 +164,8 @@ export function globalOptionsOf(command: Command, env: Readonly<Record<string, s
     format: raw.format as OutputFormat,
     fields,
     header: raw.header !== false,
-    dataDir: typeof raw.dataDir === 'string' && raw.dataDir !== '' ? raw.dataDir : null,
+    // Default: the XDG data dir, where `netintel data update` installs; files it lacks come from the bundle.
+    dataDir: typeof raw.dataDir === 'string' && raw.dataDir !== '' ? raw.dataDir : defaultDataDir(env),
     timeoutMs: raw.timeout as number,
     concurrency: raw.concurrency as number,
     resolvers: resolverList(raw.resolver),
@@ -166,7 +174,19 @@ export function globalOptionsOf(command: Command, env: Readonly<Record<string, s
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     color: stdoutIsTty && !env.NO_COLOR && env.TERM !== 'dumb',
+    remote: remoteOf(raw.server, raw.apiKey),
   };
+}
+
+/** `--server` turns remote mode on; `--api-key` alone is a mistake worth saying rather than ignoring. */
+function remoteOf(server: unknown, apiKey: unknown): GlobalOptions['remote'] {
+  const url = typeof server === 'string' && server.trim() !== '' ? server.trim() : null;
+  const key = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
+  if (url === null) {
+    if (key !== null) throw new NetintelError('usage', '--api-key needs --server URL (or NETINTEL_SERVER): the netintel server to ask');
+    return null;
+  }
+  return { server: url, apiKey: key };
 }
 
 /** `--resolver` values: an array from flags/config, a comma-separated string from NETINTEL_RESOLVER. */

@@ -16,7 +16,9 @@ export function registerAsnCommand(program: Command, runtime: CommandRuntime): v
       const options = runtime.options(command);
       const ctx = runtime.context(options);
       const queries = targets.flatMap(splitAsnBulk);
-      const outcomes = queries.map((query): Outcome<AsnResult> => {
+      // Remote mode (--server): the same records, asked of a netintel server in batches of the plan's size.
+      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
+      const outcomes = remote ? await remote.asnOutcomes(queries) : queries.map((query): Outcome<AsnResult> => {
         try {
           return { ok: true, query, value: lookupAsn(ctx, query) };
         } catch (error) {

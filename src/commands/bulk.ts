@@ -35,7 +35,11 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
           return { ok: false, query: target.text, error: withLine(toNetintelError(error), target) };
         }
       };
-      const outcomes = mapOrdered(inputTargets(files, io.stdin), lookup, options.concurrency);
+      // Remote mode (--server): the same rows, asked of a netintel server in batches of the plan's size.
+      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const outcomes = remote
+        ? remote.bulkOutcomes(inputTargets(files, io.stdin), withLine)
+        : mapOrdered(inputTargets(files, io.stdin), lookup, options.concurrency);
       runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, outcomes, { single: false, bulk: true });
     });
 }

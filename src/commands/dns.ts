@@ -8,7 +8,9 @@ import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import type { EngineContext } from '../engine/context.js';
-import type { DnsQueryType } from '../engine/dns/dns-type.js';
+import type { DnsTarget } from '../engine/dns/dns-name.js';
+import type { DnsTransport } from '../engine/dns/dns-transport.js';
+import type { DnsQueryType, DnsRecordType } from '../engine/dns/dns-type.js';
 
 export function registerDnsCommand(program: Command, runtime: CommandRuntime): void {
   program
@@ -37,14 +39,17 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
       // The DNS engine (and its sockets, crypto, dns-packet) loads only when this command runs.
       const dns = await loadDnsEngine();
       const types = flags.type === undefined ? null : dns.parseDnsTypes(flags.type);
-      const lookup = (query: string) => dnsOutcomes(dns, ctx, query, types);
+      // Remote mode (--server): the same records, asked of a netintel server (which uses its own resolvers).
+      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const asked = types === null ? null : dns.expandDnsTypes(types);
+      const lookup = remote ? (query: string) => remote.dnsOutcomes(query, asked) : createDnsLookup(dns, ctx, types);
       if (targets.length === 0) {
         // Without this, a bare `netintel dns` at a terminal would sit waiting for typed input.
         if (io.stdin.isTTY === true) {
           throw new NetintelError('usage', 'dns needs a domain or an IP address: give one or more, or pipe a list in');
         }
         const batches = readTargetBatches(io.stdin);
-        const outcomes = flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency));
+        const outcomes = flattenBatches(batchesPerTurn(mapOrdered(batches, (target) => lookup(target.text), options.concurrency)));
         runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }
@@ -65,26 +70,105 @@ async function loadDnsEngine() {
 
 type DnsEngine = Awaited<ReturnType<typeof loadDnsEngine>>;
 
-/** One outcome per type asked: a type that fails does not hide the others' answers. */
-async function dnsOutcomes(
+/**
+ * The lookup of one target: one outcome per type asked, so that a type that
+ * fails does not hide the others' answers. The type list is expanded and
+ * the transport fetched once per run, not per target, and a target costs
+ * one promise plus one per type (bulk runs make tens of thousands).
+ */
+function createDnsLookup(
   dns: DnsEngine,
   ctx: EngineContext,
-  query: string,
   types: readonly DnsQueryType[] | null,
-): Promise<Array<Outcome<DnsResult>>> {
-  try {
-    const target = dns.parseDnsTarget(query);
-    const transport = await ctx.dnsTransport();
-    const asked = dns.expandDnsTypes(types ?? [target.reverse ? 'PTR' : 'A']);
-    return await Promise.all(
-      asked.map((type) =>
-        dns.resolveDnsType(transport, target, type).then(
-          (value): Outcome<DnsResult> => ({ ok: true, query, value }),
-          (error: unknown): Outcome<DnsResult> => ({ ok: false, query: `${query} ${type}`, error: toNetintelError(error) }),
-        ),
-      ),
+): (query: string) => Promise<Array<Outcome<DnsResult>>> {
+  const asked = types === null ? null : dns.expandDnsTypes(types);
+  let transport: DnsTransport | null = null;
+  const failed = (query: string, error: unknown): Array<Outcome<DnsResult>> => [{ ok: false, query, error: toNetintelError(error) }];
+  return (query) => {
+    let target: DnsTarget;
+    try {
+      target = dns.parseDnsTarget(query);
+    } catch (error) {
+      return Promise.resolve(failed(query, error));
+    }
+    const typesOfTarget = asked ?? [target.reverse ? 'PTR' : 'A'];
+    if (transport !== null) return settleTypes(dns, transport, target, typesOfTarget, query);
+    return ctx.dnsTransport().then(
+      (ready) => settleTypes(dns, (transport = ready), target, typesOfTarget, query),
+      (error: unknown) => failed(query, error),
     );
-  } catch (error) {
-    return [{ ok: false, query, error: toNetintelError(error) }];
+  };
+}
+
+/** Every type of one target, each as its outcome, in the order asked. Never rejects. */
+function settleTypes(
+  dns: DnsEngine,
+  transport: DnsTransport,
+  target: DnsTarget,
+  types: readonly DnsRecordType[],
+  query: string,
+): Promise<Array<Outcome<DnsResult>>> {
+  return new Promise((resolve) => {
+    const outcomes = new Array<Outcome<DnsResult>>(types.length);
+    let left = types.length;
+    if (left === 0) resolve(outcomes);
+    types.forEach((type, i) => {
+      dns.resolveDnsType(transport, target, type).then(
+        (value) => {
+          outcomes[i] = { ok: true, query, value };
+          if (--left === 0) resolve(outcomes);
+        },
+        (error: unknown) => {
+          outcomes[i] = { ok: false, query: `${query} ${type}`, error: toNetintelError(error) };
+          if (--left === 0) resolve(outcomes);
+        },
+      );
+    });
+  });
+}
+
+const END_OF_TURN = Symbol('end of turn');
+
+/**
+ * Merges the batches that arrive within one turn of the event loop. A bulk
+ * run completes names one at a time, as their replies come in, and each
+ * batch costs a write to stdout; replies arrive in bursts (every datagram
+ * the socket holds is read in one poll), so waiting for the end of the
+ * current turn (setImmediate) turns thousands of one-name writes into a few
+ * hundred larger ones without holding any result back longer than that.
+ */
+async function* batchesPerTurn<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T[]> {
+  const iterator = batches[Symbol.asyncIterator]();
+  let pending = iterator.next();
+  try {
+    for (;;) {
+      const first = await pending;
+      if (first.done === true) return;
+      const merged = first.value;
+      pending = iterator.next();
+      const endOfTurn = new Promise<typeof END_OF_TURN>((resolve) => setImmediate(resolve, END_OF_TURN));
+      for (;;) {
+        let next: IteratorResult<T[]> | typeof END_OF_TURN;
+        try {
+          next = await Promise.race([pending, endOfTurn]);
+        } catch (error) {
+          // What came before a failure is still written, as without merging.
+          yield merged;
+          throw error;
+        }
+        if (next === END_OF_TURN) break;
+        if (next.done === true) {
+          yield merged;
+          return;
+        }
+        for (const item of next.value) merged.push(item);
+        pending = iterator.next();
+      }
+      yield merged;
+    }
+  } finally {
+    // The reader stopped early (stdout closed): let the source stop too.
+    pending.catch(() => {});
+    void iterator.return?.()?.catch(() => {});
   }
 }

@@ -24,7 +24,9 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
       // The DNS engine loads only when a host name or the caller's IP is asked for.
       const dns = () => import('../engine/dns/host-addresses.js');
       const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
-      const expand = (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
+      // Remote mode (--server): the same outcomes, asked of a netintel server.
+      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const expand = remote ? (query: string) => remote.ipTargetOutcomes(query) : (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
 
       if (targets.length === 0 && io.stdin.isTTY !== true) {
         const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
@@ -32,7 +34,7 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
         return;
       }
       if (targets.length === 0) {
-        const outcome = await (await dns()).lookupCallerIp(ctx).then(
+        const outcome = remote ? [await remote.callerIpOutcome()] : await (await dns()).lookupCallerIp(ctx).then(
           (ip) => expand(ip),
           (error: unknown) => [{ ok: false as const, query: 'me', error: toNetintelError(error) }],
         );

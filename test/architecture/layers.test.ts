@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -47,5 +47,14 @@ describe('the layer rule (ARCHITECTURE.md §1)', () => {
     expect(all.filter((file) => /process\.exit\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);
     const exitCodeUsers = all.filter((file) => /exitCodeFor\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
     expect(exitCodeUsers.every((file) => file.startsWith('cli/'))).toBe(true);
+  });
+});
+
+describe('the bundle', () => {
+  const bundle = new URL('../../dist/bundle/main.cjs', import.meta.url).pathname;
+
+  it.skipIf(!existsSync(bundle))('holds no dynamic import(), which bin/load-bundle.js could not run', () => {
+    // A string or comment can mention import(; code calling it has this shape.
+    expect(readFileSync(bundle, 'utf8').match(/\bimport\(\s*["'`]/g)).toBeNull();
   });
 });

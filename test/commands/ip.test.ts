@@ -17,8 +17,9 @@ const PRIVATE = {
   type: 'ipv4',
   location: { country: null, country_code: null, region: null, region_code: null, city: null, latitude: null, longitude: null, timezone: null, zip: null },
   network: { isp: null, organization: null, asn: null, domain: null },
-  security: { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null },
+  security: { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null, threat_rule: null, provider: null, evidence: [] },
   reserved: 'private (RFC 1918)',
+  meta: { data: {} },
 };
 
 describe('netintel ip', () => {
@@ -105,7 +106,8 @@ describe('netintel ip', () => {
 
   it('projects json to the selected groups', async () => {
     const result = await runCli(['ip', '10.0.0.1', '-f', 'json', '--fields', 'security']);
-    expect(JSON.parse(result.stdout)).toEqual({ ip: '10.0.0.1', security: PRIVATE.security });
+    // --fields selects the schema's columns: the flat flags (evidence comes with the whole record).
+    expect(JSON.parse(result.stdout)).toEqual({ ip: '10.0.0.1', security: { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null } });
   });
 
   it('exits 2 naming an unknown field, with a JSON error record when the format is json', async () => {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -63,4 +64,48 @@ export function dataFilePath(name: DataFileName, dataDir: string | null): string
     if (existsSync(candidate)) return candidate;
   }
   return bundledPath(name);
+}
+
+/**
+ * Files only a user data dir holds: written by `netintel data update`, never
+ * bundled. The compiled signal index, the record of what each source
+ * downloaded (ETag, dates, counts), and the update lock.
+ */
+export const DATA_DIR_FILES = {
+  securityIndex: 'security.idx',
+  state: 'data-state.json',
+  lock: '.update.lock',
+} as const;
+
+/** The path of a data-dir-only file when the data dir holds it, else null. */
+export function dataDirFilePath(name: keyof typeof DATA_DIR_FILES, dataDir: string | null): string | null {
+  if (dataDir === null) return null;
+  const path = join(dataDir, DATA_DIR_FILES[name]);
+  return existsSync(path) ? path : null;
+}
+
+/**
+ * The default data dir, in the XDG data directory:
+ * `$XDG_DATA_HOME/netintel`, else `~/.local/share/netintel`. `env` is the
+ * CLI's environment (the engine does not read the process's).
+ */
+export function defaultDataDir(env: Readonly<Record<string, string | undefined>>): string {
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  return join(base, 'netintel');
+}
+
+/** The bundled copy of a dataset (what a data dir overrides). */
+export function bundledDataFilePath(name: DataFileName): string {
+  return bundledPath(name);
+}
+
+/** data/feeds.json: the registry of the sources `netintel data update` downloads. */
+export function sourceRegistryPath(): string {
+  return join(packageRoot(), 'data', 'feeds.json');
+}
+
+/** The ASN CSV of a family as bundled (@ip-location-db/asn), compiled with a downloaded CSV of the other family. */
+export function bundledAsnCsvPath(version: 4 | 6): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@ip-location-db/asn/package.json')), `asn-ipv${version}.csv`);
 }

@@ -46,6 +46,7 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
  *   name over 253 octets, spaces, control or other disallowed characters.
  */
 export function normaliseDomain(input: string): DomainName {
+  if (isPlainAsciiName(input)) return { ascii: input, unicode: input };
   if (typeof input !== 'string' || input.length === 0) {
     throw invalidName(String(input ?? ''), 'the name is empty');
   }
@@ -99,12 +100,45 @@ export interface DnsTarget extends DomainName {
  * @throws NetintelError `invalid_input` for a bad domain name.
  */
 export function parseDnsTarget(input: string): DnsTarget {
+  // Most bulk input is plain host names; one that has a letter or `-`/`_`
+  // cannot be an IP address (IPv6 needs a colon).
+  if (isPlainAsciiName(input) && !DIGITS_AND_DOTS.test(input)) return { target: input, ascii: input, unicode: input, reverse: false };
   if (isIP(input) !== 0 && ipaddr.isValid(input)) {
     const name = reverseName(input);
     return { target: canonicalIp(input), ascii: name, unicode: name, reverse: true };
   }
   const name = normaliseDomain(input);
   return { target: name.ascii, ...name, reverse: false };
+}
+
+const DIGITS_AND_DOTS = /^[0-9.]*$/;
+
+/**
+ * True when `name` is already in the form normaliseDomain gives, with the
+ * same Unicode form: lower-case ASCII letters, digits, `-` and `_`, labels
+ * of 1 to 63 octets without an `xn--` prefix, at most 253 octets, no
+ * trailing dot. normaliseDomain returns such a name unchanged in both forms
+ * (checked without its regular expressions, which bulk runs would pay per
+ * name).
+ */
+export function isPlainAsciiName(name: string): boolean {
+  if (typeof name !== 'string') return false;
+  const length = name.length;
+  if (length === 0 || length > MAX_NAME_OCTETS) return false;
+  let labelStart = 0;
+  for (let i = 0; i <= length; i++) {
+    const code = i === length ? 0x2e : name.charCodeAt(i);
+    if (code === 0x2e) {
+      const labelLength = i - labelStart;
+      if (labelLength === 0 || labelLength > MAX_LABEL_OCTETS) return false;
+      // xn--: an A-label, whose Unicode form differs.
+      if (labelLength >= 4 && name.charCodeAt(labelStart + 2) === 0x2d && name.startsWith('xn--', labelStart)) return false;
+      labelStart = i + 1;
+    } else if (!((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x5f)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
-import { assertQueryName, responseCode, type DnsQuestion } from './dns-message.js';
-import type { DnsTransportKind } from './dns-result.js';
+import { assertQueryName, type DnsQuestion, type DnsReply } from './dns-message.js';
+import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { tcpExchange } from './tcp-exchange.js';
@@ -33,8 +33,10 @@ export interface DnsTransportOptions {
 
 /** The accepted response to one question. */
 export interface DnsExchange {
-  /** The decoded response (dns-packet's form). */
+  /** The decoded response (dns-packet's form), decoded on first use. */
   response: DecodedPacket;
+  /** The answer section as typed answers (see toDnsAnswer), the OPT pseudo-record left out. */
+  answers: DnsAnswer[];
   /** Its response code: `NOERROR` or `NXDOMAIN` (other codes are thrown as errors). */
   rcode: string;
   /** The resolver that answered, as its label (`192.0.2.53:53`). */
@@ -113,30 +115,42 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   function channelFor(resolver: ResolverAddress): UdpChannel {
     let channel = channels.get(resolver);
     if (!channel) {
-      channel = createUdpChannel(resolver);
+      channel = createUdpChannel(resolver, timeoutMs);
       channels.set(resolver, channel);
     }
     return channel;
   }
 
-  /** One attempt against one resolver, including TCP after TC=1 and the RFC 6891 §7 FORMERR fallback. */
+  /**
+   * One attempt against one resolver, including TCP after TC=1 and the
+   * RFC 6891 §7 FORMERR fallback. `first` is the outcome of the first UDP
+   * exchange when it has already been made.
+   */
   async function attempt(
     resolver: ResolverAddress,
     question: DnsQuestion,
+    first: ExchangeOutcome | null,
   ): Promise<{ outcome: ExchangeOutcome; transport: DnsTransportKind }> {
     let edns = useEdns;
+    let given = first;
     for (;;) {
       let transport: DnsTransportKind = useTcp ? 'tcp' : 'udp';
-      let outcome = useTcp
-        ? await tcpExchange(resolver, question, edns, timeoutMs)
-        : await channelFor(resolver).exchange(question, edns, timeoutMs);
-      if (outcome.kind === 'reply' && transport === 'udp' && outcome.packet.flag_tc) {
+      let outcome: ExchangeOutcome;
+      if (given !== null) {
+        outcome = given;
+        given = null;
+      } else {
+        outcome = useTcp
+          ? await tcpExchange(resolver, question, edns, timeoutMs)
+          : await channelFor(resolver).exchange(question, edns);
+      }
+      if (outcome.kind === 'reply' && transport === 'udp' && outcome.truncated) {
         // RFC 1035 §4.2.1, RFC 7766 §5: a truncated UDP reply is retried over TCP.
         transport = 'tcp';
         outcome = await tcpExchange(resolver, question, edns, timeoutMs);
       }
       // A server that does not know EDNS may answer FORMERR; ask again without it.
-      if (edns && outcome.kind === 'reply' && responseCode(outcome.packet) === 'FORMERR') {
+      if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
         edns = false;
         continue;
       }
@@ -144,49 +158,72 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     }
   }
 
+  /**
+   * Every attempt of one question: rounds over the resolvers as described
+   * at createDnsTransport. `first` is the outcome of the first UDP exchange
+   * with the first resolver when it has already been made.
+   */
+  async function resolveQuestion(question: DnsQuestion, started: number, first: ExchangeOutcome | null): Promise<DnsExchange> {
+    const attempts: AttemptRecord[] = [];
+    const givenUp = new Set<ResolverAddress>();
+    let seed = first;
+
+    for (let round = 0; round <= retries && givenUp.size < resolvers.length; round++) {
+      for (const resolver of resolvers) {
+        if (givenUp.has(resolver)) continue;
+        const { outcome, transport } = await attempt(resolver, question, seed);
+        seed = null;
+        if (outcome.kind === 'reply') {
+          const rcode = outcome.rcode;
+          if (ANSWER_RCODES.has(rcode)) return new Exchange(outcome, rcode, resolver.label, transport, elapsedMs(started));
+          attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
+          givenUp.add(resolver);
+        } else if (outcome.kind === 'unreachable') {
+          attempts.push({ resolver: resolver.label, transport, outcome: 'unreachable', reason: outcome.code });
+          givenUp.add(resolver);
+        } else {
+          attempts.push({
+            resolver: resolver.label,
+            transport,
+            outcome: 'timeout',
+            reason: 'timeout',
+            ...(outcome.ignoredReplies > 0 ? { ignoredReplies: outcome.ignoredReplies } : {}),
+          });
+        }
+      }
+    }
+    throw failure(question.name, question.type, attempts, timeoutMs);
+  }
+
   return {
     resolvers,
 
-    async query(name, type) {
-      if (closed) throw new NetintelError('internal', `DNS transport used after close (query for ${name} ${type})`);
-      assertQueryName(name);
+    query(name, type) {
+      if (closed) return Promise.reject(new NetintelError('internal', `DNS transport used after close (query for ${name} ${type})`));
+      try {
+        assertQueryName(name);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       const question: DnsQuestion = { name, type };
       const started = performance.now();
-      const attempts: AttemptRecord[] = [];
-      const givenUp = new Set<ResolverAddress>();
-
-      for (let round = 0; round <= retries && givenUp.size < resolvers.length; round++) {
-        for (const resolver of resolvers) {
-          if (givenUp.has(resolver)) continue;
-          const { outcome, transport } = await attempt(resolver, question);
-          if (outcome.kind === 'reply') {
-            const rcode = responseCode(outcome.packet);
-            if (ANSWER_RCODES.has(rcode)) {
-              return {
-                response: outcome.packet,
-                rcode,
-                resolver: resolver.label,
-                transport,
-                latencyMs: Math.round((performance.now() - started) * 10) / 10,
-              };
+      if (useTcp) return resolveQuestion(question, started, null);
+      // The common case costs one promise: the first resolver answers the
+      // first UDP query with NOERROR or NXDOMAIN, untruncated. Anything else
+      // continues in resolveQuestion from that first outcome.
+      const resolver = resolvers[0]!;
+      return new Promise<DnsExchange>((resolve, reject) => {
+        channelFor(resolver).send(question, useEdns, (outcome) => {
+          if (outcome.kind === 'reply' && !outcome.truncated) {
+            const rcode = outcome.rcode;
+            if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') {
+              resolve(new Exchange(outcome, rcode, resolver.label, 'udp', elapsedMs(started)));
+              return;
             }
-            attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
-            givenUp.add(resolver);
-          } else if (outcome.kind === 'unreachable') {
-            attempts.push({ resolver: resolver.label, transport, outcome: 'unreachable', reason: outcome.code });
-            givenUp.add(resolver);
-          } else {
-            attempts.push({
-              resolver: resolver.label,
-              transport,
-              outcome: 'timeout',
-              reason: 'timeout',
-              ...(outcome.ignoredReplies > 0 ? { ignoredReplies: outcome.ignoredReplies } : {}),
-            });
           }
-        }
-      }
-      throw failure(name, type, attempts, timeoutMs);
+          resolveQuestion(question, started, outcome).then(resolve, reject);
+        });
+      });
     },
 
     async close() {
@@ -196,6 +233,30 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
       await Promise.all(open.map((channel) => channel.close()));
     },
   };
+}
+
+/** An accepted response; dns-packet's decoding of it is made only if someone reads `response`. */
+class Exchange implements DnsExchange {
+  constructor(
+    private readonly reply: DnsReply,
+    readonly rcode: string,
+    readonly resolver: string,
+    readonly transport: DnsTransportKind,
+    readonly latencyMs: number,
+  ) {}
+
+  get response(): DecodedPacket {
+    return this.reply.packet;
+  }
+
+  get answers(): DnsAnswer[] {
+    return this.reply.answers;
+  }
+}
+
+/** Milliseconds since `started` (performance.now()), to 0.1 ms. */
+function elapsedMs(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DecodedPacket } from 'dns-packet';
+import type { DnsReply } from './dns-message.js';
 
 /**
  * How one attempt (one query to one resolver over one transport) ended.
@@ -6,8 +6,8 @@ import type { DecodedPacket } from 'dns-packet';
  * and turns the final failure into one NetintelError.
  */
 export type ExchangeOutcome =
-  /** A reply whose id and question match the query. */
-  | { kind: 'reply'; packet: DecodedPacket }
+  /** A reply whose id and question match the query (kind `reply`). */
+  | DnsReply
   /** No matching reply in time; `ignoredReplies` counts datagrams or frames that did not match. */
   | { kind: 'timeout'; ignoredReplies: number }
   /** The network said no: ICMP unreachable (ECONNREFUSED), reset, no route; `code` is the errno name. */

@@ -1,6 +1,5 @@
 import type { DnsTransport } from './dns-transport.js';
-import { normaliseDomain } from './dns-name.js';
-import { toDnsAnswer } from './dns-records.js';
+import { isPlainAsciiName, normaliseDomain } from './dns-name.js';
 import type { DnsAnswer, DnsDataByType, DnsStatus, DnsTransportKind } from './dns-result.js';
 import type { DnsRecordType } from './dns-type.js';
 
@@ -39,25 +38,42 @@ export async function queryRecords<T extends DnsRecordType>(
   name: string,
   type: T,
 ): Promise<DnsRecordSet<T>> {
-  const ascii = normaliseDomain(name).ascii;
+  const ascii = asciiName(name);
   const exchange = await transport.query(ascii, type);
-  const answers: DnsAnswer[] = [];
-  for (const rr of exchange.response.answers ?? []) {
-    const answer = toDnsAnswer(rr);
-    if (answer) answers.push(answer);
+  const answers = exchange.answers;
+  const records: Array<DnsDataByType[T]> = [];
+  let ttlSeconds: number | null = null;
+  for (const answer of answers) {
+    if (answer.type !== type) continue;
+    records.push(answer.data as DnsDataByType[T]);
+    if (ttlSeconds === null || answer.ttlSeconds < ttlSeconds) ttlSeconds = answer.ttlSeconds;
   }
-  const matching = answers.filter((answer) => answer.type === type);
-  const status: DnsStatus = exchange.rcode === 'NXDOMAIN' ? 'nxdomain' : matching.length > 0 ? 'answer' : 'nodata';
   return {
     name: ascii,
     type,
-    status,
+    status: answerStatus(exchange.rcode, records.length),
     rcode: exchange.rcode,
-    records: matching.map((answer) => answer.data as DnsDataByType[T]),
-    ttlSeconds: matching.length > 0 ? Math.min(...matching.map((answer) => answer.ttlSeconds)) : null,
+    records,
+    ttlSeconds,
     answers,
     resolver: exchange.resolver,
     transport: exchange.transport,
     latencyMs: exchange.latencyMs,
   };
+}
+
+/** How a question came out: NXDOMAIN, else whether any record of the asked type came back. */
+export function answerStatus(rcode: string, matching: number): DnsStatus {
+  return rcode === 'NXDOMAIN' ? 'nxdomain' : matching > 0 ? 'answer' : 'nodata';
+}
+
+/**
+ * The ASCII form of a name as normaliseDomain gives it. A name already in
+ * that form (lower-case letters, digits, `-` and `_`, no punycode label)
+ * is its own normal form and skips the work.
+ *
+ * @throws NetintelError `invalid_input` as normaliseDomain.
+ */
+export function asciiName(name: string): string {
+  return isPlainAsciiName(name) ? name : normaliseDomain(name).ascii;
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { NetintelError } from '../../errors.js';
 
@@ -92,7 +93,7 @@ export function parseResolvConf(text: string): ResolverAddress[] {
 export async function readSystemResolvers(path = '/etc/resolv.conf'): Promise<ResolverAddress[]> {
   let text = '';
   try {
-    text = await (await import('node:fs/promises')).readFile(path, 'utf8');
+    text = await readFile(path, 'utf8');
   } catch {
     // Fall through to the fallback: no resolv.conf means "ask the local host".
   }

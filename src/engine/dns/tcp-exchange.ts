@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { answersQuestion, decodeMessage, encodeQuery, randomQueryId, type DnsQuestion } from './dns-message.js';
+import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion } from './dns-message.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 
@@ -22,11 +22,10 @@ export function tcpExchange(
   edns: boolean,
   timeoutMs: number,
 ): Promise<ExchangeOutcome> {
-  const id = randomQueryId();
-  const query = encodeQuery(id, question, edns);
-  const frame = Buffer.alloc(2 + query.length);
-  frame.writeUInt16BE(query.length, 0);
-  query.copy(frame, 2);
+  const query = prepareQuery(randomQueryId(), question, edns);
+  const frame = Buffer.alloc(2 + query.message.length);
+  frame.writeUInt16BE(query.message.length, 0);
+  query.message.copy(frame, 2);
 
   return new Promise<ExchangeOutcome>((resolve) => {
     let received: Buffer = Buffer.alloc(0);
@@ -59,9 +58,9 @@ export function tcpExchange(
         if (received.length < 2 + length) return;
         const message = received.subarray(2, 2 + length);
         received = received.subarray(2 + length);
-        const packet = message.length >= 12 && message.readUInt16BE(0) === id ? decodeMessage(message) : null;
-        if (packet && answersQuestion(packet, question)) {
-          finish({ kind: 'reply', packet });
+        const reply = message.length >= 12 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
+        if (reply) {
+          finish(reply);
           return;
         }
         ignoredReplies += 1;

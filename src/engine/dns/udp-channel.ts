@@ -1,5 +1,6 @@
 import dgram from 'node:dgram';
-import { answersQuestion, decodeMessage, encodeQuery, randomQueryId, type DnsQuestion } from './dns-message.js';
+import { performance } from 'node:perf_hooks';
+import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type PreparedQuery } from './dns-message.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 
@@ -14,22 +15,40 @@ import type { ResolverAddress } from './resolver-address.js';
  * waiting until its own deadline.
  */
 export interface UdpChannel {
-  /** Sends `question` once and waits up to `timeoutMs` for the matching reply. Never rejects. */
-  exchange(question: DnsQuestion, edns: boolean, timeoutMs: number): Promise<ExchangeOutcome>;
+  /**
+   * Sends `question` once and calls `done` exactly once: with the matching
+   * reply, or after the channel's timeout, or when the network refuses.
+   * `done` may be called before `send` returns (a closed channel).
+   */
+  send(question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void): void;
+  /** {@link UdpChannel.send} as a promise. Never rejects. */
+  exchange(question: DnsQuestion, edns: boolean): Promise<ExchangeOutcome>;
   /** Queries currently waiting for a reply. */
   readonly inFlight: number;
   /** Ends every waiting query as unreachable (`ECLOSED`) and closes the socket. */
   close(): Promise<void>;
 }
 
-interface Pending {
-  id: number;
-  question: DnsQuestion;
-  timer: NodeJS.Timeout;
-  ignoredReplies: number;
-  settled: boolean;
-  resolve(outcome: ExchangeOutcome): void;
+/**
+ * A query waiting for its reply. Waiting queries form a list in the order
+ * they were sent, which is also the order of their deadlines (one timeout
+ * per channel), so one timer at the head's deadline serves them all: a
+ * bulk run does not create, arm and cancel a timer per query.
+ */
+class Waiting {
+  prev: Waiting | null = null;
+  next: Waiting | null = null;
+  ignoredReplies = 0;
+
+  constructor(
+    readonly query: PreparedQuery,
+    readonly deadline: number,
+    public done: ((outcome: ExchangeOutcome) => void) | null,
+  ) {}
 }
+
+/** A send that waits for the socket to open or for a free id. */
+type Deferred = [question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void];
 
 // The id space is 16 bits. Leaving a margin keeps random draws cheap and
 // ids unguessable; further queries wait for a free slot.
@@ -39,122 +58,186 @@ const MAX_IN_FLIGHT = 50_000;
 // The kernel caps this at net.core.rmem_max, which is fine.
 const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** Creates the channel; the socket is opened on the first exchange. */
-export function createUdpChannel(resolver: ResolverAddress): UdpChannel {
-  const pending = new Map<number, Pending>();
-  const waitingForSlot: Array<() => void> = [];
+/**
+ * Creates the channel; the socket is opened on the first send. Each query
+ * waits up to `timeoutMs` milliseconds for its reply.
+ */
+export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): UdpChannel {
+  // Waiting queries by id: an array indexed by the 16-bit id is cheaper than a Map.
+  const byId: Array<Waiting | null> = new Array<Waiting | null>(0x10000).fill(null);
+  let head: Waiting | null = null;
+  let tail: Waiting | null = null;
+  let inFlight = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const waitingForSlot: Deferred[] = [];
+  let waitingForSocket: Deferred[] = [];
   let socket: dgram.Socket | null = null;
-  let ready: Promise<dgram.Socket> | null = null;
+  let opening = false;
   let closed = false;
 
-  function settle(entry: Pending, outcome: ExchangeOutcome): void {
-    if (entry.settled) return;
-    entry.settled = true;
-    clearTimeout(entry.timer);
-    if (pending.get(entry.id) === entry) pending.delete(entry.id);
-    waitingForSlot.shift()?.();
-    entry.resolve(outcome);
+  function settle(entry: Waiting, outcome: ExchangeOutcome): void {
+    const done = entry.done;
+    if (done === null) return;
+    entry.done = null;
+    const id = entry.query.id;
+    if (byId[id] === entry) byId[id] = null;
+    if (entry.prev) entry.prev.next = entry.next;
+    else head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else tail = entry.prev;
+    entry.prev = null;
+    entry.next = null;
+    inFlight -= 1;
+    if (inFlight === 0 && timer !== null) {
+      // Nothing waits: the timer must not keep the process alive.
+      clearTimeout(timer);
+      timer = null;
+    }
+    const deferred = waitingForSlot.shift();
+    if (deferred) send(deferred[0], deferred[1], deferred[2]);
+    done(outcome);
+  }
+
+  /** Ends the queries whose deadline has passed; runs at the head's deadline. */
+  function sweep(): void {
+    timer = null;
+    const now = performance.now();
+    while (head !== null && head.deadline <= now) {
+      settle(head, { kind: 'timeout', ignoredReplies: head.ignoredReplies });
+    }
+    if (head !== null && timer === null) arm(head.deadline - now);
+  }
+
+  function arm(delayMs: number): void {
+    // Timers may fire a little early against performance.now(); sweep()
+    // re-arms for the rest instead of ending a query before its deadline.
+    timer = setTimeout(sweep, Math.max(1, Math.ceil(delayMs)));
   }
 
   function onMessage(message: Buffer): void {
     if (message.length < 12) return;
-    const entry = pending.get(message.readUInt16BE(0));
+    const entry = byId[(message[0]! << 8) | message[1]!];
     if (!entry) return;
-    const packet = decodeMessage(message);
-    if (!packet || !answersQuestion(packet, entry.question)) {
+    const reply = judgeReply(message, entry.query);
+    if (reply === null) {
       entry.ignoredReplies += 1;
       return;
     }
-    settle(entry, { kind: 'reply', packet });
+    settle(entry, reply);
+  }
+
+  function waitingList(): Waiting[] {
+    const list: Waiting[] = [];
+    for (let entry = head; entry !== null; entry = entry.next) list.push(entry);
+    return list;
   }
 
   function onError(error: NodeJS.ErrnoException): void {
     // An ICMP error cannot be tied to one query: it says the resolver's port
     // or host is unreachable, which holds for every query waiting on it.
     const code = error.code ?? 'EIO';
-    for (const entry of [...pending.values()]) settle(entry, { kind: 'unreachable', code });
+    for (const entry of waitingList()) settle(entry, { kind: 'unreachable', code });
   }
 
-  function open(): Promise<dgram.Socket> {
-    ready ??= new Promise<dgram.Socket>((resolve, reject) => {
-      const created = dgram.createSocket({ type: resolver.family === 6 ? 'udp6' : 'udp4' });
-      const failConnect = (error: Error): void => reject(error);
-      created.once('error', failConnect);
-      created.connect(resolver.port, resolver.host, () => {
-        created.off('error', failConnect);
-        if (closed) {
-          created.close();
-          reject(Object.assign(new Error('channel closed'), { code: 'ECLOSED' }));
-          return;
-        }
-        created.on('error', onError);
-        created.on('message', onMessage);
-        try {
-          created.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
-        } catch {
-          // Keep the system default.
-        }
-        // Pending timers keep the process alive while queries wait; an idle
-        // channel must not.
-        created.unref();
-        socket = created;
-        resolve(created);
-      });
+  function open(): void {
+    if (opening) return;
+    opening = true;
+    const created = dgram.createSocket({ type: resolver.family === 6 ? 'udp6' : 'udp4' });
+    const fail = (code: string): void => {
+      opening = false;
+      const failed = waitingForSocket;
+      waitingForSocket = [];
+      for (const [, , done] of failed) done({ kind: 'unreachable', code });
+    };
+    const failConnect = (error: NodeJS.ErrnoException): void => {
+      try {
+        created.close();
+      } catch {
+        // Already closed.
+      }
+      fail(error.code ?? 'EIO');
+    };
+    created.once('error', failConnect);
+    created.connect(resolver.port, resolver.host, () => {
+      created.off('error', failConnect);
+      if (closed) {
+        created.close();
+        fail('ECLOSED');
+        return;
+      }
+      opening = false;
+      created.on('error', onError);
+      created.on('message', onMessage);
+      try {
+        created.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
+      } catch {
+        // Keep the system default.
+      }
+      // The timer keeps the process alive while queries wait; an idle
+      // channel must not.
+      created.unref();
+      socket = created;
+      const ready = waitingForSocket;
+      waitingForSocket = [];
+      for (const [question, edns, done] of ready) send(question, edns, done);
     });
-    return ready;
   }
 
   function freeId(): number {
     let id = randomQueryId();
-    while (pending.has(id)) id = randomQueryId();
+    while (byId[id] !== null) id = randomQueryId();
     return id;
+  }
+
+  function send(question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void): void {
+    if (closed) {
+      done({ kind: 'unreachable', code: 'ECLOSED' });
+      return;
+    }
+    const connected = socket;
+    if (connected === null) {
+      waitingForSocket.push([question, edns, done]);
+      open();
+      return;
+    }
+    if (inFlight >= MAX_IN_FLIGHT) {
+      waitingForSlot.push([question, edns, done]);
+      return;
+    }
+    const query = prepareQuery(freeId(), question, edns);
+    const entry = new Waiting(query, performance.now() + timeoutMs, done);
+    byId[query.id] = entry;
+    if (tail === null) head = entry;
+    else {
+      tail.next = entry;
+      entry.prev = tail;
+    }
+    tail = entry;
+    inFlight += 1;
+    if (timer === null) arm(timeoutMs);
+    // Without a callback Node sends at once (uv_udp_try_send) instead of
+    // queueing a request per datagram; a send error then arrives as an
+    // 'error' event, which fails the waiting queries like an ICMP error.
+    connected.send(query.message);
   }
 
   return {
     get inFlight() {
-      return pending.size;
+      return inFlight;
     },
 
-    async exchange(question, edns, timeoutMs) {
-      if (closed) return { kind: 'unreachable', code: 'ECLOSED' };
-      let connected: dgram.Socket;
-      try {
-        connected = await open();
-      } catch (error) {
-        ready = null;
-        return { kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EIO' };
-      }
-      while (pending.size >= MAX_IN_FLIGHT) {
-        await new Promise<void>((resolve) => waitingForSlot.push(resolve));
-      }
-      if (closed) return { kind: 'unreachable', code: 'ECLOSED' };
+    send,
 
-      const id = freeId();
-      const query = encodeQuery(id, question, edns);
-      return new Promise<ExchangeOutcome>((resolve) => {
-        const entry: Pending = {
-          id,
-          question,
-          ignoredReplies: 0,
-          settled: false,
-          resolve,
-          timer: setTimeout(() => settle(entry, { kind: 'timeout', ignoredReplies: entry.ignoredReplies }), timeoutMs),
-        };
-        pending.set(id, entry);
-        // Without a callback Node sends at once (uv_udp_try_send) instead of
-        // queueing a request per datagram; a send error then arrives as an
-        // 'error' event, which fails the waiting queries like an ICMP error.
-        connected.send(query);
-      });
+    exchange(question, edns) {
+      return new Promise<ExchangeOutcome>((resolve) => send(question, edns, resolve));
     },
 
     async close() {
       closed = true;
-      for (const entry of [...pending.values()]) settle(entry, { kind: 'unreachable', code: 'ECLOSED' });
-      waitingForSlot.splice(0).forEach((wake) => wake());
+      for (const entry of waitingList()) settle(entry, { kind: 'unreachable', code: 'ECLOSED' });
+      for (const [, , done] of waitingForSlot.splice(0)) done({ kind: 'unreachable', code: 'ECLOSED' });
       const current = socket;
       socket = null;
-      ready = null;
       if (current) await new Promise<void>((resolve) => current.close(() => resolve()));
     },
   };

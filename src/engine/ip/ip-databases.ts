@@ -1,10 +1,14 @@
 import type { EngineContext } from '../context.js';
 import { AsnIndex } from '../asn/asn-index.js';
-import { dataFilePath } from '../data/data-files.js';
+import { asnDataDate, mmdbDataDate } from '../data/data-dates.js';
+import { dataDirFilePath, dataFilePath } from '../data/data-files.js';
 import { loadCountryNames, type CountryNameTable } from '../geo/country-names.js';
 import { MmdbFile } from '../geo/mmdb-file.js';
 import { loadRegionTable, type RegionTable } from '../geo/region-codes.js';
 import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.js';
+import { SecuritySignals } from '../security/security-signals.js';
+import { SignalIndex } from '../security/signal-index.js';
+import type { IpRecordMeta } from './ip-record.js';
 
 /**
  * `pread` for one-off lookups (touch a few KiB of each file), `memory` for
@@ -20,6 +24,8 @@ export class IpDatabases {
   private regionTable?: RegionTable;
   private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
+  private securitySignals?: SecuritySignals;
+  private readonly metas: { 4?: IpRecordMeta; 6?: IpRecordMeta } = {};
 
   constructor(
     private readonly dataDir: string | null,
@@ -50,10 +56,40 @@ export class IpDatabases {
     return (this.curatedList ??= loadCuratedAsns(dataFilePath('curatedAsns', this.dataDir)));
   }
 
+  /**
+   * The security signals: the curated ASN list and, when `netintel data
+   * update` has installed feeds in the data dir, their compiled index
+   * (opened like the other datasets: positioned reads or in memory).
+   */
+  get security(): SecuritySignals {
+    if (!this.securitySignals) {
+      const path = dataDirFilePath('securityIndex', this.dataDir);
+      this.securitySignals = new SecuritySignals(this.curatedAsns, path === null ? null : SignalIndex.open(path, { mode: this.mode }));
+    }
+    return this.securitySignals;
+  }
+
+  /** The datasets an answer for an address of the family uses, with their dates (the record's `meta`). */
+  meta(version: 4 | 6): IpRecordMeta {
+    let meta = this.metas[version];
+    if (!meta) {
+      const city = version === 4 ? this.cityV4 : this.cityV6;
+      const data = {
+        [`dbip-city-ipv${version}`]: mmdbDataDate(city.metadata),
+        [`asn-ipv${version}`]: asnDataDate(this.asn.metadata),
+        ...this.security.dataDates(),
+      };
+      meta = Object.freeze({ data: Object.freeze(data) });
+      this.metas[version] = meta;
+    }
+    return meta;
+  }
+
   close(): void {
     this.cityV4File?.close();
     this.cityV6File?.close();
     this.asnFile?.close();
+    this.securitySignals?.index?.close();
   }
 }
 

@@ -1,3 +1,5 @@
+import type { SecurityVerdict } from '../security/security-signals.js';
+
 /**
  * The IP information record of SPEC.md (GET /api/ipinfo), with its field
  * names exactly as the specification spells them. Every key is always
@@ -24,14 +26,18 @@ export interface IpNetwork {
   domain: string | null;
 }
 
-export type ThreatLevel = 'low' | 'medium' | 'high';
+export type { ThreatLevel } from '../security/threat-rule.js';
 
-export interface IpSecurity {
-  is_vpn: boolean | null;
-  is_proxy: boolean | null;
-  is_tor: boolean | null;
-  is_hosting: boolean | null;
-  threat_level: ThreatLevel | null;
+/**
+ * SPEC.md's security flags and threat_level, plus what explains them: the
+ * rule row that set the level, the operator when known, and every signal
+ * that fired (see src/engine/security/).
+ */
+export type IpSecurity = SecurityVerdict;
+
+/** The dates of the datasets an answer used (dataset name -> ISO 8601 date). */
+export interface IpRecordMeta {
+  data: Readonly<Record<string, string | null>>;
 }
 
 export interface IpInfoRecord {
@@ -42,6 +48,8 @@ export interface IpInfoRecord {
   security: IpSecurity;
   /** The special-purpose block the address is in (e.g. "private (RFC 1918)"), or null for a public address. */
   reserved: string | null;
+  /** Provenance: the datasets the answer used and their dates (json/ndjson/xml; not a CSV column). */
+  meta: IpRecordMeta;
 }
 
 export const EMPTY_LOCATION: IpLocation = Object.freeze({
@@ -64,4 +72,10 @@ export const UNKNOWN_SECURITY: IpSecurity = Object.freeze({
   is_tor: null,
   is_hosting: null,
   threat_level: null,
+  threat_rule: null,
+  provider: null,
+  evidence: Object.freeze([]),
 });
+
+/** The meta of an answer that used no dataset (a special-purpose address). */
+export const NO_DATA_META: IpRecordMeta = Object.freeze({ data: Object.freeze({}) });

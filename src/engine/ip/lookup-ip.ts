@@ -2,18 +2,18 @@ import type { EngineContext } from '../context.js';
 import { countryName } from '../geo/country-names.js';
 import type { MmdbFile, MmdbValue } from '../geo/mmdb-file.js';
 import { timezoneAt } from '../geo/timezones.js';
-import { isHostingCategory } from '../security/curated-asns.js';
+import { NO_ASN, type AsnSignals, type SecuritySignals } from '../security/security-signals.js';
 import { ipDatabasesFor, type AccessMode, type IpDatabases } from './ip-databases.js';
 import { parseIpAddress, parseIpv4Fast, type IpAddress } from './ip-address.js';
 import {
   EMPTY_LOCATION,
   EMPTY_NETWORK,
+  NO_DATA_META,
   UNKNOWN_SECURITY,
   type IpInfoRecord,
   type IpLocation,
   type IpNetwork,
   type IpSecurity,
-  type ThreatLevel,
 } from './ip-record.js';
 import { specialPurposeOf, specialPurposeOfV4 } from './special-ranges.js';
 
@@ -57,6 +57,17 @@ interface DbipCityRecord {
 const LOCATION_CACHE_SIZE = 262_144;
 
 /**
+ * A network object, its AS's security signals, and the verdict for the
+ * addresses of the range no feed lists (the common case). Verdicts are
+ * shared per (AS signals, feed segment), never built per record.
+ */
+interface NetworkEntry {
+  network: IpNetwork;
+  asn: AsnSignals;
+  security: IpSecurity;
+}
+
+/**
  * Builds the lookup function over a set of databases. Location objects are
  * cached by their data offset (many networks share one city record), so a
  * bulk run derives names, region codes and time zones once per city; network
@@ -65,7 +76,10 @@ const LOCATION_CACHE_SIZE = 262_144;
  */
 export function createIpLookup(databases: IpDatabases): IpLookup {
   const locationCache = new Map<number, IpLocation>();
-  const networkCache = new Map<number, { network: IpNetwork; security: IpSecurity }>();
+  const networkCache = new Map<number, NetworkEntry>();
+  // Opened on first use, like every dataset: an invalid input opens nothing.
+  let signals: SecuritySignals | undefined;
+  let noAsn: NetworkEntry | undefined;
 
   const locate = (file: MmdbFile, offset: number, version: 4 | 6): IpLocation => {
     if (offset < 0) return EMPTY_LOCATION;
@@ -86,8 +100,10 @@ export function createIpLookup(databases: IpDatabases): IpLookup {
     if (reserved !== null) return reservedRecord(address.text, 'ipv6', reserved);
     const cityV6 = databases.cityV6;
     const location = locate(cityV6, cityV6.findOffset(address.bytes), 6);
-    const { network, security } = networkOf(6, databases.asn.indexOfV6(address.bytes));
-    return { ip: address.text, type: 'ipv6', location, network, security, reserved: null };
+    const entry = networkOf(6, databases.asn.indexOfV6(address.bytes));
+    const set = (signals ??= databases.security).v6Set(address.bytes);
+    const security = set === -1 ? entry.security : signals.verdict(entry.asn, set);
+    return { ip: address.text, type: 'ipv6', location, network: entry.network, security, reserved: null, meta: databases.meta(6) };
   }) as IpLookup;
 
   const lookupV4 = (v4: number, text: string): IpInfoRecord => {
@@ -95,21 +111,25 @@ export function createIpLookup(databases: IpDatabases): IpLookup {
     if (reserved !== null) return reservedRecord(text, 'ipv4', reserved);
     const cityV4 = databases.cityV4;
     const location = locate(cityV4, cityV4.findOffsetV4(v4), 4);
-    const { network, security } = networkOf(4, databases.asn.indexOfV4(v4));
-    return { ip: text, type: 'ipv4', location, network, security, reserved: null };
+    const entry = networkOf(4, databases.asn.indexOfV4(v4));
+    const set = (signals ??= databases.security).v4Set(v4);
+    const security = set === -1 ? entry.security : signals!.verdict(entry.asn, set);
+    return { ip: text, type: 'ipv4', location, network: entry.network, security, reserved: null, meta: databases.meta(4) };
   };
   lookup.v4 = lookupV4;
   return lookup;
 
-  function networkOf(version: 4 | 6, index: number): { network: IpNetwork; security: IpSecurity } {
-    if (index < 0) return { network: EMPTY_NETWORK, security: UNKNOWN_SECURITY };
+  function networkOf(version: 4 | 6, index: number): NetworkEntry {
+    signals ??= databases.security;
+    if (index < 0) return (noAsn ??= { network: EMPTY_NETWORK, asn: NO_ASN, security: signals.verdict(NO_ASN, -1) });
     const key = version === 4 ? index : -1 - index;
     let cached = networkCache.get(key);
     if (!cached) {
       const asnIndex = databases.asn;
       const asn = asnIndex.asnAt(version, index);
       const organization = asnIndex.organizationAt(version, index);
-      cached = { network: { isp: organization, organization, asn, domain: null }, security: securityOf(asn, databases) };
+      const asnSignals = signals.asnSignals(asn);
+      cached = { network: { isp: organization, organization, asn, domain: null }, asn: asnSignals, security: signals.verdict(asnSignals, -1) };
       if (networkCache.size >= LOCATION_CACHE_SIZE) networkCache.delete(networkCache.keys().next().value!);
       networkCache.set(key, cached);
     }
@@ -124,7 +144,7 @@ export interface IpLookup {
 }
 
 function reservedRecord(ip: string, type: 'ipv4' | 'ipv6', reserved: string): IpInfoRecord {
-  return { ip, type, location: EMPTY_LOCATION, network: EMPTY_NETWORK, security: UNKNOWN_SECURITY, reserved };
+  return { ip, type, location: EMPTY_LOCATION, network: EMPTY_NETWORK, security: UNKNOWN_SECURITY, reserved, meta: NO_DATA_META };
 }
 
 function text(value: string | undefined): string | null {
@@ -158,28 +178,4 @@ function toLocation(value: MmdbValue, databases: IpDatabases): IpLocation {
     timezone: text(record.timezone) ?? databases.regions.timezone(countryCode, region) ?? timezoneAt(latitude, longitude),
     zip: text(record.postcode),
   };
-}
-
-/**
- * The security flags the shipped data supports: hosting and VPN operators by
- * ASN (data/curated-asns.json). Proxy and Tor need their feeds, so they stay
- * null (unknown) rather than false.
- */
-function securityOf(asn: number, databases: IpDatabases): IpSecurity {
-  const category = databases.curatedAsns.byAsn.get(asn)?.category;
-  const isVpn = category === 'vpn';
-  return {
-    is_vpn: isVpn,
-    is_proxy: null,
-    is_tor: null,
-    is_hosting: isHostingCategory(category),
-    threat_level: threatLevel({ isVpn, isProxy: false, isTor: false }),
-  };
-}
-
-/** high: Tor exit or open proxy; medium: VPN; low: anything else, hosting included. */
-export function threatLevel(flags: { isVpn: boolean; isProxy: boolean; isTor: boolean }): ThreatLevel {
-  if (flags.isTor || flags.isProxy) return 'high';
-  if (flags.isVpn) return 'medium';
-  return 'low';
 }

@@ -14,8 +14,16 @@ export const DNS_SCHEMA: RecordSchema = {
   identity: ['domain', 'type'],
   tableColumns: ['domain', 'type', 'status', 'answers', 'resolver', 'latencyMs'],
   presentColumn: (record, column) => {
-    if (column !== 'answers') return getPath(record, column);
-    const answers = getPath(record, 'answers') as Array<{ name: string; ttlSeconds: number; type: string; data: unknown }> | undefined;
-    return answers?.map(presentDnsAnswer).join('\n') ?? null;
+    if (column === 'answers') {
+      const answers = (record as { answers?: Array<{ name: string; ttlSeconds: number; type: string; data: unknown }> | null } | null)?.answers;
+      if (answers === undefined || answers === null) return null;
+      let text = '';
+      for (let i = 0; i < answers.length; i++) text += i === 0 ? presentDnsAnswer(answers[i]!) : `\n${presentDnsAnswer(answers[i]!)}`;
+      return text;
+    }
+    // The columns are top-level keys: read them without splitting the path
+    // for every cell of a bulk run.
+    if (record !== null && typeof record === 'object' && !column.includes('.')) return (record as Record<string, unknown>)[column];
+    return getPath(record, column);
   },
 };

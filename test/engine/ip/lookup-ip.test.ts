@@ -43,7 +43,16 @@ describe('lookupIp on the installed data', () => {
     expect(record.location.country).toBe('United States');
     expect(record.network).toEqual({ isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null });
     expect(categoryOf(15169)).toBe('cloud');
-    expect(record.security).toEqual({ is_vpn: false, is_proxy: null, is_tor: null, is_hosting: true, threat_level: 'low' });
+    expect(record.security).toEqual({
+      is_vpn: false,
+      is_proxy: null,
+      is_tor: null,
+      is_hosting: true,
+      threat_level: 'low',
+      threat_rule: 'hosting',
+      provider: 'Google',
+      evidence: [{ signal: 'hosting_asn', source: 'curated-asns', matched: 'AS15169', provider: 'Google', updated: expect.any(String) }],
+    });
   });
 
   it('finds 2001:4860:4860::8888 in AS15169 "Google LLC" too', () => {
@@ -82,7 +91,7 @@ describe('lookupIp on the installed data', () => {
 
   it('keeps every key of the record, location values typed or null', () => {
     const record = lookupIp(ctx, '8.8.8.8');
-    expect(Object.keys(record)).toEqual(['ip', 'type', 'location', 'network', 'security', 'reserved']);
+    expect(Object.keys(record)).toEqual(['ip', 'type', 'location', 'network', 'security', 'reserved', 'meta']);
     expect(Object.keys(record.location)).toEqual(['country', 'country_code', 'region', 'region_code', 'city', 'latitude', 'longitude', 'timezone', 'zip']);
     const { latitude, longitude, timezone } = record.location;
     expect(typeof latitude === 'number' && latitude >= -90 && latitude <= 90).toBe(true);
@@ -104,7 +113,8 @@ describe('lookupIp on the installed data', () => {
       if (!first) continue;
       const record = lookupIp(ctx, first.split('/')[0]!);
       if (record.network.asn !== asn) continue; // a more specific route of another AS
-      expect(record.security).toEqual({ is_vpn: true, is_proxy: null, is_tor: null, is_hosting: false, threat_level: 'medium' });
+      expect(record.security).toMatchObject({ is_vpn: true, is_proxy: null, is_tor: null, is_hosting: false, threat_level: 'medium', threat_rule: 'vpn' });
+      expect(record.security.evidence).toEqual([expect.objectContaining({ signal: 'vpn_asn', source: 'curated-asns', matched: `AS${asn}` })]);
       checked += 1;
     }
     expect(checked).toBeGreaterThan(0);

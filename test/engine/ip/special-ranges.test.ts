@@ -18,7 +18,9 @@ const NULL_LOCATION = {
   zip: null,
 };
 const NULL_NETWORK = { isp: null, organization: null, asn: null, domain: null };
-const NULL_SECURITY = { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null };
+const NULL_SECURITY = { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null, threat_rule: null, provider: null, evidence: [] };
+/** A special-purpose address consults no dataset: no dates to report. */
+const NO_DATA = { data: {} };
 
 describe('special-purpose addresses', () => {
   it.each([
@@ -50,6 +52,7 @@ describe('special-purpose addresses', () => {
       network: NULL_NETWORK,
       security: NULL_SECURITY,
       reserved: label,
+      meta: NO_DATA,
     });
   });
 
@@ -74,6 +77,7 @@ describe('special-purpose addresses', () => {
       network: NULL_NETWORK,
       security: NULL_SECURITY,
       reserved: label,
+      meta: NO_DATA,
     });
   });
 

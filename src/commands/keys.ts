@@ -1,0 +1,115 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { emitOutcomes } from '../cli/emit.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+import { NetintelError } from '../errors.js';
+import type { PlanLimits } from '../keys/plans.js';
+import { API_KEY_SCHEMA } from '../output/schemas/api-key-schema.js';
+
+interface KeyFlags {
+  db?: string;
+  plans?: string;
+}
+
+interface CreateFlags extends KeyFlags {
+  plan: string;
+  label?: string;
+  daily?: number;
+  perMinute?: number;
+  burst?: number;
+  batch?: number;
+}
+
+function positive(name: string, integer: boolean) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isSafeInteger(number))) {
+      throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}, not ${JSON.stringify(value)}`);
+    }
+    return number;
+  };
+}
+
+/** `netintel keys create|list|revoke`: the API keys of `netintel serve`, in its key database. */
+export function registerKeysCommand(program: Command, runtime: CommandRuntime): void {
+  const keys = program
+    .command('keys')
+    .description('API keys of `netintel serve`: create (shown once), list, revoke')
+    .addHelpText('after', '\nExamples:\n  netintel keys create --plan pro --label "billing team"\n  netintel keys list -f json\n  netintel keys revoke abcdefghijkl');
+  const dbOption = () => new Option('--db <path>', 'key database (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)');
+
+  keys
+    .command('create')
+    .description('make a key and print it; only its hash is stored, so it cannot be shown again')
+    .requiredOption('--plan <plan>', 'free, starter, pro or enterprise (or a plan of --plans FILE)')
+    .option('--label <text>', 'who or what the key is for')
+    .addOption(dbOption())
+    .option('--plans <file>', 'plans file whose plan names are accepted (default: the shipped data/plans.json)')
+    .addOption(new Option('--daily <n>', 'enterprise: lookups per UTC day').argParser(positive('--daily', true)))
+    .addOption(new Option('--per-minute <n>', 'enterprise: burst refill per minute').argParser(positive('--per-minute', false)))
+    .addOption(new Option('--burst <n>', 'enterprise: burst capacity').argParser(positive('--burst', true)))
+    .addOption(new Option('--batch <n>', 'enterprise: items per bulk-form request').argParser(positive('--batch', true)))
+    .action(async (flags: CreateFlags, command: Command) => {
+      const options = runtime.options(command);
+      const { loadPlanTable, effectivePlan } = await import('../keys/plans.js');
+      const table = loadPlanTable(flags.plans);
+      const limits: Partial<PlanLimits> = {};
+      for (const name of ['daily', 'perMinute', 'burst', 'batch'] as const) if (flags[name] !== undefined) limits[name] = flags[name];
+      if (Object.keys(limits).length > 0 && flags.plan !== 'enterprise') {
+        throw new NetintelError('usage', '--daily, --per-minute, --burst and --batch set an enterprise key\'s own limits: use them with --plan enterprise');
+      }
+      effectivePlan(table, flags.plan, limits);
+      const store = await openStore(runtime, flags);
+      try {
+        const { record, key } = store.create({ plan: flags.plan, label: flags.label ?? null, limits });
+        const { kind, id, ...rest } = record;
+        if (!options.quiet) runtime.io.stderr.write('netintel: this is the only time the key is shown; the database keeps only its hash\n');
+        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: id, value: { kind, id, key, ...rest } }]], {
+          single: true,
+          bulk: false,
+        });
+      } finally {
+        store.close();
+      }
+    });
+
+  keys
+    .command('list')
+    .description('every key: id, plan, label, dates (never the key)')
+    .addOption(dbOption())
+    .action(async (flags: KeyFlags, command: Command) => {
+      const options = runtime.options(command);
+      const store = await openStore(runtime, flags);
+      try {
+        const records = store.list().map((record) => ({ ok: true as const, query: record.id, value: record }));
+        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [records], { single: false, bulk: false });
+      } finally {
+        store.close();
+      }
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key by id: the server refuses it (within a second for a running server)')
+    .argument('<id>', 'the key id (the part after ni_ in the key, as `keys list` shows)')
+    .addOption(dbOption())
+    .action(async (id: string, flags: KeyFlags, command: Command) => {
+      const options = runtime.options(command);
+      const store = await openStore(runtime, flags);
+      try {
+        const record = store.revoke(id.replace(/^ni_([a-z2-7]{12})(?:_.*)?$/, '$1'));
+        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: record.id, value: record }]], {
+          single: true,
+          bulk: false,
+        });
+      } finally {
+        store.close();
+      }
+    });
+
+  for (const sub of keys.commands) sub.exitOverride().configureOutput(program.configureOutput());
+}
+
+async function openStore(runtime: CommandRuntime, flags: KeyFlags) {
+  const [{ openSqliteKeyStore }, { keyDbPath }] = await Promise.all([import('../keys/sqlite-key-store.js'), import('../keys/key-db-path.js')]);
+  return openSqliteKeyStore(keyDbPath(flags.db, runtime.io.env));
+}

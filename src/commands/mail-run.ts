@@ -1,0 +1,56 @@
+import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
+import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
+import type { Finding } from '../engine/findings.js';
+import type { Outcome } from '../engine/outcome.js';
+import { NetintelError, toNetintelError } from '../errors.js';
+import { emitOutcomes } from '../cli/emit.js';
+import { exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
+import type { GlobalOptions } from '../cli/global-options.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+import type { RecordSchema } from '../output/record-schema.js';
+
+/** The shared run of the mail commands (mx, spf, email). */
+export interface MailRun<T> {
+  runtime: CommandRuntime;
+  options: GlobalOptions;
+  schema: RecordSchema;
+  /** Targets given as arguments; empty: read them from stdin. */
+  targets: readonly string[];
+  /** What to say when there are no targets and stdin is a terminal. */
+  usage: string;
+  /** One check of one target; throws NetintelError. */
+  check: (target: string) => Promise<T>;
+  /** The findings of a result, for `--fail-on`. */
+  findingsOf: (value: T) => readonly Finding[];
+  failOn: FailOn | undefined;
+}
+
+/**
+ * Runs a check over the targets (arguments, or stdin lines in bulk), prints
+ * the outcomes in input order, and sets the exit code: errors first (4, 5,
+ * 7...), then findings at or above `--fail-on` (10).
+ */
+export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
+  const { runtime, options } = run;
+  const { io } = runtime;
+  const findings: Finding[] = [];
+  const lookup = async (query: string): Promise<Array<Outcome<T>>> => {
+    try {
+      const value = await run.check(query);
+      findings.push(...run.findingsOf(value));
+      return [{ ok: true, query, value }];
+    } catch (error) {
+      return [{ ok: false, query, error: toNetintelError(error) }];
+    }
+  };
+  if (options.remote) {
+    // GET /api/email-tests is not in the remote client yet: say so rather than quietly run locally.
+    throw new NetintelError('not_implemented', `${run.schema.kind} does not run against a netintel server yet; leave out --server (NETINTEL_SERVER) to run it locally`);
+  }
+  const bulk = run.targets.length === 0;
+  if (bulk && io.stdin.isTTY === true) throw new NetintelError('usage', run.usage);
+  const batches = bulk ? readTargetBatches(io.stdin) : [targetsFromArguments(run.targets)];
+  const outcomes = flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency));
+  const code = await emitOutcomes(io, options, run.schema, outcomes, { single: !bulk && run.targets.length === 1, bulk });
+  runtime.exitCode = exitCodeWithFindings(code, run.failOn, findings);
+}

@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import type { CommandRuntime } from '../cli/runtime.js';
+import { addFailOnOption, type FailOn } from '../cli/fail-on.js';
+import { MX_SCHEMA } from '../output/schemas/mx-schema.js';
+import { runMailCommand } from './mail-run.js';
+
+export function registerMxCommand(program: Command, runtime: CommandRuntime): void {
+  const command = program
+    .command('mx')
+    .description('MX records of domains by preference, each host resolved with PTR and FCrDNS, and findings (null MX, implicit MX, CNAME, IP literal, no address, reserved address, duplicates)')
+    .argument('[domains...]', 'domains; read from stdin (one per line) when piped')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Findings are data (exit 0); a failed MX lookup is an error (timeout 4, SERVFAIL 5), never "no MX".',
+        'Examples:',
+        '  netintel mx example.com',
+        '  netintel mx example.com -f json',
+        '  netintel mx example.com --fail-on warning      # exit 10 on a warning or error finding',
+        '  netintel mx -f csv < domains.txt',
+      ].join('\n'),
+    );
+  addFailOnOption(command).action(async (domains: string[], flags: { failOn?: FailOn }, self: Command) => {
+    const options = runtime.options(self);
+    const ctx = runtime.context(options);
+    // The mail engine loads only when a mail command runs.
+    const { resolveMx } = await import('../engine/mail/resolve-mx.js');
+    await runMailCommand({
+      runtime,
+      options,
+      schema: MX_SCHEMA,
+      targets: domains,
+      usage: 'mx needs a domain: give one or more, or pipe a list in',
+      check: (domain) => resolveMx(ctx, domain),
+      findingsOf: (result) => result.findings,
+      failOn: flags.failOn,
+    });
+  });
+}

@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import type { Outcome } from '../engine/outcome.js';
+import type { ProbeSmtpOptions } from '../engine/smtp/probe-smtp.js';
+import type { SmtpAuthMechanism, SmtpResult, SmtpStage } from '../engine/smtp/smtp-result.js';
+import { NetintelError, type ErrorCode } from '../errors.js';
+import { selectColumns } from '../output/record-schema.js';
+import { presentTranscript, SMTP_SCHEMA } from '../output/schemas/smtp-schema.js';
+import { emitOutcomes } from '../cli/emit.js';
+import { exitCodeForRun } from '../cli/exit-codes.js';
+import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+
+const STAGES: readonly SmtpStage[] = ['connect', 'banner', 'ehlo', 'tls', 'auth', 'mail', 'rcpt'];
+const MECHANISMS: readonly SmtpAuthMechanism[] = ['PLAIN', 'LOGIN', 'CRAM-MD5'];
+
+interface SmtpFlags {
+  port?: string;
+  ip?: string;
+  tls?: boolean;
+  tlsOnConnect?: boolean;
+  tlsCa?: string;
+  ehlo?: string;
+  quitAfter?: SmtpStage;
+  greetingTimeout?: string;
+  authUser?: string;
+  authPass?: string;
+  authMechanism?: SmtpAuthMechanism;
+  allowPlaintextAuth?: boolean;
+  relayTest?: boolean;
+  from?: string;
+  to?: string;
+  ptr?: boolean;
+  transcript?: boolean;
+  failOn?: FailOn;
+}
+
+export function registerSmtpCommand(program: Command, runtime: CommandRuntime): void {
+  const command = program
+    .command('smtp')
+    .description('test an SMTP server stage by stage: connect, greeting, EHLO, STARTTLS and the certificate, AUTH, relay, with findings')
+    .argument('<host>', 'the SMTP server: a host name (every A/AAAA address is tested) or an IP address')
+    .addOption(new Option('-p, --port <port>', 'TCP port; 465 means TLS on connect').default('25'))
+    .addOption(new Option('--ip <address>', 'test this address only, instead of every address of the host'))
+    .addOption(new Option('--tls', 'require STARTTLS: a missing or failing STARTTLS ends the test'))
+    .addOption(new Option('--tls-on-connect', 'TLS from the first byte (implicit TLS, as on port 465)').conflicts('tls'))
+    .addOption(new Option('--tls-ca <file>', 'PEM file of CA certificates to trust on top of the bundled roots'))
+    .addOption(new Option('--ehlo <name>', 'name to send in EHLO/HELO (default: the address literal of the local address)'))
+    .addOption(new Option('--quit-after <stage>', 'stop after this stage, then QUIT').choices(STAGES))
+    .addOption(new Option('--greeting-timeout <ms>', 'how long to wait for the greeting (default: the larger of --timeout and 30000)'))
+    .addOption(new Option('--auth-user <user>', 'test AUTH with this user (env: NETINTEL_SMTP_USER)'))
+    .addOption(new Option('--auth-pass <password>', 'the password (env: NETINTEL_SMTP_PASS; prefer it: arguments show in ps)'))
+    .addOption(new Option('--auth-mechanism <mechanism>', 'the SASL mechanism to test (default: PLAIN, LOGIN, CRAM-MD5, the first offered)').choices(MECHANISMS))
+    .addOption(new Option('--allow-plaintext-auth', 'send credentials even when TLS is not established'))
+    .addOption(new Option('--relay-test', 'open-relay test: MAIL FROM and RCPT TO an outside address without authentication; never DATA'))
+    .addOption(new Option('--from <address>', 'MAIL FROM of the relay test or envelope check (default relay-test@example.com)'))
+    .addOption(new Option('--to <address>', 'RCPT TO of the relay test (default relay-test@example.net), or a recipient to check'))
+    .addOption(new Option('--no-ptr', 'skip the reverse DNS (PTR) check of the address'))
+    .addOption(new Option('--transcript', 'include the conversation (credentials redacted)'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The per-stage deadline is --timeout (default 5000 ms); the greeting gets at least 30 s, since servers',
+        'delay it on purpose. What the server answers is data (exit 0, see --fail-on); exit 5 when no TCP',
+        'connection or greeting could be had (4 on a timeout), 7 when only some addresses failed.',
+        'Examples:',
+        '  netintel smtp mx.example.com',
+        '  netintel smtp mx.example.com --tls --transcript',
+        '  netintel smtp smtp.example.com -p 587 --tls --auth-user me@example.com   # password from NETINTEL_SMTP_PASS',
+        '  netintel smtp smtp.example.com -p 465 -f json',
+        '  netintel smtp mx.example.com --relay-test --fail-on error',
+        '  netintel smtp mx.example.com --ip 192.0.2.25 --quit-after ehlo',
+      ].join('\n'),
+    );
+  addFailOnOption(command);
+  command.action(async (host: string, flags: SmtpFlags, cmd: Command) => {
+    const options = runtime.options(cmd);
+    const ctx = runtime.context(options);
+    const { io } = runtime;
+    // The SMTP engine (node:tls, node:crypto, the DNS client) loads only when this command runs.
+    const [{ probeSmtpAll }, { parsePort }] = await Promise.all([import('../engine/smtp/probe-smtp.js'), import('../engine/smtp/smtp-input.js')]);
+    const probe = probeOptions(host, flags, io.env, parsePort);
+    const results = await probeSmtpAll(ctx, probe);
+    const outcomes: Array<Outcome<SmtpResult>> = results.map((value) => ({ ok: true, query: `${value.host} ${value.address}`, value }));
+    // In the table view the transcript follows the table as plain text, in swaks' notation:
+    // a conversation is read top to bottom, and cli-table3 lays out a cell of many lines in
+    // time that grows with the cube of its size.
+    const transcriptAfterTable = options.format === 'table' && flags.transcript === true;
+    // (A table of several records shows its compact columns, without the transcript, unless --fields says otherwise.)
+    const tableOptions =
+      transcriptAfterTable && (results.length === 1 || options.fields !== null)
+        ? { ...options, fields: selectColumns(SMTP_SCHEMA, options.fields).filter((column) => column !== 'transcript') }
+        : options;
+    await emitOutcomes(io, tableOptions, SMTP_SCHEMA, [outcomes], { single: results.length === 1, bulk: false });
+    if (transcriptAfterTable) {
+      for (const result of results) {
+        io.stdout.write(`\ntranscript of ${result.host} (${result.address} port ${result.port}):\n${presentTranscript(result.transcript ?? [])}\n`);
+      }
+    }
+
+    // No conversation at all (no connection, no greeting) is an error, reported after the record.
+    const failures = new Map<ErrorCode, number>();
+    for (const result of results) {
+      if (!result.failure) continue;
+      failures.set(result.failure.code, (failures.get(result.failure.code) ?? 0) + 1);
+      io.stderr.write(`netintel: ${result.failure.message}\n`);
+    }
+    const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
+    const code = exitCodeForRun(results.length - failed, failures);
+    runtime.exitCode = exitCodeWithFindings(code, flags.failOn, results.flatMap((result) => result.findings));
+  });
+}
+
+/** The engine options of the flags; credentials from the flags or NETINTEL_SMTP_USER/PASS. */
+function probeOptions(
+  host: string,
+  flags: SmtpFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  parsePort: (text: string) => number,
+): ProbeSmtpOptions {
+  const port = parsePort(flags.port ?? '25');
+  const user = flags.authUser ?? nonEmpty(env.NETINTEL_SMTP_USER);
+  const pass = flags.authPass ?? nonEmpty(env.NETINTEL_SMTP_PASS);
+  if ((user === undefined) !== (pass === undefined)) {
+    throw new NetintelError('usage', user === undefined ? 'a password was given without --auth-user' : '--auth-user needs a password: --auth-pass or NETINTEL_SMTP_PASS');
+  }
+  if (flags.allowPlaintextAuth && user === undefined) throw new NetintelError('usage', '--allow-plaintext-auth needs --auth-user');
+  if (flags.authMechanism && user === undefined) throw new NetintelError('usage', '--auth-mechanism needs --auth-user');
+  let greetingTimeoutMs: number | undefined;
+  if (flags.greetingTimeout !== undefined) {
+    if (!/^\d{1,7}$/.test(flags.greetingTimeout) || Number(flags.greetingTimeout) < 1 || Number(flags.greetingTimeout) > 3_600_000) {
+      throw new NetintelError('invalid_input', `--greeting-timeout must be an integer from 1 to 3600000 ms, not ${JSON.stringify(flags.greetingTimeout)}`);
+    }
+    greetingTimeoutMs = Number(flags.greetingTimeout);
+  }
+  let tlsCa: string[] | undefined;
+  if (flags.tlsCa !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(flags.tlsCa, 'utf8');
+    } catch (error) {
+      throw new NetintelError('invalid_input', `cannot read --tls-ca ${JSON.stringify(flags.tlsCa)}: ${(error as Error).message}`, { cause: error });
+    }
+    tlsCa = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    if (tlsCa.length === 0) throw new NetintelError('invalid_input', `--tls-ca ${JSON.stringify(flags.tlsCa)} holds no PEM certificate`);
+  }
+  const envelope = flags.from !== undefined || flags.to !== undefined ? { ...(flags.from !== undefined ? { from: flags.from } : {}), ...(flags.to !== undefined ? { to: flags.to } : {}) } : undefined;
+  return {
+    host,
+    port,
+    ...(flags.ip !== undefined ? { address: flags.ip } : {}),
+    ...(flags.tls ? { tls: 'required' as const } : flags.tlsOnConnect ? { tls: 'implicit' as const } : {}),
+    ...(flags.ehlo !== undefined ? { ehloName: flags.ehlo } : {}),
+    ...(flags.quitAfter !== undefined ? { quitAfter: flags.quitAfter } : {}),
+    ...(greetingTimeoutMs !== undefined ? { greetingTimeoutMs } : {}),
+    ...(user !== undefined && pass !== undefined
+      ? { auth: { user, pass, allowPlaintext: flags.allowPlaintextAuth === true, ...(flags.authMechanism ? { mechanism: flags.authMechanism } : {}) } }
+      : {}),
+    relayTest: flags.relayTest ? (envelope ?? {}) : null,
+    ...(!flags.relayTest && envelope ? { envelope } : {}),
+    reverseDns: flags.ptr !== false,
+    transcript: flags.transcript === true,
+    ...(tlsCa ? { tlsCa } : {}),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

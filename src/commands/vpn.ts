@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import type { Outcome } from '../engine/outcome.js';
+import type { IpInfoRecord } from '../engine/ip/ip-record.js';
+import type { VpnResult } from '../engine/security/check-vpn.js';
+import { toNetintelError } from '../errors.js';
+import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
+import { emitOutcomes } from '../cli/emit.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+
+export function registerVpnCommand(program: Command, runtime: CommandRuntime): void {
+  program
+    .command('vpn')
+    .description('VPN, proxy, Tor and hosting flags of IP addresses, the threat level, and the evidence for each')
+    .argument('[targets...]', 'IPv4/IPv6 addresses or host names; read from stdin when piped; your public IP when none')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'threat_level: high for a Tor exit or an open proxy, medium for a VPN, low otherwise (hosting included);',
+        'threat_rule names the row that fired. Feeds come from `netintel data update`; without them only the',
+        'curated ASN list speaks (is_hosting, is_vpn) and is_tor / is_proxy are null (unknown).',
+        'Examples:',
+        '  netintel vpn 185.220.101.1',
+        '  netintel vpn 8.8.8.8 -f json',
+        '  cut -d" " -f1 access.log | netintel vpn -f csv',
+      ].join('\n'),
+    )
+    .action(async (targets: string[], _flags: unknown, command: Command) => {
+      const options = runtime.options(command);
+      const ctx = runtime.context(options);
+      const { io } = runtime;
+      // The engine loads here, not at start-up: other commands never pay for it.
+      const [{ createAdaptiveIpLookup, ipTargetOutcomes, isHostNameTarget }, { toVpnResult }, { flattenBatches, mapOrdered }, { readTargetBatches, targetsFromArguments }] =
+        await Promise.all([
+          import('../engine/ip/ip-target-lookup.js'),
+          import('../engine/security/check-vpn.js'),
+          import('../engine/bulk/map-ordered.js'),
+          import('../engine/bulk/read-targets.js'),
+        ]);
+      const lookup = createAdaptiveIpLookup(ctx);
+      const dns = () => import('../engine/dns/host-addresses.js');
+      const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
+      const toVpn = (outcomes: Array<Outcome<IpInfoRecord>>): Array<Outcome<VpnResult>> =>
+        outcomes.map((outcome) => (outcome.ok ? { ok: true, query: outcome.query, value: toVpnResult(outcome.value) } : outcome));
+      const expand = (query: string): Array<Outcome<VpnResult>> | Promise<Array<Outcome<VpnResult>>> => {
+        const outcomes = ipTargetOutcomes(lookup, resolveHost, query);
+        return Array.isArray(outcomes) ? toVpn(outcomes) : outcomes.then(toVpn);
+      };
+
+      if (targets.length === 0 && io.stdin.isTTY !== true) {
+        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
+        runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single: false, bulk: true });
+        return;
+      }
+      if (targets.length === 0) {
+        const outcome = await (await dns()).lookupCallerIp(ctx).then(
+          (ip) => expand(ip),
+          (error: unknown) => [{ ok: false as const, query: 'me', error: toNetintelError(error) }],
+        );
+        runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, [outcome], { single: true, bulk: false });
+        return;
+      }
+      const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim());
+      const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency));
+      runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single, bulk: false });
+    });
+}

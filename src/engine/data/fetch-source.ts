@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Writable } from 'node:stream';
+import { NetintelError } from '../../errors.js';
+
+/** What is known of the installed version, for a conditional request. */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export interface FetchOptions {
+  /** Abort when no byte (or no response) arrives for this long, in milliseconds. */
+  idleTimeoutMs: number;
+  /** Larger downloads are abandoned (a wrong URL, a runaway server). */
+  maxBytes: number;
+  userAgent: string;
+  /** Ignore the validators: always download. */
+  force: boolean;
+  /** Bytes received so far, and the total when the server announced it. */
+  onBytes?: (received: number, total: number | null) => void;
+}
+
+export type FetchResult =
+  | { status: 'not_modified' }
+  | { status: 'downloaded'; etag: string | null; lastModified: string | null; bytes: number; sha256: string };
+
+/**
+ * Downloads `url` into `target` (a path that does not exist yet, in the
+ * update's work dir). http(s) requests are conditional (If-None-Match,
+ * If-Modified-Since, RFC 9110 section 13); a 304 answers `not_modified`
+ * and writes nothing. `file:` URLs compare size and modification time.
+ * A body shorter than its Content-Length, a non-2xx status, a network
+ * failure or silence beyond `idleTimeoutMs` throw (`upstream`,
+ * `unreachable`, `timeout`), the partial file left for the caller to drop.
+ */
+export async function fetchSource(url: string, target: string, validators: Validators, options: FetchOptions): Promise<FetchResult> {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'file:') return copyFile(fileURLToPath(parsed), target, validators, options);
+  return download(url, target, validators, options);
+}
+
+async function copyFile(path: string, target: string, validators: Validators, options: FetchOptions): Promise<FetchResult> {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    throw new NetintelError('unreachable', `cannot read ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+  }
+  if (!stat.isFile()) throw new NetintelError('unreachable', `${path} is not a file`, { details: { path } });
+  const etag = `"file-${stat.size}-${Math.trunc(stat.mtimeMs)}"`;
+  if (!options.force && validators.etag === etag) return { status: 'not_modified' };
+  if (stat.size > options.maxBytes) throw tooLarge(path, options.maxBytes);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const out = createWriteStream(target, { flags: 'wx' });
+  try {
+    for await (const chunk of createReadStream(path)) {
+      bytes += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+      await write(out, chunk as Buffer);
+      options.onBytes?.(bytes, stat.size);
+    }
+  } finally {
+    await end(out);
+  }
+  return { status: 'downloaded', etag, lastModified: stat.mtime.toUTCString(), bytes, sha256: hash.digest('hex') };
+}
+
+async function download(url: string, target: string, validators: Validators, options: FetchOptions): Promise<FetchResult> {
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, options.idleTimeoutMs);
+  };
+  const headers: Record<string, string> = { 'user-agent': options.userAgent, accept: '*/*' };
+  if (!options.force && validators.etag) headers['if-none-match'] = validators.etag;
+  if (!options.force && validators.lastModified) headers['if-modified-since'] = validators.lastModified;
+  const failed = (error: unknown): NetintelError => {
+    if (error instanceof NetintelError) return error;
+    if (timedOut) {
+      return new NetintelError('timeout', `${url}: no data for ${options.idleTimeoutMs} ms`, { cause: error, details: { url } });
+    }
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    return new NetintelError('unreachable', `${url}: ${why}`, { cause: error, details: { url } });
+  };
+
+  arm();
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, signal: controller.signal, redirect: 'follow' });
+  } catch (error) {
+    clearTimeout(timer);
+    throw failed(error);
+  }
+  if (response.status === 304) {
+    clearTimeout(timer);
+    await response.body?.cancel().catch(() => {});
+    return { status: 'not_modified' };
+  }
+  if (response.status < 200 || response.status > 299) {
+    clearTimeout(timer);
+    await response.body?.cancel().catch(() => {});
+    throw new NetintelError(response.status === 404 || response.status === 410 ? 'not_found' : 'upstream', `${url}: HTTP ${response.status} ${response.statusText}`.trim(), {
+      details: { url, status: response.status },
+    });
+  }
+  const lengthHeader = response.headers.get('content-length');
+  // With a content coding, Content-Length counts the coded bytes, not what the body yields.
+  const coded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const announced = lengthHeader !== null && /^\d+$/.test(lengthHeader) && !coded ? Number(lengthHeader) : null;
+  if (announced !== null && announced > options.maxBytes) {
+    clearTimeout(timer);
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(url, options.maxBytes);
+  }
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const out = createWriteStream(target, { flags: 'wx' });
+  try {
+    if (response.body) {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        arm();
+        bytes += chunk.length;
+        if (bytes > options.maxBytes) throw tooLarge(url, options.maxBytes);
+        hash.update(chunk);
+        await write(out, chunk);
+        options.onBytes?.(bytes, announced);
+      }
+    }
+  } catch (error) {
+    controller.abort();
+    const failure = failed(error);
+    if (failure.code !== 'unreachable') throw failure;
+    const of = announced === null ? '' : ` of ${announced}`;
+    throw new NetintelError('unreachable', `${url}: the download broke off after ${bytes}${of} bytes (${failure.message.slice(url.length + 2)})`, {
+      cause: error,
+      details: { url, bytes, expected: announced },
+    });
+  } finally {
+    clearTimeout(timer);
+    await end(out);
+  }
+  if (announced !== null && bytes !== announced) {
+    throw new NetintelError('upstream', `${url}: the download ended after ${bytes} of ${announced} bytes (truncated)`, { details: { url, bytes, expected: announced } });
+  }
+  return {
+    status: 'downloaded',
+    etag: response.headers.get('etag'),
+    lastModified: response.headers.get('last-modified'),
+    bytes,
+    sha256: hash.digest('hex'),
+  };
+}
+
+function tooLarge(where: string, maxBytes: number): NetintelError {
+  return new NetintelError('upstream', `${where}: larger than ${Math.round(maxBytes / 2 ** 20)} MiB, abandoned`, { details: { url: where, maxBytes } });
+}
+
+function write(stream: Writable, chunk: Uint8Array): Promise<void> | void {
+  if (stream.write(chunk)) return;
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      stream.off('error', onError);
+      resolve();
+    };
+    const onError = (error: Error) => {
+      stream.off('drain', onDrain);
+      reject(error);
+    };
+    stream.once('drain', onDrain);
+    stream.once('error', onError);
+  });
+}
+
+function end(stream: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (stream.destroyed) {
+      resolve();
+      return;
+    }
+    stream.once('error', reject);
+    stream.end(() => resolve());
+  });
+}

@@ -1,0 +1,428 @@
+import { createReadStream, createWriteStream, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { NetintelError, toNetintelError } from '../../errors.js';
+import { compileAsnIndex } from '../asn/compile-asn-index.js';
+import { MmdbFile } from '../geo/mmdb-file.js';
+import type { Outcome } from '../outcome.js';
+import { compileSignalIndex, type SignalSourceInput } from '../security/compile-signal-index.js';
+import { checkParsedFeed, isoDate, parseFeed, type ParsedFeed } from '../security/feed-formats.js';
+import { SignalIndex } from '../security/signal-index.js';
+import { bundledAsnCsvPath, DATA_DIR_FILES, DATA_FILES } from './data-files.js';
+import type { DataSource, SourceType } from './data-sources.js';
+import { readDataState, writeDataState, type DataState, type SourceState } from './data-state.js';
+import { fetchSource } from './fetch-source.js';
+import { acquireUpdateLock } from './update-lock.js';
+
+/** What `netintel data update` did for one source. */
+export interface SourceUpdateResult {
+  kind: 'data-update';
+  source: string;
+  type: SourceType;
+  /** `updated`: a new version was validated and installed; `not_modified`: the installed one is current. */
+  status: 'updated' | 'not_modified';
+  url: string;
+  /** The installed file. */
+  path: string;
+  version: string | null;
+  /** The data's own date (ISO 8601). */
+  updated: string | null;
+  entries: number | null;
+  /** Entries of the version it replaced, or null. */
+  previousEntries: number | null;
+  bytes: number | null;
+  durationMs: number;
+}
+
+export type UpdateProgress =
+  | { type: 'start'; source: string; url: string }
+  | { type: 'bytes'; source: string; received: number; total: number | null }
+  | { type: 'done'; source: string; status: 'updated' | 'not_modified' | 'failed'; message: string }
+  | { type: 'compile'; what: 'asn-index' | 'security-index' };
+
+export interface UpdateDataOptions {
+  dataDir: string;
+  /** Every known source (the compiled indexes are built from all installed feeds). */
+  sources: readonly DataSource[];
+  /** The sources to update now. */
+  selected: readonly DataSource[];
+  /** Download without conditional headers and accept a download that shrank a lot. */
+  force: boolean;
+  /** Abandon a download silent for this long, in milliseconds. */
+  idleTimeoutMs: number;
+  now: () => Date;
+  /** This process's id and a liveness check, for the update lock. */
+  pid: number;
+  isProcessAlive: (pid: number) => boolean;
+  userAgent: string;
+  /** Downloads at once. Default 4. */
+  concurrency?: number;
+  /** Largest accepted download, in bytes. Default 512 MiB. */
+  maxBytes?: number;
+  onProgress?: (event: UpdateProgress) => void;
+}
+
+/** Below this share of the installed version's entries a download is suspicious (unless forced). */
+const MIN_SHARE_OF_PREVIOUS = 0.2;
+const DEFAULT_MAX_BYTES = 512 * 2 ** 20;
+const WORK_DIR_PREFIX = '.update-';
+/** The name of the compile step's outcome when it fails (not a source). */
+export const SECURITY_INDEX_STEP = 'security-index';
+
+/** A downloaded, validated version waiting to be installed. */
+interface Pending {
+  source: DataSource;
+  started: number;
+  file: string;
+  state: SourceState;
+  parsed: ParsedFeed | null;
+}
+
+/**
+ * Updates the selected sources in the data dir, each on its own: download
+ * (conditional), validate (an mmdb opens with the expected database type and
+ * answers a probe; a list parses, is not mostly garbage, and is not
+ * suspiciously small), then swap in atomically (rename), keeping the
+ * replaced file under `previous/`. ASN CSVs are compiled into asn.idx and
+ * feeds into security.idx the same way. A source that fails leaves its
+ * installed version untouched and does not stop the others; a killed update
+ * leaves every installed file whole (work happens in a scratch dir, and
+ * each file appears only by rename). Returns one outcome per selected source
+ * (plus one for the signal index when compiling it fails).
+ */
+export async function updateData(options: UpdateDataOptions): Promise<Array<Outcome<SourceUpdateResult>>> {
+  const { dataDir } = options;
+  mkdirSync(dataDir, { recursive: true });
+  const release = acquireUpdateLock(dataDir, options.pid, options.isProcessAlive, options.now());
+  try {
+    // Work dirs left by a killed update (the lock is ours, so no live update owns them).
+    for (const name of readdirSync(dataDir)) if (name.startsWith(WORK_DIR_PREFIX)) rmSync(join(dataDir, name), { recursive: true, force: true });
+    const work = mkdtempSync(join(dataDir, WORK_DIR_PREFIX));
+    try {
+      return await runUpdate(options, work);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  } finally {
+    release();
+  }
+}
+
+async function runUpdate(options: UpdateDataOptions, work: string): Promise<Array<Outcome<SourceUpdateResult>>> {
+  const { dataDir } = options;
+  const state = readDataState(dataDir);
+  const tag = `${options.pid}`;
+  const results = new Map<string, Outcome<SourceUpdateResult>>();
+  const pending: Pending[] = [];
+  const progress = options.onProgress ?? (() => {});
+
+  const fail = (source: DataSource, error: unknown) => {
+    const failure = toNetintelError(error);
+    const named = failure.message.startsWith(`${source.name}:`) ? failure : new NetintelError(failure.code, `${source.name}: ${failure.message}`, { cause: failure, details: { ...failure.details, source: source.name } });
+    results.set(source.name, { ok: false, query: source.name, error: named });
+    progress({ type: 'done', source: source.name, status: 'failed', message: named.message });
+  };
+
+  // Download and validate, a few sources at a time.
+  await forEachLimited(options.selected, options.concurrency ?? 4, async (source) => {
+    const started = Date.now();
+    try {
+      if (source.url === null) {
+        throw new NetintelError('usage', `${source.name}: no URL to download from; give one with --feed ${source.name}=URL or in the config file`, {
+          details: { source: source.name },
+        });
+      }
+      progress({ type: 'start', source: source.name, url: source.url });
+      const previous = state.sources[source.name] ?? null;
+      const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file));
+      const download = join(work, `${source.name}.download`);
+      const fetched = await fetchSource(source.url, download, sameUrl ? { etag: previous.etag, lastModified: previous.lastModified } : { etag: null, lastModified: null }, {
+        idleTimeoutMs: options.idleTimeoutMs,
+        maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+        userAgent: options.userAgent,
+        force: options.force,
+        onBytes: (received, total) => progress({ type: 'bytes', source: source.name, received, total }),
+      });
+      const now = options.now().toISOString();
+      if (fetched.status === 'not_modified') {
+        const installed = previous!;
+        installed.checkedAt = now;
+        results.set(source.name, {
+          ok: true,
+          query: source.name,
+          value: resultOf(source, 'not_modified', installed, dataDir, installed.entries, Date.now() - started),
+        });
+        progress({ type: 'done', source: source.name, status: 'not_modified', message: 'not modified' });
+        return;
+      }
+      const file = await gunzipIfCompressed(download);
+      const stateEntry: SourceState = {
+        name: source.name,
+        url: source.url,
+        file: installedFile(source),
+        etag: fetched.etag,
+        lastModified: fetched.lastModified,
+        fetchedAt: now,
+        checkedAt: now,
+        updated: httpDate(fetched.lastModified) ?? now,
+        version: null,
+        entries: null,
+        bytes: fetched.bytes,
+        sha256: fetched.sha256,
+      };
+      let parsed: ParsedFeed | null = null;
+      if (source.type === 'mmdb') {
+        const checked = checkMmdb(source, file);
+        stateEntry.updated = checked.updated;
+        stateEntry.version = checked.version;
+      } else if (source.type === 'feed') {
+        parsed = parseFeed(source.format!, readFileSync(file, 'utf8'), source.name);
+        checkParsedFeed(source.name, parsed, {
+          minEntries: source.minEntries,
+          previousEntries: options.force ? null : previous?.entries ?? null,
+          minShareOfPrevious: MIN_SHARE_OF_PREVIOUS,
+        });
+        stateEntry.entries = parsed.entries.count;
+        stateEntry.updated = parsed.date ?? stateEntry.updated;
+        stateEntry.version = parsed.version ?? stateEntry.version;
+      }
+      pending.push({ source, started, file, state: stateEntry, parsed });
+    } catch (error) {
+      fail(source, error);
+    }
+  });
+
+  // ASN CSVs: both families compile into one asn.idx; a family not downloaded now comes from the data dir or the bundle.
+  const asnPending = pending.filter((item) => item.source.type === 'asn-csv');
+  if (asnPending.length > 0) {
+    progress({ type: 'compile', what: 'asn-index' });
+    try {
+      const csvOf = (version: 4 | 6): string => {
+        const fresh = asnPending.find((item) => item.source.ipVersion === version);
+        if (fresh) return fresh.file;
+        const installed = Object.values(state.sources).find((entry) => entry.file === `sources/asn-ipv${version}.csv`);
+        return installed && existsSync(join(dataDir, installed.file)) ? join(dataDir, installed.file) : bundledAsnCsvPath(version);
+      };
+      const minOf = (version: 4 | 6) => asnPending.find((item) => item.source.ipVersion === version)?.source.minEntries ?? 0;
+      const newest = asnPending.map((item) => item.state.updated).sort().at(-1)!;
+      const out = join(work, DATA_FILES.asnIndex);
+      const compiled = await compileAsnIndex({
+        v4Csv: csvOf(4),
+        v6Csv: csvOf(6),
+        outFile: out,
+        source: asnPending.map((item) => item.source.url).join(' '),
+        sourceVersion: newest,
+        builtAt: options.now(),
+        minRanges: { v4: minOf(4), v6: minOf(6) },
+      });
+      for (const item of asnPending) item.state.entries = item.source.ipVersion === 4 ? compiled.v4Ranges : compiled.v6Ranges;
+      for (const item of asnPending) commit(options, state, item, results, tag);
+      install(dataDir, DATA_FILES.asnIndex, out);
+      state.compiled.asn = { builtAt: options.now().toISOString(), inputs: Object.fromEntries(asnPending.map((item) => [item.source.name, item.state.sha256])) };
+      writeDataState(dataDir, state, tag);
+    } catch (error) {
+      for (const item of asnPending) fail(item.source, error);
+    }
+  }
+
+  for (const item of pending) if (item.source.type !== 'asn-csv') commit(options, state, item, results, tag);
+  if ([...results.values()].some((outcome) => outcome.ok)) writeDataState(dataDir, state, tag);
+
+  // The signal index, from every installed feed, when a feed changed or the index does not match them.
+  let indexFailure: Outcome<SourceUpdateResult> | null = null;
+  try {
+    rebuildSignalIndex(options, state, pending, work, tag, progress);
+  } catch (error) {
+    const failure = toNetintelError(error);
+    indexFailure = { ok: false, query: SECURITY_INDEX_STEP, error: new NetintelError(failure.code, `${SECURITY_INDEX_STEP}: ${failure.message}`, { cause: failure }) };
+  }
+
+  const ordered = options.selected.map((source) => results.get(source.name)!).filter(Boolean);
+  return indexFailure ? [...ordered, indexFailure] : ordered;
+}
+
+function commit(options: UpdateDataOptions, state: DataState, item: Pending, results: Map<string, Outcome<SourceUpdateResult>>, tag: string): void {
+  const { dataDir } = options;
+  const previousEntries = state.sources[item.source.name]?.entries ?? null;
+  install(dataDir, item.state.file, item.file);
+  state.sources[item.source.name] = item.state;
+  writeDataState(dataDir, state, tag);
+  results.set(item.source.name, {
+    ok: true,
+    query: item.source.name,
+    value: resultOf(item.source, 'updated', item.state, dataDir, previousEntries, Date.now() - item.started),
+  });
+  options.onProgress?.({ type: 'done', source: item.source.name, status: 'updated', message: `updated${item.state.entries === null ? '' : `, ${item.state.entries} entries`}` });
+}
+
+function resultOf(source: DataSource, status: 'updated' | 'not_modified', entry: SourceState, dataDir: string, previousEntries: number | null, durationMs: number): SourceUpdateResult {
+  return {
+    kind: 'data-update',
+    source: source.name,
+    type: source.type,
+    status,
+    url: entry.url,
+    path: join(dataDir, entry.file),
+    version: entry.version,
+    updated: entry.updated,
+    entries: entry.entries,
+    previousEntries,
+    bytes: entry.bytes,
+    durationMs,
+  };
+}
+
+/** Where a source's file lives, relative to the data dir. */
+export function installedFile(source: DataSource): string {
+  if (source.type === 'mmdb') return DATA_FILES[source.file!];
+  if (source.type === 'asn-csv') return `sources/asn-ipv${source.ipVersion}.csv`;
+  const extension = source.format === 'cidr-list' || source.format === 'proxy-list' || source.format === 'tor-exit-addresses' || source.format === 'asn-list' ? 'txt' : 'json';
+  return `sources/${source.name}.${extension}`;
+}
+
+/**
+ * Moves `from` to `relative` in the data dir by rename (readers see the old
+ * file or the new one, never a partial one), after linking the old file to
+ * `previous/relative` (the version kept for a manual rollback).
+ */
+function install(dataDir: string, relative: string, from: string): void {
+  const target = join(dataDir, relative);
+  mkdirSync(dirname(target), { recursive: true });
+  if (existsSync(target)) {
+    const kept = join(dataDir, 'previous', relative);
+    mkdirSync(dirname(kept), { recursive: true });
+    const temp = `${kept}.tmp`;
+    rmSync(temp, { force: true });
+    try {
+      linkSync(target, temp);
+    } catch {
+      copyFileSync(target, temp);
+    }
+    renameSync(temp, kept);
+  }
+  renameSync(from, target);
+}
+
+function rebuildSignalIndex(
+  options: UpdateDataOptions,
+  state: DataState,
+  pending: readonly Pending[],
+  work: string,
+  tag: string,
+  progress: (event: UpdateProgress) => void,
+): void {
+  const { dataDir } = options;
+  const feeds = options.sources.filter((source) => source.type === 'feed' && state.sources[source.name] && existsSync(join(dataDir, state.sources[source.name]!.file)));
+  const inputs = Object.fromEntries(feeds.map((source) => [source.name, state.sources[source.name]!.sha256]));
+  const indexPath = join(dataDir, DATA_DIR_FILES.securityIndex);
+  const built = state.compiled.security?.inputs ?? null;
+  const same = built !== null && JSON.stringify(Object.entries(built).sort()) === JSON.stringify(Object.entries(inputs).sort());
+  if (feeds.length === 0 || (same && existsSync(indexPath))) return;
+  progress({ type: 'compile', what: 'security-index' });
+  const fresh = new Map(pending.filter((item) => item.parsed !== null).map((item) => [item.source.name, item.parsed!]));
+  const compileInputs: SignalSourceInput[] = [];
+  for (const source of feeds) {
+    const entry = state.sources[source.name]!;
+    let parsed = fresh.get(source.name);
+    if (parsed === undefined || entry.sha256 !== pending.find((item) => item.source.name === source.name)?.state.sha256) {
+      parsed = parseFeed(source.format!, readFileSync(join(dataDir, entry.file), 'utf8'), source.name);
+    }
+    compileInputs.push({
+      meta: {
+        name: source.name,
+        signal: source.signal!,
+        provider: source.provider,
+        updated: entry.updated,
+        version: entry.version,
+        licence: source.licence,
+        attribution: source.attribution,
+      },
+      entries: parsed.entries,
+    });
+  }
+  const compiled = compileSignalIndex(compileInputs, options.now());
+  const check = SignalIndex.fromBytes(indexPath, compiled.bytes);
+  check.verify();
+  const out = join(work, DATA_DIR_FILES.securityIndex);
+  writeFileSync(out, compiled.bytes);
+  install(dataDir, DATA_DIR_FILES.securityIndex, out);
+  state.compiled.security = { builtAt: compiled.meta.builtAt, inputs };
+  writeDataState(dataDir, state, tag);
+}
+
+/** An mmdb download must open, be of the expected database type and IP version, and answer a probe address. */
+function checkMmdb(source: DataSource, path: string): { updated: string; version: string } {
+  let db: MmdbFile;
+  try {
+    db = MmdbFile.open(path, { mode: 'pread' });
+  } catch (error) {
+    throw new NetintelError('data_unavailable', `${source.name}: rejected the download: not a readable mmdb file (${toNetintelError(error).message})`, {
+      cause: error,
+      details: { source: source.name },
+    });
+  }
+  try {
+    const meta = db.metadata;
+    if (source.databaseType !== null && meta.databaseType !== source.databaseType) {
+      throw new NetintelError('data_unavailable', `${source.name}: rejected the download: database type "${meta.databaseType}", expected "${source.databaseType}"`, {
+        details: { source: source.name, databaseType: meta.databaseType },
+      });
+    }
+    if (meta.ipVersion !== source.ipVersion && !(source.ipVersion === 4 && meta.ipVersion === 6)) {
+      throw new NetintelError('data_unavailable', `${source.name}: rejected the download: IP version ${meta.ipVersion}, expected ${source.ipVersion}`, {
+        details: { source: source.name },
+      });
+    }
+    // 8.8.8.8 and 2001:4860:4860::8888 are in every release of a world-wide city database.
+    const probe =
+      source.ipVersion === 4
+        ? db.findOffsetV4(0x08080808)
+        : db.findOffset(Uint8Array.from([0x20, 0x01, 0x48, 0x60, 0x48, 0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0x88, 0x88]));
+    const record = probe < 0 ? null : (db.decode(probe) as Record<string, unknown> | null);
+    if (record === null || typeof record !== 'object' || typeof record.country_code !== 'string') {
+      throw new NetintelError('data_unavailable', `${source.name}: rejected the download: no country for the probe address (not a city database?)`, {
+        details: { source: source.name },
+      });
+    }
+    const built = meta.buildEpoch;
+    const updated = built instanceof Date && !Number.isNaN(built.getTime()) ? built.toISOString().replace('.000Z', 'Z') : new Date(0).toISOString();
+    return { updated, version: `build ${updated.slice(0, 10)}` };
+  } finally {
+    db.close();
+  }
+}
+
+/** A gzip download (1f 8b) is inflated to a sibling file, which is returned; anything else comes back as is. */
+async function gunzipIfCompressed(path: string): Promise<string> {
+  const head = Buffer.alloc(2);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, 2, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return path;
+  const out = `${path}.inflated`;
+  try {
+    await pipeline(createReadStream(path), createGunzip(), createWriteStream(out, { flags: 'wx' }));
+  } catch (error) {
+    throw new NetintelError('data_unavailable', `rejected the download: broken gzip data (${(error as Error).message})`, { cause: error });
+  }
+  return out;
+}
+
+/** An HTTP date (Last-Modified) as ISO 8601, or null. */
+function httpDate(value: string | null): string | null {
+  if (value === null) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? isoDate(value) : date.toISOString().replace('.000Z', 'Z');
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,230 @@
+import type { EngineContext } from '../context.js';
+import { normaliseDomain } from '../dns/dns-name.js';
+import { finding, type Finding } from '../findings.js';
+import { mapOrdered } from '../bulk/map-ordered.js';
+import type { Outcome } from '../outcome.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
+import { checkDmarc, type DmarcResult } from './check-dmarc.js';
+import { checkMailServers, checkMailServer, type MailServerCheck, type MailServerOptions } from './check-mail-servers.js';
+import { checkMtaSts, type MtaStsFetchOptions, type MtaStsResult } from './check-mta-sts.js';
+import { checkSpf, type SpfResult } from './check-spf.js';
+import { checkTlsRpt, type TlsRptResult } from './check-tls-rpt.js';
+import { createMailDns } from './mail-dns.js';
+import { resolveMx, type MxResult } from './resolve-mx.js';
+
+/** The tests of GET /api/email-tests: form 2 (`general`) or form 1 (`type=mx|spf|smtp`). */
+export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp'] as const;
+export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
+
+/** The checks of the report, in the order their findings are listed. */
+export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'smtp'] as const;
+export type EmailCheck = (typeof EMAIL_CHECKS)[number];
+
+/** A check that could not run: its result is null, and this says why (never "no record"). */
+export interface EmailCheckError {
+  check: EmailCheck;
+  code: string;
+  message: string;
+}
+
+/** Findings per severity. */
+export interface FindingSummary {
+  error: number;
+  warning: number;
+  info: number;
+  pass: number;
+}
+
+/**
+ * The e-mail test of one domain (`netintel email`, GET /api/email-tests):
+ * every check's result (null when the test does not include it or it could
+ * not run), the checks that failed, and all findings in one list.
+ */
+export interface EmailReport {
+  kind: 'email';
+  test: EmailTestType;
+  /** The domain tested (ASCII), null for `smtp` with a server. */
+  domain: string | null;
+  domainUnicode: string | null;
+  /** `smtp` with a server: the server and port tested; else null. */
+  server: string | null;
+  port: number | null;
+  mx: MxResult | null;
+  spf: SpfResult | null;
+  dmarc: DmarcResult | null;
+  mtaSts: MtaStsResult | null;
+  tlsRpt: TlsRptResult | null;
+  /** SMTP connectivity of each mail server (port 25, STARTTLS), null when not tested. */
+  smtp: MailServerCheck[] | null;
+  errors: EmailCheckError[];
+  /** Every finding of every check, in check order. */
+  findings: Finding[];
+  summary: FindingSummary;
+  /** ISO 8601. */
+  checkedAt: string;
+}
+
+export interface CheckEmailOptions {
+  /** Default `general` (form 2). */
+  type?: EmailTestType;
+  /** `smtp`: the server to test (instead of the domain's MX hosts). */
+  server?: string;
+  /** SMTP port (default 25). */
+  port?: number;
+  /** Leave SMTP connectivity out of the general test. */
+  skipSmtp?: boolean;
+  /** How SMTP probes connect (tests point them at local servers). */
+  smtp?: MailServerOptions;
+  /** How the MTA-STS policy is fetched (tests point it at a local HTTPS server). */
+  mtaSts?: MtaStsFetchOptions;
+}
+
+/**
+ * Runs the e-mail test of a domain: for `general`, MX, SPF, DMARC, MTA-STS,
+ * TLS-RPT and SMTP connectivity of each MX, sharing one set of DNS answers;
+ * for `mx`, `spf` or `smtp` only that check. A check whose lookups fail is
+ * listed in `errors` (and as a `<check>_check_failed` finding) and the others
+ * still run: the report never reads a timeout as "no record".
+ *
+ * @throws NetintelError `invalid_input` for a bad domain or server, `usage`
+ *   when `smtp` is asked without a domain or server.
+ */
+export async function checkEmail(ctx: EngineContext, domain: string | null, options: CheckEmailOptions = {}): Promise<EmailReport> {
+  const test = options.type ?? 'general';
+  const checkedAt = ctx.now().toISOString();
+  const report: EmailReport = {
+    kind: 'email',
+    test,
+    domain: null,
+    domainUnicode: null,
+    server: null,
+    port: null,
+    mx: null,
+    spf: null,
+    dmarc: null,
+    mtaSts: null,
+    tlsRpt: null,
+    smtp: null,
+    errors: [],
+    findings: [],
+    summary: { error: 0, warning: 0, info: 0, pass: 0 },
+    checkedAt,
+  };
+
+  if (test === 'smtp' && options.server !== undefined) {
+    const port = options.port ?? 25;
+    report.server = options.server;
+    report.port = port;
+    report.smtp = [await checkMailServer(ctx, { host: options.server, preference: null, port }, options.smtp ?? {})];
+    return finish(report);
+  }
+  if (domain === null) throw new NetintelError('usage', `the ${test} test needs a domain${test === 'smtp' ? ' or a server' : ''}`);
+  const name = normaliseDomain(domain);
+  report.domain = name.ascii;
+  report.domainUnicode = name.unicode;
+  const dns = createMailDns(ctx);
+
+  const run = async <T>(check: EmailCheck, work: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await work();
+    } catch (error) {
+      const failure = toNetintelError(error);
+      if (failure.code === 'invalid_input' || failure.code === 'internal') throw failure;
+      report.errors.push({ check, code: failure.code, message: failure.message });
+      return null;
+    }
+  };
+
+  const wants = (check: EmailCheck) => test === 'general' || test === check || (test === 'smtp' && check === 'mx');
+  const [mx, spf, dmarc, tlsRpt] = await Promise.all([
+    wants('mx') ? run('mx', () => resolveMx(ctx, name.ascii, { dns })) : null,
+    wants('spf') ? run('spf', () => checkSpf(ctx, name.ascii, { dns })) : null,
+    wants('dmarc') ? run('dmarc', () => checkDmarc(ctx, name.ascii, { dns })) : null,
+    wants('tlsRpt') ? run('tlsRpt', () => checkTlsRpt(ctx, name.ascii, { dns })) : null,
+  ]);
+  report.mx = test === 'smtp' ? null : mx;
+  report.spf = spf;
+  report.dmarc = dmarc;
+  report.tlsRpt = tlsRpt;
+  const mxHosts = mx ? mx.records.map((record) => record.exchange).filter((exchange) => exchange !== '.') : [];
+  const smtpWanted = test === 'smtp' || (test === 'general' && !options.skipSmtp);
+  const [mtaSts, smtp] = await Promise.all([
+    wants('mtaSts') ? run('mtaSts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
+    smtpWanted && mx ? run('smtp', () => checkMailServers(ctx, mx, { ...(options.smtp ?? {}), ...(options.port === undefined ? {} : { port: options.port }) }, dns)) : null,
+  ]);
+  report.mtaSts = mtaSts;
+  report.smtp = smtp;
+  if (smtpWanted && !mx && !report.errors.some((error) => error.check === 'smtp')) {
+    report.errors.push({ check: 'smtp', code: 'not_found', message: 'SMTP was not tested: the MX hosts could not be told' });
+  }
+  return finish(report);
+}
+
+const CHECK_NAMES: Record<EmailCheck, string> = {
+  mx: 'MX',
+  spf: 'SPF',
+  dmarc: 'DMARC',
+  mtaSts: 'MTA-STS',
+  tlsRpt: 'TLS-RPT',
+  smtp: 'SMTP',
+};
+
+const CHECK_IDS: Record<EmailCheck, string> = {
+  mx: 'mx_check_failed',
+  spf: 'spf_check_failed',
+  dmarc: 'dmarc_check_failed',
+  mtaSts: 'mta_sts_check_failed',
+  tlsRpt: 'tls_rpt_check_failed',
+  smtp: 'smtp_check_failed',
+};
+
+function finish(report: EmailReport): EmailReport {
+  const findings: Finding[] = [];
+  for (const check of EMAIL_CHECKS) {
+    const error = report.errors.find((item) => item.check === check);
+    if (error) {
+      findings.push(
+        finding(CHECK_IDS[check], 'error', `The ${CHECK_NAMES[check]} check could not run: ${error.code} (${error.message}); this is not "no record"`, null, {
+          code: error.code,
+        }),
+      );
+      continue;
+    }
+    if (check === 'smtp') {
+      for (const server of report.smtp ?? []) findings.push(...server.findings);
+    } else {
+      findings.push(...(report[check]?.findings ?? []));
+    }
+  }
+  report.findings = findings;
+  report.summary = summarise(findings);
+  return report;
+}
+
+/** Counts findings per severity. */
+export function summarise(findings: readonly Finding[]): FindingSummary {
+  const summary: FindingSummary = { error: 0, warning: 0, info: 0, pass: 0 };
+  for (const item of findings) summary[item.severity] += 1;
+  return summary;
+}
+
+/**
+ * Runs the e-mail test for many domains (POST /api/email-tests/bulk, bulk
+ * `netintel email`): at most `concurrency` at once, outcomes in input order,
+ * a failed domain as an error outcome.
+ */
+export async function runEmailTests(
+  ctx: EngineContext,
+  domains: readonly string[],
+  options: CheckEmailOptions = {},
+  concurrency = 8,
+): Promise<Array<Outcome<EmailReport>>> {
+  const outcomes: Array<Outcome<EmailReport>> = [];
+  const run = (domain: string) =>
+    checkEmail(ctx, domain, options).then(
+      (value): Outcome<EmailReport> => ({ ok: true, query: domain, value }),
+      (error: unknown): Outcome<EmailReport> => ({ ok: false, query: domain, error: toNetintelError(error) }),
+    );
+  for await (const batch of mapOrdered([domains], run, concurrency)) outcomes.push(...batch);
+  return outcomes;
+}

@@ -1,0 +1,154 @@
+import { isIP } from 'node:net';
+import type { EngineContext } from '../context.js';
+import { finding, type Finding } from '../findings.js';
+import { parseIpAddress } from '../ip/ip-address.js';
+import { specialPurposeOf } from '../ip/special-ranges.js';
+import type { SmtpResult } from '../smtp/smtp-result.js';
+import { createMailDns, type MailDns } from './mail-dns.js';
+import { failureJson, type FailureJson } from './mail-errors.js';
+import type { MxResult } from './resolve-mx.js';
+
+/** SMTP connectivity of one mail server: the probe of its first address on the SMTP port with STARTTLS. */
+export interface MailServerCheck {
+  /** The MX exchange (or the server given, or the domain itself for an implicit MX). */
+  host: string;
+  /** The MX preference, null for a server given directly or an implicit MX. */
+  preference: number | null;
+  port: number;
+  /** The address probed, null when none was. */
+  address: string | null;
+  /** The SMTP probe's record (connect, banner, EHLO, STARTTLS), null when the host was not probed. */
+  probe: SmtpResult | null;
+  /** Why the host was not probed, or why the probe itself failed; null otherwise. */
+  error: FailureJson | null;
+  /** The probe's findings, each naming the host, and this check's own. */
+  findings: Finding[];
+}
+
+export interface MailServerOptions {
+  /** SMTP port (default 25). */
+  port?: number;
+  /** Connect to this address instead of the host's own (tests). */
+  address?: string;
+  /** The EHLO name to send (default: the probe's). */
+  ehloName?: string;
+  /** Deadline of each SMTP stage in milliseconds (default: the context's timeout). */
+  stageTimeoutMs?: number;
+  /** Deadline of the greeting in milliseconds (default: the probe's, at least 30 s: servers delay it on purpose). */
+  greetingTimeoutMs?: number;
+  /** Extra trusted CA certificates (PEM) for the STARTTLS certificate check. */
+  tlsCa?: readonly string[];
+  /**
+   * Probe special-purpose addresses (private, loopback, ...). Default true;
+   * a server that probes for others turns it off (SSRF, ARCHITECTURE.md §6).
+   */
+  allowReserved?: boolean;
+}
+
+/**
+ * Probes every distinct mail server of an MX result (the domain itself for
+ * an implicit MX, none for a null MX) concurrently, in preference order.
+ */
+export async function checkMailServers(ctx: EngineContext, mx: MxResult, options: MailServerOptions = {}, dns: MailDns = createMailDns(ctx)): Promise<MailServerCheck[]> {
+  const port = options.port ?? 25;
+  const targets: Array<{ host: string; preference: number | null; addresses: string[] | null }> = [];
+  if (mx.status === 'implicit') {
+    targets.push({ host: mx.domain, preference: null, addresses: mx.implicitAddresses });
+  } else {
+    const seen = new Set<string>();
+    for (const record of mx.records) {
+      const key = record.exchange.toLowerCase();
+      if (record.exchange === '.' || seen.has(key)) continue;
+      seen.add(key);
+      // An IP literal is not probed: senders look it up as a name and find nothing (see mx_ip_literal).
+      targets.push({ host: record.exchange, preference: record.preference, addresses: record.ipLiteral ? [] : record.error ? null : record.addresses.map((item) => item.address) });
+    }
+  }
+  return Promise.all(targets.map((target) => checkMailServer(ctx, { ...target, port }, options, dns)));
+}
+
+/**
+ * Probes one mail server: connect, banner, EHLO, STARTTLS (opportunistic),
+ * then QUIT.
+ *
+ * Never throws for network trouble: a server that cannot be reached is a
+ * result with `probe.failure` set and an error finding.
+ */
+export async function checkMailServer(
+  ctx: EngineContext,
+  target: { host: string; preference: number | null; port: number; addresses?: string[] | null },
+  options: MailServerOptions = {},
+  dns: MailDns = createMailDns(ctx),
+): Promise<MailServerCheck> {
+  const check: MailServerCheck = { host: target.host, preference: target.preference, port: target.port, address: null, probe: null, error: null, findings: [] };
+  let address = options.address ?? null;
+  if (address === null) {
+    let addresses = target.addresses ?? null;
+    if (addresses === null && isIP(target.host) === 0) {
+      try {
+        const [a, aaaa] = await Promise.all([dns.lookup(target.host, 'A'), dns.lookup(target.host, 'AAAA')]);
+        addresses = [...a.records, ...aaaa.records];
+      } catch (error) {
+        check.error = failureJson(error);
+      }
+    } else if (addresses === null) {
+      addresses = [target.host];
+    }
+    address = addresses?.[0] ?? null;
+    if (address === null) {
+      check.error ??= { code: 'not_found', message: `${target.host} has no address to connect to` };
+      check.findings.push(finding('smtp_not_probed', 'warning', `${target.host} was not probed: ${check.error.message}`, 'RFC 5321 §5.1', { host: target.host, error: check.error }));
+      return check;
+    }
+    const reserved = specialPurposeOf(parseIpAddress(address));
+    if (reserved !== null && options.allowReserved === false) {
+      check.error = { code: 'forbidden', message: `${address} is a ${reserved} address, which is not probed here` };
+      check.findings.push(finding('smtp_not_probed', 'info', `${target.host} was not probed: ${check.error.message}`, null, { host: target.host, address }));
+      return check;
+    }
+  }
+  check.address = address;
+  const { probeSmtp } = await import('../smtp/probe-smtp.js');
+  let probe: SmtpResult;
+  try {
+    probe = await probeSmtp(ctx, {
+      host: target.host,
+      port: target.port,
+      address,
+      tls: 'opportunistic',
+      quitAfter: 'tls',
+      // The MX check already looks at each address's PTR and FCrDNS.
+      reverseDns: false,
+      ...(options.ehloName === undefined ? {} : { ehloName: options.ehloName }),
+      ...(options.stageTimeoutMs === undefined ? {} : { stageTimeoutMs: options.stageTimeoutMs }),
+      ...(options.greetingTimeoutMs === undefined ? {} : { greetingTimeoutMs: options.greetingTimeoutMs }),
+      ...(options.tlsCa === undefined ? {} : { tlsCa: options.tlsCa }),
+    });
+  } catch (error) {
+    check.error = failureJson(error);
+    check.findings.push(
+      finding('smtp_unreachable', 'error', `Could not hold an SMTP conversation with ${target.host} (${address}:${target.port}): ${check.error.code} (${check.error.message})`, 'RFC 5321 §3.1', {
+        host: target.host,
+        address,
+        port: target.port,
+        error: check.error,
+      }),
+    );
+    return check;
+  }
+  check.probe = probe;
+  for (const item of probe.findings) {
+    check.findings.push({ ...item, message: `${target.host}: ${item.message}`, evidence: { host: target.host, ...(item.evidence ?? {}) } });
+  }
+  if (probe.failure !== null && !probe.findings.some((item) => item.severity === 'error')) {
+    check.findings.push(
+      finding('smtp_unreachable', 'error', `Could not hold an SMTP conversation with ${target.host} (${address}:${target.port}): ${probe.failure.message}`, 'RFC 5321 §3.1', {
+        host: target.host,
+        address,
+        port: target.port,
+        stage: probe.failure.stage,
+      }),
+    );
+  }
+  return check;
+}

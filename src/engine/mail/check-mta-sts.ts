@@ -1,0 +1,293 @@
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { EngineContext } from '../context.js';
+import { normaliseDomain } from '../dns/dns-name.js';
+import { finding, type Finding } from '../findings.js';
+import { NetintelError } from '../../errors.js';
+import { createMailDns, type MailDns } from './mail-dns.js';
+import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
+
+export type MtaStsMode = 'enforce' | 'testing' | 'none';
+
+/** An MTA-STS policy (RFC 8461 §3.2). */
+export interface MtaStsPolicy {
+  version: string | null;
+  mode: MtaStsMode | null;
+  maxAgeSeconds: number | null;
+  /** MX patterns (`mail.example.com`, `*.example.com`). */
+  mx: string[];
+}
+
+/** The MTA-STS check of one domain: the `_mta-sts` TXT record and the policy over HTTPS. */
+export interface MtaStsResult {
+  kind: 'mta-sts';
+  domain: string;
+  /** The `v=STSv1` record at `_mta-sts.<domain>`, null when there is none or several. */
+  record: string | null;
+  records: string[];
+  /** The policy id of the record. */
+  id: string | null;
+  /** Where the policy is fetched from, null when there is no record. */
+  policyUrl: string | null;
+  /** The parsed policy, null when it could not be fetched or has no valid fields. */
+  policy: MtaStsPolicy | null;
+  /** The Content-Type the policy was served with. */
+  contentType: string | null;
+  /** Why the policy could not be fetched, null when it was (or was not asked for). */
+  policyError: FailureJson | null;
+  findings: Finding[];
+}
+
+/** How the policy fetch connects; tests point it at a local HTTPS server. */
+export interface MtaStsFetchOptions {
+  /** TCP port of the policy host (default 443). */
+  port?: number;
+  /** Trusted CA certificates in PEM, replacing the system's (default: the system's). */
+  ca?: string | Buffer | Array<string | Buffer>;
+}
+
+export interface CheckMtaStsOptions {
+  dns?: MailDns;
+  /** The domain's MX exchanges, checked against the policy's mx patterns. */
+  mxHosts?: readonly string[];
+  fetch?: MtaStsFetchOptions;
+}
+
+const MAX_POLICY_OCTETS = 64 * 1024;
+const MAX_AGE_LIMIT = 31_557_600;
+
+/**
+ * Checks MTA-STS (RFC 8461): the `_mta-sts` TXT record (version, id), the
+ * policy at `https://mta-sts.<domain>/.well-known/mta-sts.txt` (fetched with
+ * certificate validation, no redirects, at most 64 KiB, over the address the
+ * configured resolvers give), its fields, and whether every MX matches it.
+ *
+ * @throws NetintelError `invalid_input` for a bad domain; `timeout`,
+ *   `upstream`, `unreachable` when the TXT lookup fails. A failed policy
+ *   fetch is a finding with the error (`policyError`).
+ */
+export async function checkMtaSts(ctx: EngineContext, domain: string, options: CheckMtaStsOptions = {}): Promise<MtaStsResult> {
+  const name = normaliseDomain(domain).ascii;
+  const dns = options.dns ?? createMailDns(ctx);
+  const findings: Finding[] = [];
+  const result: MtaStsResult = {
+    kind: 'mta-sts',
+    domain: name,
+    record: null,
+    records: [],
+    id: null,
+    policyUrl: null,
+    policy: null,
+    contentType: null,
+    policyError: null,
+    findings,
+  };
+  const location = `_mta-sts.${name}`;
+  let lookup;
+  try {
+    lookup = await dns.lookup(location, 'TXT');
+  } catch (error) {
+    throw withContext(error, `The MTA-STS lookup of ${location} failed`);
+  }
+  const records = lookup.records.map((record) => record.text).filter((text) => /^v=STSv1(;|\s|$)/.test(text));
+  result.records = records;
+  if (records.length === 0) {
+    findings.push(finding('mta_sts_absent', 'info', `${name} publishes no MTA-STS policy: senders may deliver over unauthenticated or plain connections`, 'RFC 8461 §3.1', { location }));
+    return result;
+  }
+  if (records.length > 1) {
+    findings.push(finding('mta_sts_multiple_records', 'error', `${location} holds ${records.length} MTA-STS records; senders then treat the domain as having no policy`, 'RFC 8461 §3.1', { records }));
+    return result;
+  }
+  const record = records[0]!;
+  result.record = record;
+  const fields = new Map<string, string>();
+  for (const part of record.split(';').map((item) => item.trim()).filter((item) => item.length > 0)) {
+    const eq = part.indexOf('=');
+    if (eq > 0) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  const id = fields.get('id') ?? null;
+  if (id === null || !/^[A-Za-z0-9]{1,32}$/.test(id)) {
+    findings.push(
+      finding('mta_sts_record_invalid', 'error', `The MTA-STS record needs an id of 1 to 32 letters and digits${id === null ? '' : `, not "${id}"`}; senders ignore it otherwise`, 'RFC 8461 §3.1', {
+        record,
+      }),
+    );
+  } else {
+    result.id = id;
+  }
+
+  const policyHost = `mta-sts.${name}`;
+  result.policyUrl = `https://${policyHost}/.well-known/mta-sts.txt`;
+  let fetched: { body: string; contentType: string | null };
+  try {
+    fetched = await fetchPolicy(dns, policyHost, ctx.timeoutMs, options.fetch ?? {});
+  } catch (error) {
+    result.policyError = failureJson(error);
+    findings.push(
+      finding('mta_sts_policy_unavailable', 'error', `The MTA-STS policy at ${result.policyUrl} could not be fetched: ${failureText(error)}; senders then apply no policy`, 'RFC 8461 §3.3', {
+        url: result.policyUrl,
+        error: result.policyError,
+      }),
+    );
+    return result;
+  }
+  result.contentType = fetched.contentType;
+  if (!/^text\/plain\s*(;|$)/i.test(fetched.contentType ?? '')) {
+    findings.push(
+      finding('mta_sts_content_type', 'warning', `The MTA-STS policy is served as ${fetched.contentType ?? 'no Content-Type'}; it must be text/plain`, 'RFC 8461 §3.2', {
+        contentType: fetched.contentType,
+      }),
+    );
+  }
+  const parsed = parsePolicy(fetched.body);
+  result.policy = parsed.policy;
+  for (const problem of parsed.problems) findings.push(finding('mta_sts_policy_invalid', 'error', `MTA-STS policy: ${problem}`, 'RFC 8461 §3.2', { url: result.policyUrl }));
+  const policy = parsed.policy;
+  if (parsed.problems.length === 0) {
+    if (policy.mode === 'enforce') {
+      findings.push(finding('mta_sts_enforce', 'pass', `MTA-STS policy in enforce mode (max_age ${policy.maxAgeSeconds} s)`, 'RFC 8461 §5', { mode: policy.mode }));
+    } else if (policy.mode === 'testing') {
+      findings.push(finding('mta_sts_testing', 'info', 'MTA-STS policy in testing mode: failures are reported, mail is still delivered', 'RFC 8461 §5', { mode: policy.mode }));
+    } else {
+      findings.push(finding('mta_sts_mode_none', 'info', 'MTA-STS policy in mode none: senders apply no policy', 'RFC 8461 §5', { mode: policy.mode }));
+    }
+    if (policy.maxAgeSeconds !== null && policy.maxAgeSeconds < 86_400) {
+      findings.push(
+        finding('mta_sts_max_age_short', 'warning', `max_age is ${policy.maxAgeSeconds} s; policies are meant to be cached for weeks, so a short max_age weakens the protection`, 'RFC 8461 §3.2', {
+          maxAgeSeconds: policy.maxAgeSeconds,
+        }),
+      );
+    }
+  }
+  if (policy.mode !== null && policy.mode !== 'none') {
+    for (const host of options.mxHosts ?? []) {
+      if (!policy.mx.some((pattern) => mxMatches(pattern, host))) {
+        findings.push(
+          finding(
+            'mta_sts_mx_not_covered',
+            policy.mode === 'enforce' ? 'error' : 'warning',
+            `The MX host ${host} matches no mx pattern of the MTA-STS policy (${policy.mx.join(', ') || 'none'}): senders ${policy.mode === 'enforce' ? 'will not deliver to it' : 'report it'}`,
+            'RFC 8461 §4.1',
+            { host, patterns: policy.mx },
+          ),
+        );
+      }
+    }
+  }
+  return result;
+}
+
+/** True when an MX host matches a policy pattern; `*.` matches exactly one leftmost label (RFC 8461 §4.1). */
+export function mxMatches(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase().replace(/\.$/, '');
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (p.startsWith('*.')) {
+    const rest = p.slice(2);
+    const dot = h.indexOf('.');
+    return dot > 0 && h.slice(dot + 1) === rest;
+  }
+  return p === h;
+}
+
+/** Parses a policy body; lists every problem (RFC 8461 §3.2). */
+export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: string[] } {
+  const policy: MtaStsPolicy = { version: null, mode: null, maxAgeSeconds: null, mx: [] };
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  body.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim().length === 0) return;
+    const colon = line.indexOf(':');
+    if (colon <= 0) {
+      problems.push(`line ${index + 1} is not a "key: value" pair`);
+      return;
+    }
+    const key = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    if (key !== 'mx' && seen.has(key)) problems.push(`line ${index + 1}: "${key}" appears more than once`);
+    seen.add(key);
+    switch (key) {
+      case 'version':
+        policy.version = value;
+        if (value !== 'STSv1') problems.push(`version is "${value}", not STSv1`);
+        break;
+      case 'mode':
+        if (value === 'enforce' || value === 'testing' || value === 'none') policy.mode = value;
+        else problems.push(`mode is "${value}", not enforce, testing or none`);
+        break;
+      case 'max_age':
+        if (/^\d{1,10}$/.test(value) && Number(value) <= MAX_AGE_LIMIT) policy.maxAgeSeconds = Number(value);
+        else problems.push(`max_age "${value}" is not an integer from 0 to ${MAX_AGE_LIMIT}`);
+        break;
+      case 'mx':
+        if (/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+\.?$/.test(value)) policy.mx.push(value);
+        else problems.push(`mx "${value}" is not a host name or "*." pattern`);
+        break;
+      default:
+        // Unknown fields are ignored (RFC 8461 §3.2).
+        break;
+    }
+  });
+  if (!seen.has('version')) problems.push('the version field is missing');
+  if (!seen.has('mode')) problems.push('the mode field is missing');
+  if (!seen.has('max_age')) problems.push('the max_age field is missing');
+  if ((policy.mode === 'enforce' || policy.mode === 'testing') && policy.mx.length === 0) problems.push(`mode ${policy.mode} needs at least one mx field`);
+  return { policy, problems };
+}
+
+/** GETs the policy over HTTPS from the host's first address, validating its certificate for `host`. */
+async function fetchPolicy(dns: MailDns, host: string, timeoutMs: number, options: MtaStsFetchOptions): Promise<{ body: string; contentType: string | null }> {
+  const [a, aaaa] = await Promise.all([dns.lookup(host, 'A'), dns.lookup(host, 'AAAA')]);
+  const address = a.records[0] ?? aaaa.records[0];
+  if (address === undefined) throw new NetintelError('not_found', `${host} has no A or AAAA record`, { details: { host } });
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      {
+        host: address,
+        port: options.port ?? 443,
+        path: '/.well-known/mta-sts.txt',
+        method: 'GET',
+        servername: host,
+        headers: { host, 'user-agent': 'netintel', accept: 'text/plain' },
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+        agent: false,
+        timeout: timeoutMs,
+      },
+      (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        if (status !== 200) {
+          response.resume();
+          const redirect = status >= 300 && status < 400 ? ' (redirects are not followed, RFC 8461 §3.3)' : '';
+          reject(new NetintelError('upstream', `${host} answered HTTP ${status}${redirect}`, { details: { status } }));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_POLICY_OCTETS) {
+            request.destroy(new NetintelError('upstream', `the policy at ${host} is over ${MAX_POLICY_OCTETS} octets`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), contentType: response.headers['content-type'] ?? null }));
+        response.on('error', (error) => reject(httpError(error, host, timeoutMs)));
+      },
+    );
+    request.on('timeout', () => request.destroy(new NetintelError('timeout', `no answer from ${host} (${address}) within ${timeoutMs} ms`)));
+    request.on('error', (error) => reject(httpError(error, host, timeoutMs)));
+    request.end();
+  });
+}
+
+function httpError(error: unknown, host: string, timeoutMs: number): NetintelError {
+  if (error instanceof NetintelError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (/^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL|HOSTNAME_MISMATCH)/.test(code) || /certificate|SSL|TLS/i.test(message)) {
+    return new NetintelError('tls', `TLS with ${host} failed: ${message}`, { cause: error, details: { host, reason: code } });
+  }
+  if (code === 'ETIMEDOUT') return new NetintelError('timeout', `no answer from ${host} within ${timeoutMs} ms`, { cause: error });
+  return new NetintelError('unreachable', `could not reach ${host}: ${message}`, { cause: error, details: { host, reason: code } });
+}

@@ -1,0 +1,321 @@
+import { isIP } from 'node:net';
+import type { EngineContext } from '../context.js';
+import { normaliseDomain, reverseName } from '../dns/dns-name.js';
+import { finding, type Finding } from '../findings.js';
+import { parseIpAddress } from '../ip/ip-address.js';
+import { specialPurposeOf } from '../ip/special-ranges.js';
+import { createMailDns, type MailDns } from './mail-dns.js';
+import { failureJson, withContext } from './mail-errors.js';
+
+/** One address of a mail exchanger, with its reverse DNS. */
+export interface MxAddress {
+  address: string;
+  family: 4 | 6;
+  /** The special-purpose block it is in (private, loopback, documentation...), null for a public address. */
+  reserved: string | null;
+  /** PTR names of the address; null when the PTR lookup failed. */
+  ptr: string[] | null;
+  /** True when a PTR name resolves back to the address (forward-confirmed reverse DNS), null when it could not be told. */
+  fcrdns: boolean | null;
+}
+
+/** One MX record and what its exchange resolves to. */
+export interface MxHost {
+  preference: number;
+  /** The exchange, ASCII, no trailing dot; `.` for a null MX. */
+  exchange: string;
+  exchangeUnicode: string;
+  /** The canonical name when the exchange is an alias (CNAME), else null. */
+  cname: string | null;
+  /** True when the exchange is written as an IP address rather than a host name. */
+  ipLiteral: boolean;
+  /** A and AAAA addresses, IPv4 first. */
+  addresses: MxAddress[];
+  /** Why the addresses could not be told (a lookup failed), else null. */
+  error: { code: string; message: string } | null;
+}
+
+/**
+ * `mx`: MX records published; `null_mx`: the domain accepts no mail (RFC 7505);
+ * `implicit`: no MX, mail goes to the domain's own A/AAAA (RFC 5321 §5.1);
+ * `no_mail`: neither MX nor addresses; `nxdomain`: the domain does not exist.
+ */
+export type MxStatus = 'mx' | 'null_mx' | 'implicit' | 'no_mail' | 'nxdomain';
+
+/** The MX check of one domain (`netintel mx`, GET /api/email-tests?type=mx). */
+export interface MxResult {
+  kind: 'mx';
+  domain: string;
+  domainUnicode: string;
+  status: MxStatus;
+  /** MX records sorted by preference, then exchange. */
+  records: MxHost[];
+  /** The domain's own addresses when it has no MX (the implicit MX of RFC 5321 §5.1), else []. */
+  implicitAddresses: string[];
+  /** Lowest TTL of the MX records in seconds, null when there are none. */
+  ttlSeconds: number | null;
+  findings: Finding[];
+  resolver: string;
+}
+
+export interface ResolveMxOptions {
+  /** Share the DNS answers of a larger check (the e-mail report). */
+  dns?: MailDns;
+}
+
+/** PTR names checked per address, as for SPF (RFC 7208 §4.6.4). */
+const PTR_NAME_LIMIT = 10;
+
+/**
+ * The mail exchangers of `domain`: MX records by preference, each exchange
+ * resolved to its addresses, each address's PTR names and whether they
+ * confirm it (FCrDNS), with findings for null MX, the implicit MX fallback,
+ * aliases, IP literals, exchanges without addresses, special-purpose
+ * addresses and duplicates.
+ *
+ * @throws NetintelError `invalid_input` for a bad domain; `timeout`,
+ *   `upstream`, `unreachable` when the MX lookup itself fails (a failure
+ *   of a later lookup is recorded on the host and as a finding).
+ */
+export async function resolveMx(ctx: EngineContext, domain: string, options: ResolveMxOptions = {}): Promise<MxResult> {
+  const name = normaliseDomain(domain);
+  const dns = options.dns ?? createMailDns(ctx);
+  let mx;
+  try {
+    mx = await dns.lookup(name.ascii, 'MX');
+  } catch (error) {
+    throw withContext(error, `The MX lookup of ${name.ascii} failed`);
+  }
+  const findings: Finding[] = [];
+  const make = (status: MxStatus, records: MxHost[], implicitAddresses: string[]): MxResult => ({
+    kind: 'mx',
+    domain: name.ascii,
+    domainUnicode: name.unicode,
+    status,
+    records,
+    implicitAddresses,
+    ttlSeconds: mx.ttlSeconds,
+    findings,
+    resolver: mx.resolver,
+  });
+
+  if (mx.status === 'nxdomain') {
+    findings.push(finding('mx_domain_not_found', 'error', `${name.ascii} does not exist (NXDOMAIN): mail to it bounces`, 'RFC 5321 §5.1', { domain: name.ascii }));
+    return make('nxdomain', [], []);
+  }
+
+  if (mx.records.length === 0) {
+    let addresses: string[];
+    try {
+      const [a, aaaa] = await Promise.all([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
+      addresses = [...a.records, ...aaaa.records];
+    } catch (error) {
+      throw withContext(error, `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
+    }
+    if (addresses.length > 0) {
+      findings.push(
+        finding(
+          'mx_missing_implicit',
+          'warning',
+          `${name.ascii} has no MX records: senders fall back to its own address${addresses.length > 1 ? 'es' : ''} (${addresses.join(', ')}) as an implicit MX; publish MX records, or a null MX if it takes no mail`,
+          'RFC 5321 §5.1',
+          { addresses },
+        ),
+      );
+      return make('implicit', [], addresses);
+    }
+    findings.push(
+      finding('mx_missing', 'warning', `${name.ascii} has no MX records and no addresses: mail to it cannot be delivered; publish a null MX ("0 .") if that is intended`, 'RFC 5321 §5.1, RFC 7505', {
+        domain: name.ascii,
+      }),
+    );
+    return make('no_mail', [], []);
+  }
+
+  const sorted = [...mx.records].sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
+  const isNull = (exchange: string) => exchange === '.' || exchange === '';
+  const nulls = sorted.filter((record) => isNull(record.exchange));
+  if (nulls.length > 0) {
+    if (sorted.length === 1) {
+      const record = nulls[0]!;
+      findings.push(finding('mx_null', 'info', `${name.ascii} publishes a null MX: it accepts no mail, on purpose`, 'RFC 7505 §3', { preference: record.preference }));
+      if (record.preference !== 0) {
+        findings.push(finding('mx_null_preference', 'warning', `The null MX of ${name.ascii} has preference ${record.preference}; RFC 7505 asks for 0`, 'RFC 7505 §3', { preference: record.preference }));
+      }
+      return make('null_mx', [nullHost(record.preference)], []);
+    }
+    findings.push(
+      finding('mx_null_mixed', 'error', `${name.ascii} publishes a null MX next to other MX records; a null MX must be the only one, so senders may treat the domain as taking no mail`, 'RFC 7505 §3', {
+        exchanges: sorted.map((record) => record.exchange),
+      }),
+    );
+  }
+
+  const seen = new Map<string, number>();
+  for (const record of sorted) {
+    const key = record.exchange.toLowerCase();
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  for (const [exchange, count] of seen) {
+    if (count > 1 && !isNull(exchange)) {
+      findings.push(finding('mx_duplicate_exchange', 'warning', `${exchange} is listed in ${count} MX records of ${name.ascii}`, 'RFC 5321 §5.1', { exchange, count }));
+    }
+  }
+
+  const resolved = new Map<string, Promise<ResolvedHost>>();
+  const hosts = await Promise.all(
+    sorted.map(async (record): Promise<MxHost> => {
+      if (isNull(record.exchange)) return nullHost(record.preference);
+      const key = record.exchange.toLowerCase();
+      let pending = resolved.get(key);
+      if (!pending) {
+        pending = resolveHost(dns, record.exchange);
+        resolved.set(key, pending);
+      }
+      const host = await pending;
+      return { preference: record.preference, ...host.host };
+    }),
+  );
+  // Findings per distinct exchange, in preference order.
+  const reported = new Set<string>();
+  for (const host of hosts) {
+    const key = host.exchange.toLowerCase();
+    if (reported.has(key) || isNull(host.exchange)) continue;
+    reported.add(key);
+    findings.push(...(await resolved.get(key)!).findings);
+  }
+  findings.unshift(
+    finding('mx_records_found', 'pass', `${name.ascii} has ${sorted.length} MX record${sorted.length > 1 ? 's' : ''}`, 'RFC 5321 §5.1', {
+      exchanges: sorted.map((record) => record.exchange),
+    }),
+  );
+  return make('mx', hosts, []);
+}
+
+interface ResolvedHost {
+  host: Omit<MxHost, 'preference'>;
+  findings: Finding[];
+}
+
+function nullHost(preference: number): MxHost {
+  return { preference, exchange: '.', exchangeUnicode: '.', cname: null, ipLiteral: false, addresses: [], error: null };
+}
+
+async function resolveHost(dns: MailDns, exchange: string): Promise<ResolvedHost> {
+  const findings: Finding[] = [];
+  const bare = exchange.replace(/^\[|\]$/g, '');
+  let unicode = exchange;
+  try {
+    unicode = normaliseDomain(exchange).unicode;
+  } catch {
+    // Shown as published.
+  }
+  const host: Omit<MxHost, 'preference'> = { exchange, exchangeUnicode: unicode, cname: null, ipLiteral: false, addresses: [], error: null };
+  if (isIP(bare) !== 0) {
+    host.ipLiteral = true;
+    findings.push(
+      finding('mx_ip_literal', 'error', `The MX exchange "${exchange}" is an IP address; an MX must name a host, and senders look "${exchange}" up as a name`, 'RFC 5321 §5.1, RFC 1035 §3.3.9', {
+        exchange,
+      }),
+    );
+    return { host, findings };
+  }
+  let a;
+  let aaaa;
+  try {
+    [a, aaaa] = await Promise.all([dns.lookup(exchange, 'A'), dns.lookup(exchange, 'AAAA')]);
+  } catch (error) {
+    host.error = failureJson(error);
+    findings.push(
+      finding('mx_lookup_failed', 'warning', `Could not resolve the MX host ${exchange}: ${host.error.code} (${host.error.message}); its addresses are unknown, not absent`, 'RFC 5321 §5.1', {
+        exchange,
+        error: host.error,
+      }),
+    );
+    return { host, findings };
+  }
+  const alias = [...a.answers, ...aaaa.answers].find((answer) => answer.type === 'CNAME' && answer.name.toLowerCase() === exchange.toLowerCase());
+  if (alias) {
+    host.cname = String(alias.data);
+    findings.push(
+      finding('mx_cname', 'warning', `The MX host ${exchange} is an alias (CNAME to ${host.cname}); an MX must name the host itself, and some senders refuse aliases`, 'RFC 2181 §10.3, RFC 5321 §5.1', {
+        exchange,
+        cname: host.cname,
+      }),
+    );
+  }
+  const addresses = [...a.records, ...aaaa.records];
+  if (addresses.length === 0) {
+    const why = a.status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
+    findings.push(finding('mx_no_address', 'error', `The MX host ${exchange} ${why}: mail cannot be delivered to it`, 'RFC 5321 §5.1', { exchange, status: a.status }));
+    return { host, findings };
+  }
+  host.addresses = await Promise.all(addresses.map((address) => describeAddress(dns, address)));
+  for (const item of host.addresses) {
+    if (item.reserved !== null) {
+      findings.push(
+        finding('mx_reserved_address', 'error', `The MX host ${exchange} resolves to ${item.address}, a ${item.reserved} address that other networks cannot reach`, 'RFC 6890', {
+          exchange,
+          address: item.address,
+          block: item.reserved,
+        }),
+      );
+    }
+    if (item.ptr === null) {
+      findings.push(
+        finding('mx_ptr_lookup_failed', 'warning', `The PTR lookup of ${item.address} (${exchange}) failed, so its reverse DNS is unknown`, 'RFC 1912 §2.1', { exchange, address: item.address }),
+      );
+    } else if (item.ptr.length === 0) {
+      findings.push(
+        finding('mx_no_ptr', 'warning', `${item.address} (${exchange}) has no PTR record; many receivers reject mail from addresses without reverse DNS`, 'RFC 1912 §2.1', {
+          exchange,
+          address: item.address,
+        }),
+      );
+    } else if (item.fcrdns === false) {
+      findings.push(
+        finding(
+          'mx_fcrdns_mismatch',
+          'warning',
+          `The reverse DNS of ${item.address} (${exchange}) is ${item.ptr.join(', ')}, which does not resolve back to ${item.address} (no forward-confirmed reverse DNS)`,
+          'RFC 8601 §3, RFC 1912 §2.1',
+          { exchange, address: item.address, ptr: item.ptr },
+        ),
+      );
+    } else if (item.fcrdns === true) {
+      findings.push(finding('mx_fcrdns', 'pass', `${item.address} (${exchange}) has forward-confirmed reverse DNS (${item.ptr.join(', ')})`, 'RFC 8601 §3', { exchange, address: item.address, ptr: item.ptr }));
+    }
+  }
+  return { host, findings };
+}
+
+async function describeAddress(dns: MailDns, address: string): Promise<MxAddress> {
+  const parsed = parseIpAddress(address);
+  const family = parsed.version;
+  const reserved = specialPurposeOf(parsed);
+  let ptr: string[] | null;
+  try {
+    ptr = (await dns.lookup(reverseName(address), 'PTR')).records.map((name) => name.toLowerCase());
+  } catch {
+    return { address, family, reserved, ptr: null, fcrdns: null };
+  }
+  if (ptr.length === 0) return { address, family, reserved, ptr, fcrdns: false };
+  let unknown = false;
+  for (const name of ptr.slice(0, PTR_NAME_LIMIT)) {
+    try {
+      const forward = await dns.lookup(name, family === 4 ? 'A' : 'AAAA');
+      if (forward.records.some((value) => sameAddress(value, parsed.text))) return { address, family, reserved, ptr, fcrdns: true };
+    } catch {
+      unknown = true;
+    }
+  }
+  return { address, family, reserved, ptr, fcrdns: unknown ? null : false };
+}
+
+function sameAddress(a: string, b: string): boolean {
+  try {
+    return parseIpAddress(a).text === parseIpAddress(b).text;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,236 @@
+import type { CuratedAsnList } from './curated-asns.js';
+import { isHostingCategory } from './curated-asns.js';
+import { isSignalName, SIGNAL_FLAG, SIGNAL_ORDER, type SecurityEvidence, type SecurityFlag, type SignalName } from './signals.js';
+import type { SignalIndex } from './signal-index.js';
+import { threatVerdict, type ThreatLevel, type ThreatRule } from './threat-rule.js';
+
+/** The source name of the embedded curated ASN list in evidence and `data status`. */
+export const CURATED_SOURCE = 'curated-asns';
+
+/**
+ * The security verdict of an address: the SPEC.md flags (true: a signal
+ * fired; false: a source that could give it was consulted and none fired;
+ * null: no such source was consulted), the threat level with the rule row
+ * that fired, the operator when known, and every signal that fired.
+ */
+export interface SecurityVerdict {
+  is_vpn: boolean | null;
+  is_proxy: boolean | null;
+  is_tor: boolean | null;
+  is_hosting: boolean | null;
+  threat_level: ThreatLevel | null;
+  threat_rule: ThreatRule | null;
+  provider: string | null;
+  evidence: readonly SecurityEvidence[];
+}
+
+/**
+ * What the announcing AS says, computed once per AS. Every AS no list names
+ * shares one object (`NO_ASN_SIGNAL`), and so do their verdicts.
+ */
+export interface AsnSignals {
+  /** An AS announces the address (its lists were consulted). */
+  readonly known: boolean;
+  readonly evidence: readonly SecurityEvidence[];
+}
+
+const NO_EVIDENCE: readonly SecurityEvidence[] = Object.freeze([]);
+
+/** An address with no AS: only address lists can speak. */
+export const NO_ASN: AsnSignals = Object.freeze({ known: false, evidence: NO_EVIDENCE });
+
+/** An AS that no list names. */
+export const NO_ASN_SIGNAL: AsnSignals = Object.freeze({ known: true, evidence: NO_EVIDENCE });
+
+const VERDICT_CACHE_SIZE = 65_536;
+const NO_IDS: readonly number[] = Object.freeze([]);
+const PROVIDER_SIGNALS: readonly SignalName[] = ['vpn_range', 'vpn_asn', 'cloud_range', 'datacenter_range', 'hosting_asn'];
+
+/**
+ * The signals of one data set: the embedded curated ASN list and, when
+ * installed, the compiled index of every downloaded feed. Verdicts for the
+ * same (AS, index segment) pair are equal, so callers cache them per pair;
+ * the evidence of a segment is built once and shared.
+ */
+export class SecuritySignals {
+  private readonly asnCache = new Map<number, AsnSignals>();
+  /** Verdicts by AS signals, then set code: shared by every address with the same signals. */
+  private readonly verdicts = new Map<AsnSignals, Map<number, SecurityVerdict>>();
+  private verdictCount = 0;
+  /** Flags some installed address list can set (consulted for every address). */
+  private readonly addressFlags: ReadonlySet<SecurityFlag>;
+
+  constructor(
+    readonly curated: CuratedAsnList,
+    readonly index: SignalIndex | null,
+  ) {
+    const flags = new Set<SecurityFlag>();
+    for (const source of index?.meta.sources ?? []) {
+      if (isSignalName(source.signal) && source.signal !== 'vpn_asn' && source.signal !== 'hosting_asn' && source.entries > 0) {
+        flags.add(SIGNAL_FLAG[source.signal]);
+      }
+    }
+    this.addressFlags = flags;
+  }
+
+  /** The set code of an IPv4 address in the index (-1: no list holds it, or no index). */
+  v4Set(address: number): number {
+    return this.index === null ? -1 : this.index.v4SetAt(address);
+  }
+
+  /** The set code of an IPv6 address (16 network-order bytes). */
+  v6Set(address: Uint8Array): number {
+    return this.index === null ? -1 : this.index.v6SetAt(address);
+  }
+
+  /** The evidence the announcing AS gives (curated list and ASN feeds). */
+  asnSignals(asn: number): AsnSignals {
+    let signals = this.asnCache.get(asn);
+    if (signals === undefined) {
+      const evidence: SecurityEvidence[] = [];
+      const curated = this.curated.byAsn.get(asn);
+      const signal: SignalName | null = curated?.category === 'vpn' ? 'vpn_asn' : isHostingCategory(curated?.category) ? 'hosting_asn' : null;
+      if (curated && signal !== null) {
+        evidence.push({ signal, source: CURATED_SOURCE, matched: `AS${asn}`, provider: curated.provider, updated: this.curated.version });
+      }
+      if (this.index !== null) {
+        for (const entry of this.index.asnEntries(asn)) {
+          const source = this.index.meta.sources[entry.source]!;
+          if (!isSignalName(source.signal)) continue;
+          evidence.push({ signal: source.signal, source: source.name, matched: `AS${asn}`, provider: entry.label ?? source.provider, updated: source.updated });
+        }
+      }
+      signals = evidence.length === 0 ? NO_ASN_SIGNAL : Object.freeze({ known: true, evidence: Object.freeze(sortEvidence(evidence)) });
+      this.asnCache.set(asn, signals);
+    }
+    return signals;
+  }
+
+  /**
+   * The verdict for an address given its AS's signals (`NO_ASN` when no AS
+   * announces it) and its set code in the index. Verdicts are cached and
+   * shared: one object per (AS signals, set code) pair. Treat them as
+   * read-only.
+   */
+  verdict(asn: AsnSignals, setCode: number): SecurityVerdict {
+    let bySet = this.verdicts.get(asn);
+    if (bySet === undefined) {
+      bySet = new Map();
+      this.verdicts.set(asn, bySet);
+    }
+    let verdict = bySet.get(setCode);
+    if (verdict === undefined) {
+      if (this.verdictCount >= VERDICT_CACHE_SIZE) {
+        this.verdicts.clear();
+        this.verdictCount = 0;
+        bySet = new Map();
+        this.verdicts.set(asn, bySet);
+      }
+      verdict = this.computeVerdict(asn, setCode);
+      bySet.set(setCode, verdict);
+      this.verdictCount++;
+    }
+    return verdict;
+  }
+
+  /**
+   * Flags, threat rule and provider come from the sources of the matching
+   * entries (read from the index without decoding them); the evidence list,
+   * which only json/ndjson/xml print, is built the first time it is read and
+   * then kept. A bulk CSV run never pays for it.
+   */
+  private computeVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
+    const ids = setCode === -1 ? NO_IDS : this.narrowestEntries(setCode);
+    let tor = false;
+    let proxy = false;
+    let vpn = false;
+    let hosting = false;
+    // The provider: the first named operator in signal order (VPN range, VPN AS, cloud, datacenter, hosting AS).
+    let provider: string | null = null;
+    let providerRank = PROVIDER_SIGNALS.length;
+    const consider = (signal: SignalName, name: string | null) => {
+      const flag = SIGNAL_FLAG[signal];
+      if (flag === 'is_tor') tor = true;
+      else if (flag === 'is_proxy') proxy = true;
+      else if (flag === 'is_vpn') vpn = true;
+      else hosting = true;
+      if (name !== null) {
+        const rank = PROVIDER_SIGNALS.indexOf(signal);
+        if (rank >= 0 && rank < providerRank) {
+          provider = name;
+          providerRank = rank;
+        }
+      }
+    };
+    for (const item of asn.evidence) consider(item.signal, item.provider);
+    if (ids.length > 0) {
+      const index = this.index!;
+      const sources = index.meta.sources;
+      for (const id of ids) {
+        const source = sources[index.entrySource(id)]!;
+        if (isSignalName(source.signal)) consider(source.signal, index.entryLabel(id) ?? source.provider);
+      }
+    }
+    const known = asn.known;
+    const flags = {
+      is_vpn: vpn ? true : this.addressFlags.has('is_vpn') || known ? false : null,
+      is_proxy: proxy ? true : this.addressFlags.has('is_proxy') ? false : null,
+      is_tor: tor ? true : this.addressFlags.has('is_tor') ? false : null,
+      is_hosting: hosting ? true : this.addressFlags.has('is_hosting') || known ? false : null,
+    };
+    const { level, rule } = threatVerdict(flags);
+    if (ids.length === 0) return { ...flags, threat_level: level, threat_rule: rule, provider, evidence: asn.evidence };
+    const build = () => {
+      const address = this.evidenceOfEntries(ids);
+      return asn.evidence.length === 0 ? address : Object.freeze(sortEvidence([...address, ...asn.evidence]));
+    };
+    return {
+      ...flags,
+      threat_level: level,
+      threat_rule: rule,
+      provider,
+      get evidence(): readonly SecurityEvidence[] {
+        const evidence = build();
+        Object.defineProperty(this, 'evidence', { value: evidence, enumerable: true, writable: false, configurable: false });
+        return evidence;
+      },
+    };
+  }
+
+  /** Dataset dates for the `meta` of an answer: the curated list and every source of the index. */
+  dataDates(): Record<string, string | null> {
+    const dates: Record<string, string | null> = { [CURATED_SOURCE]: this.curated.version };
+    for (const source of this.index?.meta.sources ?? []) dates[source.name] = source.updated;
+    return dates;
+  }
+
+  /** The entries of a set, keeping per source only the most specific ones (a /24 rather than the /16 around it). */
+  private narrowestEntries(code: number): readonly number[] {
+    const index = this.index!;
+    const ids = index.setEntries(code);
+    if (ids.length < 2) return ids;
+    const narrowest = new Map<number, number>();
+    for (const id of ids) {
+      const source = index.entrySource(id);
+      narrowest.set(source, Math.min(narrowest.get(source) ?? Infinity, index.entrySpan(id)));
+    }
+    return ids.filter((id) => index.entrySpan(id) === narrowest.get(index.entrySource(id)));
+  }
+
+  private evidenceOfEntries(ids: readonly number[]): readonly SecurityEvidence[] {
+    const index = this.index!;
+    const items: SecurityEvidence[] = [];
+    for (const id of ids) {
+      const entry = index.entry(id);
+      const source = index.meta.sources[entry.source]!;
+      if (!isSignalName(source.signal)) continue;
+      items.push({ signal: source.signal, source: source.name, matched: entry.matched, provider: entry.label ?? source.provider, updated: source.updated });
+    }
+    return Object.freeze(sortEvidence(items));
+  }
+}
+
+/** Stable sort by signal weight (Tor, proxy, VPN, hosting), address matches before AS matches. */
+function sortEvidence(items: SecurityEvidence[]): SecurityEvidence[] {
+  return items.length < 2 ? items : items.sort((a, b) => SIGNAL_ORDER[a.signal] - SIGNAL_ORDER[b.signal]);
+}

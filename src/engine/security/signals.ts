@@ -1,0 +1,77 @@
+/**
+ * The vocabulary of security verdicts: the signals a source can give, the
+ * flag each one sets, and the evidence item that explains a verdict.
+ */
+
+/**
+ * What a matching source says about an address.
+ *
+ * - `tor_exit_list`: a Tor exit list holds the address (is_tor)
+ * - `proxy_list`: an open proxy list holds the address (is_proxy)
+ * - `vpn_range`: a VPN CIDR list holds the address (is_vpn)
+ * - `vpn_asn`: the announcing AS is a VPN operator's (is_vpn)
+ * - `cloud_range`: a cloud provider's published ranges hold the address (is_hosting)
+ * - `datacenter_range`: a datacenter/hosting CIDR list holds the address (is_hosting)
+ * - `hosting_asn`: the announcing AS is a hosting, cloud or CDN operator's (is_hosting)
+ */
+export type SignalName = 'tor_exit_list' | 'proxy_list' | 'vpn_range' | 'vpn_asn' | 'cloud_range' | 'datacenter_range' | 'hosting_asn';
+
+export const SIGNAL_NAMES: readonly SignalName[] = [
+  'tor_exit_list',
+  'proxy_list',
+  'vpn_range',
+  'vpn_asn',
+  'cloud_range',
+  'datacenter_range',
+  'hosting_asn',
+];
+
+/** The security flags of the IP record, by their SPEC.md names. */
+export type SecurityFlag = 'is_tor' | 'is_proxy' | 'is_vpn' | 'is_hosting';
+
+/** The flag each signal sets. */
+export const SIGNAL_FLAG: Readonly<Record<SignalName, SecurityFlag>> = {
+  tor_exit_list: 'is_tor',
+  proxy_list: 'is_proxy',
+  vpn_range: 'is_vpn',
+  vpn_asn: 'is_vpn',
+  cloud_range: 'is_hosting',
+  datacenter_range: 'is_hosting',
+  hosting_asn: 'is_hosting',
+};
+
+/** Signals matched by address (the rest are matched by the announcing AS). */
+export function isAddressSignal(signal: SignalName): boolean {
+  return signal !== 'vpn_asn' && signal !== 'hosting_asn';
+}
+
+export function isSignalName(value: unknown): value is SignalName {
+  return typeof value === 'string' && (SIGNAL_NAMES as readonly string[]).includes(value);
+}
+
+/** One signal that fired for an address: why a flag is true. */
+export interface SecurityEvidence {
+  signal: SignalName;
+  /** The dataset that matched (a source name of `netintel data status`). */
+  source: string;
+  /** What matched: a CIDR (`185.220.100.0/22`), an address, `ip:port`, a range `a-b`, or an AS (`AS9009`). */
+  matched: string;
+  /** The operator the source names for the entry (VPN service, cloud, hosting company), or null. */
+  provider: string | null;
+  /** The dataset's date (ISO 8601), or null when unknown. */
+  updated: string | null;
+}
+
+/**
+ * Ordering of evidence in a verdict: the flag that weighs most first (Tor,
+ * proxy, VPN, hosting), address matches before AS matches.
+ */
+export const SIGNAL_ORDER: Readonly<Record<SignalName, number>> = {
+  tor_exit_list: 0,
+  proxy_list: 1,
+  vpn_range: 2,
+  vpn_asn: 3,
+  cloud_range: 4,
+  datacenter_range: 5,
+  hosting_asn: 6,
+};

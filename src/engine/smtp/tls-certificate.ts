@@ -1,0 +1,146 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
+import type { SmtpCertificate, SmtpChainCertificate } from './smtp-result.js';
+
+const DAY_MS = 86_400_000;
+
+/** OpenSSL verification errors about validity dates only (the chain itself may be fine). */
+const TIME_ERRORS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERROR_IN_CERT_NOT_AFTER_FIELD', 'ERROR_IN_CERT_NOT_BEFORE_FIELD']);
+
+/**
+ * TLS client options for a probe: the handshake is judged without
+ * verification (does TLS work at all?), so nothing is rejected here; the
+ * certificate is judged afterwards by `judgeCertificate`. Old protocol
+ * versions and ciphers are allowed so that an outdated server is reported
+ * as outdated rather than as "no TLS". Nothing confidential travels over a
+ * probe's connection but the AUTH test's credentials, which are sent only
+ * when the user asks for it.
+ */
+export function probeTlsOptions(servername: string | null, extraCa: readonly string[]): tls.ConnectionOptions {
+  return {
+    ...(servername ? { servername } : {}),
+    rejectUnauthorized: false,
+    // Name matching is judged on its own (hostnameMatch), not folded into authorizationError.
+    checkServerIdentity: () => undefined,
+    minVersion: 'TLSv1',
+    ciphers: 'DEFAULT:@SECLEVEL=0',
+    ...(extraCa.length > 0 ? { ca: [...tls.rootCertificates, ...extraCa] } : {}),
+  };
+}
+
+let rootFingerprints: Set<string> | null = null;
+
+/** SHA-256 fingerprints (hex, upper case) of the trust anchors: Node's bundled roots plus `extraCa`. */
+function anchorFingerprints(extraCa: readonly string[]): Set<string> {
+  rootFingerprints ??= new Set(tls.rootCertificates.map(pemFingerprint));
+  if (extraCa.length === 0) return rootFingerprints;
+  return new Set([...rootFingerprints, ...extraCa.flatMap(splitPem).map(pemFingerprint)]);
+}
+
+function splitPem(text: string): string[] {
+  return text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+}
+
+function pemFingerprint(pem: string): string {
+  const body = pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
+  return createHash('sha256').update(Buffer.from(body, 'base64')).digest('hex').toUpperCase();
+}
+
+function derFingerprint(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest('hex').toUpperCase();
+}
+
+/** The chain as node:tls links it (leaf first), each certificate once. */
+function peerChain(leaf: tls.DetailedPeerCertificate): tls.DetailedPeerCertificate[] {
+  const chain: tls.DetailedPeerCertificate[] = [];
+  const seen = new Set<string>();
+  let current: tls.DetailedPeerCertificate | undefined = leaf;
+  while (current && current.raw && !seen.has(current.fingerprint256)) {
+    seen.add(current.fingerprint256);
+    chain.push(current);
+    current = current.issuerCertificate;
+  }
+  return chain;
+}
+
+/** `CN=mx.example.com, O=Example` from node's object form of a distinguished name. */
+function distinguishedName(name: PeerCertificate['subject'] | undefined): string {
+  if (!name) return '';
+  return Object.entries(name)
+    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : String(value)}`)
+    .join(', ');
+}
+
+function isoDate(text: string): string {
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}
+
+/**
+ * Judges the certificate of an established TLS connection apart from the
+ * handshake: trust (the chain leads to a trusted root, whatever the dates),
+ * validity dates against the probe's clock, and the host name (RFC 6125,
+ * with node:tls's checkServerIdentity).
+ *
+ * OpenSSL reports one error per chain, the last one it met: an expired
+ * self-signed certificate reads `CERT_HAS_EXPIRED` alone. So when the error
+ * is about dates, trust is decided here: the chain must end in a trust
+ * anchor and every link must be signed by the next.
+ *
+ * @param checkedName The host name (or IP address) the certificate should name.
+ */
+export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Date, extraCa: readonly string[]): SmtpCertificate | null {
+  const leaf = socket.getPeerCertificate(true);
+  if (!leaf || !leaf.raw) return null;
+  const chain = peerChain(leaf);
+  const verifyError = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
+  const x509 = chain.map((certificate) => new X509Certificate(certificate.raw));
+  const leafX509 = x509[0]!;
+  const selfSigned = leafX509.checkIssued(leafX509) && leafX509.verify(leafX509.publicKey);
+
+  let trusted = verifyError === null;
+  if (!trusted && TIME_ERRORS.has(verifyError!)) {
+    const anchors = anchorFingerprints(extraCa);
+    const last = chain[chain.length - 1]!;
+    const linked = x509.every((certificate, i) => {
+      const issuer = x509[i + 1];
+      return issuer === undefined || (certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey));
+    });
+    trusted = linked && anchors.has(derFingerprint(last.raw));
+  }
+
+  const validFrom = isoDate(leaf.valid_from);
+  const validTo = isoDate(leaf.valid_to);
+  const notAfter = new Date(leaf.valid_to).getTime();
+  const notBefore = new Date(leaf.valid_from).getTime();
+  const nowMs = now.getTime();
+  const san = (leaf.subjectaltname ?? '')
+    .split(/,\s*/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+
+  return {
+    subject: distinguishedName(leaf.subject),
+    issuer: distinguishedName(leaf.issuer),
+    san,
+    validFrom,
+    validTo,
+    daysLeft: Math.floor((notAfter - nowMs) / DAY_MS),
+    expired: nowMs > notAfter,
+    notYetValid: nowMs < notBefore,
+    hostnameMatch: tls.checkServerIdentity(checkedName, leaf) === undefined,
+    checkedName,
+    trusted,
+    selfSigned,
+    verifyError,
+    fingerprintSha256: leaf.fingerprint256,
+    chain: chain.map(
+      (certificate): SmtpChainCertificate => ({
+        subject: distinguishedName(certificate.subject),
+        issuer: distinguishedName(certificate.issuer),
+        validTo: isoDate(certificate.valid_to),
+        fingerprintSha256: certificate.fingerprint256,
+      }),
+    ),
+  };
+}

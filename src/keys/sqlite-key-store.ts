@@ -1,0 +1,148 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { NetintelError } from '../errors.js';
+import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
+import type { ApiKeyRecord, CreateKeyInput, CreatedApiKey, KeyCheck, KeyStore } from './key-store.js';
+import type { PlanLimits } from './plans.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS api_keys (
+  id         TEXT PRIMARY KEY,
+  key_hash   BLOB NOT NULL,
+  plan       TEXT NOT NULL,
+  label      TEXT,
+  limits     TEXT,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+) STRICT;
+`;
+
+interface KeyRow {
+  id: string;
+  key_hash: Buffer;
+  plan: string;
+  label: string | null;
+  limits: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SqliteKeyStoreOptions {
+  /** Clock for created/revoked dates. */
+  now?: () => Date;
+  /**
+   * How long a checked key is served from memory before the store looks
+   * for changes made by other processes (`netintel keys revoke` while the
+   * server runs), in milliseconds of real time; 0 looks every time.
+   * Changes made through this store take effect at once.
+   */
+  recheckMs?: number;
+}
+
+/**
+ * API keys in SQLite (better-sqlite3), WAL mode so `netintel keys ...` can
+ * write while a server reads. Holds only SHA-256 hashes of keys.
+ *
+ * @throws NetintelError `usage` when the database cannot be opened.
+ */
+export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): KeyStore {
+  const now = options.now ?? (() => new Date());
+  const recheckMs = options.recheckMs ?? 1000;
+  let db: Database.Database;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+  } catch (error) {
+    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
+  }
+  const insert = db.prepare(
+    'INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at) VALUES (@id, @key_hash, @plan, @label, @limits, @created_at)',
+  );
+  const byId = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
+  const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
+  const revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
+
+  // Checked keys by id: their hash and record, until another process writes.
+  const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord } | null>();
+  let seenVersion = dataVersion.get()!.data_version;
+  let lastLook = performance.now();
+  // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
+  const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+
+  const cached = (id: string): { hash: Buffer; record: ApiKeyRecord } | null => {
+    const clock = performance.now();
+    if (clock - lastLook >= recheckMs) {
+      lastLook = clock;
+      const version = dataVersion.get()!.data_version;
+      if (version !== seenVersion) {
+        seenVersion = version;
+        cache.clear();
+      }
+    }
+    let entry = cache.get(id);
+    if (entry === undefined) {
+      const row = byId.get(id);
+      entry = row ? { hash: row.key_hash, record: toRecord(row) } : null;
+      if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
+      cache.set(id, entry);
+    }
+    return entry;
+  };
+
+  return {
+    create(input: CreateKeyInput): CreatedApiKey {
+      const created = generateApiKey();
+      const row: KeyRow = {
+        id: created.id,
+        key_hash: created.hash,
+        plan: input.plan,
+        label: input.label ?? null,
+        limits: input.limits && Object.keys(input.limits).length > 0 ? JSON.stringify(input.limits) : null,
+        created_at: now().toISOString(),
+        revoked_at: null,
+      };
+      insert.run(row);
+      cache.delete(row.id);
+      return { record: toRecord(row), key: created.key };
+    },
+    list: () => all.all().map(toRecord),
+    revoke(id: string): ApiKeyRecord {
+      revokeStatement.run(now().toISOString(), id);
+      cache.delete(id);
+      const row = byId.get(id);
+      if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
+      return toRecord(row);
+    },
+    check(key: string): KeyCheck {
+      const id = apiKeyId(key);
+      if (id === null) return { ok: false, reason: 'malformed', id: null };
+      const entry = cached(id);
+      const presented = hashApiKey(key);
+      const matches = hashesMatch(entry ? entry.hash : decoy, presented);
+      if (!entry || !matches) return { ok: false, reason: 'unknown', id };
+      if (entry.record.revokedAt !== null) return { ok: false, reason: 'revoked', id };
+      return { ok: true, record: entry.record };
+    },
+    close: () => db.close(),
+  };
+}
+
+function toRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    kind: 'api-key',
+    id: row.id,
+    plan: row.plan,
+    label: row.label,
+    limits: row.limits === null ? null : (JSON.parse(row.limits) as Partial<PlanLimits>),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}

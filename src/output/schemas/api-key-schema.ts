@@ -1,0 +1,21 @@
+import type { RecordSchema } from '../record-schema.js';
+
+/** Columns of an API key record (`netintel keys create|list|revoke`); `key` is filled only by `create`. */
+export const API_KEY_SCHEMA: RecordSchema = {
+  kind: 'api-key',
+  columns: [
+    'id',
+    'key',
+    'plan',
+    'label',
+    'limits.daily',
+    'limits.perMinute',
+    'limits.burst',
+    'limits.batch',
+    'createdAt',
+    'revokedAt',
+  ],
+  groups: { limits: ['limits.daily', 'limits.perMinute', 'limits.burst', 'limits.batch'] },
+  identity: ['id'],
+  tableColumns: ['id', 'plan', 'label', 'createdAt', 'revokedAt'],
+};

@@ -1,0 +1,37 @@
+import type { RecordSchema } from '../record-schema.js';
+
+/** Columns of `netintel data status`: one row per dataset. */
+export const DATA_STATUS_SCHEMA: RecordSchema = {
+  kind: 'data-source',
+  columns: [
+    'name',
+    'type',
+    'signal',
+    'enabled',
+    'origin',
+    'path',
+    'url',
+    'version',
+    'updated',
+    'lastCheckedAt',
+    'ageDays',
+    'entries',
+    'licence',
+    'attribution',
+    'staleAfterDays',
+    'stale',
+    'warning',
+  ],
+  groups: {},
+  identity: ['name'],
+  tableColumns: ['origin', 'updated', 'ageDays', 'entries', 'stale', 'licence'],
+};
+
+/** Columns of `netintel data update`: one row per source updated. */
+export const DATA_UPDATE_SCHEMA: RecordSchema = {
+  kind: 'data-update',
+  columns: ['source', 'type', 'status', 'url', 'path', 'version', 'updated', 'entries', 'previousEntries', 'bytes', 'durationMs'],
+  groups: {},
+  identity: ['source'],
+  tableColumns: ['status', 'updated', 'entries', 'previousEntries', 'bytes'],
+};

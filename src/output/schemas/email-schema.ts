@@ -1,0 +1,88 @@
+import type { EmailCheckError } from '../../engine/mail/check-email.js';
+import type { MailServerCheck } from '../../engine/mail/check-mail-servers.js';
+import type { MxHost } from '../../engine/mail/resolve-mx.js';
+import type { SpfNode } from '../../engine/mail/check-spf.js';
+import type { Finding } from '../../engine/findings.js';
+import { presentFindings } from '../findings-table.js';
+import type { RecordSchema } from '../record-schema.js';
+import { getPath } from '../record-schema.js';
+import { presentMxHosts } from './mx-schema.js';
+import { presentSpfTree } from './spf-schema.js';
+
+/** One mail server per line: where it was probed and how far the conversation got. */
+export function presentMailServers(servers: readonly MailServerCheck[]): string {
+  if (servers.length === 0) return 'none';
+  return servers
+    .map((server) => {
+      const where = `${server.host}${server.address ? ` ${server.address.includes(':') ? `[${server.address}]` : server.address}:${server.port}` : ''}`;
+      if (!server.probe) return `${where}: not probed (${server.error?.message ?? 'no address'})`;
+      const probe = server.probe;
+      if (probe.failure) return `${where}: ${probe.failure.code} at ${probe.failure.stage} (${probe.failure.message})`;
+      const banner = probe.banner ? `${probe.banner.code}${probe.banner.hostname ? ` ${probe.banner.hostname}` : ''}` : 'no banner';
+      const tls = probe.tls.established
+        ? `STARTTLS ${probe.tls.protocol ?? ''}`.trim()
+        : probe.tls.offered
+          ? `STARTTLS failed${probe.tls.error ? ` (${probe.tls.error})` : ''}`
+          : 'no STARTTLS';
+      return `${where}: banner ${banner}, ${tls}`;
+    })
+    .join('\n');
+}
+
+const CHECK_GROUPS = {
+  mx: ['mx.status', 'mx.records'],
+  spf: ['spf.status', 'spf.record', 'spf.lookups', 'spf.voidLookups', 'spf.tree'],
+  dmarc: ['dmarc.location', 'dmarc.record', 'dmarc.policy'],
+  mtaSts: ['mtaSts.record', 'mtaSts.policy.mode', 'mtaSts.policyError.message'],
+  tlsRpt: ['tlsRpt.record'],
+  smtp: ['smtp'],
+  summary: ['summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
+} as const;
+
+/**
+ * Columns of the e-mail test report (`netintel email`, GET /api/email-tests,
+ * both forms). Table and CSV views carry one line per MX host, per mail
+ * server and per finding (grouped by severity); json, ndjson and xml keep
+ * the whole report, every check's record included.
+ */
+export const EMAIL_SCHEMA: RecordSchema = {
+  kind: 'email',
+  columns: [
+    'test',
+    'domain',
+    'domainUnicode',
+    'server',
+    'port',
+    ...CHECK_GROUPS.mx,
+    ...CHECK_GROUPS.spf,
+    ...CHECK_GROUPS.dmarc,
+    ...CHECK_GROUPS.mtaSts,
+    ...CHECK_GROUPS.tlsRpt,
+    ...CHECK_GROUPS.smtp,
+    'errors',
+    ...CHECK_GROUPS.summary,
+    'findings',
+    'checkedAt',
+  ],
+  groups: CHECK_GROUPS,
+  identity: ['domain', 'test'],
+  tableColumns: ['test', 'mx.status', 'spf.status', 'dmarc.policy', 'mtaSts.policy.mode', 'summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
+  presentColumn: (record, column) => {
+    const value = getPath(record, column);
+    if (value === null || value === undefined) return value;
+    switch (column) {
+      case 'mx.records':
+        return presentMxHosts(value as MxHost[]);
+      case 'spf.tree':
+        return presentSpfTree(value as SpfNode);
+      case 'smtp':
+        return presentMailServers(value as MailServerCheck[]);
+      case 'errors':
+        return (value as EmailCheckError[]).length === 0 ? null : (value as EmailCheckError[]).map((error) => `${error.check}: ${error.code} (${error.message})`).join('\n');
+      case 'findings':
+        return presentFindings(value as Finding[]);
+      default:
+        return value;
+    }
+  },
+};

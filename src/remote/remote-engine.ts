@@ -1,0 +1,235 @@
+import type { AsnResult } from '../engine/asn/lookup-asn.js';
+import { isAsnText } from '../engine/asn/lookup-asn.js';
+import type { Target } from '../engine/bulk/read-targets.js';
+import type { DnsResult } from '../engine/dns/dns-result.js';
+import type { IpInfoRecord } from '../engine/ip/ip-record.js';
+import { isIpAddress } from '../engine/ip/ip-address.js';
+import { isHostNameTarget } from '../engine/ip/ip-target-lookup.js';
+import type { Outcome } from '../engine/outcome.js';
+import { NetintelError, toNetintelError, type ErrorCode } from '../errors.js';
+import type { QuotaRecord } from '../server/operation-routes.js';
+import { createApiClient, itemError, type ApiClient, type ApiClientOptions } from './api-client.js';
+
+/** The answer of the API's bulk forms (src/server/bulk-answer.ts). */
+interface BulkAnswerJson {
+  results: Array<{ query: string; record?: unknown; error?: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>;
+}
+
+/** A free-tier IP answer's extra member, taken off so the record prints as locally. */
+const NOTE_KEY = 'note';
+
+/**
+ * The engine's interface over HTTP: each function gives what the local
+ * engine gives for the same input (records, and errors with the same code
+ * and message), so a command prints the same output either way. Fields the
+ * key's plan does not include are left out by the server (said once on
+ * stderr through `onWithheld`).
+ */
+export interface RemoteEngine {
+  readonly client: ApiClient;
+  /** The plan of the key (GET /api/quota), asked once. */
+  quota(): Promise<QuotaRecord>;
+  /** The outcomes of one `ip` target: an address, or each address of a host name (resolved by the server). */
+  ipTargetOutcomes(query: string): Promise<Array<Outcome<IpInfoRecord>>>;
+  /** The caller's own address as the server sees it, looked up. */
+  callerIpOutcome(): Promise<Outcome<IpInfoRecord>>;
+  /** `netintel asn` queries, sent in bulk batches of the plan's size, in order. */
+  asnOutcomes(queries: readonly string[]): Promise<Array<Outcome<AsnResult>>>;
+  /** One outcome per type for a `dns` target (types as the user gave them, null for the default). */
+  dnsOutcomes(query: string, types: readonly string[] | null): Promise<Array<Outcome<DnsResult>>>;
+  /**
+   * `netintel bulk`: IP addresses and AS numbers in input order, in batches
+   * of the plan's size (POST /api/bulk when the plan has it, else one
+   * request per address; asn-lookup's bulk form for AS numbers).
+   */
+  bulkOutcomes<T extends Target>(
+    targets: AsyncIterable<readonly T[]>,
+    failed: (error: NetintelError, target: T) => NetintelError,
+  ): AsyncGenerator<Array<Outcome<unknown>>>;
+}
+
+export interface RemoteEngineOptions extends Omit<ApiClientOptions, 'server' | 'apiKey'> {
+  server: string;
+  apiKey: string | null;
+  /** Told which groups the plan leaves out, once. */
+  onWithheld?: (groups: string) => void;
+  /** Requests in flight at once for one-per-item lookups (default 8). */
+  concurrency?: number;
+}
+
+export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
+  const client = createApiClient(options);
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, 32));
+  let quota: Promise<QuotaRecord> | undefined;
+  let withheldSaid = false;
+
+  const ipRecord = async (ip: string | undefined): Promise<IpInfoRecord> => {
+    const response = await client.get('/api/ipinfo', { ip });
+    const withheld = response.headers.get('x-netintel-withheld');
+    if (withheld && !withheldSaid) {
+      withheldSaid = true;
+      options.onWithheld?.(withheld);
+    }
+    const record = response.body as Record<string, unknown>;
+    delete record[NOTE_KEY];
+    return record as unknown as IpInfoRecord;
+  };
+
+  const settle = async <T>(query: string, work: () => Promise<T>): Promise<Outcome<T>> => {
+    try {
+      return { ok: true, query, value: await work() };
+    } catch (error) {
+      return { ok: false, query, error: toNetintelError(error) };
+    }
+  };
+
+  // The same addresses `resolveHostAddresses` gives locally: A then AAAA, not_found when neither.
+  const resolveHost = async (name: string): Promise<string[]> => {
+    const response = await client.get('/api/dns-lookup', { domain: name, type: 'A,AAAA' });
+    const [a, aaaa] = response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>;
+    for (const item of [a, aaaa]) if (item && 'error' in item) throw itemError(item.error);
+    const records = [a as DnsResult, aaaa as DnsResult];
+    const addresses = records.flatMap((result, i) => result.answers.filter((answer) => answer.type === (i === 0 ? 'A' : 'AAAA')).map((answer) => answer.data as string));
+    if (addresses.length === 0) {
+      const first = records[0]!;
+      const why = first.status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
+      throw new NetintelError('not_found', `${first.domain} ${why} at ${first.resolver}`, { details: { input: name, rcode: first.rcode } });
+    }
+    return addresses;
+  };
+
+  const inBatches = async <R>(queries: readonly string[], size: number, send: (batch: string[]) => Promise<R[]>): Promise<R[]> => {
+    const out: R[] = [];
+    for (let start = 0; start < queries.length; start += size) out.push(...(await send(queries.slice(start, start + size))));
+    return out;
+  };
+
+  const fromBulk = <T>(answer: BulkAnswerJson): Array<Outcome<T>> =>
+    answer.results.map((item) =>
+      item.error ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query: item.query, value: item.record as T },
+    );
+
+  const asnBatch = async (batch: readonly string[]): Promise<Array<Outcome<AsnResult>>> => {
+    try {
+      const response = await client.get('/api/asn-lookup', { bulk: batch.join(',') });
+      return fromBulk<AsnResult>(response.body as BulkAnswerJson);
+    } catch (error) {
+      const failure = toNetintelError(error);
+      return batch.map((query) => ({ ok: false as const, query, error: failure }));
+    }
+  };
+
+  const ipBatch = async (batch: readonly string[]): Promise<Array<Outcome<IpInfoRecord>>> => {
+    const plan = await engine.quota();
+    if (plan.bulkMax !== null) {
+      try {
+        const response = await client.post('/api/bulk', { ips: batch });
+        return fromBulk<IpInfoRecord>(response.body as BulkAnswerJson);
+      } catch (error) {
+        const failure = toNetintelError(error);
+        return batch.map((query) => ({ ok: false as const, query, error: failure }));
+      }
+    }
+    const out: Array<Outcome<IpInfoRecord>> = new Array(batch.length);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, batch.length) }, async () => {
+        while (next < batch.length) {
+          const i = next++;
+          out[i] = await settle(batch[i]!, () => ipRecord(batch[i]!));
+        }
+      }),
+    );
+    return out;
+  };
+
+  const engine: RemoteEngine = {
+    client,
+    quota: () =>
+      (quota ??= client.get('/api/quota').then((response) => response.body as QuotaRecord).catch((error: unknown) => {
+        quota = undefined;
+        throw error;
+      })),
+
+    async ipTargetOutcomes(query) {
+      if (!isHostNameTarget(query)) return [await settle(query, () => ipRecord(query))];
+      let addresses: string[];
+      try {
+        addresses = await resolveHost(query);
+      } catch (error) {
+        return [{ ok: false, query, error: toNetintelError(error) }];
+      }
+      return Promise.all(addresses.map((address) => settle(query, () => ipRecord(address))));
+    },
+
+    async callerIpOutcome() {
+      const outcome = await settle('me', () => ipRecord(undefined));
+      return outcome.ok ? { ...outcome, query: outcome.value.ip } : outcome;
+    },
+
+    async asnOutcomes(queries) {
+      if (queries.length === 0) return [];
+      let size: number;
+      try {
+        size = (await engine.quota()).batch;
+      } catch (error) {
+        const failure = toNetintelError(error);
+        return queries.map((query) => ({ ok: false as const, query, error: failure }));
+      }
+      return inBatches(queries, size, asnBatch);
+    },
+
+    async dnsOutcomes(query, types) {
+      const asked = types === null || types.length === 0 ? null : types;
+      try {
+        const response = await client.get('/api/dns-lookup', { domain: query, type: asked?.join(',') });
+        if (!Array.isArray(response.body)) return [{ ok: true, query, value: response.body as DnsResult }];
+        return (response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>).map(
+          (item): Outcome<DnsResult> => ('error' in item ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query, value: item }),
+        );
+      } catch (error) {
+        const failure = toNetintelError(error);
+        // Locally a bad name fails once under its own text, a failed lookup under "name TYPE".
+        if (['usage', 'invalid_input'].includes(failure.code) || (asked !== null && asked.length > 1)) return [{ ok: false, query, error: failure }];
+        return [{ ok: false, query: `${query} ${asked?.[0] ?? (isIpAddress(query) ? 'PTR' : 'A')}`, error: failure }];
+      }
+    },
+
+    bulkOutcomes: (targets, failed) => remoteBulk(engine, targets, failed, asnBatch, ipBatch, inBatches),
+  };
+  return engine;
+}
+
+/** `bulkOutcomes`: the input re-cut into groups of the plan's size; each group answered in order. */
+async function* remoteBulk<T extends Target>(
+  engine: RemoteEngine,
+  targets: AsyncIterable<readonly T[]>,
+  failed: (error: NetintelError, target: T) => NetintelError,
+  asnBatch: (batch: readonly string[]) => Promise<Array<Outcome<AsnResult>>>,
+  ipBatch: (batch: readonly string[]) => Promise<Array<Outcome<IpInfoRecord>>>,
+  inBatches: <R>(queries: readonly string[], size: number, send: (batch: string[]) => Promise<R[]>) => Promise<R[]>,
+): AsyncGenerator<Array<Outcome<unknown>>> {
+  const plan = await engine.quota();
+  const size = plan.bulkMax ?? plan.batch;
+  const run = async (group: readonly T[]): Promise<Array<Outcome<unknown>>> => {
+    const asn = group.filter((target) => isAsnText(target.text)).map((target) => target.text);
+    const ips = group.filter((target) => !isAsnText(target.text)).map((target) => target.text);
+    const [asnResults, ipResults] = await Promise.all([inBatches(asn, plan.batch, asnBatch), inBatches(ips, size, ipBatch)]);
+    let a = 0;
+    let p = 0;
+    return group.map((target) => {
+      const outcome: Outcome<unknown> = isAsnText(target.text) ? asnResults[a++]! : ipResults[p++]!;
+      return outcome.ok ? outcome : { ok: false, query: target.text, error: failed(outcome.error, target) };
+    });
+  };
+  let pending: T[] = [];
+  for await (const batch of targets) {
+    pending.push(...batch);
+    while (pending.length >= size) {
+      const group = pending.slice(0, size);
+      pending = pending.slice(size);
+      yield await run(group);
+    }
+  }
+  if (pending.length > 0) yield await run(pending);
+}

@@ -1,0 +1,74 @@
+import { toNetintelError, type ErrorCode } from '../errors.js';
+
+/** One item of a bulk answer: the query as sent, and its record or its error. */
+export type BulkItem =
+  | { query: string; record: unknown }
+  | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
+
+/** A bulk answer: one item per query in the order sent, and counts. */
+export interface BulkAnswer {
+  results: BulkItem[];
+  summary: {
+    total: number;
+    succeeded: number;
+    failed: number;
+    /** Failed items by error code. */
+    errors: Partial<Record<ErrorCode, number>>;
+  };
+}
+
+/**
+ * Looks up every query (concurrently when the lookup is asynchronous) and
+ * answers in input order; a failed item is an error item, never a failed
+ * request.
+ */
+export async function bulkAnswer<T>(queries: readonly string[], lookup: (query: string) => T | Promise<T>): Promise<BulkAnswer> {
+  const results = await Promise.all(
+    queries.map(async (query): Promise<BulkItem> => {
+      try {
+        return { query, record: await lookup(query) };
+      } catch (error) {
+        return { query, error: toNetintelError(error).toJSON() };
+      }
+    }),
+  );
+  const errors: Partial<Record<ErrorCode, number>> = {};
+  let failed = 0;
+  for (const item of results) {
+    if ('error' in item) {
+      failed += 1;
+      errors[item.error.code] = (errors[item.error.code] ?? 0) + 1;
+    }
+  }
+  return { results, summary: { total: results.length, succeeded: results.length - failed, failed, errors } };
+}
+
+/** JSON Schema of a bulk answer, for the OpenAPI document. */
+export function bulkAnswerSchema(recordRef: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['results', 'summary'],
+    properties: {
+      results: {
+        type: 'array',
+        description: 'One item per query, in the order sent.',
+        items: {
+          oneOf: [
+            { type: 'object', required: ['query', 'record'], properties: { query: { type: 'string' }, record: { $ref: recordRef } } },
+            { type: 'object', required: ['query', 'error'], properties: { query: { type: 'string' }, error: { $ref: '#/components/schemas/ItemError' } } },
+          ],
+        },
+      },
+      summary: {
+        type: 'object',
+        required: ['total', 'succeeded', 'failed', 'errors'],
+        properties: {
+          total: { type: 'integer' },
+          succeeded: { type: 'integer' },
+          failed: { type: 'integer' },
+          errors: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Failed items by error code.' },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import type { PlanTable } from '../keys/plans.js';
+import type { ApiRoute } from './api-route.js';
+import type { LimitState } from './limits/gcra.js';
+import type { LimitStore } from './limits/limit-store.js';
+import { renderDocsPage } from './docs-page.js';
+import { setLimitHeaders } from './rate-limit-headers.js';
+import { buildOpenApiDocument } from './openapi.js';
+
+/** The answer of GET /api/quota and `netintel quota`. */
+export interface QuotaRecord {
+  kind: 'quota';
+  plan: string;
+  title: string;
+  /** The key's id, or null on the free tier without a key. */
+  keyId: string | null;
+  /** The caller's address as the server sees it. */
+  client: string;
+  features: readonly string[];
+  daily: { limit: number; remaining: number; resetAt: string };
+  burst: { capacity: number; remaining: number; perMinute: number };
+  /** Items per request of the bulk forms. */
+  batch: number;
+  /** Addresses per POST /api/bulk request, or null when the plan has no bulk processing. */
+  bulkMax: number | null;
+}
+
+export interface OperationDeps {
+  routes: readonly ApiRoute[];
+  plans: PlanTable;
+  limits: LimitStore;
+  now: () => number;
+  version: string;
+}
+
+/** GET /healthz, /openapi.json, /docs and /api/quota. */
+export function registerOperationRoutes(app: FastifyInstance, deps: OperationDeps): void {
+  const started = deps.now();
+  let openapi: string | undefined;
+  let docs: string | undefined;
+  const document = () => buildOpenApiDocument({ routes: deps.routes, plans: deps.plans, version: deps.version });
+
+  app.get('/healthz', async (_request, reply) => {
+    const limiter = await deps.limits.ping();
+    reply.code(limiter ? 200 : 503).header('cache-control', 'no-store');
+    return {
+      status: limiter ? 'ok' : 'degraded',
+      version: deps.version,
+      uptimeSeconds: Math.round((deps.now() - started) / 1000),
+      limits: { store: deps.limits.kind, ok: limiter },
+    };
+  });
+
+  app.get('/openapi.json', (_request, reply) => {
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return (openapi ??= JSON.stringify(document(), null, 2));
+  });
+
+  app.get('/docs', (_request, reply) => {
+    reply.header('content-type', 'text/html; charset=utf-8');
+    return (docs ??= renderDocsPage(document(), deps.plans));
+  });
+
+  // Looks, never charges: asking how much is left costs nothing.
+  app.get('/api/quota', { config: { api: true } }, async (request, reply) => {
+    const state = request.netintel;
+    const limit: LimitState = await deps.limits.peek(state.subject, state.plan, deps.now());
+    state.limit = limit;
+    setLimitHeaders(reply, limit);
+    return quotaRecord(state.plan, state.keyId, state.client, limit, deps.plans);
+  });
+}
+
+export function quotaRecord(
+  plan: { name: string; title: string; features: readonly string[]; batch: number },
+  keyId: string | null,
+  client: string,
+  limit: LimitState,
+  plans: PlanTable,
+): QuotaRecord {
+  return {
+    kind: 'quota',
+    plan: plan.name,
+    title: plan.title,
+    keyId,
+    client,
+    features: plan.features,
+    daily: { limit: limit.dailyLimit, remaining: limit.dailyRemaining, resetAt: new Date(limit.resetAt).toISOString() },
+    burst: { capacity: limit.burstCapacity, remaining: limit.burstRemaining, perMinute: limit.perMinute },
+    batch: plan.batch,
+    bulkMax: plan.features.includes('bulk') ? plans.bulkMax : null,
+  };
+}

@@ -1,0 +1,95 @@
+import type { DnsResult } from '../../engine/dns/dns-result.js';
+import type { DnsTransport } from '../../engine/dns/dns-transport.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
+import type { ApiContext, ApiRoute } from '../api-route.js';
+
+interface DnsQuery {
+  domain: string;
+  type?: string;
+  resolver?: string;
+}
+
+async function loadDnsEngine() {
+  const [name, type, resolve, transport, resolver] = await Promise.all([
+    import('../../engine/dns/dns-name.js'),
+    import('../../engine/dns/dns-type.js'),
+    import('../../engine/dns/resolve-dns.js'),
+    import('../../engine/dns/dns-transport.js'),
+    import('../../engine/dns/resolver-address.js'),
+  ]);
+  return { ...name, ...type, ...resolve, ...transport, ...resolver };
+}
+
+/** DNS's own port: a caller-chosen resolver may not be pointed at other services. */
+const DNS_PORT = 53;
+
+/**
+ * The answer `netintel dns DOMAIN --type T -f json` prints: one type, its
+ * record (a failure is the error answer); several types, an array of
+ * records, with a `{query, error}` item for a type that failed.
+ */
+async function dnsLookup(request: { query: unknown }, api: ApiContext): Promise<unknown> {
+  const query = request.query as DnsQuery;
+  const dns = await loadDnsEngine();
+  const types = dns.expandDnsTypes(query.type === undefined ? [] : dns.parseDnsTypes(query.type));
+  const target = dns.parseDnsTarget(query.domain);
+  const asked = types.length > 0 ? types : [target.reverse ? 'PTR' as const : 'A' as const];
+
+  let transport: DnsTransport;
+  let own: DnsTransport | null = null;
+  if (query.resolver !== undefined) {
+    const resolver = dns.parseResolverAddress(query.resolver);
+    api.guard.checkAddress(resolver.host.replace(/%.*$/, ''), 'resolver');
+    if (!api.guard.allowPrivate && resolver.port !== DNS_PORT) {
+      throw new NetintelError('forbidden', `resolver port ${resolver.port} is not DNS's (53)`, { details: { resolver: resolver.label, rule: 'resolver-port' } });
+    }
+    own = dns.createDnsTransport({ resolvers: [resolver], tcp: api.ctx.dnsTcp, timeoutMs: api.ctx.timeoutMs, retries: api.ctx.dnsRetries });
+    transport = own;
+  } else {
+    transport = await api.ctx.dnsTransport();
+  }
+  try {
+    const answers = await Promise.all(
+      asked.map((type) =>
+        dns.resolveDnsType(transport, target, type).then(
+          (record): DnsResult | { query: string; error: ReturnType<NetintelError['toJSON']> } => record,
+          (error: unknown) => {
+            if (asked.length === 1) throw error;
+            return { query: `${query.domain} ${type}`, error: toNetintelError(error).toJSON() };
+          },
+        ),
+      ),
+    );
+    return asked.length === 1 ? answers[0] : answers;
+  } finally {
+    await own?.close();
+  }
+}
+
+export const DNS_LOOKUP_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/dns-lookup',
+  operationId: 'getDns',
+  summary: 'DNS records of a domain (an IP address: its PTR)',
+  description:
+    'The records of `domain` for `type` (A, AAAA, MX, TXT, NS, CNAME, SOA or ALL as SPEC lists them, and CAA, PTR, SRV; ' +
+    'a comma-separated list asks several). One type answers its record; several answer an array with one item per type, ' +
+    'a failed type as `{query, error}`. NXDOMAIN and NODATA are answers (`status`). `resolver` (ip[:port]) asks that ' +
+    'resolver instead of the server\'s; private, loopback and link-local resolvers and ports other than 53 are refused.',
+  feature: null,
+  querystring: {
+    type: 'object',
+    required: ['domain'],
+    properties: {
+      domain: { type: 'string', minLength: 1, maxLength: 300, description: 'Domain name (IDN accepted) or IP address (reverse lookup).' },
+      type: { type: 'string', maxLength: 100, description: 'A, AAAA, MX, TXT, NS, CNAME, SOA, CAA, PTR, SRV or ALL; comma-separated for several.' },
+      resolver: { type: 'string', maxLength: 60, description: 'A public resolver to ask (ip or ip:port).' },
+    },
+  },
+  responseSchema: {
+    oneOf: [{ $ref: '#/components/schemas/DnsResult' }, { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/DnsResult' }, { $ref: '#/components/schemas/QueryError' }] } }],
+  },
+  responseDescription: 'The DNS record of `netintel dns` (one type), or an array of them (several types).',
+  examples: [{ query: '?domain=example.com&type=MX' }, { query: '?domain=example.com&type=ALL' }],
+  handler: (request, _reply, api) => dnsLookup(request, api),
+};

@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IpInfoRecord } from '../../engine/ip/ip-record.js';
+import { createFormatter } from '../../output/formatter.js';
+import { IP_SCHEMA } from '../../output/schemas/ip-schema.js';
+import type { ApiContext, ApiRoute } from '../api-route.js';
+
+/** The groups of the IP record that need a plan with `premium` (SPEC: threat intelligence, ISP details). */
+export const PREMIUM_GROUPS = ['network', 'security'] as const;
+
+/** Says which fields were left out, on every free-tier IP answer (all formats). */
+export const WITHHELD_HEADER = 'x-netintel-withheld';
+
+export const FREE_TIER_NOTE = 'network and security need an API key (X-API-Key header) with a plan that includes them; see /docs#plans';
+
+/** The record as a plan may see it: without the premium groups unless the plan includes them. */
+export function visibleRecord(record: IpInfoRecord, premium: boolean): Record<string, unknown> {
+  if (premium) return record as unknown as Record<string, unknown>;
+  const visible: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (!(PREMIUM_GROUPS as readonly string[]).includes(key)) visible[key] = value;
+  }
+  return visible;
+}
+
+const CONTENT_TYPES = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+} as const;
+
+const FREE_CSV_COLUMNS = IP_SCHEMA.columns.filter((column) => !PREMIUM_GROUPS.some((group) => column.startsWith(`${group}.`)));
+
+/** Synchronous for JSON, the hot path; XML and CSV load their encoders first. */
+function ipinfo(request: FastifyRequest, reply: FastifyReply, api: ApiContext): string | Promise<string> {
+  const query = request.query as { ip?: string; format?: 'json' | 'xml' | 'csv' };
+  const format = query.format ?? 'json';
+  const ip = query.ip ?? request.netintel.client;
+  const record = api.lookupIp(ip);
+  const premium = request.netintel.plan.features.includes('premium');
+  const visible = visibleRecord(record, premium);
+  if (!premium) reply.header(WITHHELD_HEADER, PREMIUM_GROUPS.join(', '));
+  reply.header('content-type', CONTENT_TYPES[format]);
+  if (format === 'json') return JSON.stringify(premium ? visible : { ...visible, note: FREE_TIER_NOTE });
+  return createFormatter({
+    format,
+    schema: IP_SCHEMA,
+    columns: format === 'csv' && !premium ? FREE_CSV_COLUMNS : null,
+    header: true,
+    color: false,
+    single: true,
+  }).then((formatter) => formatter.start() + formatter.write({ ok: true, query: ip, value: visible }) + formatter.end());
+}
+
+export const IPINFO_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/ipinfo',
+  operationId: 'getIpInfo',
+  summary: 'IP information record: location, network, security flags',
+  description:
+    'The IP information record of an IPv4 or IPv6 address, or of the caller when `ip` is omitted. ' +
+    'Without a key (or on a plan without premium fields) only basic geolocation is returned: `network` and `security` ' +
+    'are left out, the header X-Netintel-Withheld names them and a JSON answer carries a `note`.',
+  feature: null,
+  querystring: {
+    type: 'object',
+    properties: {
+      ip: { type: 'string', maxLength: 100, description: 'IPv4 or IPv6 address; the caller\'s address when omitted.' },
+      format: { type: 'string', enum: ['json', 'xml', 'csv'], default: 'json', description: 'Answer format.' },
+    },
+  },
+  produces: [CONTENT_TYPES.json, CONTENT_TYPES.xml, CONTENT_TYPES.csv],
+  responseSchema: { $ref: '#/components/schemas/IpInfoRecord' },
+  responseDescription: 'The IP information record (json), or its XML or CSV form (the layout of `netintel ip -f xml|csv`).',
+  examples: [{ query: '?ip=8.8.8.8' }, { query: '?ip=8.8.8.8&format=csv' }, { query: '' }],
+  handler: ipinfo,
+};

@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, isolatedEnv, REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+
+/** `netintel serve` as a process (the built program: run `npm run build` first). */
+interface Served {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, ...isolatedEnv(env) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 15_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    void exit.then(() => reject(new Error(`serve exited: ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr, exit };
+}
+
+describe('netintel serve (the built program)', () => {
+  const dir = tempDir('netintel-serve-');
+  const db = join(dir.path, 'keys.db');
+  let dns: DnsTestServer;
+  let served: Served;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({ records: [{ name: 'slow.test', type: 'A', data: '192.0.2.1' }], delayMs: 700 });
+    served = await serve(['--db', db, '--resolver', dns.address]);
+  });
+  afterAll(async () => {
+    if (served.child.exitCode === null) served.child.kill('SIGKILL');
+    await dns.close();
+    dir.remove();
+  });
+
+  it('binds 127.0.0.1 by default and answers /healthz', async () => {
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = await (await fetch(`${served.url}/healthz`)).json();
+    expect(health).toMatchObject({ status: 'ok', version: '0.1.0', limits: { store: 'memory', ok: true } });
+  });
+
+  it('accepts keys made by `netintel keys create`, and refuses them within a second of `keys revoke`', async () => {
+    const created = JSON.parse((await spawnCli(['keys', 'create', '--plan', 'pro', '--db', db, '-f', 'json'])).stdout);
+    const ask = () => fetch(`${served.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': created.key } });
+    const ok = await ask();
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).network.asn).toBe(15169);
+    expect((await spawnCli(['keys', 'revoke', created.id, '--db', db])).code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await ask()).status).toBe(401);
+  });
+
+  it('writes structured JSON logs on stderr, one line per request, never the key', async () => {
+    await fetch(`${served.url}/api/ipinfo?ip=1.1.1.1`, { headers: { 'x-api-key': 'ni_secretsecret_should-not-be-logged' } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = served.stderr().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.msg === 'listening')).toMatchObject({ url: served.url, limits: 'memory' });
+    expect(lines.filter((line) => line.msg === 'request').at(-1)).toMatchObject({ method: 'GET', path: '/api/ipinfo', status: 401, client: '127.0.0.1' });
+    expect(served.stderr()).not.toContain('should-not-be-logged');
+  });
+
+  it('finishes requests in flight on SIGTERM, then exits 0', async () => {
+    const inflight = fetch(`${served.url}/api/dns-lookup?domain=slow.test`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    served.child.kill('SIGTERM');
+    const response = await inflight;
+    expect(response.status).toBe(200);
+    expect((await response.json()).answers[0].data).toBe('192.0.2.1');
+    expect(await served.exit).toEqual({ code: 0, signal: null });
+    expect(served.stderr()).toContain('"msg":"stopped"');
+    await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('start-up cost of local runs', () => {
+  it('never loads fastify, better-sqlite3 or ioredis for `netintel ip 8.8.8.8`', async () => {
+    const script = `
+      const { loadBundle } = require(${JSON.stringify(join(REPO_ROOT, 'bin', 'load-bundle.js'))});
+      const { Writable } = require('node:stream');
+      const sink = new Writable({ write(_c, _e, cb) { cb(); } });
+      loadBundle().main(['ip', '8.8.8.8', '-f', 'json'], { stdin: process.stdin, stdout: sink, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
+        const loaded = Object.keys(require.cache).filter((file) => /node_modules\\/(fastify|better-sqlite3|ioredis|pino)\\//.test(file));
+        process.stdout.write(JSON.stringify({ code, loaded }));
+      });`;
+    const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await new Promise((resolve) => child.on('exit', resolve));
+    expect(JSON.parse(out)).toEqual({ code: 0, loaded: [] });
+  });
+
+  it('does load them for serve and keys (so the check above can see them)', async () => {
+    const dir = tempDir('netintel-serve-load-');
+    try {
+      const script = `
+        const { loadBundle } = require(${JSON.stringify(join(REPO_ROOT, 'bin', 'load-bundle.js'))});
+        const { Writable } = require('node:stream');
+        const sink = new Writable({ write(_c, _e, cb) { cb(); } });
+        loadBundle().main(['keys', 'list', '--db', ${JSON.stringify(join(dir.path, 'k.db'))}], { stdin: process.stdin, stdout: sink, stderr: sink, env: {} }).then(() => {
+          process.stdout.write(JSON.stringify(Object.keys(require.cache).some((file) => file.includes('node_modules/better-sqlite3/'))));
+        });`;
+      const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      await new Promise((resolve) => child.on('exit', resolve));
+      expect(out).toBe('true');
+    } finally {
+      dir.remove();
+    }
+  });
+});

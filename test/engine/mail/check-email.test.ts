@@ -1,0 +1,143 @@
+/**
+ * The e-mail report (form 1 and form 2) against a real DNS server and a
+ * real SMTP server (smtp-server, with STARTTLS) on 127.0.0.1: the MX hosts
+ * of the test zone resolve to 127.0.0.1 and the probes are pointed at the
+ * SMTP server's port.
+ */
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
+import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
+import { checkEmail, runEmailTests } from '../../../src/engine/mail/check-email.js';
+import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
+import { MAIL_BEHAVIOURS, MAIL_ZONE } from './mail-zone.js';
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+
+let dns: DnsTestServer;
+let smtp: SMTPServer;
+let smtpPort: number;
+let closedPort: number;
+let ctx: EngineContext;
+
+beforeAll(async () => {
+  dns = await startDnsServer({ records: MAIL_ZONE, behaviours: MAIL_BEHAVIOURS });
+  smtp = new SMTPServer({ name: 'mx.mailhost.test', key: fixture('mta-sts.key'), cert: fixture('mta-sts.pem'), authOptional: true, disableReverseLookup: true, logger: false });
+  smtp.on('error', () => {});
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+  smtpPort = (smtp.server.address() as net.AddressInfo).port;
+  // A port with nothing listening: take one and give it back.
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  closedPort = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  ctx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1500, dnsRetries: 0, now: () => new Date('2024-05-01T12:00:00Z') });
+});
+
+afterAll(async () => {
+  await ctx.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await dns.close();
+});
+
+const smtpOptions = () => ({ port: smtpPort, greetingTimeoutMs: 2000 });
+
+describe('checkEmail, the general test (form 2)', () => {
+  it('reports MX, SPF, DMARC, MTA-STS, TLS-RPT and SMTP with STARTTLS in one record of findings', async () => {
+    const report = await checkEmail(ctx, 'mailhost.test', { smtp: smtpOptions() });
+    expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', domainUnicode: 'mailhost.test', server: null, port: null, errors: [], checkedAt: '2024-05-01T12:00:00.000Z' });
+    expect(report.mx).toMatchObject({ kind: 'mx', status: 'mx', records: [{ exchange: 'mx.mailhost.test' }] });
+    expect(report.spf).toMatchObject({ kind: 'spf', status: 'valid', lookups: 1 });
+    expect(report.dmarc).toMatchObject({ kind: 'dmarc', policy: 'reject' });
+    expect(report.mtaSts).toMatchObject({ kind: 'mta-sts', record: null });
+    expect(report.tlsRpt).toMatchObject({ kind: 'tls-rpt', rua: ['mailto:tls@mailhost.test'] });
+    expect(report.smtp).toHaveLength(1);
+    const server = report.smtp![0]!;
+    expect(server).toMatchObject({ host: 'mx.mailhost.test', preference: 10, port: smtpPort, address: '127.0.0.1', error: null });
+    expect(server.probe).toMatchObject({ kind: 'smtp', connected: true, failure: null, banner: { code: 220 }, tls: { offered: true, established: true } });
+    const ids = report.findings.map((item) => item.id);
+    expect(ids).toEqual(expect.arrayContaining(['mx_records_found', 'mx_reserved_address', 'spf_record_found', 'dmarc_policy_enforced', 'mta_sts_absent', 'tls_rpt_found', 'smtp_tls_ok']));
+    // Findings come check by check: MX first, SMTP last.
+    expect(ids.indexOf('mx_records_found')).toBeLessThan(ids.indexOf('spf_record_found'));
+    expect(ids.indexOf('tls_rpt_found')).toBeLessThan(ids.indexOf('smtp_tls_ok'));
+    expect(report.findings.find((item) => item.id === 'smtp_tls_ok')!.evidence).toMatchObject({ host: 'mx.mailhost.test' });
+    const total = report.summary.error + report.summary.warning + report.summary.info + report.summary.pass;
+    expect(total).toBe(report.findings.length);
+  });
+
+  it('keeps a check that timed out apart: null result, an error entry and finding, the other checks still run', async () => {
+    const report = await checkEmail(ctx, 'slowdmarc.test', { skipSmtp: true });
+    expect(report.dmarc).toBeNull();
+    expect(report.errors).toEqual([{ check: 'dmarc', code: 'timeout', message: expect.stringContaining('_dmarc.slowdmarc.test') }]);
+    expect(report.findings.find((item) => item.id === 'dmarc_check_failed')).toMatchObject({ severity: 'error' });
+    expect(report.findings.some((item) => item.id === 'dmarc_no_record')).toBe(false);
+    expect(report.mx?.status).toBe('mx');
+    expect(report.spf?.status).toBe('valid');
+    expect(report.smtp).toBeNull();
+  });
+
+  it('reports a mail server that refuses the connection as an SMTP error finding', async () => {
+    const report = await checkEmail(ctx, 'closed.test', { smtp: { port: closedPort } });
+    const server = report.smtp![0]!;
+    expect(server.probe).toMatchObject({ connected: false, failure: { code: 'unreachable', stage: 'connect' } });
+    expect(report.findings.some((item) => item.evidence?.host === 'mx.closed.test' && item.severity === 'error')).toBe(true);
+  });
+
+  it('says when an MX host has no address to probe', async () => {
+    const report = await checkEmail(ctx, 'noaddr.test', { smtp: smtpOptions() });
+    expect(report.smtp).toEqual([expect.objectContaining({ host: 'missing.noaddr.test', address: null, probe: null, error: expect.objectContaining({ code: 'not_found' }) })]);
+    expect(report.findings.find((item) => item.id === 'smtp_not_probed')).toMatchObject({ severity: 'warning' });
+  });
+
+  it('probes no server for a null MX', async () => {
+    const report = await checkEmail(ctx, 'nullmx.test', { smtp: smtpOptions() });
+    expect(report.mx?.status).toBe('null_mx');
+    expect(report.smtp).toEqual([]);
+  });
+});
+
+describe('checkEmail, one test (form 1)', () => {
+  it('runs only the MX test, or only the SPF test', async () => {
+    const mx = await checkEmail(ctx, 'good.test', { type: 'mx' });
+    expect(mx).toMatchObject({ test: 'mx', spf: null, dmarc: null, mtaSts: null, tlsRpt: null, smtp: null });
+    expect(mx.mx?.records).toHaveLength(2);
+    expect(mx.findings.every((item) => item.id.startsWith('mx_'))).toBe(true);
+    const spf = await checkEmail(ctx, 'over.test', { type: 'spf' });
+    expect(spf).toMatchObject({ test: 'spf', mx: null, spf: { lookups: 12 } });
+    expect(spf.summary.error).toBeGreaterThan(0);
+  });
+
+  it('tests one server given by name and port', async () => {
+    const report = await checkEmail(ctx, null, { type: 'smtp', server: '127.0.0.1', port: smtpPort, smtp: { greetingTimeoutMs: 2000 } });
+    expect(report).toMatchObject({ test: 'smtp', domain: null, server: '127.0.0.1', port: smtpPort, mx: null });
+    expect(report.smtp).toHaveLength(1);
+    expect(report.smtp![0]!.probe).toMatchObject({ connected: true, tls: { established: true } });
+  });
+
+  it('tests the MX hosts of a domain for --type smtp', async () => {
+    const report = await checkEmail(ctx, 'mailhost.test', { type: 'smtp', smtp: smtpOptions() });
+    expect(report).toMatchObject({ test: 'smtp', mx: null, spf: null });
+    expect(report.smtp![0]!.host).toBe('mx.mailhost.test');
+  });
+
+  it('needs a domain or a server', async () => {
+    await expect(checkEmail(ctx, null, { type: 'mx' })).rejects.toMatchObject({ code: 'usage' });
+    await expect(checkEmail(ctx, 'not a domain', {})).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('runEmailTests (bulk)', () => {
+  it('gives one outcome per domain in input order, failures included', async () => {
+    const outcomes = await runEmailTests(ctx, ['over.test', 'bad name', 'good.test', 'nullmx.test'], { skipSmtp: true }, 4);
+    expect(outcomes.map((outcome) => [outcome.query, outcome.ok])).toEqual([
+      ['over.test', true],
+      ['bad name', false],
+      ['good.test', true],
+      ['nullmx.test', true],
+    ]);
+    const failed = outcomes[1]!;
+    expect(!failed.ok && failed.error.code).toBe('invalid_input');
+  });
+});

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import Database from 'better-sqlite3';
+import { API_KEY_PATTERN, apiKeyId, hashApiKey } from '../../src/keys/api-key.js';
+import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
+import { tempDir } from '../support/cli.js';
+
+const crypto = vi.hoisted(() => ({ compared: 0 }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:crypto')>();
+  return {
+    ...real,
+    timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+      crypto.compared += 1;
+      return real.timingSafeEqual(a, b);
+    },
+  };
+});
+
+describe('the SQLite key store', () => {
+  const dirs: Array<{ remove(): void }> = [];
+  afterEach(() => dirs.splice(0).forEach((dir) => dir.remove()));
+  const dbPath = () => {
+    const dir = tempDir('netintel-keys-');
+    dirs.push(dir);
+    return join(dir.path, 'nested', 'keys.db');
+  };
+
+  it('makes random keys of 256 secret bits with a public id', () => {
+    const store = openSqliteKeyStore(':memory:');
+    const keys = Array.from({ length: 50 }, () => store.create({ plan: 'pro' }).key);
+    expect(new Set(keys).size).toBe(50);
+    for (const key of keys) {
+      expect(key).toMatch(API_KEY_PATTERN);
+      expect(Buffer.from(key.slice(16), 'base64url')).toHaveLength(32);
+    }
+    expect(new Set(keys.map((key) => apiKeyId(key))).size).toBe(50);
+    store.close();
+  });
+
+  it('stores only the SHA-256 of a key, never the key or its secret', () => {
+    const path = dbPath();
+    const store = openSqliteKeyStore(path);
+    const { key, record } = store.create({ plan: 'starter', label: 'ops' });
+    store.close();
+    const db = new Database(path, { readonly: true });
+    const row = db.prepare('SELECT * FROM api_keys').get() as Record<string, unknown>;
+    db.close();
+    expect(row).toMatchObject({ id: record.id, plan: 'starter', label: 'ops', revoked_at: null });
+    expect(Buffer.compare(row.key_hash as Buffer, hashApiKey(key))).toBe(0);
+    const secret = key.slice(16);
+    for (const file of [path, `${path}-wal`]) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(file);
+      } catch {
+        continue;
+      }
+      expect(bytes.includes(Buffer.from(secret)), file).toBe(false);
+    }
+    expect(JSON.stringify(openSqliteKeyStore(path).list())).not.toContain(secret);
+  });
+
+  it('checks a key by its hash in constant time, and tells malformed, unknown and revoked apart', () => {
+    const store = openSqliteKeyStore(':memory:');
+    const { key, record } = store.create({ plan: 'pro' });
+    crypto.compared = 0;
+    expect(store.check(key)).toEqual({ ok: true, record });
+    expect(crypto.compared).toBe(1);
+    expect(store.check(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toEqual({ ok: false, reason: 'unknown', id: record.id });
+    // An unknown id is compared too (against a stand-in), so it costs what a wrong secret does.
+    expect(store.check(`ni_zzzzzzzzzzzz_${key.slice(16)}`)).toEqual({ ok: false, reason: 'unknown', id: 'zzzzzzzzzzzz' });
+    expect(crypto.compared).toBe(3);
+    expect(store.check('Bearer abc')).toEqual({ ok: false, reason: 'malformed', id: null });
+    expect(store.check(`${key}x`)).toMatchObject({ reason: 'malformed' });
+    store.revoke(record.id);
+    expect(store.check(key)).toEqual({ ok: false, reason: 'revoked', id: record.id });
+    store.close();
+  });
+
+  it('sees a revocation made by another process (connection) within its recheck interval', () => {
+    const path = dbPath();
+    const server = openSqliteKeyStore(path, { recheckMs: 0 });
+    const admin = openSqliteKeyStore(path);
+    const { key, record } = admin.create({ plan: 'pro' });
+    expect(server.check(key).ok).toBe(true);
+    admin.revoke(record.id);
+    expect(server.check(key)).toMatchObject({ ok: false, reason: 'revoked' });
+    server.close();
+    admin.close();
+  });
+
+  it('keeps an enterprise key\'s own limits, and says not_found for an unknown id', () => {
+    const store = openSqliteKeyStore(':memory:');
+    const { record } = store.create({ plan: 'enterprise', limits: { daily: 5_000_000, burst: 20_000 } });
+    expect(store.list()).toEqual([record]);
+    expect(record.limits).toEqual({ daily: 5_000_000, burst: 20_000 });
+    expect(() => store.revoke('nosuchid')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    const first = store.revoke(record.id).revokedAt;
+    expect(store.revoke(record.id).revokedAt).toBe(first);
+    store.close();
+  });
+});

@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
+import { createMemoryLimitStore } from '../../src/server/limits/memory-limit-store.js';
+import { createRedisLimitStore } from '../../src/server/limits/redis-limit-store.js';
+import { manualClock, startTestServer, type TestServer } from './harness.js';
+import { findRedisServer, startRedisServer, type RedisTestServer } from './redis-server.js';
+
+const binary = findRedisServer();
+if (!binary) console.warn('SKIPPED: redis-server is not installed (apt-get install redis-server); the Redis-backed limit tests do not run');
+
+describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
+  let redis: RedisTestServer;
+  let dir: string;
+  const clock = manualClock();
+  let servers: TestServer[] = [];
+  let urls: string[] = [];
+  let key: string;
+
+  beforeAll(async () => {
+    redis = await startRedisServer(binary!);
+    dir = mkdtempSync(join(tmpdir(), 'netintel-redis-'));
+    const db = join(dir, 'keys.db');
+    // Two servers, as two processes would be: each its own key-store connection and Redis client.
+    for (let i = 0; i < 2; i++) {
+      servers.push(
+        await startTestServer({
+          clock,
+          keys: openSqliteKeyStore(db, { recheckMs: 0 }),
+          limits: await createRedisLimitStore(redis.url, { keyPrefix: 'test:' }),
+        }),
+      );
+    }
+    urls = await Promise.all(servers.map((server) => server.app.listen({ host: '127.0.0.1', port: 0 })));
+    key = servers[0]!.key('starter');
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = async (url: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${url}/api/ipinfo?ip=8.8.8.8`, { headers });
+    await response.arrayBuffer();
+    return response;
+  };
+
+  it('spends one budget whichever server answers', async () => {
+    clock.set(Date.UTC(2030, 0, 1, 10));
+    const statuses: number[] = [];
+    for (let i = 0; i < 101; i++) statuses.push((await get(urls[i % 2]!, { 'x-api-key': key })).status);
+    expect(statuses.slice(0, 100).every((status) => status === 200)).toBe(true);
+    expect(statuses[100]).toBe(429);
+    const other = await get(urls[1]!, { 'x-api-key': key });
+    expect(other.status).toBe(429);
+    expect(other.headers.get('x-ratelimit-retryafter')).toBe('2');
+    expect(other.headers.get('x-ratelimit-remaining')).toBe(String(10_000 - 100));
+    clock.advance(60_000);
+    const after = await get(urls[0]!, { 'x-api-key': key });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('x-ratelimit-burst-remaining')).toBe('49');
+  });
+
+  it('accepts exactly the allowance under 200 concurrent requests split over both servers', async () => {
+    clock.set(Date.UTC(2030, 0, 2, 10));
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => get(urls[i % 2]!, { 'x-forwarded-for': 'ignored' }).then((response) => response.status)),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(180);
+  });
+
+  it('resets the shared daily count at 00:00 UTC by the servers\' clock', async () => {
+    clock.set(Date.UTC(2030, 0, 3, 23, 59));
+    const daily = servers[0]!.key('enterprise', { daily: 3, perMinute: 600, burst: 100, batch: 3 });
+    for (let i = 0; i < 3; i++) expect((await get(urls[i % 2]!, { 'x-api-key': daily })).status).toBe(200);
+    const refused = await get(urls[1]!, { 'x-api-key': daily });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-retryafter')).toBe('60');
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2030, 0, 4) / 1000));
+    clock.set(Date.UTC(2030, 0, 4));
+    expect((await get(urls[0]!, { 'x-api-key': daily })).status).toBe(200);
+  });
+
+  it('decides exactly as the memory store does', async () => {
+    const store = await createRedisLimitStore(redis.url, { keyPrefix: 'compare:' });
+    const memory = createMemoryLimitStore();
+    const policy = { daily: 50, perMinute: 7, burst: 9 };
+    let now = Date.UTC(2030, 0, 5, 23, 50);
+    try {
+      for (let step = 0; step < 120; step++) {
+        const cost = (step * 7) % 4;
+        now += ((step * 13) % 11) * 1000;
+        expect(await store.consume('s', policy, cost, now), `step ${step}`).toEqual(memory.consume('s', policy, cost, now));
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reports an unreachable Redis as 502 unreachable, and /healthz as degraded', async () => {
+    const store = await createRedisLimitStore(redis.url, { keyPrefix: 'gone:' });
+    const server = await startTestServer({ clock, limits: store });
+    try {
+      await store.close();
+      const response = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8' });
+      expect(response.statusCode).toBe(502);
+      expect(JSON.parse(response.body).code).toBe('unreachable');
+      expect((await server.app.inject({ url: '/healthz' })).statusCode).toBe(503);
+    } finally {
+      await server.app.close();
+      server.keys.close();
+    }
+  });
+});
