@@ -114,7 +114,7 @@ function addresses(count) {
   const next = createPrng(20240601);
   const list = [];
   while (list.length < count) {
-    const value = Math.floor(next() * 2 ** 32) >>> 0;
+    const value = next();
     if (isSpecialV4(value)) continue;
     list.push(`${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`);
   }
@@ -123,7 +123,7 @@ function addresses(count) {
 
 /** A wrk script sending GET /api/ipinfo?ip=... over the address list, round robin per thread. */
 function wrkScript(dir, list, key) {
-  const path = join(dir, 'ipinfo.lua');
+  const path = join(dir, key ? 'ipinfo-key.lua' : 'ipinfo.lua');
   const lines = [
     `local ips = {${list.map((ip) => `"${ip}"`).join(',')}}`,
     'local i = 0',

@@ -127,48 +127,67 @@ function settleTypes(
   });
 }
 
-const END_OF_TURN = Symbol('end of turn');
+/** Results merged while the writer is busy before reading from the source pauses (memory stays flat). */
+const MERGE_HIGH_WATER = 4096;
 
 /**
  * Merges the batches that arrive within one turn of the event loop. A bulk
  * run completes names one at a time, as their replies come in, and each
- * batch costs a write to stdout; replies arrive in bursts (every datagram
- * the socket holds is read in one poll), so waiting for the end of the
- * current turn (setImmediate) turns thousands of one-name writes into a few
- * hundred larger ones without holding any result back longer than that.
+ * batch costs a pass through the writer and a write to stdout; replies
+ * arrive in bursts (every datagram the socket holds is read in one poll),
+ * so waiting for the end of the current turn (setImmediate) turns
+ * thousands of one-name writes into a few hundred larger ones without
+ * holding any result back longer than that. The source is read with one
+ * pending next() at a time, and not beyond {@link MERGE_HIGH_WATER}
+ * results waiting for the writer.
  */
 async function* batchesPerTurn<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T[]> {
   const iterator = batches[Symbol.asyncIterator]();
-  let pending = iterator.next();
+  let merged: T[] = [];
+  let finished = false;
+  let failure: { error: unknown } | null = null;
+  let pulling = false;
+  let wake: (() => void) | null = null;
+
+  const pull = (): void => {
+    if (pulling || finished || failure !== null || merged.length >= MERGE_HIGH_WATER) return;
+    pulling = true;
+    iterator.next().then(onResult, onError);
+  };
+  const onResult = (result: IteratorResult<T[]>): void => {
+    pulling = false;
+    if (result.done === true) finished = true;
+    else for (const item of result.value) merged.push(item);
+    wake?.();
+    pull();
+  };
+  const onError = (error: unknown): void => {
+    pulling = false;
+    failure = { error };
+    wake?.();
+  };
+
   try {
+    pull();
     for (;;) {
-      const first = await pending;
-      if (first.done === true) return;
-      const merged = first.value;
-      pending = iterator.next();
-      const endOfTurn = new Promise<typeof END_OF_TURN>((resolve) => setImmediate(resolve, END_OF_TURN));
-      for (;;) {
-        let next: IteratorResult<T[]> | typeof END_OF_TURN;
-        try {
-          next = await Promise.race([pending, endOfTurn]);
-        } catch (error) {
-          // What came before a failure is still written, as without merging.
-          yield merged;
-          throw error;
-        }
-        if (next === END_OF_TURN) break;
-        if (next.done === true) {
-          yield merged;
-          return;
-        }
-        for (const item of next.value) merged.push(item);
-        pending = iterator.next();
+      if (merged.length === 0 && !finished && failure === null) await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+      // What else completes in this turn joins the batch.
+      if (!finished && failure === null) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (merged.length > 0) {
+        const batch = merged;
+        merged = [];
+        pull();
+        yield batch;
+        continue;
       }
-      yield merged;
+      // What came before a failure has been written, as without merging.
+      if (failure !== null) throw (failure as { error: unknown }).error;
+      if (finished) return;
     }
   } finally {
     // The reader stopped early (stdout closed): let the source stop too.
-    pending.catch(() => {});
+    finished = true;
     void iterator.return?.()?.catch(() => {});
   }
 }

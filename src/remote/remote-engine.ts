@@ -29,6 +29,13 @@ export interface RemoteEngine {
   readonly client: ApiClient;
   /** The plan of the key (GET /api/quota), asked once. */
   quota(): Promise<QuotaRecord>;
+  /**
+   * One record from any GET endpoint as an outcome under `query`: the remote
+   * branch of the check commands (`vpn` -> /api/vpn-check?ip=, `blacklist`
+   * -> /api/blacklist-check, `email` -> /api/email-tests, `smtp` ->
+   * /api/smtp-test).
+   */
+  recordOutcome<T>(path: string, params: Record<string, string | undefined>, query: string): Promise<Outcome<T>>;
   /** The outcomes of one `ip` target: an address, or each address of a host name (resolved by the server). */
   ipTargetOutcomes(query: string): Promise<Array<Outcome<IpInfoRecord>>>;
   /** The caller's own address as the server sees it, looked up. */
@@ -150,6 +157,9 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
         quota = undefined;
         throw error;
       })),
+
+    recordOutcome: <T>(path: string, params: Record<string, string | undefined>, query: string) =>
+      settle(query, async () => (await client.get(path, params)).body as T),
 
     async ipTargetOutcomes(query) {
       if (!isHostNameTarget(query)) return [await settle(query, () => ipRecord(query))];

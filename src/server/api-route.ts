@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AsnResult } from '../engine/asn/lookup-asn.js';
 import type { EngineContext } from '../engine/context.js';
+import type { AccessMode } from '../engine/ip/ip-databases.js';
 import type { IpInfoRecord } from '../engine/ip/ip-record.js';
 import type { Plan, PlanFeature, PlanTable } from '../keys/plans.js';
 import type { LimitState } from './limits/gcra.js';
@@ -37,6 +38,8 @@ export interface ApiContext {
   lookupIp(text: string): IpInfoRecord;
   /** ASN lookup by number or address over the server's datasets. */
   lookupAsn(query: string): AsnResult;
+  /** How the IP datasets are read (for engine calls that take it). */
+  dataMode: AccessMode;
 }
 
 /**
@@ -82,6 +85,12 @@ export interface ApiRoute {
   items?: (request: FastifyRequest) => number;
   /** `items` is limited by the plan's batch size (the bulk forms of SPEC's "Limits"). */
   batched?: boolean;
+  /**
+   * The handler waits on the network (DNS, SMTP): it gets the server's
+   * request deadline. Local lookups answer in microseconds and skip the
+   * per-request timer.
+   */
+  network?: boolean;
   handler: ApiHandler | null;
   /** For a route without a handler: what is missing, said in the 501 answer. */
   pending?: string;

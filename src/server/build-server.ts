@@ -85,6 +85,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }),
     lookupIp: createIpTextLookup(ipDatabasesFor(deps.ctx, dataMode)),
     lookupAsn: (query) => lookupAsn(deps.ctx, query, dataMode),
+    dataMode,
   };
 
   const app = Fastify({
@@ -94,7 +95,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit,
     requestTimeout: deps.requestTimeoutMs ?? 10_000,
     keepAliveTimeout: 5_000,
-    handlerTimeout: handlerTimeoutMs,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Request ids are the server's own; a client-sent one is not trusted into the logs.
@@ -119,7 +119,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         unknown: 'the API key is not known to this server',
         revoked: 'the API key has been revoked',
       }[check.reason];
-      return done(new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } }));
+      return done(withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } })));
     }
     let plan: Plan;
     try {
@@ -213,16 +213,17 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   }
 
   const routes = deps.routes ? deps.routes(apiRoutes(plans)) : apiRoutes(plans);
-  for (const route of routes) registerApiRoute(app, route, api, limits, now);
+  for (const route of routes) registerApiRoute(app, route, api, limits, now, handlerTimeoutMs);
   registerOperationRoutes(app, { routes, plans, limits, now, version: deps.version ?? '0.0.0' });
   return app;
 }
 
-function registerApiRoute(app: FastifyInstance, route: ApiRoute, api: ApiContext, limits: LimitStore, now: () => number): void {
+function registerApiRoute(app: FastifyInstance, route: ApiRoute, api: ApiContext, limits: LimitStore, now: () => number, handlerTimeoutMs: number): void {
   const handler = route.handler;
   app.route({
     method: route.method,
     url: route.url,
+    ...(route.network ? { handlerTimeout: handlerTimeoutMs } : {}),
     config: { api: true },
     schema: { ...(route.querystring ? { querystring: route.querystring } : {}), ...(route.body ? { body: route.body } : {}) },
     // Before validation, so that a caller without the right key hears that first.
@@ -291,7 +292,7 @@ function applyLimit(request: FastifyRequest, reply: FastifyReply, limit: LimitSt
     limit.limitedBy === 'daily'
       ? `the daily allowance of ${limit.dailyLimit} is used up (it resets at 00:00 UTC)`
       : `the burst allowance of ${limit.burstCapacity} is used up (it refills at ${limit.perMinute} a minute)`;
-  return new NetintelError('rate_limited', `rate limit exceeded: ${which}; retry in ${retryAfterSeconds} s`, {
+  return withoutStack(() => new NetintelError('rate_limited', `rate limit exceeded: ${which}; retry in ${retryAfterSeconds} s`, {
     details: {
       limit: limit.limitedBy,
       plan: request.netintel.plan.name,
@@ -302,7 +303,22 @@ function applyLimit(request: FastifyRequest, reply: FastifyReply, limit: LimitSt
       burstLimit: limit.burstCapacity,
       burstRemaining: limit.burstRemaining,
     },
-  });
+  }));
+}
+
+/**
+ * Builds an error without capturing a stack trace: refusals (429, 401) are
+ * answers, and a flood of them should cost as little as possible; the
+ * stack would only ever say "the limiter refused".
+ */
+function withoutStack<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** Any error as a NetintelError and the status to answer with. */

@@ -108,6 +108,8 @@ function hopAddress(hop: string): string | null {
 
 /** Canonical text; IPv4-mapped IPv6 (`::ffff:192.0.2.1`, as dual-stack sockets report) as IPv4. */
 function normalise(address: string): string {
+  // The common case, a dotted quad from an IPv4 socket, is already canonical.
+  if (isIP(address) === 4) return address;
   try {
     return unmapped(ipaddr.parse(address)).toString();
   } catch {

@@ -15,7 +15,10 @@ import { DATA_STATUS_SCHEMA } from '../../src/output/schemas/data-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { BIN, isolatedEnv, REPO_ROOT, runCli, tempDir, writeConfigFile } from '../support/cli.js';
 import { cidrLines, startFeedServer, type FeedServer } from '../engine/data/feed-server.js';
-import { PROXIES } from '../engine/security/fixtures.js';
+import { pathToFileURL } from 'node:url';
+import { bundledDataFilePath } from '../../src/engine/data/data-files.js';
+import { loadSourceRegistry } from '../../src/engine/data/data-sources.js';
+import { AWS_JSON, AZURE_JSON, GOOGLE_JSON, ORACLE_JSON, PROXIES, TOR_EXIT_ADDRESSES, VPN_ASNS, VPN_CIDRS } from '../engine/security/fixtures.js';
 
 const TOR_LIST = `${Array.from({ length: 150 }, (_, i) => `185.220.${100 + (i >> 8)}.${i & 255}`).join('\n')}\n`;
 const VPN_LIST = cidrLines(1200, 45);
@@ -81,6 +84,45 @@ describe('netintel data update', () => {
     expect(again.code).toBe(0);
     expect(again.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['not_modified', 'not_modified']);
     expect(again.stderr).toMatch(/: 0 updated, 2 not modified, 0 failed in /);
+  });
+
+  it('updates every enabled source of the registry when none is named (URLs from the config file)', async () => {
+    const bodies: Record<string, string> = {
+      'cidr-list': VPN_CIDRS,
+      'tor-exit-addresses': TOR_EXIT_ADDRESSES,
+      'proxy-list': PROXIES,
+      'aws-ip-ranges': AWS_JSON,
+      'google-cloud': GOOGLE_JSON,
+      'azure-service-tags': AZURE_JSON,
+      'oracle-cloud': ORACLE_JSON,
+      'asn-list': VPN_ASNS,
+    };
+    const feeds: Record<string, unknown> = {};
+    const enabled = loadSourceRegistry().filter((source) => source.enabled);
+    for (const source of enabled) {
+      if (source.type === 'mmdb') {
+        feeds[source.name] = pathToFileURL(bundledDataFilePath(source.file!)).href;
+      } else if (source.type === 'asn-csv') {
+        const row = source.ipVersion === 4 ? '1.0.8.0,1.0.15.255,64500,Fixture Networks\n' : '2001:db8:100::,2001:db8:1ff:ffff:ffff:ffff:ffff:ffff,64501,Fixture Six\n';
+        server.set(`/every/${source.name}`, { body: row });
+        feeds[source.name] = { url: server.url(`/every/${source.name}`), min_entries: 1 };
+      } else {
+        server.set(`/every/${source.name}`, { body: bodies[source.format!]! });
+        feeds[source.name] = { url: server.url(`/every/${source.name}`), min_entries: 1 };
+      }
+    }
+    const dir = dataDir();
+    const xdg = writeConfigFile(join(scratch.path, 'cfg-every'), { feeds });
+    const result = await runCli(['data', 'update', '--data-dir', dir, '-f', 'json'], { env: { XDG_CONFIG_HOME: xdg } });
+    expect(result.stderr).toMatch(new RegExp(`: ${enabled.length} updated, 0 not modified, 0 failed in `));
+    expect(result.code).toBe(0);
+    const records = JSON.parse(result.stdout) as Array<{ source: string; status: string }>;
+    expect(records.map((record) => record.source)).toEqual(enabled.map((source) => source.name));
+    expect(records.every((record) => record.status === 'updated')).toBe(true);
+    const status = JSON.parse((await runCli(['data', 'status', '--data-dir', dir, '-f', 'json'], { env: { XDG_CONFIG_HOME: xdg } })).stdout) as Array<{ name: string; origin: string | null }>;
+    expect(status.filter((row) => row.origin === 'data-dir').map((row) => row.name)).toEqual(enabled.map((source) => source.name));
+    // The downloaded ASN data is in use: the fixture's AS announces 1.0.9.9.
+    expect(JSON.parse((await runCli(['ip', '1.0.9.9', '-f', 'json', '--data-dir', dir])).stdout)).toMatchObject({ network: { asn: 64500 }, meta: { data: { 'asn-ipv4': expect.any(String) } } });
   });
 
   it('exits 7 when one source fails and names it; the failure\'s own code (5) when every source fails', async () => {

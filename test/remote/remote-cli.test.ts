@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
-import { runCli, type RunResult } from '../support/cli.js';
+import { runCli, tempDir, writeConfigFile, type RunResult } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../server/harness.js';
 
@@ -147,9 +147,30 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     expect(noServer.stderr).toMatch(/--api-key needs --server/);
   });
 
-  it('takes the server and the key from NETINTEL_SERVER and NETINTEL_API_KEY', async () => {
+  it('gives the check commands the records their local engines give (recordOutcome)', async () => {
+    const { createRemoteEngine } = await import('../../src/remote/remote-engine.js');
+    const { checkVpn } = await import('../../src/engine/security/check-vpn.js');
+    const { createEngineContext } = await import('../../src/engine/context.js');
+    const remote = createRemoteEngine({ server: url, apiKey: pro, timeoutMs: 5000 });
+    const outcome = await remote.recordOutcome('/api/vpn-check', { ip: '8.8.8.8' }, '8.8.8.8');
+    expect(outcome).toEqual({ ok: true, query: '8.8.8.8', value: JSON.parse(JSON.stringify(checkVpn(createEngineContext(), '8.8.8.8'))) });
+    const failed = await remote.recordOutcome('/api/vpn-check', { ip: 'nope' }, 'nope');
+    expect(failed).toMatchObject({ ok: false, query: 'nope', error: { code: 'invalid_input' } });
+  });
+
+  it('takes the server and the key from NETINTEL_SERVER and NETINTEL_API_KEY, or the config file', async () => {
     const result = await runCli(['ip', '8.8.8.8', '-f', 'json'], { env: { NETINTEL_SERVER: url, NETINTEL_API_KEY: pro } });
     expect(JSON.parse(result.stdout).network.asn).toBe(15169);
+    const dir = tempDir();
+    try {
+      const xdg = writeConfigFile(dir.path, { server: url, 'api-key': pro });
+      const configured = await runCli(['ip', '8.8.8.8', '-f', 'json'], { env: { XDG_CONFIG_HOME: xdg } });
+      expect(JSON.parse(configured.stdout).network.asn).toBe(15169);
+      const quota = await runCli(['quota', '-f', 'json'], { env: { XDG_CONFIG_HOME: xdg } });
+      expect(JSON.parse(quota.stdout).plan).toBe('pro');
+    } finally {
+      dir.remove();
+    }
   });
 });
 

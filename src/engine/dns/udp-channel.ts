@@ -63,8 +63,7 @@ const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
  * waits up to `timeoutMs` milliseconds for its reply.
  */
 export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): UdpChannel {
-  // Waiting queries by id: an array indexed by the 16-bit id is cheaper than a Map.
-  const byId: Array<Waiting | null> = new Array<Waiting | null>(0x10000).fill(null);
+  const byId = new Map<number, Waiting>();
   let head: Waiting | null = null;
   let tail: Waiting | null = null;
   let inFlight = 0;
@@ -80,7 +79,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     if (done === null) return;
     entry.done = null;
     const id = entry.query.id;
-    if (byId[id] === entry) byId[id] = null;
+    if (byId.get(id) === entry) byId.delete(id);
     if (entry.prev) entry.prev.next = entry.next;
     else head = entry.next;
     if (entry.next) entry.next.prev = entry.prev;
@@ -116,7 +115,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
 
   function onMessage(message: Buffer): void {
     if (message.length < 12) return;
-    const entry = byId[(message[0]! << 8) | message[1]!];
+    const entry = byId.get((message[0]! << 8) | message[1]!);
     if (!entry) return;
     const reply = judgeReply(message, entry.query);
     if (reply === null) {
@@ -185,7 +184,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
 
   function freeId(): number {
     let id = randomQueryId();
-    while (byId[id] !== null) id = randomQueryId();
+    while (byId.has(id)) id = randomQueryId();
     return id;
   }
 
@@ -206,7 +205,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     }
     const query = prepareQuery(freeId(), question, edns);
     const entry = new Waiting(query, performance.now() + timeoutMs, done);
-    byId[query.id] = entry;
+    byId.set(query.id, entry);
     if (tail === null) head = entry;
     else {
       tail.next = entry;

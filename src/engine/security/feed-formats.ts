@@ -45,11 +45,6 @@ export function isFeedFormat(value: unknown): value is FeedFormat {
   return typeof value === 'string' && (FEED_FORMATS as readonly string[]).includes(value);
 }
 
-/** True for formats whose entries are AS numbers rather than addresses. */
-export function isAsnFormat(format: FeedFormat): boolean {
-  return format === 'asn-list';
-}
-
 /** Entries of one feed, in growable columns (a million ranges stay a few typed arrays). */
 export class FeedEntries {
   v4Count = 0;

@@ -43,14 +43,23 @@ export const NO_ASN: AsnSignals = Object.freeze({ known: false, evidence: NO_EVI
 export const NO_ASN_SIGNAL: AsnSignals = Object.freeze({ known: true, evidence: NO_EVIDENCE });
 
 const VERDICT_CACHE_SIZE = 65_536;
-const NO_IDS: readonly number[] = Object.freeze([]);
-const PROVIDER_SIGNALS: readonly SignalName[] = ['vpn_range', 'vpn_asn', 'cloud_range', 'datacenter_range', 'hosting_asn'];
+/** Which signal's operator name is the verdict's provider: the lowest rank that names one. */
+const PROVIDER_RANK: Readonly<Record<SignalName, number>> = {
+  vpn_range: 0,
+  vpn_asn: 1,
+  cloud_range: 2,
+  datacenter_range: 3,
+  hosting_asn: 4,
+  tor_exit_list: Infinity,
+  proxy_list: Infinity,
+};
 
 /**
  * The signals of one data set: the embedded curated ASN list and, when
- * installed, the compiled index of every downloaded feed. Verdicts for the
- * same (AS, index segment) pair are equal, so callers cache them per pair;
- * the evidence of a segment is built once and shared.
+ * installed, the compiled index of every downloaded feed. A verdict depends
+ * only on the AS's signals and the index segment of the address, so one
+ * object serves every address with the same pair (bounded cache); a bulk
+ * run builds verdicts per distinct pair, not per row.
  */
 export class SecuritySignals {
   private readonly asnCache = new Map<number, AsnSignals>();
@@ -133,68 +142,38 @@ export class SecuritySignals {
     return verdict;
   }
 
-  /**
-   * Flags, threat rule and provider come from the sources of the matching
-   * entries (read from the index without decoding them); the evidence list,
-   * which only json/ndjson/xml print, is built the first time it is read and
-   * then kept. A bulk CSV run never pays for it.
-   */
   private computeVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
-    const ids = setCode === -1 ? NO_IDS : this.narrowestEntries(setCode);
+    let evidence = asn.evidence;
+    if (setCode !== -1) {
+      const address = this.addressEvidence(setCode);
+      if (address.length > 0) evidence = asn.evidence.length === 0 ? address : sortEvidence(address.concat(asn.evidence));
+    }
     let tor = false;
     let proxy = false;
     let vpn = false;
     let hosting = false;
     // The provider: the first named operator in signal order (VPN range, VPN AS, cloud, datacenter, hosting AS).
     let provider: string | null = null;
-    let providerRank = PROVIDER_SIGNALS.length;
-    const consider = (signal: SignalName, name: string | null) => {
-      const flag = SIGNAL_FLAG[signal];
+    let providerRank = Infinity;
+    for (const item of evidence) {
+      const flag = SIGNAL_FLAG[item.signal];
       if (flag === 'is_tor') tor = true;
       else if (flag === 'is_proxy') proxy = true;
       else if (flag === 'is_vpn') vpn = true;
       else hosting = true;
-      if (name !== null) {
-        const rank = PROVIDER_SIGNALS.indexOf(signal);
-        if (rank >= 0 && rank < providerRank) {
-          provider = name;
-          providerRank = rank;
-        }
-      }
-    };
-    for (const item of asn.evidence) consider(item.signal, item.provider);
-    if (ids.length > 0) {
-      const index = this.index!;
-      const sources = index.meta.sources;
-      for (const id of ids) {
-        const source = sources[index.entrySource(id)]!;
-        if (isSignalName(source.signal)) consider(source.signal, index.entryLabel(id) ?? source.provider);
+      const rank = PROVIDER_RANK[item.signal];
+      if (item.provider !== null && rank < providerRank) {
+        provider = item.provider;
+        providerRank = rank;
       }
     }
     const known = asn.known;
-    const flags = {
-      is_vpn: vpn ? true : this.addressFlags.has('is_vpn') || known ? false : null,
-      is_proxy: proxy ? true : this.addressFlags.has('is_proxy') ? false : null,
-      is_tor: tor ? true : this.addressFlags.has('is_tor') ? false : null,
-      is_hosting: hosting ? true : this.addressFlags.has('is_hosting') || known ? false : null,
-    };
-    const { level, rule } = threatVerdict(flags);
-    if (ids.length === 0) return { ...flags, threat_level: level, threat_rule: rule, provider, evidence: asn.evidence };
-    const build = () => {
-      const address = this.evidenceOfEntries(ids);
-      return asn.evidence.length === 0 ? address : Object.freeze(sortEvidence([...address, ...asn.evidence]));
-    };
-    return {
-      ...flags,
-      threat_level: level,
-      threat_rule: rule,
-      provider,
-      get evidence(): readonly SecurityEvidence[] {
-        const evidence = build();
-        Object.defineProperty(this, 'evidence', { value: evidence, enumerable: true, writable: false, configurable: false });
-        return evidence;
-      },
-    };
+    const is_vpn = vpn ? true : this.addressFlags.has('is_vpn') || known ? false : null;
+    const is_proxy = proxy ? true : this.addressFlags.has('is_proxy') ? false : null;
+    const is_tor = tor ? true : this.addressFlags.has('is_tor') ? false : null;
+    const is_hosting = hosting ? true : this.addressFlags.has('is_hosting') || known ? false : null;
+    const { level, rule } = threatVerdict({ is_vpn, is_proxy, is_tor, is_hosting });
+    return { is_vpn, is_proxy, is_tor, is_hosting, threat_level: level, threat_rule: rule, provider, evidence };
   }
 
   /** Dataset dates for the `meta` of an answer: the curated list and every source of the index. */
@@ -204,29 +183,37 @@ export class SecuritySignals {
     return dates;
   }
 
-  /** The entries of a set, keeping per source only the most specific ones (a /24 rather than the /16 around it). */
-  private narrowestEntries(code: number): readonly number[] {
+  /**
+   * The evidence of the entries of a set, per source only the most specific
+   * ones (a /24 rather than the /16 around it). Most sets are one entry:
+   * that path reads a few words of the index and builds one item.
+   */
+  private addressEvidence(code: number): SecurityEvidence[] {
     const index = this.index!;
+    if (code < -1) {
+      const item = this.evidenceItem(-2 - code);
+      return item === null ? [] : [item];
+    }
     const ids = index.setEntries(code);
-    if (ids.length < 2) return ids;
     const narrowest = new Map<number, number>();
     for (const id of ids) {
       const source = index.entrySource(id);
       narrowest.set(source, Math.min(narrowest.get(source) ?? Infinity, index.entrySpan(id)));
     }
-    return ids.filter((id) => index.entrySpan(id) === narrowest.get(index.entrySource(id)));
-  }
-
-  private evidenceOfEntries(ids: readonly number[]): readonly SecurityEvidence[] {
-    const index = this.index!;
     const items: SecurityEvidence[] = [];
     for (const id of ids) {
-      const entry = index.entry(id);
-      const source = index.meta.sources[entry.source]!;
-      if (!isSignalName(source.signal)) continue;
-      items.push({ signal: source.signal, source: source.name, matched: entry.matched, provider: entry.label ?? source.provider, updated: source.updated });
+      if (index.entrySpan(id) !== narrowest.get(index.entrySource(id))) continue;
+      const item = this.evidenceItem(id);
+      if (item !== null) items.push(item);
     }
-    return Object.freeze(sortEvidence(items));
+    return sortEvidence(items);
+  }
+
+  private evidenceItem(id: number): SecurityEvidence | null {
+    const index = this.index!;
+    const source = index.meta.sources[index.entrySource(id)]!;
+    if (!isSignalName(source.signal)) return null;
+    return { signal: source.signal, source: source.name, matched: index.entryMatched(id), provider: index.entryLabel(id) ?? source.provider, updated: source.updated };
   }
 }
 

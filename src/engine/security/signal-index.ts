@@ -21,8 +21,9 @@ import {
  *   is a binary search by positioned reads (about ten small reads), so a
  *   one-off lookup costs well under a millisecond whatever the index size.
  * - `memory`: the file is read once and searched through typed-array views,
- *   with no I/O and no allocation per lookup (bulk runs). A million ranges
- *   take about 35 MB.
+ *   with no I/O and no allocation per lookup (bulk runs), helped by two
+ *   tables built at load: a /16 bucket table and a /24 bitmap of listed
+ *   blocks. A million ranges take under 40 MB (the 31 MB file plus 2.3 MB).
  */
 export type SignalIndexMode = 'pread' | 'memory';
 
@@ -59,6 +60,27 @@ interface MemoryViews {
    * whole table (fewer steps, fewer cache misses). Built at load, O(n).
    */
   v4Buckets: Uint32Array;
+  /**
+   * One bit per /24: set when some entry holds an address of that /24. Most
+   * addresses of a bulk run are in no list; for them a lookup is one read
+   * of this 2 MiB map instead of a search. Built at load, O(n + marked /24s).
+   */
+  v4Marks: Uint8Array;
+  /** V4_ENTRIES as u32 words: start, end, source | port << 16, label. */
+  v4Entries: Uint32Array;
+  /** V6_ENTRIES as u32 words: start (4), end (4), source | port << 16, label. */
+  v6Entries: Uint32Array;
+}
+
+function v4MarkTable(starts: Uint32Array, sets: Int32Array): Uint8Array {
+  const marks = new Uint8Array(1 << 21);
+  const n = starts.length;
+  for (let i = 0; i < n; i++) {
+    if (sets[i] === NO_SET) continue;
+    const last = ((i + 1 < n ? starts[i + 1]! : 2 ** 32) - 1) >>> 8;
+    for (let block = starts[i]! >>> 8; block <= last; block++) marks[block >>> 3]! |= 1 << (block & 7);
+  }
+  return marks;
 }
 
 function v4BucketTable(starts: Uint32Array): Uint32Array {
@@ -166,11 +188,15 @@ export class SignalIndex {
       return make(bytes.buffer, bytes.byteOffset + offset, length / unit);
     };
     const v4Starts = view(Section.V4_STARTS, (b, o, n) => new Uint32Array(b, o, n), 4);
+    const v4Sets = view(Section.V4_SETS, (b, o, n) => new Int32Array(b, o, n), 4);
     const memory: MemoryViews = {
       bytes,
       v4Starts,
+      v4Sets,
       v4Buckets: v4BucketTable(v4Starts),
-      v4Sets: view(Section.V4_SETS, (b, o, n) => new Int32Array(b, o, n), 4),
+      v4Marks: v4MarkTable(v4Starts, v4Sets),
+      v4Entries: view(Section.V4_ENTRIES, (b, o, n) => new Uint32Array(b, o, n), 4),
+      v6Entries: view(Section.V6_ENTRIES, (b, o, n) => new Uint32Array(b, o, n), 4),
       v6Starts: view(Section.V6_STARTS, (b, o, n) => new Uint32Array(b, o, n), 4),
       v6Sets: view(Section.V6_SETS, (b, o, n) => new Int32Array(b, o, n), 4),
     };
@@ -190,6 +216,8 @@ export class SignalIndex {
   v4SetAt(address: number): number {
     const memory = this.memory;
     if (memory !== null) {
+      const block = address >>> 8;
+      if ((memory.v4Marks[block >>> 3]! & (1 << (block & 7))) === 0) return NO_SET;
       const starts = memory.v4Starts;
       const bucket = address >>> 16;
       // The last segment in lo..hi (inclusive) starting at or below the address.
@@ -270,6 +298,56 @@ export class SignalIndex {
     return { source: this.checkSource(source), matched: port > 0 ? `[${text}]:${port}` : text, label: this.label(label), span: Number(end - start) };
   }
 
+  /** The source (index in `meta.sources`) of an entry; no decoding, no allocation in memory mode. */
+  entrySource(id: number): number {
+    const memory = this.memory;
+    if (id < this.v4Entries) {
+      const source = memory !== null ? memory.v4Entries[4 * id + 2]! & 0xffff : this.file.read(Section.V4_ENTRIES, id * V4_ENTRY_BYTES + 8, 2).readUInt16LE(0);
+      return this.checkSource(source);
+    }
+    const v6 = id - this.v4Entries;
+    if (v6 >= this.v6Entries) throw corrupt(this.path, `entry ${id} out of bounds`);
+    const source = memory !== null ? memory.v6Entries[10 * v6 + 8]! & 0xffff : this.file.read(Section.V6_ENTRIES, v6 * V6_ENTRY_BYTES + 32, 2).readUInt16LE(0);
+    return this.checkSource(source);
+  }
+
+  /** The operator an entry names, or null. */
+  entryLabel(id: number): string | null {
+    const memory = this.memory;
+    if (id < this.v4Entries) {
+      return this.label(memory !== null ? memory.v4Entries[4 * id + 3]! | 0 : this.file.read(Section.V4_ENTRIES, id * V4_ENTRY_BYTES + 12, 4).readInt32LE(0));
+    }
+    const v6 = id - this.v4Entries;
+    return this.label(memory !== null ? memory.v6Entries[10 * v6 + 9]! | 0 : this.file.read(Section.V6_ENTRIES, v6 * V6_ENTRY_BYTES + 36, 4).readInt32LE(0));
+  }
+
+  /** Addresses an entry spans minus one (for IPv6 approximate: a float); smaller is more specific. */
+  entrySpan(id: number): number {
+    const memory = this.memory;
+    if (id < this.v4Entries) {
+      if (memory !== null) return memory.v4Entries[4 * id + 1]! - memory.v4Entries[4 * id]!;
+      const record = this.file.read(Section.V4_ENTRIES, id * V4_ENTRY_BYTES, 8);
+      return record.readUInt32LE(4) - record.readUInt32LE(0);
+    }
+    const v6 = id - this.v4Entries;
+    const record = this.file.read(Section.V6_ENTRIES, v6 * V6_ENTRY_BYTES, 32);
+    let span = 0;
+    for (let k = 0; k < 4; k++) span = span * 2 ** 32 + (record.readUInt32LE(16 + 4 * k) - record.readUInt32LE(4 * k));
+    return span;
+  }
+
+  /** What an entry matches, as its list writes it (`a.b.c.d/n`, an address, `ip:port`, `a-b`). */
+  entryMatched(id: number): string {
+    const memory = this.memory;
+    if (memory !== null && id < this.v4Entries) {
+      const words = memory.v4Entries;
+      const text = v4RangeText(words[4 * id]!, words[4 * id + 1]!);
+      const port = words[4 * id + 2]! >>> 16;
+      return port > 0 ? `${text}:${port}` : text;
+    }
+    return this.entry(id).matched;
+  }
+
   /** The entries naming an AS (binary search over the AS table). */
   asnEntries(asn: number): SignalAsnEntry[] {
     let lo = 0;
@@ -286,11 +364,6 @@ export class SignalIndex {
       found.push({ source: this.checkSource(record.readUInt16LE(4)), label: this.label(record.readInt32LE(8)) });
     }
     return found;
-  }
-
-  /** True when the index has address entries of a family at all. */
-  hasAddressEntries(): boolean {
-    return this.v4Entries + this.v6Entries > 0;
   }
 
   /**
@@ -320,7 +393,11 @@ export class SignalIndex {
       checkCode(this.file.i32(Section.V6_SETS, i), `IPv6 segment ${i}`);
     }
     for (let s = 0; s < this.setCount; s++) for (const id of this.setEntries(s)) if (id >= totalEntries) throw corrupt(this.path, `set ${s} names entry ${id}`);
-    for (let id = 0; id < totalEntries; id++) this.entry(id);
+    for (let id = 0; id < totalEntries; id++) {
+      this.entrySource(id);
+      this.entryLabel(id);
+      if (!(this.entrySpan(id) >= 0)) throw corrupt(this.path, `entry ${id} ends before it starts`);
+    }
     for (let i = 0; i < this.asnCount; i++) {
       const record = this.file.read(Section.ASN_ENTRIES, i * ASN_ENTRY_BYTES, ASN_ENTRY_BYTES);
       this.checkSource(record.readUInt16LE(4));

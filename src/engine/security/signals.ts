@@ -40,11 +40,6 @@ export const SIGNAL_FLAG: Readonly<Record<SignalName, SecurityFlag>> = {
   hosting_asn: 'is_hosting',
 };
 
-/** Signals matched by address (the rest are matched by the announcing AS). */
-export function isAddressSignal(signal: SignalName): boolean {
-  return signal !== 'vpn_asn' && signal !== 'hosting_asn';
-}
-
 export function isSignalName(value: unknown): value is SignalName {
   return typeof value === 'string' && (SIGNAL_NAMES as readonly string[]).includes(value);
 }

@@ -14,16 +14,44 @@ export const DNS_SCHEMA: RecordSchema = {
   identity: ['domain', 'type'],
   tableColumns: ['domain', 'type', 'status', 'answers', 'resolver', 'latencyMs'],
   presentColumn: (record, column) => {
-    if (column === 'answers') {
-      const answers = (record as { answers?: Array<{ name: string; ttlSeconds: number; type: string; data: unknown }> | null } | null)?.answers;
-      if (answers === undefined || answers === null) return null;
-      let text = '';
-      for (let i = 0; i < answers.length; i++) text += i === 0 ? presentDnsAnswer(answers[i]!) : `\n${presentDnsAnswer(answers[i]!)}`;
-      return text;
+    if (record === null || typeof record !== 'object') return column === 'answers' ? null : getPath(record, column);
+    const dns = record as Partial<Record<string, unknown>> & { answers?: unknown };
+    // A bulk run presents ten cells per row: read the known columns by name
+    // rather than through getPath, which splits the path for every cell.
+    switch (column) {
+      case 'answers':
+        return presentAnswers(dns.answers);
+      case 'target':
+        return dns.target;
+      case 'domain':
+        return dns.domain;
+      case 'domainUnicode':
+        return dns.domainUnicode;
+      case 'type':
+        return dns.type;
+      case 'status':
+        return dns.status;
+      case 'rcode':
+        return dns.rcode;
+      case 'resolver':
+        return dns.resolver;
+      case 'transport':
+        return dns.transport;
+      case 'latencyMs':
+        return dns.latencyMs;
+      default:
+        return getPath(record, column);
     }
-    // The columns are top-level keys: read them without splitting the path
-    // for every cell of a bulk run.
-    if (record !== null && typeof record === 'object' && !column.includes('.')) return (record as Record<string, unknown>)[column];
-    return getPath(record, column);
   },
 };
+
+/** The answer section in zone-file form, one record per line; null when the record has none. */
+function presentAnswers(answers: unknown): string | null {
+  if (!Array.isArray(answers)) return null;
+  let text = '';
+  for (let i = 0; i < answers.length; i++) {
+    const line = presentDnsAnswer(answers[i] as { name: string; ttlSeconds: number; type: string; data: unknown });
+    text += i === 0 ? line : `\n${line}`;
+  }
+  return text;
+}

@@ -67,6 +67,7 @@ async function dnsLookup(request: { query: unknown }, api: ApiContext): Promise<
 }
 
 export const DNS_LOOKUP_ROUTE: ApiRoute = {
+  network: true,
   method: 'GET',
   url: '/api/dns-lookup',
   operationId: 'getDns',

@@ -22,6 +22,35 @@ export function visibleRecord(record: IpInfoRecord, premium: boolean): Record<st
   return visible;
 }
 
+/**
+ * JSON of the record's sub-objects, kept per object: the engine shares one
+ * location object among every address of a city and one network/security
+ * pair among every address of a route (records are read-only), so most
+ * answers are put together from text already made.
+ */
+const fragments = new WeakMap<object, string>();
+
+export function recordJson(record: Record<string, unknown>, note?: string): string {
+  let out = '{';
+  for (const key in record) {
+    const value = record[key];
+    let text: string | undefined;
+    if (value !== null && typeof value === 'object') {
+      text = fragments.get(value);
+      if (text === undefined) {
+        text = JSON.stringify(value);
+        fragments.set(value, text);
+      }
+    } else {
+      text = JSON.stringify(value);
+    }
+    if (text === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text}`;
+  }
+  if (note !== undefined) out += `${out.length > 1 ? ',' : ''}"note":${JSON.stringify(note)}`;
+  return `${out}}`;
+}
+
 const CONTENT_TYPES = {
   json: 'application/json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
@@ -40,7 +69,7 @@ function ipinfo(request: FastifyRequest, reply: FastifyReply, api: ApiContext): 
   const visible = visibleRecord(record, premium);
   if (!premium) reply.header(WITHHELD_HEADER, PREMIUM_GROUPS.join(', '));
   reply.header('content-type', CONTENT_TYPES[format]);
-  if (format === 'json') return JSON.stringify(premium ? visible : { ...visible, note: FREE_TIER_NOTE });
+  if (format === 'json') return recordJson(visible, premium ? undefined : FREE_TIER_NOTE);
   return createFormatter({
     format,
     schema: IP_SCHEMA,

@@ -1,13 +1,59 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiRoute } from '../api-route.js';
+import { NetintelError } from '../../errors.js';
+import type { ApiContext, ApiRoute } from '../api-route.js';
+import { bulkAnswer } from '../bulk-answer.js';
 
 /**
- * SPEC's endpoints whose engines are still being built. Each is complete
- * but for `handler`: until it is set the route answers 501 (code
- * not_implemented) after authentication, without charging the caller.
+ * The check endpoints: SMTP, e-mail tests, VPN and blacklist. Each is a thin
+ * call into its engine; probes go through the target guard first (SSRF).
+ * A route whose `handler` is null answers 501 (code not_implemented) after
+ * authentication, without charging the caller.
  */
 
+/** E-mail tests as the server runs them: SMTP probes never reach special-purpose addresses unless allowed. */
+function mailOptions(api: ApiContext) {
+  return { smtp: { allowReserved: api.guard.allowPrivate } };
+}
+
+async function smtpTest(request: FastifyRequest, api: ApiContext): Promise<unknown> {
+  const query = request.query as { host: string; port?: number; tls?: boolean };
+  const port = query.port ?? 25;
+  api.guard.checkSmtpPort(port);
+  const target = await api.guard.resolve(query.host, 'SMTP server');
+  const { probeSmtp } = await import('../../engine/smtp/probe-smtp.js');
+  return probeSmtp(api.ctx, {
+    host: target.host,
+    port,
+    // The checked address is the one connected to: the name is not resolved again.
+    address: target.address,
+    ...(query.tls === true ? { tls: port === 465 ? 'implicit' : 'required' } : query.tls === false ? { quitAfter: 'ehlo' as const } : {}),
+  });
+}
+
+async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unknown> {
+  const query = request.query as { type?: 'smtp' | 'mx' | 'spf'; domain?: string; server?: string; port?: number };
+  const { checkEmail } = await import('../../engine/mail/check-email.js');
+  if (query.type === undefined) {
+    if (query.domain === undefined) throw new NetintelError('usage', 'give domain (the general test), or type with domain or server');
+    if (query.server !== undefined || query.port !== undefined) throw new NetintelError('usage', 'server and port go with type=smtp');
+    return checkEmail(api.ctx, query.domain, mailOptions(api));
+  }
+  if (query.type !== 'smtp') {
+    if (query.domain === undefined) throw new NetintelError('usage', `type=${query.type} needs domain`);
+    return checkEmail(api.ctx, query.domain, { ...mailOptions(api), type: query.type });
+  }
+  const port = query.port ?? 25;
+  api.guard.checkSmtpPort(port);
+  if (query.server !== undefined) {
+    const target = await api.guard.resolve(query.server, 'mail server');
+    return checkEmail(api.ctx, query.domain ?? null, { type: 'smtp', server: target.host, port, smtp: { allowReserved: api.guard.allowPrivate, address: target.address } });
+  }
+  if (query.domain === undefined) throw new NetintelError('usage', 'type=smtp needs server (or domain: its MX hosts)');
+  return checkEmail(api.ctx, query.domain, { ...mailOptions(api), type: 'smtp', port });
+}
+
 export const SMTP_TEST_ROUTE: ApiRoute = {
+  network: true,
   method: 'GET',
   url: '/api/smtp-test',
   operationId: 'getSmtpTest',
@@ -26,13 +72,13 @@ export const SMTP_TEST_ROUTE: ApiRoute = {
       tls: { type: 'boolean', description: 'Test TLS support.' },
     },
   },
-  responseDescription: 'The SMTP probe record of `netintel smtp`.',
+  responseDescription: 'The SMTP probe record of `netintel smtp` (of the first address of the host).',
   examples: [{ query: '?host=mx.example.com&port=25&tls=true' }],
-  handler: null,
-  pending: 'the SMTP probe engine is being built',
+  handler: (request, _reply, api) => smtpTest(request, api),
 };
 
 export const EMAIL_TESTS_ROUTE: ApiRoute = {
+  network: true,
   method: 'GET',
   url: '/api/email-tests',
   operationId: 'getEmailTests',
@@ -52,8 +98,7 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
   },
   responseDescription: 'The e-mail test record of `netintel email`.',
   examples: [{ query: '?type=mx&domain=example.com' }, { query: '?domain=example.com' }],
-  handler: null,
-  pending: 'the e-mail test engine is being built',
+  handler: (request, _reply, api) => emailTests(request, api),
 };
 
 interface EmailBulkBody {
@@ -61,6 +106,7 @@ interface EmailBulkBody {
 }
 
 export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
+  network: true,
   method: 'POST',
   url: '/api/email-tests/bulk',
   operationId: 'postEmailTestsBulk',
@@ -81,11 +127,15 @@ export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
   examples: [{ body: { domains: ['example.com', 'example.org'] } }],
   items: (request: FastifyRequest) => (request.body as EmailBulkBody).domains.length,
   batched: true,
-  handler: null,
-  pending: 'the e-mail test engine is being built',
+  handler: async (request, _reply, api) => {
+    const { domains } = request.body as EmailBulkBody;
+    const { checkEmail } = await import('../../engine/mail/check-email.js');
+    return bulkAnswer(domains, (domain) => checkEmail(api.ctx, domain, mailOptions(api)));
+  },
 };
 
 export const VPN_CHECK_ROUTE: ApiRoute = {
+  network: true,
   method: 'GET',
   url: '/api/vpn-check',
   operationId: 'getVpnCheck',
@@ -99,11 +149,14 @@ export const VPN_CHECK_ROUTE: ApiRoute = {
   },
   responseDescription: 'The VPN check record of `netintel vpn`.',
   examples: [{ query: '?ip=198.51.100.7' }],
-  handler: null,
-  pending: 'VPN detection is being built',
+  handler: async (request, _reply, api) => {
+    const { checkVpn } = await import('../../engine/security/check-vpn.js');
+    return checkVpn(api.ctx, (request.query as { ip: string }).ip, api.dataMode);
+  },
 };
 
 export const BLACKLIST_CHECK_ROUTE: ApiRoute = {
+  network: true,
   method: 'GET',
   url: '/api/blacklist-check',
   operationId: 'getBlacklistCheck',
@@ -114,11 +167,16 @@ export const BLACKLIST_CHECK_ROUTE: ApiRoute = {
     type: 'object',
     properties: {
       ip: { type: 'string', maxLength: 100, description: 'IPv4 or IPv6 address.' },
-      domain: { type: 'string', maxLength: 255, description: 'Domain: its mail servers\' addresses are checked.' },
+      domain: { type: 'string', maxLength: 255, description: 'Domain: the domain lists, and its mail servers\' addresses on the IP lists.' },
+      zones: { type: 'string', maxLength: 1000, description: 'The zones to ask, as `netintel blacklist --zones` takes them (default: the default set).' },
     },
   },
   responseDescription: 'The blacklist record of `netintel blacklist`.',
   examples: [{ query: '?ip=192.0.2.1' }, { query: '?domain=example.com' }],
-  handler: null,
-  pending: 'the blacklist check is being built',
+  handler: async (request, _reply, api) => {
+    const query = request.query as { ip?: string; domain?: string; zones?: string };
+    if ((query.ip === undefined) === (query.domain === undefined)) throw new NetintelError('usage', 'give exactly one of ip or domain');
+    const { checkBlacklist } = await import('../../engine/blacklist/check-blacklist.js');
+    return checkBlacklist(api.ctx, (query.ip ?? query.domain)!, { zones: query.zones ?? null });
+  },
 };
