@@ -3,6 +3,12 @@ import { createEngineContext, type EngineContext } from '../engine/context.js';
 import { parseResolverAddress } from '../engine/dns/resolver-address.js';
 import { globalOptionsOf, type GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
+import { NetintelError } from '../errors.js';
+
+/** Commands whose remote mode calls the API (the mail commands answer for themselves). */
+const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'mx', 'spf', 'email']);
+/** Commands that work on this machine by nature: --server does not apply to them. */
+const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data']);
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
@@ -20,7 +26,17 @@ export function createRuntime(io: CliIo): CommandRuntime {
   return {
     io,
     exitCode: 0,
-    options: (command) => globalOptionsOf(command, io.env, io.stdout.isTTY === true),
+    options: (command) => {
+      const options = globalOptionsOf(command, io.env, io.stdout.isTTY === true);
+      const name = command.name();
+      if (options.remote && !REMOTE_COMMANDS.has(name) && !LOCAL_ONLY_COMMANDS.has(name)) {
+        // Saying so beats quietly answering from the local engine when a server was asked for.
+        throw new NetintelError('not_implemented', `netintel ${name} has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)`, {
+          details: { command: name },
+        });
+      }
+      return options;
+    },
     context: (options) => {
       const ctx = createEngineContext({
         dataDir: options.dataDir,
