@@ -5,8 +5,8 @@ import { globalOptionsOf, type GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
 import { NetintelError } from '../errors.js';
 
-/** Commands whose remote mode calls the API (the mail commands answer for themselves). */
-const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'mx', 'spf', 'email']);
+/** Commands whose remote mode calls the API; every other command refuses --server (exit 9). */
+const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota']);
 /** Commands that work on this machine by nature: --server does not apply to them. */
 const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data']);
 

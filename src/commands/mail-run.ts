@@ -43,10 +43,6 @@ export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
       return [{ ok: false, query, error: toNetintelError(error) }];
     }
   };
-  if (options.remote) {
-    // GET /api/email-tests is not in the remote client yet: say so rather than quietly run locally.
-    throw new NetintelError('not_implemented', `${run.schema.kind} does not run against a netintel server yet; leave out --server (NETINTEL_SERVER) to run it locally`);
-  }
   const bulk = run.targets.length === 0;
   if (bulk && io.stdin.isTTY === true) throw new NetintelError('usage', run.usage);
   const batches = bulk ? readTargetBatches(io.stdin) : [targetsFromArguments(run.targets)];

@@ -75,7 +75,7 @@ describe('netintel mx', () => {
   it('says it does not run in remote mode rather than quietly running locally', async () => {
     const run = await runCli(['mx', 'good.test', '--server', 'http://127.0.0.1:9', ...dnsFlags]);
     expect(run.code).toBe(9);
-    expect(run.stderr).toContain('does not run against a netintel server yet');
+    expect(run.stderr).toContain('netintel mx has no remote mode yet');
   });
 
   it('asks for a domain at a terminal', async () => {
