@@ -7,6 +7,7 @@ import { asnDataDate, mmdbDataDate } from './data-dates.js';
 import { bundledAsnCsvPath, dataFilePath } from './data-files.js';
 import type { DataSource, SourceType } from './data-sources.js';
 import { readDataState } from './data-state.js';
+import { DATA_STATUS_KEYS } from './data-status-keys.js';
 
 /** One dataset in `netintel data status`. */
 export interface DataSourceStatus {
@@ -130,30 +131,10 @@ export function dataStatus(options: DataStatusOptions): DataSourceStatus[] {
   return rows.map(inColumnOrder);
 }
 
-const COLUMN_ORDER: ReadonlyArray<keyof DataSourceStatus> = [
-  'kind',
-  'name',
-  'type',
-  'signal',
-  'enabled',
-  'origin',
-  'path',
-  'url',
-  'version',
-  'updated',
-  'lastCheckedAt',
-  'ageDays',
-  'entries',
-  'licence',
-  'attribution',
-  'staleAfterDays',
-  'stale',
-  'warning',
-];
 
 /** The record with its keys in the documented order. */
 function inColumnOrder(row: DataSourceStatus): DataSourceStatus {
-  return Object.fromEntries(COLUMN_ORDER.map((key) => [key, row[key]])) as unknown as DataSourceStatus;
+  return Object.fromEntries(DATA_STATUS_KEYS.map((key) => [key, row[key]])) as unknown as DataSourceStatus;
 }
 
 function bundledStatus(source: DataSource, dataDir: string | null): { path: string; version: string | null; updated: string | null; entries: number | null } | null {

@@ -1,27 +1,10 @@
+import { DATA_STATUS_KEYS } from '../../engine/data/data-status-keys.js';
 import type { RecordSchema } from '../record-schema.js';
 
 /** Columns of `netintel data status`: one row per dataset. */
 export const DATA_STATUS_SCHEMA: RecordSchema = {
   kind: 'data-source',
-  columns: [
-    'name',
-    'type',
-    'signal',
-    'enabled',
-    'origin',
-    'path',
-    'url',
-    'version',
-    'updated',
-    'lastCheckedAt',
-    'ageDays',
-    'entries',
-    'licence',
-    'attribution',
-    'staleAfterDays',
-    'stale',
-    'warning',
-  ],
+  columns: DATA_STATUS_KEYS.filter((key) => key !== 'kind'),
   groups: {},
   identity: ['name'],
   tableColumns: ['origin', 'updated', 'ageDays', 'entries', 'stale', 'licence'],
