@@ -10,29 +10,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { accessSync, chmodSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBlacklist, createBlacklistChecker } from '../../src/engine/blacklist/check-blacklist.js';
 import { createEngineContext } from '../../src/engine/context.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { REPO_ROOT, spawnCli } from '../support/cli.js';
-
-function findExecutable(name: string): string | null {
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
+import { findExecutable } from '../support/peers.js';
 
 const RBLDNSD = findExecutable('rbldnsd');
 if (!RBLDNSD) {

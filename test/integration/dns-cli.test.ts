@@ -11,16 +11,14 @@
  *   owner names, DNAME, RFC 3597 unknown types). Needs the Debian packages
  *   nsd and bind9-dnsutils; skipped, with a warning, when either is missing.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RecordType } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNsd, type RunningNsd } from '../support/nsd.js';
+import { findExecutable } from '../support/peers.js';
 import { toDnsAnswer } from '../../src/engine/dns/dns-records.js';
 import { createDnsTransport, type DnsTransport } from '../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
@@ -111,21 +109,6 @@ describe('netintel dns as a process, against the test DNS server', () => {
 
 // ---------------------------------------------------------------- NSD and dig
 
-function findExecutable(name: string): string | null {
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
-
 const NSD = findExecutable('nsd');
 const DIG = findExecutable('dig');
 const missing = [NSD ? null : 'nsd (Debian package nsd)', DIG ? null : 'dig (Debian package bind9-dnsutils)'].filter(
@@ -199,21 +182,6 @@ const QUESTIONS: Record<string, string[]> = {
 };
 
 /** A port free for both UDP and TCP on 127.0.0.1 at the time of asking. */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const udp = dgram.createSocket('udp4');
-    const port = await new Promise<number>((resolve) => udp.bind(0, '127.0.0.1', () => resolve(udp.address().port)));
-    const tcp = net.createServer();
-    const ok = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => udp.close(() => resolve()));
-    if (ok) await new Promise<void>((resolve) => tcp.close(() => resolve()));
-    if (ok) return port;
-  }
-}
-
 /**
  * One line of dig's answer section made comparable: the tabs and runs of
  * spaces dig puts between owner, TTL, class and type become one space, and
@@ -226,10 +194,9 @@ function normaliseDigLine(line: string): string {
 }
 
 describe.skipIf(missing.length > 0)('netintel dns CSV answers against NSD, compared with dig +noall +answer', () => {
-  let dir = '';
   let port = 0;
-  let nsd: ChildProcess | null = null;
-  let transport: DnsTransport;
+  let nsd: RunningNsd | undefined;
+  let transport: DnsTransport | undefined;
   const runs = new Map<string, SpawnResult>();
 
   async function digAnswers(name: string, type: string): Promise<string[]> {
@@ -241,63 +208,20 @@ describe.skipIf(missing.length > 0)('netintel dns CSV answers against NSD, compa
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'netintel-dns-cli-'));
-    port = await freePort();
-    await writeFile(join(dir, 'cli.test.zone'), FORWARD_ZONE);
-    await writeFile(join(dir, 'reverse4.zone'), REVERSE_V4_ZONE);
-    await writeFile(join(dir, 'reverse6.zone'), REVERSE_V6_ZONE);
-    await writeFile(
-      join(dir, 'nsd.conf'),
-      `server:
-  ip-address: 127.0.0.1@${port}
-  port: ${port}
-  username: ""
-  chroot: ""
-  zonesdir: "${dir}"
-  pidfile: "${join(dir, 'nsd.pid')}"
-  database: ""
-  xfrdfile: "${join(dir, 'xfrd.state')}"
-  xfrdir: "${dir}"
-  zonelistfile: "${join(dir, 'zone.list')}"
-  logfile: "${join(dir, 'nsd.log')}"
-  server-count: 1
-  verbosity: 1
-  # NSD limits responses per client network by default (200 per second).
-  rrl-ratelimit: 0
-remote-control:
-  control-enable: no
-zone:
-  name: "cli.test"
-  zonefile: "cli.test.zone"
-zone:
-  name: "2.0.192.in-addr.arpa"
-  zonefile: "reverse4.zone"
-zone:
-  name: "8.b.d.0.1.0.0.2.ip6.arpa"
-  zonefile: "reverse6.zone"
-`,
+    nsd = await startNsd(
+      NSD!,
+      [
+        { name: 'cli.test', text: FORWARD_ZONE },
+        { name: '2.0.192.in-addr.arpa', text: REVERSE_V4_ZONE },
+        { name: '8.b.d.0.1.0.0.2.ip6.arpa', text: REVERSE_V6_ZONE },
+      ],
+      async (candidate) => {
+        transport ??= createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${candidate}`)], timeoutMs: 300, retries: 0 });
+        const exchange = await transport.query('cli.test', 'SOA');
+        return (exchange.response.answers ?? []).length > 0;
+      },
     );
-    const child = spawn(NSD!, ['-d', '-c', join(dir, 'nsd.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    nsd = child;
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-
-    transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 300, retries: 0 });
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      if (child.exitCode !== null) {
-        const log = await readFile(join(dir, 'nsd.log'), 'utf8').catch(() => '');
-        throw new Error(`nsd exited with ${child.exitCode}:\n${output}\n${log}`);
-      }
-      const ready = await transport.query('cli.test', 'SOA').then(
-        (exchange) => (exchange.response.answers ?? []).length > 0,
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error(`nsd did not answer on port ${port} within 5 s:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    port = nsd.port;
 
     await Promise.all(
       Object.entries(QUESTIONS).map(async ([type, names]) => {
@@ -311,13 +235,7 @@ zone:
 
   afterAll(async () => {
     await transport?.close();
-    if (nsd && nsd.exitCode === null) {
-      const exited = new Promise((resolve) => nsd!.once('exit', resolve));
-      nsd.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
-      if (nsd.exitCode === null) nsd.kill('SIGKILL');
-    }
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await nsd?.stop();
   });
 
   const cases = Object.entries(QUESTIONS).flatMap(([type, names]) => names.map((name): [string, string] => [name, type]));
@@ -353,7 +271,7 @@ zone:
     ['u.cli.test', 65534],
     ['wide.cli.test', 65535],
   ])('presents the unknown type of %s in RFC 3597 form as dig does', async (name, code) => {
-    const exchange = await transport.query(name, `UNKNOWN_${code}` as RecordType);
+    const exchange = await transport!.query(name, `UNKNOWN_${code}` as RecordType);
     const answers = (exchange.response.answers ?? []).map(toDnsAnswer).filter((a) => a !== null);
     expect(answers.map((a) => a.type)).toEqual([`TYPE${code}`]);
     expect(answers.map(presentDnsAnswer)).toEqual(await digAnswers(name, `TYPE${code}`));

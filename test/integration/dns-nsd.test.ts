@@ -4,15 +4,11 @@
  * against BIND's dig for the same questions. Needs the Debian packages nsd
  * and bind9-dnsutils; skipped, with a warning, when either is missing.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
-import { accessSync, constants } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNsd, type RunningNsd } from '../support/nsd.js';
+import { findExecutable } from '../support/peers.js';
 import { createDnsTransport, type DnsTransport } from '../../src/engine/dns/dns-transport.js';
 import type { DnsAnswer } from '../../src/engine/dns/dns-result.js';
 import type { DnsRecordType } from '../../src/engine/dns/dns-type.js';
@@ -20,21 +16,6 @@ import { resolveDns } from '../../src/engine/dns/resolve-dns.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 
 const run = promisify(execFile);
-
-function findExecutable(name: string): string | null {
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
 
 const NSD = findExecutable('nsd');
 const DIG = findExecutable('dig');
@@ -81,21 +62,6 @@ $TTL 3600
 `;
 
 /** A port free for both UDP and TCP on 127.0.0.1 at the time of asking. */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const udp = dgram.createSocket('udp4');
-    const port = await new Promise<number>((resolve) => udp.bind(0, '127.0.0.1', () => resolve(udp.address().port)));
-    const tcp = net.createServer();
-    const ok = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => udp.close(() => resolve()));
-    if (ok) await new Promise<void>((resolve) => tcp.close(() => resolve()));
-    if (ok) return port;
-  }
-}
-
 /** dig's presentation form of one record, as `+noall +answer` prints it (whitespace normalised). */
 function present(answer: DnsAnswer): string {
   const fqdn = (name: string): string => (name === '.' ? '.' : `${name}.`);
@@ -134,10 +100,9 @@ function present(answer: DnsAnswer): string {
 }
 
 describe.skipIf(missing.length > 0)('DNS engine against NSD, compared with dig', () => {
-  let dir = '';
   let port = 0;
-  let nsd: ChildProcess | null = null;
-  let transport: DnsTransport;
+  let nsd: RunningNsd | undefined;
+  let transport: DnsTransport | undefined;
 
   async function dig(...args: string[]): Promise<string> {
     const { stdout } = await run(DIG!, [`@127.0.0.1`, '-p', String(port), '+tries=1', '+time=2', ...args]);
@@ -153,71 +118,24 @@ describe.skipIf(missing.length > 0)('DNS engine against NSD, compared with dig',
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'netintel-nsd-'));
-    port = await freePort();
-    await writeFile(join(dir, 'example.test.zone'), FORWARD_ZONE);
-    await writeFile(join(dir, 'reverse.zone'), REVERSE_ZONE);
-    await writeFile(
-      join(dir, 'nsd.conf'),
-      `server:
-  ip-address: 127.0.0.1@${port}
-  port: ${port}
-  username: ""
-  chroot: ""
-  zonesdir: "${dir}"
-  pidfile: "${join(dir, 'nsd.pid')}"
-  database: ""
-  xfrdfile: "${join(dir, 'xfrd.state')}"
-  xfrdir: "${dir}"
-  zonelistfile: "${join(dir, 'zone.list')}"
-  logfile: "${join(dir, 'nsd.log')}"
-  server-count: 1
-  verbosity: 1
-  # NSD limits responses per client network by default (response rate
-  # limiting, 200 per second), which a test must not trip over.
-  rrl-ratelimit: 0
-remote-control:
-  control-enable: no
-zone:
-  name: "example.test"
-  zonefile: "example.test.zone"
-zone:
-  name: "2.0.192.in-addr.arpa"
-  zonefile: "reverse.zone"
-`,
+    nsd = await startNsd(
+      NSD!,
+      [
+        { name: 'example.test', text: FORWARD_ZONE },
+        { name: '2.0.192.in-addr.arpa', text: REVERSE_ZONE },
+      ],
+      async (candidate) => {
+        transport ??= createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${candidate}`)], timeoutMs: 200, retries: 0 });
+        const results = await resolveDns(transport, { domain: 'example.test', types: ['SOA'] });
+        return results[0]?.status === 'answer';
+      },
     );
-    const child = spawn(NSD!, ['-d', '-c', join(dir, 'nsd.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    nsd = child;
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-
-    transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      if (child.exitCode !== null) {
-        const log = await readFile(join(dir, 'nsd.log'), 'utf8').catch(() => '');
-        throw new Error(`nsd exited with ${child.exitCode}:\n${output}\n${log}`);
-      }
-      const ready = await resolveDns(transport, { domain: 'example.test', types: ['SOA'] }).then(
-        (results) => results[0]?.status === 'answer',
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error(`nsd did not answer on port ${port} within 5 s:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    port = nsd.port;
   }, 10_000);
 
   afterAll(async () => {
     await transport?.close();
-    if (nsd && nsd.exitCode === null) {
-      const exited = new Promise((resolve) => nsd!.once('exit', resolve));
-      nsd.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
-      if (nsd.exitCode === null) nsd.kill('SIGKILL');
-    }
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await nsd?.stop();
   });
 
   it.each<[string, DnsRecordType]>([
@@ -234,7 +152,7 @@ zone:
     ['www.example.test', 'CNAME'],
     ['www.example.test', 'A'],
   ])('gives the same records and TTLs as dig for %s %s', async (name, type) => {
-    const [result] = await resolveDns(transport, { domain: name, types: [type] });
+    const [result] = await resolveDns(transport!, { domain: name, types: [type] });
     const expected = await digAnswers(name, type);
     expect(expected.length).toBeGreaterThan(0);
     expect(result?.status).toBe('answer');
@@ -242,7 +160,7 @@ zone:
   });
 
   it('keeps the CNAME chain in the order NSD sends it', async () => {
-    const [result] = await resolveDns(transport, { domain: 'www.example.test', types: ['A'] });
+    const [result] = await resolveDns(transport!, { domain: 'www.example.test', types: ['A'] });
     expect(result?.answers.map((a) => `${a.name} ${a.type}`)).toEqual([
       'www.example.test CNAME',
       'web.example.test CNAME',
@@ -251,7 +169,7 @@ zone:
   });
 
   it('reads a multi-string TXT record as joined text and raw strings', async () => {
-    const [result] = await resolveDns(transport, { domain: 'multi.example.test', types: ['TXT'] });
+    const [result] = await resolveDns(transport!, { domain: 'multi.example.test', types: ['TXT'] });
     expect(result?.answers[0]?.data).toEqual({
       text: `${'a'.repeat(255)}${'b'.repeat(255)}with space`,
       strings: ['a'.repeat(255), 'b'.repeat(255), 'with space'],
@@ -259,36 +177,36 @@ zone:
   });
 
   it('falls back to TCP when NSD truncates an answer larger than 1232 octets, and agrees with dig', async () => {
-    const [result] = await resolveDns(transport, { domain: 'big.example.test', types: ['TXT'] });
+    const [result] = await resolveDns(transport!, { domain: 'big.example.test', types: ['TXT'] });
     expect(result?.transport).toBe('tcp');
     expect(result?.answers).toHaveLength(6);
     expect(result?.answers.map(present).sort()).toEqual((await digAnswers('big.example.test', 'TXT')).sort());
   });
 
   it('queries an internationalised name in punycode like dig does', async () => {
-    const [result] = await resolveDns(transport, { domain: 'bücher.example.test', types: ['A'] });
+    const [result] = await resolveDns(transport!, { domain: 'bücher.example.test', types: ['A'] });
     expect(result?.domainUnicode).toBe('bücher.example.test');
     expect(result?.answers.map(present)).toEqual(await digAnswers('xn--bcher-kva.example.test', 'A'));
   });
 
   it('finds the PTR of an IPv4 address like dig -x', async () => {
-    const [result] = await resolveDns(transport, { domain: '192.0.2.10' });
+    const [result] = await resolveDns(transport!, { domain: '192.0.2.10' });
     expect(result?.answers.map(present)).toEqual(await digAnswers('10.2.0.192.in-addr.arpa', 'PTR'));
     expect(result?.answers.map((a) => a.data)).toEqual(['example.test']);
   });
 
   it('reports NXDOMAIN and NODATA as dig shows them in the header status', async () => {
-    const [nx] = await resolveDns(transport, { domain: 'nope.example.test', types: ['A'] });
+    const [nx] = await resolveDns(transport!, { domain: 'nope.example.test', types: ['A'] });
     expect(nx).toMatchObject({ status: 'nxdomain', rcode: 'NXDOMAIN', answers: [] });
     expect(await dig('+noall', '+comments', 'nope.example.test', 'A')).toContain('status: NXDOMAIN');
 
-    const [nodata] = await resolveDns(transport, { domain: 'ns1.example.test', types: ['MX'] });
+    const [nodata] = await resolveDns(transport!, { domain: 'ns1.example.test', types: ['MX'] });
     expect(nodata).toMatchObject({ status: 'nodata', rcode: 'NOERROR', answers: [] });
     expect(await dig('+noall', '+comments', 'ns1.example.test', 'MX')).toContain('status: NOERROR');
   });
 
   it('gives one result per type for ALL against a real server', async () => {
-    const results = await resolveDns(transport, { domain: 'example.test', types: ['ALL'] });
+    const results = await resolveDns(transport!, { domain: 'example.test', types: ['ALL'] });
     expect(results.map((r) => `${r.type}:${r.status}:${r.answers.length}`)).toEqual([
       'A:answer:2',
       'AAAA:answer:1',

@@ -11,34 +11,21 @@
  * user) and the postfix binaries; skipped, with a warning, otherwise.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext } from '../../src/engine/context.js';
 import { probeSmtp } from '../../src/engine/smtp/probe-smtp.js';
 import type { SmtpResult } from '../../src/engine/smtp/smtp-result.js';
 import { REPO_ROOT, spawnCli } from '../support/cli.js';
+import { findExecutable } from '../support/peers.js';
 import { closedPort, createCertificateAuthority, issueCertificate } from '../support/smtp-servers.js';
 
 const run = promisify(execFile);
-
-function findExecutable(name: string): string | null {
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
 
 const POSTFIX = findExecutable('postfix');
 const DAEMON_DIRECTORY = '/usr/lib/postfix/sbin';

@@ -1,0 +1,37 @@
+/** Finding and placing the Debian daemons the interoperability tests run as peers. */
+import dgram from 'node:dgram';
+import { accessSync, constants } from 'node:fs';
+import net from 'node:net';
+import { delimiter, join } from 'node:path';
+
+/** An executable on PATH or in the sbin directories where Debian puts daemons, or null. */
+export function findExecutable(name: string): string | null {
+  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+/** A loopback port free for both UDP and TCP (DNS listens on both). */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const udp = dgram.createSocket('udp4');
+    const port = await new Promise<number>((resolve) => udp.bind(0, '127.0.0.1', () => resolve(udp.address().port)));
+    const tcp = net.createServer();
+    const ok = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false));
+      tcp.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (ok) await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    if (ok) return port;
+  }
+}
