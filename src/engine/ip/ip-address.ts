@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv4Text, isIPv6Text } from './ip-text.js';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../../errors.js';
 
@@ -28,11 +28,11 @@ export function quoteInput(input: string): string {
  * that wrote it). Throws `invalid_input` naming the input.
  */
 export function parseIpAddress(input: string): IpAddress {
-  if (isIPv4(input)) {
+  if (isIPv4Text(input)) {
     const bytes = Uint8Array.from(ipaddr.IPv4.parse(input).toByteArray());
     return fromV4Bytes(bytes);
   }
-  if (isIPv6(input) && !input.includes('%')) {
+  if (isIPv6Text(input) && !input.includes('%')) {
     const parsed = ipaddr.IPv6.parse(withHexTail(input));
     if (parsed.isIPv4MappedAddress()) return fromV4Bytes(Uint8Array.from(parsed.toIPv4Address().toByteArray()));
     return { text: parsed.toRFC5952String(), version: 6, bytes: Uint8Array.from(parsed.toByteArray()), v4: 0 };
@@ -57,7 +57,7 @@ function withHexTail(input: string): string {
 
 /** True when the text is an IP address `parseIpAddress` accepts. */
 export function isIpAddress(input: string): boolean {
-  return isIPv4(input) || (isIPv6(input) && !input.includes('%'));
+  return isIPv4Text(input) || (isIPv6Text(input) && !input.includes('%'));
 }
 
 /** Fast IPv4 parse for bulk input: returns the uint32, or -1 when the text is not a dotted quad. */

@@ -1,0 +1,77 @@
+import { Command, CommanderError } from 'commander';
+import { toNetintelError } from '../errors.js';
+import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
+import { exitCodeFor } from './exit-codes.js';
+import { addGlobalOptions, applyConfigFile, applyEnvironment } from './global-options.js';
+import type { CliIo } from './io.js';
+import { createRuntime, type CommandRuntime } from './runtime.js';
+
+export const VERSION = '0.1.0';
+
+/** Adds one command (its flags, help and action) to the program. */
+export type CommandRegistration = (program: Command, runtime: CommandRuntime) => void;
+
+/** Builds the program: global options, then the commands. */
+export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]): { program: Command; runtime: CommandRuntime } {
+  const runtime = createRuntime(io);
+  const program = new Command('netintel')
+    .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .addHelpText('after', `\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
+  addGlobalOptions(program);
+  for (const register of commands) register(program, runtime);
+  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
+  return { program, runtime };
+}
+
+/**
+ * Runs netintel with the arguments after the executable and returns the exit
+ * code; the only place that turns errors into exit codes. Never calls
+ * process.exit (it would cut piped output short).
+ */
+export async function runProgram(argv: readonly string[], io: CliIo, commands: readonly CommandRegistration[]): Promise<number> {
+  const { program, runtime } = buildProgram(io, commands);
+  try {
+    applyConfigFile(program, io.env);
+    applyEnvironment(program, io.env);
+    await program.parseAsync([...argv], { from: 'user' });
+    return runtime.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
+      return exitCodeFor('usage');
+    }
+    const failure = toNetintelError(error);
+    const format = program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
+    const wantsRecord = format === 'json' || format === 'ndjson';
+    if (wantsRecord) io.stdout.write(`${JSON.stringify({ error: failure.toJSON() })}\n`);
+    io.stderr.write(`netintel: ${failure.message}\n`);
+    if (failure.code === 'internal' && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    return exitCodeFor(failure.code);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/**
+ * The format a `-f`/`--format` flag asks for, read from the raw arguments:
+ * the config file and the environment are applied before commander parses
+ * them, so a failure there must still honour `-f json`.
+ */
+function formatFlag(argv: readonly string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '-f' || arg === '--format') format = argv[++i];
+    else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
+    else if (/^-f./.test(arg)) format = arg.slice(2);
+  }
+  return format;
+}
