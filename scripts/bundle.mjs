@@ -30,6 +30,36 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * chalk detects colour support when it loads, through node:tty, which
+ * brings node:net and the stream modules with it (about 7 ms of a one-off
+ * lookup). netintel decides colour itself (a terminal, NO_COLOR, TERM=dumb;
+ * src/cli/global-options.ts) and always gives chalk the level, so the
+ * bundle gets a detector that detects nothing.
+ */
+const chalkWithoutDetection = {
+  name: 'chalk-without-detection',
+  setup(b) {
+    b.onResolve({ filter: /^#supports-color$/ }, (args) =>
+      args.importer.includes('node_modules/chalk/') ? { path: 'supports-color', namespace: 'no-detection' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'no-detection' }, () => ({
+      contents: 'export default { stdout: false, stderr: false };',
+      loader: 'js',
+    }));
+  },
+};
+
+/** cli-table3's string-width: scripts/bundle/string-width.cjs says why. */
+const fastStringWidth = {
+  name: 'fast-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.importer.includes('node_modules/cli-table3/') ? { path: fileURLToPath(new URL('bundle/string-width.cjs', import.meta.url)) } : undefined,
+    );
+  },
+};
+
 // Data packages are read from disk at run time, never bundled. The server's
 // packages (better-sqlite3 is native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
@@ -80,6 +110,6 @@ await build({
   // import.meta.url is used to find the package's data; give it its CommonJS meaning.
   define: { 'import.meta.url': '__netintelModuleUrl' },
   banner: { js: "const __netintelModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [lazyChildProcess, dynamicImportAsRequire],
+  plugins: [lazyChildProcess, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
   logLevel: 'warning',
 });

@@ -7,7 +7,7 @@ const { PassThrough, Readable } = require('node:stream');
 const { loadBundle, BUNDLE, LOOKUP_BUNDLE } = require('../bin/load-bundle.js');
 
 const WARM_UP = [
-  [LOOKUP_BUNDLE, [['ip', '8.8.8.8', '-f', 'json'], ['asn', '8.8.8.8', '-f', 'json'], ['vpn', '8.8.8.8', '-f', 'json']]],
+  [LOOKUP_BUNDLE, [['ip', '8.8.8.8', '-f', 'json'], ['ip', '8.8.8.8'], ['asn', '8.8.8.8', '-f', 'json'], ['vpn', '8.8.8.8', '-f', 'json']]],
   [BUNDLE, [['dns', '--help']]],
 ];
 
