@@ -28,7 +28,7 @@ export function createRuntime(io: CliIo): CommandRuntime {
     io,
     exitCode: 0,
     options: (command, serverUse = {}) => {
-      const name = command.name();
+      const name = topLevelName(command);
       const options = globalOptionsOf(command, io.env, io.stdout.isTTY === true, { ...serverUse, localOnly: LOCAL_ONLY_COMMANDS.has(name) });
       if (options.remote && !REMOTE_COMMANDS.has(name) && !LOCAL_ONLY_COMMANDS.has(name)) {
         // Saying so beats quietly answering from the local engine when a server was asked for.
@@ -54,4 +54,11 @@ export function createRuntime(io: CliIo): CommandRuntime {
       await Promise.all(contexts.map((ctx) => ctx.close()));
     },
   };
+}
+
+/** The name of the command under `netintel` (`data` for `netintel data status`). */
+function topLevelName(command: Command): string {
+  let top = command;
+  while (top.parent?.parent) top = top.parent;
+  return top.name();
 }
