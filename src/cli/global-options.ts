@@ -156,8 +156,25 @@ export function applyEnvironment(program: Command, env: Readonly<Record<string, 
   }
 }
 
+/** How a command reads `--server`. */
+export interface ServerFlagUse {
+  /**
+   * `email`: a `--server` flag that is not an http(s) URL names the mail
+   * server to test, and remote mode takes its URL from NETINTEL_SERVER or the
+   * config file instead.
+   */
+  mayNameMailServer?: boolean;
+  /** serve, keys, data administer this machine: the remote settings are not read at all. */
+  localOnly?: boolean;
+}
+
 /** Reads the resolved global options off a command. */
-export function globalOptionsOf(command: Command, env: Readonly<Record<string, string | undefined>>, stdoutIsTty: boolean): GlobalOptions {
+export function globalOptionsOf(
+  command: Command,
+  env: Readonly<Record<string, string | undefined>>,
+  stdoutIsTty: boolean,
+  serverUse: ServerFlagUse = {},
+): GlobalOptions {
   const raw = command.optsWithGlobals<Record<string, unknown>>();
   const fields = typeof raw.fields === 'string' ? parseFieldList(raw.fields) : null;
   return {
@@ -174,19 +191,72 @@ export function globalOptionsOf(command: Command, env: Readonly<Record<string, s
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     color: stdoutIsTty && !env.NO_COLOR && env.TERM !== 'dumb',
-    remote: remoteOf(raw.server, raw.apiKey),
+    remote: serverUse.localOnly ? null : remoteOf(command, env, raw.apiKey, serverUse.mayNameMailServer === true),
   };
 }
 
-/** `--server` turns remote mode on; `--api-key` alone is a mistake worth saying rather than ignoring. */
-function remoteOf(server: unknown, apiKey: unknown): GlobalOptions['remote'] {
+/** True for an absolute http:// or https:// URL: the only kind of `--server` remote mode can ask. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text.trim());
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The mail server a command-line `--server` names for `email` (`--type smtp
+ * --server HOST`): the flag's value when it is not an http(s) URL, else null
+ * (then it is the remote-mode URL as for every command).
+ */
+export function mailServerFlag(command: Command): string | null {
+  const root = rootOf(command);
+  if (root.getOptionValueSource('server') !== 'cli') return null;
+  const value = root.getOptionValue('server') as unknown;
+  return typeof value === 'string' && value.trim() !== '' && !isHttpUrl(value) ? value.trim() : null;
+}
+
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
+/** Where the `--server` setting came from, for messages. */
+function serverSource(command: Command): string {
+  const source = rootOf(command).getOptionValueSource('server');
+  return source === 'env' ? 'NETINTEL_SERVER' : source === 'config' ? 'the config file\'s "server"' : '--server';
+}
+
+/**
+ * `--server` turns remote mode on; `--api-key` alone is a mistake worth
+ * saying rather than ignoring. For `email`, a command-line `--server` that is
+ * not an http(s) URL is the mail server, and the URL comes from
+ * NETINTEL_SERVER or the config file.
+ */
+function remoteOf(command: Command, env: Readonly<Record<string, string | undefined>>, apiKey: unknown, mayNameMailServer: boolean): GlobalOptions['remote'] {
+  const named = mayNameMailServer ? mailServerFlag(command) : null;
+  const server = named === null ? rootOf(command).getOptionValue('server') : serverBehindFlag(env);
   const url = typeof server === 'string' && server.trim() !== '' ? server.trim() : null;
   const key = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
   if (url === null) {
     if (key !== null) throw new NetintelError('usage', '--api-key needs --server URL (or NETINTEL_SERVER): the netintel server to ask');
     return null;
   }
+  if (!isHttpUrl(url)) {
+    const from = named === null ? serverSource(command) : env.NETINTEL_SERVER ? 'NETINTEL_SERVER' : 'the config file\'s "server"';
+    throw new NetintelError('usage', `${from} must be an http:// or https:// URL (the netintel server of remote mode), not ${JSON.stringify(url)}`, {
+      details: { server: url },
+    });
+  }
   return { server: url, apiKey: key };
+}
+
+/** The remote-mode URL when the command line's `--server` means something else: NETINTEL_SERVER, else the config file. */
+function serverBehindFlag(env: Readonly<Record<string, string | undefined>>): unknown {
+  if (env.NETINTEL_SERVER) return env.NETINTEL_SERVER;
+  return readConfigFile(configFilePath(env)).server;
 }
 
 /** `--resolver` values: an array from flags/config, a comma-separated string from NETINTEL_RESOLVER. */

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
 import { parseResolverAddress } from '../engine/dns/resolver-address.js';
-import { globalOptionsOf, type GlobalOptions } from './global-options.js';
+import { globalOptionsOf, type GlobalOptions, type ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
 import { NetintelError } from '../errors.js';
 
-/** Commands whose remote mode calls the API; every other command refuses --server (exit 9). */
-const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota']);
+/** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
+const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email']);
 /** Commands that work on this machine by nature: --server does not apply to them. */
 const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data']);
 
@@ -15,7 +15,8 @@ export interface CommandRuntime {
   io: CliIo;
   /** Set by the action: the run's exit code. */
   exitCode: number;
-  options(command: Command): GlobalOptions;
+  /** The resolved global options; `serverUse` says how the command reads `--server`. */
+  options(command: Command, serverUse?: Pick<ServerFlagUse, 'mayNameMailServer'>): GlobalOptions;
   context(options: GlobalOptions): EngineContext;
   /** Closes every context the run created. */
   close(): Promise<void>;
@@ -26,9 +27,9 @@ export function createRuntime(io: CliIo): CommandRuntime {
   return {
     io,
     exitCode: 0,
-    options: (command) => {
-      const options = globalOptionsOf(command, io.env, io.stdout.isTTY === true);
-      const name = command.name();
+    options: (command, serverUse = {}) => {
+      const name = topLevelName(command);
+      const options = globalOptionsOf(command, io.env, io.stdout.isTTY === true, { ...serverUse, localOnly: LOCAL_ONLY_COMMANDS.has(name) });
       if (options.remote && !REMOTE_COMMANDS.has(name) && !LOCAL_ONLY_COMMANDS.has(name)) {
         // Saying so beats quietly answering from the local engine when a server was asked for.
         throw new NetintelError('not_implemented', `netintel ${name} has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)`, {
@@ -53,4 +54,11 @@ export function createRuntime(io: CliIo): CommandRuntime {
       await Promise.all(contexts.map((ctx) => ctx.close()));
     },
   };
+}
+
+/** The name of the command under `netintel` (`data` for `netintel data status`). */
+function topLevelName(command: Command): string {
+  let top = command;
+  while (top.parent?.parent) top = top.parent;
+  return top.name();
 }

@@ -2,14 +2,15 @@ import { Option, type Command } from 'commander';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
 import type { BlacklistResult } from '../engine/blacklist/blacklist-result.js';
-import type { BlacklistChecker } from '../engine/blacklist/check-blacklist.js';
 import { hasFindingAtOrAbove, type Finding } from '../engine/findings.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { BLACKLIST_SCHEMA, BLACKLIST_ZONE_SCHEMA } from '../output/schemas/blacklist-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
+import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { isIpAddress } from '../engine/ip/ip-address.js';
 
 interface BlacklistFlags {
   zones?: string;
@@ -55,6 +56,10 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
     const options = runtime.options(cmd);
     const ctx = runtime.context(options);
     const { io } = runtime;
+    if (options.remote) {
+      await runRemote(runtime, options, targets, flags);
+      return;
+    }
     // The blacklist engine (DNS sockets, the zone registry) loads only when this command runs.
     const engine = await import('../engine/blacklist/check-blacklist.js');
 
@@ -73,32 +78,61 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
     }
     const checker = await engine.createBlacklistChecker(ctx, { zones: flags.zones ?? null });
     try {
-      // Only whether a finding reaches --fail-on matters; keep the first that does, not every finding of a bulk run.
-      const tripped: Finding[] = [];
-      const lookup = (query: string) => checkOutcome(checker, query, flags.failOn, tripped);
-      let runExitCode: number;
-      if (targets.length === 0) {
-        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => lookup(target.text), options.concurrency));
-        runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: false, bulk: true });
-      } else {
-        const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), options.concurrency));
-        runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: targets.length === 1, bulk: false });
-      }
-      runtime.exitCode = exitCodeWithFindings(runExitCode, flags.failOn, tripped);
+      await runChecks(runtime, options, targets, flags.failOn, (query) => checker.check(query), options.concurrency);
     } finally {
       await checker.close();
     }
   });
 }
 
+/** Remote mode: GET /api/blacklist-check per target, with --zones as `zones`; the server's resolvers and registry answer. */
+async function runRemote(runtime: CommandRuntime, options: GlobalOptions, targets: string[], flags: BlacklistFlags): Promise<void> {
+  if (flags.listZones) {
+    throw new NetintelError('usage', '--list-zones lists this machine\'s zone registry, not the server\'s: run it without --server (or unset NETINTEL_SERVER)');
+  }
+  if (targets.length === 0 && runtime.io.stdin.isTTY === true) {
+    throw new NetintelError('usage', 'blacklist needs an IP address or a domain: give one or more, or pipe a list in');
+  }
+  const remote = (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io);
+  const check = async (query: string): Promise<BlacklistResult> => {
+    const target = isIpAddress(query) ? { ip: query } : { domain: query };
+    return (await remote.client.get('/api/blacklist-check', { ...target, zones: flags.zones })).body as BlacklistResult;
+  };
+  await runChecks(runtime, options, targets, flags.failOn, check, remote.concurrency);
+}
+
+/** Checks the targets (arguments, or stdin in bulk) in order, prints them, and sets the exit code (10 under --fail-on). */
+async function runChecks(
+  runtime: CommandRuntime,
+  options: GlobalOptions,
+  targets: string[],
+  failOn: FailOn | undefined,
+  check: (query: string) => Promise<BlacklistResult>,
+  concurrency: number,
+): Promise<void> {
+  const { io } = runtime;
+  // Only whether a finding reaches --fail-on matters; keep the first that does, not every finding of a bulk run.
+  const tripped: Finding[] = [];
+  const lookup = (query: string) => checkOutcome(check, query, failOn, tripped);
+  let runExitCode: number;
+  if (targets.length === 0) {
+    const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => lookup(target.text), concurrency));
+    runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: false, bulk: true });
+  } else {
+    const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), concurrency));
+    runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: targets.length === 1, bulk: false });
+  }
+  runtime.exitCode = exitCodeWithFindings(runExitCode, failOn, tripped);
+}
+
 async function checkOutcome(
-  checker: BlacklistChecker,
+  check: (query: string) => Promise<BlacklistResult>,
   query: string,
   failOn: FailOn | undefined,
   tripped: Finding[],
 ): Promise<Array<Outcome<BlacklistResult>>> {
   try {
-    const value = await checker.check(query);
+    const value = await check(query);
     if (failOn !== undefined && tripped.length === 0 && hasFindingAtOrAbove(value.findings, failOn)) {
       tripped.push(...value.findings.filter((item) => hasFindingAtOrAbove([item], failOn)));
     }

@@ -3,6 +3,9 @@ import type { CommandRuntime } from '../cli/runtime.js';
 import { addFailOnOption, type FailOn } from '../cli/fail-on.js';
 import { NetintelError } from '../errors.js';
 import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
+import { mailServerFlag } from '../cli/global-options.js';
+import type { Target } from '../engine/bulk/read-targets.js';
+import type { EmailReport } from '../engine/mail/check-email.js';
 import { runMailCommand } from './mail-run.js';
 
 interface EmailFlags {
@@ -25,7 +28,7 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     .description('The e-mail test of domains: MX, SPF, DMARC, MTA-STS, TLS-RPT and SMTP connectivity of each MX (port 25, STARTTLS) in one report of findings; --type mx|spf|smtp runs one test')
     .argument('[domains...]', 'domains; read from stdin (one per line) when piped')
     .addOption(new Option('--type <test>', 'one test instead of the general one').choices(['general', 'mx', 'spf', 'smtp']))
-    .addOption(new Option('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts'))
+    .addOption(new Option('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
     .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(port))
     .addOption(new Option('--no-smtp', 'general test without the SMTP connections'))
     .addHelpText(
@@ -34,37 +37,67 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
         '',
         'A check whose lookups fail is listed under "errors" with its code (timeout, upstream...), and the',
         'other checks still run: a timeout is never reported as "no record". Findings exit 0 unless --fail-on.',
+        '--type smtp --server HOST: a --server value on the command line that is not an http:// or https://',
+        'URL names the mail server to test (as --host does); remote mode then takes its URL from NETINTEL_SERVER',
+        'or the config file. An http(s) URL keeps its global meaning: the netintel server to ask.',
         'Examples:',
         '  netintel email example.com',
         '  netintel email example.com -f json',
         '  netintel email example.com --type spf',
-        '  netintel email --type smtp --host mx.example.com --port 587',
+        '  netintel email --type smtp --server mx.example.com --port 587',
         '  netintel email --no-smtp -f ndjson < domains.txt   # bulk: one report per line, in order',
         '  netintel email example.com --fail-on warning',
       ].join('\n'),
     );
   addFailOnOption(command).action(async (domains: string[], flags: EmailFlags, self: Command) => {
     const test = flags.type ?? 'general';
-    if (flags.host !== undefined && test !== 'smtp') throw new NetintelError('usage', '--host goes with --type smtp');
-    if (flags.host !== undefined && domains.length > 0) throw new NetintelError('usage', '--type smtp --host tests one server: give no domain');
-    const options = runtime.options(self);
+    const named = mailServerFlag(self);
+    if (named !== null && test !== 'smtp') {
+      throw new NetintelError('usage', `--server ${named} names a mail server (it is not an http:// or https:// URL), which goes with --type smtp; remote mode needs an http(s) URL`);
+    }
+    if (named !== null && flags.host !== undefined) throw new NetintelError('usage', '--server HOST and --host HOST both name the mail server: give one');
+    const host = flags.host ?? named ?? undefined;
+    if (host !== undefined && test !== 'smtp') throw new NetintelError('usage', '--host goes with --type smtp');
+    if (host !== undefined && domains.length > 0) throw new NetintelError('usage', `--type smtp ${named !== null ? '--server' : '--host'} tests one server: give no domain`);
+    const options = runtime.options(self, { mayNameMailServer: true });
     const ctx = runtime.context(options);
-    const { checkEmail } = await import('../engine/mail/check-email.js');
     const settings = {
       type: test,
       skipSmtp: !flags.smtp,
-      ...(flags.host === undefined ? {} : { server: flags.host }),
+      ...(host === undefined ? {} : { server: host }),
       ...(flags.port === undefined ? {} : { port: flags.port }),
     };
-    await runMailCommand({
+    // Remote mode (--server URL, NETINTEL_SERVER): GET /api/email-tests, and POST /api/email-tests/bulk for the general test of stdin.
+    const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
+    const { checkEmail } = remote ? { checkEmail: null } : await import('../engine/mail/check-email.js');
+    const target = (text: string) => (host === undefined ? text : null);
+    await runMailCommand<EmailReport>({
       runtime,
       options,
       schema: EMAIL_SCHEMA,
-      targets: flags.host === undefined ? domains : [flags.host],
-      usage: 'email needs a domain: give one or more, or pipe a list in (or --type smtp --host HOST)',
-      check: (target) => checkEmail(ctx, flags.host === undefined ? target : null, settings),
+      targets: host === undefined ? domains : [host],
+      usage: 'email needs a domain: give one or more, or pipe a list in (or --type smtp --server HOST)',
+      check: remote
+        ? async (text) => (await remote.client.get('/api/email-tests', emailTestParams(target(text), settings))).body as EmailReport
+        : (text) => checkEmail!(ctx, target(text), settings),
       findingsOf: (report) => report.findings,
       failOn: flags.failOn,
+      ...(remote ? { concurrency: remote.concurrency } : {}),
+      ...(remote && test === 'general'
+        ? { bulkOutcomes: (targets: AsyncIterable<Target[]>) => remote.emailBulkOutcomes(targets, { ...(flags.port === undefined ? {} : { port: flags.port }), ...(flags.smtp ? {} : { smtp: false }) }) }
+        : {}),
     });
   });
+}
+
+/** The GET /api/email-tests parameters of one test: form 2 for the general test, form 1 (`type`) for the others. */
+function emailTestParams(domain: string | null, settings: { type: string; skipSmtp: boolean; server?: string; port?: number }): Record<string, string | undefined> {
+  if (settings.type === 'general') {
+    return { domain: domain ?? undefined, port: settings.port?.toString(), smtp: settings.skipSmtp ? 'false' : undefined };
+  }
+  return {
+    type: settings.type,
+    domain: domain ?? undefined,
+    ...(settings.type === 'smtp' ? { server: settings.server, port: settings.port?.toString() } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
-import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
+import { readTargetBatches, targetsFromArguments, type Target } from '../engine/bulk/read-targets.js';
 import type { Finding } from '../engine/findings.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
@@ -23,6 +23,10 @@ export interface MailRun<T> {
   /** The findings of a result, for `--fail-on`. */
   findingsOf: (value: T) => readonly Finding[];
   failOn: FailOn | undefined;
+  /** Checks in flight at once (default --concurrency; remote mode asks fewer of a server). */
+  concurrency?: number;
+  /** A bulk run's outcomes from a bulk form instead of one check per target (remote `email`: POST /api/email-tests/bulk). */
+  bulkOutcomes?: (targets: AsyncIterable<Target[]>) => AsyncIterable<Array<Outcome<T>>>;
 }
 
 /**
@@ -45,8 +49,20 @@ export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
   };
   const bulk = run.targets.length === 0;
   if (bulk && io.stdin.isTTY === true) throw new NetintelError('usage', run.usage);
-  const batches = bulk ? readTargetBatches(io.stdin) : [targetsFromArguments(run.targets)];
-  const outcomes = flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency));
+  const outcomes =
+    bulk && run.bulkOutcomes
+      ? withFindings(run.bulkOutcomes(readTargetBatches(io.stdin)), (value) => findings.push(...run.findingsOf(value)))
+      : flattenBatches(
+          mapOrdered(bulk ? readTargetBatches(io.stdin) : [targetsFromArguments(run.targets)], (target) => lookup(target.text), run.concurrency ?? options.concurrency),
+        );
   const code = await emitOutcomes(io, options, run.schema, outcomes, { single: !bulk && run.targets.length === 1, bulk });
   runtime.exitCode = exitCodeWithFindings(code, run.failOn, findings);
+}
+
+/** Passes outcomes through, telling `seen` each value on the way (for --fail-on). */
+async function* withFindings<T>(outcomes: AsyncIterable<Array<Outcome<T>>>, seen: (value: T) => void): AsyncGenerator<Array<Outcome<T>>> {
+  for await (const batch of outcomes) {
+    for (const outcome of batch) if (outcome.ok) seen(outcome.value);
+    yield batch;
+  }
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { addFailOnOption, type FailOn } from '../cli/fail-on.js';
 import { MX_SCHEMA } from '../output/schemas/mx-schema.js';
+import type { MxResult } from '../engine/mail/resolve-mx.js';
 import { runMailCommand } from './mail-run.js';
 
 export function registerMxCommand(program: Command, runtime: CommandRuntime): void {
@@ -24,15 +25,18 @@ export function registerMxCommand(program: Command, runtime: CommandRuntime): vo
   addFailOnOption(command).action(async (domains: string[], flags: { failOn?: FailOn }, self: Command) => {
     const options = runtime.options(self);
     const ctx = runtime.context(options);
+    // Remote mode (--server): GET /api/email-tests?type=mx, whose report holds the same MX record.
+    const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
     // The mail engine loads only when a mail command runs.
     const { resolveMx } = await import('../engine/mail/resolve-mx.js');
-    await runMailCommand({
+    await runMailCommand<MxResult>({
       runtime,
       options,
       schema: MX_SCHEMA,
       targets: domains,
       usage: 'mx needs a domain: give one or more, or pipe a list in',
-      check: (domain) => resolveMx(ctx, domain),
+      check: remote ? (domain) => remote.mailCheck<MxResult>('mx', domain) : (domain) => resolveMx(ctx, domain),
+      ...(remote ? { concurrency: remote.concurrency } : {}),
       findingsOf: (result) => result.findings,
       failOn: flags.failOn,
     });

@@ -10,6 +10,7 @@ import { emitOutcomes } from '../cli/emit.js';
 import { exitCodeForRun } from '../cli/exit-codes.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import type { RemoteEngine } from '../remote/remote-engine.js';
 
 const STAGES: readonly SmtpStage[] = ['connect', 'banner', 'ehlo', 'tls', 'auth', 'mail', 'rcpt'];
 const MECHANISMS: readonly SmtpAuthMechanism[] = ['PLAIN', 'LOGIN', 'CRAM-MD5'];
@@ -79,9 +80,17 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     const ctx = runtime.context(options);
     const { io } = runtime;
     // The SMTP engine (node:tls, node:crypto, the DNS client) loads only when this command runs.
-    const [{ probeSmtpAll }, { parsePort }] = await Promise.all([import('../engine/smtp/probe-smtp.js'), import('../engine/smtp/smtp-input.js')]);
+    const [{ probeSmtpAll, normaliseProbeOptions }, { parsePort }] = await Promise.all([import('../engine/smtp/probe-smtp.js'), import('../engine/smtp/smtp-input.js')]);
     const probe = probeOptions(host, flags, io.env, parsePort);
-    const results = await probeSmtpAll(ctx, probe);
+    let results: SmtpResult[];
+    if (options.remote) {
+      // Remote mode: the server probes; input errors are found here first, as the local engine words them.
+      const input = normaliseProbeOptions(probe, options.timeoutMs);
+      const remote = (await import('../remote/remote-mode.js')).openRemoteEngine(options, io);
+      results = await probeRemotely(remote, remoteProbeParams(probe, flags), input.host, input.address);
+    } else {
+      results = await probeSmtpAll(ctx, probe);
+    }
     const outcomes: Array<Outcome<SmtpResult>> = results.map((value) => ({ ok: true, query: `${value.host} ${value.address}`, value }));
     // In the table view the transcript follows the table as plain text, in swaks' notation:
     // a conversation is read top to bottom, and cli-table3 lays out a cell of many lines in
@@ -110,6 +119,59 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     const code = exitCodeForRun(results.length - failed, failures);
     runtime.exitCode = exitCodeWithFindings(code, flags.failOn, results.flatMap((result) => result.findings));
   });
+}
+
+/**
+ * The flags of a remote probe as GET /api/smtp-test parameters. What the API
+ * cannot carry is refused: credentials and CA files stay on this machine, and
+ * the server keeps its own deadlines and its own relay-test policy.
+ */
+function remoteProbeParams(probe: ProbeSmtpOptions, flags: SmtpFlags): Record<string, string | undefined> {
+  const refused: Array<[boolean, string]> = [
+    [probe.auth !== undefined, '--auth-user/--auth-pass (credentials are not sent to the server)'],
+    [flags.tlsCa !== undefined, '--tls-ca'],
+    [flags.greetingTimeout !== undefined, '--greeting-timeout'],
+    [flags.relayTest === true, '--relay-test'],
+    [flags.from !== undefined || flags.to !== undefined, '--from/--to'],
+  ];
+  const port = probe.port ?? 25;
+  // The API's tls=true means STARTTLS, or TLS on connect on port 465.
+  if (flags.tls && port === 465) refused.push([true, '--tls on port 465 (the API tests TLS on connect there)']);
+  if (flags.tlsOnConnect && port !== 465) refused.push([true, '--tls-on-connect on a port other than 465']);
+  const first = refused.find(([given]) => given);
+  if (first) throw new NetintelError('usage', `remote mode cannot send ${first[1]} to the server: run netintel smtp without --server for it`);
+  return {
+    host: probe.host,
+    port: String(port),
+    tls: flags.tls || flags.tlsOnConnect ? 'true' : undefined,
+    ehlo: flags.ehlo,
+    quit_after: flags.quitAfter,
+    ptr: flags.ptr === false ? 'false' : undefined,
+    transcript: flags.transcript ? 'true' : undefined,
+  };
+}
+
+/**
+ * Probes through GET /api/smtp-test: the given address, or every A and AAAA
+ * address of the host (resolved by the server), one request each, as
+ * `probeSmtpAll` does locally. The name's resolution time becomes each
+ * record's dnsMs, as locally.
+ */
+async function probeRemotely(remote: RemoteEngine, params: Record<string, string | undefined>, host: string, address: string | null): Promise<SmtpResult[]> {
+  let addresses = address === null ? null : [address];
+  let dnsMs: number | null = null;
+  if (addresses === null) {
+    const started = performance.now();
+    addresses = await remote.hostAddresses(host);
+    dnsMs = Math.round((performance.now() - started) * 10) / 10;
+  }
+  return Promise.all(
+    addresses.map(async (each) => {
+      const result = (await remote.client.get('/api/smtp-test', { ...params, host, address: each })).body as SmtpResult;
+      if (dnsMs !== null && result.timings.dnsMs === null) result.timings.dnsMs = dnsMs;
+      return result;
+    }),
+  );
 }
 
 /** The engine options of the flags; credentials from the flags or NETINTEL_SMTP_USER/PASS. */

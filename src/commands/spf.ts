@@ -3,6 +3,7 @@ import type { CommandRuntime } from '../cli/runtime.js';
 import { addFailOnOption, type FailOn } from '../cli/fail-on.js';
 import { NetintelError } from '../errors.js';
 import { SPF_SCHEMA } from '../output/schemas/spf-schema.js';
+import type { SpfResult } from '../engine/mail/check-spf.js';
 import { runMailCommand } from './mail-run.js';
 
 interface SpfFlags {
@@ -40,19 +41,25 @@ export function registerSpfCommand(program: Command, runtime: CommandRuntime): v
     }
     const options = runtime.options(self);
     const ctx = runtime.context(options);
+    if (options.remote && flags.ip !== undefined) {
+      throw new NetintelError('usage', 'remote mode cannot send --ip, --sender or --helo: the API checks the record only; run the evaluation without --server');
+    }
+    // Remote mode (--server): GET /api/email-tests?type=spf, whose report holds the same SPF record.
+    const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
     const { checkSpf } = await import('../engine/mail/check-spf.js');
     const evaluation = {
       ...(flags.ip === undefined ? {} : { ip: flags.ip }),
       ...(flags.sender === undefined ? {} : { sender: flags.sender }),
       ...(flags.helo === undefined ? {} : { helo: flags.helo }),
     };
-    await runMailCommand({
+    await runMailCommand<SpfResult>({
       runtime,
       options,
       schema: SPF_SCHEMA,
       targets: domains,
       usage: 'spf needs a domain: give one or more, or pipe a list in',
-      check: (domain) => checkSpf(ctx, domain, evaluation),
+      check: remote ? (domain) => remote.mailCheck<SpfResult>('spf', domain) : (domain) => checkSpf(ctx, domain, evaluation),
+      ...(remote ? { concurrency: remote.concurrency } : {}),
       findingsOf: (result) => result.findings,
       failOn: flags.failOn,
     });

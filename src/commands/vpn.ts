@@ -42,14 +42,25 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
       const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
       const toVpn = (outcomes: Array<Outcome<IpInfoRecord>>): Array<Outcome<VpnResult>> =>
         outcomes.map((outcome) => (outcome.ok ? { ok: true, query: outcome.query, value: toVpnResult(outcome.value) } : outcome));
+      // Remote mode (--server): GET /api/vpn-check per address; host names are resolved by the server.
+      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const vpnCheck = async (ip: string | undefined) => (await remote!.client.get('/api/vpn-check', { ip })).body as VpnResult;
       const expand = (query: string): Array<Outcome<VpnResult>> | Promise<Array<Outcome<VpnResult>>> => {
+        if (remote) return remote.hostTargetOutcomes(query, vpnCheck);
         const outcomes = ipTargetOutcomes(lookup, resolveHost, query);
         return Array.isArray(outcomes) ? toVpn(outcomes) : outcomes.then(toVpn);
       };
+      const limit = remote ? remote.concurrency : options.concurrency;
 
       if (targets.length === 0 && io.stdin.isTTY !== true) {
-        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
+        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), limit));
         runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single: false, bulk: true });
+        return;
+      }
+      if (remote && targets.length === 0) {
+        // The caller's address as the server sees it, as `netintel ip` asks it.
+        const outcome = await remote.recordOutcome<VpnResult>('/api/vpn-check', {}, 'me');
+        runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, [[outcome.ok ? { ...outcome, query: outcome.value.ip } : outcome]], { single: true, bulk: false });
         return;
       }
       if (targets.length === 0) {
@@ -61,7 +72,7 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
         return;
       }
       const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim());
-      const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency));
+      const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), limit));
       runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single, bulk: false });
     });
 }

@@ -2,11 +2,12 @@ import type { AsnResult } from '../engine/asn/lookup-asn.js';
 import { isAsnText } from '../engine/asn/lookup-asn.js';
 import type { Target } from '../engine/bulk/read-targets.js';
 import type { DnsResult } from '../engine/dns/dns-result.js';
+import type { EmailReport } from '../engine/mail/check-email.js';
 import type { IpInfoRecord } from '../engine/ip/ip-record.js';
 import { isIpAddress } from '../engine/ip/ip-address.js';
 import { isHostNameTarget } from '../engine/ip/ip-target-lookup.js';
 import type { Outcome } from '../engine/outcome.js';
-import { NetintelError, toNetintelError, type ErrorCode } from '../errors.js';
+import { isErrorCode, NetintelError, toNetintelError, type ErrorCode } from '../errors.js';
 import type { QuotaRecord } from '../server/operation-routes.js';
 import { createApiClient, itemError, type ApiClient, type ApiClientOptions } from './api-client.js';
 
@@ -27,6 +28,8 @@ const NOTE_KEY = 'note';
  */
 export interface RemoteEngine {
   readonly client: ApiClient;
+  /** Requests in flight at once for one-per-item lookups (bulk runs of the check commands). */
+  readonly concurrency: number;
   /** The plan of the key (GET /api/quota), asked once. */
   quota(): Promise<QuotaRecord>;
   /**
@@ -38,6 +41,33 @@ export interface RemoteEngine {
   recordOutcome<T>(path: string, params: Record<string, string | undefined>, query: string): Promise<Outcome<T>>;
   /** The outcomes of one `ip` target: an address, or each address of a host name (resolved by the server). */
   ipTargetOutcomes(query: string): Promise<Array<Outcome<IpInfoRecord>>>;
+  /**
+   * The outcomes of one target read as `ip` reads it (an address, or each
+   * address of a host name, resolved by the server), each address answered
+   * by `lookup` (`vpn`: GET /api/vpn-check).
+   */
+  hostTargetOutcomes<T>(query: string, lookup: (address: string) => Promise<T>): Promise<Array<Outcome<T>>>;
+  /**
+   * Every A then AAAA address of a host name, as the server's resolvers give
+   * them (the local engine's `resolveHostAddresses`).
+   *
+   * @throws NetintelError `not_found` when the name has neither.
+   */
+  hostAddresses(name: string): Promise<string[]>;
+  /**
+   * `mx` / `spf` of a domain through GET /api/email-tests?type=: the check's
+   * own record; its failure is thrown as the error the local check throws
+   * (code and message; the server's report does not carry the details).
+   */
+  mailCheck<T>(check: 'mx' | 'spf', domain: string): Promise<T>;
+  /**
+   * The general e-mail test of many domains (`netintel email` on stdin) in
+   * POST /api/email-tests/bulk requests of the plan's batch size, in input order.
+   */
+  emailBulkOutcomes<T extends Target>(
+    targets: AsyncIterable<readonly T[]>,
+    settings: { port?: number; smtp?: boolean },
+  ): AsyncGenerator<Array<Outcome<EmailReport>>>;
   /** The caller's own address as the server sees it, looked up. */
   callerIpOutcome(): Promise<Outcome<IpInfoRecord>>;
   /** `netintel asn` queries, sent in bulk batches of the plan's size, in order. */
@@ -158,19 +188,36 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
         throw error;
       })),
 
+    concurrency,
+
     recordOutcome: <T>(path: string, params: Record<string, string | undefined>, query: string) =>
       settle(query, async () => (await client.get(path, params)).body as T),
 
-    async ipTargetOutcomes(query) {
-      if (!isHostNameTarget(query)) return [await settle(query, () => ipRecord(query))];
+    ipTargetOutcomes: (query) => engine.hostTargetOutcomes(query, ipRecord),
+
+    async hostTargetOutcomes<T>(query: string, lookup: (address: string) => Promise<T>) {
+      if (!isHostNameTarget(query)) return [await settle(query, () => lookup(query))];
       let addresses: string[];
       try {
         addresses = await resolveHost(query);
       } catch (error) {
-        return [{ ok: false, query, error: toNetintelError(error) }];
+        return [{ ok: false as const, query, error: toNetintelError(error) }];
       }
-      return Promise.all(addresses.map((address) => settle(query, () => ipRecord(address))));
+      return Promise.all(addresses.map((address) => settle(query, () => lookup(address))));
     },
+
+    hostAddresses: resolveHost,
+
+    async mailCheck<T>(check: 'mx' | 'spf', domain: string) {
+      const report = (await client.get('/api/email-tests', { type: check, domain })).body as EmailReport;
+      const record = report[check];
+      if (record !== null) return record as T;
+      // The report lists a failed check instead of failing; locally the check itself throws.
+      const failure = report.errors.find((item) => item.check === check);
+      throw new NetintelError(failure && isErrorCode(failure.code) ? failure.code : 'internal', failure?.message ?? `the server's ${check} report holds no ${check} record`);
+    },
+
+    emailBulkOutcomes: (targets, settings) => remoteEmailBulk(engine, targets, settings, inBatches),
 
     async callerIpOutcome() {
       const outcome = await settle('me', () => ipRecord(undefined));
@@ -238,6 +285,48 @@ async function* remoteBulk<T extends Target>(
     while (pending.length >= size) {
       const group = pending.slice(0, size);
       pending = pending.slice(size);
+      yield await run(group);
+    }
+  }
+  if (pending.length > 0) yield await run(pending);
+}
+
+/** `emailBulkOutcomes`: the input re-cut into groups of the plan's batch size, each one POST, answered in order. */
+async function* remoteEmailBulk<T extends Target>(
+  engine: RemoteEngine,
+  targets: AsyncIterable<readonly T[]>,
+  settings: { port?: number; smtp?: boolean },
+  inBatches: <R>(queries: readonly string[], size: number, send: (batch: string[]) => Promise<R[]>) => Promise<R[]>,
+): AsyncGenerator<Array<Outcome<EmailReport>>> {
+  const send = async (batch: readonly string[]): Promise<Array<Outcome<EmailReport>>> => {
+    try {
+      const response = await engine.client.post('/api/email-tests/bulk', { domains: batch, ...settings });
+      return (response.body as BulkAnswerJson).results.map((item) =>
+        item.error ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query: item.query, value: item.record as EmailReport },
+      );
+    } catch (error) {
+      const failure = toNetintelError(error);
+      return batch.map((query) => ({ ok: false as const, query, error: failure }));
+    }
+  };
+  // The plan's batch size is asked once the first target arrives; without it each item fails as the quota request did.
+  let size: Promise<number> | undefined;
+  const run = async (group: readonly string[]): Promise<Array<Outcome<EmailReport>>> => {
+    try {
+      return await inBatches(group, await size!, send);
+    } catch (error) {
+      const failure = toNetintelError(error);
+      return group.map((query) => ({ ok: false as const, query, error: failure }));
+    }
+  };
+  let pending: string[] = [];
+  for await (const batch of targets) {
+    pending.push(...batch.map((target) => target.text));
+    size ??= engine.quota().then((plan) => plan.batch);
+    const groupSize = await size.catch(() => 1);
+    while (pending.length >= groupSize) {
+      const group = pending.slice(0, groupSize);
+      pending = pending.slice(groupSize);
       yield await run(group);
     }
   }

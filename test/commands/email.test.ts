@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import type net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, tempDir } from '../support/cli.js';
+import { serve } from '../support/served.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
 
@@ -85,5 +86,60 @@ describe('netintel email', () => {
     expect((await runCli(['email', '--host', 'mx.example.test', ...dnsFlags])).code).toBe(2);
     expect((await runCli(['email', 'example.test', '--type', 'smtp', '--host', 'mx.example.test', ...dnsFlags])).code).toBe(2);
     expect((await runCli(['email', 'example.test', '--type', 'dkim', ...dnsFlags])).code).toBe(2);
+  });
+});
+
+/** Times and timestamps differ from run to run; everything else must not. */
+function steady(text: string): string {
+  return text.replace(/"(\w*Ms)": ?[\d.]+/g, '"$1":0').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, 'T');
+}
+
+describe('netintel email --type smtp --server HOST', () => {
+  it('tests the mail server a non-URL --server names, as --host does', async () => {
+    const named = await runCli(['email', '--type', 'smtp', '--server', '127.0.0.1', '--port', smtpPort, '-f', 'json', ...dnsFlags]);
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ test: 'smtp', server: '127.0.0.1', port: Number(smtpPort), smtp: [{ probe: { banner: { code: 220 } } }] });
+    const host = await runCli(['email', '--type', 'smtp', '--host', '127.0.0.1', '--port', smtpPort, '-f', 'json', ...dnsFlags]);
+    expect(steady(named.stdout)).toBe(steady(host.stdout));
+  });
+
+  it('asks the netintel server of NETINTEL_SERVER, which tests HOST, and prints what the local test prints', async () => {
+    const db = tempDir('netintel-email-serve-');
+    const served = await serve(['--db', `${db.path}/keys.db`, '--allow-private-targets', '--smtp-ports', smtpPort, ...dnsFlags]);
+    try {
+      const args = ['email', '--type', 'smtp', '--server', '127.0.0.1', '--port', smtpPort, '-f', 'json'];
+      const remote = await runCli(args, { env: { NETINTEL_SERVER: served.url } });
+      const local = await runCli([...args, ...dnsFlags]);
+      expect(remote.stderr).toBe('');
+      expect(remote.code).toBe(0);
+      expect(steady(remote.stdout)).toBe(steady(local.stdout));
+      // The server's log shows the request reached it.
+      expect(served.stderr()).toContain('/api/email-tests');
+      // An http(s) URL keeps its global meaning: the same remote test, the mail server given with --host.
+      const url = await runCli(['email', '--type', 'smtp', '--host', '127.0.0.1', '--port', smtpPort, '-f', 'json', '--server', served.url]);
+      expect(steady(url.stdout)).toBe(steady(local.stdout));
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exit;
+      db.remove();
+    }
+  });
+
+  it('says what is wrong: --server HOST without --type smtp, with --host too, with a domain, or --api-key without a server URL', async () => {
+    const general = await runCli(['email', 'example.test', '--server', 'mx.example.test', ...dnsFlags]);
+    expect(general.code).toBe(2);
+    expect(general.stderr).toContain('--server mx.example.test names a mail server (it is not an http:// or https:// URL), which goes with --type smtp');
+    const both = await runCli(['email', '--type', 'smtp', '--server', 'mx.example.test', '--host', 'mx.example.test', ...dnsFlags]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give one');
+    const domain = await runCli(['email', 'example.test', '--type', 'smtp', '--server', 'mx.example.test', ...dnsFlags]);
+    expect(domain.code).toBe(2);
+    expect(domain.stderr).toContain('--type smtp --server tests one server: give no domain');
+    const key = await runCli(['email', '--type', 'smtp', '--server', '127.0.0.1', '--api-key', 'k', ...dnsFlags]);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('--api-key needs --server URL (or NETINTEL_SERVER)');
+    const badEnv = await runCli(['email', '--type', 'smtp', '--server', '127.0.0.1', ...dnsFlags], { env: { NETINTEL_SERVER: 'localhost:8080' } });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('NETINTEL_SERVER must be an http:// or https:// URL');
   });
 });

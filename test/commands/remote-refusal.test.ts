@@ -1,17 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, tempDir, writeConfigFile } from '../support/cli.js';
 
-describe('commands without a remote mode', () => {
-  it('exit 9 naming the command instead of answering locally when --server is given', async () => {
-    const result = await runCli(['vpn', '8.8.8.8', '--server', 'http://127.0.0.1:9', '-f', 'json']);
-    expect(result.code).toBe(9);
-    expect(JSON.parse(result.stdout).error.code).toBe('not_implemented');
-    expect(result.stderr).toContain('netintel vpn has no remote mode yet');
+describe('--server outside remote mode', () => {
+  it('must be an http(s) URL: a usage error names where the value came from', async () => {
+    const flag = await runCli(['ip', '8.8.8.8', '--server', 'example.com:8080', '-f', 'json']);
+    expect(flag.code).toBe(2);
+    expect(JSON.parse(flag.stdout).error.code).toBe('usage');
+    expect(flag.stderr).toBe('netintel: --server must be an http:// or https:// URL (the netintel server of remote mode), not "example.com:8080"\n');
+    const env = await runCli(['blacklist', '192.0.2.1'], { env: { NETINTEL_SERVER: 'ftp://127.0.0.1' } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('NETINTEL_SERVER must be an http:// or https:// URL');
+    const dir = tempDir();
+    try {
+      const configured = await runCli(['mx', 'example.com'], { env: { XDG_CONFIG_HOME: writeConfigFile(dir.path, { server: '127.0.0.1' }) } });
+      expect(configured.code).toBe(2);
+      expect(configured.stderr).toContain('the config file\'s "server" must be an http:// or https:// URL');
+    } finally {
+      dir.remove();
+    }
   });
 
-  it('refuse NETINTEL_SERVER the same way', async () => {
-    const result = await runCli(['blacklist', '192.0.2.1'], { env: { NETINTEL_SERVER: 'http://127.0.0.1:9' } });
-    expect(result.code).toBe(9);
-    expect(result.stderr).toContain('netintel blacklist has no remote mode yet');
+  it('is not read by the commands that administer this machine (serve, keys, data)', async () => {
+    const result = await runCli(['data', 'status', '-f', 'json'], { env: { NETINTEL_SERVER: 'not a url' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('NETINTEL_SERVER');
   });
 });

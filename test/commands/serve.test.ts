@@ -1,41 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedEnv, REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
+import { spawn } from 'node:child_process';
+import { REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
+import { serve, type Served } from '../support/served.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
-
-/** `netintel serve` as a process (the built program: run `npm run build` first). */
-interface Served {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, ...isolatedEnv(env) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 15_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    void exit.then(() => reject(new Error(`serve exited: ${stderr}`)));
-  });
-  return { child, url, stderr: () => stderr, exit };
-}
 
 describe('netintel serve (the built program)', () => {
   const dir = tempDir('netintel-serve-');

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { NetintelError } from '../../errors.js';
 import type { ApiContext, ApiRoute } from '../api-route.js';
 import { bulkAnswer } from '../bulk-answer.js';
+import { SMTP_STAGES, type SmtpStage } from '../../engine/smtp/smtp-result.js';
 
 /**
  * The check endpoints: SMTP, e-mail tests, VPN and blacklist. Each is a thin
@@ -15,11 +16,38 @@ function mailOptions(api: ApiContext) {
   return { smtp: { allowReserved: api.guard.allowPrivate } };
 }
 
+/** The general test's SMTP settings (`netintel email --port N`, `--no-smtp`): the port is checked like any probe's. */
+function generalOptions(api: ApiContext, settings: { port?: number; smtp?: boolean }) {
+  if (settings.port !== undefined) api.guard.checkSmtpPort(settings.port);
+  return {
+    ...mailOptions(api),
+    ...(settings.port === undefined ? {} : { port: settings.port }),
+    ...(settings.smtp === false ? { skipSmtp: true } : {}),
+  };
+}
+
+interface SmtpTestQuery {
+  host: string;
+  port?: number;
+  tls?: boolean;
+  address?: string;
+  ehlo?: string;
+  quit_after?: SmtpStage;
+  ptr?: boolean;
+  transcript?: boolean;
+}
+
 async function smtpTest(request: FastifyRequest, api: ApiContext): Promise<unknown> {
-  const query = request.query as { host: string; port?: number; tls?: boolean };
+  const query = request.query as SmtpTestQuery;
   const port = query.port ?? 25;
   api.guard.checkSmtpPort(port);
-  const target = await api.guard.resolve(query.host, 'SMTP server');
+  let target: { host: string; address: string };
+  if (query.address === undefined) target = await api.guard.resolve(query.host, 'SMTP server');
+  else {
+    // One chosen address of the host (as `netintel smtp --ip`, and remote mode testing each address in turn).
+    api.guard.checkAddress(query.address, 'SMTP server address');
+    target = { host: query.host.replace(/^\[(.*)\]$/, '$1'), address: query.address };
+  }
   const { probeSmtp } = await import('../../engine/smtp/probe-smtp.js');
   return probeSmtp(api.ctx, {
     host: target.host,
@@ -27,17 +55,22 @@ async function smtpTest(request: FastifyRequest, api: ApiContext): Promise<unkno
     // The checked address is the one connected to: the name is not resolved again.
     address: target.address,
     ...(query.tls === true ? { tls: port === 465 ? 'implicit' : 'required' } : query.tls === false ? { quitAfter: 'ehlo' as const } : {}),
+    ...(query.quit_after === undefined ? {} : { quitAfter: query.quit_after }),
+    ...(query.ehlo === undefined ? {} : { ehloName: query.ehlo }),
+    ...(query.ptr === undefined ? {} : { reverseDns: query.ptr }),
+    ...(query.transcript === undefined ? {} : { transcript: query.transcript }),
   });
 }
 
 async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unknown> {
-  const query = request.query as { type?: 'smtp' | 'mx' | 'spf'; domain?: string; server?: string; port?: number };
+  const query = request.query as { type?: 'smtp' | 'mx' | 'spf'; domain?: string; server?: string; port?: number; smtp?: boolean };
   const { checkEmail } = await import('../../engine/mail/check-email.js');
   if (query.type === undefined) {
     if (query.domain === undefined) throw new NetintelError('usage', 'give domain (the general test), or type with domain or server');
-    if (query.server !== undefined || query.port !== undefined) throw new NetintelError('usage', 'server and port go with type=smtp');
-    return checkEmail(api.ctx, query.domain, mailOptions(api));
+    if (query.server !== undefined) throw new NetintelError('usage', 'server goes with type=smtp');
+    return checkEmail(api.ctx, query.domain, generalOptions(api, query));
   }
+  if (query.smtp !== undefined) throw new NetintelError('usage', 'smtp=false goes with the general test (no type)');
   if (query.type !== 'smtp') {
     if (query.domain === undefined) throw new NetintelError('usage', `type=${query.type} needs domain`);
     return checkEmail(api.ctx, query.domain, { ...mailOptions(api), type: query.type });
@@ -70,9 +103,14 @@ export const SMTP_TEST_ROUTE: ApiRoute = {
       host: { type: 'string', minLength: 1, maxLength: 255, description: 'SMTP server host name or address.' },
       port: { type: 'integer', minimum: 1, maximum: 65535, default: 25, description: 'SMTP port.' },
       tls: { type: 'boolean', description: 'Test TLS support.' },
+      address: { type: 'string', minLength: 1, maxLength: 100, description: 'Connect to this address of the host instead of its first one.' },
+      ehlo: { type: 'string', minLength: 1, maxLength: 255, description: 'Name to send in EHLO/HELO.' },
+      quit_after: { type: 'string', enum: [...SMTP_STAGES], description: 'Stop after this stage, then QUIT.' },
+      ptr: { type: 'boolean', description: 'Check the reverse DNS (PTR, FCrDNS) of the address (default true).' },
+      transcript: { type: 'boolean', description: 'Include the conversation.' },
     },
   },
-  responseDescription: 'The SMTP probe record of `netintel smtp` (of the first address of the host).',
+  responseDescription: 'The SMTP probe record of `netintel smtp` (of the first address of the host, or of `address`).',
   examples: [{ query: '?host=mx.example.com&port=25&tls=true' }],
   handler: (request, _reply, api) => smtpTest(request, api),
 };
@@ -93,7 +131,8 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
       type: { type: 'string', enum: ['smtp', 'mx', 'spf'], description: 'Form 1: the test to run.' },
       domain: { type: 'string', minLength: 1, maxLength: 255, description: 'Domain to test (mx, spf, form 2).' },
       server: { type: 'string', minLength: 1, maxLength: 255, description: 'Mail server host name (smtp).' },
-      port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Server port (smtp).' },
+      port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Server port (smtp; form 2: the port of the MX probes).' },
+      smtp: { type: 'boolean', description: 'Form 2: false leaves the SMTP connections out (default true).' },
     },
   },
   responseDescription: 'The e-mail test record of `netintel email`.',
@@ -103,6 +142,8 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
 
 interface EmailBulkBody {
   domains: string[];
+  port?: number;
+  smtp?: boolean;
 }
 
 export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
@@ -121,6 +162,8 @@ export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
     additionalProperties: false,
     properties: {
       domains: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 255 } },
+      port: { type: 'integer', minimum: 1, maximum: 65535, description: 'The port of the MX probes (default 25).' },
+      smtp: { type: 'boolean', description: 'false leaves the SMTP connections out (default true).' },
     },
   },
   responseDescription: 'One item per domain in order (`record` or `error`), and a summary.',
@@ -128,9 +171,10 @@ export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
   items: (request: FastifyRequest) => (request.body as EmailBulkBody).domains.length,
   batched: true,
   handler: async (request, _reply, api) => {
-    const { domains } = request.body as EmailBulkBody;
+    const body = request.body as EmailBulkBody;
+    const settings = generalOptions(api, body);
     const { checkEmail } = await import('../../engine/mail/check-email.js');
-    return bulkAnswer(domains, (domain) => checkEmail(api.ctx, domain, mailOptions(api)));
+    return bulkAnswer(body.domains, (domain) => checkEmail(api.ctx, domain, settings));
   },
 };
 
@@ -140,18 +184,19 @@ export const VPN_CHECK_ROUTE: ApiRoute = {
   url: '/api/vpn-check',
   operationId: 'getVpnCheck',
   summary: 'VPN, proxy, Tor and hosting detection for an address',
-  description: 'The security verdict of an address with the evidence behind it; needs a key with premium fields (threat intelligence).',
+  description:
+    'The security verdict of an address with the evidence behind it; needs a key with premium fields (threat intelligence). ' +
+    'Without `ip`, the caller\'s own address (as GET /api/ipinfo).',
   feature: 'premium',
   querystring: {
     type: 'object',
-    required: ['ip'],
-    properties: { ip: { type: 'string', maxLength: 100, description: 'IPv4 or IPv6 address.' } },
+    properties: { ip: { type: 'string', maxLength: 100, description: 'IPv4 or IPv6 address; default the caller\'s.' } },
   },
   responseDescription: 'The VPN check record of `netintel vpn`.',
   examples: [{ query: '?ip=198.51.100.7' }],
   handler: async (request, _reply, api) => {
     const { checkVpn } = await import('../../engine/security/check-vpn.js');
-    return checkVpn(api.ctx, (request.query as { ip: string }).ip, api.dataMode);
+    return checkVpn(api.ctx, (request.query as { ip?: string }).ip ?? request.netintel.client, api.dataMode);
   },
 };
 
