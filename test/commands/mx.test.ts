@@ -72,10 +72,11 @@ describe('netintel mx', () => {
     expect(run.stderr).toMatch(/4 \w+, 3 ok, 1 failed/);
   });
 
-  it('says it does not run in remote mode rather than quietly running locally', async () => {
-    const run = await runCli(['mx', 'good.test', '--server', 'http://127.0.0.1:9', ...dnsFlags]);
-    expect(run.code).toBe(9);
-    expect(run.stderr).toContain('netintel mx has no remote mode yet');
+  it('asks the server given with --server, never the local engine, and exits 5 when it cannot be reached', async () => {
+    const run = await runCli(['mx', 'good.test', '--server', 'http://127.0.0.1:9', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain('127.0.0.1:9');
+    expect(run.stdout).not.toContain('mx.good.test');
   });
 
   it('asks for a domain at a terminal', async () => {
