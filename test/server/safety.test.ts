@@ -207,3 +207,33 @@ describe('GET /api/dns-lookup against a real DNS server', () => {
     expect(Date.now() - started).toBeLessThan(1400);
   });
 });
+
+describe('GET /api/email-tests: the MTA-STS policy fetch goes through the private-address rule', () => {
+  let dns: DnsTestServer;
+  let server: TestServer;
+  let open: TestServer;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({
+      records: [
+        { name: '_mta-sts.inside.test', type: 'TXT' as const, data: ['v=STSv1; id=20261125'] },
+        { name: 'mta-sts.inside.test', type: 'A' as const, data: '127.0.0.1' },
+      ],
+    });
+    const engine = { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1000 };
+    server = await startTestServer({ engine, handlerTimeoutMs: 5000 });
+    open = await startTestServer({ engine, allowPrivateTargets: true, handlerTimeoutMs: 5000 });
+  });
+  afterAll(async () => {
+    await Promise.all([server.close(), open.close(), dns.close()]);
+  });
+
+  it('refuses to fetch a policy from a loopback address, and fetches it with --allow-private-targets', async () => {
+    const guarded = JSON.parse((await server.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
+    expect(guarded.mtaSts.policyError).toMatchObject({ code: 'forbidden' });
+    expect(guarded.mtaSts.policyError.message).toMatch(/127\.0\.0\.1.*loopback/);
+    // Allowed, the fetch is attempted: nothing listens on 127.0.0.1:443 here.
+    const allowed = JSON.parse((await open.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
+    expect(allowed.mtaSts.policyError).toMatchObject({ code: 'unreachable' });
+  });
+});

@@ -3,6 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain } from '../dns/dns-name.js';
 import { finding, type Finding } from '../findings.js';
+import { parseIpAddress } from '../ip/ip-address.js';
+import { specialPurposeOf } from '../ip/special-ranges.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
@@ -44,6 +46,12 @@ export interface MtaStsFetchOptions {
   port?: number;
   /** Trusted CA certificates in PEM, replacing the system's (default: the system's). */
   ca?: string | Buffer | Array<string | Buffer>;
+  /**
+   * False refuses to fetch from a special-purpose address (private,
+   * loopback, link-local...): the HTTP API sets it so that a caller's domain
+   * cannot point the server at its own network. Default true (the CLI).
+   */
+  allowReserved?: boolean;
 }
 
 export interface CheckMtaStsOptions {
@@ -240,6 +248,13 @@ async function fetchPolicy(dns: MailDns, host: string, timeoutMs: number, option
   const [a, aaaa] = await Promise.all([dns.lookup(host, 'A'), dns.lookup(host, 'AAAA')]);
   const address = a.records[0] ?? aaaa.records[0];
   if (address === undefined) throw new NetintelError('not_found', `${host} has no A or AAAA record`, { details: { host } });
+  const reserved = options.allowReserved === false ? specialPurposeOf(parseIpAddress(address)) : null;
+  if (reserved !== null) {
+    throw new NetintelError('forbidden', `${host} resolves to ${address}, a ${reserved} address, which is not fetched from here`, {
+      details: { host, address, reason: reserved, rule: 'private-target' },
+    });
+  }
+  // The checked address is the one connected to: the name is not resolved again.
   return new Promise((resolve, reject) => {
     const request = https.request(
       {

@@ -11,9 +11,9 @@ import { SMTP_STAGES, type SmtpStage } from '../../engine/smtp/smtp-result.js';
  * authentication, without charging the caller.
  */
 
-/** E-mail tests as the server runs them: SMTP probes never reach special-purpose addresses unless allowed. */
+/** E-mail tests as the server runs them: SMTP probes and MTA-STS policy fetches never reach special-purpose addresses unless allowed. */
 function mailOptions(api: ApiContext) {
-  return { smtp: { allowReserved: api.guard.allowPrivate } };
+  return { smtp: { allowReserved: api.guard.allowPrivate }, mtaSts: { allowReserved: api.guard.allowPrivate } };
 }
 
 /** The general test's SMTP settings (`netintel email --port N`, `--no-smtp`): the port is checked like any probe's. */

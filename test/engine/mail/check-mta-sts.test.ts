@@ -29,10 +29,12 @@ let dns: DnsTestServer;
 let web: https.Server;
 let port: number;
 let ctx: EngineContext;
+let policyRequests = 0;
 
 beforeAll(async () => {
   dns = await startDnsServer({ records: MTA_STS_ZONE, behaviours: MAIL_BEHAVIOURS });
   web = https.createServer({ key: fixture('mta-sts.key'), cert: fixture('mta-sts.pem') }, (request, response) => {
+    policyRequests += 1;
     const host = (request.headers.host ?? '').split(':')[0]!;
     const policy = POLICIES[host];
     if (!policy || request.url !== '/.well-known/mta-sts.txt') {
@@ -103,6 +105,20 @@ describe('checkMtaSts', () => {
     const two = await checkMtaSts(ctx, 'twosts.test');
     expect(two).toMatchObject({ record: null, policyUrl: null });
     expect(byId(two.findings, 'mta_sts_multiple_records')).toMatchObject({ severity: 'error' });
+  });
+});
+
+describe('checkMtaSts with allowReserved: false (as the HTTP API runs it)', () => {
+  it('refuses a policy host on a special-purpose address without connecting to it', async () => {
+    const before = policyRequests;
+    const result = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA, allowReserved: false } });
+    expect(result.policyError).toMatchObject({ code: 'forbidden' });
+    expect(result.policyError?.message).toMatch(/mta-sts\.good\.test resolves to 127\.0\.0\.1, a loopback/);
+    expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error' });
+    expect(policyRequests).toBe(before);
+    const allowed = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA, allowReserved: true } });
+    expect(allowed.policyError).toBeNull();
+    expect(policyRequests).toBe(before + 1);
   });
 });
 
