@@ -47,8 +47,8 @@ export function recordJson(record: Record<string, unknown>, note?: string): stri
       }
     } else {
       text = JSON.stringify(value);
-      if (text === undefined) continue;
     }
+    if (text === undefined) continue;
     let prefix = memberPrefixes.get(key);
     if (prefix === undefined) {
       prefix = `${JSON.stringify(key)}:`;
