@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * API keys: `ni_<id>_<secret>`.
@@ -41,8 +41,9 @@ export function apiKeyId(key: string): string | null {
   return match ? match[1]! : null;
 }
 
+/** SHA-256 of a key; the one-shot `crypto.hash` costs half of a Hash object on every request. */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** Compares two key hashes in constant time (both are 32 bytes). */

@@ -4,7 +4,7 @@ import type { EngineContext } from '../engine/context.js';
 import { ipDatabasesFor, type AccessMode } from '../engine/ip/ip-databases.js';
 import { createIpTextLookup } from '../engine/ip/lookup-ip.js';
 import { NetintelError } from '../errors.js';
-import type { KeyStore } from '../keys/key-store.js';
+import type { ApiKeyRecord, KeyStore } from '../keys/key-store.js';
 import { effectivePlan, type Plan, type PlanTable } from '../keys/plans.js';
 import type { ApiContext, ApiRoute, RequestState } from './api-route.js';
 import { addressSubject, clientAddress, parseTrustedProxies, type ProxyHeader } from './client-address.js';
@@ -103,14 +103,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.decorateRequest('netintel', null as unknown as RequestState);
 
+  // A key's plan with its own limits applied, per key record: the key store
+  // hands out the same record until the key changes, and then a new one.
+  const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
+
   // Who is calling, and with which plan.
   app.addHook('onRequest', (request, reply, done) => {
     const client = clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader);
-    request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
     const header = request.headers['x-api-key'];
-    if (header === undefined) return done();
+    if (header === undefined) {
+      request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
+      return done();
+    }
     const check = typeof header === 'string' ? keys.check(header.trim()) : ({ ok: false, reason: 'malformed', id: null } as const);
     if (!check.ok) {
+      request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
       // Off the API (health, docs) a bad key is ignored; on it, refused.
       if (request.routeOptions.config.api !== true) return done();
       reply.header('www-authenticate', 'ApiKey realm="netintel", header="X-API-Key"');
@@ -121,11 +128,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       }[check.reason];
       return done(withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } })));
     }
-    let plan: Plan;
-    try {
-      plan = effectivePlan(plans, check.record.plan, check.record.limits);
-    } catch (error) {
-      return done(new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } }));
+    let plan = planOfKey.get(check.record);
+    if (plan === undefined) {
+      try {
+        plan = effectivePlan(plans, check.record.plan, check.record.limits);
+      } catch (error) {
+        request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
+        return done(new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } }));
+      }
+      planOfKey.set(check.record, plan);
     }
     request.netintel = { client, plan, subject: `key:${check.record.id}`, keyId: check.record.id, limit: null };
     done();

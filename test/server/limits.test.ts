@@ -57,6 +57,22 @@ describe('the limit arithmetic (GCRA burst bucket and UTC day)', () => {
     expect(nextUtcMidnight(Date.UTC(2030, 0, 2))).toBe(Date.UTC(2030, 0, 3));
   });
 
+  it('takes one burst, then the per-minute rate: no second burst when a minute turns (not a fixed window)', () => {
+    // A counter of `burst` per fixed window would take another whole burst when its
+    // window turns over; a caller asking every 500 ms gets the burst once, then a token per 6 s.
+    let record = null;
+    let accepted = 0;
+    for (let ms = 0; ms < 2 * MINUTE; ms += 500) {
+      const { state, next } = decide(record, policy, 1, t0 + ms);
+      if (state.allowed) {
+        accepted += 1;
+        record = next;
+      }
+      if (ms === MINUTE - 500) expect(accepted).toBe(20 + 9);
+    }
+    expect(accepted).toBe(20 + 19);
+  });
+
   it('handles fractional rates (a plan of 100 an hour)', () => {
     const hourly = { daily: 1000, perMinute: 100 / 60, burst: 1 };
     const record = decide(null, hourly, 1, t0).next;

@@ -14,6 +14,12 @@
  *
  * A request is accepted only when both accept it, and then charges both:
  * a refused request costs nothing.
+ *
+ * Not a library: rate-limiter-flexible (11.4) counts fixed windows from a
+ * key's first request, charges refused requests, and cannot check two
+ * limits as one step; the token-bucket libraries with a Redis store either
+ * speak only Upstash's HTTP API (@upstash/ratelimit), have no memory store
+ * and pin ioredis < 5 (redis-gcra), or are unmaintained (tokenbucket).
  */
 
 export interface LimitPolicy {

@@ -29,13 +29,17 @@ export function visibleRecord(record: IpInfoRecord, premium: boolean): Record<st
  * answers are put together from text already made.
  */
 const fragments = new WeakMap<object, string>();
+/** `"key":` per member name: the same few names on every answer. */
+const memberPrefixes = new Map<string, string>();
 
 export function recordJson(record: Record<string, unknown>, note?: string): string {
-  let out = '{';
+  let out = '';
   for (const key in record) {
     const value = record[key];
     let text: string | undefined;
-    if (value !== null && typeof value === 'object') {
+    if (value === null) {
+      text = 'null';
+    } else if (typeof value === 'object') {
       text = fragments.get(value);
       if (text === undefined) {
         text = JSON.stringify(value);
@@ -45,10 +49,15 @@ export function recordJson(record: Record<string, unknown>, note?: string): stri
       text = JSON.stringify(value);
     }
     if (text === undefined) continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text}`;
+    let prefix = memberPrefixes.get(key);
+    if (prefix === undefined) {
+      prefix = `${JSON.stringify(key)}:`;
+      memberPrefixes.set(key, prefix);
+    }
+    out += out === '' ? `{${prefix}${text}` : `,${prefix}${text}`;
   }
-  if (note !== undefined) out += `${out.length > 1 ? ',' : ''}"note":${JSON.stringify(note)}`;
-  return `${out}}`;
+  if (note !== undefined) out += `${out === '' ? '{' : ','}"note":${JSON.stringify(note)}`;
+  return out === '' ? '{}' : `${out}}`;
 }
 
 const CONTENT_TYPES = {
