@@ -64,6 +64,12 @@ interface DbipCityRecord {
  */
 const LOCATION_CACHE_SIZE = 16_384;
 const NETWORK_CACHE_SIZE = 8_192;
+/**
+ * With positioned reads (a one-off lookup, the first addresses of a bulk
+ * run) a few lookups are made: filling large caches would cost more (a
+ * quarter of a millisecond) than they save.
+ */
+const PREAD_CACHE_SIZE = 256;
 
 /**
  * A network object, its AS's security signals, and the verdict for the
@@ -85,8 +91,9 @@ interface NetworkEntry {
  * shared between records: treat records as read-only.
  */
 export function createIpLookup(databases: IpDatabases): IpLookup {
-  const locationCache = new NumberKeyedCache<IpLocation>(LOCATION_CACHE_SIZE);
-  const networkCache = new NumberKeyedCache<NetworkEntry>(NETWORK_CACHE_SIZE);
+  const inMemory = databases.mode === 'memory';
+  const locationCache = new NumberKeyedCache<IpLocation>(inMemory ? LOCATION_CACHE_SIZE : PREAD_CACHE_SIZE);
+  const networkCache = new NumberKeyedCache<NetworkEntry>(inMemory ? NETWORK_CACHE_SIZE : PREAD_CACHE_SIZE);
   // Opened on first use, like every dataset: an invalid input opens nothing.
   let signals: SecuritySignals | undefined;
   let noAsn: NetworkEntry | undefined;
