@@ -3,6 +3,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { createFormatter } from '../output/formatter.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import { selectColumns } from '../output/record-schema.js';
+import { Utf8Chunk } from '../output/utf8-chunk.js';
 import { exitCodeForRun } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo } from './io.js';
@@ -23,7 +24,7 @@ export async function emitOutcomes(
   io: CliIo,
   options: GlobalOptions,
   schema: RecordSchema,
-  outcomes: AsyncIterable<ReadonlyArray<Outcome<unknown>>> | Iterable<ReadonlyArray<Outcome<unknown>>>,
+  outcomes: AsyncIterable<Iterable<Outcome<unknown>>> | Iterable<Iterable<Outcome<unknown>>>,
   emit: EmitOptions,
 ): Promise<number> {
   const columns = options.fields ? selectColumns(schema, options.fields) : null;
@@ -40,6 +41,8 @@ export async function emitOutcomes(
   const failures = new Map<ErrorCode, number>();
   try {
     await stdout.write(formatter.start());
+    // Bulk runs print their rows as UTF-8 bytes collected per batch (see Utf8Chunk).
+    const chunk = emit.bulk ? new Utf8Chunk() : null;
     for await (const batch of outcomes) {
       let text = '';
       for (const outcome of batch) {
@@ -48,9 +51,10 @@ export async function emitOutcomes(
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
           if (!emit.bulk || options.verbose) io.stderr.write(`netintel: ${outcome.error.message}\n`);
         }
-        text += formatter.write(outcome);
+        if (chunk) chunk.append(formatter.write(outcome));
+        else text += formatter.write(outcome);
       }
-      await stdout.write(text);
+      await stdout.write(chunk ? (io.stdout.writesSynchronously === true ? chunk.lend() : chunk.take()) : text);
     }
     await stdout.write(formatter.end());
   } catch (error) {

@@ -22,6 +22,7 @@ const EAGAIN_PAUSE_MS = 1;
  */
 export class FdOutput {
   readonly isTTY = false;
+  readonly writesSynchronously = true;
   private readonly listeners = new Map<string, Listener[]>();
   private closed = false;
 

@@ -6,12 +6,14 @@ import { FdOutput, suitsFdOutput } from './fd-output.js';
  * process.stderr, memory streams in tests, and FdOutput.
  */
 export interface OutputStream {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   on(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
   isTTY?: boolean;
+  /** True when `write` is done with the chunk by the time it returns (nothing is queued). */
+  readonly writesSynchronously?: boolean;
 }
 
 /**
@@ -65,7 +67,7 @@ export class OutputClosed extends Error {
  * buffers, waits for 'drain' when it is full. A closed pipe (EPIPE) becomes
  * OutputClosed so the run ends quietly.
  */
-export function createSink(stream: OutputStream): { write(chunk: string): Promise<void> | void; closed(): boolean } {
+export function createSink(stream: OutputStream): { write(chunk: string | Uint8Array): Promise<void> | void; closed(): boolean } {
   let closed = false;
   let failure: Error | null = null;
   stream.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Command } from 'commander';
 import { isAsnText, lookupAsn } from '../engine/asn/lookup-asn.js';
-import { mapOrdered } from '../engine/bulk/map-ordered.js';
+import { mapBatches } from '../engine/bulk/map-batches.js';
 import { readTargetBatches, type Target } from '../engine/bulk/read-targets.js';
 import { createAdaptiveIpLookup } from '../engine/ip/ip-target-lookup.js';
 import type { Outcome } from '../engine/outcome.js';
@@ -35,11 +35,12 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
           return { ok: false, query: target.text, error: withLine(toNetintelError(error), target) };
         }
       };
-      // Remote mode (--server): the same rows, asked of a netintel server in batches of the plan's size.
+      // Local lookups never wait, so they need no concurrency window. Remote
+      // mode (--server): the same rows, asked of a netintel server in batches of the plan's size.
       const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
       const outcomes = remote
         ? remote.bulkOutcomes(inputTargets(files, io.stdin), withLine)
-        : mapOrdered(inputTargets(files, io.stdin), lookup, options.concurrency);
+        : mapBatches(inputTargets(files, io.stdin), lookup);
       runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, outcomes, { single: false, bulk: true });
     });
 }

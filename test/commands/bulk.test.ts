@@ -114,6 +114,22 @@ describe('netintel bulk', () => {
     expect(many.stdout).toBe(one.stdout);
   });
 
+  it('keeps one row per line in input order across many input chunks and the switch to in-memory datasets', async () => {
+    const lines = Array.from({ length: 6000 }, (_, i) =>
+      i % 997 === 0 ? `nope${i}` : i % 1009 === 0 ? 'AS13335' : `${1 + ((i * 37) % 223)}.${(i * 11) % 256}.${(i * 7) % 256}.${i % 256}`,
+    );
+    const text = `${lines.join('\n')}\n`;
+    const chunks = Array.from({ length: Math.ceil(text.length / 4096) }, (_, i) => text.slice(i * 4096, (i + 1) * 4096));
+    const result = await runCli(['bulk', '-f', 'csv', '-q'], { stdin: chunks });
+    expect(result.code).toBe(7);
+    const rows = parseCsv(result.stdout).slice(1);
+    expect(rows.map((row) => row[0])).toEqual(lines);
+    const column = (name: string) => ['query', ...BULK_SCHEMA.columns, 'error.code', 'error.message'].indexOf(name);
+    expect(rows.filter((row) => row[column('error.code')] === 'invalid_input').map((row) => row[0])).toEqual(lines.filter((line) => line.startsWith('nope')));
+    const single = await runCli(['bulk', '-f', 'csv', '-q', '--no-header'], { stdin: `${lines[5999]}\n` });
+    expect(result.stdout.endsWith(single.stdout)).toBe(true);
+  });
+
   it('selects columns for ASN lines too, filling kind and the IP columns as in csv', async () => {
     const result = await runCli(['bulk', '-f', 'ndjson', '-q', '--fields', 'network.asn'], { stdin: '8.8.8.8\nAS15169\n' });
     expect(result.stdout).toBe('{"kind":"ip","ip":"8.8.8.8","network":{"asn":15169}}\n{"kind":"asn","ip":null,"network":{"asn":15169}}\n');

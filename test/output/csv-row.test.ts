@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvRow, csvRowViaLibrary, type CsvCell } from '../../src/output/csv-row.js';
+import { csvCell, csvRow, csvRowViaLibrary, type CsvCell } from '../../src/output/csv-row.js';
 import { parseCsv } from './parse-csv.js';
 
 /** mulberry32: a small seeded generator, so that a failure reproduces. */
@@ -44,6 +44,21 @@ describe('csvRow', () => {
     }
     expect(mismatches.slice(0, 5)).toEqual([]);
     expect(fastPathRows).toBeGreaterThan(500);
+  });
+
+  it('encodes single cells (csvCell) exactly as csv-stringify does, for a seeded random corpus of 20,000 cells', () => {
+    const random = seededRandom(20261125);
+    const mismatches: string[] = [];
+    let quotedByHand = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const cell = randomCell(random);
+      const fast = csvCell(cell);
+      const reference = csvRowViaLibrary([cell]).slice(0, -1);
+      if (fast !== reference) mismatches.push(`${JSON.stringify(cell)} -> ${JSON.stringify(fast)} vs ${JSON.stringify(reference)}`);
+      if (typeof cell === 'string' && /[",\r\n]/.test(cell) && !/^[=+\-@\t\r]/.test(cell)) quotedByHand += 1;
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    expect(quotedByHand).toBeGreaterThan(1000);
   });
 
   it.each<[string, CsvCell[], string]>([

@@ -52,14 +52,20 @@ export function loadRegionTable(path: string): RegionTable {
 }
 
 function searchableTable(text: string): RegionTable {
-  const found = new Map<string, string[] | null>();
+  // By country, then region: the names come from the city database's shared
+  // strings, whose hashes V8 keeps, so a repeated lookup builds no key.
+  const found = new Map<string, Map<string, string[] | null>>();
   const line = (country: string, region: string): string[] | null => {
-    const key = `${country}\t${region}\t`;
-    let fields = found.get(key);
+    let regions = found.get(country);
+    if (regions === undefined) {
+      regions = new Map();
+      found.set(country, regions);
+    }
+    let fields = regions.get(region);
     if (fields === undefined) {
-      const at = text.indexOf(`\n${key}`);
+      const at = text.indexOf(`\n${country}\t${region}\t`);
       fields = at < 0 ? null : text.slice(at + 1, text.indexOf('\n', at + 1) >>> 0).split('\t');
-      found.set(key, fields);
+      regions.set(region, fields);
     }
     return fields;
   };

@@ -3,7 +3,7 @@ import { AsnIndex } from '../asn/asn-index.js';
 import { asnDataDate, mmdbDataDate } from '../data/data-dates.js';
 import { dataDirFilePath, dataFilePath } from '../data/data-files.js';
 import { loadCountryNames, type CountryNameTable } from '../geo/country-names.js';
-import { MmdbFile } from '../geo/mmdb-file.js';
+import { MmdbFile, type MmdbOpenOptions } from '../geo/mmdb-file.js';
 import { loadRegionTable, type RegionTable } from '../geo/region-codes.js';
 import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.js';
 import { SecuritySignals } from '../security/security-signals.js';
@@ -33,11 +33,20 @@ export class IpDatabases {
   ) {}
 
   get cityV4(): MmdbFile {
-    return (this.cityV4File ??= MmdbFile.open(dataFilePath('cityV4', this.dataDir), { mode: this.mode }));
+    return (this.cityV4File ??= MmdbFile.open(dataFilePath('cityV4', this.dataDir), this.mmdbOptions()));
   }
 
   get cityV6(): MmdbFile {
-    return (this.cityV6File ??= MmdbFile.open(dataFilePath('cityV6', this.dataDir), { mode: this.mode }));
+    return (this.cityV6File ??= MmdbFile.open(dataFilePath('cityV6', this.dataDir), this.mmdbOptions()));
+  }
+
+  /**
+   * In memory, a decoded record costs no I/O to decode again, and the
+   * lookups keep the locations built from records in a cache of their own:
+   * a record cache would only add work and memory.
+   */
+  private mmdbOptions(): MmdbOpenOptions {
+    return this.mode === 'memory' ? { mode: 'memory', cacheSize: 0 } : { mode: 'pread' };
   }
 
   get asn(): AsnIndex {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { ipDatabasesFor } from '../../../src/engine/ip/ip-databases.js';
-import { lookupIp } from '../../../src/engine/ip/lookup-ip.js';
+import { createIpTextLookup, lookupIp } from '../../../src/engine/ip/lookup-ip.js';
 import { NetintelError } from '../../../src/errors.js';
 
 const ctx = createEngineContext();
@@ -87,6 +87,29 @@ describe('lookupIp on the installed data', () => {
     for (const ip of ['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '81.2.69.160']) {
       expect(lookupIp(ctx, ip, 'memory')).toEqual(lookupIp(ctx, ip, 'pread'));
     }
+  });
+
+  it('gives every address of a long run the record a fresh lookup gives, while its caches fill and evict', () => {
+    let state = 20261125;
+    const random = () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(state ^ (state >>> 15), state | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+    const text = (n: number) => `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+    const run = createIpTextLookup(ipDatabasesFor(ctx, 'memory'));
+    // Far more distinct addresses than the caches hold, with repeats (hits) in between.
+    const addresses = Array.from({ length: 60_000 }, (_, i) => (i % 5 === 4 ? text(random() & 0xffffff00) : text(random())));
+    const mismatches: string[] = [];
+    addresses.forEach((address, i) => {
+      const record = run(address);
+      if (i % 20 === 0 || i >= 59_000) {
+        const fresh = lookupIp(ctx, address, 'pread');
+        if (JSON.stringify(record) !== JSON.stringify(fresh)) mismatches.push(address);
+      }
+    });
+    expect(mismatches).toEqual([]);
   });
 
   it('keeps every key of the record, location values typed or null', () => {

@@ -1,0 +1,52 @@
+/** Room reserved when a chunk starts; it grows for longer batches. */
+const INITIAL_BYTES = 1 << 16;
+
+/**
+ * Collects rows of text as UTF-8 bytes, for output written in large chunks.
+ * Appending each row to a string and converting the whole batch at the end
+ * makes V8 build a rope of thousands of pieces and flatten it before
+ * encoding, which costs more per row than encoding each row into a buffer
+ * as it comes (bench/run.js: bulk CSV spends a tenth of its time there).
+ */
+export class Utf8Chunk {
+  private bytes: Buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  private used = 0;
+
+  /** Bytes collected so far. */
+  get length(): number {
+    return this.used;
+  }
+
+  append(text: string): void {
+    // A UTF-16 code unit takes at most three UTF-8 bytes.
+    const worst = text.length * 3;
+    if (this.used + worst > this.bytes.length) this.grow(worst);
+    this.used += this.bytes.write(text, this.used);
+  }
+
+  /** The bytes collected, which the caller now owns; the chunk starts empty again. */
+  take(): Uint8Array {
+    const taken = this.bytes.subarray(0, this.used);
+    this.bytes = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, this.used));
+    this.used = 0;
+    return taken;
+  }
+
+  /**
+   * The bytes collected, lent until the next `append` (the chunk starts
+   * empty again and reuses its buffer): for a writer that is done with them
+   * when its write returns. A buffer per batch would leave megabytes of
+   * garbage outside the heap between collections.
+   */
+  lend(): Uint8Array {
+    const lent = this.bytes.subarray(0, this.used);
+    this.used = 0;
+    return lent;
+  }
+
+  private grow(needed: number): void {
+    const larger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + needed));
+    this.bytes.copy(larger, 0, 0, this.used);
+    this.bytes = larger;
+  }
+}
