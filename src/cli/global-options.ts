@@ -68,7 +68,7 @@ export function addGlobalOptions(program: Command): void {
         .default(5000),
     )
     .addOption(
-      new Option('-c, --concurrency <n>', 'lookups in flight at once in bulk runs (env: NETINTEL_CONCURRENCY)')
+      new Option('-c, --concurrency <n>', 'network lookups in flight at once over many targets (DNS, mail, remote); local IP lookups need none (env: NETINTEL_CONCURRENCY)')
         .argParser(positiveInteger('--concurrency', 10_000))
         .default(64),
     )
