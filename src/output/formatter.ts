@@ -1,4 +1,5 @@
 import type { Outcome } from '../engine/outcome.js';
+import type { CsvCell } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
 import { getPath, projectRecord } from './record-schema.js';
 
@@ -68,11 +69,19 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
       const encode = plainCsvEncoder(schema, columns, createCsvRecordEncoder);
       const noRecord = columns.map(() => '').join(',');
+      const presented = (record: unknown): string => {
+        let cells = '';
+        for (let i = 0; i < columns.length; i++) {
+          const cell = csvCell(presentColumn(record, columns[i]!) as CsvCell);
+          cells += i === 0 ? cell : `,${cell}`;
+        }
+        return cells;
+      };
       return {
         start: () => (options.header ? csvRow(csvColumns) : ''),
         write: (outcome) =>
           outcome.ok
-            ? `${csvCell(outcome.query)},${encode ? encode(outcome.value) : columns.map((column) => csvCell(presentColumn(outcome.value, column) as string)).join(',')},,\n`
+            ? `${csvCell(outcome.query)},${encode ? encode(outcome.value) : presented(outcome.value)},,\n`
             : `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`,
         end: () => '',
       };
