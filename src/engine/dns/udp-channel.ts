@@ -50,8 +50,6 @@ class Waiting {
 /** A send that waits for the socket to open or for a free id. */
 type Deferred = [question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void];
 
-const ID_SPACE = 0x10000;
-
 // The id space is 16 bits. Leaving a margin keeps random draws cheap and
 // ids unguessable; further queries wait for a free slot.
 const MAX_IN_FLIGHT = 50_000;
@@ -65,9 +63,7 @@ const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
  * waits up to `timeoutMs` milliseconds for its reply.
  */
 export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): UdpChannel {
-  // The waiting query of each message id: a table of the whole 16-bit id
-  // space (half a megabyte) looks up faster than a Map on every reply.
-  const byId = new Array<Waiting | undefined>(ID_SPACE).fill(undefined);
+  const byId = new Map<number, Waiting>();
   let head: Waiting | null = null;
   let tail: Waiting | null = null;
   let inFlight = 0;
@@ -83,7 +79,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     if (done === null) return;
     entry.done = null;
     const id = entry.query.id;
-    if (byId[id] === entry) byId[id] = undefined;
+    if (byId.get(id) === entry) byId.delete(id);
     if (entry.prev) entry.prev.next = entry.next;
     else head = entry.next;
     if (entry.next) entry.next.prev = entry.prev;
@@ -119,8 +115,8 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
 
   function onMessage(message: Buffer): void {
     if (message.length < 12) return;
-    const entry = byId[(message[0]! << 8) | message[1]!];
-    if (entry === undefined) return;
+    const entry = byId.get((message[0]! << 8) | message[1]!);
+    if (!entry) return;
     const reply = judgeReply(message, entry.query);
     if (reply === null) {
       entry.ignoredReplies += 1;
@@ -188,7 +184,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
 
   function freeId(): number {
     let id = randomQueryId();
-    while (byId[id] !== undefined) id = randomQueryId();
+    while (byId.has(id)) id = randomQueryId();
     return id;
   }
 
@@ -209,7 +205,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     }
     const query = prepareQuery(freeId(), question, edns);
     const entry = new Waiting(query, performance.now() + timeoutMs, done);
-    byId[query.id] = entry;
+    byId.set(query.id, entry);
     if (tail === null) head = entry;
     else {
       tail.next = entry;
