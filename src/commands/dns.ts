@@ -49,7 +49,7 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
           throw new NetintelError('usage', 'dns needs a domain or an IP address: give one or more, or pipe a list in');
         }
         const batches = readTargetBatches(io.stdin);
-        const outcomes = flattenBatches(batchesPerTurn(mapOrdered(batches, (target) => lookup(target.text), options.concurrency)));
+        const outcomes = flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency));
         runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }
@@ -109,85 +109,13 @@ function settleTypes(
   query: string,
 ): Promise<Array<Outcome<DnsResult>>> {
   return new Promise((resolve) => {
-    const outcomes = new Array<Outcome<DnsResult>>(types.length);
-    let left = types.length;
-    if (left === 0) resolve(outcomes);
-    types.forEach((type, i) => {
-      dns.resolveDnsType(transport, target, type).then(
-        (value) => {
-          outcomes[i] = { ok: true, query, value };
-          if (--left === 0) resolve(outcomes);
-        },
-        (error: unknown) => {
-          outcomes[i] = { ok: false, query: `${query} ${type}`, error: toNetintelError(error) };
-          if (--left === 0) resolve(outcomes);
-        },
-      );
+    dns.resolveDnsTypesSettled(transport, target, types, (settled) => {
+      const outcomes = new Array<Outcome<DnsResult>>(settled.length);
+      for (let i = 0; i < settled.length; i++) {
+        const result = settled[i]!;
+        outcomes[i] = result instanceof NetintelError ? { ok: false, query: `${query} ${types[i]}`, error: result } : { ok: true, query, value: result };
+      }
+      resolve(outcomes);
     });
   });
-}
-
-/** Results merged while the writer is busy before reading from the source pauses (memory stays flat). */
-const MERGE_HIGH_WATER = 4096;
-
-/**
- * Merges the batches that arrive within one turn of the event loop. A bulk
- * run completes names one at a time, as their replies come in, and each
- * batch costs a pass through the writer and a write to stdout; replies
- * arrive in bursts (every datagram the socket holds is read in one poll),
- * so waiting for the end of the current turn (setImmediate) turns
- * thousands of one-name writes into a few hundred larger ones without
- * holding any result back longer than that. The source is read with one
- * pending next() at a time, and not beyond {@link MERGE_HIGH_WATER}
- * results waiting for the writer.
- */
-async function* batchesPerTurn<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T[]> {
-  const iterator = batches[Symbol.asyncIterator]();
-  let merged: T[] = [];
-  let finished = false;
-  let failure: { error: unknown } | null = null;
-  let pulling = false;
-  let wake: (() => void) | null = null;
-
-  const pull = (): void => {
-    if (pulling || finished || failure !== null || merged.length >= MERGE_HIGH_WATER) return;
-    pulling = true;
-    iterator.next().then(onResult, onError);
-  };
-  const onResult = (result: IteratorResult<T[]>): void => {
-    pulling = false;
-    if (result.done === true) finished = true;
-    else for (const item of result.value) merged.push(item);
-    wake?.();
-    pull();
-  };
-  const onError = (error: unknown): void => {
-    pulling = false;
-    failure = { error };
-    wake?.();
-  };
-
-  try {
-    pull();
-    for (;;) {
-      if (merged.length === 0 && !finished && failure === null) await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      // What else completes in this turn joins the batch.
-      if (!finished && failure === null) await new Promise<void>((resolve) => setImmediate(resolve));
-      if (merged.length > 0) {
-        const batch = merged;
-        merged = [];
-        pull();
-        yield batch;
-        continue;
-      }
-      // What came before a failure has been written, as without merging.
-      if (failure !== null) throw (failure as { error: unknown }).error;
-      if (finished) return;
-    }
-  } finally {
-    // The reader stopped early (stdout closed): let the source stop too.
-    finished = true;
-    void iterator.return?.()?.catch(() => {});
-  }
 }

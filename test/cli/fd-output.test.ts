@@ -23,6 +23,21 @@ describe('FdOutput: stdout and stderr written with write(2)', () => {
     }
   });
 
+  it('writes text chunks of every size in order, a short one after a long one leaving nothing of it behind', () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.path, 'out.txt');
+      const fd = openSync(path, 'w');
+      const output = new FdOutput(fd);
+      const chunks = ['a'.repeat(70_000), 'b', 'é😀東'.repeat(30_000), 'c'.repeat(400_000), 'ü', 'd'.repeat(10)];
+      for (const chunk of chunks) output.write(chunk);
+      closeSync(fd);
+      expect(readFileSync(path, 'utf8')).toBe(chunks.join(''));
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('reports a failed write as an error event with the system code, and writes nothing after it', async () => {
     const dir = tempDir();
     try {

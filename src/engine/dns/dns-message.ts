@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import dnsPacket from 'dns-packet';
 import type { DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
@@ -27,19 +27,17 @@ export const EDNS_UDP_PAYLOAD = 1232;
 
 // Query ids must be unpredictable (RFC 5452 §4.3); drawing two bytes at a
 // time from the CSPRNG is slow at bulk rates, so draw a pool at once.
-const ID_POOL_BYTES = 4096;
-let idPool = randomBytes(ID_POOL_BYTES);
-let idOffset = 0;
+const ID_POOL_SIZE = 2048;
+const idPool = new Uint16Array(ID_POOL_SIZE);
+let idNext = ID_POOL_SIZE;
 
 /** A uniformly random 16-bit query id. */
 export function randomQueryId(): number {
-  if (idOffset >= ID_POOL_BYTES) {
-    idPool = randomBytes(ID_POOL_BYTES);
-    idOffset = 0;
+  if (idNext === ID_POOL_SIZE) {
+    randomFillSync(idPool);
+    idNext = 0;
   }
-  const id = idPool.readUInt16BE(idOffset);
-  idOffset += 2;
-  return id;
+  return idPool[idNext++]!;
 }
 
 /** A query ready to send, with what is needed to judge the replies to it. */

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { DecodedPacket, RecordType } from 'dns-packet';
-import { NetintelError } from '../../errors.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
 import { assertQueryName, type DnsQuestion, type DnsReply } from './dns-message.js';
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
@@ -60,9 +60,21 @@ export interface DnsTransport {
    *   that cannot be encoded. Messages name the domain and the resolver.
    */
   query(name: string, type: RecordType): Promise<DnsExchange>;
+  /**
+   * {@link DnsTransport.query} with a callback instead of a promise: `done`
+   * is called exactly once, with the exchange or with the error query()
+   * rejects with; it may be called before `ask` returns (a name that cannot
+   * be encoded, a closed transport). Bulk runs ask tens of
+   * thousands of questions; this path makes no promise for the usual one
+   * (the first resolver answers the first UDP query).
+   */
+  ask(name: string, type: RecordType, done: DnsAnswerCallback): void;
   /** Closes the sockets; queries still waiting fail as `unreachable`, later ones as `internal`. */
   close(): Promise<void>;
 }
+
+/** How {@link DnsTransport.ask} reports: an error, or null and the exchange. */
+export type DnsAnswerCallback = (error: NetintelError | null, exchange: DnsExchange | null) => void;
 
 /** One failed attempt, as listed in error details. */
 interface AttemptRecord {
@@ -195,36 +207,57 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     throw failure(question.name, question.type, attempts, timeoutMs);
   }
 
+  function ask(name: string, type: RecordType, done: DnsAnswerCallback): void {
+    if (closed) {
+      done(new NetintelError('internal', `DNS transport used after close (query for ${name} ${type})`), null);
+      return;
+    }
+    try {
+      assertQueryName(name);
+    } catch (error) {
+      done(toNetintelError(error), null);
+      return;
+    }
+    const question: DnsQuestion = { name, type };
+    const started = performance.now();
+    if (useTcp) {
+      resolveQuestionThen(question, started, null, done);
+      return;
+    }
+    // The common case: the first resolver answers the first UDP query with
+    // NOERROR or NXDOMAIN, untruncated. Anything else continues in
+    // resolveQuestion from that first outcome.
+    const resolver = resolvers[0]!;
+    channelFor(resolver).send(question, useEdns, (outcome) => {
+      if (outcome.kind === 'reply' && !outcome.truncated) {
+        const rcode = outcome.rcode;
+        if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') {
+          done(null, new Exchange(outcome, rcode, resolver.label, 'udp', elapsedMs(started)));
+          return;
+        }
+      }
+      resolveQuestionThen(question, started, outcome, done);
+    });
+  }
+
+  /** {@link resolveQuestion}, reported to a callback. */
+  function resolveQuestionThen(question: DnsQuestion, started: number, first: ExchangeOutcome | null, done: DnsAnswerCallback): void {
+    resolveQuestion(question, started, first).then(
+      (exchange) => done(null, exchange),
+      (error: unknown) => done(toNetintelError(error), null),
+    );
+  }
+
   return {
     resolvers,
 
     query(name, type) {
-      if (closed) return Promise.reject(new NetintelError('internal', `DNS transport used after close (query for ${name} ${type})`));
-      try {
-        assertQueryName(name);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      const question: DnsQuestion = { name, type };
-      const started = performance.now();
-      if (useTcp) return resolveQuestion(question, started, null);
-      // The common case costs one promise: the first resolver answers the
-      // first UDP query with NOERROR or NXDOMAIN, untruncated. Anything else
-      // continues in resolveQuestion from that first outcome.
-      const resolver = resolvers[0]!;
-      return new Promise<DnsExchange>((resolve, reject) => {
-        channelFor(resolver).send(question, useEdns, (outcome) => {
-          if (outcome.kind === 'reply' && !outcome.truncated) {
-            const rcode = outcome.rcode;
-            if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') {
-              resolve(new Exchange(outcome, rcode, resolver.label, 'udp', elapsedMs(started)));
-              return;
-            }
-          }
-          resolveQuestion(question, started, outcome).then(resolve, reject);
-        });
-      });
+      return new Promise<DnsExchange>((resolve, reject) =>
+        ask(name, type, (error, exchange) => (error === null ? resolve(exchange!) : reject(error))),
+      );
     },
+
+    ask,
 
     async close() {
       closed = true;

@@ -1,3 +1,4 @@
+import { toNetintelError, type NetintelError } from '../../errors.js';
 import type { DnsTransport } from './dns-transport.js';
 import { parseDnsTarget, type DnsTarget } from './dns-name.js';
 import type { DnsResult } from './dns-result.js';
@@ -44,33 +45,77 @@ export async function resolveDns(transport: DnsTransport, request: ResolveDnsReq
  * @throws NetintelError as {@link resolveDns}.
  */
 export function resolveDnsType(transport: DnsTransport, target: DnsTarget, type: DnsRecordType): Promise<DnsResult> {
+  return new Promise((resolve, reject) => {
+    resolveDnsTypeThen(transport, target, type, (error, result) => (error === null ? resolve(result!) : reject(error)));
+  });
+}
+
+/** A record, or the error that stopped its question. */
+export type DnsTypeSettled = DnsResult | NetintelError;
+
+/**
+ * Every type of one parsed target, asked concurrently; `done` gets, once
+ * all are in, each type's record or error in the order asked. A type that
+ * fails does not hide the others. The path of bulk runs: callbacks instead
+ * of a promise per question, as {@link DnsTransport.ask}. `done` may be
+ * called before this returns (no types, or names that cannot be encoded).
+ */
+export function resolveDnsTypesSettled(
+  transport: DnsTransport,
+  target: DnsTarget,
+  types: readonly DnsRecordType[],
+  done: (settled: DnsTypeSettled[]) => void,
+): void {
+  const settled = new Array<DnsTypeSettled>(types.length);
+  let left = types.length;
+  if (left === 0) {
+    done(settled);
+    return;
+  }
+  for (let i = 0; i < types.length; i++) {
+    resolveDnsTypeThen(transport, target, types[i]!, (error, result) => {
+      settled[i] = error ?? result!;
+      if (--left === 0) done(settled);
+    });
+  }
+}
+
+/** One question, reported to a callback: an error, or null and the record. */
+function resolveDnsTypeThen(
+  transport: DnsTransport,
+  target: DnsTarget,
+  type: DnsRecordType,
+  done: (error: NetintelError | null, result: DnsResult | null) => void,
+): void {
   let name: string;
   try {
     // target.ascii is normalised already; asciiName only re-checks a name
     // that is not plainly in normal form (it throws where it always did).
     name = asciiName(target.ascii);
   } catch (error) {
-    return Promise.reject(error);
+    done(toNetintelError(error), null);
+    return;
   }
-  // A plain then() rather than an async function: one promise less per
-  // question, which a bulk run asks tens of thousands of times.
-  return transport.query(name, type).then((exchange) => {
-    const answers = exchange.answers;
+  transport.ask(name, type, (error, exchange) => {
+    if (error !== null) {
+      done(error, null);
+      return;
+    }
+    const answers = exchange!.answers;
     let matching = 0;
     for (const answer of answers) if (answer.type === type) matching += 1;
-    const result: DnsResult = {
+    done(null, {
       kind: 'dns',
       target: target.target,
       domain: target.ascii,
       domainUnicode: target.unicode,
       type,
-      status: answerStatus(exchange.rcode, matching),
-      rcode: exchange.rcode,
+      status: answerStatus(exchange!.rcode, matching),
+      rcode: exchange!.rcode,
       answers,
-      resolver: exchange.resolver,
-      transport: exchange.transport,
-      latencyMs: exchange.latencyMs,
-    };
-    return result;
+      resolver: exchange!.resolver,
+      transport: exchange!.transport,
+      latencyMs: exchange!.latencyMs,
+    });
   });
 }

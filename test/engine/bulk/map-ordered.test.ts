@@ -176,4 +176,44 @@ describe('mapOrdered', () => {
     expect(await collect(mapOrdered([], (item: number) => item, 4))).toEqual([]);
     expect(await collect(mapOrdered([[], []], (item: number) => item, 4))).toEqual([]);
   });
+
+  it('yields the results that come in during one event-loop turn as one batch', async () => {
+    // Every call settles in the same turn (one timer callback), in reverse order.
+    const release: Array<() => void> = [];
+    const fn = (item: number) => new Promise<number>((resolve) => release.push(() => resolve(item)));
+    const iterator = mapOrdered([[0, 1, 2, 3, 4, 5]], fn, 10)[Symbol.asyncIterator]();
+    const first = iterator.next();
+    setTimeout(() => {
+      for (const done of release.reverse()) done();
+    }, 5);
+    expect((await first).value).toEqual([0, 1, 2, 3, 4, 5]);
+    expect((await iterator.next()).done).toBe(true);
+  });
+
+  it('counts a finished call against the window until the results before it are yielded', async () => {
+    let started = 0;
+    const fn = (item: number) => {
+      started += 1;
+      return sleep(item === 0 ? 60 : 1).then(() => item);
+    };
+    const iterator = mapOrdered([[0, 1, 2, 3, 4, 5, 6, 7]], fn, 3)[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await sleep(30);
+    // Items 1 and 2 are done, but item 0 holds them, so nothing more starts.
+    expect(started).toBe(3);
+    expect((await first).value).toEqual([0, 1, 2]);
+    const rest = await collect({ [Symbol.asyncIterator]: () => iterator });
+    expect(rest.flat()).toEqual([3, 4, 5, 6, 7]);
+  });
+
+  it('yields the results before a rejected call, then rethrows its error', async () => {
+    const fn = (item: number) => (item === 2 ? sleep(5).then(() => Promise.reject(new Error('lookup bug'))) : sleep(1).then(() => item));
+    const out: number[] = [];
+    await expect(
+      (async () => {
+        for await (const batch of mapOrdered([[0, 1, 2, 3]], fn, 4)) out.push(...batch);
+      })(),
+    ).rejects.toThrow('lookup bug');
+    expect(out).toEqual([0, 1]);
+  });
 });

@@ -1,6 +1,6 @@
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDnsTransport, type DnsTransport, type DnsTransportOptions } from '../../../src/engine/dns/dns-transport.js';
+import { createDnsTransport, type DnsExchange, type DnsTransport, type DnsTransportOptions } from '../../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { NetintelError } from '../../../src/errors.js';
 import { DECOY_ADDRESS, startDnsServer, type DnsServerOptions, type DnsTestServer } from '../../support/dns-server.js';
@@ -45,6 +45,18 @@ async function closedPort(): Promise<number> {
   const { port } = socket.address();
   await new Promise<void>((resolve) => socket.close(() => resolve()));
   return port;
+}
+
+/** ask() as a promise of what its callback received, checking it is called exactly once. */
+function asked(transport: DnsTransport, name: string, type: 'A' | 'MX' | 'TXT'): Promise<{ error: NetintelError | null; exchange: DnsExchange | null }> {
+  return new Promise((resolve, reject) => {
+    let calls = 0;
+    transport.ask(name, type, (error, exchange) => {
+      calls += 1;
+      if (calls > 1) reject(new Error('callback called twice'));
+      setTimeout(() => resolve({ error, exchange }), 50);
+    });
+  });
 }
 
 function answerData(exchange: Awaited<ReturnType<DnsTransport['query']>>): unknown[] {
@@ -238,5 +250,55 @@ describe('createDnsTransport', () => {
     expect(() => createDnsTransport({ resolvers: [parseResolverAddress('127.0.0.1')], retries: -1 })).toThrow(
       expect.objectContaining({ code: 'usage' }),
     );
+  });
+
+  describe('ask, the callback form bulk runs use', () => {
+    it('calls back once with the exchange of an answered question', async () => {
+      const dns = await server();
+      const { error, exchange } = await asked(transportTo([dns]), 'example.test', 'MX');
+      expect(error).toBeNull();
+      expect(exchange).toMatchObject({ rcode: 'NOERROR', transport: 'udp', resolver: dns.address });
+      expect(exchange!.answers).toEqual([
+        { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
+        { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
+      ]);
+    });
+
+    it('calls back with NXDOMAIN as an exchange, not an error', async () => {
+      const dns = await server();
+      const { error, exchange } = await asked(transportTo([dns]), 'missing.example.test', 'A');
+      expect(error).toBeNull();
+      expect(exchange).toMatchObject({ rcode: 'NXDOMAIN', answers: [] });
+    });
+
+    it('calls back with the upstream error query() rejects with after SERVFAIL', async () => {
+      const dns = await server({ behaviours: { 'broken.example.test': 'servfail' } });
+      const { error, exchange } = await asked(transportTo([dns]), 'broken.example.test', 'A');
+      expect(exchange).toBeNull();
+      expect(error).toBeInstanceOf(NetintelError);
+      expect(error).toMatchObject({ code: 'upstream', details: { rcode: 'SERVFAIL', resolver: dns.address } });
+    });
+
+    it('continues over TCP after a truncated UDP reply', async () => {
+      const dns = await server({ behaviours: { 'example.test': 'truncate' } });
+      const { error, exchange } = await asked(transportTo([dns]), 'example.test', 'A');
+      expect(error).toBeNull();
+      expect(exchange!.transport).toBe('tcp');
+      expect(dns.queries.map((q) => q.transport)).toEqual(['udp', 'tcp']);
+    });
+
+    it('calls back with timeout after every attempt against a silent server', async () => {
+      const dns = await server({ defaultBehaviour: 'silent' });
+      const { error } = await asked(transportTo([dns], { timeoutMs: 100, retries: 1 }), 'example.test', 'A');
+      expect(error).toMatchObject({ code: 'timeout' });
+      expect(dns.queries).toHaveLength(2);
+    });
+
+    it('calls back with invalid_input for a name that cannot be encoded, sending nothing', async () => {
+      const dns = await server();
+      const { error } = await asked(transportTo([dns]), `${'a'.repeat(64)}.example.test`, 'A');
+      expect(error).toMatchObject({ code: 'invalid_input' });
+      expect(dns.queries).toEqual([]);
+    });
   });
 });

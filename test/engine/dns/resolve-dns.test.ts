@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDnsTransport, type DnsTransport } from '../../../src/engine/dns/dns-transport.js';
-import { resolveDns } from '../../../src/engine/dns/resolve-dns.js';
+import { resolveDns, resolveDnsTypesSettled, type DnsTypeSettled } from '../../../src/engine/dns/resolve-dns.js';
+import { parseDnsTarget } from '../../../src/engine/dns/dns-name.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import type { DnsQueryType } from '../../../src/engine/dns/dns-type.js';
 import { NetintelError } from '../../../src/errors.js';
@@ -11,7 +12,7 @@ let server: DnsTestServer;
 let transport: DnsTransport;
 
 beforeAll(async () => {
-  server = await startDnsServer({ records: EXAMPLE_ZONE });
+  server = await startDnsServer({ records: EXAMPLE_ZONE, behaviours: { 'broken.example.test': 'servfail' } });
   transport = createDnsTransport({ resolvers: [parseResolverAddress(server.address)], timeoutMs: 1000, retries: 0 });
 });
 
@@ -200,5 +201,39 @@ describe('resolveDns', () => {
     expect(error).toMatchObject({ code: 'invalid_input' });
     expect((error as Error).message).toContain('"bad name.example"');
     expect(server.queries.length).toBe(before);
+  });
+});
+
+describe('resolveDnsTypesSettled', () => {
+  const settle = (domain: string, types: Array<'A' | 'MX' | 'TXT' | 'AAAA'>) =>
+    new Promise<DnsTypeSettled[]>((resolve) => resolveDnsTypesSettled(transport, parseDnsTarget(domain), types, resolve));
+
+  it('gives each type its record in the order asked', async () => {
+    const settled = await settle('example.test', ['TXT', 'A', 'MX']);
+    expect(settled.map((r) => (r instanceof NetintelError ? r.code : [r.type, r.status, r.answers.length]))).toEqual([
+      ['TXT', 'answer', 1],
+      ['A', 'answer', 2],
+      ['MX', 'answer', 2],
+    ]);
+    expect(settled[1]).toMatchObject({ kind: 'dns', target: 'example.test', domain: 'example.test', rcode: 'NOERROR', transport: 'udp', resolver: server.address });
+  });
+
+  it('keeps NXDOMAIN and NODATA as records', async () => {
+    const [missing] = await settle('missing.example.test', ['A']);
+    const [noAaaa] = await settle('mx1.example.test', ['AAAA']);
+    expect(missing).toMatchObject({ status: 'nxdomain', rcode: 'NXDOMAIN' });
+    expect(noAaaa).toMatchObject({ status: 'nodata', rcode: 'NOERROR', answers: [] });
+  });
+
+  it('gives every type of a failing name its own error, leaving targets asked alongside unaffected', async () => {
+    const settled = await settle('broken.example.test', ['A', 'MX']);
+    expect(settled.every((r) => r instanceof NetintelError && r.code === 'upstream')).toBe(true);
+    const mixed = await Promise.all([settle('broken.example.test', ['A']), settle('example.test', ['A'])]);
+    expect(mixed[0]![0]).toMatchObject({ code: 'upstream', details: { rcode: 'SERVFAIL' } });
+    expect(mixed[1]![0]).toMatchObject({ status: 'answer' });
+  });
+
+  it('calls back with an empty list when no type is asked', async () => {
+    expect(await settle('example.test', [])).toEqual([]);
   });
 });
