@@ -6,8 +6,21 @@ export interface TableStyle {
   readColumn: (record: unknown, column: string) => unknown;
 }
 
+/**
+ * Items of a list shown in a table cell. An AS announces up to thousands of
+ * prefixes: written whole, the cell is one line of tens of kilobytes that no
+ * terminal shows, and cli-table3 takes time growing with the cube of a
+ * cell's line count when it is broken into lines. The table shows the first
+ * items and says how many there are; json, ndjson, csv and xml keep the list.
+ */
+export const TABLE_LIST_ITEMS = 5;
+
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
+  if (Array.isArray(value) && value.length > TABLE_LIST_ITEMS) {
+    const shown = JSON.stringify(value.slice(0, TABLE_LIST_ITEMS)).slice(0, -1);
+    return `${shown},…] (${TABLE_LIST_ITEMS} of ${value.length} shown; -f json or -f csv for all)`;
+  }
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
