@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { FdOutput, suitsFdOutput } from './fd-output.js';
 
@@ -22,6 +23,11 @@ export interface OutputStream {
  */
 export interface CliIo {
   stdin: Readable & { isTTY?: boolean };
+  /**
+   * Whether stdin brings a list (a pipe, a file, a socket). Unset: anything
+   * but a terminal does (memory streams in tests).
+   */
+  readonly stdinPiped?: boolean;
   stdout: OutputStream;
   stderr: OutputStream;
   env: Readonly<Record<string, string | undefined>>;
@@ -34,14 +40,37 @@ export interface CliIo {
  * and are Node's streams on a terminal.
  */
 export function createProcessIo(): CliIo {
+  let piped: boolean | undefined;
   return {
     get stdin() {
       return process.stdin;
+    },
+    get stdinPiped() {
+      return (piped ??= isPipedInput(0));
     },
     stdout: suitsFdOutput(1) ? new FdOutput(1) : quietOnEpipe(process.stdout),
     stderr: suitsFdOutput(2) ? new FdOutput(2) : process.stderr,
     env: process.env,
   };
+}
+
+/**
+ * True when targets are to be read from stdin. A terminal is not read (a
+ * bare command would sit waiting for typed input), nor is /dev/null, the
+ * stdin of cron jobs and services: `netintel ip` there looks up the
+ * machine's public address instead of reading an empty list.
+ */
+export function stdinBringsList(io: CliIo): boolean {
+  return io.stdinPiped ?? io.stdin.isTTY !== true;
+}
+
+function isPipedInput(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isFile() || stat.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { BLACKLIST_SCHEMA, BLACKLIST_ZONE_SCHEMA } from '../output/schemas/blacklist-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { stdinBringsList } from '../cli/io.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -72,7 +73,7 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
       return;
     }
 
-    if (targets.length === 0 && io.stdin.isTTY === true) {
+    if (targets.length === 0 && !stdinBringsList(io)) {
       // Without this, a bare `netintel blacklist` at a terminal would sit waiting for typed input.
       throw new NetintelError('usage', 'blacklist needs an IP address or a domain: give one or more, or pipe a list in');
     }
@@ -90,7 +91,7 @@ async function runRemote(runtime: CommandRuntime, options: GlobalOptions, target
   if (flags.listZones) {
     throw new NetintelError('usage', '--list-zones lists this machine\'s zone registry, not the server\'s: run it without --server (or unset NETINTEL_SERVER)');
   }
-  if (targets.length === 0 && runtime.io.stdin.isTTY === true) {
+  if (targets.length === 0 && !stdinBringsList(runtime.io)) {
     throw new NetintelError('usage', 'blacklist needs an IP address or a domain: give one or more, or pipe a list in');
   }
   const remote = (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io);

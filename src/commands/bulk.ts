@@ -8,6 +8,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 
 export function registerBulkCommand(program: Command, runtime: CommandRuntime): void {
@@ -23,7 +24,7 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
       const options = runtime.options(command);
       const ctx = runtime.context(options);
       const { io } = runtime;
-      if (files.length === 0 && io.stdin.isTTY === true) {
+      if (files.length === 0 && !stdinBringsList(io)) {
         throw new NetintelError('usage', 'bulk reads targets from files or stdin: give a file, or pipe the list in');
       }
       const lookupIp = createAdaptiveIpLookup(ctx);

@@ -6,6 +6,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import type { EngineContext } from '../engine/context.js';
 import type { DnsTarget } from '../engine/dns/dns-name.js';
@@ -45,7 +46,7 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
       const lookup = remote ? (query: string) => remote.dnsOutcomes(query, asked) : createDnsLookup(dns, ctx, types);
       if (targets.length === 0) {
         // Without this, a bare `netintel dns` at a terminal would sit waiting for typed input.
-        if (io.stdin.isTTY === true) {
+        if (!stdinBringsList(io)) {
           throw new NetintelError('usage', 'dns needs a domain or an IP address: give one or more, or pipe a list in');
         }
         const batches = readTargetBatches(io.stdin);

@@ -5,6 +5,7 @@ import { createAdaptiveIpLookup, ipTargetOutcomes, isHostNameTarget } from '../e
 import { toNetintelError } from '../errors.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 
 export function registerIpCommand(program: Command, runtime: CommandRuntime): void {
@@ -28,7 +29,7 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
       const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
       const expand = remote ? (query: string) => remote.ipTargetOutcomes(query) : (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
 
-      if (targets.length === 0 && io.stdin.isTTY !== true) {
+      if (targets.length === 0 && stdinBringsList(io)) {
         const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
         runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single: false, bulk: true });
         return;

@@ -4,6 +4,7 @@ import type { Finding } from '../engine/findings.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { stdinBringsList } from '../cli/io.js';
 import { exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -48,7 +49,7 @@ export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
     }
   };
   const bulk = run.targets.length === 0;
-  if (bulk && io.stdin.isTTY === true) throw new NetintelError('usage', run.usage);
+  if (bulk && !stdinBringsList(io)) throw new NetintelError('usage', run.usage);
   const outcomes =
     bulk && run.bulkOutcomes
       ? withFindings(run.bulkOutcomes(readTargetBatches(io.stdin)), (value) => findings.push(...run.findingsOf(value)))

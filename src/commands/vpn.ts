@@ -5,6 +5,7 @@ import type { VpnResult } from '../engine/security/check-vpn.js';
 import { toNetintelError } from '../errors.js';
 import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 
 export function registerVpnCommand(program: Command, runtime: CommandRuntime): void {
@@ -52,7 +53,7 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
       };
       const limit = remote ? remote.concurrency : options.concurrency;
 
-      if (targets.length === 0 && io.stdin.isTTY !== true) {
+      if (targets.length === 0 && stdinBringsList(io)) {
         const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), limit));
         runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single: false, bulk: true });
         return;

@@ -51,6 +51,20 @@ describe('netintel as a process', () => {
     expect(result.stderr).toContain("argument 'yaml' is invalid");
   });
 
+  it('takes a /dev/null stdin (cron, services) as no list: ip asks for the public address, dns wants a domain', async () => {
+    const ip = await spawnCli(['ip', '-t', '300', '-f', 'json'], { devNullStdin: true });
+    expect(ip.stderr).not.toMatch(/0 rows/);
+    // Offline (as here) the public-address lookup fails with its own message; online it answers.
+    if (ip.code === 0) expect(JSON.parse(ip.stdout)).toMatchObject({ ip: expect.any(String) });
+    else expect(ip.stderr).toContain('cannot find your public IP');
+    const dns = await spawnCli(['dns'], { devNullStdin: true });
+    expect(dns).toMatchObject({ code: 2, stdout: '' });
+    expect(dns.stderr).toContain('dns needs a domain or an IP address');
+    // An empty pipe is still a list: no rows, exit 0.
+    const piped = await spawnCli(['ip', '-f', 'csv', '--no-header'], { input: '' });
+    expect(piped).toMatchObject({ code: 0, stdout: '' });
+  });
+
   it('shows the DB-IP credit in --help', async () => {
     const result = await spawnCli(['--help']);
     expect(result.code).toBe(0);

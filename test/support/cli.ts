@@ -104,6 +104,8 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
 export interface SpawnOptions {
   /** Written to the child's stdin, which is then closed (default: empty). */
   input?: string | Buffer;
+  /** stdin is /dev/null, as for cron jobs and services (`input` is then ignored). */
+  devNullStdin?: boolean;
   env?: Record<string, string | undefined>;
   /** Kill the child after this many milliseconds (default 15 s). */
   timeoutMs?: number;
@@ -118,13 +120,15 @@ export interface SpawnResult extends RunResult {
 export function spawnCli(argv: readonly string[], options: SpawnOptions = {}): Promise<SpawnResult> {
   const started = Date.now();
   const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...isolatedEnv(options.env) };
-  const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO_ROOT, env, stdio: [options.devNullStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  child.stdin.on('error', () => {}); // the child may exit before reading all of it
-  child.stdin.end(options.input ?? '');
+  if (child.stdin) {
+    child.stdin.on('error', () => {}); // the child may exit before reading all of it
+    child.stdin.end(options.input ?? '');
+  }
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
