@@ -30,10 +30,15 @@ function shortHeaders(columns: readonly string[]): string[] {
   return columns.map((column, i) => (last.filter((name) => name === last[i]).length > 1 ? column : last[i]!));
 }
 
+const COMPACT_ROWS = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
 /** One record as a two-column field/value table (a single lookup). */
 export function verticalTable(record: unknown, columns: readonly string[], style: TableStyle): string {
   const chalk = new Chalk({ level: style.color ? 1 : 0 });
-  const table = new Table({ style: { head: [], border: [] } });
+  // No rule between fields: a record fits a terminal screen (an IP record is
+  // 25 lines instead of 47); a value of several lines still reads as one,
+  // since its field name stands on its first line only.
+  const table = new Table({ style: { head: [], border: [] }, chars: COMPACT_ROWS });
   for (const column of columns) {
     const value = style.readColumn(record, column);
     const text = cellText(value);
