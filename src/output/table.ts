@@ -57,13 +57,23 @@ export interface TableRow {
 export function horizontalTable(rows: readonly TableRow[], columns: readonly string[], style: TableStyle): string {
   const chalk = new Chalk({ level: style.color ? 1 : 0 });
   const head = ['query', ...shortHeaders(columns)].map((name) => chalk.bold(name));
-  const table = new Table({ head, style: { head: [], border: [] } });
-  for (const row of rows) {
-    if (row.error) {
-      table.push([row.query, { colSpan: columns.length, content: chalk.red(`${row.error.code}: ${row.error.message}`) }]);
-    } else {
-      table.push([row.query, ...columns.map((column) => cellText(style.readColumn(row.record, column)))]);
-    }
-  }
-  return `${table.toString()}\n`;
+  const cells = rows.map((row) =>
+    row.error
+      ? [row.query, { colSpan: columns.length, content: chalk.red(`${row.error.code}: ${row.error.message}`) }]
+      : [row.query, ...columns.map((column) => cellText(style.readColumn(row.record, column)))],
+  );
+  // Rows of one line each read best without a rule between them (like psql);
+  // rows of several lines keep the rules that tell where each ends, and so
+  // do tables with an error row (cli-table3 draws spanned cells' joints on
+  // the row rules).
+  const oneLineRows = rows.every((row) => row.error === null) && cells.every((row) => row.every((cell) => typeof cell === 'string' && !cell.includes('\n')));
+  const table = new Table({ head, style: { head: [], border: [] }, ...(oneLineRows ? { chars: COMPACT_ROWS } : {}) });
+  table.push(...cells);
+  const text = table.toString();
+  if (!oneLineRows || rows.length === 0) return `${text}\n`;
+  // Without row rules cli-table3 draws none under the header either: put it back.
+  const lines = text.split('\n');
+  const rule = lines[0]!.replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤');
+  lines.splice(2, 0, rule);
+  return `${lines.join('\n')}\n`;
 }
