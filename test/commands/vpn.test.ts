@@ -73,6 +73,13 @@ describe('netintel vpn', () => {
     expect(result.stdout).toContain('netintel data status');
   });
 
+  it('names the special-purpose block of an address in the table of several targets', async () => {
+    const result = await runCli(['vpn', '8.8.8.8', '10.0.0.1', '--data-dir', DATA]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/│ reserved +│/);
+    expect(result.stdout).toMatch(/│ 10\.0\.0\.1 .*│ private \(RFC 1918\) +│/);
+  });
+
   it('reads targets from stdin: one ndjson row per line, an invalid line as an error row, exit 7', async () => {
     const result = await runCli(['vpn', '-f', 'ndjson', '--data-dir', DATA], { stdin: '2a0b:f4c2::1\n# comment\n1.2.3\n3.5.140.9\n' });
     expect(result.code).toBe(7);

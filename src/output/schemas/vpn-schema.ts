@@ -26,7 +26,7 @@ export const VPN_SCHEMA: RecordSchema = {
   columns: ['ip', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level', 'threat_rule', 'provider', 'evidence', 'reserved'],
   groups: { flags: ['is_vpn', 'is_proxy', 'is_tor', 'is_hosting'] },
   identity: ['ip'],
-  tableColumns: ['ip', 'threat_level', 'threat_rule', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'provider'],
+  tableColumns: ['ip', 'threat_level', 'threat_rule', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'provider', 'reserved'],
   credit: 'Signals: netintel curated ASN list, the feeds installed by netintel data update (sources and licences: netintel data status); ASN data: RouteViews, NRO and DB-IP (CC BY 4.0)',
   presentColumn: (record, column) => {
     const value = getPath(record, column);
