@@ -7,13 +7,6 @@ type Listener = (...args: any[]) => void;
 const pauseCell = new Int32Array(new SharedArrayBuffer(4));
 const EAGAIN_PAUSE_MS = 1;
 
-// Text is encoded into one reused buffer rather than a new one per write:
-// a bulk run writes a chunk per event-loop turn, and each fresh buffer is
-// off-heap memory the garbage collector has to account for. Larger chunks
-// get a buffer of their own.
-const SCRATCH_MIN_BYTES = 64 * 1024;
-const SCRATCH_MAX_BYTES = 1024 * 1024;
-
 /**
  * Standard output or error written with write(2) on the file descriptor,
  * for pipes, sockets, files and /dev/null. Node's process.stdout loads its stream
@@ -32,7 +25,6 @@ export class FdOutput {
   readonly writesSynchronously = true;
   private readonly listeners = new Map<string, Listener[]>();
   private closed = false;
-  private scratch: Buffer | null = null;
 
   constructor(private readonly fd: number) {}
 
@@ -40,7 +32,7 @@ export class FdOutput {
     const done = typeof encodingOrCallback === 'function' ? encodingOrCallback : callback;
     if (!this.closed) {
       try {
-        this.writeAll(typeof chunk === 'string' ? this.encode(chunk) : chunk);
+        this.writeAll(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
       } catch (error) {
         this.closed = true;
         this.fail(error as NodeJS.ErrnoException);
@@ -79,17 +71,6 @@ export class FdOutput {
 
   removeListener(event: string, listener: Listener): this {
     return this.off(event, listener);
-  }
-
-  /** `text` as UTF-8, in the scratch buffer when it fits; valid until the next call. */
-  private encode(text: string): Uint8Array {
-    // A UTF-16 code unit takes at most 3 octets in UTF-8 (a surrogate pair, 4 for 2 units).
-    const worstCase = text.length * 3;
-    if (worstCase > SCRATCH_MAX_BYTES) return Buffer.from(text, 'utf8');
-    if (this.scratch === null || this.scratch.length < worstCase) {
-      this.scratch = Buffer.allocUnsafe(Math.max(SCRATCH_MIN_BYTES, worstCase));
-    }
-    return this.scratch.subarray(0, this.scratch.write(text, 0, 'utf8'));
   }
 
   private writeAll(bytes: Uint8Array): void {
