@@ -107,17 +107,20 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // hands out the same record until the key changes, and then a new one.
   const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
 
+  // Until a key is verified the caller is counted by address (also when refused).
+  const anonymousState = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null });
+
   // Who is calling, and with which plan.
   app.addHook('onRequest', (request, reply, done) => {
     const client = clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader);
     const header = request.headers['x-api-key'];
     if (header === undefined) {
-      request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
+      request.netintel = anonymousState(client);
       return done();
     }
     const check = typeof header === 'string' ? keys.check(header.trim()) : ({ ok: false, reason: 'malformed', id: null } as const);
     if (!check.ok) {
-      request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
+      request.netintel = anonymousState(client);
       // Off the API (health, docs) a bad key is ignored; on it, refused.
       if (request.routeOptions.config.api !== true) return done();
       reply.header('www-authenticate', 'ApiKey realm="netintel", header="X-API-Key"');
@@ -133,7 +136,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       try {
         plan = effectivePlan(plans, check.record.plan, check.record.limits);
       } catch (error) {
-        request.netintel = { client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null };
+        request.netintel = anonymousState(client);
         return done(new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } }));
       }
       planOfKey.set(check.record, plan);
