@@ -87,8 +87,8 @@ interface NetworkEntry {
  * cached by their data offset (many networks share one city record), so a
  * bulk run derives names, region codes and time zones once per city; network
  * and security objects likewise by AS (the many ranges of one AS share
- * them). Both caches are bounded (oldest out first). Cached objects are
- * shared between records: treat records as read-only.
+ * them). Both caches are bounded (see NumberKeyedCache for what stays).
+ * Cached objects are shared between records: treat records as read-only.
  */
 export function createIpLookup(databases: IpDatabases): IpLookup {
   const inMemory = databases.mode === 'memory';
