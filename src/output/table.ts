@@ -64,9 +64,9 @@ export function horizontalTable(rows: readonly TableRow[], columns: readonly str
   );
   // Rows of one line each read best without a rule between them (like psql);
   // rows of several lines keep the rules that tell where each ends, and so
-  // do tables with an error row (cli-table3 draws spanned cells' joints on
-  // the row rules).
-  const oneLineRows = rows.every((row) => row.error === null) && cells.every((row) => row.every((cell) => typeof cell === 'string' && !cell.includes('\n')));
+  // do tables with an error row (its spanned cell is an object here, and
+  // cli-table3 draws spanned cells' joints on the row rules).
+  const oneLineRows = cells.every((row) => row.every((cell) => typeof cell === 'string' && !cell.includes('\n')));
   const table = new Table({ head, style: { head: [], border: [] }, ...(oneLineRows ? { chars: COMPACT_ROWS } : {}) });
   table.push(...cells);
   const text = table.toString();
