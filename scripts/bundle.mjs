@@ -1,6 +1,7 @@
-// Bundles the CLI into CommonJS files: dist/bundle/main.cjs (every command)
-// and dist/bundle/lookup.cjs (ip, asn and vpn only; bin/netintel.js picks
-// it for those commands, so a one-off lookup loads a third of the code). A Node start
+// Bundles the CLI into CommonJS files: dist/bundle/main.cjs (every command),
+// dist/bundle/lookup.cjs (ip, asn and vpn only; bin/netintel.js picks
+// it for those commands, so a one-off lookup loads a third of the code) and
+// dist/bundle/bulk-worker.cjs (the worker thread of long bulk runs). A Node start
 // pays for every module file it resolves, reads and compiles, and an ESM
 // import of a builtin (node:fs) loads all of its lazy parts; one CommonJS
 // file whose modules initialise on first use keeps `netintel ip 8.8.8.8`
@@ -92,7 +93,7 @@ const dynamicImportAsRequire = {
 
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'src/cli/main.ts', lookup: 'src/cli/main-lookup.ts' },
+  entryPoints: { main: 'src/cli/main.ts', lookup: 'src/cli/main-lookup.ts', 'bulk-worker': 'src/cli/bulk-worker.ts' },
   outdir: 'dist/bundle',
   outExtension: { '.js': '.cjs' },
   bundle: true,

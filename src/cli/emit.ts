@@ -7,6 +7,7 @@ import { Utf8Chunk } from '../output/utf8-chunk.js';
 import { exitCodeForRun } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo } from './io.js';
+import { RenderedRows, renderRows } from './rendered-rows.js';
 
 export interface EmitOptions {
   /** One target was asked for (json prints an object, table a field/value view). */
@@ -24,7 +25,7 @@ export async function emitOutcomes(
   io: CliIo,
   options: GlobalOptions,
   schema: RecordSchema,
-  outcomes: AsyncIterable<Iterable<Outcome<unknown>>> | Iterable<Iterable<Outcome<unknown>>>,
+  outcomes: AsyncIterable<Iterable<Outcome<unknown>> | RenderedRows> | Iterable<Iterable<Outcome<unknown>>>,
   emit: EmitOptions,
 ): Promise<number> {
   const columns = options.fields ? selectColumns(schema, options.fields) : null;
@@ -41,20 +42,32 @@ export async function emitOutcomes(
   const failures = new Map<ErrorCode, number>();
   try {
     await stdout.write(formatter.start());
-    // Bulk runs print their rows as UTF-8 bytes collected per batch (see Utf8Chunk).
+    // Bulk runs print their rows as UTF-8 bytes collected per batch (see
+    // Utf8Chunk), lent to a writer that is done with them when it returns.
     const chunk = emit.bulk ? new Utf8Chunk() : null;
+    const lend = io.stdout.writesSynchronously === true;
     for await (const batch of outcomes) {
+      // A batch rendered elsewhere (a bulk worker thread) leaves only its tally and bytes to handle.
+      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, lend ? { lend: true } : { lend: false }) : null;
+      if (rows) {
+        succeeded += rows.succeeded;
+        for (const [code, count] of rows.failures) failures.set(code, (failures.get(code) ?? 0) + count);
+        for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
+        await stdout.write(rows.bytes);
+        // A writer that writes synchronously is done with the bytes.
+        if (lend) rows.release?.();
+        continue;
+      }
       let text = '';
-      for (const outcome of batch) {
+      for (const outcome of batch as Iterable<Outcome<unknown>>) {
         if (outcome.ok) succeeded += 1;
         else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
-          if (!emit.bulk || options.verbose) io.stderr.write(`netintel: ${outcome.error.message}\n`);
+          io.stderr.write(`netintel: ${outcome.error.message}\n`);
         }
-        if (chunk) chunk.append(formatter.write(outcome));
-        else text += formatter.write(outcome);
+        text += formatter.write(outcome);
       }
-      await stdout.write(chunk ? (io.stdout.writesSynchronously === true ? chunk.lend() : chunk.take()) : text);
+      await stdout.write(text);
     }
     await stdout.write(formatter.end());
   } catch (error) {

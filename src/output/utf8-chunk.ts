@@ -24,10 +24,14 @@ export class Utf8Chunk {
     this.used += this.bytes.write(text, this.used);
   }
 
-  /** The bytes collected, which the caller now owns; the chunk starts empty again. */
-  take(): Uint8Array {
+  /**
+   * The bytes collected, which the caller now owns; the chunk starts empty
+   * again, in `spare` when given (a buffer an earlier take handed out and
+   * its reader has finished with), else in a new buffer.
+   */
+  take(spare?: Buffer): Uint8Array {
     const taken = this.bytes.subarray(0, this.used);
-    this.bytes = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, this.used));
+    this.bytes = spare !== undefined && spare.length >= INITIAL_BYTES ? spare : Buffer.allocUnsafe(Math.max(INITIAL_BYTES, this.used));
     this.used = 0;
     return taken;
   }

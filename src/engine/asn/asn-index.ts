@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
+import { readWholeFile } from '../data/whole-files.js';
 import {
   decodeHeader,
   HEADER_BYTES,
@@ -132,7 +133,7 @@ export class AsnIndex {
     if (mode === 'memory') {
       let bytes: Uint8Array;
       try {
-        bytes = readFileSync(path);
+        bytes = readWholeFile(path);
       } catch (error) {
         throw unreadable(path, error);
       }

@@ -17,6 +17,7 @@ export async function* mapBatches<T, R>(
   for await (const batch of batches) yield mapEach(batch, fn);
 }
 
-function* mapEach<T, R>(batch: readonly T[], fn: (item: T) => R): Generator<R> {
+/** The results of `fn` over `batch`, each made when the iteration reaches it. */
+export function* mapEach<T, R>(batch: readonly T[], fn: (item: T) => R): Generator<R> {
   for (let i = 0; i < batch.length; i++) yield fn(batch[i]!);
 }

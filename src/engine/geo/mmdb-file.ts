@@ -21,6 +21,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
+import { readWholeFile } from '../data/whole-files.js';
 
 /** How an {@link MmdbFile} reaches its bytes: positioned reads, or one Buffer holding the file. */
 export type MmdbMode = 'pread' | 'memory';
@@ -633,7 +634,7 @@ export class MmdbFile {
     if (mode === 'memory') {
       let file: Buffer;
       try {
-        file = readFileSync(path);
+        file = readWholeFile(path);
       } catch (error) {
         throw unreadable(path, error);
       }

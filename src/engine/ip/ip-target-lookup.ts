@@ -14,9 +14,9 @@ const MEMORY_MODE_AFTER = 2048;
  * couple of thousand addresses (a short list answers at once), the
  * in-memory datasets after that (a long list runs at full speed).
  */
-export function createAdaptiveIpLookup(ctx: EngineContext): (input: string) => IpInfoRecord {
-  let lookup = createIpTextLookup(ipDatabasesFor(ctx, 'pread'));
-  let count = 0;
+export function createAdaptiveIpLookup(ctx: EngineContext, inMemoryFromStart = false): (input: string) => IpInfoRecord {
+  let lookup = createIpTextLookup(ipDatabasesFor(ctx, inMemoryFromStart ? 'memory' : 'pread'));
+  let count = inMemoryFromStart ? MEMORY_MODE_AFTER : 0;
   return (input) => {
     if (++count === MEMORY_MODE_AFTER) lookup = createIpTextLookup(ipDatabasesFor(ctx, 'memory'));
     return lookup(input);

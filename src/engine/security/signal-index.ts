@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
+import { readWholeFile } from '../data/whole-files.js';
 import { v4RangeText, v6RangeText } from './address-range.js';
 import {
   ASN_ENTRY_BYTES,
@@ -149,7 +150,7 @@ export class SignalIndex {
     if (mode === 'memory' && LITTLE_ENDIAN_HOST) {
       let bytes: Buffer;
       try {
-        bytes = readFileSync(path);
+        bytes = readWholeFile(path);
       } catch (error) {
         throw unreadable(path, error);
       }

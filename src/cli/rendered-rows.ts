@@ -1,0 +1,61 @@
+import type { Outcome } from '../engine/outcome.js';
+import type { ErrorCode } from '../errors.js';
+import type { Formatter } from '../output/formatter.js';
+import type { Utf8Chunk } from '../output/utf8-chunk.js';
+
+/**
+ * Bulk rows already turned into output bytes, with the tally of their
+ * outcomes: what a bulk worker thread sends back for a batch, and what the
+ * main thread makes of a batch it renders ahead of its turn. emitOutcomes
+ * writes them as they are.
+ */
+export class RenderedRows {
+  /**
+   * Hands the bytes' buffer back for reuse, once they are written: a buffer
+   * per batch would otherwise leave megabytes of garbage outside the heap
+   * between collections. Null when there is nothing to give back.
+   */
+  release: (() => void) | null = null;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly succeeded: number,
+    readonly failures: ReadonlyArray<readonly [ErrorCode, number]>,
+    /** The messages of the failed rows, for a verbose run's stderr. */
+    readonly messages: readonly string[],
+  ) {}
+
+  /** Rebuilds rows that crossed a thread boundary (structured clone keeps the fields, not the class). */
+  static from(plain: { bytes: Uint8Array; succeeded: number; failures: Array<[ErrorCode, number]>; messages: string[] }): RenderedRows {
+    return new RenderedRows(plain.bytes, plain.succeeded, plain.failures, plain.messages);
+  }
+}
+
+/** Where rendered bytes go: lent (valid until the chunk's next use), or taken, the chunk going on in `spare` if given. */
+export type RenderedBytes = { lend: true } | { lend: false; spare?: Buffer | undefined };
+
+/**
+ * Renders outcomes into `chunk` with `formatter` (rows only: no start or
+ * end). emitOutcomes and the bulk worker threads both render with it, so a
+ * row is the same bytes whichever thread made it.
+ */
+export function renderRows(
+  formatter: Formatter,
+  outcomes: Iterable<Outcome<unknown>>,
+  chunk: Utf8Chunk,
+  keepMessages: boolean,
+  bytes: RenderedBytes,
+): RenderedRows {
+  let succeeded = 0;
+  const failures = new Map<ErrorCode, number>();
+  const messages: string[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.ok) succeeded += 1;
+    else {
+      failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
+      if (keepMessages) messages.push(outcome.error.message);
+    }
+    chunk.append(formatter.write(outcome));
+  }
+  return new RenderedRows(bytes.lend ? chunk.lend() : chunk.take(bytes.spare), succeeded, [...failures], messages);
+}

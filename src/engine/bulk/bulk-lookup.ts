@@ -1,0 +1,36 @@
+import type { EngineContext } from '../context.js';
+import { isAsnText, lookupAsn } from '../asn/lookup-asn.js';
+import { createAdaptiveIpLookup } from '../ip/ip-target-lookup.js';
+import type { Outcome } from '../outcome.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
+import type { Target } from './read-targets.js';
+
+/** A target and the input it came from (null when the run reads a single input). */
+export type SourcedTarget = Target & { source: string | null };
+
+/**
+ * The lookup of one bulk line: an AS number or an IP address, answered from
+ * the local datasets, as an outcome that names the line when it fails. The
+ * main thread and the bulk worker threads use the same function, so a row
+ * reads the same whichever thread made it. `inMemoryFromStart` skips the
+ * positioned reads a short list starts with (a worker only runs for long
+ * lists).
+ */
+export function createBulkLookup(ctx: EngineContext, inMemoryFromStart = false): (target: SourcedTarget) => Outcome<unknown> {
+  const lookupIp = createAdaptiveIpLookup(ctx, inMemoryFromStart);
+  return (target) => {
+    try {
+      const value = isAsnText(target.text) ? lookupAsn(ctx, target.text, 'memory') : lookupIp(target.text);
+      return { ok: true, query: target.text, value };
+    } catch (error) {
+      return { ok: false, query: target.text, error: withLine(toNetintelError(error), target) };
+    }
+  };
+}
+
+/** The error with the input line (and file, when several were read) in its message and details. */
+export function withLine(error: NetintelError, target: SourcedTarget): NetintelError {
+  const where = target.source === null ? `line ${target.line}` : `${target.source} line ${target.line}`;
+  const details = target.source === null ? { ...error.details, line: target.line } : { ...error.details, file: target.source, line: target.line };
+  return new NetintelError(error.code, `${where}: ${error.message}`, { cause: error, details });
+}
