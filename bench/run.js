@@ -327,6 +327,17 @@ async function measureBulk(options, env, notices, netintelReady, deadlineAt) {
     const largeRun = await runBulk({ command: NODE, args, env, inputFile: large.path, deadlineMs: cap(600) });
     netLarge = bulkRow(`netintel bulk -f csv (${grouped(options.ips)})`, 'full record, CSV with header', largeRun, options.ips, 1);
     runs.push({ id: 'netintel-large', ...netLarge });
+
+    // Reference: two lookup threads, whatever the default on this machine
+    // (one per CPU but one). Here the harness reading stdout competes for
+    // the CPUs too, as any CPU-bound reader of a pipeline would.
+    if (cpus().length >= 2 && (deadlineAt - Date.now()) / 1000 > 30) {
+      step(`netintel bulk -f csv --threads 2, ${grouped(options.ips)} IPs`);
+      const threadedRun = await runBulk({ command: NODE, args: [...args, '--threads', '2'], env, inputFile: large.path, deadlineMs: cap(600) });
+      const threaded = bulkRow(`netintel bulk -f csv --threads 2 (ref)`, 'as above, a worker thread besides the main one', threadedRun, options.ips, 1);
+      runs.push({ id: 'netintel-large-threads-2', ...threaded });
+      if (threaded.problems.length > 0) notices.push(`netintel --threads 2 bulk run: ${threaded.problems.join('; ')}`);
+    }
     if (netLarge.problems.length > 0) notices.push(`netintel large bulk run: ${netLarge.problems.join('; ')}`);
     if (netSmall.problems.length > 0) notices.push(`netintel small bulk run: ${netSmall.problems.join('; ')}`);
   }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { homeDirectory } from '../engine/data/home-directory.js';
 import { NetintelError } from '../errors.js';
 
 /**
@@ -11,7 +11,7 @@ import { NetintelError } from '../errors.js';
  */
 export function configFilePath(env: Readonly<Record<string, string | undefined>>): string {
   if (env.NETINTEL_CONFIG) return env.NETINTEL_CONFIG;
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME || join(homeDirectory(env), '.config');
   return join(base, 'netintel', 'config.json');
 }
 

@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { homeDirectory } from '../engine/data/home-directory.js';
 
 /**
  * The key database: `--db PATH`, else NETINTEL_DB, else `keys.db` in the XDG
@@ -8,6 +8,6 @@ import { join } from 'node:path';
 export function keyDbPath(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
   if (flag) return flag;
   if (env.NETINTEL_DB) return env.NETINTEL_DB;
-  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  const base = env.XDG_DATA_HOME || join(homeDirectory(env), '.local', 'share');
   return join(base, 'netintel', 'keys.db');
 }

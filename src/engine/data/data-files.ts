@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { homeDirectory } from './home-directory.js';
 
 let packageRootDir: string | undefined;
 
@@ -13,10 +12,10 @@ let packageRootDir: string | undefined;
  */
 export function packageRoot(): string {
   if (packageRootDir === undefined) {
-    let dir = dirname(fileURLToPath(import.meta.url));
+    let dir = import.meta.dirname;
     while (!existsSync(join(dir, 'data', DATA_FILES.curatedAsns))) {
       const parent = dirname(dir);
-      if (parent === dir) throw new Error(`netintel's data/ directory is not above ${fileURLToPath(import.meta.url)}`);
+      if (parent === dir) throw new Error(`netintel's data/ directory is not above ${import.meta.dirname}`);
       dir = parent;
     }
     packageRootDir = dir;
@@ -87,7 +86,7 @@ export function dataDirFilePath(name: keyof typeof DATA_DIR_FILES, dataDir: stri
  * CLI's environment (the engine does not read the process's).
  */
 export function defaultDataDir(env: Readonly<Record<string, string | undefined>>): string {
-  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  const base = env.XDG_DATA_HOME || join(homeDirectory(env), '.local', 'share');
   return join(base, 'netintel');
 }
 
@@ -115,5 +114,5 @@ export function bundledAsnCsvPath(version: 4 | 6): string {
 function installedPackageDir(name: string): string {
   const own = join(packageRoot(), 'node_modules', name);
   if (existsSync(join(own, 'package.json'))) return own;
-  return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+  return dirname(createRequire(join(import.meta.dirname, 'data-files.js')).resolve(`${name}/package.json`));
 }
