@@ -8,6 +8,7 @@
 // close to the cost of starting Node itself (see bench/). Type checking
 // stays with tsc.
 import { build } from 'esbuild';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -48,6 +49,30 @@ const chalkWithoutDetection = {
       contents: 'export default { stdout: false, stderr: false };',
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * Node's start-up does not load node:module or node:os, and loading either
+ * costs a few tenths of a millisecond. netintel's own modules use them only
+ * in fallbacks (a hoisted install, no $HOME), so they get a stand-in with
+ * the same named exports that loads the real module on first use.
+ */
+const LAZY_BUILTINS = ['node:module', 'node:os'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:(module|os)$/ }, (args) =>
+      LAZY_BUILTINS.includes(args.path) && args.importer.startsWith(join(root, 'src')) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
+      const getters = names.map((name) => `get ${name}() { return load().${name}; }`).join(', ');
+      return {
+        contents: `let real; const load = () => (real ??= require(${JSON.stringify(args.path)})); module.exports = { ${getters} };`,
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -113,6 +138,6 @@ await build({
   // millisecond, and a one-off lookup never needs it.
   define: { 'import.meta.url': '__netintelModule.url', 'import.meta.dirname': '__dirname' },
   banner: { js: "const __netintelModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
-  plugins: [lazyChildProcess, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
+  plugins: [lazyChildProcess, lazyBuiltins, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
   logLevel: 'warning',
 });

@@ -1,12 +1,10 @@
-import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 
 /**
  * The user's home directory: `$HOME`, as os.homedir() would answer first,
- * else the password database's entry. node:os is loaded only for that
- * fallback: a one-off lookup would otherwise pay a third of a millisecond
- * to load a module it does not use.
+ * else the password database's entry. (The bundle loads node:os only when
+ * it is called: scripts/bundle.mjs.)
  */
 export function homeDirectory(env: Readonly<Record<string, string | undefined>>): string {
-  if (env.HOME) return env.HOME;
-  return (createRequire(import.meta.url)('node:os') as typeof import('node:os')).homedir();
+  return env.HOME || homedir();
 }
