@@ -38,7 +38,8 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
           import('../engine/bulk/map-ordered.js'),
           import('../engine/bulk/read-targets.js'),
         ]);
-      const lookup = createAdaptiveIpLookup(ctx);
+      // The verdict needs no location: the city database stays closed.
+      const lookup = createAdaptiveIpLookup(ctx, { location: false });
       const dns = () => import('../engine/dns/host-addresses.js');
       const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
       const toVpn = (outcomes: Array<Outcome<IpInfoRecord>>): Array<Outcome<VpnResult>> =>

@@ -17,7 +17,7 @@ export type SourcedTarget = Target & { source: string | null };
  * lists).
  */
 export function createBulkLookup(ctx: EngineContext, inMemoryFromStart = false): (target: SourcedTarget) => Outcome<unknown> {
-  const lookupIp = createAdaptiveIpLookup(ctx, inMemoryFromStart);
+  const lookupIp = createAdaptiveIpLookup(ctx, { inMemoryFromStart });
   return (target) => {
     try {
       const value = isAsnText(target.text) ? lookupAsn(ctx, target.text, 'memory') : lookupIp(target.text);

@@ -25,7 +25,7 @@ export class IpDatabases {
   private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
   private securitySignals?: SecuritySignals;
-  private readonly metas: { 4?: IpRecordMeta; 6?: IpRecordMeta } = {};
+  private readonly metas = new Map<string, IpRecordMeta>();
 
   constructor(
     private readonly dataDir: string | null,
@@ -78,18 +78,23 @@ export class IpDatabases {
     return this.securitySignals;
   }
 
-  /** The datasets an answer for an address of the family uses, with their dates (the record's `meta`). */
-  meta(version: 4 | 6): IpRecordMeta {
-    let meta = this.metas[version];
+  /**
+   * The datasets an answer for an address of the family uses, with their
+   * dates (the record's `meta`); the city database only when the answer
+   * has a location.
+   */
+  meta(version: 4 | 6, withLocation = true): IpRecordMeta {
+    const key = `${version}${withLocation ? '+location' : ''}`;
+    let meta = this.metas.get(key);
     if (!meta) {
-      const city = version === 4 ? this.cityV4 : this.cityV6;
+      const city = withLocation ? (version === 4 ? this.cityV4 : this.cityV6) : null;
       const data = {
-        [`dbip-city-ipv${version}`]: mmdbDataDate(city.metadata),
+        ...(city ? { [`dbip-city-ipv${version}`]: mmdbDataDate(city.metadata) } : {}),
         [`asn-ipv${version}`]: asnDataDate(this.asn.metadata),
         ...this.security.dataDates(),
       };
       meta = Object.freeze({ data: Object.freeze(data) });
-      this.metas[version] = meta;
+      this.metas.set(key, meta);
     }
     return meta;
   }

@@ -4,7 +4,7 @@ import type { Outcome } from '../outcome.js';
 import { ipDatabasesFor } from './ip-databases.js';
 import { isIpAddress } from './ip-address.js';
 import type { IpInfoRecord } from './ip-record.js';
-import { createIpTextLookup } from './lookup-ip.js';
+import { createIpTextLookup, type IpLookupOptions } from './lookup-ip.js';
 
 /** After this many lookups a run loads the datasets into memory: per-lookup reads would then cost more. */
 const MEMORY_MODE_AFTER = 2048;
@@ -14,13 +14,19 @@ const MEMORY_MODE_AFTER = 2048;
  * couple of thousand addresses (a short list answers at once), the
  * in-memory datasets after that (a long list runs at full speed).
  */
-export function createAdaptiveIpLookup(ctx: EngineContext, inMemoryFromStart = false): (input: string) => IpInfoRecord {
-  let lookup = createIpTextLookup(ipDatabasesFor(ctx, inMemoryFromStart ? 'memory' : 'pread'));
+export function createAdaptiveIpLookup(ctx: EngineContext, options: AdaptiveLookupOptions = {}): (input: string) => IpInfoRecord {
+  const { inMemoryFromStart = false, ...lookupOptions } = options;
+  let lookup = createIpTextLookup(ipDatabasesFor(ctx, inMemoryFromStart ? 'memory' : 'pread'), lookupOptions);
   let count = inMemoryFromStart ? MEMORY_MODE_AFTER : 0;
   return (input) => {
-    if (++count === MEMORY_MODE_AFTER) lookup = createIpTextLookup(ipDatabasesFor(ctx, 'memory'));
+    if (++count === MEMORY_MODE_AFTER) lookup = createIpTextLookup(ipDatabasesFor(ctx, 'memory'), lookupOptions);
     return lookup(input);
   };
+}
+
+export interface AdaptiveLookupOptions extends IpLookupOptions {
+  /** In memory from the first lookup (a run known to be long, such as a bulk worker thread's). */
+  inMemoryFromStart?: boolean;
 }
 
 /** Resolves a host name to its addresses (A and AAAA); provided by the DNS engine. */

@@ -25,8 +25,18 @@ import { specialPurposeOf, specialPurposeOfV4 } from './special-ranges.js';
  * @throws NetintelError `invalid_input` for text that is not an IP address;
  *   `data_unavailable` when a dataset is missing or corrupt.
  */
-export function lookupIp(ctx: EngineContext, input: string, mode: AccessMode = 'pread'): IpInfoRecord {
-  return createIpLookup(ipDatabasesFor(ctx, mode))(parseIpAddress(input));
+export function lookupIp(ctx: EngineContext, input: string, mode: AccessMode = 'pread', options: IpLookupOptions = {}): IpInfoRecord {
+  return createIpLookup(ipDatabasesFor(ctx, mode), options)(parseIpAddress(input));
+}
+
+/** What a lookup fills in. */
+export interface IpLookupOptions {
+  /**
+   * False: leave `location` empty and the city database closed, for answers
+   * that do not show it (`netintel vpn`, GET /api/vpn-check); `meta` then
+   * names only the datasets used. Default true.
+   */
+  location?: boolean;
 }
 
 /**
@@ -34,8 +44,8 @@ export function lookupIp(ctx: EngineContext, input: string, mode: AccessMode = '
  * an allocation-light path (no byte array, no generic parser); everything
  * else goes through `parseIpAddress`. Throws as `lookupIp`.
  */
-export function createIpTextLookup(databases: IpDatabases): (input: string) => IpInfoRecord {
-  const byAddress = createIpLookup(databases);
+export function createIpTextLookup(databases: IpDatabases, options: IpLookupOptions = {}): (input: string) => IpInfoRecord {
+  const byAddress = createIpLookup(databases, options);
   return (input) => {
     const v4 = parseIpv4Fast(input);
     return v4 >= 0 ? byAddress.v4(v4, input) : byAddress(parseIpAddress(input));
@@ -90,7 +100,8 @@ interface NetworkEntry {
  * them). Both caches are bounded (see NumberKeyedCache for what stays).
  * Cached objects are shared between records: treat records as read-only.
  */
-export function createIpLookup(databases: IpDatabases): IpLookup {
+export function createIpLookup(databases: IpDatabases, options: IpLookupOptions = {}): IpLookup {
+  const withLocation = options.location !== false;
   const inMemory = databases.mode === 'memory';
   const locationCache = new NumberKeyedCache<IpLocation>(inMemory ? LOCATION_CACHE_SIZE : PREAD_CACHE_SIZE);
   const networkCache = new NumberKeyedCache<NetworkEntry>(inMemory ? NETWORK_CACHE_SIZE : PREAD_CACHE_SIZE);
@@ -114,23 +125,29 @@ export function createIpLookup(databases: IpDatabases): IpLookup {
     if (address.version === 4) return lookupV4(address.v4, address.text);
     const reserved = specialPurposeOf(address);
     if (reserved !== null) return reservedRecord(address.text, 'ipv6', reserved);
-    const cityV6 = databases.cityV6;
-    const location = locate(cityV6, cityV6.findOffset(address.bytes), 6);
+    let location = EMPTY_LOCATION;
+    if (withLocation) {
+      const cityV6 = databases.cityV6;
+      location = locate(cityV6, cityV6.findOffset(address.bytes), 6);
+    }
     const entry = networkOf(6, databases.asn.indexOfV6(address.bytes));
     const set = (signals ??= databases.security).v6Set(address.bytes);
     const security = set === -1 ? entry.security : signals.verdict(entry.asn, set);
-    return { ip: address.text, type: 'ipv6', location, network: entry.network, security, reserved: null, meta: databases.meta(6) };
+    return { ip: address.text, type: 'ipv6', location, network: entry.network, security, reserved: null, meta: databases.meta(6, withLocation) };
   }) as IpLookup;
 
   const lookupV4 = (v4: number, text: string): IpInfoRecord => {
     const reserved = specialPurposeOfV4(v4);
     if (reserved !== null) return reservedRecord(text, 'ipv4', reserved);
-    const cityV4 = databases.cityV4;
-    const location = locate(cityV4, cityV4.findOffsetV4(v4), 4);
+    let location = EMPTY_LOCATION;
+    if (withLocation) {
+      const cityV4 = databases.cityV4;
+      location = locate(cityV4, cityV4.findOffsetV4(v4), 4);
+    }
     const entry = networkOf(4, databases.asn.indexOfV4(v4));
     const set = (signals ??= databases.security).v4Set(v4);
     const security = set === -1 ? entry.security : signals!.verdict(entry.asn, set);
-    return { ip: text, type: 'ipv4', location, network: entry.network, security, reserved: null, meta: databases.meta(4) };
+    return { ip: text, type: 'ipv4', location, network: entry.network, security, reserved: null, meta: databases.meta(4, withLocation) };
   };
   lookup.v4 = lookupV4;
   return lookup;

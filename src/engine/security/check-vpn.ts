@@ -54,5 +54,5 @@ export function toVpnResult(record: IpInfoRecord): VpnResult {
  *   `data_unavailable` when a dataset is missing or corrupt.
  */
 export function checkVpn(ctx: EngineContext, input: string, mode: AccessMode = 'pread'): VpnResult {
-  return toVpnResult(lookupIp(ctx, input, mode));
+  return toVpnResult(lookupIp(ctx, input, mode, { location: false }));
 }
