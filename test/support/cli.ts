@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { afterAll } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(REPO_ROOT, 'bin', 'netintel.js');
@@ -45,12 +46,16 @@ export function tempDir(prefix = 'netintel-test-'): { path: string; remove: () =
 
 let isolatedHome: string | undefined;
 
+// Removed when the test file that made it is done: a worker's 'exit' event
+// does not come for every file, and the directories would pile up in /tmp.
+afterAll(() => {
+  if (isolatedHome !== undefined) rmSync(isolatedHome, { recursive: true, force: true });
+  isolatedHome = undefined;
+});
+
 /** An empty directory used as HOME and XDG_CONFIG_HOME unless a test gives its own. */
 function emptyHome(): string {
-  if (isolatedHome === undefined) {
-    isolatedHome = mkdtempSync(join(tmpdir(), 'netintel-home-'));
-    process.once('exit', () => rmSync(isolatedHome!, { recursive: true, force: true }));
-  }
+  isolatedHome ??= mkdtempSync(join(tmpdir(), 'netintel-home-'));
   return isolatedHome;
 }
 
