@@ -268,24 +268,27 @@ export async function* bulkRows(
   debug: (message: string) => void = () => {},
 ): AsyncGenerator<Iterable<Outcome<unknown>> | RenderedRows> {
   const iterator = batches[Symbol.asyncIterator]();
-  let seen = 0;
-  while (seen < THREADS_AFTER_TARGETS || !threadsApply(settings.format, threads)) {
-    const next = await iterator.next();
-    if (next.done) return;
-    seen += next.value.length;
-    yield mapEach(next.value, lookup);
-  }
-  const pool = BulkWorkerPool.start(threads - 1, settings);
-  if (pool !== null) debug(`bulk: ${threads - 1} worker ${threads === 2 ? 'thread' : 'threads'} from target ${seen + 1} on`);
-  const rest: AsyncIterable<readonly SourcedTarget[]> = { [Symbol.asyncIterator]: () => iterator };
+  let pool: BulkWorkerPool | null = null;
   try {
+    let seen = 0;
+    while (seen < THREADS_AFTER_TARGETS || !threadsApply(settings.format, threads)) {
+      const next = await iterator.next();
+      if (next.done) return;
+      seen += next.value.length;
+      yield mapEach(next.value, lookup);
+    }
+    pool = BulkWorkerPool.start(threads - 1, settings);
+    const rest: AsyncIterable<readonly SourcedTarget[]> = { [Symbol.asyncIterator]: () => iterator };
     if (pool === null) {
       for await (const batch of rest) yield mapEach(batch, lookup);
-    } else {
-      const here = await createBatchRendering(settings, lookup);
-      yield* renderInOrder(rest, (batch) => here.render(batch), pool.renderers);
+      return;
     }
+    debug(`bulk: ${threads - 1} worker ${threads === 2 ? 'thread' : 'threads'} from target ${seen + 1} on`);
+    const here = await createBatchRendering(settings, lookup);
+    yield* renderInOrder(rest, (batch) => here.render(batch), pool.renderers);
   } finally {
+    // The reader may have stopped early (`| head`): end the workers and the input.
     await pool?.close();
+    await iterator.return?.();
   }
 }
