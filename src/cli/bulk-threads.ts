@@ -68,7 +68,7 @@ export interface BatchRenderer {
   render(batch: readonly SourcedTarget[]): Promise<RenderedRows>;
 }
 
-/** The most threads a run uses unless told otherwise: each worker holds its own caches and heap (about 100 MB). */
+/** The most threads a run uses unless told otherwise: each worker holds its own caches and heap (about 120 MB of peak RSS). */
 export const DEFAULT_MAX_BULK_THREADS = 4;
 
 /**
