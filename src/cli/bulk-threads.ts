@@ -21,8 +21,12 @@ import { RenderedRows, renderRows } from './rendered-rows.js';
  * busy, and writes everything in input order.
  */
 
-/** The formats whose rows stand alone (no separators between records), which a worker can render. */
-const THREADED_FORMATS: ReadonlySet<OutputFormat> = new Set(['csv', 'ndjson']);
+/**
+ * The formats whose rows a worker can render: each row stands alone, or
+ * (json) needs only to know it is not the first, which is always the main
+ * thread's. A table's rows are laid out together.
+ */
+const THREADED_FORMATS: ReadonlySet<OutputFormat> = new Set(['csv', 'ndjson', 'json', 'xml']);
 
 /** Targets read before worker threads start: a short list is done before a thread could load its datasets. */
 export const THREADS_AFTER_TARGETS = 8192;
@@ -109,6 +113,8 @@ export async function createBatchRendering(
     header: false,
     color: false,
     single: false,
+    // Rendered batches come after the run's first rows (THREADS_AFTER_TARGETS).
+    continuesRows: true,
   });
   const chunk = new Utf8Chunk();
   const spares: Buffer[] = [];

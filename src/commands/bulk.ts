@@ -17,7 +17,7 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
     .command('bulk')
     .description('many IPs and AS numbers, one per line: one output row per line, in input order, failures included')
     .argument('[files...]', 'files with one target per line ("-" or none: stdin); blank lines and # comments are skipped')
-    .option('--threads <n>', `lookup threads for long lists in csv and ndjson (default: one per CPU but one, at most ${DEFAULT_MAX_BULK_THREADS}; 1: no worker threads)`, parseThreads)
+    .option('--threads <n>', `lookup threads for long lists, except in table output (default: one per CPU but one, at most ${DEFAULT_MAX_BULK_THREADS}; 1: no worker threads)`, parseThreads)
     .addHelpText(
       'after',
       '\nExit status: 0 all rows ok, 7 some failed, the failure\'s own code when all failed.\nExamples:\n  netintel bulk ips.txt -f csv > out.csv\n  zcat ips.gz | netintel bulk --fields location,security -f ndjson',

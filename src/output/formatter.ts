@@ -20,6 +20,12 @@ export interface FormatterOptions {
    * array, and table prints a field/value view.
    */
   single: boolean;
+  /**
+   * The rows written continue a run whose first row another formatter
+   * wrote (a bulk worker thread's rows): json separates the first of them
+   * from the row before it, as it does every later row.
+   */
+  continuesRows?: boolean;
 }
 
 /**
@@ -46,7 +52,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
 
   switch (options.format) {
     case 'json': {
-      let count = 0;
+      let count = options.continuesRows === true ? 1 : 0;
       return {
         start: () => (options.single ? '' : '['),
         write: (outcome) => {

@@ -27,7 +27,7 @@ describe('netintel bulk --threads', () => {
   const input = join(scratch.path, 'long.txt');
   writeFileSync(input, longList(THREADS_AFTER_TARGETS * 4));
 
-  it.each(['csv', 'ndjson'])('prints the same bytes, tally and exit code on 2 threads as on 1 (%s)', async (format) => {
+  it.each(['csv', 'ndjson', 'json', 'xml'])('prints the same bytes, tally and exit code on 2 threads as on 1 (%s)', async (format) => {
     const [one, two] = await Promise.all(
       ['1', '2'].map((threads) => spawnCli(['bulk', input, '-f', format, '-v', '--threads', threads], { timeoutMs: 60_000 })),
     );
@@ -45,6 +45,7 @@ describe('netintel bulk --threads', () => {
     expect(failedLines(two.stderr)).toEqual(failedLines(one.stderr));
     expect(two.stdout.length).toBeGreaterThan(1_000_000);
     expect(two.stdout === one.stdout).toBe(true);
+    if (format === 'json') expect(JSON.parse(two.stdout)).toHaveLength(Number(/(\d+) rows/.exec(two.stderr)?.[1]));
   });
 
   it('rejects a thread count that is not a whole number from 1', async () => {
