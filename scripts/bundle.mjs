@@ -14,25 +14,6 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * commander loads node:child_process at start-up for executable subcommands,
- * which netintel does not use; that module costs ~10 ms to load. Resolve it,
- * for commander only, to a proxy that loads the real module on first use.
- */
-const lazyChildProcess = {
-  name: 'lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.importer.includes('node_modules/commander/') ? { path: 'lazy-child-process', namespace: 'lazy' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
-      contents:
-        "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
-      loader: 'js',
-    }));
-  },
-};
-
-/**
  * chalk detects colour support when it loads, through node:tty, which
  * brings node:net and the stream modules with it (about 7 ms of a one-off
  * lookup). netintel decides colour itself (a terminal, NO_COLOR, TERM=dumb;
@@ -53,18 +34,27 @@ const chalkWithoutDetection = {
 };
 
 /**
- * Node's start-up does not load node:module or node:os, and loading either
- * costs a few tenths of a millisecond. netintel's own modules use them only
- * in fallbacks (a hoisted install, no $HOME), so they get a stand-in with
- * the same named exports that loads the real module on first use.
+ * Built-in modules that Node's start-up does not load, imported where a
+ * one-off lookup never uses them, by importer: commander loads
+ * node:child_process for executable subcommands, which netintel does not
+ * use (about 10 ms); netintel's own modules use node:module and node:os
+ * only in fallbacks (a hoisted install, no $HOME), a few tenths of a
+ * millisecond each. Those imports get a stand-in with the same named
+ * exports that loads the real module on first use.
  */
-const LAZY_BUILTINS = ['node:module', 'node:os'];
+const LAZY_BUILTINS = [
+  { module: 'node:child_process', importers: join(root, 'node_modules', 'commander') },
+  { module: 'node:module', importers: join(root, 'src') },
+  { module: 'node:os', importers: join(root, 'src') },
+];
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^node:(module|os)$/ }, (args) =>
-      LAZY_BUILTINS.includes(args.path) && args.importer.startsWith(join(root, 'src')) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
-    );
+    b.onResolve({ filter: /^(node:)?(child_process|module|os)$/ }, (args) => {
+      const module = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
+      const lazy = LAZY_BUILTINS.some((entry) => entry.module === module && args.importer.startsWith(entry.importers));
+      return lazy ? { path: module, namespace: 'lazy-builtin' } : undefined;
+    });
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
       const names = Object.keys(await import(args.path)).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
       const getters = names.map((name) => `get ${name}() { return load().${name}; }`).join(', ');
@@ -138,6 +128,6 @@ await build({
   // millisecond, and a one-off lookup never needs it.
   define: { 'import.meta.url': '__netintelModule.url', 'import.meta.dirname': '__dirname' },
   banner: { js: "const __netintelModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
-  plugins: [lazyChildProcess, lazyBuiltins, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
+  plugins: [lazyBuiltins, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
   logLevel: 'warning',
 });
