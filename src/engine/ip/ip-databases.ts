@@ -25,7 +25,8 @@ export class IpDatabases {
   private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
   private securitySignals?: SecuritySignals;
-  private readonly metas = new Map<string, IpRecordMeta>();
+  /** By family, negated for answers without a location: every record asks, so no key is built. */
+  private readonly metas: Record<number, IpRecordMeta> = {};
 
   constructor(
     private readonly dataDir: string | null,
@@ -84,8 +85,8 @@ export class IpDatabases {
    * has a location.
    */
   meta(version: 4 | 6, withLocation = true): IpRecordMeta {
-    const key = `${version}${withLocation ? '+location' : ''}`;
-    let meta = this.metas.get(key);
+    const key = withLocation ? version : -version;
+    let meta = this.metas[key];
     if (!meta) {
       const city = withLocation ? (version === 4 ? this.cityV4 : this.cityV6) : null;
       const data = {
@@ -94,7 +95,7 @@ export class IpDatabases {
         ...this.security.dataDates(),
       };
       meta = Object.freeze({ data: Object.freeze(data) });
-      this.metas.set(key, meta);
+      this.metas[key] = meta;
     }
     return meta;
   }
