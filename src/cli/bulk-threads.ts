@@ -90,7 +90,7 @@ export function threadsApply(format: OutputFormat, threads: number): boolean {
   return threads > 1 && THREADED_FORMATS.has(format);
 }
 
-/** Renders whole batches into bytes of their own; a buffer given back to `recycle` is reused. */
+/** Renders whole batches into bytes of their own; a buffer given back to `recycle` is rendered into again. */
 export interface BatchRendering {
   render(batch: readonly SourcedTarget[]): RenderedRows;
   recycle(buffer: ArrayBuffer): void;
@@ -99,8 +99,7 @@ export interface BatchRendering {
 /**
  * Renders whole batches, rows only (the writer prints the header and the
  * end): how the workers render, and how the main thread renders a batch
- * ahead of its turn. Rows rendered here give their buffer back to this
- * renderer once written.
+ * ahead of its turn.
  */
 export async function createBatchRendering(
   settings: BulkWorkerSettings,
@@ -122,12 +121,7 @@ export async function createBatchRendering(
     if (spares.length < MAX_SPARE_BUFFERS) spares.push(Buffer.from(buffer));
   };
   return {
-    render(batch) {
-      const rows = renderRows(formatter, mapEach(batch, lookup), chunk, settings.verbose, { lend: false, spare: spares.pop() });
-      const buffer = rows.bytes.buffer as ArrayBuffer;
-      rows.release = () => recycle(buffer);
-      return rows;
-    },
+    render: (batch) => renderRows(formatter, mapEach(batch, lookup), chunk, settings.verbose, { spare: spares.pop() }),
     recycle,
   };
 }
@@ -291,7 +285,14 @@ export async function* bulkRows(
     }
     debug(`bulk: ${threads - 1} worker ${threads === 2 ? 'thread' : 'threads'} from target ${seen + 1} on`);
     const here = await createBatchRendering(settings, lookup);
-    yield* renderInOrder(rest, (batch) => here.render(batch), pool.renderers);
+    const renderHere = (batch: readonly SourcedTarget[]): RenderedRows => {
+      const rows = here.render(batch);
+      const buffer = rows.bytes.buffer as ArrayBuffer;
+      // Written: the buffer is rendered into again.
+      rows.release = () => here.recycle(buffer);
+      return rows;
+    };
+    yield* renderInOrder(rest, renderHere, pool.renderers);
   } finally {
     // The reader may have stopped early (`| head`): end the workers and the input.
     await pool?.close();

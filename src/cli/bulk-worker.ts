@@ -26,7 +26,6 @@ async function serve(): Promise<void> {
     const batch = new Array<SourcedTarget>(texts.length);
     for (let i = 0; i < texts.length; i++) batch[i] = { text: texts[i]!, line: lines[i]!, source };
     const rows = rendering.render(batch);
-    rows.release = null;
     port.postMessage({ id, rows }, [rows.bytes.buffer as ArrayBuffer]);
   });
 }

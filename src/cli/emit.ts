@@ -48,7 +48,7 @@ export async function emitOutcomes(
     const lend = io.stdout.writesSynchronously === true;
     for await (const batch of outcomes) {
       // A batch rendered elsewhere (a bulk worker thread) leaves only its tally and bytes to handle.
-      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, lend ? { lend: true } : { lend: false }) : null;
+      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, { lend }) : null;
       if (rows) {
         succeeded += rows.succeeded;
         for (const [code, count] of rows.failures) failures.set(code, (failures.get(code) ?? 0) + count);

@@ -31,8 +31,14 @@ export class RenderedRows {
   }
 }
 
-/** Where rendered bytes go: lent (valid until the chunk's next use), or taken, the chunk going on in `spare` if given. */
-export type RenderedBytes = { lend: true } | { lend: false; spare?: Buffer | undefined };
+/**
+ * How the bytes leave the chunk: lent (valid until the chunk's next use),
+ * else taken, the chunk going on in `spare` when one is given.
+ */
+export interface RenderedBytes {
+  lend?: boolean;
+  spare?: Buffer | undefined;
+}
 
 /**
  * Renders outcomes into `chunk` with `formatter` (rows only: no start or
@@ -44,7 +50,7 @@ export function renderRows(
   outcomes: Iterable<Outcome<unknown>>,
   chunk: Utf8Chunk,
   keepMessages: boolean,
-  bytes: RenderedBytes,
+  bytes: RenderedBytes = {},
 ): RenderedRows {
   let succeeded = 0;
   const failures = new Map<ErrorCode, number>();
@@ -57,5 +63,5 @@ export function renderRows(
     }
     chunk.append(formatter.write(outcome));
   }
-  return new RenderedRows(bytes.lend ? chunk.lend() : chunk.take(bytes.spare), succeeded, [...failures], messages);
+  return new RenderedRows(bytes.lend === true ? chunk.lend() : chunk.take(bytes.spare), succeeded, [...failures], messages);
 }
