@@ -1,4 +1,4 @@
-import { fstatSync, statSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync, type Stats } from 'node:fs';
 
 // Listener arguments are whatever the event carries, as for an EventEmitter.
 type Listener = (...args: any[]) => void;
@@ -106,11 +106,21 @@ export class FdOutput {
  * colours), and so does anything unknown.
  */
 export function suitsFdOutput(fd: number): boolean {
+  const stat = fdStat(fd);
+  if (stat === null) return false;
+  return isPipeOrFile(stat) || (stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev);
+}
+
+/** A pipe (FIFO or socket) or a regular file: what a list is read from, and what FdOutput writes to. */
+export function isPipeOrFile(stat: Stats): boolean {
+  return stat.isFIFO() || stat.isFile() || stat.isSocket();
+}
+
+/** fstat(2) of `fd`, or null when it is not open. */
+export function fdStat(fd: number): Stats | null {
   try {
-    const stat = fstatSync(fd);
-    if (stat.isFIFO() || stat.isFile() || stat.isSocket()) return true;
-    return stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev;
+    return fstatSync(fd);
   } catch {
-    return false;
+    return null;
   }
 }

@@ -1,6 +1,5 @@
-import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { FdOutput, suitsFdOutput } from './fd-output.js';
+import { FdOutput, fdStat, isPipeOrFile, suitsFdOutput } from './fd-output.js';
 
 /**
  * The part of a Writable the CLI writes through: process.stdout and
@@ -46,7 +45,7 @@ export function createProcessIo(): CliIo {
       return process.stdin;
     },
     get stdinPiped() {
-      return (piped ??= isPipedInput(0));
+      return (piped ??= isPipedInput());
     },
     stdout: suitsFdOutput(1) ? new FdOutput(1) : quietOnEpipe(process.stdout),
     stderr: suitsFdOutput(2) ? new FdOutput(2) : process.stderr,
@@ -64,13 +63,9 @@ export function stdinBringsList(io: CliIo): boolean {
   return io.stdinPiped ?? io.stdin.isTTY !== true;
 }
 
-function isPipedInput(fd: number): boolean {
-  try {
-    const stat = fstatSync(fd);
-    return stat.isFIFO() || stat.isFile() || stat.isSocket();
-  } catch {
-    return false;
-  }
+function isPipedInput(): boolean {
+  const stat = fdStat(0);
+  return stat !== null && isPipeOrFile(stat);
 }
 
 /**
