@@ -6,7 +6,7 @@ import type { SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { packageRoot } from '../engine/data/data-files.js';
 import { wholeFilesRead, type WholeFile } from '../engine/data/whole-files.js';
 import type { Outcome } from '../engine/outcome.js';
-import { mapEach } from '../engine/bulk/map-batches.js';
+import { mapEach } from '../engine/bulk/map-each.js';
 import { createFormatter, type OutputFormat } from '../output/formatter.js';
 import { selectColumns } from '../output/record-schema.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';

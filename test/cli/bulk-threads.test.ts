@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { renderInOrder, THREADS_AFTER_TARGETS, type BatchRenderer } from '../../src/cli/bulk-threads.js';
+import { bulkRows, renderInOrder, THREADS_AFTER_TARGETS, type BatchRenderer, type BulkWorkerSettings } from '../../src/cli/bulk-threads.js';
 import { RenderedRows } from '../../src/cli/rendered-rows.js';
 import type { SourcedTarget } from '../../src/engine/bulk/bulk-lookup.js';
 import { BIN, isolatedEnv, REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
@@ -159,5 +159,63 @@ describe('renderInOrder', () => {
     expect(yielded).toBe(texts.length);
     expect(mostAhead).toBeGreaterThan(2);
     expect(mostAhead).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('bulkRows on one thread', () => {
+  const settings: BulkWorkerSettings = { dataDir: null, format: 'csv', fields: null, verbose: false };
+  const targets = (texts: string[][]): SourcedTarget[][] => texts.map((batch) => batch.map((text, i) => ({ text, line: i + 1, source: null })));
+  async function* batchesOf(batches: SourcedTarget[][], read: string[][]): AsyncGenerator<SourcedTarget[]> {
+    for (const batch of batches) {
+      read.push(batch.map((target) => target.text));
+      yield batch;
+    }
+  }
+  const rowsOf = async (rows: AsyncIterable<unknown>): Promise<unknown[][]> => {
+    const out: unknown[][] = [];
+    for await (const batch of rows) out.push([...(batch as Iterable<{ value: unknown }>)].map((outcome) => outcome.value));
+    return out;
+  };
+  const times10 = (target: SourcedTarget) => ({ ok: true as const, query: target.text, value: Number(target.text) * 10 });
+
+  it('maps every item in input order, one result batch per input batch', async () => {
+    const rows = bulkRows(batchesOf(targets([['1', '2'], [], ['3', '4', '5']]), []), times10, 1, settings);
+    expect(await rowsOf(rows)).toEqual([[10, 20], [], [30, 40, 50]]);
+  });
+
+  it('computes each result only when the consumer reaches it, and reads no batch ahead', async () => {
+    const read: string[][] = [];
+    const mapped: string[] = [];
+    const seen: string[] = [];
+    const upper = (target: SourcedTarget) => {
+      mapped.push(target.text);
+      return { ok: true as const, query: target.text, value: target.text.toUpperCase() };
+    };
+    for await (const batch of bulkRows(batchesOf(targets([['a', 'b'], ['c']]), read), upper, 1, settings)) {
+      expect(read).toHaveLength(seen.length === 0 ? 1 : 2);
+      for (const outcome of batch as Iterable<{ value: string }>) {
+        seen.push(outcome.value);
+        expect(mapped).toEqual(seen.map((item) => item.toLowerCase()));
+      }
+    }
+    expect(seen).toEqual(['A', 'B', 'C']);
+  });
+
+  it('stops reading when the consumer stops', async () => {
+    const read: string[][] = [];
+    let finished = false;
+    async function* tracked(): AsyncGenerator<SourcedTarget[]> {
+      try {
+        yield* batchesOf(targets([['1'], ['2'], ['3']]), read);
+      } finally {
+        finished = true;
+      }
+    }
+    for await (const batch of bulkRows(tracked(), times10, 1, settings)) {
+      if ([...(batch as Iterable<{ value: number }>)][0]!.value === 10) break;
+    }
+    expect(read).toEqual([['1']]);
+    // The input is closed too, not left waiting for its next read.
+    expect(finished).toBe(true);
   });
 });
