@@ -6,36 +6,36 @@ import { createSink } from '../../src/cli/io.js';
 import { spawnCli, tempDir } from '../support/cli.js';
 
 describe('FdOutput: stdout and stderr written with write(2)', () => {
-  it('writes every byte of text and binary chunks, in order, to a file', () => {
+  /** What `write` writes through an FdOutput on a new file. */
+  function writtenFile(write: (output: FdOutput) => void): string {
     const dir = tempDir();
     try {
       const path = join(dir.path, 'out.txt');
       const fd = openSync(path, 'w');
-      const output = new FdOutput(fd);
-      const big = 'x'.repeat(200_000);
+      write(new FdOutput(fd));
+      closeSync(fd);
+      return readFileSync(path, 'utf8');
+    } finally {
+      dir.remove();
+    }
+  }
+
+  it('writes every byte of text and binary chunks, in order, to a file', () => {
+    const big = 'x'.repeat(200_000);
+    const text = writtenFile((output) => {
       expect(output.write('héllo ')).toBe(true);
       output.write(Buffer.from('wörld\n'));
       output.write(big);
-      closeSync(fd);
-      expect(readFileSync(path, 'utf8')).toBe(`héllo wörld\n${big}`);
-    } finally {
-      dir.remove();
-    }
+    });
+    expect(text).toBe(`héllo wörld\n${big}`);
   });
 
   it('writes text chunks of every size in order, a short one after a long one leaving nothing of it behind', () => {
-    const dir = tempDir();
-    try {
-      const path = join(dir.path, 'out.txt');
-      const fd = openSync(path, 'w');
-      const output = new FdOutput(fd);
-      const chunks = ['a'.repeat(70_000), 'b', 'é😀東'.repeat(30_000), 'c'.repeat(400_000), 'ü', 'd'.repeat(10)];
+    const chunks = ['a'.repeat(70_000), 'b', 'é😀東'.repeat(30_000), 'c'.repeat(400_000), 'ü', 'd'.repeat(10)];
+    const text = writtenFile((output) => {
       for (const chunk of chunks) output.write(chunk);
-      closeSync(fd);
-      expect(readFileSync(path, 'utf8')).toBe(chunks.join(''));
-    } finally {
-      dir.remove();
-    }
+    });
+    expect(text).toBe(chunks.join(''));
   });
 
   it('reports a failed write as an error event with the system code, and writes nothing after it', async () => {
