@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Readable, Writable } from 'node:stream';
+import type { Script } from 'node:vm';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { LOOKUP_COMMAND_NAMES, LOOKUP_COMMANDS } from '../../src/cli/main-lookup.js';
@@ -8,11 +9,18 @@ import { createRuntime } from '../../src/cli/runtime.js';
 import { BIN, isolatedEnv } from '../support/cli.js';
 
 const require = createRequire(import.meta.url);
-const { loadBundle, BUNDLE, LOOKUP_BUNDLE } = require('../../bin/load-bundle.js') as {
-  loadBundle(file: string): { main(argv: string[], io: unknown): Promise<number> };
+const { loadBundle, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE } = require('../../bin/load-bundle.js') as {
+  loadBundle(file: string, options: { cacheVariant?: string; withScript: true }): { exports: CliBundle; script: Script };
+  loadBundle(file: string, options?: { cacheVariant?: string }): CliBundle;
+  codeCacheVariant(argv: string[], env: Record<string, string | undefined>): string;
+  codeCachePath(file: string, variant?: string): string;
   BUNDLE: string;
   LOOKUP_BUNDLE: string;
 };
+
+interface CliBundle {
+  main(argv: string[], io: unknown): Promise<number>;
+}
 
 class Memory extends Writable {
   text = '';
@@ -22,7 +30,7 @@ class Memory extends Writable {
   }
 }
 
-async function run(bundle: { main(argv: string[], io: unknown): Promise<number> }, argv: string[]) {
+async function run(bundle: CliBundle, argv: string[]) {
   const stdout = new Memory();
   const stderr = new Memory();
   const stdin = Object.assign(Readable.from([]), { isTTY: true });
@@ -59,6 +67,29 @@ describe('the lookup bundle (bin/netintel.js runs ip, asn and vpn from it)', () 
       const [fromLookup, fromWhole] = [await run(lookup, argv), await run(whole, argv)];
       expect({ argv, ...fromLookup }).toEqual({ argv, ...fromWhole });
       expect(fromLookup.stdout.length + fromLookup.stderr.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('code caches (bin/load-bundle.js)', () => {
+  it('are chosen by lookup command and by table or record output, from the arguments and NETINTEL_FORMAT', () => {
+    expect(codeCacheVariant(['ip', '8.8.8.8'], {})).toBe('ip-table');
+    expect(codeCacheVariant(['ip', '8.8.8.8', '-f', 'json'], {})).toBe('ip-records');
+    expect(codeCacheVariant(['vpn', '-fcsv', '1.1.1.1'], {})).toBe('vpn-records');
+    expect(codeCacheVariant(['asn', '--format=xml', 'AS1'], {})).toBe('asn-records');
+    expect(codeCacheVariant(['asn', '--format', 'table', 'AS1'], { NETINTEL_FORMAT: 'json' })).toBe('asn-table');
+    expect(codeCacheVariant(['ip', '1.1.1.1'], { NETINTEL_FORMAT: 'ndjson' })).toBe('ip-records');
+    // After "--" a "-f" is a target, not a flag.
+    expect(codeCacheVariant(['ip', '--', '-f', 'json'], {})).toBe('ip-table');
+  });
+
+  const variants = ['ip', 'asn', 'vpn'].flatMap((command) => [`${command}-table`, `${command}-records`]);
+  it.skipIf(!existsSync(LOOKUP_BUNDLE) || !existsSync(BUNDLE))('exist for every variant, and this Node accepts each of them', () => {
+    const caches: [string, string | undefined][] = [[BUNDLE, undefined], ...variants.map((variant): [string, string] => [LOOKUP_BUNDLE, variant])];
+    for (const [bundle, variant] of caches) {
+      expect(existsSync(codeCachePath(bundle, variant)), codeCachePath(bundle, variant)).toBe(true);
+      const { script } = loadBundle(bundle, { cacheVariant: variant, withScript: true });
+      expect(script.cachedDataRejected, codeCachePath(bundle, variant)).toBe(false);
     }
   });
 });

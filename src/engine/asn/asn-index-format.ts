@@ -66,7 +66,8 @@
  * layout bumps FORMAT_VERSION (the build step rebuilds the file at install).
  */
 
-import { parseIpv4Fast, v4ToText } from '../ip/ip-address.js';
+import { v4ToText } from '../ip/ip-address.js';
+import { parseIpv4Fast } from '../ip/ip-text.js';
 
 /** ASCII `NIASNIDX`. */
 export const MAGIC = new Uint8Array([0x4e, 0x49, 0x41, 0x53, 0x4e, 0x49, 0x44, 0x58]);

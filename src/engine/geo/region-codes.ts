@@ -13,8 +13,9 @@ import { NetintelError } from '../../errors.js';
  * country has a single time zone. A region's zone is given only when every
  * location of that region in the data lies in that one zone.
  *
- * Kept as text and searched with indexOf: a one-off lookup reads one line of
- * it, so parsing the whole table (as JSON) would cost more than the lookup.
+ * Kept as UTF-8 bytes and searched with indexOf: a one-off lookup reads one
+ * line of it, so decoding the whole table (a two-byte string: the names are
+ * not all ASCII) or parsing it would cost more than the lookup.
  */
 export interface RegionTable {
   /** ISO 3166-2 code of a region, or null when it could not be derived. */
@@ -32,29 +33,39 @@ export interface RegionEntry {
 }
 
 const tables = new Map<string, RegionTable>();
+const NEWLINE = 0x0a;
 
 export function loadRegionTable(path: string): RegionTable {
   let table = tables.get(path);
   if (!table) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = `\n${readFileSync(path, 'utf8')}`;
+      bytes = readFileSync(path);
     } catch (error) {
       throw new NetintelError('data_unavailable', `cannot read the region table ${path}: run "npm run build:data"`, {
         cause: error,
         details: { path },
       });
     }
-    table = searchableTable(text);
+    table = searchableTable(bytes);
     tables.set(path, table);
   }
   return table;
 }
 
-function searchableTable(text: string): RegionTable {
+function searchableTable(bytes: Buffer): RegionTable {
   // By country, then region: the names come from the city database's shared
   // strings, whose hashes V8 keeps, so a repeated lookup builds no key.
   const found = new Map<string, Map<string, string[] | null>>();
+  const find = (country: string, region: string): string[] | null => {
+    const key = `${country}\t${region}\t`;
+    const after = bytes.indexOf(`\n${key}`);
+    // lastIndexOf from 0 looks at the start only: the first line has no newline before it.
+    const at = after >= 0 ? after + 1 : bytes.lastIndexOf(key, 0) === 0 ? 0 : -1;
+    if (at < 0) return null;
+    const end = bytes.indexOf(NEWLINE, at);
+    return bytes.toString('utf8', at, end < 0 ? bytes.length : end).split('\t');
+  };
   const line = (country: string, region: string): string[] | null => {
     let regions = found.get(country);
     if (regions === undefined) {
@@ -63,8 +74,7 @@ function searchableTable(text: string): RegionTable {
     }
     let fields = regions.get(region);
     if (fields === undefined) {
-      const at = text.indexOf(`\n${country}\t${region}\t`);
-      fields = at < 0 ? null : text.slice(at + 1, text.indexOf('\n', at + 1) >>> 0).split('\t');
+      fields = find(country, region);
       regions.set(region, fields);
     }
     return fields;

@@ -1,4 +1,4 @@
-import { isIPv4Text, isIPv6Text } from './ip-text.js';
+import { isIPv4Text, isIPv6Text, parseIpv4Fast } from './ip-text.js';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../../errors.js';
 
@@ -28,10 +28,8 @@ export function quoteInput(input: string): string {
  * that wrote it). Throws `invalid_input` naming the input.
  */
 export function parseIpAddress(input: string): IpAddress {
-  if (isIPv4Text(input)) {
-    const bytes = Uint8Array.from(ipaddr.IPv4.parse(input).toByteArray());
-    return fromV4Bytes(bytes);
-  }
+  const v4 = parseIpv4Fast(input);
+  if (v4 >= 0) return { text: v4ToText(v4), version: 4, bytes: v4Bytes(v4), v4 };
   if (isIPv6Text(input) && !input.includes('%')) {
     const parsed = ipaddr.IPv6.parse(withHexTail(input));
     if (parsed.isIPv4MappedAddress()) return fromV4Bytes(Uint8Array.from(parsed.toIPv4Address().toByteArray()));
@@ -60,33 +58,12 @@ export function isIpAddress(input: string): boolean {
   return isIPv4Text(input) || (isIPv6Text(input) && !input.includes('%'));
 }
 
-/** Fast IPv4 parse for bulk input: returns the uint32, or -1 when the text is not a dotted quad. */
-export function parseIpv4Fast(text: string): number {
-  let value = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      if (digits > 0 && octet === 0) return -1; // leading zero
-      octet = octet * 10 + (c - 48);
-      if (octet > 255 || ++digits > 3) return -1;
-    } else if (c === 46) {
-      if (digits === 0 || ++dots > 3) return -1;
-      value = value * 256 + octet;
-      octet = 0;
-      digits = 0;
-    } else {
-      return -1;
-    }
-  }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + octet;
-}
-
 export function v4ToText(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+}
+
+function v4Bytes(v4: number): Uint8Array {
+  return Uint8Array.of(v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255);
 }
 
 function fromV4Bytes(bytes: Uint8Array): IpAddress {

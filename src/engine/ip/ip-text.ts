@@ -9,7 +9,6 @@
 
 const V4_SEGMENT = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
 const V4_TEXT = `(?:${V4_SEGMENT}\\.){3}${V4_SEGMENT}`;
-const V4_PATTERN = new RegExp(`^${V4_TEXT}$`);
 
 const V6_SEGMENT = '(?:[0-9a-fA-F]{1,4})';
 const V6_PATTERN = new RegExp(
@@ -25,9 +24,38 @@ const V6_PATTERN = new RegExp(
     ')(?:%[0-9a-zA-Z-.:]{1,})?$',
 );
 
-/** Like net.isIPv4: four decimal parts, no leading zeros. */
+/**
+ * Like net.isIPv4: four decimal parts, no leading zeros. Read by hand rather
+ * than with the expression: compiling a regular expression on its first use
+ * is a measurable part of a one-off lookup, and bulk input is mostly IPv4.
+ */
 export function isIPv4Text(text: string): boolean {
-  return V4_PATTERN.test(text);
+  return parseIpv4Fast(text) >= 0;
+}
+
+/** The IPv4 address as an unsigned 32-bit integer, or -1 when the text is not one by isIPv4Text's rules. */
+export function parseIpv4Fast(text: string): number {
+  let value = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (digits > 0 && octet === 0) return -1; // leading zero
+      octet = octet * 10 + (c - 48);
+      if (octet > 255 || ++digits > 3) return -1;
+    } else if (c === 46) {
+      if (digits === 0 || ++dots > 3) return -1;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+    } else {
+      return -1;
+    }
+  }
+  if (dots !== 3 || digits === 0) return -1;
+  return value * 256 + octet;
 }
 
 /** Like net.isIPv6: any RFC 4291 text form, a zone index (`%eth0`) allowed. */

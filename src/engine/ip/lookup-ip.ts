@@ -4,7 +4,8 @@ import type { MmdbFile, MmdbValue } from '../geo/mmdb-file.js';
 import { timezoneAt } from '../geo/timezones.js';
 import { NO_ASN, type AsnSignals, type SecuritySignals } from '../security/security-signals.js';
 import { ipDatabasesFor, type AccessMode, type IpDatabases } from './ip-databases.js';
-import { parseIpAddress, parseIpv4Fast, type IpAddress } from './ip-address.js';
+import { parseIpAddress, type IpAddress } from './ip-address.js';
+import { parseIpv4Fast } from './ip-text.js';
 import { NumberKeyedCache } from './number-keyed-cache.js';
 import {
   EMPTY_LOCATION,

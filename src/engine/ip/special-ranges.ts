@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { IpAddress } from './ip-address.js';
+import { parseIpv4Fast } from './ip-text.js';
 
 /**
  * Special-purpose address blocks (IANA IPv4/IPv6 Special-Purpose Address
@@ -45,27 +46,27 @@ const SPECIAL_RANGES: ReadonlyArray<readonly [cidr: string, label: string]> = [
 ];
 
 interface CompiledRange {
-  version: 4 | 6;
   prefix: Uint8Array;
   length: number;
   label: string;
 }
 
-let compiled: CompiledRange[] | undefined;
+// Compiled per version on first use: an IPv4 lookup never parses the IPv6 blocks.
+const compiled: { 4?: CompiledRange[]; 6?: CompiledRange[] } = {};
 
-function compile(): CompiledRange[] {
-  return SPECIAL_RANGES.map(([cidr, label]) => {
+function compile(version: 4 | 6): CompiledRange[] {
+  return SPECIAL_RANGES.flatMap(([cidr, label]) => {
     const [address, length] = cidr.split('/') as [string, string];
-    const version = address.includes(':') ? 6 : 4;
-    return { version, prefix: addressBytes(address), length: Number(length), label };
+    if ((address.includes(':') ? 6 : 4) !== version) return [];
+    return [{ prefix: addressBytes(address), length: Number(length), label }];
   });
 }
 
 /** The special-purpose block an address is in, as a label citing its RFC, or null for a public address. */
 export function specialPurposeOf(address: IpAddress): string | null {
-  compiled ??= compile();
-  for (const range of compiled) {
-    if (range.version === address.version && prefixMatches(address.bytes, range.prefix, range.length)) return range.label;
+  const ranges = (compiled[address.version] ??= compile(address.version));
+  for (const range of ranges) {
+    if (prefixMatches(address.bytes, range.prefix, range.length)) return range.label;
   }
   return null;
 }
@@ -90,5 +91,7 @@ function prefixMatches(bytes: Uint8Array, prefix: Uint8Array, length: number): b
 }
 
 function addressBytes(text: string): Uint8Array {
+  const v4 = parseIpv4Fast(text);
+  if (v4 >= 0) return Uint8Array.of(v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255);
   return Uint8Array.from(ipaddr.parse(text).toByteArray());
 }

@@ -1,5 +1,6 @@
 import { bigIntToIpv6, ipv6ToBigInt, ipv6ToText, parseIpv6Text } from '../asn/asn-index-format.js';
-import { parseIpv4Fast, v4ToText } from '../ip/ip-address.js';
+import { v4ToText } from '../ip/ip-address.js';
+import { parseIpv4Fast } from '../ip/ip-text.js';
 
 /** An inclusive IPv4 range, addresses as unsigned 32-bit integers. */
 export interface V4Range {

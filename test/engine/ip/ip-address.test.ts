@@ -2,7 +2,8 @@ import { isIPv4 } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readTargetBatches } from '../../../src/engine/bulk/read-targets.js';
-import { isIpAddress, parseIpAddress, parseIpv4Fast, quoteInput, v4ToText } from '../../../src/engine/ip/ip-address.js';
+import { isIpAddress, parseIpAddress, quoteInput, v4ToText } from '../../../src/engine/ip/ip-address.js';
+import { parseIpv4Fast } from '../../../src/engine/ip/ip-text.js';
 import { NetintelError } from '../../../src/errors.js';
 
 function caught(fn: () => unknown): NetintelError {
