@@ -14,11 +14,11 @@
 //     the project's own functions (which step of main() costs what).
 // --keep leaves the .cpuprofile files (open them in Chrome DevTools).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, CLI, CLI_MAIN, ROOT } from './lib/paths.js';
+import { BENCH_DIR, CLI, CLI_LOADER, CLI_MAIN, ROOT } from './lib/paths.js';
 import { benchEnv, timeOnce } from './lib/processes.js';
 import { fixed, formatTable } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -36,7 +36,7 @@ const env = benchEnv();
 function phasesOnce() {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const child = spawn(NODE, [join(BENCH_DIR, 'lib', 'startup-phases.mjs'), CLI_MAIN, ...cliArgs], {
+    const child = spawn(NODE, [join(BENCH_DIR, 'lib', 'startup-phases.mjs'), existsSync(CLI_LOADER) ? CLI_LOADER : CLI_MAIN, ...cliArgs], {
       env,
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });

@@ -1,17 +1,21 @@
-// Runs the CLI's built entry in-process and reports where a one-off run's
-// time goes: Node bootstrap (until this file runs), importing the CLI's
-// module graph, main() itself, and the event loop draining after it. The report is one line on fd 3 so it does
-// not mix with the command's own stdout and stderr.
-// Usage: node startup-phases.mjs ENTRY.js ARGS... 3>report
+// Runs the CLI in-process the way bin/netintel.js does and reports where a
+// one-off run's time goes: Node bootstrap (until this file runs), loading the
+// CLI (the bundle bin/load-bundle.js picks for these arguments, or the
+// built module graph of an unbundled build), main() itself, and the event
+// loop draining after it. The report is one line on fd 3 so it does not mix
+// with the command's own stdout and stderr.
+// Usage: node startup-phases.mjs ENTRY ARGS... 3>report
+// ENTRY is bin/load-bundle.js or a built main module.
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const bootstrapMs = performance.now();
 const [entry, ...args] = process.argv.slice(2);
-// Loaded the way bin/netintel.js loads it: require() for a CommonJS bundle.
-const { main } = entry.endsWith('.cjs') ? createRequire(import.meta.url)(entry) : await import(entry);
+const cli = entry.endsWith('load-bundle.js') ? createRequire(import.meta.url)(entry).loadCli(args, process.env) : await import(entry);
 const importedAt = performance.now();
-const code = await main(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+// The io bin/netintel.js gives main(): process.stdout would load Node's stream and socket modules.
+const io = cli.createProcessIo?.() ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+const code = await cli.main(args, io);
 const ranAt = performance.now();
 process.exitCode = code;
 // The 'exit' event fires once the event loop is empty: the time from main()

@@ -624,10 +624,10 @@ function readU32(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
 
-const utf8 = new TextDecoder('utf-8');
-
+// Buffer's decoder, not a TextDecoder: a process's first TextDecoder loads
+// Node's encoding module, about 0.15 ms of a one-off lookup.
 function decodeUtf8(bytes: Uint8Array, from: number, to: number): string {
-  return utf8.decode(bytes.subarray(from, to));
+  return Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
 }
 
 function decodeMetadata(path: string, bytes: Uint8Array): StoredMetadata {
