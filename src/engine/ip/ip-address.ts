@@ -1,5 +1,5 @@
 import { isIPv4Text, isIPv6Text, parseIpv4Fast } from './ip-text.js';
-import ipaddr from 'ipaddr.js';
+import { ipaddr } from './ipaddr-on-use.js';
 import { NetintelError } from '../../errors.js';
 
 /** A parsed, normalised IP address. IPv4-mapped IPv6 is unwrapped to IPv4. */
@@ -31,7 +31,7 @@ export function parseIpAddress(input: string): IpAddress {
   const v4 = parseIpv4Fast(input);
   if (v4 >= 0) return { text: v4ToText(v4), version: 4, bytes: v4Bytes(v4), v4 };
   if (isIPv6Text(input) && !input.includes('%')) {
-    const parsed = ipaddr.IPv6.parse(withHexTail(input));
+    const parsed = ipaddr().IPv6.parse(withHexTail(input));
     if (parsed.isIPv4MappedAddress()) return fromV4Bytes(Uint8Array.from(parsed.toIPv4Address().toByteArray()));
     return { text: parsed.toRFC5952String(), version: 6, bytes: Uint8Array.from(parsed.toByteArray()), v4: 0 };
   }

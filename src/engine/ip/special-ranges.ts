@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import type { IpAddress } from './ip-address.js';
+import { ipaddr } from './ipaddr-on-use.js';
 import { parseIpv4Fast } from './ip-text.js';
 
 /**
@@ -93,5 +93,5 @@ function prefixMatches(bytes: Uint8Array, prefix: Uint8Array, length: number): b
 function addressBytes(text: string): Uint8Array {
   const v4 = parseIpv4Fast(text);
   if (v4 >= 0) return Uint8Array.of(v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255);
-  return Uint8Array.from(ipaddr.parse(text).toByteArray());
+  return Uint8Array.from(ipaddr().parse(text).toByteArray());
 }
