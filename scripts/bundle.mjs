@@ -40,8 +40,11 @@ const chalkWithoutDetection = {
  * node:child_process for executable subcommands, which netintel does not
  * use (about 10 ms); netintel's own modules use node:module and node:os
  * only in fallbacks (a hoisted install, no $HOME), a few tenths of a
- * millisecond each. Those imports get a stand-in with the same named
- * exports that loads the real module on first use.
+ * millisecond each. Those imports get a stand-in, an ES module whose
+ * functions load the real module on first call: esbuild binds an import to
+ * the function itself, so the stand-in costs nothing until then. Only
+ * functions are stood in for; importing anything else from these modules
+ * fails the build ("No matching export"), which is the cue to widen this.
  */
 const LAZY_BUILTINS = [
   { module: 'node:child_process', importers: join(root, 'node_modules', 'commander') },
@@ -57,13 +60,24 @@ const lazyBuiltins = {
       return lazy ? { path: module, namespace: 'lazy-builtin' } : undefined;
     });
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
-      const names = Object.keys(await import(args.path)).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
-      const getters = names.map((name) => `get ${name}() { return load().${name}; }`).join(', ');
+      const real = await import(args.path);
+      const functions = Object.keys(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name) && typeof real[name] === 'function');
+      const stand = (name) =>
+        `export function ${name}(...args) { const real = load().${name}; return new.target ? Reflect.construct(real, args, new.target) : real.apply(this, args); }`;
       return {
-        contents: `let real; const load = () => (real ??= require(${JSON.stringify(args.path)})); module.exports = { ${getters} };`,
+        contents: [`let real; const load = () => (real ??= require(${JSON.stringify(args.path)}));`, ...functions.map(stand)].join('\n'),
         loader: 'js',
       };
     });
+  },
+};
+
+/** commander takes `process` from node:process, the object every module already has. */
+const processGlobal = {
+  name: 'process-global',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?process$/ }, () => ({ path: 'node:process', namespace: 'process-global' }));
+    b.onLoad({ filter: /.*/, namespace: 'process-global' }, () => ({ contents: 'module.exports = process;', loader: 'js' }));
   },
 };
 
@@ -141,7 +155,7 @@ const common = {
   // meaning. The URL is made on use: pathToFileURL costs a third of a
   // millisecond, and a one-off lookup never needs it.
   define: { 'import.meta.url': '__netintelModule.url', 'import.meta.dirname': '__dirname' },
-  plugins: [lazyBuiltins, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
+  plugins: [lazyBuiltins, processGlobal, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
   logLevel: 'warning',
 };
 

@@ -40,6 +40,10 @@ export interface CliIo {
  */
 export function createProcessIo(): CliIo {
   let piped: boolean | undefined;
+  let stdout: OutputStream | undefined;
+  let stderr: OutputStream | undefined;
+  // Each is looked at (fstat) on first use: a one-off lookup that prints
+  // nothing on stderr does not pay for it.
   return {
     get stdin() {
       return process.stdin;
@@ -47,8 +51,12 @@ export function createProcessIo(): CliIo {
     get stdinPiped() {
       return (piped ??= isPipedInput());
     },
-    stdout: suitsFdOutput(1) ? new FdOutput(1) : quietOnEpipe(process.stdout),
-    stderr: suitsFdOutput(2) ? new FdOutput(2) : process.stderr,
+    get stdout() {
+      return (stdout ??= suitsFdOutput(1) ? new FdOutput(1) : quietOnEpipe(process.stdout));
+    },
+    get stderr() {
+      return (stderr ??= suitsFdOutput(2) ? new FdOutput(2) : process.stderr);
+    },
     env: process.env,
   };
 }
