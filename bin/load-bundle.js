@@ -12,8 +12,9 @@ const vm = require('node:vm');
 // tenths of a millisecond of a one-off lookup).
 const Module = module.constructor;
 
-const BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'main.cjs');
-const LOOKUP_BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'lookup.cjs');
+const BUNDLE_DIR = path.join(__dirname, '..', 'dist', 'bundle');
+const BUNDLE = path.join(BUNDLE_DIR, 'main.cjs');
+const LOOKUP_BUNDLE = path.join(BUNDLE_DIR, 'lookup.cjs');
 
 // The lookup commands have a bundle of their own (src/cli/main-lookup.ts)
 // that starts in about half the time of the whole CLI's.
@@ -64,11 +65,24 @@ function loadBundle(filename = BUNDLE, { cacheVariant, withScript = false } = {}
     filename,
     cachedData: readCache(codeCachePath(filename, cacheVariant)),
   });
+  compiledScripts.set(filename, script);
   const mod = new Module(filename, module);
   mod.filename = filename;
   mod.paths = Module._nodeModulePaths(path.dirname(filename));
   script.runInThisContext()(mod.exports, Module.createRequire(filename), mod, filename, path.dirname(filename));
   return withScript ? { exports: mod.exports, script } : mod.exports;
+}
+
+/** Every script compiled in this process, by file: the cache writer asks them for their code cache. */
+const compiledScripts = new Map();
+
+/**
+ * A package the lookup bundle keeps in a chunk of its own
+ * (dist/bundle/vendor/NAME.cjs, scripts/bundle.mjs says why), with its code
+ * cache beside it.
+ */
+function loadVendorChunk(name) {
+  return loadBundle(path.join(BUNDLE_DIR, 'vendor', `${name}.cjs`));
 }
 
 /** The CLI for these arguments (after the executable): the lookup bundle for ip, asn and vpn, else the whole CLI's. */
@@ -78,4 +92,4 @@ function loadCli(argv, env) {
     : loadBundle(BUNDLE);
 }
 
-module.exports = { loadCli, loadBundle, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS };
+module.exports = { loadCli, loadBundle, loadVendorChunk, compiledScripts, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS };

@@ -17,17 +17,29 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { PassThrough, Readable } = require('node:stream');
-const { loadBundle, codeCachePath, BUNDLE, LOOKUP_BUNDLE } = require('../bin/load-bundle.js');
+const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE } = require('../bin/load-bundle.js');
 
 const LOOKUP_COMMANDS = ['ip', 'asn', 'vpn'];
 
-/** [bundle, cache variant, the runs that warm it]; DATA_DIR is replaced by the warm-up data dir. */
-const CACHES = [
+/**
+ * What each warm-up process runs and writes: the bundle's cache (`variant`
+ * as bin/load-bundle.js names it; none for the whole CLI's single cache),
+ * or only the caches of the vendor chunks its runs loaded (`bundleCache:
+ * false`: the XML and CSV chunks). Every process writes the caches of the
+ * vendor chunks it loaded (the table's, from the table runs). DATA_DIR is
+ * replaced by the warm-up data dir.
+ */
+const JOBS = [
   ...LOOKUP_COMMANDS.flatMap((command) => [
-    [LOOKUP_BUNDLE, `${command}-records`, [[command, '8.8.8.8', '-f', 'json', '--data-dir', 'DATA_DIR']]],
-    [LOOKUP_BUNDLE, `${command}-table`, [[command, '8.8.8.8', '--data-dir', 'DATA_DIR']]],
+    { bundle: LOOKUP_BUNDLE, variant: `${command}-records`, runs: [[command, '8.8.8.8', '-f', 'json', '--data-dir', 'DATA_DIR']] },
+    { bundle: LOOKUP_BUNDLE, variant: `${command}-table`, runs: [[command, '8.8.8.8', '--data-dir', 'DATA_DIR']] },
   ]),
-  [BUNDLE, undefined, [['dns', '--help']]],
+  { bundle: BUNDLE, runs: [['dns', '--help']] },
+  {
+    bundle: LOOKUP_BUNDLE,
+    bundleCache: false,
+    runs: [['ip', '8.8.8.8', '-f', 'xml', '--data-dir', 'DATA_DIR'], ['ip', '8.8.8.8', '-f', 'csv', '--data-dir', 'DATA_DIR']],
+  },
 ];
 
 /** A data dir whose security.idx holds a few ranges (none of them holding 8.8.8.8), compiled by the built engine. */
@@ -44,25 +56,27 @@ async function writeWarmUpDataDir() {
   return dir;
 }
 
-async function writeCache(bundle, variant, runs) {
-  const file = codeCachePath(bundle, variant);
-  fs.rmSync(file, { force: true });
+async function runJob({ bundle, variant, bundleCache = true, runs }) {
   const { exports, script } = loadBundle(bundle, { withScript: true });
   const sink = () => Object.assign(new PassThrough(), { isTTY: false }).resume();
   const io = { stdin: Readable.from([]), stdout: sink(), stderr: sink(), env: {} };
   for (const argv of runs) await exports.main(argv, io);
-  fs.writeFileSync(file, script.createCachedData());
+  if (bundleCache) fs.writeFileSync(codeCachePath(bundle, variant), script.createCachedData());
+  for (const [file, chunk] of compiledScripts) {
+    if (file !== bundle) fs.writeFileSync(codeCachePath(file), chunk.createCachedData());
+  }
 }
 
 async function main() {
-  const [, , bundle, variant, runs] = process.argv;
-  if (bundle !== undefined) return writeCache(bundle, variant || undefined, JSON.parse(runs));
+  const [, , job] = process.argv;
+  if (job !== undefined) return runJob(JSON.parse(job));
   const dataDir = await writeWarmUpDataDir();
   try {
-    for (const [file, name, warmUp] of CACHES) {
-      const argvs = warmUp.map((argv) => argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)));
-      const child = spawnSync(process.execPath, [__filename, file, name ?? '', JSON.stringify(argvs)], { stdio: 'inherit' });
-      if (child.status !== 0) throw new Error(`the cache ${codeCachePath(file, name)} was not written`);
+    for (const job of JOBS) {
+      if (job.bundleCache !== false) fs.rmSync(codeCachePath(job.bundle, job.variant), { force: true });
+      const runs = job.runs.map((argv) => argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)));
+      const child = spawnSync(process.execPath, [__filename, JSON.stringify({ ...job, runs })], { stdio: 'inherit' });
+      if (child.status !== 0) throw new Error(`the code caches of ${JSON.stringify(job.runs)} were not written`);
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

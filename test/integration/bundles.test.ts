@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { Readable, Writable } from 'node:stream';
 import type { Script } from 'node:vm';
@@ -7,10 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { LOOKUP_COMMAND_NAMES, LOOKUP_COMMANDS } from '../../src/cli/main-lookup.js';
 import { createRuntime } from '../../src/cli/runtime.js';
 import { isolatedEnv } from '../support/cli.js';
+import { startDnsServer } from '../support/dns-server.js';
 
 const require = createRequire(import.meta.url);
-const { loadBundle, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS: ROUTED } = require('../../bin/load-bundle.js') as {
+const { loadBundle, loadVendorChunk, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS: ROUTED } = require('../../bin/load-bundle.js') as {
   LOOKUP_COMMANDS: Set<string>;
+  loadVendorChunk(name: string): unknown;
   loadBundle(file: string, options: { cacheVariant?: string; withScript: true }): { exports: CliBundle; script: Script };
   loadBundle(file: string, options?: { cacheVariant?: string }): CliBundle;
   codeCacheVariant(argv: string[], env: Record<string, string | undefined>): string;
@@ -56,6 +59,8 @@ describe('the lookup bundle (bin/netintel.js runs ip, asn and vpn from it)', () 
       ['ip', '8.8.8.8', '2001:4860:4860::8888', '10.1.2.3'],
       ['ip', '1.1.1.1', '-f', 'csv', '--fields', 'location.city,network.asn'],
       ['ip', '9.9.9.9', '-f', 'xml'],
+      // Alabama spans two zones in the data: the zone comes from tz-lookup.
+      ['ip', '172.0.0.1', '-f', 'json'],
       ['ip', '256.1.1.1', '-f', 'json'],
       ['ip', '--bogus'],
       ['ip', '--help'],
@@ -90,6 +95,47 @@ describe('code caches (bin/load-bundle.js)', () => {
       expect(existsSync(codeCachePath(bundle, variant)), codeCachePath(bundle, variant)).toBe(true);
       const { script } = loadBundle(bundle, { cacheVariant: variant, withScript: true });
       expect(script.cachedDataRejected, codeCachePath(bundle, variant)).toBe(false);
+    }
+  });
+});
+
+describe('vendor chunks of the lookup bundle (scripts/bundle.mjs)', () => {
+  const built = existsSync(LOOKUP_BUNDLE) && existsSync(BUNDLE);
+  const chunkNames = () => [...readFileSync(LOOKUP_BUNDLE, 'latin1').matchAll(/loadVendorChunk\("([^"]+)"\)/g)].map((match) => match[1]!);
+
+  it.skipIf(!built)('are the packages the lookup bundle leaves out, each a chunk that loads and exports what netintel uses', () => {
+    expect(chunkNames().sort()).toEqual(['cli-table3', 'csv-stringify', 'dns-packet', 'fast-xml-builder']);
+    const lookupSource = readFileSync(LOOKUP_BUNDLE, 'latin1');
+    for (const pkg of ['node_modules/cli-table3/', 'node_modules/dns-packet/', 'node_modules/fast-xml-builder/', 'node_modules/csv-stringify/']) {
+      expect(lookupSource.includes(pkg), pkg).toBe(false);
+    }
+    expect(typeof loadVendorChunk('cli-table3')).toBe('function');
+    expect(typeof (loadVendorChunk('dns-packet') as { encode: unknown }).encode).toBe('function');
+    expect(typeof (loadVendorChunk('fast-xml-builder') as { XMLBuilder: unknown }).XMLBuilder).toBe('function');
+    expect(typeof (loadVendorChunk('csv-stringify') as { stringify: unknown }).stringify).toBe('function');
+  });
+
+  it.skipIf(!built)('have code caches from the build for the table, XML and CSV chunks', () => {
+    for (const name of ['cli-table3', 'fast-xml-builder', 'csv-stringify']) {
+      const file = join(dirname(LOOKUP_BUNDLE), 'vendor', `${name}.cjs`);
+      expect(existsSync(codeCachePath(file)), name).toBe(true);
+    }
+  });
+
+  it.skipIf(!built)('resolve host names (dns-packet) in the lookup bundle as the whole CLI does', async () => {
+    const server = await startDnsServer({
+      records: [
+        { name: 'dual.test', type: 'A', data: '8.8.8.8' },
+        { name: 'dual.test', type: 'AAAA', data: '2001:4860:4860::8888' },
+      ],
+    });
+    try {
+      const argv = ['ip', 'dual.test', '--resolver', server.address, '--retries', '0', '-t', '2000', '-f', 'ndjson'];
+      const [fromLookup, fromWhole] = [await run(loadBundle(LOOKUP_BUNDLE), argv), await run(loadBundle(BUNDLE), argv)];
+      expect(fromLookup).toEqual(fromWhole);
+      expect(fromLookup.stdout.trim().split('\n').map((line) => JSON.parse(line).ip)).toEqual(['8.8.8.8', '2001:4860:4860::8888']);
+    } finally {
+      await server.close();
     }
   });
 });

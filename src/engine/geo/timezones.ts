@@ -1,4 +1,20 @@
-import tzLookup from '@photostructure/tz-lookup';
+import type tzLookupFunction from '@photostructure/tz-lookup';
+import { createRequire } from 'node:module';
+
+let tzLookup: typeof tzLookupFunction | undefined;
+
+/**
+ * tz-lookup on first use: most lookups take the zone from the region table,
+ * and a one-off vpn never needs it. In the CommonJS
+ * bundle `require` is the bundle's own; unbundled ES modules (the compiled
+ * tree, tests) load the package through createRequire.
+ */
+function loadTzLookup(): typeof tzLookupFunction {
+  return (tzLookup ??=
+    typeof require === 'function'
+      ? (require('@photostructure/tz-lookup') as typeof tzLookupFunction)
+      : (createRequire(import.meta.url)('@photostructure/tz-lookup') as typeof tzLookupFunction));
+}
 
 /**
  * IANA time zone at a point, from tz-lookup's compact world map. DB-IP Lite
@@ -8,7 +24,7 @@ import tzLookup from '@photostructure/tz-lookup';
 export function timezoneAt(latitude: number | null, longitude: number | null): string | null {
   if (latitude === null || longitude === null) return null;
   try {
-    return tzLookup(latitude, longitude);
+    return loadTzLookup()(latitude, longitude);
   } catch {
     return null;
   }
