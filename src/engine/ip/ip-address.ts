@@ -1,5 +1,4 @@
-import { isIPv4Text, isIPv6Text, parseIpv4Fast } from './ip-text.js';
-import { ipaddr } from './ipaddr-on-use.js';
+import { isIPv4Text, isIPv6Text, parseIpv4Fast, parseIpv6Text } from './ip-text.js';
 import { NetintelError } from '../../errors.js';
 
 /** A parsed, normalised IP address. IPv4-mapped IPv6 is unwrapped to IPv4. */
@@ -30,27 +29,41 @@ export function quoteInput(input: string): string {
 export function parseIpAddress(input: string): IpAddress {
   const v4 = parseIpv4Fast(input);
   if (v4 >= 0) return { text: v4ToText(v4), version: 4, bytes: v4Bytes(v4), v4 };
-  if (isIPv6Text(input) && !input.includes('%')) {
-    const parsed = ipaddr().IPv6.parse(withHexTail(input));
-    if (parsed.isIPv4MappedAddress()) return fromV4Bytes(Uint8Array.from(parsed.toIPv4Address().toByteArray()));
-    return { text: parsed.toRFC5952String(), version: 6, bytes: Uint8Array.from(parsed.toByteArray()), v4: 0 };
+  const bytes = input.includes('%') ? null : parseIpv6Text(input);
+  if (bytes !== null) {
+    if (isIpv4Mapped(bytes)) return fromV4Bytes(bytes.slice(12));
+    return { text: rfc5952Text(bytes), version: 6, bytes, v4: 0 };
   }
   throw new NetintelError('invalid_input', `${quoteInput(input)} is not a valid IPv4 or IPv6 address`, {
     details: { input },
   });
 }
 
+/** ::ffff:0:0/96 (RFC 4291 §2.5.5.2): an IPv4 address in IPv6 clothing, looked up as the IPv4 address. */
+function isIpv4Mapped(bytes: Uint8Array): boolean {
+  for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return false;
+  return bytes[10] === 0xff && bytes[11] === 0xff;
+}
+
 /**
- * Rewrites a trailing dotted quad as two hex groups (`::1.2.3.4` -> `::102:304`).
- * ipaddr.js reads the deprecated IPv4-compatible form `::1.2.3.4`
- * (RFC 4291 §2.5.5.1, the address ::102:304) as IPv4-mapped `::ffff:1.2.3.4`,
- * which would give one address two answers.
+ * The RFC 5952 text of an IPv6 address: lower-case hex without leading
+ * zeros, the first longest run of two or more zero groups as `::` (§4.2),
+ * and no dotted quad (a dotted tail in the input, such as the deprecated
+ * IPv4-compatible `::1.2.3.4`, is ::102:304 and written so).
  */
-function withHexTail(input: string): string {
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(input);
-  if (!tail) return input;
-  const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
-  return `${input.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+export function rfc5952Text(bytes: Uint8Array): string {
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
+  let runAt = -1;
+  let runLength = 1;
+  for (let i = 0; i < 8; ) {
+    let end = i;
+    while (end < 8 && groups[end] === 0) end++;
+    if (end - i > runLength) [runAt, runLength] = [i, end - i];
+    i = end === i ? i + 1 : end;
+  }
+  const hex = (from: number, to: number) => groups.slice(from, to).map((group) => group.toString(16)).join(':');
+  return runAt === -1 ? hex(0, 8) : `${hex(0, runAt)}::${hex(runAt + runLength, 8)}`;
 }
 
 /** True when the text is an IP address `parseIpAddress` accepts. */

@@ -1,6 +1,5 @@
 import type { IpAddress } from './ip-address.js';
-import { ipaddr } from './ipaddr-on-use.js';
-import { parseIpv4Fast } from './ip-text.js';
+import { parseIpv4Fast, parseIpv6Text } from './ip-text.js';
 
 /**
  * Special-purpose address blocks (IANA IPv4/IPv6 Special-Purpose Address
@@ -93,5 +92,7 @@ function prefixMatches(bytes: Uint8Array, prefix: Uint8Array, length: number): b
 function addressBytes(text: string): Uint8Array {
   const v4 = parseIpv4Fast(text);
   if (v4 >= 0) return Uint8Array.of(v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255);
-  return Uint8Array.from(ipaddr().parse(text).toByteArray());
+  const v6 = parseIpv6Text(text);
+  if (v6 === null) throw new Error(`special range ${text} is not an address`);
+  return v6;
 }
