@@ -1,7 +1,8 @@
 'use strict';
 // Loads a bundle of dist/bundle/ (main.cjs, or lookup.cjs for the lookup
-// commands) like require() would, but through vm.Script with a V8 code cache
-// that `npm run build` writes beside it (scripts/write-code-cache.cjs). When
+// commands, and the vendor chunks lookup.cjs asks for) like require() would,
+// but through vm.Script with a V8 code cache that `npm run build` writes
+// beside it (scripts/write-code-cache.cjs). When
 // the cache is missing or V8 rejects it (another Node version), the bundle
 // compiles as usual: the cache only saves time.
 const fs = require('node:fs');
@@ -15,6 +16,9 @@ const Module = module.constructor;
 const BUNDLE_DIR = path.join(__dirname, '..', 'dist', 'bundle');
 const BUNDLE = path.join(BUNDLE_DIR, 'main.cjs');
 const LOOKUP_BUNDLE = path.join(BUNDLE_DIR, 'lookup.cjs');
+
+/** Every script compiled in this process, by file: the cache writer asks them for their code cache. */
+const compiledScripts = new Map();
 
 // The lookup commands have a bundle of their own (src/cli/main-lookup.ts)
 // that starts in about half the time of the whole CLI's.
@@ -72,9 +76,6 @@ function loadBundle(filename = BUNDLE, { cacheVariant, withScript = false } = {}
   script.runInThisContext()(mod.exports, Module.createRequire(filename), mod, filename, path.dirname(filename));
   return withScript ? { exports: mod.exports, script } : mod.exports;
 }
-
-/** Every script compiled in this process, by file: the cache writer asks them for their code cache. */
-const compiledScripts = new Map();
 
 /**
  * A package the lookup bundle keeps in a chunk of its own

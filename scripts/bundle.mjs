@@ -181,7 +181,8 @@ const VENDOR_CHUNKS = {
 const vendorChunkImports = {
   name: 'vendor-chunk-imports',
   setup(b) {
-    b.onResolve({ filter: /^(dns-packet|cli-table3|fast-xml-parser|csv-stringify\/sync)$/ }, (args) => ({ path: args.path, namespace: 'vendor-chunk' }));
+    const vendored = new RegExp(`^(${Object.keys(VENDOR_CHUNKS).map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter: vendored }, (args) => ({ path: args.path, namespace: 'vendor-chunk' }));
     b.onResolve({ filter: /^\.\.\/\.\.\/bin\/load-bundle\.js$/, namespace: 'vendor-chunk' }, (args) => ({ path: args.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'vendor-chunk' }, (args) => ({
       // The bundle's require resolves from dist/bundle/, where the loader is two levels up.
