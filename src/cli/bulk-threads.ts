@@ -52,6 +52,16 @@ export interface BulkWorkerSettings {
   verbose: boolean;
 }
 
+/**
+ * Whether bulk rows show the security evidence: json, ndjson and xml print
+ * each record whole; csv and table rows, and any --fields selection (its
+ * groups are the flat columns), carry the flags only. Rows that do not show
+ * it are looked up without it (createBulkLookup).
+ */
+export function rowsShowEvidence(format: OutputFormat, fields: readonly string[] | null): boolean {
+  return fields === null && format !== 'csv' && format !== 'table';
+}
+
 /** What a worker starts with: its settings and the datasets to share. */
 export interface BulkWorkerData {
   settings: BulkWorkerSettings;

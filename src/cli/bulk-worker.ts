@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createBulkLookup, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { createEngineContext } from '../engine/context.js';
 import { adoptWholeFiles } from '../engine/data/whole-files.js';
-import { createBatchRendering, type BulkWorkerData, type RenderRequest } from './bulk-threads.js';
+import { createBatchRendering, rowsShowEvidence, type BulkWorkerData, type RenderRequest } from './bulk-threads.js';
 
 /**
  * A bulk worker thread (dist/bundle/bulk-worker.cjs, started by
@@ -16,7 +16,11 @@ async function serve(): Promise<void> {
   if (!port) throw new Error('bulk-worker runs as a worker thread');
   const { settings, files } = workerData as BulkWorkerData;
   adoptWholeFiles(files);
-  const rendering = await createBatchRendering(settings, createBulkLookup(createEngineContext({ dataDir: settings.dataDir }), true));
+  const lookup = createBulkLookup(createEngineContext({ dataDir: settings.dataDir }), {
+    inMemoryFromStart: true,
+    evidence: rowsShowEvidence(settings.format, settings.fields),
+  });
+  const rendering = await createBatchRendering(settings, lookup);
   port.on('message', (message: RenderRequest | { recycle: ArrayBuffer }) => {
     if ('recycle' in message) {
       rendering.recycle(message.recycle);

@@ -4,7 +4,7 @@ import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/b
 import { readTargetBatches } from '../engine/bulk/read-targets.js';
 import { NetintelError } from '../errors.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
-import { bulkRows, DEFAULT_MAX_BULK_THREADS, defaultBulkThreads } from '../cli/bulk-threads.js';
+import { bulkRows, DEFAULT_MAX_BULK_THREADS, defaultBulkThreads, rowsShowEvidence } from '../cli/bulk-threads.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -34,7 +34,7 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
       // Local lookups never wait, so they need no concurrency window; a long list spreads over threads.
       const outcomes = remote
         ? remote.bulkOutcomes(inputTargets(files, io.stdin), withLine)
-        : bulkRows(inputTargets(files, io.stdin), createBulkLookup(ctx), flags.threads ?? defaultBulkThreads(), {
+        : bulkRows(inputTargets(files, io.stdin), createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields) }), flags.threads ?? defaultBulkThreads(), {
             dataDir: options.dataDir,
             format: options.format,
             fields: options.fields,

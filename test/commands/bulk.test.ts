@@ -1,9 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rowsShowEvidence } from '../../src/cli/bulk-threads.js';
 import { BULK_SCHEMA } from '../../src/output/schemas/bulk-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { runCli, tempDir } from '../support/cli.js';
+import { writeFixtureIndex } from '../engine/security/fixtures.js';
 
 const INVALID = (input: string) => `${JSON.stringify(input)} is not a valid IPv4 or IPv6 address`;
 const scratch = tempDir();
@@ -133,5 +135,49 @@ describe('netintel bulk', () => {
   it('selects columns for ASN lines too, filling kind and the IP columns as in csv', async () => {
     const result = await runCli(['bulk', '-f', 'ndjson', '-q', '--fields', 'network.asn'], { stdin: '8.8.8.8\nAS15169\n' });
     expect(result.stdout).toBe('{"kind":"ip","ip":"8.8.8.8","network":{"asn":15169}}\n{"kind":"asn","ip":null,"network":{"asn":15169}}\n');
+  });
+});
+
+describe('netintel bulk with feeds installed', () => {
+  const dataDir = join(scratch.path, 'feeds');
+  mkdirSync(dataDir, { recursive: true });
+  writeFixtureIndex(dataDir);
+  const LISTED = ['185.220.101.1', '45.83.104.20', '8.8.8.8', '3.5.140.1'].join('\n');
+
+  it('prints the same flags in csv (looked up without evidence) as the records in ndjson (with it)', async () => {
+    const csv = await runCli(['bulk', '-f', 'csv', '--data-dir', dataDir, '-q'], { stdin: LISTED });
+    const ndjson = await runCli(['bulk', '-f', 'ndjson', '--data-dir', dataDir, '-q'], { stdin: LISTED });
+    expect([csv.code, ndjson.code]).toEqual([0, 0]);
+    const records = ndjson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { security: Record<string, unknown> & { evidence: unknown[] } });
+    expect(records.every((record) => record.security.evidence.length > 0)).toBe(true);
+    const rows = parseCsv(csv.stdout);
+    const flags = ['is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level'];
+    const fromCsv = rows.slice(1).map((row) => flags.map((flag) => row[rows[0]!.indexOf(`security.${flag}`)]));
+    const fromRecords = records.map((record) => flags.map((flag) => (record.security[flag] === null ? '' : String(record.security[flag]))));
+    expect(fromCsv).toEqual(fromRecords);
+    expect(fromCsv[0]).toEqual(['true', 'false', 'true', 'false', 'high']);
+  });
+
+  it('keeps the evidence in json, ndjson and xml records, and leaves it out of a --fields selection', async () => {
+    for (const format of ['json', 'xml']) {
+      const whole = await runCli(['bulk', '-f', format, '--data-dir', dataDir, '-q'], { stdin: '185.220.101.1' });
+      expect(whole.stdout).toContain('tor-exit-addresses');
+    }
+    const chosen = await runCli(['bulk', '-f', 'json', '--data-dir', dataDir, '-q', '--fields', 'security'], { stdin: '185.220.101.1' });
+    expect(JSON.parse(chosen.stdout)[0].security).toEqual({ is_vpn: true, is_proxy: false, is_tor: true, is_hosting: false, threat_level: 'high' });
+  });
+});
+
+describe('rowsShowEvidence', () => {
+  it.each([
+    ['csv', null, false],
+    ['table', null, false],
+    ['csv', ['location', 'security'], false],
+    ['json', null, true],
+    ['ndjson', null, true],
+    ['xml', null, true],
+    ['json', ['ip', 'security'], false],
+  ] as const)('%s with fields %j: %s', (format, fields, shows) => {
+    expect(rowsShowEvidence(format, fields)).toBe(shows);
   });
 });

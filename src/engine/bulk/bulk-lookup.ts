@@ -14,10 +14,14 @@ export type SourcedTarget = Target & { source: string | null };
  * main thread and the bulk worker threads use the same function, so a row
  * reads the same whichever thread made it. `inMemoryFromStart` skips the
  * positioned reads a short list starts with (a worker only runs for long
- * lists).
+ * lists); `evidence: false` leaves out the security evidence of addresses
+ * a list holds, for rows that do not show it (IpLookupOptions).
  */
-export function createBulkLookup(ctx: EngineContext, inMemoryFromStart = false): (target: SourcedTarget) => Outcome<unknown> {
-  const lookupIp = createAdaptiveIpLookup(ctx, { inMemoryFromStart });
+export function createBulkLookup(
+  ctx: EngineContext,
+  options: { inMemoryFromStart?: boolean; evidence?: boolean } = {},
+): (target: SourcedTarget) => Outcome<unknown> {
+  const lookupIp = createAdaptiveIpLookup(ctx, options);
   return (target) => {
     try {
       const value = isAsnText(target.text) ? lookupAsn(ctx, target.text, 'memory') : lookupIp(target.text);

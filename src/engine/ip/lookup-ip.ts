@@ -38,6 +38,13 @@ export interface IpLookupOptions {
    * names only the datasets used. Default true.
    */
   location?: boolean;
+  /**
+   * False: an address a security list holds gets its verdict without the
+   * `evidence` items (flags, threat level and rule, and provider are the
+   * same), for answers that show only the flags (CSV and table rows of
+   * `netintel bulk`). Default true.
+   */
+  evidence?: boolean;
 }
 
 /**
@@ -103,6 +110,7 @@ interface NetworkEntry {
  */
 export function createIpLookup(databases: IpDatabases, options: IpLookupOptions = {}): IpLookup {
   const withLocation = options.location !== false;
+  const withEvidence = options.evidence !== false;
   const inMemory = databases.mode === 'memory';
   const locationCache = new NumberKeyedCache<IpLocation>(inMemory ? LOCATION_CACHE_SIZE : PREAD_CACHE_SIZE);
   const networkCache = new NumberKeyedCache<NetworkEntry>(inMemory ? NETWORK_CACHE_SIZE : PREAD_CACHE_SIZE);
@@ -133,7 +141,7 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     }
     const entry = networkOf(6, databases.asn.indexOfV6(address.bytes));
     const set = (signals ??= databases.security).v6Set(address.bytes);
-    const security = set === -1 ? entry.security : signals.verdict(entry.asn, set);
+    const security = set === -1 ? entry.security : signals.verdict(entry.asn, set, withEvidence);
     return { ip: address.text, type: 'ipv6', location, network: entry.network, security, reserved: null, meta: databases.meta(6, withLocation) };
   }) as IpLookup;
 
@@ -147,7 +155,7 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     }
     const entry = networkOf(4, databases.asn.indexOfV4(v4));
     const set = (signals ??= databases.security).v4Set(v4);
-    const security = set === -1 ? entry.security : signals!.verdict(entry.asn, set);
+    const security = set === -1 ? entry.security : signals!.verdict(entry.asn, set, withEvidence);
     return { ip: text, type: 'ipv4', location, network: entry.network, security, reserved: null, meta: databases.meta(4, withLocation) };
   };
   lookup.v4 = lookupV4;

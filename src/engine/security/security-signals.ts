@@ -66,6 +66,8 @@ export class SecuritySignals {
   /** Verdicts by AS signals, then set code: shared by every address with the same signals. */
   private readonly verdicts = new Map<AsnSignals, Map<number, SecurityVerdict>>();
   private verdictCount = 0;
+  /** Verdicts without evidence, by AS signals, then by what they say (bareVerdict). */
+  private readonly bareVerdicts = new Map<AsnSignals, Map<string, SecurityVerdict>>();
   /** Flags some installed address list can set (consulted for every address). */
   private readonly addressFlags: ReadonlySet<SecurityFlag>;
 
@@ -120,8 +122,15 @@ export class SecuritySignals {
    * announces it) and its set code in the index. Verdicts are cached and
    * shared: one object per (AS signals, set code) pair. Treat them as
    * read-only.
+   *
+   * `withEvidence: false` is for answers that show the flags only (CSV and
+   * table rows): an address a list holds then gets a verdict without its
+   * `evidence` items, shared by every address with the same flags, threat
+   * rule and provider. Most of a verdict's cost is its evidence, and a long
+   * run over random addresses meets a new list entry in almost every match.
    */
-  verdict(asn: AsnSignals, setCode: number): SecurityVerdict {
+  verdict(asn: AsnSignals, setCode: number, withEvidence = true): SecurityVerdict {
+    if (!withEvidence && setCode !== -1) return this.bareVerdict(asn, setCode);
     let bySet = this.verdicts.get(asn);
     if (bySet === undefined) {
       bySet = new Map();
@@ -142,12 +151,31 @@ export class SecuritySignals {
     return verdict;
   }
 
+  private bareVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
+    const index = this.index!;
+    const signalled = this.addressEntries(setCode).flatMap((id) => {
+      const source = index.meta.sources[index.entrySource(id)]!;
+      return isSignalName(source.signal) ? [{ signal: source.signal, provider: index.entryLabel(id) ?? source.provider }] : [];
+    });
+    const summary = this.summarize(asn.known, withAsnEvidence(sortEvidence(signalled), asn));
+    const key = `${summary.is_vpn}|${summary.is_proxy}|${summary.is_tor}|${summary.is_hosting}|${summary.provider}`;
+    let byFlags = this.bareVerdicts.get(asn);
+    if (byFlags === undefined) this.bareVerdicts.set(asn, (byFlags = new Map()));
+    let verdict = byFlags.get(key);
+    if (verdict === undefined) byFlags.set(key, (verdict = Object.freeze({ ...summary, evidence: NO_EVIDENCE })));
+    return verdict;
+  }
+
   private computeVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
-    let evidence = asn.evidence;
-    if (setCode !== -1) {
-      const address = this.addressEvidence(setCode);
-      if (address.length > 0) evidence = asn.evidence.length === 0 ? address : sortEvidence(address.concat(asn.evidence));
-    }
+    const evidence = withAsnEvidence(setCode === -1 ? [] : this.addressEvidence(setCode), asn);
+    return { ...this.summarize(asn.known, evidence), evidence };
+  }
+
+  /**
+   * The flags, threat level and rule, and provider that signals say (in
+   * evidence order: address matches first, then the AS's).
+   */
+  private summarize(known: boolean, items: ReadonlyArray<Pick<SecurityEvidence, 'signal' | 'provider'>>): Omit<SecurityVerdict, 'evidence'> {
     let tor = false;
     let proxy = false;
     let vpn = false;
@@ -155,7 +183,7 @@ export class SecuritySignals {
     // The provider: the first named operator in signal order (VPN range, VPN AS, cloud, datacenter, hosting AS).
     let provider: string | null = null;
     let providerRank = Infinity;
-    for (const item of evidence) {
+    for (const item of items) {
       const flag = SIGNAL_FLAG[item.signal];
       if (flag === 'is_tor') tor = true;
       else if (flag === 'is_proxy') proxy = true;
@@ -167,13 +195,12 @@ export class SecuritySignals {
         providerRank = rank;
       }
     }
-    const known = asn.known;
     const is_vpn = vpn ? true : this.addressFlags.has('is_vpn') || known ? false : null;
     const is_proxy = proxy ? true : this.addressFlags.has('is_proxy') ? false : null;
     const is_tor = tor ? true : this.addressFlags.has('is_tor') ? false : null;
     const is_hosting = hosting ? true : this.addressFlags.has('is_hosting') || known ? false : null;
     const { level, rule } = threatVerdict({ is_vpn, is_proxy, is_tor, is_hosting });
-    return { is_vpn, is_proxy, is_tor, is_hosting, threat_level: level, threat_rule: rule, provider, evidence };
+    return { is_vpn, is_proxy, is_tor, is_hosting, threat_level: level, threat_rule: rule, provider };
   }
 
   /** Dataset dates for the `meta` of an answer: the curated list and every source of the index. */
@@ -185,28 +212,32 @@ export class SecuritySignals {
 
   /**
    * The evidence of the entries of a set, per source only the most specific
-   * ones (a /24 rather than the /16 around it). Most sets are one entry:
-   * that path reads a few words of the index and builds one item.
+   * ones (a /24 rather than the /16 around it).
    */
   private addressEvidence(code: number): SecurityEvidence[] {
-    const index = this.index!;
-    if (code < -1) {
-      const item = this.evidenceItem(-2 - code);
-      return item === null ? [] : [item];
+    const items: SecurityEvidence[] = [];
+    for (const id of this.addressEntries(code)) {
+      const item = this.evidenceItem(id);
+      if (item !== null) items.push(item);
     }
+    return sortEvidence(items);
+  }
+
+  /**
+   * The entries of a set that give evidence: per source only the most
+   * specific ones. Most sets are one entry: that path reads a few words of
+   * the index.
+   */
+  private addressEntries(code: number): number[] {
+    const index = this.index!;
+    if (code < -1) return [-2 - code];
     const ids = index.setEntries(code);
     const narrowest = new Map<number, number>();
     for (const id of ids) {
       const source = index.entrySource(id);
       narrowest.set(source, Math.min(narrowest.get(source) ?? Infinity, index.entrySpan(id)));
     }
-    const items: SecurityEvidence[] = [];
-    for (const id of ids) {
-      if (index.entrySpan(id) !== narrowest.get(index.entrySource(id))) continue;
-      const item = this.evidenceItem(id);
-      if (item !== null) items.push(item);
-    }
-    return sortEvidence(items);
+    return ids.filter((id) => index.entrySpan(id) === narrowest.get(index.entrySource(id)));
   }
 
   private evidenceItem(id: number): SecurityEvidence | null {
@@ -217,7 +248,13 @@ export class SecuritySignals {
   }
 }
 
+/** Address evidence followed by the AS's, in evidence order. */
+function withAsnEvidence<Item extends Pick<SecurityEvidence, 'signal' | 'provider'>>(address: Item[], asn: AsnSignals): ReadonlyArray<Item | SecurityEvidence> {
+  if (address.length === 0) return asn.evidence;
+  return asn.evidence.length === 0 ? address : sortEvidence<Item | SecurityEvidence>([...address, ...asn.evidence]);
+}
+
 /** Stable sort by signal weight (Tor, proxy, VPN, hosting), address matches before AS matches. */
-function sortEvidence(items: SecurityEvidence[]): SecurityEvidence[] {
+function sortEvidence<Item extends Pick<SecurityEvidence, 'signal'>>(items: Item[]): Item[] {
   return items.length < 2 ? items : items.sort((a, b) => SIGNAL_ORDER[a.signal] - SIGNAL_ORDER[b.signal]);
 }

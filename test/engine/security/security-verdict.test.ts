@@ -14,7 +14,8 @@ import { v4ToText } from '../../../src/engine/ip/ip-address.js';
 import { createIpTextLookup, lookupIp } from '../../../src/engine/ip/lookup-ip.js';
 import { checkVpn } from '../../../src/engine/security/check-vpn.js';
 import { tempDir } from '../../support/cli.js';
-import { writeFixtureIndex } from './fixtures.js';
+import { parseFeed } from '../../../src/engine/security/feed-formats.js';
+import { FIXTURE_FEEDS, writeFixtureIndex } from './fixtures.js';
 
 const dir = tempDir('netintel-verdict-');
 writeFixtureIndex(dir.path);
@@ -155,6 +156,52 @@ describe('security verdicts with installed feeds', () => {
     for (const address of ['185.220.101.1', '45.83.104.20', '3.5.140.1', '20.7.239.202', '8.8.8.8', '1.1.1.1', '2001:ac8:20::5']) {
       expect(lookup(address)).toEqual(lookupIp(ctx, address, 'pread'));
     }
+  });
+});
+
+describe('security verdicts without evidence (rows that show the flags only)', () => {
+  /** Every fixture entry's first, middle and last address, and the addresses just outside it (IPv4). */
+  function fixtureAddresses(): string[] {
+    const addresses = new Set<string>();
+    for (const feed of FIXTURE_FEEDS) {
+      const { entries } = parseFeed(feed.format, feed.text, feed.name);
+      for (let i = 0; i < entries.v4Count; i++) {
+        const [start, end] = [entries.v4Starts[i]!, entries.v4Ends[i]!];
+        for (const value of [start - 1, start, Math.floor((start + end) / 2), end, end + 1]) {
+          if (value >= 0 && value <= 0xffffffff) addresses.add(v4ToText(value));
+        }
+      }
+    }
+    return [...addresses, '2001:ac8:20::5', '2a0b:f4c2::1', '8.8.8.8', unannouncedAddress()];
+  }
+
+  it('gives every listed address the flags, threat level and rule, and provider of the verdict with evidence', () => {
+    const full = createIpTextLookup(ipDatabasesFor(ctx, 'memory'));
+    const flagsOnly = createIpTextLookup(ipDatabasesFor(ctx, 'memory'), { evidence: false });
+    const addresses = fixtureAddresses();
+    let listed = 0;
+    for (const address of addresses) {
+      const [withEvidence, without] = [full(address), flagsOnly(address)];
+      const { evidence, ...flags } = withEvidence.security as { evidence: unknown[] };
+      expect({ address, ...without.security, evidence: undefined }).toEqual({ address, ...flags, evidence: undefined });
+      expect({ ...without, security: null }).toEqual({ ...withEvidence, security: null });
+      // Only an address a list holds loses its evidence; an AS-only verdict is the shared one, evidence and all.
+      if (without.security.evidence.length === 0 && evidence.some((item) => !['hosting_asn', 'vpn_asn'].includes((item as { signal: string }).signal))) listed++;
+      else expect(without.security).toBe(withEvidence.security);
+    }
+    expect(listed).toBeGreaterThan(20);
+  });
+
+  it('shares one verdict object among listed addresses that say the same', () => {
+    const flagsOnly = createIpTextLookup(ipDatabasesFor(ctx, 'memory'), { evidence: false });
+    // Two Tor exits of one AS on the bulk exit list: the same flags, rule and provider.
+    const [one, two] = [flagsOnly('185.220.101.1').security, flagsOnly('185.220.101.2').security];
+    expect(one).toMatchObject({ is_tor: true, threat_level: 'high', threat_rule: 'tor_exit', evidence: [] });
+    expect(two).toBe(one);
+    // With evidence each has its own: the entries matched differ.
+    const full = createIpTextLookup(ipDatabasesFor(ctx, 'memory'));
+    expect(full('185.220.101.1').security).not.toBe(full('185.220.101.2').security);
+    expect(Object.isFrozen(flagsOnly('185.220.101.1').security)).toBe(true);
   });
 });
 
