@@ -51,7 +51,7 @@ function isIpv4Mapped(bytes: Uint8Array): boolean {
  * and no dotted quad (a dotted tail in the input, such as the deprecated
  * IPv4-compatible `::1.2.3.4`, is ::102:304 and written so).
  */
-export function rfc5952Text(bytes: Uint8Array): string {
+function rfc5952Text(bytes: Uint8Array): string {
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
   let runAt = -1;
