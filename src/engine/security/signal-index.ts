@@ -5,7 +5,6 @@ import { v4RangeText, v6RangeText } from './address-range.js';
 import {
   ASN_ENTRY_BYTES,
   decodeHeader,
-  HEADER_BYTES,
   NO_SET,
   Section,
   type SectionId,
@@ -46,7 +45,14 @@ export interface SignalAsnEntry {
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const PREAD_WINDOW_BYTES = 4096;
+/** A binary search over a section reads single words until this much of it is left, then reads that at once. */
+const PREAD_WINDOW_BYTES = 16_384;
+/**
+ * The first bytes of the file read at open in one read: the header, the
+ * metadata and the first words of the tables in an index of usual size, which
+ * open then checks without a read of their own.
+ */
+const HEAD_BYTES = 4096;
 
 interface MemoryViews {
   bytes: Buffer;
@@ -164,11 +170,11 @@ export class SignalIndex {
     }
     try {
       const size = fstatSync(fd).size;
-      const head = Buffer.alloc(Math.min(HEADER_BYTES, size));
+      const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
       readFully(fd, head, 0);
       const header = decodeHeader(head, size);
       if (typeof header === 'string') throw corrupt(path, header);
-      return new SignalIndex(path, 'pread', header, null, new SectionReader(path, header, { fd }));
+      return new SignalIndex(path, 'pread', header, null, new SectionReader(path, header, { fd, head }));
     } catch (error) {
       closeSync(fd);
       if (error instanceof NetintelError) throw error;
@@ -448,13 +454,16 @@ class SectionReader {
   private readonly scratch = Buffer.allocUnsafe(PREAD_WINDOW_BYTES);
   private readonly fd: number | null;
   private readonly bytes: Buffer | null;
+  /** The file's first bytes, read at open (pread mode). */
+  private readonly head: Buffer | null;
 
   constructor(
     private readonly path: string,
     private readonly header: SignalIndexHeader,
-    source: { fd: number } | { bytes: Buffer },
+    source: { fd: number; head: Buffer } | { bytes: Buffer },
   ) {
     this.fd = 'fd' in source ? source.fd : null;
+    this.head = 'fd' in source ? source.head : null;
     this.bytes = 'bytes' in source ? source.bytes : null;
   }
 
@@ -463,6 +472,8 @@ class SectionReader {
     const [offset, byteLength] = this.header.sections[section]!;
     if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.path, `read outside section ${section}`);
     if (this.bytes !== null) return this.bytes.subarray(offset + byteOffset, offset + byteOffset + length);
+    const at = offset + byteOffset;
+    if (this.head !== null && at + length <= this.head.length) return this.head.subarray(at, at + length);
     const target = length <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(length);
     readFully(this.fd!, target.subarray(0, length), offset + byteOffset);
     return target.subarray(0, length);
