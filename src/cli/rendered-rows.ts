@@ -55,13 +55,15 @@ export function renderRows(
   let succeeded = 0;
   const failures = new Map<ErrorCode, number>();
   const messages: string[] = [];
+  const writeTo = formatter.writeTo;
   for (const outcome of outcomes) {
     if (outcome.ok) succeeded += 1;
     else {
       failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
       if (keepMessages) messages.push(outcome.error.message);
     }
-    chunk.append(formatter.write(outcome));
+    if (writeTo) writeTo(outcome, chunk);
+    else chunk.append(formatter.write(outcome));
   }
   return new RenderedRows(bytes.lend === true ? chunk.lend() : chunk.take(bytes.spare), succeeded, [...failures], messages);
 }

@@ -1,6 +1,7 @@
 import type { Outcome } from '../engine/outcome.js';
 import type { CsvCell } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
+import type { Utf8Chunk } from './utf8-chunk.js';
 import { getPath, projectRecord } from './record-schema.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
@@ -37,6 +38,12 @@ export interface Formatter {
   start(): string;
   write(outcome: Outcome<unknown>): string;
   end(): string;
+  /**
+   * Writes what `write` returns, as UTF-8, straight into a chunk: for the
+   * many rows of a bulk run, in a format that can do it without building
+   * each row as a string first (csv).
+   */
+  writeTo?(outcome: Outcome<unknown>, out: Utf8Chunk): void;
 }
 
 /** Rows of a horizontal table are printed in blocks so a long run streams. */
@@ -71,9 +78,10 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     case 'csv': {
       // Each format's library loads only when that format is asked for.
-      const [{ csvCell, csvRow }, { createCsvRecordEncoder }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
+      const [{ csvCell, csvRow }, { createCsvRecordEncoder, createCsvRecordWriter }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
       const encode = plainCsvEncoder(schema, columns, createCsvRecordEncoder);
+      const encodeInto = plainCsvEncoder(schema, columns, createCsvRecordWriter);
       const noRecord = columns.map(() => '').join(',');
       // The cells of a presented row in one reused array: join() builds the
       // row as one flat string, where concatenating cell by cell allocates a
@@ -86,16 +94,25 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         for (let i = 0; i < columns.length; i++) cells[i + 1] = csvCell(presentColumn(record, columns[i]!) as CsvCell);
         return cells.join(',');
       };
-      return {
+      const failedRow = (outcome: Extract<Outcome<unknown>, { ok: false }>) =>
+        `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`;
+      const rowEnd = Buffer.from(',,\n');
+      const formatter: Formatter = {
         start: () => (options.header ? csvRow(csvColumns) : ''),
         write: (outcome) =>
-          outcome.ok
-            ? encode
-              ? `${csvCell(outcome.query)},${encode(outcome.value)},,\n`
-              : presentedRow(outcome.query, outcome.value)
-            : `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`,
+          outcome.ok ? (encode ? `${csvCell(outcome.query)},${encode(outcome.value)},,\n` : presentedRow(outcome.query, outcome.value)) : failedRow(outcome),
         end: () => '',
       };
+      if (encodeInto) {
+        formatter.writeTo = (outcome, out) => {
+          if (!outcome.ok) return out.append(failedRow(outcome));
+          out.appendShort(csvCell(outcome.query));
+          out.appendByte(0x2c);
+          encodeInto(outcome.value, out);
+          out.appendBytes(rowEnd);
+        };
+      }
+      return formatter;
     }
     case 'xml': {
       const { xmlError, xmlFooter, xmlHeader, xmlRecord } = await import('./xml.js');
@@ -147,15 +164,15 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
 }
 
 /** The compiled encoder when the schema's columns are plain paths (directly or through `adapt`). */
-function plainCsvEncoder(
+function plainCsvEncoder<Encoder extends (record: unknown, ...rest: never[]) => unknown>(
   schema: RecordSchema,
   columns: readonly string[],
-  create: (columns: readonly string[]) => (record: unknown) => string,
-): ((record: unknown) => string) | null {
+  create: (columns: readonly string[]) => Encoder,
+): Encoder | null {
   if (schema.adapt) {
     const encode = create(columns);
     const adapt = schema.adapt;
-    return (record) => encode(adapt(record));
+    return ((record: unknown, ...rest: never[]) => encode(adapt(record), ...rest)) as Encoder;
   }
   return schema.readColumn || schema.presentColumn ? null : create(columns);
 }

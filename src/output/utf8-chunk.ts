@@ -1,5 +1,7 @@
 /** Room reserved when a chunk starts; it grows for longer batches. */
 const INITIAL_BYTES = 1 << 16;
+/** Text up to this length is copied code by code by `appendShort`. */
+const SHORT_TEXT = 48;
 
 /**
  * Collects rows of text as UTF-8 bytes, for output written in large chunks.
@@ -22,6 +24,37 @@ export class Utf8Chunk {
     const worst = text.length * 3;
     if (this.used + worst > this.bytes.length) this.grow(worst);
     this.used += this.bytes.write(text, this.used);
+  }
+
+  /**
+   * Like `append`, for short text that is mostly ASCII (addresses, codes):
+   * copied code by code, which for a few characters costs less than a call
+   * into the UTF-8 encoder. Other text goes to `append`.
+   */
+  appendShort(text: string): void {
+    const length = text.length;
+    if (length > SHORT_TEXT || this.used + length > this.bytes.length) return this.append(text);
+    const bytes = this.bytes;
+    const at = this.used;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 0x7f) return this.append(text);
+      bytes[at + i] = code;
+    }
+    this.used = at + length;
+  }
+
+  /** Appends bytes already encoded (a cached piece of a row). */
+  appendBytes(piece: Uint8Array): void {
+    if (this.used + piece.length > this.bytes.length) this.grow(piece.length);
+    this.bytes.set(piece, this.used);
+    this.used += piece.length;
+  }
+
+  /** Appends one byte (an ASCII separator). */
+  appendByte(byte: number): void {
+    if (this.used === this.bytes.length) this.grow(1);
+    this.bytes[this.used++] = byte;
   }
 
   /**

@@ -55,3 +55,16 @@ describe('Utf8Chunk', () => {
     expect(text(chunk.take())).toBe('fourth\n');
   });
 });
+
+describe('Utf8Chunk short text, bytes and single bytes', () => {
+  it('appends short ASCII text code by code and anything else as UTF-8, growing as needed', () => {
+    const chunk = new Utf8Chunk();
+    const pieces = Array.from({ length: 30_000 }, (_, i) => ['8.8.8.8', 'Zürich', '', 'x'.repeat(60), '東京', 'ipv4'][i % 6]!);
+    for (const piece of pieces) {
+      chunk.appendShort(piece);
+      chunk.appendByte(0x2c);
+      chunk.appendBytes(Buffer.from('é|'));
+    }
+    expect(text(chunk.take())).toBe(pieces.map((piece) => `${piece},é|`).join(''));
+  });
+});

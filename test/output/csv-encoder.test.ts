@@ -1,0 +1,82 @@
+/**
+ * The CSV record encoders: rows of records by column path, groups of
+ * columns cached per shared sub-object. The byte writer (bulk rows) must
+ * give exactly the string encoder's bytes.
+ */
+import { describe, expect, it } from 'vitest';
+import { createCsvRecordEncoder, createCsvRecordWriter } from '../../src/output/csv-encoder.js';
+import { Utf8Chunk } from '../../src/output/utf8-chunk.js';
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const COLUMNS = ['kind', 'ip', 'location.country', 'location.city', 'location.latitude', 'network.asn', 'network.organization', 'security.is_vpn', 'security.threat_level', 'reserved'];
+const TEXTS = ['8.8.8.8', 'Zürich', '東京', 'a,b', 'say "hi"', '=SUM(A1)', '-1', '@x', 'line\nbreak', '', '😀', 'Mountain View'];
+
+/** Records whose sub-objects are shared, some frozen, some null, like the engine's. */
+function corpus(count: number): Record<string, unknown>[] {
+  const random = seededRandom(0xc5f);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const locations = Array.from({ length: 40 }, (_, i) => {
+    const location = { country: pick(TEXTS), city: random() < 0.2 ? null : pick(TEXTS), latitude: Math.round((random() - 0.5) * 1800000) / 10000 };
+    return i % 10 === 0 ? Object.freeze(location) : location;
+  });
+  const networks = Array.from({ length: 20 }, (_, i) => {
+    const network = { asn: random() < 0.1 ? null : Math.floor(random() * 400000), organization: pick(TEXTS) };
+    return i === 0 ? Object.freeze(network) : network;
+  });
+  const securities = [Object.freeze({ is_vpn: null, threat_level: null }), { is_vpn: false, threat_level: 'low' }, { is_vpn: true, threat_level: 'medium' }];
+  return Array.from({ length: count }, () => ({
+    kind: 'ip',
+    ip: pick(TEXTS),
+    location: random() < 0.05 ? null : pick(locations),
+    network: pick(networks),
+    security: pick(securities),
+    reserved: random() < 0.9 ? null : pick(TEXTS),
+  }));
+}
+
+describe('createCsvRecordWriter', () => {
+  it('writes the bytes of createCsvRecordEncoder for 20,000 records of shared, frozen and missing sub-objects', () => {
+    const records = corpus(20_000);
+    const encode = createCsvRecordEncoder(COLUMNS);
+    const write = createCsvRecordWriter(COLUMNS);
+    const chunk = new Utf8Chunk();
+    for (const record of records) {
+      write(record, chunk);
+      chunk.appendByte(0x0a);
+    }
+    const expected = records.map((record) => `${encode(record)}\n`).join('');
+    expect(Buffer.from(chunk.take()).toString('utf8')).toBe(expected);
+  });
+
+  it('keeps its cache out of sight: the records read, print and compare as before', () => {
+    const records = corpus(200);
+    const before = JSON.stringify(records);
+    const keys = records.map((record) => Object.keys(record.location ?? {}).join());
+    const write = createCsvRecordWriter(COLUMNS);
+    for (const record of records) write(record, new Utf8Chunk());
+    expect(JSON.stringify(records)).toBe(before);
+    expect(records.map((record) => Object.keys(record.location ?? {}).join())).toEqual(keys);
+    expect(records).toEqual(JSON.parse(before));
+    expect(structuredClone(records)).toEqual(JSON.parse(before));
+  });
+
+  it('writes a changed encoding per writer, not a stale one: two writers of different columns share the objects', () => {
+    const record = corpus(1)[0]!;
+    const [a, b] = [createCsvRecordWriter(['location.country']), createCsvRecordWriter(['location.city', 'location.country'])];
+    const [one, two] = [new Utf8Chunk(), new Utf8Chunk()];
+    a(record, one);
+    b(record, two);
+    expect(Buffer.from(one.take()).toString()).toBe(createCsvRecordEncoder(['location.country'])(record));
+    expect(Buffer.from(two.take()).toString()).toBe(createCsvRecordEncoder(['location.city', 'location.country'])(record));
+  });
+});
