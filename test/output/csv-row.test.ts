@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvRow, csvRowViaLibrary, type CsvCell } from '../../src/output/csv-row.js';
 import { parseCsv } from './parse-csv.js';
-
-/** mulberry32: a small seeded generator, so that a failure reproduces. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/seeded-random.js';
 
 const PIECES = ['a', 'Z', '8.8.8.8', ' ', ',', '"', '""', '\r', '\n', '\r\n', '=', '+', '-', '@', '\t', "'", ';', '|', 'é', 'Zürich', '東京', '😀', '\u0000', '\u2028', '1', '0', '.', '#', '\\', '\uff1d', '\uff0b', '\uff0d', '\uff20'];
 

@@ -1,18 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { mapOrdered } from '../../../src/engine/bulk/map-ordered.js';
-
-/** mulberry32: a small seeded generator, so that a failure reproduces. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../support/seeded-random.js';
 
 async function collect<R>(batches: AsyncIterable<R[]>): Promise<R[][]> {
   const out: R[][] = [];

@@ -22,6 +22,7 @@ import {
 import { toDnsAnswer } from '../../../src/engine/dns/dns-records.js';
 import { DNS_RECORD_TYPES } from '../../../src/engine/dns/dns-type.js';
 import { encodeQueryWire, readReplyWire, UNDECIDED } from '../../../src/engine/dns/dns-wire.js';
+import { seededRandom } from '../../support/seeded-random.js';
 
 const OPT: Answer = { type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] };
 
@@ -74,18 +75,6 @@ function expectSameVerdict(message: Buffer, query: PreparedQuery, withPacket = t
   if (!isDeepStrictEqual(actual, expected)) expect(actual, message.toString('hex')).toEqual(expected);
   const fast = query.questionEnd > 0 ? readReplyWire(message, query.message, query.questionEnd, query.questionName) : UNDECIDED;
   return typeof fast === 'object';
-}
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // ------------------------------------------------------------------ corpus
@@ -433,7 +422,7 @@ describe('readReplyWire and judgeReply', () => {
     onTestFinished(() => {
       Error.stackTraceLimit = stackTraceLimit;
     });
-    const next = random(20260601);
+    const next = seededRandom(20260601);
     const special = [0x00, 0x01, 0x04, 0x3f, 0x40, 0x80, 0xc0, 0xc0, 0xff];
     let mutations = 0;
     let accepted = 0;

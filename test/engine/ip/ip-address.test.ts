@@ -6,6 +6,7 @@ import { readTargetBatches } from '../../../src/engine/bulk/read-targets.js';
 import { isIpAddress, parseIpAddress, quoteInput, v4ToText } from '../../../src/engine/ip/ip-address.js';
 import { parseIpv4Fast } from '../../../src/engine/ip/ip-text.js';
 import { NetintelError } from '../../../src/errors.js';
+import { seededRandom } from '../../support/seeded-random.js';
 
 function caught(fn: () => unknown): NetintelError {
   try {
@@ -15,18 +16,6 @@ function caught(fn: () => unknown): NetintelError {
     return error as NetintelError;
   }
   throw new Error('expected a NetintelError, nothing was thrown');
-}
-
-/** mulberry32: a small seeded generator, so that a failure reproduces. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('parseIpAddress on valid text', () => {
