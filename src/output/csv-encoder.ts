@@ -1,9 +1,24 @@
 import { csvCell, type CsvCell } from './csv-row.js';
-import type { Utf8Chunk } from './utf8-chunk.js';
+import { Utf8Chunk } from './utf8-chunk.js';
+
+/** Writes one record's cells, comma-separated (no line ending), into a chunk. */
+export type CsvRecordWriter = (record: unknown, out: Utf8Chunk) => void;
 
 type Part =
   | { kind: 'leaf'; keys: readonly string[] }
-  | { kind: 'group'; key: string; subKeys: ReadonlyArray<readonly string[]> };
+  | { kind: 'group'; key: string; subKeys: ReadonlyArray<readonly string[]>; memo: symbol; empty: Uint8Array };
+
+const COMMA = 0x2c;
+
+/**
+ * The key a group's encoded bytes are kept under, one per group of columns
+ * (`location` with its sub-paths): writers of the same columns share it, so
+ * a shared object carries one memo per column set however many writers
+ * meet it (an API request each, say).
+ */
+const memos = new Map<string, symbol>();
+/** Bytes of the objects that cannot take a property (the engine's frozen "empty" ones), by memo. */
+const frozenMemos = new WeakMap<object, Map<symbol, Uint8Array>>();
 
 function read(value: unknown, keys: readonly string[]): unknown {
   for (const key of keys) {
@@ -11,44 +26,6 @@ function read(value: unknown, keys: readonly string[]): unknown {
     value = (value as Record<string, unknown>)[key];
   }
   return value;
-}
-
-/**
- * Compiles the CSV encoding of a record's columns (dot paths) once per run.
- * Consecutive columns under one key (`location.*`) form a group whose
- * encoded text is cached per sub-object: the engine shares one location
- * object among every address of a city and one network object per ASN
- * range, so a bulk run encodes each of them once. Records are read-only,
- * which makes caching by identity safe.
- *
- * Returns the row's cells joined with commas (no line ending); the bytes
- * equal `csvRow` of the same cells.
- */
-export function createCsvRecordEncoder(columns: readonly string[]): (record: unknown) => string {
-  const parts = compileParts(columns);
-  const caches = parts.map(() => new WeakMap<object, string>());
-  const encodeGroup = (i: number, part: Extract<Part, { kind: 'group' }>, value: unknown): string => {
-    if (value === null || typeof value !== 'object') return part.subKeys.map(() => '').join(',');
-    const cache = caches[i]!;
-    let text = cache.get(value);
-    if (text === undefined) {
-      text = part.subKeys.map((keys) => csvCell(read(value, keys) as CsvCell)).join(',');
-      cache.set(value, text);
-    }
-    return text;
-  };
-  return (record) => {
-    let row = '';
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!;
-      const text =
-        part.kind === 'leaf'
-          ? csvCell(read(record, part.keys) as CsvCell)
-          : encodeGroup(i, part, (record as Record<string, unknown> | null)?.[part.key]);
-      row += i === 0 ? text : `,${text}`;
-    }
-    return row;
-  };
 }
 
 /** The columns (dot paths) in order; consecutive columns under one key (`location.*`) form a group. */
@@ -60,40 +37,48 @@ function compileParts(columns: readonly string[]): Part[] {
     if (keys.length > 1 && last?.kind === 'group' && last.key === keys[0]) {
       (last.subKeys as Array<readonly string[]>).push(keys.slice(1));
     } else if (keys.length > 1) {
-      parts.push({ kind: 'group', key: keys[0]!, subKeys: [keys.slice(1)] });
+      parts.push({ kind: 'group', key: keys[0]!, subKeys: [keys.slice(1)], memo: Symbol(), empty: new Uint8Array() });
     } else {
       parts.push({ kind: 'leaf', keys });
     }
   }
+  for (const part of parts) {
+    if (part.kind !== 'group') continue;
+    const signature = `${part.key}:${part.subKeys.map((keys) => keys.join('.')).join(',')}`;
+    if (!memos.has(signature)) memos.set(signature, Symbol(`csv ${signature}`));
+    part.memo = memos.get(signature)!;
+    part.empty = Buffer.from(','.repeat(part.subKeys.length - 1));
+  }
   return parts;
 }
 
-const COMMA = 0x2c;
-
 /**
- * The same encoding written straight into a chunk of UTF-8 bytes, for the
- * rows of a bulk run: no row is built as a string first (V8 would make a
- * rope of its pieces and flatten it before encoding), and a group's cached
- * form is its bytes, copied as they are. The bytes equal
- * createCsvRecordEncoder's text, UTF-8 encoded.
+ * Compiles the CSV encoding of a record's columns (dot paths) once per run,
+ * written straight into a chunk of UTF-8 bytes: a bulk run builds no row as
+ * a string (V8 would make a rope of its pieces and flatten it before
+ * encoding). The bytes equal `csvRow` of the same cells, without its line
+ * ending.
  *
- * The cache is kept on the shared sub-objects themselves, under a symbol of
- * this writer's own, not enumerable: invisible to JSON, structured clone
- * and equality checks. A WeakMap holding a long run's few hundred thousand
- * location objects costs a cache miss on every row; a property of an
- * object the row has just read costs nothing. Objects that cannot take a
- * property (the engine's frozen "empty" ones) use a WeakMap.
+ * Consecutive columns under one key (`location.*`) form a group whose
+ * encoded bytes are cached per sub-object: the engine shares one location
+ * object among every address of a city and one network object per ASN
+ * range, so a bulk run encodes each of them once. Records are read-only,
+ * which makes caching by identity safe. The cache is kept on the shared
+ * objects themselves, under a symbol, not enumerable: invisible to JSON,
+ * structured clone and equality checks. A WeakMap holding a long run's few
+ * hundred thousand location objects costs a cache miss on every row; a
+ * property of an object the row has just read costs nothing.
  */
-export function createCsvRecordWriter(columns: readonly string[]): (record: unknown, out: Utf8Chunk) => void {
-  type Group = Extract<ReturnType<typeof compileParts>[number], { kind: 'group' }>;
-  const parts = compileParts(columns).map((part) =>
-    part.kind === 'leaf' ? part : { ...part, key: part.key, memo: Symbol(`csv:${part.key}`), frozen: new WeakMap<object, Uint8Array>() },
-  );
-  const empties = parts.map((part) => (part.kind === 'group' ? Buffer.from(part.subKeys.map(() => '').join(',')) : null));
-  const encode = (part: Group & { memo: symbol; frozen: WeakMap<object, Uint8Array> }, value: object): Uint8Array => {
+export function createCsvRecordWriter(columns: readonly string[]): CsvRecordWriter {
+  const parts = compileParts(columns);
+  const encode = (part: Extract<Part, { kind: 'group' }>, value: object): Uint8Array => {
     const bytes = Buffer.from(part.subKeys.map((keys) => csvCell(read(value, keys) as CsvCell)).join(','));
     if (Object.isExtensible(value)) Object.defineProperty(value, part.memo, { value: bytes });
-    else part.frozen.set(value, bytes);
+    else {
+      let byMemo = frozenMemos.get(value);
+      if (byMemo === undefined) frozenMemos.set(value, (byMemo = new Map()));
+      byMemo.set(part.memo, bytes);
+    }
     return bytes;
   };
   return (record, out) => {
@@ -106,11 +91,21 @@ export function createCsvRecordWriter(columns: readonly string[]): (record: unkn
       }
       const value = (record as Record<string, unknown> | null)?.[part.key];
       if (value === null || typeof value !== 'object') {
-        out.appendBytes(empties[i]!);
+        out.appendBytes(part.empty);
         continue;
       }
-      const cached = (value as Record<symbol, Uint8Array | undefined>)[part.memo] ?? part.frozen.get(value);
+      const cached = (value as Record<symbol, Uint8Array | undefined>)[part.memo] ?? frozenMemos.get(value)?.get(part.memo);
       out.appendBytes(cached ?? encode(part, value));
     }
   };
+}
+
+let scratch: Utf8Chunk | undefined;
+
+/** The text a writer writes for one record: for output built as text (one-off runs, the API). */
+export function csvRecordText(write: CsvRecordWriter, record: unknown): string {
+  scratch ??= new Utf8Chunk();
+  write(record, scratch);
+  const bytes = scratch.lend();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
 }

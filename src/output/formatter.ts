@@ -1,4 +1,5 @@
 import type { Outcome } from '../engine/outcome.js';
+import type { CsvRecordWriter } from './csv-encoder.js';
 import type { CsvCell } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
 import type { Utf8Chunk } from './utf8-chunk.js';
@@ -78,10 +79,9 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     case 'csv': {
       // Each format's library loads only when that format is asked for.
-      const [{ csvCell, csvRow }, { createCsvRecordEncoder, createCsvRecordWriter }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
+      const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
-      const encode = plainCsvEncoder(schema, columns, createCsvRecordEncoder);
-      const encodeInto = plainCsvEncoder(schema, columns, createCsvRecordWriter);
+      const writeRecord = plainCsvWriter(schema, columns, createCsvRecordWriter);
       const noRecord = columns.map(() => '').join(',');
       // The cells of a presented row in one reused array: join() builds the
       // row as one flat string, where concatenating cell by cell allocates a
@@ -100,15 +100,19 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       const formatter: Formatter = {
         start: () => (options.header ? csvRow(csvColumns) : ''),
         write: (outcome) =>
-          outcome.ok ? (encode ? `${csvCell(outcome.query)},${encode(outcome.value)},,\n` : presentedRow(outcome.query, outcome.value)) : failedRow(outcome),
+          outcome.ok
+            ? writeRecord
+              ? `${csvCell(outcome.query)},${csvRecordText(writeRecord, outcome.value)},,\n`
+              : presentedRow(outcome.query, outcome.value)
+            : failedRow(outcome),
         end: () => '',
       };
-      if (encodeInto) {
+      if (writeRecord) {
         formatter.writeTo = (outcome, out) => {
           if (!outcome.ok) return out.append(failedRow(outcome));
           out.appendShort(csvCell(outcome.query));
           out.appendByte(0x2c);
-          encodeInto(outcome.value, out);
+          writeRecord(outcome.value, out);
           out.appendBytes(rowEnd);
         };
       }
@@ -163,16 +167,12 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
   }
 }
 
-/** The compiled encoder when the schema's columns are plain paths (directly or through `adapt`). */
-function plainCsvEncoder<Encoder extends (record: unknown, ...rest: never[]) => unknown>(
-  schema: RecordSchema,
-  columns: readonly string[],
-  create: (columns: readonly string[]) => Encoder,
-): Encoder | null {
+/** The compiled record writer when the schema's columns are plain paths (directly or through `adapt`). */
+function plainCsvWriter(schema: RecordSchema, columns: readonly string[], create: (columns: readonly string[]) => CsvRecordWriter): CsvRecordWriter | null {
   if (schema.adapt) {
-    const encode = create(columns);
+    const write = create(columns);
     const adapt = schema.adapt;
-    return ((record: unknown, ...rest: never[]) => encode(adapt(record), ...rest)) as Encoder;
+    return (record, out) => write(adapt(record), out);
   }
   return schema.readColumn || schema.presentColumn ? null : create(columns);
 }

@@ -1,10 +1,12 @@
 /**
- * The CSV record encoders: rows of records by column path, groups of
- * columns cached per shared sub-object. The byte writer (bulk rows) must
- * give exactly the string encoder's bytes.
+ * The CSV record writer: rows of records by column path, groups of columns
+ * cached per shared sub-object, exactly the bytes csvRow gives the same
+ * cells.
  */
 import { describe, expect, it } from 'vitest';
-import { createCsvRecordEncoder, createCsvRecordWriter } from '../../src/output/csv-encoder.js';
+import { createCsvRecordWriter, csvRecordText } from '../../src/output/csv-encoder.js';
+import { csvRow, type CsvCell } from '../../src/output/csv-row.js';
+import { getPath } from '../../src/output/record-schema.js';
 import { Utf8Chunk } from '../../src/output/utf8-chunk.js';
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -34,17 +36,20 @@ function corpus(count: number): Record<string, unknown>[] {
   }));
 }
 
+/** The reference: csvRow of the columns' values, without its line ending. */
+const referenceRow = (columns: readonly string[], record: unknown) => csvRow(columns.map((column) => getPath(record, column) as CsvCell)).slice(0, -1);
+
 describe('createCsvRecordWriter', () => {
-  it('writes the bytes of createCsvRecordEncoder for 20,000 records of shared, frozen and missing sub-objects', () => {
+  it('writes the bytes of csvRow for 20,000 records of shared, frozen and missing sub-objects', () => {
     const records = corpus(20_000);
-    const encode = createCsvRecordEncoder(COLUMNS);
     const write = createCsvRecordWriter(COLUMNS);
     const chunk = new Utf8Chunk();
     for (const record of records) {
       write(record, chunk);
       chunk.appendByte(0x0a);
     }
-    const expected = records.map((record) => `${encode(record)}\n`).join('');
+    const expected = records.map((record) => `${referenceRow(COLUMNS, record)}\n`).join('');
+    expect(records.map((record) => csvRecordText(write, record))).toEqual(records.map((record) => referenceRow(COLUMNS, record)));
     expect(Buffer.from(chunk.take()).toString('utf8')).toBe(expected);
   });
 
@@ -66,7 +71,14 @@ describe('createCsvRecordWriter', () => {
     const [one, two] = [new Utf8Chunk(), new Utf8Chunk()];
     a(record, one);
     b(record, two);
-    expect(Buffer.from(one.take()).toString()).toBe(createCsvRecordEncoder(['location.country'])(record));
-    expect(Buffer.from(two.take()).toString()).toBe(createCsvRecordEncoder(['location.city', 'location.country'])(record));
+    expect(Buffer.from(one.take()).toString()).toBe(referenceRow(['location.country'], record));
+    expect(Buffer.from(two.take()).toString()).toBe(referenceRow(['location.city', 'location.country'], record));
+  });
+
+  it('keeps one memo per column set on a shared object, however many writers meet it', () => {
+    const location = { country: 'Zürich', city: 'Zürich', latitude: 1 };
+    for (let i = 0; i < 100; i++) csvRecordText(createCsvRecordWriter(['location.country']), { location });
+    csvRecordText(createCsvRecordWriter(['location.city', 'location.country']), { location });
+    expect(Object.getOwnPropertySymbols(location)).toHaveLength(2);
   });
 });
