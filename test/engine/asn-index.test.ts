@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AsnIndex, type AsnIndexMode } from '../../src/engine/asn/asn-index.js';
-import { HeaderField, ipv6ToText, parseIpv6Text, Section } from '../../src/engine/asn/asn-index-format.js';
+import { HeaderField, Section } from '../../src/engine/asn/asn-index-format.js';
+import { ipv6ToText, parseIpv6Into } from '../../src/engine/ip/ip-text.js';
 import { compileAsnIndex } from '../../src/engine/asn/compile-asn-index.js';
 import { cidrContaining, cidrContainingV4, rangeToCidrs, rangeToCidrsV4 } from '../../src/engine/asn/range-to-cidrs.js';
 import { NetintelError } from '../../src/errors.js';
@@ -383,14 +384,14 @@ describe('IPv6 text encoding of the index', () => {
       const expected = ipaddr.fromByteArray(Array.from(bytes)).toString();
       expect(ipv6ToText(bytes)).toBe(expected);
       const parsed = new Uint8Array(16);
-      expect(parseIpv6Text(expected, parsed)).toBe(true);
+      expect(parseIpv6Into(expected, parsed)).toBe(true);
       expect(parsed).toEqual(bytes);
     }
     const out = new Uint8Array(16);
-    expect(parseIpv6Text('::ffff:192.0.2.1', out)).toBe(true);
+    expect(parseIpv6Into('::ffff:192.0.2.1', out)).toBe(true);
     expect(ipv6ToText(out)).toBe('::ffff:c000:201');
     for (const bad of [':::', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', 'fe80::1%eth0', '1.2.3.4::', ':1::2', 'g::1']) {
-      expect(parseIpv6Text(bad, out), bad).toBe(false);
+      expect(parseIpv6Into(bad, out), bad).toBe(false);
     }
   });
 });

@@ -66,8 +66,6 @@
  * layout bumps FORMAT_VERSION (the build step rebuilds the file at install).
  */
 
-import { v4ToText } from '../ip/ip-address.js';
-import { parseIpv4Fast } from '../ip/ip-text.js';
 
 /** ASCII `NIASNIDX`. */
 export const MAGIC = new Uint8Array([0x4e, 0x49, 0x41, 0x53, 0x4e, 0x49, 0x44, 0x58]);
@@ -216,83 +214,8 @@ export function alignSection(offset: number): number {
   return Math.ceil(offset / SECTION_ALIGNMENT) * SECTION_ALIGNMENT;
 }
 
-// Address encodings. The index stores IPv4 as uint32 and IPv6 as 16 network-order
-// bytes; these helpers convert those encodings to and from text.
-
-// The IPv4 text conversions are the IP engine's (strict dotted quad, no leading zeros).
-export { v4ToText as ipv4ToText, parseIpv4Fast as parseIpv4Text };
-
-/**
- * Parses IPv6 text (any RFC 4291 section 2.2 form, including a trailing
- * dotted-quad; no zone index) into 16 network-order bytes written to `out` at
- * `offset`. Returns false, leaving `out` unspecified, when the text is invalid.
- */
-export function parseIpv6Text(text: string, out: Uint8Array, offset = 0): boolean {
-  if (text.length < 2 || text.length > 45) return false;
-  const gap = text.indexOf('::');
-  if (gap !== -1 && text.indexOf('::', gap + 1) !== -1) return false;
-  const head = gap === -1 ? text : text.slice(0, gap);
-  const tail = gap === -1 ? '' : text.slice(gap + 2);
-  const headWords = parseGroups(head, gap === -1);
-  const tailWords = parseGroups(tail, true);
-  if (headWords === null || tailWords === null) return false;
-  const total = headWords.length + tailWords.length;
-  if (gap === -1 ? total !== 8 : total > 7) return false;
-  const words = [...headWords, ...new Array<number>(8 - total).fill(0), ...tailWords];
-  for (let i = 0; i < 8; i++) {
-    out[offset + 2 * i] = words[i]! >>> 8;
-    out[offset + 2 * i + 1] = words[i]! & 255;
-  }
-  return true;
-}
-
-/** Colon-separated hex groups as 16-bit words; the last group may be a dotted quad when `last`. */
-function parseGroups(text: string, last: boolean): number[] | null {
-  if (text === '') return [];
-  const groups = text.split(':');
-  const words: number[] = [];
-  for (let i = 0; i < groups.length; i++) {
-    const group = groups[i]!;
-    if (last && i === groups.length - 1 && group.includes('.')) {
-      const v4 = parseIpv4Fast(group);
-      if (v4 < 0) return null;
-      words.push(Math.floor(v4 / 65536), v4 & 0xffff);
-    } else if (/^[0-9a-fA-F]{1,4}$/.test(group)) {
-      words.push(Number.parseInt(group, 16));
-    } else {
-      return null;
-    }
-  }
-  return words;
-}
-
-/**
- * RFC 5952 text of the 16 network-order bytes at `offset`: lower-case hex, no
- * leading zeros, the longest run of two or more zero groups (the first on a
- * tie) written as `::`.
- */
-export function ipv6ToText(bytes: Uint8Array, offset = 0): string {
-  const words: number[] = [];
-  for (let i = 0; i < 8; i++) words.push((bytes[offset + 2 * i]! << 8) | bytes[offset + 2 * i + 1]!);
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8; ) {
-    if (words[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && words[j] === 0) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = (from: number, to: number): string => words.slice(from, to).map((w) => w.toString(16)).join(':');
-  if (bestStart === -1) return hex(0, 8);
-  return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
-}
+// Address encodings: the index stores IPv4 as uint32 and IPv6 as 16 network-order bytes. Their
+// text forms are the IP engine's (ip-text.ts, ip-address.ts).
 
 /** The 16 network-order bytes at `offset` as an unsigned 128-bit integer. */
 export function ipv6ToBigInt(bytes: Uint8Array, offset = 0): bigint {

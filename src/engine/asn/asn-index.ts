@@ -5,8 +5,6 @@ import {
   decodeHeader,
   HEADER_BYTES,
   type Header,
-  ipv4ToText,
-  ipv6ToText,
   Section,
   type SectionId,
   type StoredMetadata,
@@ -14,6 +12,8 @@ import {
   V4_BUCKET_SHIFT,
   V6_BYTES,
 } from './asn-index-format.js';
+import { v4ToText } from '../ip/ip-address.js';
+import { ipv6ToText } from '../ip/ip-text.js';
 
 /**
  * Reader of the compiled ASN index (layout in `asn-index-format.ts`).
@@ -377,7 +377,7 @@ export class AsnIndex {
   }
 
   private rangeText(version: 4 | 6, index: number): { rangeStart: string; rangeEnd: string } {
-    if (version === 4) return { rangeStart: ipv4ToText(this.v4StartAt(index)), rangeEnd: ipv4ToText(this.v4EndAt(index)) };
+    if (version === 4) return { rangeStart: v4ToText(this.v4StartAt(index)), rangeEnd: v4ToText(this.v4EndAt(index)) };
     this.checkIndex(6, index);
     const memory = this.memory;
     if (memory !== null) {

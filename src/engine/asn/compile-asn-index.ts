@@ -17,9 +17,8 @@ import {
   V4_BUCKET_SHIFT,
   V6_BYTES,
   ipv6ToBigInt,
-  parseIpv4Text,
-  parseIpv6Text,
 } from './asn-index-format.js';
+import { parseIpv4Fast, parseIpv6Into } from '../ip/ip-text.js';
 
 /**
  * Compiles the ASN CSV files of `@ip-location-db/asn` into the binary index
@@ -115,8 +114,8 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
 
   const v4Rows = emptyRows<number>();
   await readRanges(options.v4Csv, stats, (fields) => {
-    const start = parseIpv4Text(fields[0]!);
-    const end = parseIpv4Text(fields[1]!);
+    const start = parseIpv4Fast(fields[0]!);
+    const end = parseIpv4Fast(fields[1]!);
     if (start < 0 || end < 0) return 'not an IPv4 address';
     if (start > end) return 'range start after end';
     return addRow(v4Rows, start, end, fields[2]!, fields[3]!, orgs);
@@ -125,9 +124,9 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
   const v6Rows = emptyRows<bigint>();
   const scratch = new Uint8Array(V6_BYTES);
   await readRanges(options.v6Csv, stats, (fields) => {
-    if (!parseIpv6Text(fields[0]!, scratch)) return 'not an IPv6 address';
+    if (!parseIpv6Into(fields[0]!, scratch)) return 'not an IPv6 address';
     const start = ipv6ToBigInt(scratch);
-    if (!parseIpv6Text(fields[1]!, scratch)) return 'not an IPv6 address';
+    if (!parseIpv6Into(fields[1]!, scratch)) return 'not an IPv6 address';
     const end = ipv6ToBigInt(scratch);
     if (start > end) return 'range start after end';
     return addRow(v6Rows, start, end, fields[2]!, fields[3]!, orgs);

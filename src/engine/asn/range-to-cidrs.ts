@@ -1,13 +1,7 @@
 import { NetintelError } from '../../errors.js';
-import {
-  bigIntToIpv6,
-  ipv4ToText,
-  ipv6ToBigInt,
-  ipv6ToText,
-  parseIpv4Text,
-  parseIpv6Text,
-  V6_BYTES,
-} from './asn-index-format.js';
+import { v4ToText } from '../ip/ip-address.js';
+import { ipv6ToText, parseIpv4Fast, parseIpv6Into } from '../ip/ip-text.js';
+import { bigIntToIpv6, ipv6ToBigInt, V6_BYTES } from './asn-index-format.js';
 
 /**
  * Splitting an inclusive address range into CIDR blocks (RFC 4632 for IPv4,
@@ -73,7 +67,7 @@ export function rangeToCidrsV4(start: number, end: number): string[] {
   const out: string[] = [];
   for (let cursor = start; cursor <= end; ) {
     const hostBits = hostBitsV4(cursor, end);
-    out.push(`${ipv4ToText(cursor)}/${32 - hostBits}`);
+    out.push(`${v4ToText(cursor)}/${32 - hostBits}`);
     cursor += 2 ** hostBits;
   }
   return out;
@@ -90,7 +84,7 @@ export function cidrContainingV4(start: number, end: number, address: number): s
   for (let cursor = start; ; ) {
     const hostBits = hostBitsV4(cursor, end);
     const next = cursor + 2 ** hostBits;
-    if (address < next) return `${ipv4ToText(cursor)}/${32 - hostBits}`;
+    if (address < next) return `${v4ToText(cursor)}/${32 - hostBits}`;
     cursor = next;
   }
 }
@@ -130,7 +124,7 @@ function checkV4Range(start: number, end: number): void {
     throw new NetintelError('invalid_input', `not an IPv4 address value: ${isV4(start) ? end : start}`);
   }
   if (start > end) {
-    throw new NetintelError('invalid_input', `range start ${ipv4ToText(start)} is after its end ${ipv4ToText(end)}`);
+    throw new NetintelError('invalid_input', `range start ${v4ToText(start)} is after its end ${v4ToText(end)}`);
   }
 }
 
@@ -159,9 +153,9 @@ function decodeAddress(address: RangeAddress): Decoded {
   if (typeof address === 'string') {
     if (address.includes(':')) {
       const bytes = new Uint8Array(V6_BYTES);
-      if (parseIpv6Text(address, bytes)) return { version: 6, value: ipv6ToBigInt(bytes) };
+      if (parseIpv6Into(address, bytes)) return { version: 6, value: ipv6ToBigInt(bytes) };
     } else {
-      const value = parseIpv4Text(address);
+      const value = parseIpv4Fast(address);
       if (value >= 0) return { version: 4, value };
     }
   } else if (address.length === 4) {

@@ -1,4 +1,4 @@
-import { isIPv4Text, isIPv6Text, parseIpv4Fast, parseIpv6Text } from './ip-text.js';
+import { ipv6ToText, isIPv4Text, isIPv6Text, parseIpv4Fast, parseIpv6Text } from './ip-text.js';
 import { NetintelError } from '../../errors.js';
 
 /** A parsed, normalised IP address. IPv4-mapped IPv6 is unwrapped to IPv4. */
@@ -32,7 +32,7 @@ export function parseIpAddress(input: string): IpAddress {
   const bytes = input.includes('%') ? null : parseIpv6Text(input);
   if (bytes !== null) {
     if (isIpv4Mapped(bytes)) return fromV4Bytes(bytes.slice(12));
-    return { text: rfc5952Text(bytes), version: 6, bytes, v4: 0 };
+    return { text: ipv6ToText(bytes), version: 6, bytes, v4: 0 };
   }
   throw new NetintelError('invalid_input', `${quoteInput(input)} is not a valid IPv4 or IPv6 address`, {
     details: { input },
@@ -43,27 +43,6 @@ export function parseIpAddress(input: string): IpAddress {
 function isIpv4Mapped(bytes: Uint8Array): boolean {
   for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return false;
   return bytes[10] === 0xff && bytes[11] === 0xff;
-}
-
-/**
- * The RFC 5952 text of an IPv6 address: lower-case hex without leading
- * zeros, the first longest run of two or more zero groups as `::` (§4.2),
- * and no dotted quad (a dotted tail in the input, such as the deprecated
- * IPv4-compatible `::1.2.3.4`, is ::102:304 and written so).
- */
-function rfc5952Text(bytes: Uint8Array): string {
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
-  let runAt = -1;
-  let runLength = 1;
-  for (let i = 0; i < 8; ) {
-    let end = i;
-    while (end < 8 && groups[end] === 0) end++;
-    if (end - i > runLength) [runAt, runLength] = [i, end - i];
-    i = end === i ? i + 1 : end;
-  }
-  const hex = (from: number, to: number) => groups.slice(from, to).map((group) => group.toString(16)).join(':');
-  return runAt === -1 ? hex(0, 8) : `${hex(0, runAt)}::${hex(runAt + runLength, 8)}`;
 }
 
 /** True when the text is an IP address `parseIpAddress` accepts. */

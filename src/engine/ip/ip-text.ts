@@ -66,22 +66,65 @@ export function parseIpv6Text(text: string): Uint8Array | null {
     for (let i = zone + 1; i < end; i++) if (!isZoneCode(text.charCodeAt(i))) return null;
     end = zone;
   }
+  const bytes = new Uint8Array(16);
+  return readIpv6(text, end, bytes, 0) ? bytes : null;
+}
+
+/**
+ * Reads IPv6 text without a zone index (any RFC 4291 §2.2 form) into 16
+ * network-order bytes at `offset` of `out`. False, `out` then unspecified,
+ * when the text is not one.
+ */
+export function parseIpv6Into(text: string, out: Uint8Array, offset = 0): boolean {
+  return readIpv6(text, text.length, out, offset);
+}
+
+function readIpv6(text: string, end: number, out: Uint8Array, offset: number): boolean {
   const head: number[] = [];
   const tail: number[] = [];
   const gap = text.indexOf('::');
   if (gap === -1 || gap >= end) {
-    if (!readGroups(text, 0, end, true, head) || head.length !== 8) return null;
+    if (!readGroups(text, 0, end, true, head) || head.length !== 8) return false;
   } else if (!readGroups(text, 0, gap, false, head) || !readGroups(text, gap + 2, end, true, tail) || head.length + tail.length > 7) {
-    return null;
+    return false;
   }
-  const bytes = new Uint8Array(16);
+  out.fill(0, offset, offset + 16);
   const put = (group: number, at: number) => {
-    bytes[2 * at] = group >>> 8;
-    bytes[2 * at + 1] = group & 255;
+    out[offset + 2 * at] = group >>> 8;
+    out[offset + 2 * at + 1] = group & 255;
   };
   head.forEach((group, i) => put(group, i));
   tail.forEach((group, i) => put(group, 8 - tail.length + i));
-  return bytes;
+  return true;
+}
+
+/**
+ * RFC 5952 text of the 16 network-order bytes at `offset`: lower-case hex, no
+ * leading zeros, the first longest run of two or more zero groups written as
+ * `::` (§4.2), and no dotted quad (the deprecated IPv4-compatible `::1.2.3.4`
+ * reads back as ::102:304).
+ */
+export function ipv6ToText(bytes: Uint8Array, offset = 0): string {
+  const words: number[] = [];
+  for (let i = 0; i < 8; i++) words.push((bytes[offset + 2 * i]! << 8) | bytes[offset + 2 * i + 1]!);
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8; ) {
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = (from: number, to: number): string => words.slice(from, to).map((w) => w.toString(16)).join(':');
+  if (bestStart === -1) return hex(0, 8);
+  return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
 /**

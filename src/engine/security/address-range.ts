@@ -1,6 +1,6 @@
-import { bigIntToIpv6, ipv6ToBigInt, ipv6ToText, parseIpv6Text } from '../asn/asn-index-format.js';
+import { bigIntToIpv6, ipv6ToBigInt } from '../asn/asn-index-format.js';
 import { v4ToText } from '../ip/ip-address.js';
-import { parseIpv4Fast } from '../ip/ip-text.js';
+import { ipv6ToText, parseIpv4Fast, parseIpv6Into } from '../ip/ip-text.js';
 
 /** An inclusive IPv4 range, addresses as unsigned 32-bit integers. */
 export interface V4Range {
@@ -59,7 +59,7 @@ export function parseAddressRange(text: string): AddressRange | null {
     const start = v4 - (v4 % size);
     return { version: 4, start, end: start + size - 1 };
   }
-  if (!address.includes(':') || !parseIpv6Text(address, scratch)) return null;
+  if (!address.includes(':') || !parseIpv6Into(address, scratch)) return null;
   const value = ipv6ToBigInt(scratch);
   if (prefix > 128) return null;
   const bits = prefix === -1 ? 128 : prefix;
