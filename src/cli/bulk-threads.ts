@@ -96,7 +96,7 @@ export function defaultBulkThreads(): number {
 }
 
 /** Whether a run with these settings can use worker threads at all. */
-export function threadsApply(format: OutputFormat, threads: number): boolean {
+function threadsApply(format: OutputFormat, threads: number): boolean {
   return threads > 1 && THREADED_FORMATS.has(format);
 }
 

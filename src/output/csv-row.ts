@@ -51,7 +51,7 @@ export function csvCell(cell: CsvCell): string {
 }
 
 /** A text cell: the formula guard first, then quoting with inner quotes doubled. */
-export function csvText(text: string): string {
+function csvText(text: string): string {
   if (text.length === 0) return text;
   const guarded = startsLikeFormula(text.charCodeAt(0)) ? `'${text}` : text;
   return NEEDS_QUOTES.test(guarded) ? `"${guarded.replace(QUOTES, '""')}"` : guarded;
