@@ -30,7 +30,7 @@ export type KeyCheck =
 
 /**
  * Where API keys live. The SQLite store (sqlite-key-store.ts) is the one
- * netintel ships; the server only needs `check`.
+ * netintel ships; the server only needs `check` and `generation`.
  */
 export interface KeyStore {
   create(input: CreateKeyInput): CreatedApiKey;
@@ -43,5 +43,12 @@ export interface KeyStore {
   revoke(id: string): ApiKeyRecord;
   /** Checks a presented key: hashed, then compared in constant time with the stored hash. */
   check(key: string): KeyCheck;
+  /**
+   * A number that changes whenever an answer of `check` may have changed:
+   * a key created or revoked through this store, or the store written by
+   * another process (seen as soon as `check` would see it). A caller may
+   * reuse an answer of `check` for the same key while this stays the same.
+   */
+  generation(): number;
   close(): void;
 }

@@ -74,19 +74,26 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord } | null>();
   let seenVersion = dataVersion.get()!.data_version;
   let lastLook = performance.now();
+  // Changes whenever an answer of `check` may have changed (see KeyStore.generation).
+  let generation = 0;
   // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
   const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 
-  const cached = (id: string): { hash: Buffer; record: ApiKeyRecord } | null => {
+  /** Forgets every checked key once another process has written the database (looked at every `recheckMs`). */
+  const lookForChanges = (): void => {
     const clock = performance.now();
-    if (clock - lastLook >= recheckMs) {
-      lastLook = clock;
-      const version = dataVersion.get()!.data_version;
-      if (version !== seenVersion) {
-        seenVersion = version;
-        cache.clear();
-      }
+    if (clock - lastLook < recheckMs) return;
+    lastLook = clock;
+    const version = dataVersion.get()!.data_version;
+    if (version !== seenVersion) {
+      seenVersion = version;
+      cache.clear();
+      generation++;
     }
+  };
+
+  const cached = (id: string): { hash: Buffer; record: ApiKeyRecord } | null => {
+    lookForChanges();
     let entry = cache.get(id);
     if (entry === undefined) {
       const row = byId.get(id);
@@ -111,12 +118,14 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       };
       insert.run(row);
       cache.delete(row.id);
+      generation++;
       return { record: toRecord(row), key: created.key };
     },
     list: () => all.all().map(toRecord),
     revoke(id: string): ApiKeyRecord {
       revokeStatement.run(now().toISOString(), id);
       cache.delete(id);
+      generation++;
       const row = byId.get(id);
       if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
       return toRecord(row);
@@ -130,6 +139,10 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       if (!entry || !matches) return { ok: false, reason: 'unknown', id };
       if (entry.record.revokedAt !== null) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: entry.record };
+    },
+    generation(): number {
+      lookForChanges();
+      return generation;
     },
     close: () => db.close(),
   };

@@ -14,6 +14,7 @@ import { registerOperationRoutes } from './operation-routes.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, statusOf } from './problem.js';
 import { setLimitHeaders } from './rate-limit-headers.js';
 import { apiRoutes } from './routes/route-table.js';
+import { createConnectionKeyCheck } from './connection-key-check.js';
 import { createTargetGuard } from './target-guard.js';
 
 /** What the server is built from; everything with I/O comes in here, so tests hand it fakes and clocks. */
@@ -107,6 +108,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // hands out the same record until the key changes, and then a new one.
   const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
 
+  const checkKey = createConnectionKeyCheck(keys);
+
   // Until a key is verified the caller is counted by address (also when refused).
   const anonymousState = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null });
 
@@ -118,7 +121,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       request.netintel = anonymousState(client);
       return done();
     }
-    const check = typeof header === 'string' ? keys.check(header.trim()) : ({ ok: false, reason: 'malformed', id: null } as const);
+    const check = typeof header === 'string' ? checkKey(request.raw.socket, header) : ({ ok: false, reason: 'malformed', id: null } as const);
     if (!check.ok) {
       request.netintel = anonymousState(client);
       // Off the API (health, docs) a bad key is ignored; on it, refused.

@@ -1,6 +1,9 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { ERROR_CODES } from '../../src/errors.js';
+import type { KeyStore } from '../../src/keys/key-store.js';
+import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { IP_SCHEMA } from '../../src/output/schemas/ip-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { startTestServer, type TestServer } from './harness.js';
@@ -261,6 +264,52 @@ describe('the HTTP API (buildServer)', () => {
       const revoked = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } });
       expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', keyId: id });
       expect(revoked.headers['www-authenticate']).toMatch(/X-API-Key/);
+    });
+
+    it('checks a kept-alive connection\'s key once, and again when another key comes or the key is revoked', async () => {
+      const store = openSqliteKeyStore(':memory:');
+      let checks = 0;
+      const keys: KeyStore = {
+        ...store,
+        check: (key) => {
+          checks++;
+          return store.check(key);
+        },
+      };
+      const own = await startTestServer({ keys });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const url = await own.app.listen({ host: '127.0.0.1', port: 0 });
+        const ports = new Set<number>();
+        const get = (key: string) =>
+          new Promise<number>((resolve, reject) => {
+            http
+              .get(`${url}/api/ipinfo?ip=8.8.8.8`, { agent, headers: { 'x-api-key': key } }, (response) => {
+                ports.add(response.socket.localPort!);
+                response.resume();
+                response.on('end', () => resolve(response.statusCode!));
+              })
+              .on('error', reject);
+          });
+        const first = own.key('pro');
+        const second = own.key('pro');
+        const forged = `${first.slice(0, -1)}${first.endsWith('A') ? 'B' : 'A'}`;
+
+        expect([await get(first), await get(first), await get(first)]).toEqual([200, 200, 200]);
+        expect(checks).toBe(1);
+        expect([await get(second), await get(first)]).toEqual([200, 200]);
+        expect(checks).toBe(3);
+        // A key one character off the accepted one is checked, and refused.
+        expect([await get(forged), await get(first)]).toEqual([401, 200]);
+        expect(checks).toBe(5);
+        own.keys.revoke(first.slice(3, 15));
+        expect(await get(first)).toBe(401);
+        expect(await get(second)).toBe(200);
+        expect(ports.size).toBe(1);
+      } finally {
+        agent.destroy();
+        await own.close();
+      }
     });
 
     it('refuses a premium-only endpoint without a key (401) and with a plan lacking it (403)', async () => {

@@ -91,6 +91,26 @@ describe('the SQLite key store', () => {
     admin.close();
   });
 
+  it('moves its generation when a key is created or revoked, here or by another process', () => {
+    const path = dbPath();
+    const server = openSqliteKeyStore(path, { recheckMs: 0 });
+    const admin = openSqliteKeyStore(path);
+    const start = server.generation();
+    expect(server.generation()).toBe(start);
+    const { key, record } = server.create({ plan: 'pro' });
+    const created = server.generation();
+    expect(created).not.toBe(start);
+    expect(server.check(key).ok).toBe(true);
+    expect(server.generation()).toBe(created);
+    admin.revoke(record.id);
+    expect(server.generation()).not.toBe(created);
+    const afterAdmin = server.generation();
+    server.revoke(server.create({ plan: 'pro' }).record.id);
+    expect(server.generation()).not.toBe(afterAdmin);
+    server.close();
+    admin.close();
+  });
+
   it('keeps an enterprise key\'s own limits, and says not_found for an unknown id', () => {
     const store = openSqliteKeyStore(':memory:');
     const { record } = store.create({ plan: 'enterprise', limits: { daily: 5_000_000, burst: 20_000 } });
