@@ -3,7 +3,8 @@
 // API key and the rate limits on, side by side in one run with nginx +
 // Debian's geoip2 module answering the same lookup from the same DB-IP city
 // database (the baseline), and a bare Node http server that looks nothing
-// up (a reference: what Node itself costs). Load from wrk on loopback,
+// up, in one process and in one per CPU (references: what Node itself
+// costs, and the most any Node server reaches here). Load from wrk on loopback,
 // every server on one worker, the addresses rotating over a seeded list of
 // public IPv4 addresses.
 //
@@ -247,6 +248,31 @@ async function startBareNode(dir) {
   return { name: 'bare Node http, no lookup (reference)', url, stop: () => child.kill('SIGTERM') };
 }
 
+/**
+ * The same bare server in one process per CPU (node:cluster): what Node's
+ * http layer reaches with every core, the ceiling of any Node server here,
+ * netintel included (wrk needs a core of its own too).
+ */
+async function startBareNodeCluster(dir) {
+  const port = await freePort();
+  const workers = cpus().length;
+  const script = join(dir, 'bare-cluster.cjs');
+  writeFileSync(
+    script,
+    `const cluster = require('node:cluster');
+if (cluster.isPrimary) {
+  for (let i = 0; i < ${workers}; i++) cluster.fork();
+  process.on('SIGTERM', () => { for (const worker of Object.values(cluster.workers)) worker.kill(); process.exit(0); });
+} else {
+  require('node:http').createServer((req, res) => { res.setHeader('content-type', 'application/json'); res.end('{"ip":"' + (new URL(req.url, 'http://x').searchParams.get('ip') || '') + '"}'); }).listen(${port}, '127.0.0.1');
+}`,
+  );
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/ipinfo?ip=8.8.8.8`);
+  return { name: `bare Node http, ${workers} processes (reference)`, url, stop: () => child.kill('SIGTERM') };
+}
+
 // ---------------------------------------------------------------- run
 
 async function main() {
@@ -264,8 +290,10 @@ async function main() {
     const nginx = await startNginx(dir);
     if (nginx) servers.push(nginx);
     else process.stderr.write(`${loud('nginx with the geoip2 module is not installed (apt-get install nginx libnginx-mod-http-geoip2): the baseline is the bare Node server')}\n`);
-    servers.push(await startBareNode(dir));
-    const baseline = nginx ?? servers[servers.length - 1];
+    const bare = await startBareNode(dir);
+    servers.push(bare);
+    if (cpus().length > 1) servers.push(await startBareNodeCluster(dir));
+    const baseline = nginx ?? bare;
 
     const list = addresses(addressCount);
     const scripts = new Map(servers.map((server) => [server, wrkScript(dir, list, server.key)]));
