@@ -1,4 +1,4 @@
-import { csvCell, type CsvCell } from './csv-row.js';
+import { csvCell, startsLikeFormula, type CsvCell } from './csv-row.js';
 import { Utf8Chunk } from './utf8-chunk.js';
 
 /** Writes one record's cells, comma-separated (no line ending), into a chunk. */
@@ -9,6 +9,22 @@ type Part =
   | { kind: 'group'; key: string; subKeys: ReadonlyArray<readonly string[]>; memo: symbol; empty: Uint8Array };
 
 const COMMA = 0x2c;
+
+/** ASCII codes that make a text cell need quoting (RFC 4180 §2.6): the delimiter, the quote, line breaks. */
+const QUOTED = new Uint8Array(128);
+for (const char of [',', '"', '\r', '\n']) QUOTED[char.charCodeAt(0)] = 1;
+
+/**
+ * Writes one cell as `csvCell` encodes it. Most text cells of a bulk row
+ * (the query, the address, its type) are short ASCII that needs neither
+ * quotes nor the formula guard: those are copied straight into the chunk,
+ * without building the cell's text first.
+ */
+export function writeCsvCell(cell: CsvCell, out: Utf8Chunk): void {
+  if (cell === null || cell === undefined) return;
+  if (typeof cell === 'string' && cell.length > 0 && !startsLikeFormula(cell.charCodeAt(0)) && out.appendAsciiUnmarked(cell, QUOTED)) return;
+  out.appendShort(csvCell(cell));
+}
 
 /**
  * The key a group's encoded bytes are kept under, one per group of columns
@@ -86,7 +102,7 @@ export function createCsvRecordWriter(columns: readonly string[]): CsvRecordWrit
       if (i > 0) out.appendByte(COMMA);
       const part = parts[i]!;
       if (part.kind === 'leaf') {
-        out.appendShort(csvCell(read(record, part.keys) as CsvCell));
+        writeCsvCell(read(record, part.keys) as CsvCell, out);
         continue;
       }
       const value = (record as Record<string, unknown> | null)?.[part.key];

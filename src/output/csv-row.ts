@@ -58,7 +58,7 @@ function csvText(text: string): string {
 }
 
 /** The first characters csv-stringify's escape_formulas guards (OWASP "CSV Injection"). */
-function startsLikeFormula(code: number): boolean {
+export function startsLikeFormula(code: number): boolean {
   switch (code) {
     case 0x3d: // =
     case 0x2b: // +

@@ -79,7 +79,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     case 'csv': {
       // Each format's library loads only when that format is asked for.
-      const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
+      const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText, writeCsvCell }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
       const writeRecord = plainCsvWriter(schema, columns, createCsvRecordWriter);
       const noRecord = columns.map(() => '').join(',');
@@ -110,7 +110,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       if (writeRecord) {
         formatter.writeTo = (outcome, out) => {
           if (!outcome.ok) return out.append(failedRow(outcome));
-          out.appendShort(csvCell(outcome.query));
+          writeCsvCell(outcome.query, out);
           out.appendByte(0x2c);
           writeRecord(outcome.value, out);
           out.appendBytes(rowEnd);

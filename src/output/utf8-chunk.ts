@@ -44,6 +44,27 @@ export class Utf8Chunk {
     this.used = at + length;
   }
 
+  /**
+   * Copies short ASCII text in which no character is marked in `marked`
+   * (a table of the 128 ASCII codes, non-zero where the caller needs a
+   * different encoding) and returns true; returns false, having written
+   * nothing, for longer text, any other character or a marked one.
+   */
+  appendAsciiUnmarked(text: string, marked: Uint8Array): boolean {
+    const length = text.length;
+    if (length > SHORT_TEXT) return false;
+    if (this.used + length > this.bytes.length) this.grow(length);
+    const bytes = this.bytes;
+    const at = this.used;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 0x7f || marked[code] !== 0) return false;
+      bytes[at + i] = code;
+    }
+    this.used = at + length;
+    return true;
+  }
+
   /** Appends bytes already encoded (a cached piece of a row). */
   appendBytes(piece: Uint8Array): void {
     if (this.used + piece.length > this.bytes.length) this.grow(piece.length);

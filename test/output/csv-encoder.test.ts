@@ -4,14 +4,14 @@
  * cells.
  */
 import { describe, expect, it } from 'vitest';
-import { createCsvRecordWriter, csvRecordText } from '../../src/output/csv-encoder.js';
-import { csvRow, type CsvCell } from '../../src/output/csv-row.js';
+import { createCsvRecordWriter, csvRecordText, writeCsvCell } from '../../src/output/csv-encoder.js';
+import { csvCell, csvRow, type CsvCell } from '../../src/output/csv-row.js';
 import { getPath } from '../../src/output/record-schema.js';
 import { Utf8Chunk } from '../../src/output/utf8-chunk.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 const COLUMNS = ['kind', 'ip', 'location.country', 'location.city', 'location.latitude', 'network.asn', 'network.organization', 'security.is_vpn', 'security.threat_level', 'reserved'];
-const TEXTS = ['8.8.8.8', 'Zürich', '東京', 'a,b', 'say "hi"', '=SUM(A1)', '-1', '@x', 'line\nbreak', '', '😀', 'Mountain View'];
+const TEXTS = ['8.8.8.8', 'Zürich', '東京', 'a,b', 'say "hi"', '=SUM(A1)', '-1', '@x', 'line\nbreak', '', '😀', 'Mountain View', 'carriage\rreturn', '+49 30', '\ttab', 'x'.repeat(60), 'AS15169'];
 
 /** Records whose sub-objects are shared, some frozen, some null, like the engine's. */
 function corpus(count: number): Record<string, unknown>[] {
@@ -82,3 +82,16 @@ describe('createCsvRecordWriter', () => {
     expect(Object.getOwnPropertySymbols(location)).toHaveLength(2);
   });
 });
+
+describe('writeCsvCell', () => {
+  it('writes the bytes of csvCell for every kind of cell, the quick ASCII path and the others', () => {
+    const cells: CsvCell[] = [...TEXTS, 'a'.repeat(48), 'a'.repeat(49), '2001:db8::1', 0, -1.5, 15169, true, false, null, undefined, ['1.0.0.0/24'], { a: 1 }];
+    const chunk = new Utf8Chunk();
+    for (const cell of cells) {
+      writeCsvCell(cell, chunk);
+      chunk.appendByte(0x7c);
+    }
+    expect(Buffer.from(chunk.take()).toString('utf8')).toBe(cells.map((cell) => `${csvCell(cell)}|`).join(''));
+  });
+});
+

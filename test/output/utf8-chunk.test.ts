@@ -67,4 +67,14 @@ describe('Utf8Chunk short text, bytes and single bytes', () => {
     }
     expect(text(chunk.take())).toBe(pieces.map((piece) => `${piece},é|`).join(''));
   });
+
+  it('copies unmarked short ASCII text and refuses, writing nothing, marked, longer or non-ASCII text', () => {
+    const marked = new Uint8Array(128);
+    marked[0x2c] = 1;
+    const chunk = new Utf8Chunk();
+    expect(chunk.appendAsciiUnmarked('8.8.8.8', marked)).toBe(true);
+    for (const refused of ['a,b', 'Zürich', 'x'.repeat(49)]) expect(chunk.appendAsciiUnmarked(refused, marked)).toBe(false);
+    expect(chunk.appendAsciiUnmarked('x'.repeat(48), marked)).toBe(true);
+    expect(text(chunk.take())).toBe(`8.8.8.8${'x'.repeat(48)}`);
+  });
 });

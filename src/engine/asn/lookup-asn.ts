@@ -29,6 +29,8 @@ const ASN_PATTERN = /^(?:AS)?(\d{1,10})$/i;
 
 /** True when the text names an AS number (`AS15169`, `as15169` or `15169`). */
 export function isAsnText(text: string): boolean {
+  // Most texts a bulk run asks about are addresses: answered without the expression.
+  if (text.length > 12 || text.includes('.') || text.includes(':')) return false;
   const match = ASN_PATTERN.exec(text);
   return match !== null && Number(match[1]) <= 0xffff_ffff;
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
+import { isAsnText, lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { ipDatabasesFor } from '../../../src/engine/ip/ip-databases.js';
 import { createIpTextLookup, lookupIp } from '../../../src/engine/ip/lookup-ip.js';
@@ -186,6 +186,11 @@ describe('lookupAsn on the installed data', () => {
       expect({ ...result, query: 'AS15169' }).toEqual(upper);
       expect(result.query).toBe(query);
     }
+  });
+
+  it('tells AS numbers from addresses and other text', () => {
+    for (const asn of ['15169', 'AS15169', 'as15169', 'AS4294967295', '0']) expect(isAsnText(asn), asn).toBe(true);
+    for (const other of ['8.8.8.8', '15169.0', '::1', '2001:db8::', 'AS4294967296', 'AS15169x', 'AS 15169', 'AS12345678901', '', 'AS']) expect(isAsnText(other), other).toBe(false);
   });
 
   it('names the route 8.8.8.0/24 of AS15169 for the IP 8.8.8.8', () => {
