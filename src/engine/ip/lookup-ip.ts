@@ -76,14 +76,14 @@ interface DbipCityRecord {
  * How many built location objects (by data offset) and network objects (by
  * AS) a lookup keeps. A million random addresses land on about 95,000 city
  * records (the most frequent 16,384 cover 88% of them) and are announced by
- * fewer than 30,000 ASes (about 95% hit with 8,192). The location cache
- * holds them all: a location missed is decoded, named, given its time zone
- * and CSV-encoded again, which cost a bulk run about 12% of its time at
- * 16,384 slots. Memory stays bounded and flat past the first few hundred
- * thousand addresses (peak RSS 232 MB for 1M rows, 238 MB for 3M).
+ * about 29,000 ASes (the most frequent 8,192 cover 96%). Both caches hold
+ * them all: a location or network missed is built and CSV-encoded again,
+ * which cost a bulk run about 12% of its time at 16,384 locations. Memory
+ * stays bounded and flat past the first few hundred thousand addresses
+ * (peak RSS about 235 MB for 1M rows, 238 MB for 3M).
  */
 const LOCATION_CACHE_SIZE = 131_072;
-const NETWORK_CACHE_SIZE = 8_192;
+const NETWORK_CACHE_SIZE = 32_768;
 /**
  * With positioned reads (a one-off lookup, the first addresses of a bulk
  * run) a few lookups are made: filling large caches would cost more (a
