@@ -68,6 +68,9 @@ export class SecuritySignals {
   private verdictCount = 0;
   /** Verdicts without evidence, by AS signals, then by what they say (bareVerdict). */
   private readonly bareVerdicts = new Map<AsnSignals, Map<string, SecurityVerdict>>();
+  /** The same verdicts by AS signals, then by the sources and operators of the address's entries (bareVerdict). */
+  private readonly bareVerdictsByEntries = new Map<AsnSignals, Map<string, SecurityVerdict>>();
+  private bareVerdictCount = 0;
   /** Flags some installed address list can set (consulted for every address). */
   private readonly addressFlags: ReadonlySet<SecurityFlag>;
 
@@ -151,7 +154,42 @@ export class SecuritySignals {
     return verdict;
   }
 
+  /**
+   * A verdict without evidence depends on the AS's signals and, per entry
+   * of the address's set in order, its source and operator: a handful of
+   * combinations however many entries a run meets. Looked up by those
+   * first, it is worked out (and interned by what it says) once per
+   * combination, not once per address.
+   */
   private bareVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
+    const key = setCode < -1 ? this.entryKey(-2 - setCode) : this.addressEntries(setCode).map((id) => this.entryKey(id)).join('');
+    let byEntries = this.bareVerdictsByEntries.get(asn);
+    let verdict = byEntries?.get(key);
+    if (verdict !== undefined) return verdict;
+    if (this.bareVerdictCount >= VERDICT_CACHE_SIZE) {
+      this.bareVerdictsByEntries.clear();
+      this.bareVerdictCount = 0;
+      byEntries = undefined;
+    }
+    if (byEntries === undefined) this.bareVerdictsByEntries.set(asn, (byEntries = new Map()));
+    verdict = this.workOutBareVerdict(asn, setCode);
+    byEntries.set(key, verdict);
+    this.bareVerdictCount++;
+    return verdict;
+  }
+
+  /**
+   * What of an entry a verdict without evidence depends on: its source and
+   * its operator, length-prefixed so that no label can make two sequences
+   * of entries read alike (-1: no label).
+   */
+  private entryKey(id: number): string {
+    const index = this.index!;
+    const label = index.entryLabel(id);
+    return label === null ? `${index.entrySource(id)}:-1;` : `${index.entrySource(id)}:${label.length}:${label};`;
+  }
+
+  private workOutBareVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
     const index = this.index!;
     const signalled = this.addressEntries(setCode).flatMap((id) => {
       const source = index.meta.sources[index.entrySource(id)]!;

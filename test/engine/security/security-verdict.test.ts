@@ -190,6 +190,11 @@ describe('security verdicts without evidence (rows that show the flags only)', (
       else expect(without.security).toBe(withEvidence.security);
     }
     expect(listed).toBeGreaterThan(20);
+    // Again in the other order, the verdicts now found by the sources and operators of each address's entries.
+    for (const address of [...addresses].reverse()) {
+      const { evidence, ...flags } = full(address).security as { evidence: unknown[] };
+      expect({ address, ...flagsOnly(address).security, evidence: undefined }).toEqual({ address, ...flags, evidence: undefined });
+    }
   });
 
   it('shares one verdict object among listed addresses that say the same', () => {
