@@ -8,13 +8,13 @@ import type { ApiKeyRecord, KeyStore } from '../keys/key-store.js';
 import { effectivePlan, type Plan, type PlanTable } from '../keys/plans.js';
 import type { ApiContext, ApiRoute, RequestState } from './api-route.js';
 import { addressSubject, clientAddress, parseTrustedProxies, type ProxyHeader } from './client-address.js';
+import { createConnectionKeyCheck } from './connection-key-check.js';
 import type { LimitState } from './limits/gcra.js';
 import type { LimitStore } from './limits/limit-store.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, statusOf } from './problem.js';
 import { setLimitHeaders } from './rate-limit-headers.js';
 import { apiRoutes } from './routes/route-table.js';
-import { createConnectionKeyCheck } from './connection-key-check.js';
 import { createTargetGuard } from './target-guard.js';
 
 /** What the server is built from; everything with I/O comes in here, so tests hand it fakes and clocks. */
