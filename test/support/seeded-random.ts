@@ -1,15 +1,11 @@
+import { createPrng } from '../../bench/lib/ip-list.js';
+
 /**
- * mulberry32: a small seeded generator of numbers in [0, 1), so that a test
- * drawing random inputs draws the same ones every run and a failure
- * reproduces from its seed.
+ * A seeded generator of numbers in [0, 1): the benchmarks' mulberry32
+ * (bench/lib/ip-list.js), so that a test drawing random inputs draws the
+ * same ones every run and a failure reproduces from its seed.
  */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = createPrng(seed);
+  return () => next() / 4294967296;
 }
