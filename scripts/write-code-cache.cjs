@@ -17,9 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { PassThrough, Readable } = require('node:stream');
-const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE } = require('../bin/load-bundle.js');
-
-const LOOKUP_COMMANDS = ['ip', 'asn', 'vpn'];
+const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS } = require('../bin/load-bundle.js');
 
 /**
  * What each warm-up process runs and writes: the bundle's cache (`variant`
@@ -32,7 +30,7 @@ const LOOKUP_COMMANDS = ['ip', 'asn', 'vpn'];
 const JOBS = [
   // An IPv4 and an IPv6 address: the IPv6 path (its text reader, the IPv6 tree walks) is a few
   // kilobytes of cache, and compiling it at the start of an IPv6 lookup costs more than that.
-  ...LOOKUP_COMMANDS.flatMap((command) => [
+  ...[...LOOKUP_COMMANDS].flatMap((command) => [
     { bundle: LOOKUP_BUNDLE, variant: `${command}-records`, runs: [[command, '8.8.8.8', '2001:4860:4860::8888', '-f', 'json', '--data-dir', 'DATA_DIR']] },
     { bundle: LOOKUP_BUNDLE, variant: `${command}-table`, runs: [[command, '8.8.8.8', '2001:4860:4860::8888', '--data-dir', 'DATA_DIR']] },
   ]),
