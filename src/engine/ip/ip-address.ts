@@ -54,7 +54,8 @@ export function v4ToText(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 
-function v4Bytes(v4: number): Uint8Array {
+/** The 4 network-order bytes of an IPv4 address given as an unsigned 32-bit integer. */
+export function v4Bytes(v4: number): Uint8Array {
   return Uint8Array.of(v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255);
 }
 

@@ -1,4 +1,4 @@
-import type { IpAddress } from './ip-address.js';
+import { v4Bytes, type IpAddress } from './ip-address.js';
 import { parseIpv4Fast, parseIpv6Text } from './ip-text.js';
 
 /**
@@ -91,7 +91,7 @@ function prefixMatches(bytes: Uint8Array, prefix: Uint8Array, length: number): b
 
 function addressBytes(text: string): Uint8Array {
   const v4 = parseIpv4Fast(text);
-  if (v4 >= 0) return Uint8Array.of(v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255);
+  if (v4 >= 0) return v4Bytes(v4);
   const v6 = parseIpv6Text(text);
   if (v6 === null) throw new Error(`special range ${text} is not an address`);
   return v6;
