@@ -162,7 +162,8 @@ export class SecuritySignals {
    * combination, not once per address.
    */
   private bareVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
-    const key = setCode < -1 ? this.entryKey(-2 - setCode) : this.addressEntries(setCode).map((id) => this.entryKey(id)).join('');
+    const entries = this.addressEntries(setCode);
+    const key = entries.map((id) => this.entryKey(id)).join('');
     let byEntries = this.bareVerdictsByEntries.get(asn);
     let verdict = byEntries?.get(key);
     if (verdict !== undefined) return verdict;
@@ -172,7 +173,7 @@ export class SecuritySignals {
       byEntries = undefined;
     }
     if (byEntries === undefined) this.bareVerdictsByEntries.set(asn, (byEntries = new Map()));
-    verdict = this.workOutBareVerdict(asn, setCode);
+    verdict = this.workOutBareVerdict(asn, entries);
     byEntries.set(key, verdict);
     this.bareVerdictCount++;
     return verdict;
@@ -189,9 +190,9 @@ export class SecuritySignals {
     return label === null ? `${index.entrySource(id)}:-1;` : `${index.entrySource(id)}:${label.length}:${label};`;
   }
 
-  private workOutBareVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
+  private workOutBareVerdict(asn: AsnSignals, entries: readonly number[]): SecurityVerdict {
     const index = this.index!;
-    const signalled = this.addressEntries(setCode).flatMap((id) => {
+    const signalled = entries.flatMap((id) => {
       const source = index.meta.sources[index.entrySource(id)]!;
       return isSignalName(source.signal) ? [{ signal: source.signal, provider: index.entryLabel(id) ?? source.provider }] : [];
     });
