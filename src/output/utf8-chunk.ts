@@ -1,7 +1,9 @@
 /** Room reserved when a chunk starts; it grows for longer batches. */
 const INITIAL_BYTES = 1 << 16;
-/** Text up to this length is copied code by code by `appendShort`. */
+/** Text up to this length is copied code by code by `appendShort` and `appendAsciiUnmarked`. */
 const SHORT_TEXT = 48;
+/** No ASCII code marked: `appendShort` copies any short ASCII text. */
+const NOTHING_MARKED = new Uint8Array(128);
 
 /**
  * Collects rows of text as UTF-8 bytes, for output written in large chunks.
@@ -32,16 +34,7 @@ export class Utf8Chunk {
    * into the UTF-8 encoder. Other text goes to `append`.
    */
   appendShort(text: string): void {
-    const length = text.length;
-    if (length > SHORT_TEXT || this.used + length > this.bytes.length) return this.append(text);
-    const bytes = this.bytes;
-    const at = this.used;
-    for (let i = 0; i < length; i++) {
-      const code = text.charCodeAt(i);
-      if (code > 0x7f) return this.append(text);
-      bytes[at + i] = code;
-    }
-    this.used = at + length;
+    if (!this.appendAsciiUnmarked(text, NOTHING_MARKED)) this.append(text);
   }
 
   /**
