@@ -1,6 +1,6 @@
 'use strict';
-// Loads a bundle of dist/bundle/ (main.cjs, or lookup.cjs for the lookup
-// commands, and the vendor chunks lookup.cjs asks for) like require() would,
+// Loads a bundle of dist/bundle/ (main.cjs, or direct.cjs and lookup.cjs for
+// the lookup commands, and the vendor chunks those two ask for) like require() would,
 // but through vm.Script with a V8 code cache that `npm run build` writes
 // beside it (scripts/write-code-cache.cjs). When
 // the cache is missing or V8 rejects it (another Node version), the bundle
@@ -16,6 +16,7 @@ const Module = module.constructor;
 const BUNDLE_DIR = path.join(__dirname, '..', 'dist', 'bundle');
 const BUNDLE = path.join(BUNDLE_DIR, 'main.cjs');
 const LOOKUP_BUNDLE = path.join(BUNDLE_DIR, 'lookup.cjs');
+const DIRECT_BUNDLE = path.join(BUNDLE_DIR, 'direct.cjs');
 
 /** Every script compiled in this process, by file: the cache writer asks them for their code cache. */
 const compiledScripts = new Map();
@@ -86,11 +87,19 @@ function loadVendorChunk(name) {
   return loadBundle(path.join(BUNDLE_DIR, 'vendor', `${name}.cjs`));
 }
 
-/** The CLI for these arguments (after the executable): the lookup bundle for ip, asn and vpn, else the whole CLI's. */
+/**
+ * The CLI for these arguments (after the executable). For ip, asn and vpn,
+ * the direct bundle, without commander, when it takes the arguments
+ * (src/cli/direct-request.ts: addresses and AS numbers with output options),
+ * else the lookup bundle; the whole CLI's for every other command.
+ */
 function loadCli(argv, env) {
-  return LOOKUP_COMMANDS.has(argv[0])
-    ? loadBundle(LOOKUP_BUNDLE, { cacheVariant: codeCacheVariant(argv, env) })
-    : loadBundle(BUNDLE);
+  if (!LOOKUP_COMMANDS.has(argv[0])) return loadBundle(BUNDLE);
+  const cacheVariant = codeCacheVariant(argv, env);
+  const direct = loadBundle(DIRECT_BUNDLE, { cacheVariant });
+  const request = direct.readDirectRequest(argv, env);
+  if (request === null) return loadBundle(LOOKUP_BUNDLE, { cacheVariant });
+  return { main: (_argv, io) => direct.runDirectRequest(request, io), createProcessIo: direct.createProcessIo };
 }
 
-module.exports = { loadCli, loadBundle, loadVendorChunk, compiledScripts, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS };
+module.exports = { loadCli, loadBundle, loadVendorChunk, compiledScripts, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIRECT_BUNDLE, LOOKUP_COMMANDS };

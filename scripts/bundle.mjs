@@ -209,7 +209,7 @@ await Promise.all([
   }),
   build({
     ...common,
-    entryPoints: { lookup: 'src/cli/main-lookup.ts' },
+    entryPoints: { lookup: 'src/cli/main-lookup.ts', direct: 'src/cli/main-direct.ts' },
     banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
     footer: { js: WRAPPER_TAIL },
     plugins: [vendorChunkImports, ...common.plugins],
@@ -226,7 +226,7 @@ await Promise.all([
 ]);
 
 // load-bundle.js reads these as latin1, which is their text only while they are ASCII.
-for (const name of ['main.cjs', 'lookup.cjs', ...Object.values(VENDOR_CHUNKS).map(({ file }) => `vendor/${file}.cjs`)]) {
+for (const name of ['main.cjs', 'lookup.cjs', 'direct.cjs', ...Object.values(VENDOR_CHUNKS).map(({ file }) => `vendor/${file}.cjs`)]) {
   const bytes = readFileSync(join(root, 'dist', 'bundle', name));
   const offset = bytes.findIndex((byte) => byte > 0x7f);
   if (offset !== -1) throw new Error(`dist/bundle/${name}: a byte above 0x7f at offset ${offset}; the loader reads the bundle as latin1`);

@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { PassThrough, Readable } = require('node:stream');
-const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS } = require('../bin/load-bundle.js');
+const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIRECT_BUNDLE, LOOKUP_COMMANDS } = require('../bin/load-bundle.js');
 
 /**
  * What each warm-up process runs and writes: the bundle's cache (`variant`
@@ -30,10 +30,13 @@ const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKU
 const JOBS = [
   // An IPv4 and an IPv6 address: the IPv6 path (its text reader, the IPv6 tree walks) is a few
   // kilobytes of cache, and compiling it at the start of an IPv6 lookup costs more than that.
-  ...[...LOOKUP_COMMANDS].flatMap((command) => [
-    { bundle: LOOKUP_BUNDLE, variant: `${command}-records`, runs: [[command, '8.8.8.8', '2001:4860:4860::8888', '-f', 'json', '--data-dir', 'DATA_DIR']] },
-    { bundle: LOOKUP_BUNDLE, variant: `${command}-table`, runs: [[command, '8.8.8.8', '2001:4860:4860::8888', '--data-dir', 'DATA_DIR']] },
-  ]),
+  // The direct bundle runs such arguments; the lookup bundle the rest (host names, lists on stdin).
+  ...[DIRECT_BUNDLE, LOOKUP_BUNDLE].flatMap((bundle) =>
+    [...LOOKUP_COMMANDS].flatMap((command) => [
+      { bundle, variant: `${command}-records`, runs: [[command, '8.8.8.8', '2001:4860:4860::8888', '-f', 'json', '--data-dir', 'DATA_DIR']] },
+      { bundle, variant: `${command}-table`, runs: [[command, '8.8.8.8', '2001:4860:4860::8888', '--data-dir', 'DATA_DIR']] },
+    ]),
+  ),
   { bundle: BUNDLE, runs: [['dns', '--help']] },
   {
     bundle: LOOKUP_BUNDLE,

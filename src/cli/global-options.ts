@@ -1,28 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaultDataDir } from '../engine/data/data-files.js';
 import { NetintelError } from '../errors.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../output/formatter.js';
-import { parseFieldList } from '../output/record-schema.js';
+import { OUTPUT_FORMATS } from '../output/formatter.js';
 import { configFilePath, readConfigFile } from './config-file.js';
+import { environmentFlag, OPTION_DEFAULTS, optionsFromValues, settingFor, SETTING_ENTRIES, SETTINGS, splitList, type GlobalOptions, type Setting } from './settings.js';
 
-/** The options every command shares, resolved flag > env > config file > default. */
-export interface GlobalOptions {
-  format: OutputFormat;
-  fields: string[] | null;
-  header: boolean;
-  dataDir: string | null;
-  timeoutMs: number;
-  concurrency: number;
-  /** DNS resolvers as given (`ip[:port]`), or null for the system's. */
-  resolvers: string[] | null;
-  dnsTcp: boolean;
-  dnsRetries: number;
-  quiet: boolean;
-  verbose: boolean;
-  color: boolean;
-  /** Remote mode: the netintel server to ask (`--server`) and the API key (`--api-key`), or null for local lookups. */
-  remote: { server: string; apiKey: string | null } | null;
-}
+export type { GlobalOptions } from './settings.js';
 
 function positiveInteger(name: string, max: number) {
   return (value: string): number => {
@@ -44,13 +26,6 @@ function countFrom0(name: string, max: number) {
   };
 }
 
-function splitList(value: string): string[] {
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
-}
-
 /**
  * Declares the global options on the program. Their NETINTEL_* variables are
  * read from the CLI's own environment by `applyEnvironment`, not by commander
@@ -58,19 +33,19 @@ function splitList(value: string): string[] {
  */
 export function addGlobalOptions(program: Command): void {
   program
-    .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default('table'))
+    .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default(OPTION_DEFAULTS.format))
     .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
     .addOption(new Option('--no-header', 'csv: leave out the header row'))
     .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones; default $XDG_DATA_HOME/netintel (env: NETINTEL_DATA_DIR)'))
     .addOption(
       new Option('-t, --timeout <ms>', 'deadline of one network lookup, in milliseconds (env: NETINTEL_TIMEOUT)')
-        .argParser(positiveInteger('--timeout', 600_000))
-        .default(5000),
+        .argParser(positiveInteger('--timeout', SETTINGS.timeout.max))
+        .default(OPTION_DEFAULTS.timeout),
     )
     .addOption(
       new Option('-c, --concurrency <n>', 'network lookups in flight at once over many targets (DNS, mail, remote); local IP lookups need none (env: NETINTEL_CONCURRENCY)')
-        .argParser(positiveInteger('--concurrency', 10_000))
-        .default(64),
+        .argParser(positiveInteger('--concurrency', SETTINGS.concurrency.max))
+        .default(OPTION_DEFAULTS.concurrency),
     )
     .addOption(
       new Option('--resolver <ip[:port]>', 'DNS resolver to ask, repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
@@ -79,8 +54,8 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
     .addOption(
       new Option('--retries <n>', 'further rounds over the resolvers after a failed one (env: NETINTEL_RETRIES)')
-        .argParser(countFrom0('--retries', 10))
-        .default(2),
+        .argParser(countFrom0('--retries', SETTINGS.retries.max))
+        .default(OPTION_DEFAULTS.retries),
     )
     .addOption(new Option('--server <url>', 'ask this netintel server (remote mode) instead of the local engine (env: NETINTEL_SERVER)'))
     .addOption(new Option('--api-key <key>', 'API key for --server; without one the server\'s free tier applies (env: NETINTEL_API_KEY)'))
@@ -88,25 +63,8 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (env: NETINTEL_VERBOSE)'));
 }
 
-/** The settings a config file or a NETINTEL_* variable may give, by config key. */
-const SETTINGS: Record<string, { option: string; env?: string; kind: 'text' | 'boolean' | 'format' | 'integer' | 'count' | 'list'; max?: number }> = {
-  format: { option: 'format', env: 'NETINTEL_FORMAT', kind: 'format' },
-  fields: { option: 'fields', env: 'NETINTEL_FIELDS', kind: 'text' },
-  header: { option: 'header', kind: 'boolean' },
-  'data-dir': { option: 'dataDir', env: 'NETINTEL_DATA_DIR', kind: 'text' },
-  timeout: { option: 'timeout', env: 'NETINTEL_TIMEOUT', kind: 'integer', max: 600_000 },
-  concurrency: { option: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
-  resolver: { option: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
-  tcp: { option: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
-  retries: { option: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
-  server: { option: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
-  'api-key': { option: 'apiKey', env: 'NETINTEL_API_KEY', kind: 'text' },
-  quiet: { option: 'quiet', env: 'NETINTEL_QUIET', kind: 'boolean' },
-  verbose: { option: 'verbose', env: 'NETINTEL_VERBOSE', kind: 'boolean' },
-};
-
 /** Checks a config or environment value of a setting; throws InvalidArgumentError. */
-function settingValue(key: string, kind: (typeof SETTINGS)[string], value: unknown): unknown {
+function settingValue(key: string, kind: Setting, value: unknown): unknown {
   if (kind.kind === 'integer') return positiveInteger(key, kind.max!)(String(value));
   if (kind.kind === 'count') return countFrom0(key, kind.max!)(String(value));
   if (kind.kind === 'list') return (Array.isArray(value) ? value.map(String) : [String(value)]).flatMap(splitList);
@@ -124,7 +82,7 @@ export function applyConfigFile(program: Command, env: Readonly<Record<string, s
   const path = configFilePath(env);
   const config = readConfigFile(path);
   for (const [key, value] of Object.entries(config)) {
-    const setting = SETTINGS[key];
+    const setting = settingFor(key);
     if (!setting) continue; // keys of other commands (resolver, server, ...) are read where they apply
     let parsed: unknown;
     try {
@@ -143,12 +101,12 @@ export function applyConfigFile(program: Command, env: Readonly<Record<string, s
  * `0` or `false`.
  */
 export function applyEnvironment(program: Command, env: Readonly<Record<string, string | undefined>>): void {
-  for (const [key, setting] of Object.entries(SETTINGS)) {
+  for (const [key, setting] of SETTING_ENTRIES) {
     const value = setting.env === undefined ? undefined : env[setting.env];
     if (value === undefined || value === '') continue;
     let parsed: unknown;
     try {
-      parsed = setting.kind === 'boolean' ? !/^(0|false)$/i.test(value) : settingValue(key, setting, value);
+      parsed = setting.kind === 'boolean' ? environmentFlag(value) : settingValue(key, setting, value);
     } catch (error) {
       throw new NetintelError('usage', `${setting.env}: ${(error as Error).message}`, { details: { variable: setting.env } });
     }
@@ -176,23 +134,8 @@ export function globalOptionsOf(
   serverUse: ServerFlagUse = {},
 ): GlobalOptions {
   const raw = command.optsWithGlobals<Record<string, unknown>>();
-  const fields = typeof raw.fields === 'string' ? parseFieldList(raw.fields) : null;
-  return {
-    format: raw.format as OutputFormat,
-    fields,
-    header: raw.header !== false,
-    // Default: the XDG data dir, where `netintel data update` installs; files it lacks come from the bundle.
-    dataDir: typeof raw.dataDir === 'string' && raw.dataDir !== '' ? raw.dataDir : defaultDataDir(env),
-    timeoutMs: raw.timeout as number,
-    concurrency: raw.concurrency as number,
-    resolvers: resolverList(raw.resolver),
-    dnsTcp: raw.tcp === true,
-    dnsRetries: raw.retries as number,
-    quiet: raw.quiet === true,
-    verbose: raw.verbose === true,
-    color: stdoutIsTty && !env.NO_COLOR && env.TERM !== 'dumb',
-    remote: serverUse.localOnly ? null : remoteOf(command, env, raw.apiKey, serverUse.mayNameMailServer === true),
-  };
+  const remote = serverUse.localOnly ? null : remoteOf(command, env, raw.apiKey, serverUse.mayNameMailServer === true);
+  return optionsFromValues(raw, env, stdoutIsTty, remote);
 }
 
 /** True for an absolute http:// or https:// URL: the only kind of `--server` remote mode can ask. */
@@ -259,8 +202,3 @@ function serverBehindFlag(env: Readonly<Record<string, string | undefined>>): un
   return readConfigFile(configFilePath(env)).server;
 }
 
-/** `--resolver` values: an array from flags/config, a comma-separated string from NETINTEL_RESOLVER. */
-function resolverList(value: unknown): string[] | null {
-  const list = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? splitList(value) : [];
-  return list.length > 0 ? list : null;
-}

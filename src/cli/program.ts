@@ -1,9 +1,9 @@
 import { Command, CommanderError } from 'commander';
-import { toNetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { exitCodeFor } from './exit-codes.js';
-import { addGlobalOptions, applyConfigFile, applyEnvironment } from './global-options.js';
+import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
 import type { CliIo } from './io.js';
+import { reportFailure } from './report-failure.js';
 import { createRuntime, type CommandRuntime } from './runtime.js';
 
 export const VERSION = '0.1.0';
@@ -13,7 +13,7 @@ export type CommandRegistration = (program: Command, runtime: CommandRuntime) =>
 
 /** Builds the program: global options, then the commands. */
 export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]): { program: Command; runtime: CommandRuntime } {
-  const runtime = createRuntime(io);
+  const runtime = createRuntime(io, (command, serverUse) => globalOptionsOf(command, io.env, io.stdout.isTTY === true, serverUse));
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
     .version(VERSION, '-V, --version')
@@ -47,13 +47,8 @@ export async function runProgram(argv: readonly string[], io: CliIo, commands: r
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
       return exitCodeFor('usage');
     }
-    const failure = toNetintelError(error);
     const format = program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
-    const wantsRecord = format === 'json' || format === 'ndjson';
-    if (wantsRecord) io.stdout.write(`${JSON.stringify({ error: failure.toJSON() })}\n`);
-    io.stderr.write(`netintel: ${failure.message}\n`);
-    if (failure.code === 'internal' && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
-    return exitCodeFor(failure.code);
+    return reportFailure(io, error, format);
   } finally {
     await runtime.close();
   }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
 import { parseResolverAddress } from '../engine/dns/resolver-address.js';
-import { globalOptionsOf, type GlobalOptions, type ServerFlagUse } from './global-options.js';
+import type { ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
+import type { GlobalOptions } from './settings.js';
 import { NetintelError } from '../errors.js';
 
 /** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
@@ -22,14 +23,17 @@ export interface CommandRuntime {
   close(): Promise<void>;
 }
 
-export function createRuntime(io: CliIo): CommandRuntime {
+/** Reads a command's global options (commander's, in the CLI); `serverUse` as for CommandRuntime.options. */
+export type OptionsReader = (command: Command, serverUse: ServerFlagUse) => GlobalOptions;
+
+export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRuntime {
   const contexts: EngineContext[] = [];
   return {
     io,
     exitCode: 0,
     options: (command, serverUse = {}) => {
       const name = topLevelName(command);
-      const options = globalOptionsOf(command, io.env, io.stdout.isTTY === true, { ...serverUse, localOnly: LOCAL_ONLY_COMMANDS.has(name) });
+      const options = readOptions(command, { ...serverUse, localOnly: LOCAL_ONLY_COMMANDS.has(name) });
       if (options.remote && !REMOTE_COMMANDS.has(name) && !LOCAL_ONLY_COMMANDS.has(name)) {
         // Saying so beats quietly answering from the local engine when a server was asked for.
         throw new NetintelError('not_implemented', `netintel ${name} has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)`, {

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { lookupAsn, splitAsnBulk, type AsnResult } from '../engine/asn/lookup-asn.js';
-import type { Outcome } from '../engine/outcome.js';
-import { toNetintelError } from '../errors.js';
+import { splitAsnBulk } from '../engine/asn/lookup-asn.js';
 import { ASN_SCHEMA } from '../output/schemas/asn-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { printAsnResults } from './address-lookups.js';
 
 export function registerAsnCommand(program: Command, runtime: CommandRuntime): void {
   program
@@ -14,18 +13,11 @@ export function registerAsnCommand(program: Command, runtime: CommandRuntime): v
     .addHelpText('after', '\nExamples:\n  netintel asn AS15169\n  netintel asn 8.8.8.8 -f json\n  netintel asn 8.8.8.8,AS13335,1.1.1.1 -f csv')
     .action(async (targets: string[], _flags: unknown, command: Command) => {
       const options = runtime.options(command);
-      const ctx = runtime.context(options);
-      const queries = targets.flatMap(splitAsnBulk);
+      if (!options.remote) return printAsnResults(runtime, options, targets);
       // Remote mode (--server): the same records, asked of a netintel server in batches of the plan's size.
-      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
-      const outcomes = remote ? await remote.asnOutcomes(queries) : queries.map((query): Outcome<AsnResult> => {
-        try {
-          return { ok: true, query, value: lookupAsn(ctx, query) };
-        } catch (error) {
-          return { ok: false, query, error: toNetintelError(error) };
-        }
-      });
-      runtime.exitCode = await emitOutcomes(runtime.io, options, ASN_SCHEMA, [outcomes], {
+      const queries = targets.flatMap(splitAsnBulk);
+      const remote = (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io);
+      runtime.exitCode = await emitOutcomes(runtime.io, options, ASN_SCHEMA, [await remote.asnOutcomes(queries)], {
         single: queries.length === 1,
         bulk: false,
       });

@@ -7,6 +7,7 @@ import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { printIpRecords, takesAddressTargets } from './address-lookups.js';
 
 export function registerIpCommand(program: Command, runtime: CommandRuntime): void {
   program
@@ -19,6 +20,7 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
     )
     .action(async (targets: string[], _flags: unknown, command: Command) => {
       const options = runtime.options(command);
+      if (!options.remote && takesAddressTargets(targets)) return printIpRecords(runtime, options, targets);
       const ctx = runtime.context(options);
       const { io } = runtime;
       const lookup = createAdaptiveIpLookup(ctx);

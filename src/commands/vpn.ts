@@ -7,6 +7,7 @@ import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { printVpnResults, takesAddressTargets } from './address-lookups.js';
 
 export function registerVpnCommand(program: Command, runtime: CommandRuntime): void {
   program
@@ -28,6 +29,7 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
     )
     .action(async (targets: string[], _flags: unknown, command: Command) => {
       const options = runtime.options(command);
+      if (!options.remote && takesAddressTargets(targets)) return printVpnResults(runtime, options, targets);
       const ctx = runtime.context(options);
       const { io } = runtime;
       // The engine loads here, not at start-up: other commands never pay for it.

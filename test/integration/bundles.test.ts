@@ -11,8 +11,9 @@ import { isolatedEnv } from '../support/cli.js';
 import { startDnsServer } from '../support/dns-server.js';
 
 const require = createRequire(import.meta.url);
-const { loadBundle, loadVendorChunk, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, LOOKUP_COMMANDS: ROUTED } = require('../../bin/load-bundle.js') as {
+const { loadCli, loadBundle, loadVendorChunk, codeCacheVariant, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIRECT_BUNDLE, LOOKUP_COMMANDS: ROUTED } = require('../../bin/load-bundle.js') as {
   LOOKUP_COMMANDS: Set<string>;
+  loadCli(argv: string[], env: Record<string, string | undefined>): CliBundle;
   loadVendorChunk(name: string): unknown;
   loadBundle(file: string, options: { cacheVariant?: string; withScript: true }): { exports: CliBundle; script: Script };
   loadBundle(file: string, options?: { cacheVariant?: string }): CliBundle;
@@ -20,6 +21,7 @@ const { loadBundle, loadVendorChunk, codeCacheVariant, codeCachePath, BUNDLE, LO
   codeCachePath(file: string, variant?: string): string;
   BUNDLE: string;
   LOOKUP_BUNDLE: string;
+  DIRECT_BUNDLE: string;
 };
 
 interface CliBundle {
@@ -46,7 +48,9 @@ describe('the lookup bundle (bin/netintel.js runs ip, asn and vpn from it)', () 
   it('is chosen for exactly the commands it registers', () => {
     expect([...ROUTED]).toEqual([...LOOKUP_COMMAND_NAMES]);
     const program = new Command();
-    const runtime = createRuntime({ stdin: Readable.from([]), stdout: new Memory(), stderr: new Memory(), env: {} });
+    const runtime = createRuntime({ stdin: Readable.from([]), stdout: new Memory(), stderr: new Memory(), env: {} }, () => {
+      throw new Error('no command runs here');
+    });
     for (const register of LOOKUP_COMMANDS) register(program, runtime);
     expect(program.commands.map((command) => command.name())).toEqual([...LOOKUP_COMMAND_NAMES]);
   });
@@ -76,6 +80,32 @@ describe('the lookup bundle (bin/netintel.js runs ip, asn and vpn from it)', () 
   });
 });
 
+describe('the direct bundle (bin/netintel.js runs ip, asn and vpn of addresses and AS numbers from it)', () => {
+  const built = existsSync(DIRECT_BUNDLE) && existsSync(LOOKUP_BUNDLE) && existsSync(BUNDLE);
+  const sources = () => (JSON.parse(readFileSync(`${DIRECT_BUNDLE}.map`, 'utf8')) as { sources: string[] }).sources;
+
+  it.skipIf(!built)('holds neither commander nor the commander layer of the CLI', () => {
+    expect(sources().filter((source) => /node_modules\/commander\/|src\/cli\/(program|global-options)\.ts$/.test(source))).toEqual([]);
+    expect(sources().some((source) => source.endsWith('src/cli/direct-request.ts'))).toBe(true);
+  });
+
+  it.skipIf(!built)('is what bin/load-bundle.js runs for the arguments it takes, and prints what the whole CLI prints', async () => {
+    const whole = loadBundle(BUNDLE);
+    const env = isolatedEnv();
+    for (const argv of [['ip', '8.8.8.8', '-f', 'json'], ['ip', '8.8.8.8', '2001:4860:4860::8888', '10.1.2.3'], ['vpn', '8.8.8.8', '-f', 'csv'], ['asn', 'AS13335', '-f', 'xml']]) {
+      const cli = loadCli(argv, env);
+      expect('LOOKUP_COMMAND_NAMES' in cli, argv.join(' ')).toBe(false);
+      expect(await run(cli, argv)).toEqual(await run(whole, argv));
+    }
+  });
+
+  it.skipIf(!built)('hands the arguments it declines to the lookup bundle', () => {
+    for (const argv of [['ip', 'example.com'], ['ip', '--help'], ['vpn'], ['asn', 'AS1', '--server', 'http://127.0.0.1:1']]) {
+      expect('LOOKUP_COMMAND_NAMES' in loadCli(argv, isolatedEnv()), argv.join(' ')).toBe(true);
+    }
+  });
+});
+
 describe('code caches (bin/load-bundle.js)', () => {
   it('are chosen by lookup command and by table or record output, from the arguments and NETINTEL_FORMAT', () => {
     expect(codeCacheVariant(['ip', '8.8.8.8'], {})).toBe('ip-table');
@@ -89,8 +119,11 @@ describe('code caches (bin/load-bundle.js)', () => {
   });
 
   const variants = ['ip', 'asn', 'vpn'].flatMap((command) => [`${command}-table`, `${command}-records`]);
-  it.skipIf(!existsSync(LOOKUP_BUNDLE) || !existsSync(BUNDLE))('exist for every variant, and this Node accepts each of them', () => {
-    const caches: [string, string | undefined][] = [[BUNDLE, undefined], ...variants.map((variant): [string, string] => [LOOKUP_BUNDLE, variant])];
+  it.skipIf(!existsSync(LOOKUP_BUNDLE) || !existsSync(DIRECT_BUNDLE) || !existsSync(BUNDLE))('exist for every variant, and this Node accepts each of them', () => {
+    const caches: [string, string | undefined][] = [
+      [BUNDLE, undefined],
+      ...[LOOKUP_BUNDLE, DIRECT_BUNDLE].flatMap((bundle) => variants.map((variant): [string, string] => [bundle, variant])),
+    ];
     for (const [bundle, variant] of caches) {
       expect(existsSync(codeCachePath(bundle, variant)), codeCachePath(bundle, variant)).toBe(true);
       const { script } = loadBundle(bundle, { cacheVariant: variant, withScript: true });

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { afterAll } from 'vitest';
 
@@ -98,11 +99,16 @@ function memoryStdin(input: RunOptions['stdin']): Readable & { isTTY?: boolean }
 }
 
 /** Runs netintel in-process with memory streams. */
-export async function runCli(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export function runCli(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return runEntry(main, argv, options);
+}
+
+/** Runs a CLI entry (`main` of src/cli/main.ts, or another with its signature) in-process with memory streams. */
+export async function runEntry(entry: (argv: readonly string[], io: CliIo) => Promise<number>, argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const stdout = new MemoryWritable();
   const stderr = new MemoryWritable();
   if (options.stdoutIsTty) stdout.isTTY = true;
-  const code = await main(argv, { stdin: memoryStdin(options.stdin), stdout, stderr, env: isolatedEnv(options.env) });
+  const code = await entry(argv, { stdin: memoryStdin(options.stdin), stdout, stderr, env: isolatedEnv(options.env) });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 

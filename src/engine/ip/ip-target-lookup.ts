@@ -41,6 +41,15 @@ export function isHostNameTarget(query: string): boolean {
   return !isIpAddress(query) && /[a-z]/i.test(query) && !/[:/\s]/.test(query);
 }
 
+/** The outcome of an `ip` target that is not a host name: its record, or the error (an invalid address). */
+export function addressOutcome(lookup: (input: string) => IpInfoRecord, query: string): Outcome<IpInfoRecord> {
+  try {
+    return { ok: true, query, value: lookup(query) };
+  } catch (error) {
+    return { ok: false, query, error: toNetintelError(error) };
+  }
+}
+
 /**
  * The outcomes of one `ip` target: one for an address, one per address for a
  * host name (every A and AAAA record), one error outcome when it fails.
@@ -50,13 +59,7 @@ export function ipTargetOutcomes(
   resolveHost: HostResolver,
   query: string,
 ): Array<Outcome<IpInfoRecord>> | Promise<Array<Outcome<IpInfoRecord>>> {
-  if (!isHostNameTarget(query)) {
-    try {
-      return [{ ok: true, query, value: lookup(query) }];
-    } catch (error) {
-      return [{ ok: false, query, error: toNetintelError(error) }];
-    }
-  }
+  if (!isHostNameTarget(query)) return [addressOutcome(lookup, query)];
   return resolveHost(query).then(
     (addresses) => addresses.map((address): Outcome<IpInfoRecord> => {
       try {
