@@ -200,6 +200,26 @@ const vendorEntries = {
   },
 };
 
+/**
+ * The direct bundle (src/cli/main-direct.ts) runs ip, vpn and asn only for
+ * addresses and AS numbers: src/cli/direct-request.ts declines host names,
+ * so nothing in it asks DNS. The engine context still names the DNS
+ * transport (a dynamic import, which esbuild bundles), a sixth of the
+ * bundle; here it is a module whose use fails loudly instead.
+ */
+const withoutDnsTransport = {
+  name: 'without-dns-transport',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/dns\/dns-transport\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(join('src', 'engine', 'context.ts')) ? { path: 'dns-transport', namespace: 'left-out' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
+      contents: "export function createDnsTransport() { throw new Error('the direct bundle holds no DNS engine: src/cli/direct-request.ts must decline this run'); }",
+      loader: 'js',
+    }));
+  },
+};
+
 await Promise.all([
   build({
     ...common,
@@ -209,10 +229,17 @@ await Promise.all([
   }),
   build({
     ...common,
-    entryPoints: { lookup: 'src/cli/main-lookup.ts', direct: 'src/cli/main-direct.ts' },
+    entryPoints: { lookup: 'src/cli/main-lookup.ts' },
     banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
     footer: { js: WRAPPER_TAIL },
     plugins: [vendorChunkImports, ...common.plugins],
+  }),
+  build({
+    ...common,
+    entryPoints: { direct: 'src/cli/main-direct.ts' },
+    banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
+    footer: { js: WRAPPER_TAIL },
+    plugins: [withoutDnsTransport, vendorChunkImports, ...common.plugins],
   }),
   build({
     ...common,

@@ -16,7 +16,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { PassThrough, Readable } = require('node:stream');
+const { Readable } = require('node:stream');
 const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIRECT_BUNDLE, LOOKUP_COMMANDS } = require('../bin/load-bundle.js');
 
 /**
@@ -61,8 +61,9 @@ async function writeWarmUpDataDir() {
 
 async function runJob({ bundle, variant, bundleCache = true, runs }) {
   const { exports, script } = loadBundle(bundle, { withScript: true });
-  const sink = () => Object.assign(new PassThrough(), { isTTY: false }).resume();
-  const io = { stdin: Readable.from([]), stdout: sink(), stderr: sink(), env: {} };
+  // The process's own stdout and stderr (pipes the parent drains), as a run's are: the
+  // code that writes to them is in the cache too.
+  const io = { ...exports.createProcessIo(), stdin: Readable.from([]), env: {} };
   for (const argv of runs) await exports.main(argv, io);
   if (bundleCache) fs.writeFileSync(codeCachePath(bundle, variant), script.createCachedData());
   for (const [file, chunk] of compiledScripts) {
@@ -78,7 +79,8 @@ async function main() {
     for (const job of JOBS) {
       if (job.bundleCache !== false) fs.rmSync(codeCachePath(job.bundle, job.variant), { force: true });
       const runs = job.runs.map((argv) => argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)));
-      const child = spawnSync(process.execPath, [__filename, JSON.stringify({ ...job, runs })], { stdio: 'inherit' });
+      const child = spawnSync(process.execPath, [__filename, JSON.stringify({ ...job, runs })], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+      if (child.status !== 0) process.stderr.write(child.stderr);
       if (child.status !== 0) throw new Error(`the code caches of ${JSON.stringify(job.runs)} were not written`);
     }
   } finally {
