@@ -38,7 +38,7 @@ const NODE_MAXMIND_DESCRIPTION =
 
 // ---------------------------------------------------------------- options
 
-const KNOWN_FLAGS = new Set(['help', 'quick', 'runs', 'warmup', 'ips', 'small-ips', 'seed', 'budget', 'only', 'strict']);
+const KNOWN_FLAGS = new Set(['help', 'quick', 'runs', 'warmup', 'ips', 'small-ips', 'rounds', 'seed', 'budget', 'only', 'strict']);
 
 function parseOptions(argv) {
   const flags = new Map();
@@ -51,16 +51,19 @@ function parseOptions(argv) {
     process.stdout.write(
       [
         'usage: node bench/run.js [--quick] [--runs=N] [--warmup=N] [--ips=N] [--small-ips=N]',
-        '                         [--seed=N] [--budget=SECONDS] [--only=oneoff|bulk] [--strict]',
+        '                         [--rounds=N] [--seed=N] [--budget=SECONDS] [--only=oneoff|bulk] [--strict]',
         '',
-        '  --quick        10 one-off runs, 100,000 IPs (small run: 10,000), 75 s budget',
+        '  --quick        10 one-off runs, 100,000 IPs (small run: 10,000), 3 bulk rounds, 75 s budget',
         '  --runs=N       timed one-off runs per command (default 30)',
         '  --warmup=N     untimed warm-up rounds before them (default 3)',
         '  --ips=N        addresses in the large bulk run (default 1,000,000)',
         '  --small-ips=N  addresses in the small bulk run, for the memory comparison (default 100,000)',
+        '  --rounds=N     bulk rounds, each a C loop run and a netintel run back to back; the bulk',
+        '                 ratio is the median of the rounds\' ratios (default 5)',
         '  --seed=N       PRNG seed of the address list (default 20240601)',
         '  --budget=S     wall-time budget of the whole run; the large netintel run is cut',
-        '                 (and reported as partial) when it would overrun (default 170)',
+        '                 (and reported as partial) when it would overrun; rounds that would',
+        '                 overrun are left out (default 240)',
         '  --only=WHAT    only the one-off or only the bulk part',
         '  --strict       exit 1 when a target is missed',
         '',
@@ -83,8 +86,9 @@ function parseOptions(argv) {
     warmup: number('warmup', quick ? 2 : 3),
     ips: number('ips', quick ? 100_000 : 1_000_000),
     smallIps: number('small-ips', quick ? 10_000 : 100_000),
+    rounds: Math.max(1, Math.floor(number('rounds', quick ? 3 : 5))),
     seed: number('seed', 20240601),
-    budgetS: number('budget', quick ? 75 : 170),
+    budgetS: number('budget', quick ? 75 : 240),
     only,
     strict: flags.has('strict'),
   };
@@ -282,6 +286,17 @@ function bulkRow(label, description, run, expectedRows, headerLines) {
   };
 }
 
+/**
+ * The run of median wall time (the lower middle one of an even count), with
+ * every run's wall time beside it; failed runs count as the slowest.
+ */
+function medianRun(rows) {
+  if (rows.length === 0) return null;
+  const wall = (row) => (row.valid ? row.wallS : Infinity);
+  const sorted = [...rows].sort((a, b) => wall(a) - wall(b));
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)], roundWallsS: rows.map((row) => row.wallS ?? null) };
+}
+
 async function measureBulk(options, env, notices, netintelReady, deadlineAt) {
   const started = Date.now();
   const large = ipListFile(options.ips, options.seed);
@@ -301,19 +316,7 @@ async function measureBulk(options, env, notices, netintelReady, deadlineAt) {
   const cap = (seconds) => Math.max(5000, Math.min(seconds * 1000, deadlineAt - Date.now()));
   const step = (label) => process.stderr.write(`bulk: ${label}\n`);
 
-  // C libmaxminddb loop
-  let cLoop = null;
-  const build = buildMmdbLoop(join(BENCH_DIR, 'baseline', 'mmdb-loop.c'));
-  if (build.skipped) {
-    notices.push(`SKIPPED C libmaxminddb baseline: ${build.skipped}. The bulk target cannot be checked.`);
-  } else {
-    step(`C libmaxminddb loop, ${grouped(options.ips)} IPs`);
-    const run = await runBulk({ command: build.binary, args: [CITY_DB], env, inputFile: large.path, deadlineMs: cap(60) });
-    cLoop = bulkRow('C libmaxminddb loop (city + 2nd lookup)', C_LOOP_DESCRIPTION, run, options.ips, 0);
-    runs.push({ id: 'c-loop', ...cLoop });
-  }
-
-  // Node + maxmind, city only
+  // Node + maxmind, city only (a reference: one run)
   step(`node + maxmind, ${grouped(options.ips)} IPs`);
   const nodeRun = await runBulk({
     command: NODE,
@@ -323,25 +326,65 @@ async function measureBulk(options, env, notices, netintelReady, deadlineAt) {
     deadlineMs: cap(90),
   });
   const nodeMaxmind = bulkRow('node + maxmind (city only)', NODE_MAXMIND_DESCRIPTION, nodeRun, options.ips, 0);
-  runs.push({ id: 'node-maxmind', ...nodeMaxmind });
+
+  const build = buildMmdbLoop(join(BENCH_DIR, 'baseline', 'mmdb-loop.c'));
+  if (build.skipped) notices.push(`SKIPPED C libmaxminddb baseline: ${build.skipped}. The bulk target cannot be checked.`);
+  if (!netintelReady) notices.push('SKIPPED netintel bulk runs: netintel is not built or fails its check');
+  const args = [CLI, 'bulk', '-f', 'csv'];
 
   let netSmall = null;
-  let netLarge = null;
-  if (!netintelReady) {
-    notices.push('SKIPPED netintel bulk runs: netintel is not built or fails its check');
-  } else {
-    const args = [CLI, 'bulk', '-f', 'csv'];
+  if (netintelReady) {
     step(`netintel bulk -f csv, ${grouped(options.smallIps)} IPs`);
     const smallRun = await runBulk({ command: NODE, args, env, inputFile: small.path, deadlineMs: cap(60) });
     netSmall = bulkRow(`netintel bulk -f csv (${grouped(options.smallIps)})`, 'full record, CSV with header', smallRun, options.smallIps, 1);
-    runs.push({ id: 'netintel-small', ...netSmall });
+  }
 
+  // Rounds of the C loop and netintel on the large list, back to back, the
+  // order swapped every round: this VM's speed drifts by tens of percent
+  // within a minute, and a ratio of two runs seconds apart moves less than
+  // either run. The target is the median of the rounds' ratios.
+  const cRuns = [];
+  const netRuns = [];
+  const roundRatios = [];
+  let roundS = 0;
+  for (let i = 0; i < options.rounds && (build.binary || netintelReady); i++) {
     const remainingS = (deadlineAt - Date.now()) / 1000;
-    step(`netintel bulk -f csv, ${grouped(options.ips)} IPs (budget left ${remainingS.toFixed(0)} s)`);
-    const largeRun = await runBulk({ command: NODE, args, env, inputFile: large.path, deadlineMs: cap(600) });
-    netLarge = bulkRow(`netintel bulk -f csv (${grouped(options.ips)})`, 'full record, CSV with header', largeRun, options.ips, 1);
-    runs.push({ id: 'netintel-large', ...netLarge });
+    if (i > 0 && remainingS < roundS * 1.5 + 20) {
+      notices.push(`bulk: ${i} of ${options.rounds} rounds run; the rest would overrun the time budget (--budget)`);
+      break;
+    }
+    const startedRound = Date.now();
+    const round = {};
+    const runC = async () => {
+      step(`round ${i + 1}/${options.rounds}: C libmaxminddb loop, ${grouped(options.ips)} IPs`);
+      const run = await runBulk({ command: build.binary, args: [CITY_DB], env, inputFile: large.path, deadlineMs: cap(60) });
+      round.c = bulkRow('C libmaxminddb loop (city + 2nd lookup)', C_LOOP_DESCRIPTION, run, options.ips, 0);
+    };
+    const runNetintel = async () => {
+      step(`round ${i + 1}/${options.rounds}: netintel bulk -f csv, ${grouped(options.ips)} IPs (budget left ${((deadlineAt - Date.now()) / 1000).toFixed(0)} s)`);
+      const run = await runBulk({ command: NODE, args, env, inputFile: large.path, deadlineMs: cap(600) });
+      round.net = bulkRow(`netintel bulk -f csv (${grouped(options.ips)})`, 'full record, CSV with header', run, options.ips, 1);
+    };
+    const order = [build.binary ? runC : null, netintelReady ? runNetintel : null].filter(Boolean);
+    for (const run of i % 2 === 0 ? order : order.reverse()) await run();
+    if (round.c) cRuns.push(round.c);
+    if (round.net) netRuns.push(round.net);
+    if (round.c?.valid && round.net?.valid) {
+      roundRatios.push({
+        wall: round.net.lookupsPerS / round.c.lookupsPerS,
+        cpu: round.net.lookupsPerCpuS && round.c.lookupsPerCpuS ? round.net.lookupsPerCpuS / round.c.lookupsPerCpuS : null,
+      });
+    }
+    roundS = (Date.now() - startedRound) / 1000;
+  }
+  const cLoop = medianRun(cRuns);
+  const netLarge = medianRun(netRuns);
+  if (cLoop) runs.push({ id: 'c-loop', ...cLoop });
+  runs.push({ id: 'node-maxmind', ...nodeMaxmind });
+  if (netSmall) runs.push({ id: 'netintel-small', ...netSmall });
+  if (netLarge) runs.push({ id: 'netintel-large', ...netLarge });
 
+  if (netintelReady) {
     // Reference: two lookup threads, whatever the default on this machine
     // (one per CPU but one). Here the harness reading stdout competes for
     // the CPUs too, as any CPU-bound reader of a pipeline would.
@@ -352,13 +395,12 @@ async function measureBulk(options, env, notices, netintelReady, deadlineAt) {
       runs.push({ id: 'netintel-large-threads-2', ...threaded });
       if (threaded.problems.length > 0) notices.push(`netintel --threads 2 bulk run: ${threaded.problems.join('; ')}`);
     }
-    if (netLarge.problems.length > 0) notices.push(`netintel large bulk run: ${netLarge.problems.join('; ')}`);
-    if (netSmall.problems.length > 0) notices.push(`netintel small bulk run: ${netSmall.problems.join('; ')}`);
+    for (const run of netRuns) if (run.problems.length > 0) notices.push(`netintel large bulk run: ${run.problems.join('; ')}`);
+    if (netSmall?.problems.length > 0) notices.push(`netintel small bulk run: ${netSmall.problems.join('; ')}`);
   }
-  for (const row of [cLoop, nodeMaxmind]) {
-    if (row?.problems?.length) notices.push(`${row.label}: ${row.problems.join('; ')}`);
-  }
-  return { input, gnuTime: GNU_TIME !== null, runs, cLoop, nodeMaxmind, netSmall, netLarge };
+  for (const run of cRuns) if (run.problems.length > 0) notices.push(`${run.label}: ${run.problems.join('; ')}`);
+  if (nodeMaxmind.problems?.length) notices.push(`${nodeMaxmind.label}: ${nodeMaxmind.problems.join('; ')}`);
+  return { input, gnuTime: GNU_TIME !== null, runs, rounds: roundRatios, cLoop, nodeMaxmind, netSmall, netLarge };
 }
 
 // ---------------------------------------------------------------- targets
@@ -385,9 +427,12 @@ function checkTargets(oneOff, bulk) {
   if (bulk) {
     const cOk = bulk.cLoop?.valid === true;
     const netFailed = bulk.netLarge !== null && bulk.netLarge.valid !== true;
-    const vsC = cOk && bulk.netLarge?.valid ? round(bulk.netLarge.lookupsPerS / bulk.cLoop.lookupsPerS, 3) : null;
-    targets.push({ name: 'bulk: netintel lookups/s / C loop lookups/s', value: vsC, op: '>=', target: TARGETS.bulkVsC, status: verdict(vsC, '>=', TARGETS.bulkVsC, netFailed || (bulk.cLoop !== null && !cOk)) });
-    const vsCCpu = cOk && bulk.netLarge?.valid && bulk.netLarge.lookupsPerCpuS && bulk.cLoop.lookupsPerCpuS ? round(bulk.netLarge.lookupsPerCpuS / bulk.cLoop.lookupsPerCpuS, 3) : null;
+    const ratios = bulk.rounds ?? [];
+    const vsC = cOk && bulk.netLarge?.valid && ratios.length > 0 ? round(summarize(ratios.map((r) => r.wall)).median, 3) : null;
+    const roundsNote = ratios.length > 1 ? ` (median of ${ratios.length} rounds)` : '';
+    targets.push({ name: `bulk: netintel lookups/s / C loop lookups/s${roundsNote}`, value: vsC, op: '>=', target: TARGETS.bulkVsC, status: verdict(vsC, '>=', TARGETS.bulkVsC, netFailed || (bulk.cLoop !== null && !cOk)) });
+    const cpuRatios = ratios.map((r) => r.cpu).filter((r) => r !== null);
+    const vsCCpu = cOk && bulk.netLarge?.valid && cpuRatios.length > 0 ? round(summarize(cpuRatios).median, 3) : null;
     targets.push({ name: 'bulk, CPU-time basis (info: robust to a busy machine)', value: vsCCpu, op: '>=', target: TARGETS.bulkVsC, status: vsCCpu === null ? '-' : `(${verdict(vsCCpu, '>=', TARGETS.bulkVsC)})` });
     const memoryFailed = netFailed || (bulk.netSmall !== null && bulk.netSmall.valid !== true);
     const small = bulk.netSmall?.peakRssMb ?? null;
@@ -412,7 +457,7 @@ function printReport(result) {
   out.push('');
   out.push(`netintel bench (${result.mode}) ${result.date}`);
   out.push(`node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel}), load average ${m.loadAvgAtStart.join(' ')} at start, ${result.loadAvgAtEnd.join(' ')} at end`);
-  if (result.git) out.push(`git ${result.git.commit}${result.git.uncommittedChangesInSrc ? ' + uncommitted changes in src/' : ''}; bin/netintel.js loads ${result.netintelEntry ? `dist/bundle/lookup.cjs for ip, asn and vpn, ${result.netintelEntry} otherwise` : '(not built)'}`);
+  if (result.git) out.push(`git ${result.git.commit}${result.git.uncommittedChangesInSrc ? ' + uncommitted changes in src/' : ''}; bin/netintel.js loads ${result.netintelEntry ? `dist/bundle/direct.cjs for ip, asn and vpn (dist/bundle/lookup.cjs when it declines the arguments), ${result.netintelEntry} otherwise` : '(not built)'}`);
   out.push('measured processes run with the environment minus NODE_EXTRA_CA_CERTS');
 
   if (result.oneOff) {
@@ -446,6 +491,12 @@ function printReport(result) {
         ),
       ),
     );
+    if (b.rounds.length > 0) {
+      const walls = (id) => b.runs.find((r) => r.id === id)?.roundWallsS?.map((w) => fixed(w, 2)).join(' ') ?? '-';
+      out.push(`  ${b.rounds.length} rounds of the C loop and netintel back to back, order swapped every round; the rows show the median-wall run of each`);
+      out.push(`  wall s per round: C loop ${walls('c-loop')}; netintel ${walls('netintel-large')}`);
+      out.push(`  ratio per round (x C loop): ${b.rounds.map((r) => fixed(r.wall, 3)).join(' ')}; on CPU time: ${b.rounds.map((r) => fixed(r.cpu, 3)).join(' ')}`);
+    }
     out.push(`  C loop: ${C_LOOP_DESCRIPTION}`);
     out.push(`  node + maxmind: ${NODE_MAXMIND_DESCRIPTION}`);
     if (!c) out.push(loud('C libmaxminddb baseline SKIPPED: no ratio against it'));
@@ -512,7 +563,7 @@ async function main() {
     envRemoved: ['NODE_EXTRA_CA_CERTS'],
     netintelEntry: built,
     oneOff,
-    bulk: bulk && { input: bulk.input, gnuTime: bulk.gnuTime, runs: bulk.runs },
+    bulk: bulk && { input: bulk.input, gnuTime: bulk.gnuTime, runs: bulk.runs, rounds: bulk.rounds.map((r) => ({ wall: round(r.wall, 3), cpu: round(r.cpu, 3) })) },
     targets,
     notices,
     durationS: round((Date.now() - startedAt) / 1000, 1),
