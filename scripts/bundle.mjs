@@ -144,8 +144,9 @@ const common = {
   sourcemap: true,
   // Without comments and indentation the bundle is a third smaller and pure
   // ASCII (esbuild escapes any other character): less to read and decode at
-  // every start, and bin/load-bundle.js can read it as latin1. Names stay, so
-  // a stack trace still reads (and the source map maps it back).
+  // every start, and bin/load-bundle.js can read it as latin1. Names stay
+  // (except in the start-up bundles, STARTUP_NAMES), so a stack trace still
+  // reads (and the source map maps it back).
   minifyWhitespace: true,
   minifySyntax: true,
   charset: 'ascii',
@@ -220,6 +221,16 @@ const withoutDnsTransport = {
   },
 };
 
+/**
+ * The two bundles a one-off lookup starts from also get short local names:
+ * the direct bundle goes from 201 to 164 KB, and reading it into a fresh
+ * buffer and copying it into a string cost about 2.5 µs per KB here (page
+ * faults of new memory, mostly): about 0.2 ms of `netintel ip 8.8.8.8`.
+ * Property names, and so every message and JSON key, are untouched; a
+ * stack trace maps back through the source map (node --enable-source-maps).
+ */
+const STARTUP_NAMES = { minifyIdentifiers: true };
+
 await Promise.all([
   build({
     ...common,
@@ -233,6 +244,7 @@ await Promise.all([
     banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
     footer: { js: WRAPPER_TAIL },
     plugins: [vendorChunkImports, ...common.plugins],
+    ...STARTUP_NAMES,
   }),
   build({
     ...common,
@@ -240,6 +252,7 @@ await Promise.all([
     banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
     footer: { js: WRAPPER_TAIL },
     plugins: [withoutDnsTransport, vendorChunkImports, ...common.plugins],
+    ...STARTUP_NAMES,
   }),
   build({
     ...common,
