@@ -162,14 +162,15 @@ const common = {
 
 /**
  * Packages the lookup commands use only on some runs (a host name to
- * resolve, a table, XML or CSV output) are a third of the lookup bundle's
- * code, and every start reads and copies the whole bundle (about 0.2 ms per
- * 100 KB here). In the lookup bundle they are chunks of their own under
- * dist/bundle/vendor/, loaded with their own code cache through
+ * resolve, a table, XML or CSV output, tz-lookup's world map for a city
+ * database other than the one data/build/zones.idx was built from) are
+ * more than a third of the lookup bundle's code, and every start reads and
+ * copies the whole bundle and its code cache (about 0.5 ms for tz-lookup's
+ * 73 KB alone here). In the start-up bundles they are chunks of their own
+ * under dist/bundle/vendor/, loaded with their own code cache through
  * bin/load-bundle.js (loadVendorChunk) where the modules that use them
- * initialise. These are libraries without state shared with netintel's
- * code, so a separate copy changes nothing. A package most runs need stays
- * inside (tz-lookup: most regions of the data span several zones), and the
+ * initialise (tz-lookup: on first call). These are libraries without state
+ * shared with netintel's code, so a separate copy changes nothing. The
  * whole CLI's bundle and the worker's keep them all inside.
  */
 const VENDOR_CHUNKS = {
@@ -177,6 +178,7 @@ const VENDOR_CHUNKS = {
   'cli-table3': { file: 'cli-table3', contents: "module.exports = require('cli-table3');" },
   'fast-xml-parser': { file: 'fast-xml-builder', contents: "export { XMLBuilder } from 'fast-xml-parser';" },
   'csv-stringify/sync': { file: 'csv-stringify', contents: "export { stringify } from 'csv-stringify/sync';" },
+  '@photostructure/tz-lookup': { file: 'tz-lookup', contents: "module.exports = require('@photostructure/tz-lookup');" },
 };
 
 const vendorChunkImports = {

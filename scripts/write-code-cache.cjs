@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
-const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIRECT_BUNDLE, LOOKUP_COMMANDS } = require('../bin/load-bundle.js');
+const { loadBundle, loadVendorChunk, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIRECT_BUNDLE, LOOKUP_COMMANDS } = require('../bin/load-bundle.js');
 
 /**
  * What each warm-up process runs and writes: the bundle's cache (`variant`
@@ -25,7 +25,8 @@ const { loadBundle, compiledScripts, codeCachePath, BUNDLE, LOOKUP_BUNDLE, DIREC
  * or only the caches of the vendor chunks its runs loaded (`bundleCache:
  * false`: the XML and CSV chunks). Every process writes the caches of the
  * vendor chunks it loaded (the table's, from the table runs). DATA_DIR is
- * replaced by the warm-up data dir.
+ * replaced by the warm-up data dir. A `chunk` job loads that vendor chunk
+ * alone, calls its export with `call`, and writes its cache.
  */
 const JOBS = [
   // An IPv4 and an IPv6 address: the IPv6 path (its text reader, the IPv6 tree walks) is a few
@@ -43,6 +44,9 @@ const JOBS = [
     bundleCache: false,
     runs: [['ip', '8.8.8.8', '-f', 'xml', '--data-dir', 'DATA_DIR'], ['ip', '8.8.8.8', '-f', 'csv', '--data-dir', 'DATA_DIR']],
   },
+  // tz-lookup's chunk, which a lookup loads only for a city database other than
+  // the one data/build/zones.idx was built from: called once, at a point.
+  { chunk: 'tz-lookup', call: [37.39, -122.08] },
 ];
 
 /** A data dir whose security.idx holds a few ranges (none of them holding 8.8.8.8), compiled by the built engine. */
@@ -59,7 +63,13 @@ async function writeWarmUpDataDir() {
   return dir;
 }
 
-async function runJob({ bundle, variant, bundleCache = true, runs }) {
+async function runJob({ bundle, variant, bundleCache = true, runs, chunk, call }) {
+  if (chunk !== undefined) {
+    loadVendorChunk(chunk)(...call);
+    const file = [...compiledScripts.keys()].find((name) => path.basename(name) === `${chunk}.cjs`);
+    fs.writeFileSync(codeCachePath(file), compiledScripts.get(file).createCachedData());
+    return;
+  }
   const { exports, script } = loadBundle(bundle, { withScript: true });
   // The process's own stdout and stderr (pipes the parent drains), as a run's are: the
   // code that writes to them is in the cache too.
@@ -77,11 +87,11 @@ async function main() {
   const dataDir = await writeWarmUpDataDir();
   try {
     for (const job of JOBS) {
-      if (job.bundleCache !== false) fs.rmSync(codeCachePath(job.bundle, job.variant), { force: true });
-      const runs = job.runs.map((argv) => argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)));
+      if (job.bundle !== undefined && job.bundleCache !== false) fs.rmSync(codeCachePath(job.bundle, job.variant), { force: true });
+      const runs = job.runs?.map((argv) => argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)));
       const child = spawnSync(process.execPath, [__filename, JSON.stringify({ ...job, runs })], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
       if (child.status !== 0) process.stderr.write(child.stderr);
-      if (child.status !== 0) throw new Error(`the code caches of ${JSON.stringify(job.runs)} were not written`);
+      if (child.status !== 0) throw new Error(`the code caches of ${JSON.stringify(job.runs ?? job.chunk)} were not written`);
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -84,8 +84,10 @@ describe('the direct bundle (bin/netintel.js runs ip, asn and vpn of addresses a
   const built = existsSync(DIRECT_BUNDLE) && existsSync(LOOKUP_BUNDLE) && existsSync(BUNDLE);
   const sources = () => (JSON.parse(readFileSync(`${DIRECT_BUNDLE}.map`, 'utf8')) as { sources: string[] }).sources;
 
-  it.skipIf(!built)('holds neither commander, nor the commander layer of the CLI, nor the DNS engine', () => {
-    expect(sources().filter((source) => /node_modules\/commander\/|src\/cli\/(program|global-options)\.ts$|src\/engine\/dns\/dns-(transport|wire|message)\.ts$/.test(source))).toEqual([]);
+  it.skipIf(!built)('holds neither commander, nor the commander layer of the CLI, nor the DNS engine, nor tz-lookup', () => {
+    expect(
+      sources().filter((source) => /node_modules\/commander\/|src\/cli\/(program|global-options)\.ts$|src\/engine\/dns\/dns-(transport|wire|message)\.ts$|tz-lookup\/tz\.js$/.test(source)),
+    ).toEqual([]);
     expect(sources().some((source) => source.endsWith('src/cli/direct-request.ts'))).toBe(true);
   });
 
@@ -137,19 +139,22 @@ describe('vendor chunks of the lookup bundle (scripts/bundle.mjs)', () => {
   const chunkNames = () => [...readFileSync(LOOKUP_BUNDLE, 'latin1').matchAll(/loadVendorChunk\("([^"]+)"\)/g)].map((match) => match[1]!);
 
   it.skipIf(!built)('are the packages the lookup bundle leaves out, each a chunk that loads and exports what netintel uses', () => {
-    expect(chunkNames().sort()).toEqual(['cli-table3', 'csv-stringify', 'dns-packet', 'fast-xml-builder']);
+    expect(chunkNames().sort()).toEqual(['cli-table3', 'csv-stringify', 'dns-packet', 'fast-xml-builder', 'tz-lookup']);
     const lookupSource = readFileSync(LOOKUP_BUNDLE, 'latin1');
     for (const pkg of ['node_modules/cli-table3/', 'node_modules/dns-packet/', 'node_modules/fast-xml-builder/', 'node_modules/csv-stringify/']) {
       expect(lookupSource.includes(pkg), pkg).toBe(false);
     }
+    // The sources are in the map; tz-lookup's world map is one long string.
+    expect(lookupSource.includes('Europe/Mariehamn')).toBe(false);
+    expect((loadVendorChunk('tz-lookup') as (latitude: number, longitude: number) => string)(48.2, 16.37)).toBe('Europe/Vienna');
     expect(typeof loadVendorChunk('cli-table3')).toBe('function');
     expect(typeof (loadVendorChunk('dns-packet') as { encode: unknown }).encode).toBe('function');
     expect(typeof (loadVendorChunk('fast-xml-builder') as { XMLBuilder: unknown }).XMLBuilder).toBe('function');
     expect(typeof (loadVendorChunk('csv-stringify') as { stringify: unknown }).stringify).toBe('function');
   });
 
-  it.skipIf(!built)('have code caches from the build for the table, XML and CSV chunks', () => {
-    for (const name of ['cli-table3', 'fast-xml-builder', 'csv-stringify']) {
+  it.skipIf(!built)('have code caches from the build for the table, XML, CSV and time-zone chunks', () => {
+    for (const name of ['cli-table3', 'fast-xml-builder', 'csv-stringify', 'tz-lookup']) {
       const file = join(dirname(LOOKUP_BUNDLE), 'vendor', `${name}.cjs`);
       expect(existsSync(codeCachePath(file)), name).toBe(true);
     }

@@ -7,11 +7,14 @@ import { NetintelError } from '../../errors.js';
  * carries neither ISO 3166-2 codes nor time zones, so both are derived once,
  * offline. One line per region, tab-separated:
  *
- *   country-code  region-name  iso-3166-2-code-or-empty  time-zone-or-empty
+ *   country-code  region-name  iso-3166-2-code-or-empty  time-zone-or-empty  [majority-zone]
  *
  * plus one line per country with an empty region name when the whole
- * country has a single time zone. A region's zone is given only when every
- * location of that region in the data lies in that one zone.
+ * country has a single time zone, or when records without a region span
+ * several. A region's zone is given only when every location of that
+ * region in the data lies in that one zone; otherwise the fifth field names
+ * its most common zone, which a record has unless data/build/zones.idx
+ * lists it (src/engine/geo/zone-exceptions.ts).
  *
  * Kept as UTF-8 bytes and searched with indexOf: a one-off lookup reads one
  * line of it, so decoding the whole table (a two-byte string: the names are
@@ -22,6 +25,12 @@ export interface RegionTable {
   code(countryCode: string | null, region: string | null): string | null;
   /** The single time zone of a region, else of the whole country, or null when neither has just one. */
   timezone(countryCode: string | null, region: string | null): string | null;
+  /**
+   * The most common zone of a region spanning several (region null: of the
+   * country's records without one), or null. Only with the zone exception
+   * list of the same city database: alone it is wrong for the others.
+   */
+  majorityZone(countryCode: string | null, region: string | null): string | null;
 }
 
 export interface RegionEntry {
@@ -30,6 +39,8 @@ export interface RegionEntry {
   region: string;
   code: string | null;
   timezone: string | null;
+  /** The most common zone when the records span several (then `timezone` is null). */
+  majorityZone?: string | null;
 }
 
 const tables = new Map<string, RegionTable>();
@@ -84,6 +95,7 @@ function searchableTable(bytes: Buffer): RegionTable {
     // A region's own zone, else the country's when the whole country has one.
     timezone: (country, region) =>
       country ? (region ? line(country, region)?.[3] || null : null) ?? (line(country, '')?.[3] || null) : null,
+    majorityZone: (country, region) => (country ? line(country, region ?? '')?.[4] || null : null),
   };
 }
 
@@ -91,6 +103,6 @@ function searchableTable(bytes: Buffer): RegionTable {
 export function formatRegionTable(entries: readonly RegionEntry[]): string {
   return [...entries]
     .sort((a, b) => (a.country + a.region < b.country + b.region ? -1 : 1))
-    .map((entry) => `${entry.country}\t${entry.region}\t${entry.code ?? ''}\t${entry.timezone ?? ''}\n`)
+    .map((entry) => `${entry.country}\t${entry.region}\t${entry.code ?? ''}\t${entry.timezone ?? ''}${entry.majorityZone ? `\t${entry.majorityZone}` : ''}\n`)
     .join('');
 }

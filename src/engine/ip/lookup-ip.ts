@@ -1,7 +1,6 @@
 import type { EngineContext } from '../context.js';
 import { countryName } from '../geo/country-names.js';
 import type { MmdbFile, MmdbValue } from '../geo/mmdb-file.js';
-import { timezoneAt } from '../geo/timezones.js';
 import { NO_ASN, type AsnSignals, type SecuritySignals } from '../security/security-signals.js';
 import { ipDatabasesFor, type AccessMode, type IpDatabases } from './ip-databases.js';
 import { parseIpAddress, type IpAddress } from './ip-address.js';
@@ -126,7 +125,7 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     const key = version === 4 ? offset : -1 - offset;
     let location = locationCache.get(key);
     if (location === undefined) {
-      location = toLocation(file.decode(offset), databases);
+      location = toLocation(file.decode(offset), databases, version, offset);
       locationCache.set(key, location);
     }
     return location;
@@ -199,11 +198,11 @@ function text(value: string | undefined): string | null {
  * significant digits; four decimals (about 11 m) is what the source gives,
  * without the float noise (37.422000885009766 -> 37.422).
  */
-function coordinate(value: number | undefined): number | null {
+export function coordinate(value: number | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 1e4) / 1e4 : null;
 }
 
-function toLocation(value: MmdbValue, databases: IpDatabases): IpLocation {
+function toLocation(value: MmdbValue, databases: IpDatabases, version: 4 | 6, offset: number): IpLocation {
   const record = value as DbipCityRecord;
   const countryCode = text(record.country_code);
   const region = text(record.state1);
@@ -217,8 +216,9 @@ function toLocation(value: MmdbValue, databases: IpDatabases): IpLocation {
     city: text(record.city),
     latitude,
     longitude,
-    // The region's single zone when it has one; the point's zone otherwise.
-    timezone: text(record.timezone) ?? databases.regions.timezone(countryCode, region) ?? timezoneAt(latitude, longitude),
+    // The region's single zone when it has one; the record's own otherwise (IpDatabases.zoneOfRecord).
+    timezone:
+      text(record.timezone) ?? databases.regions.timezone(countryCode, region) ?? databases.zoneOfRecord(version, offset, countryCode, region, latitude, longitude),
     zip: text(record.postcode),
   };
 }

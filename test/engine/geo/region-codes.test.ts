@@ -57,6 +57,25 @@ describe('loadRegionTable', () => {
     expect(tableOf('US\tTexas\tUS-TX\tAmerica/Chicago', 'one-line.tsv').timezone('US', 'Texas')).toBe('America/Chicago');
   });
 
+  it('keeps the most common zone of a region spanning several apart from its single zone', () => {
+    const table = tableOf(
+      formatRegionTable([
+        { country: 'US', region: 'Kentucky', code: 'US-KY', timezone: null, majorityZone: 'America/New_York' },
+        { country: 'US', region: 'Ohio', code: 'US-OH', timezone: 'America/New_York', majorityZone: null },
+        { country: 'US', region: '', code: null, timezone: null, majorityZone: 'America/Chicago' },
+      ]),
+      'regions-majority.tsv',
+    );
+    expect(table.timezone('US', 'Kentucky')).toBeNull();
+    expect(table.majorityZone('US', 'Kentucky')).toBe('America/New_York');
+    expect(table.majorityZone('US', 'Ohio')).toBeNull();
+    // Records without a region: the country line's; never a region's fallback.
+    expect(table.majorityZone('US', null)).toBe('America/Chicago');
+    expect(table.timezone('US', null)).toBeNull();
+    expect(table.majorityZone('US', 'Texas')).toBeNull();
+    expect(table.majorityZone(null, 'Kentucky')).toBeNull();
+  });
+
   it('names the file when it cannot be read', () => {
     expect(() => loadRegionTable(join(scratch.path, 'missing.tsv'))).toThrow(/missing\.tsv.*build:data/);
   });
