@@ -60,7 +60,7 @@ export class IpDatabases {
   }
 
   get regions(): RegionTable {
-    return (this.regionTable ??= loadRegionTable(dataFilePath('regions', this.dataDir)));
+    return (this.regionTable ??= loadRegionTable(dataFilePath('regions', this.dataDir), this.mode));
   }
 
   /**

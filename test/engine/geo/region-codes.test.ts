@@ -11,10 +11,10 @@ import { tempDir } from '../../support/cli.js';
 const scratch = tempDir('netintel-regions-');
 afterAll(() => scratch.remove());
 
-function tableOf(text: string, name: string) {
+function tableOf(text: string, name: string, mode: 'pread' | 'memory' = 'memory') {
   const path = join(scratch.path, name);
   writeFileSync(path, text);
-  return loadRegionTable(path);
+  return loadRegionTable(path, mode);
 }
 
 describe('loadRegionTable', () => {
@@ -27,18 +27,40 @@ describe('loadRegionTable', () => {
     { country: 'ZZ', region: 'Nowhere', code: 'ZZ-NO', timezone: 'Etc/UTC' },
   ]);
 
-  it('finds the first line, a middle line, the last line, and non-ASCII names', () => {
-    expect(text.startsWith('AT\t\t\tEurope/Vienna\n')).toBe(true);
-    const table = tableOf(text, 'regions.tsv');
-    // The country-wide line sorts first: "AT\t\t".
-    expect(table.timezone('AT', null)).toBe('Europe/Vienna');
-    expect(table.code('AT', 'Vienna')).toBe('AT-9');
-    expect(table.code('FR', 'Île-de-France')).toBe('FR-IDF');
-    expect(table.timezone('FR', 'Île-de-France')).toBe('Europe/Paris');
-    expect(table.code('ZZ', 'Nowhere')).toBe('ZZ-NO');
-    // A region without a single zone falls back to its country's, here none.
-    expect(table.timezone('US', 'Alaska')).toBeNull();
-    expect(table.timezone('US', 'California')).toBe('America/Los_Angeles');
+  it('indexes where each country\'s lines are, in bytes', () => {
+    const [index, ...lines] = text.split('\n');
+    const body = Buffer.from(`${lines.join('\n')}`);
+    expect(index).toMatch(/^#index AT:0:\d+ FR:\d+:\d+ US:\d+:\d+ ZZ:\d+:\d+$/);
+    for (const entry of index!.split(' ').slice(1)) {
+      const [country, start, length] = entry.split(':');
+      const slice = body.subarray(Number(start), Number(start) + Number(length)).toString('utf8');
+      expect(slice.split('\n').filter(Boolean).every((line) => line.startsWith(`${country}\t`)), entry).toBe(true);
+      expect(slice.endsWith('\n')).toBe(true);
+    }
+    expect(lines[0]).toBe('AT\t\t\tEurope/Vienna');
+  });
+
+  for (const mode of ['pread', 'memory'] as const) {
+    it(`finds the first line, a middle line, the last line, and non-ASCII names (${mode})`, () => {
+      const table = tableOf(text, `regions-${mode}.tsv`, mode);
+      // The country-wide line sorts first: "AT\t\t".
+      expect(table.timezone('AT', null)).toBe('Europe/Vienna');
+      expect(table.code('AT', 'Vienna')).toBe('AT-9');
+      expect(table.code('FR', 'Île-de-France')).toBe('FR-IDF');
+      expect(table.timezone('FR', 'Île-de-France')).toBe('Europe/Paris');
+      expect(table.code('ZZ', 'Nowhere')).toBe('ZZ-NO');
+      expect(table.timezone('US', 'Alaska')).toBeNull();
+      expect(table.timezone('US', 'California')).toBe('America/Los_Angeles');
+      expect(table.code('DE', 'Berlin')).toBeNull();
+    });
+  }
+
+  it('reads a country\'s lines past the first read of a one-off lookup', () => {
+    const country = (i: number) => String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26));
+    const many = formatRegionTable(Array.from({ length: 400 }, (_, i) => ({ country: country(i), region: `Region number ${i}`, code: null, timezone: `Etc/Zone${i}` })));
+    expect(Buffer.byteLength(many)).toBeGreaterThan(16_384);
+    const table = tableOf(many, 'many.tsv', 'pread');
+    for (const i of [0, 123, 399]) expect(table.timezone(country(i), `Region number ${i}`)).toBe(`Etc/Zone${i}`);
   });
 
   it('answers null for unknown names, prefixes of names and missing input', () => {
@@ -51,10 +73,12 @@ describe('loadRegionTable', () => {
     expect(table.timezone(null, null)).toBeNull();
   });
 
-  it('reads a last line without a newline', () => {
-    const table = tableOf(text.trimEnd(), 'regions-no-newline.tsv');
-    expect(table.timezone('ZZ', 'Nowhere')).toBe('Etc/UTC');
-    expect(tableOf('US\tTexas\tUS-TX\tAmerica/Chicago', 'one-line.tsv').timezone('US', 'Texas')).toBe('America/Chicago');
+  it('reads a last line without a newline, and a file without the index line', () => {
+    for (const mode of ['pread', 'memory'] as const) {
+      const table = tableOf(text.trimEnd(), `regions-no-newline-${mode}.tsv`, mode);
+      expect(table.timezone('ZZ', 'Nowhere')).toBe('Etc/UTC');
+      expect(tableOf('US\tTexas\tUS-TX\tAmerica/Chicago', `one-line-${mode}.tsv`, mode).timezone('US', 'Texas')).toBe('America/Chicago');
+    }
   });
 
   it('keeps the most common zone of a region spanning several apart from its single zone', () => {
@@ -78,5 +102,6 @@ describe('loadRegionTable', () => {
 
   it('names the file when it cannot be read', () => {
     expect(() => loadRegionTable(join(scratch.path, 'missing.tsv'))).toThrow(/missing\.tsv.*build:data/);
+    expect(() => loadRegionTable(join(scratch.path, 'missing.tsv'), 'pread')).toThrow(/missing\.tsv.*build:data/);
   });
 });
