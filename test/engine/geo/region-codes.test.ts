@@ -78,6 +78,9 @@ describe('loadRegionTable', () => {
       const table = tableOf(text.trimEnd(), `regions-no-newline-${mode}.tsv`, mode);
       expect(table.timezone('ZZ', 'Nowhere')).toBe('Etc/UTC');
       expect(tableOf('US\tTexas\tUS-TX\tAmerica/Chicago', `one-line-${mode}.tsv`, mode).timezone('US', 'Texas')).toBe('America/Chicago');
+      // Longer than a one-off lookup's first read.
+      const long = `${'AA\tFiller\t\tEtc/UTC\n'.repeat(1000)}US\tTexas\tUS-TX\tAmerica/Chicago\n`;
+      expect(tableOf(long, `long-no-index-${mode}.tsv`, mode).timezone('US', 'Texas')).toBe('America/Chicago');
     }
   });
 
