@@ -4,9 +4,7 @@ import { Utf8Chunk } from './utf8-chunk.js';
 /** Writes one record's cells, comma-separated (no line ending), into a chunk. */
 export type CsvRecordWriter = (record: unknown, out: Utf8Chunk) => void;
 
-type Part =
-  | { kind: 'leaf'; keys: readonly string[] }
-  | { kind: 'group'; key: string; subKeys: ReadonlyArray<readonly string[]>; memo: symbol; empty: Uint8Array };
+type Part = { kind: 'leaf'; keys: readonly string[] } | { kind: 'group'; key: string; group: CsvGroup };
 
 const COMMA = 0x2c;
 
@@ -44,28 +42,67 @@ function read(value: unknown, keys: readonly string[]): unknown {
   return value;
 }
 
+/**
+ * Consecutive columns under one key (`location.country`, `location.city`,
+ * ...) of a record, encoded once per shared sub-object: the bytes are kept
+ * on the object under `memo`, so a writer reads them as
+ * `value[group.memo] ?? group.bytesOf(value)`.
+ */
+export class CsvGroup {
+  /** The key the encoded bytes are kept under on each object (not enumerable). */
+  readonly memo: symbol;
+  /** The bytes of the group when the record has no object under its key: the separators alone. */
+  readonly empty: Uint8Array;
+  // The engine's frozen "empty" objects are few and come again and again
+  // (every special-purpose address): the last one is remembered.
+  private lastFrozen: object | null = null;
+  private lastFrozenBytes: Uint8Array = new Uint8Array();
+
+  /**
+   * @param key the record's key the group's object is under (`location`)
+   * @param subKeys the path of each column below that key, in column order
+   */
+  constructor(key: string, private readonly subKeys: ReadonlyArray<readonly string[]>) {
+    const signature = `${key}:${subKeys.map((keys) => keys.join('.')).join(',')}`;
+    let memo = memos.get(signature);
+    if (memo === undefined) memos.set(signature, (memo = Symbol(`csv ${signature}`)));
+    this.memo = memo;
+    this.empty = Buffer.from(','.repeat(subKeys.length - 1));
+  }
+
+  /** The bytes of the group's cells of `value` that are not kept on it yet: encoded and kept, or those of a frozen object. */
+  bytesOf(value: object): Uint8Array {
+    if (Object.isExtensible(value)) {
+      const bytes = this.encode(value);
+      Object.defineProperty(value, this.memo, { value: bytes });
+      return bytes;
+    }
+    if (value === this.lastFrozen) return this.lastFrozenBytes;
+    let byMemo = frozenMemos.get(value);
+    if (byMemo === undefined) frozenMemos.set(value, (byMemo = new Map()));
+    let bytes = byMemo.get(this.memo);
+    if (bytes === undefined) byMemo.set(this.memo, (bytes = this.encode(value)));
+    this.lastFrozen = value;
+    this.lastFrozenBytes = bytes;
+    return bytes;
+  }
+
+  private encode(value: object): Uint8Array {
+    return Buffer.from(this.subKeys.map((keys) => csvCell(read(value, keys) as CsvCell)).join(','));
+  }
+}
+
 /** The columns (dot paths) in order; consecutive columns under one key (`location.*`) form a group. */
 function compileParts(columns: readonly string[]): Part[] {
-  const parts: Part[] = [];
+  const parts: Array<{ kind: 'leaf'; keys: readonly string[] } | { kind: 'group'; key: string; subKeys: Array<readonly string[]> }> = [];
   for (const column of columns) {
     const keys = column.split('.');
     const last = parts[parts.length - 1];
-    if (keys.length > 1 && last?.kind === 'group' && last.key === keys[0]) {
-      (last.subKeys as Array<readonly string[]>).push(keys.slice(1));
-    } else if (keys.length > 1) {
-      parts.push({ kind: 'group', key: keys[0]!, subKeys: [keys.slice(1)], memo: Symbol(), empty: new Uint8Array() });
-    } else {
-      parts.push({ kind: 'leaf', keys });
-    }
+    if (keys.length > 1 && last?.kind === 'group' && last.key === keys[0]) last.subKeys.push(keys.slice(1));
+    else if (keys.length > 1) parts.push({ kind: 'group', key: keys[0]!, subKeys: [keys.slice(1)] });
+    else parts.push({ kind: 'leaf', keys });
   }
-  for (const part of parts) {
-    if (part.kind !== 'group') continue;
-    const signature = `${part.key}:${part.subKeys.map((keys) => keys.join('.')).join(',')}`;
-    if (!memos.has(signature)) memos.set(signature, Symbol(`csv ${signature}`));
-    part.memo = memos.get(signature)!;
-    part.empty = Buffer.from(','.repeat(part.subKeys.length - 1));
-  }
-  return parts;
+  return parts.map((part) => (part.kind === 'group' ? { kind: 'group', key: part.key, group: new CsvGroup(part.key, part.subKeys) } : part));
 }
 
 /**
@@ -76,27 +113,17 @@ function compileParts(columns: readonly string[]): Part[] {
  * ending.
  *
  * Consecutive columns under one key (`location.*`) form a group whose
- * encoded bytes are cached per sub-object: the engine shares one location
- * object among every address of a city and one network object per ASN
- * range, so a bulk run encodes each of them once. Records are read-only,
- * which makes caching by identity safe. The cache is kept on the shared
- * objects themselves, under a symbol, not enumerable: invisible to JSON,
- * structured clone and equality checks. A WeakMap holding a long run's few
- * hundred thousand location objects costs a cache miss on every row; a
- * property of an object the row has just read costs nothing.
+ * encoded bytes are cached per sub-object (CsvGroup): the engine shares one
+ * location object among every address of a city and one network object per
+ * ASN range, so a bulk run encodes each of them once. Records are
+ * read-only, which makes caching by identity safe. The cache is kept on the
+ * shared objects themselves, under a symbol, not enumerable: invisible to
+ * JSON, structured clone and equality checks. A WeakMap holding a long
+ * run's few hundred thousand location objects costs a cache miss on every
+ * row; a property of an object the row has just read costs nothing.
  */
 export function createCsvRecordWriter(columns: readonly string[]): CsvRecordWriter {
   const parts = compileParts(columns);
-  const encode = (part: Extract<Part, { kind: 'group' }>, value: object): Uint8Array => {
-    const bytes = Buffer.from(part.subKeys.map((keys) => csvCell(read(value, keys) as CsvCell)).join(','));
-    if (Object.isExtensible(value)) Object.defineProperty(value, part.memo, { value: bytes });
-    else {
-      let byMemo = frozenMemos.get(value);
-      if (byMemo === undefined) frozenMemos.set(value, (byMemo = new Map()));
-      byMemo.set(part.memo, bytes);
-    }
-    return bytes;
-  };
   return (record, out) => {
     for (let i = 0; i < parts.length; i++) {
       if (i > 0) out.appendByte(COMMA);
@@ -105,13 +132,10 @@ export function createCsvRecordWriter(columns: readonly string[]): CsvRecordWrit
         writeCsvCell(read(record, part.keys) as CsvCell, out);
         continue;
       }
+      const { group } = part;
       const value = (record as Record<string, unknown> | null)?.[part.key];
-      if (value === null || typeof value !== 'object') {
-        out.appendBytes(part.empty);
-        continue;
-      }
-      const cached = (value as Record<symbol, Uint8Array | undefined>)[part.memo] ?? frozenMemos.get(value)?.get(part.memo);
-      out.appendBytes(cached ?? encode(part, value));
+      if (value === null || typeof value !== 'object') out.appendBytes(group.empty);
+      else out.appendBytes((value as Record<symbol, Uint8Array | undefined>)[group.memo] ?? group.bytesOf(value));
     }
   };
 }

@@ -81,7 +81,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       // Each format's library loads only when that format is asked for.
       const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText, writeCsvCell }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
       const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
-      const writeRecord = plainCsvWriter(schema, columns, createCsvRecordWriter);
+      const writeRecord = (await schema.csvRecordWriter?.(columns)) ?? plainCsvWriter(schema, columns, createCsvRecordWriter);
       const noRecord = columns.map(() => '').join(',');
       // The cells of a presented row in one reused array: join() builds the
       // row as one flat string, where concatenating cell by cell allocates a

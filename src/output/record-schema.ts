@@ -1,4 +1,5 @@
 import { NetintelError } from '../errors.js';
+import type { CsvRecordWriter } from './csv-encoder.js';
 
 /**
  * The column schema of one record kind. It drives CSV columns, the table
@@ -35,6 +36,12 @@ export interface RecordSchema {
    * record's sub-objects (lets the CSV encoder cache per sub-object).
    */
   adapt?: (record: unknown) => unknown;
+  /**
+   * Loads a CSV record writer specialised for these columns (the many rows
+   * of a bulk run), or gives null for the generic one. Its bytes must equal
+   * the generic writer's over `adapt` (or the plain paths) for every record.
+   */
+  csvRecordWriter?: (columns: readonly string[]) => Promise<CsvRecordWriter | null>;
 }
 
 /** Reads a dot path (`location.city`) from a record; undefined when absent. */

@@ -44,6 +44,8 @@ export const BULK_SCHEMA: RecordSchema = {
   identity: ['kind', ...IP_SCHEMA.identity],
   tableColumns: ['kind', ...IP_SCHEMA.tableColumns],
   adapt: asBulkRow,
+  // Loaded with the CSV encoder, which other formats never load.
+  csvRecordWriter: async (columns) => (await import('./bulk-csv-writer.js')).createBulkCsvWriter(columns, asBulkRow),
   readColumn: (record, column) => {
     const value = getPath(asBulkRow(record), column);
     return value === undefined ? null : value;
