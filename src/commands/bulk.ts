@@ -61,10 +61,7 @@ async function* inputTargets(files: readonly string[], stdin: AsyncIterable<stri
   for (const file of inputs) {
     const source = inputs.length === 1 ? null : file === '-' ? 'stdin' : file;
     try {
-      for await (const batch of readTargetBatches(file === '-' ? stdin : createReadStream(file))) {
-        for (const target of batch) (target as SourcedTarget).source = source;
-        yield batch as SourcedTarget[];
-      }
+      yield* readTargetBatches(file === '-' ? stdin : createReadStream(file), source);
     } catch (error) {
       if (error instanceof NetintelError) throw error;
       throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message}`, { details: { path: file } });

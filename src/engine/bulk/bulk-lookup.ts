@@ -3,10 +3,9 @@ import { isAsnText, lookupAsn } from '../asn/lookup-asn.js';
 import { createAdaptiveIpLookup } from '../ip/ip-target-lookup.js';
 import type { Outcome } from '../outcome.js';
 import { NetintelError, toNetintelError } from '../../errors.js';
-import type { Target } from './read-targets.js';
+import type { SourcedTarget } from './read-targets.js';
 
-/** A target and the input it came from (null when the run reads a single input). */
-export type SourcedTarget = Target & { source: string | null };
+export type { SourcedTarget } from './read-targets.js';
 
 /**
  * The lookup of one bulk line: an AS number or an IP address, answered from

@@ -4,24 +4,29 @@ export interface Target {
   line: number;
 }
 
+/** A target and the input it came from (null when the run reads a single input). */
+export type SourcedTarget = Target & { source: string | null };
+
 /**
  * Reads targets from text chunks (a file or stdin), yielding them in batches
  * (one per chunk) so that bulk runs pay the async overhead per chunk, not per
  * line. Blank lines and `#` comments are skipped; CRLF endings are accepted;
- * line numbers count every line, skipped ones included.
+ * line numbers count every line, skipped ones included. Each target names
+ * `source`, the input it comes from (null when a run reads one input): set
+ * as the target is made, so every target has one shape.
  */
-export async function* readTargetBatches(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<Target[]> {
+export async function* readTargetBatches(chunks: AsyncIterable<string | Uint8Array>, source: string | null = null): AsyncGenerator<SourcedTarget[]> {
   const decoder = new TextDecoder('utf-8');
   let pending = '';
   let line = 0;
-  const collect = (text: string, batch: Target[]) => {
+  const collect = (text: string, batch: SourcedTarget[]) => {
     line += 1;
     const trimmed = text.trim();
-    if (trimmed.length > 0 && !trimmed.startsWith('#')) batch.push({ text: trimmed, line });
+    if (trimmed.length > 0 && !trimmed.startsWith('#')) batch.push({ text: trimmed, line, source });
   };
   for await (const chunk of chunks) {
     const text = pending + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    const batch: Target[] = [];
+    const batch: SourcedTarget[] = [];
     let start = 0;
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
       collect(text.slice(start, newline), batch);
@@ -32,7 +37,7 @@ export async function* readTargetBatches(chunks: AsyncIterable<string | Uint8Arr
   }
   pending += decoder.decode();
   if (pending.length > 0) {
-    const batch: Target[] = [];
+    const batch: SourcedTarget[] = [];
     collect(pending, batch);
     if (batch.length > 0) yield batch;
   }

@@ -7,13 +7,13 @@ async function* chunksOf(...chunks: Array<string | Uint8Array>): AsyncGenerator<
 
 async function readAll(...chunks: Array<string | Uint8Array>): Promise<Target[]> {
   const targets: Target[] = [];
-  for await (const batch of readTargetBatches(chunksOf(...chunks))) targets.push(...batch);
+  for await (const batch of readTargetBatches(chunksOf(...chunks))) targets.push(...batch.map(({ text, line }) => ({ text, line })));
   return targets;
 }
 
 async function batchesOf(...chunks: Array<string | Uint8Array>): Promise<Target[][]> {
   const batches: Target[][] = [];
-  for await (const batch of readTargetBatches(chunksOf(...chunks))) batches.push(batch);
+  for await (const batch of readTargetBatches(chunksOf(...chunks))) batches.push(batch.map(({ text, line }) => ({ text, line })));
   return batches;
 }
 
@@ -101,6 +101,16 @@ describe('readTargetBatches', () => {
       { text: long, line: 1 },
       { text: '1.2.3.4\u0000', line: 2 },
     ]);
+  });
+
+  it('names the input on every target: null by default, else the source given', async () => {
+    const sources = async (source?: string | null) => {
+      const seen: Array<string | null> = [];
+      for await (const batch of readTargetBatches(chunksOf('8.8.8.8\n', '# c\n1.1.1.1\nAS1'), source)) seen.push(...batch.map((target) => target.source));
+      return seen;
+    };
+    expect(await sources()).toEqual([null, null, null]);
+    expect(await sources('list.txt')).toEqual(['list.txt', 'list.txt', 'list.txt']);
   });
 
   it('counts lines correctly over many chunks', async () => {
