@@ -1,3 +1,4 @@
+import { EachMapped } from '../engine/bulk/map-each.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { ErrorCode } from '../errors.js';
 import type { Formatter } from '../output/formatter.js';
@@ -56,7 +57,7 @@ export function renderRows(
   const failures = new Map<ErrorCode, number>();
   const messages: string[] = [];
   const writeTo = formatter.writeTo;
-  for (const outcome of outcomes) {
+  const render = (outcome: Outcome<unknown>): void => {
     if (outcome.ok) succeeded += 1;
     else {
       failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
@@ -64,6 +65,8 @@ export function renderRows(
     }
     if (writeTo) writeTo(outcome, chunk);
     else chunk.append(formatter.write(outcome));
-  }
+  };
+  if (outcomes instanceof EachMapped) outcomes.forEach(render);
+  else for (const outcome of outcomes) render(outcome);
   return new RenderedRows(bytes.lend === true ? chunk.lend() : chunk.take(bytes.spare), succeeded, [...failures], messages);
 }
