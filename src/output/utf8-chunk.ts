@@ -2,6 +2,11 @@
 const INITIAL_BYTES = 1 << 16;
 /** Text up to this length is copied code by code by `appendShort` and `appendAsciiUnmarked`. */
 const SHORT_TEXT = 48;
+/**
+ * Encoded pieces up to this length are copied byte by byte: TypedArray#set
+ * costs about 23 ns a call here whatever the length, a byte 2 to 3 ns.
+ */
+const SHORT_PIECE = 4;
 /** No ASCII code marked: `appendShort` copies any short ASCII text. */
 const NOTHING_MARKED = new Uint8Array(128);
 
@@ -60,9 +65,16 @@ export class Utf8Chunk {
 
   /** Appends bytes already encoded (a cached piece of a row). */
   appendBytes(piece: Uint8Array): void {
-    if (this.used + piece.length > this.bytes.length) this.grow(piece.length);
-    this.bytes.set(piece, this.used);
-    this.used += piece.length;
+    const length = piece.length;
+    if (this.used + length > this.bytes.length) this.grow(length);
+    if (length <= SHORT_PIECE) {
+      const bytes = this.bytes;
+      const at = this.used;
+      for (let i = 0; i < length; i++) bytes[at + i] = piece[i]!;
+    } else {
+      this.bytes.set(piece, this.used);
+    }
+    this.used += length;
   }
 
   /** Appends one byte (an ASCII separator). */

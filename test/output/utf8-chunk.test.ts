@@ -60,12 +60,14 @@ describe('Utf8Chunk short text, bytes and single bytes', () => {
   it('appends short ASCII text code by code and anything else as UTF-8, growing as needed', () => {
     const chunk = new Utf8Chunk();
     const pieces = Array.from({ length: 30_000 }, (_, i) => ['8.8.8.8', 'Zürich', '', 'x'.repeat(60), '東京', 'ipv4'][i % 6]!);
-    for (const piece of pieces) {
+    // Encoded pieces of every length around the one where copying changes method.
+    const encoded = ['é|', '', ',', ',,\n', 'abcd', 'abcde', 'Zürich,ZH,', 'y'.repeat(70)];
+    for (const [i, piece] of pieces.entries()) {
       chunk.appendShort(piece);
       chunk.appendByte(0x2c);
-      chunk.appendBytes(Buffer.from('é|'));
+      chunk.appendBytes(Buffer.from(encoded[i % encoded.length]!));
     }
-    expect(text(chunk.take())).toBe(pieces.map((piece) => `${piece},é|`).join(''));
+    expect(text(chunk.take())).toBe(pieces.map((piece, i) => `${piece},${encoded[i % encoded.length]}`).join(''));
   });
 
   it('copies unmarked short ASCII text and refuses, writing nothing, marked, longer or non-ASCII text', () => {
