@@ -40,19 +40,37 @@ export async function emitOutcomes(
   const stdout = createSink(io.stdout);
   let succeeded = 0;
   const failures = new Map<ErrorCode, number>();
+  // Bulk rows written in the background: the batch in flight, and what
+  // frees its bytes once written (its buffer is rendered into again).
+  let writing: Promise<void> | null = null;
+  let written: (() => void) | null = null;
+  const spares: Buffer[] = [];
   try {
     await stdout.write(formatter.start());
     // Bulk runs print their rows as UTF-8 bytes collected per batch (see
-    // Utf8Chunk), lent to a writer that is done with them when it returns.
+    // Utf8Chunk): written in the background while the next batch renders,
+    // else lent to a writer that is done with them when it returns.
     const chunk = emit.bulk ? new Utf8Chunk() : null;
-    const lend = io.stdout.writesSynchronously === true;
+    const inBackground = emit.bulk ? stdout.writeInBackground : null;
+    const lend = inBackground === null && io.stdout.writesSynchronously === true;
     for await (const batch of outcomes) {
       // A batch rendered elsewhere (a bulk worker thread) leaves only its tally and bytes to handle.
-      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, { lend }) : null;
+      const rows =
+        batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, inBackground ? { spare: spares.pop() } : { lend }) : null;
       if (rows) {
         succeeded += rows.succeeded;
         for (const [code, count] of rows.failures) failures.set(code, (failures.get(code) ?? 0) + count);
         for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
+        if (inBackground) {
+          // One batch in flight at a time: rows stay in input order, and memory flat.
+          await writing;
+          written?.();
+          writing = inBackground(rows.bytes);
+          // Its failure is met where it is awaited, not reported as unhandled meanwhile.
+          writing.catch(() => {});
+          written = rows.release ?? (batch instanceof RenderedRows ? null : () => spares.push(Buffer.from(rows.bytes.buffer)));
+          continue;
+        }
         await stdout.write(rows.bytes);
         // A writer that writes synchronously is done with the bytes.
         if (lend) rows.release?.();
@@ -69,8 +87,12 @@ export async function emitOutcomes(
       }
       await stdout.write(text);
     }
+    await writing;
+    written?.();
     await stdout.write(formatter.end());
   } catch (error) {
+    // A write in flight when the run failed settles first: nothing is written after the error.
+    await writing?.catch(() => {});
     if (!(error instanceof OutputClosed)) throw error;
   }
   if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures));

@@ -1,4 +1,4 @@
-import { fstatSync, statSync, writeSync, type Stats } from 'node:fs';
+import { fstatSync, statSync, write, writeSync, type Stats } from 'node:fs';
 
 // Listener arguments are whatever the event carries, as for an EventEmitter.
 type Listener = (...args: any[]) => void;
@@ -19,6 +19,8 @@ const EAGAIN_PAUSE_MS = 1;
  * The surface is the part of a Writable the CLI uses (write, on/off/once
  * for 'error', 'drain', 'close'); a reader that went away (EPIPE) is an
  * 'error' event with that code, which the CLI's sinks turn into a quiet end.
+ * A bulk run writes its batches with `writeInBackground` instead, so that
+ * the next batch is rendered while one is written.
  */
 export class FdOutput {
   readonly isTTY = false;
@@ -40,6 +42,32 @@ export class FdOutput {
     }
     if (typeof done === 'function') process.nextTick(done as () => void);
     return true;
+  }
+
+  /**
+   * Writes all of `bytes` on a libuv thread and resolves when they are
+   * written, or rejects with the write's error (EPIPE: the reader went
+   * away), after which nothing more is written. Until it settles the caller
+   * must neither change the bytes nor write anything else.
+   */
+  writeInBackground(bytes: Uint8Array): Promise<void> {
+    if (this.closed) return Promise.reject(Object.assign(new Error('write after a failed write'), { code: 'EPIPE' }));
+    return new Promise<void>((resolve, reject) => {
+      const from = (offset: number): void => {
+        write(this.fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+          // A descriptor some other process left non-blocking: wait for room.
+          if (error?.code === 'EAGAIN') return void setTimeout(from, EAGAIN_PAUSE_MS, offset);
+          if (error) {
+            this.closed = true;
+            return reject(error);
+          }
+          if (offset + written < bytes.length) from(offset + written);
+          else resolve();
+        });
+      };
+      if (bytes.length === 0) resolve();
+      else from(0);
+    });
   }
 
   end(chunk?: string | Uint8Array): this {

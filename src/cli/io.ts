@@ -14,6 +14,12 @@ export interface OutputStream {
   isTTY?: boolean;
   /** True when `write` is done with the chunk by the time it returns (nothing is queued). */
   readonly writesSynchronously?: boolean;
+  /**
+   * Writes bytes while the caller goes on (FdOutput): resolves once all
+   * are written, rejects with the write's error. Nothing else may be
+   * written, nor the bytes changed, until it settles.
+   */
+  writeInBackground?(bytes: Uint8Array): Promise<void>;
 }
 
 /**
@@ -99,7 +105,7 @@ export class OutputClosed extends Error {
  * buffers, waits for 'drain' when it is full. A closed pipe (EPIPE) becomes
  * OutputClosed so the run ends quietly.
  */
-export function createSink(stream: OutputStream): { write(chunk: string | Uint8Array): Promise<void> | void; closed(): boolean } {
+export function createSink(stream: OutputStream): OutputSink {
   let closed = false;
   let failure: Error | null = null;
   stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -128,6 +134,28 @@ export function createSink(stream: OutputStream): { write(chunk: string | Uint8A
         stream.on('close', onClose);
       });
     },
+    writeInBackground: stream.writeInBackground
+      ? async (bytes: Uint8Array) => {
+          if (failure) throw failure;
+          if (closed) throw new OutputClosed();
+          try {
+            await stream.writeInBackground!(bytes);
+          } catch (error) {
+            closed = true;
+            if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new OutputClosed();
+            failure = error as Error;
+            throw error;
+          }
+        }
+      : null,
     closed: () => closed,
   };
+}
+
+/** What createSink gives. */
+export interface OutputSink {
+  write(chunk: string | Uint8Array): Promise<void> | void;
+  /** The stream's writeInBackground, with a closed pipe as OutputClosed; null when the stream has none. */
+  writeInBackground: ((bytes: Uint8Array) => Promise<void>) | null;
+  closed(): boolean;
 }
