@@ -60,17 +60,19 @@ export async function emitOutcomes(
       if (rows) {
         succeeded += rows.succeeded;
         for (const [code, count] of rows.failures) failures.set(code, (failures.get(code) ?? 0) + count);
-        for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
         if (inBackground) {
           // One batch in flight at a time: rows stay in input order, and memory flat.
           await writing;
           written?.();
+          // After the rows before them, as when every write was synchronous (stdout and stderr may be one file).
+          for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
           writing = inBackground(rows.bytes);
           // Its failure is met where it is awaited, not reported as unhandled meanwhile.
           writing.catch(() => {});
           written = rows.release ?? (batch instanceof RenderedRows ? null : () => spares.push(Buffer.from(rows.bytes.buffer)));
           continue;
         }
+        for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
         await stdout.write(rows.bytes);
         // A writer that writes synchronously is done with the bytes.
         if (lend) rows.release?.();
