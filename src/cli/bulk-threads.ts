@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { BulkLookup, SourcedTarget } from '../engine/bulk/bulk-lookup.js';
+import type { SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { packageRoot } from '../engine/data/data-files.js';
 import { wholeFilesRead, type WholeFile } from '../engine/data/whole-files.js';
 import type { Outcome } from '../engine/outcome.js';
@@ -272,29 +272,25 @@ export async function* renderInOrder(
  */
 export async function* bulkRows(
   batches: AsyncIterable<readonly SourcedTarget[]>,
-  lookup: BulkLookup,
+  lookup: (target: SourcedTarget) => Outcome<unknown>,
   threads: number,
   settings: BulkWorkerSettings,
   debug: (message: string) => void = () => {},
 ): AsyncGenerator<Iterable<Outcome<unknown>> | RenderedRows> {
   const iterator = batches[Symbol.asyncIterator]();
   let pool: BulkWorkerPool | null = null;
-  const lookedUp = (batch: readonly SourcedTarget[]): Iterable<Outcome<unknown>> => {
-    lookup.expect?.(batch);
-    return mapEach(batch, lookup);
-  };
   try {
     let seen = 0;
     while (seen < THREADS_AFTER_TARGETS || !threadsApply(settings.format, threads)) {
       const next = await iterator.next();
       if (next.done) return;
       seen += next.value.length;
-      yield lookedUp(next.value);
+      yield mapEach(next.value, lookup);
     }
     pool = BulkWorkerPool.start(threads - 1, settings);
     const rest: AsyncIterable<readonly SourcedTarget[]> = { [Symbol.asyncIterator]: () => iterator };
     if (pool === null) {
-      for await (const batch of rest) yield lookedUp(batch);
+      for await (const batch of rest) yield mapEach(batch, lookup);
       return;
     }
     debug(`bulk: ${threads - 1} worker ${threads === 2 ? 'thread' : 'threads'} from target ${seen + 1} on`);

@@ -1,6 +1,6 @@
 import type { EngineContext } from '../context.js';
 import { isAsnText, lookupAsn } from '../asn/lookup-asn.js';
-import { createAdaptiveIpLookup, MEMORY_MODE_AFTER } from '../ip/ip-target-lookup.js';
+import { createAdaptiveIpLookup } from '../ip/ip-target-lookup.js';
 import type { Outcome } from '../outcome.js';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { SourcedTarget } from './read-targets.js';
@@ -16,10 +16,12 @@ export type { SourcedTarget } from './read-targets.js';
  * lists); `evidence: false` leaves out the security evidence of addresses
  * a list holds, for rows that do not show it (IpLookupOptions).
  */
-export function createBulkLookup(ctx: EngineContext, options: { inMemoryFromStart?: boolean; evidence?: boolean } = {}): BulkLookup {
+export function createBulkLookup(
+  ctx: EngineContext,
+  options: { inMemoryFromStart?: boolean; evidence?: boolean } = {},
+): (target: SourcedTarget) => Outcome<unknown> {
   const lookupIp = createAdaptiveIpLookup(ctx, options);
-  let inMemory = options.inMemoryFromStart === true;
-  const lookup: BulkLookup = (target) => {
+  return (target) => {
     try {
       const value = isAsnText(target.text) ? lookupAsn(ctx, target.text, 'memory') : lookupIp(target.text);
       return { ok: true, query: target.text, value };
@@ -27,24 +29,6 @@ export function createBulkLookup(ctx: EngineContext, options: { inMemoryFromStar
       return { ok: false, query: target.text, error: withLine(toNetintelError(error), target) };
     }
   };
-  lookup.expect = (batch) => {
-    // AS numbers are answered from the ASN index alone: a list of them loads no city database.
-    if (inMemory || batch.length < MEMORY_MODE_AFTER) return;
-    let addresses = 0;
-    for (const target of batch) if (!isAsnText(target.text)) addresses += 1;
-    inMemory = lookupIp.expect(addresses);
-  };
-  return lookup;
-}
-
-/** The lookup of one bulk line (createBulkLookup). */
-export interface BulkLookup {
-  (target: SourcedTarget): Outcome<unknown>;
-  /**
-   * Announces a batch about to be looked up, so that a long list loads the
-   * in-memory datasets before its first address (AdaptiveIpLookup.expect).
-   */
-  expect?(batch: readonly SourcedTarget[]): void;
 }
 
 /** The error with the input line (and file, when several were read) in its message and details. */

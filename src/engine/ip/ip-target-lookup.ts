@@ -7,46 +7,21 @@ import type { IpInfoRecord } from './ip-record.js';
 import { createIpTextLookup, type IpLookupOptions } from './lookup-ip.js';
 
 /** After this many lookups a run loads the datasets into memory: per-lookup reads would then cost more. */
-export const MEMORY_MODE_AFTER = 2048;
-
-/** A lookup that moves from positioned reads to the in-memory datasets as a run grows. */
-export interface AdaptiveIpLookup {
-  (input: string): IpInfoRecord;
-  /**
-   * Announces `addresses` more lookups, known ahead (a batch of lines read
-   * at once): when they take the run to {@link MEMORY_MODE_AFTER}, the
-   * datasets load now, before the first of them. A long list then never
-   * starts with positioned reads, whose lookup code and objects V8 would
-   * otherwise see first and keep compiled for both kinds of dataset.
-   * Returns true once the lookup is in memory (nothing more to announce).
-   */
-  expect(addresses: number): boolean;
-}
+const MEMORY_MODE_AFTER = 2048;
 
 /**
  * The lookup a run of many targets uses: positioned reads for the first
  * couple of thousand addresses (a short list answers at once), the
- * in-memory datasets after that, or from the start when the run announces
- * that many (a long list runs at full speed).
+ * in-memory datasets after that (a long list runs at full speed).
  */
-export function createAdaptiveIpLookup(ctx: EngineContext, options: AdaptiveLookupOptions = {}): AdaptiveIpLookup {
+export function createAdaptiveIpLookup(ctx: EngineContext, options: AdaptiveLookupOptions = {}): (input: string) => IpInfoRecord {
   const { inMemoryFromStart = false, ...lookupOptions } = options;
-  let inMemory = inMemoryFromStart;
-  let lookup = createIpTextLookup(ipDatabasesFor(ctx, inMemory ? 'memory' : 'pread'), lookupOptions);
-  let count = 0;
-  const toMemory = (): void => {
-    inMemory = true;
-    lookup = createIpTextLookup(ipDatabasesFor(ctx, 'memory'), lookupOptions);
-  };
-  const adaptive = ((input) => {
-    if (!inMemory && ++count === MEMORY_MODE_AFTER) toMemory();
+  let lookup = createIpTextLookup(ipDatabasesFor(ctx, inMemoryFromStart ? 'memory' : 'pread'), lookupOptions);
+  let count = inMemoryFromStart ? MEMORY_MODE_AFTER : 0;
+  return (input) => {
+    if (++count === MEMORY_MODE_AFTER) lookup = createIpTextLookup(ipDatabasesFor(ctx, 'memory'), lookupOptions);
     return lookup(input);
-  }) as AdaptiveIpLookup;
-  adaptive.expect = (addresses) => {
-    if (!inMemory && count + addresses >= MEMORY_MODE_AFTER) toMemory();
-    return inMemory;
   };
-  return adaptive;
 }
 
 export interface AdaptiveLookupOptions extends IpLookupOptions {
