@@ -88,7 +88,10 @@ export class CsvGroup {
   }
 
   private encode(value: object): Uint8Array {
-    return Buffer.from(this.subKeys.map((keys) => csvCell(read(value, keys) as CsvCell)).join(','));
+    const subKeys = this.subKeys;
+    let text = csvCell(read(value, subKeys[0]!) as CsvCell);
+    for (let i = 1; i < subKeys.length; i++) text += `,${csvCell(read(value, subKeys[i]!) as CsvCell)}`;
+    return Buffer.from(text);
   }
 }
 
