@@ -66,18 +66,16 @@ async function writeWarmUpDataDir() {
 async function runJob({ bundle, variant, bundleCache = true, runs, chunk, call }) {
   if (chunk !== undefined) {
     loadVendorChunk(chunk)(...call);
-    const file = [...compiledScripts.keys()].find((name) => path.basename(name) === `${chunk}.cjs`);
-    fs.writeFileSync(codeCachePath(file), compiledScripts.get(file).createCachedData());
-    return;
+  } else {
+    const { exports, script } = loadBundle(bundle, { withScript: true });
+    // The process's own stdout and stderr (pipes the parent drains), as a run's are: the
+    // code that writes to them is in the cache too.
+    const io = { ...exports.createProcessIo(), stdin: Readable.from([]), env: {} };
+    for (const argv of runs) await exports.main(argv, io);
+    if (bundleCache) fs.writeFileSync(codeCachePath(bundle, variant), script.createCachedData());
   }
-  const { exports, script } = loadBundle(bundle, { withScript: true });
-  // The process's own stdout and stderr (pipes the parent drains), as a run's are: the
-  // code that writes to them is in the cache too.
-  const io = { ...exports.createProcessIo(), stdin: Readable.from([]), env: {} };
-  for (const argv of runs) await exports.main(argv, io);
-  if (bundleCache) fs.writeFileSync(codeCachePath(bundle, variant), script.createCachedData());
-  for (const [file, chunk] of compiledScripts) {
-    if (file !== bundle) fs.writeFileSync(codeCachePath(file), chunk.createCachedData());
+  for (const [file, compiled] of compiledScripts) {
+    if (file !== bundle) fs.writeFileSync(codeCachePath(file), compiled.createCachedData());
   }
 }
 
