@@ -32,8 +32,6 @@ import type { MmdbMetadata } from './mmdb-file.js';
  */
 
 const MAGIC = 'NIZX';
-/** The magic as the header's first little-endian u32. */
-const MAGIC_U32 = Buffer.from(MAGIC, 'latin1').readUInt32LE(0);
 const FORMAT_VERSION = 1;
 const HEADER_BYTES = 64;
 const BUCKETS = 256;
@@ -140,21 +138,20 @@ export class ZoneExceptions {
   private readonly lists: Array<ZoneExceptionList | null | undefined> = [];
   private readonly names = new Map<number, string>();
 
+  /** `read` gives `length` bytes at `position`, fewer at the end of the file. */
   private constructor(
     private readonly path: string,
     private readonly read: (position: number, length: number) => Buffer,
-    private readonly size: number,
     private readonly closeFile: () => void,
   ) {
     const bytes = this.bytes(0, HEADER_BYTES + 2 * BUCKET_TABLE_BYTES);
     const head = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     const u32 = (at: number): number => head.getUint32(at, true);
-    if (u32(0) !== MAGIC_U32) throw this.corrupt('not a zone exception file');
+    for (let i = 0; i < MAGIC.length; i++) if (head.getUint8(i) !== MAGIC.charCodeAt(i)) throw this.corrupt('not a zone exception file');
     if (u32(4) !== FORMAT_VERSION) throw this.corrupt(`format version ${u32(4)}, expected ${FORMAT_VERSION}`);
     const namesAt = u32(8);
-    if (namesAt > size) throw this.corrupt('names out of bounds');
-    this.head = head;
-    this.trees = TREE_FIELDS.map((field, t): Tree => {
+    const treeAt = (t: 0 | 1): Tree => {
+      const field = TREE_FIELDS[t];
       const tree = {
         identity: { buildEpochSeconds: head.getFloat64(field, true), nodeCount: u32(field + 8) },
         count: u32(field + 12),
@@ -166,7 +163,9 @@ export class ZoneExceptions {
         throw this.corrupt(`IPv${t === 0 ? 4 : 6} entries out of bounds`);
       }
       return tree;
-    }) as unknown as readonly [Tree, Tree];
+    };
+    this.head = head;
+    this.trees = [treeAt(0), treeAt(1)];
     this.namesAt = namesAt;
   }
 
@@ -174,7 +173,7 @@ export class ZoneExceptions {
     try {
       if (mode === 'memory') {
         const file = readFileSync(path);
-        return new ZoneExceptions(path, (position, length) => file.subarray(position, position + length), file.length, () => {});
+        return new ZoneExceptions(path, (position, length) => file.subarray(position, position + length), () => {});
       }
       const fd = openSync(path, 'r');
       try {
@@ -183,7 +182,7 @@ export class ZoneExceptions {
           const got = readSync(fd, bytes, 0, length, position);
           return got === length ? bytes : bytes.subarray(0, got);
         };
-        return new ZoneExceptions(path, read, Number.MAX_SAFE_INTEGER, () => closeSync(fd));
+        return new ZoneExceptions(path, read, () => closeSync(fd));
       } catch (error) {
         closeSync(fd);
         throw error;
@@ -247,7 +246,7 @@ export class ZoneExceptions {
 
   private bytes(position: number, length: number): Buffer {
     const bytes = this.read(position, length);
-    if (bytes.length !== length || position + length > this.size) throw this.corrupt('truncated');
+    if (bytes.length !== length) throw this.corrupt('truncated');
     return bytes;
   }
 
