@@ -62,34 +62,37 @@ export function loadRegionTable(path: string, mode: 'pread' | 'memory' = 'memory
   const key = `${mode}\0${path}`;
   let table = tables.get(key);
   if (!table) {
-    const read = mode === 'memory' ? wholeFileReader(path) : positionedReader(path);
-    const linesOf = attempt(path, () => countryLines(read, () => readFileSync(path)));
+    const linesOf = attempt(path, () => countryLines(mode === 'memory' ? wholeFileReader(path) : positionedReader(path)));
     table = searchableTable((country) => attempt(path, () => linesOf(country)));
     tables.set(key, table);
   }
   return table;
 }
 
-/** Reads `length` bytes from `position` (fewer at the end of the file). */
-type Reader = (position: number, length: number) => Buffer;
+/** A file's bytes: `length` from `position` (fewer at its end), or all of them. */
+interface Reader {
+  read(position: number, length: number): Buffer;
+  whole(): Buffer;
+}
 
 function wholeFileReader(path: string): Reader {
   let bytes: Buffer | undefined;
-  return (position, length) => {
-    bytes ??= readFileSync(path);
-    return bytes.subarray(position, position + length);
-  };
+  const whole = (): Buffer => (bytes ??= readFileSync(path));
+  return { read: (position, length) => whole().subarray(position, position + length), whole };
 }
 
 function positionedReader(path: string): Reader {
-  return (position, length) => {
-    const fd = openSync(path, 'r');
-    try {
-      const bytes = Buffer.allocUnsafe(length);
-      return bytes.subarray(0, readSync(fd, bytes, 0, length, position));
-    } finally {
-      closeSync(fd);
-    }
+  return {
+    read: (position, length) => {
+      const fd = openSync(path, 'r');
+      try {
+        const bytes = Buffer.allocUnsafe(length);
+        return bytes.subarray(0, readSync(fd, bytes, 0, length, position));
+      } finally {
+        closeSync(fd);
+      }
+    },
+    whole: () => readFileSync(path),
   };
 }
 
@@ -108,11 +111,11 @@ function attempt<T>(path: string, read: () => T): T {
  * The lines of one country, found through the index line (`#index CC:start:length ...`,
  * byte positions after that line). A file without one is searched whole.
  */
-function countryLines(read: Reader, readWhole: () => Buffer): (country: string) => Buffer {
-  const head = read(0, HEAD_BYTES);
+function countryLines(file: Reader): (country: string) => Buffer {
+  const head = file.read(0, HEAD_BYTES);
   const indexEnd = head.indexOf(NEWLINE);
   if (head[0] !== HASH || indexEnd < 0) {
-    const whole = head.length < HEAD_BYTES ? head : readWhole();
+    const whole = head.length < HEAD_BYTES ? head : file.whole();
     return () => whole;
   }
   const index = head.toString('latin1', 0, indexEnd);
@@ -124,7 +127,7 @@ function countryLines(read: Reader, readWhole: () => Buffer): (country: string) 
     const [start, length] = index.slice(entry + country.length + 2, entryEnd < 0 ? index.length : entryEnd).split(':').map(Number);
     if (!Number.isInteger(start) || !Number.isInteger(length)) throw new Error(`malformed index entry for ${country}`);
     const from = bodyStart + start!;
-    return from + length! <= head.length ? head.subarray(from, from + length!) : read(from, length!);
+    return from + length! <= head.length ? head.subarray(from, from + length!) : file.read(from, length!);
   };
 }
 
