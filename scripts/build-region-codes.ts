@@ -132,24 +132,30 @@ export async function buildRegionTable(root: string, cityPaths: { v4: string; v6
         if (record.region !== '') regions.set(regionKey(record.country, record.region), [record.country, record.region]);
       }
     }
+    // The zone a record has unless zones.idx lists it, when the region table's
+    // single zone does not apply: the most common one of a region (or of a
+    // country's records without one) spanning several; for records without a
+    // region in a country spanning several zones, also their one zone, which
+    // the country line cannot give. Undefined: the single zone applies.
+    const defaultZone = (country: string, region: string): string | null | undefined => {
+      const key = regionKey(country, region);
+      return keyZones.majority(key) ?? (region === '' && countryZones.single(country) === null ? keyZones.single(key) : undefined);
+    };
     const entries: RegionEntry[] = [];
     for (const [key, [country, region]] of regions) {
-      entries.push({ country, region, code: match(country, region), timezone: keyZones.single(key), majorityZone: keyZones.majority(key) ?? null });
+      entries.push({ country, region, code: match(country, region), timezone: keyZones.single(key), majorityZone: defaultZone(country, region) ?? null });
     }
-    for (const country of new Set([...trees.flatMap(({ records }) => records.map((record) => record.country))])) {
+    for (const country of new Set(trees.flatMap(({ records }) => records.map((record) => record.country)))) {
       if (country === null) continue;
       const zone = countryZones.single(country);
-      const majority = keyZones.majority(regionKey(country, '')) ?? (zone === null ? keyZones.single(regionKey(country, '')) : null);
+      const majority = defaultZone(country, '') ?? null;
       if (zone !== null || majority !== null) entries.push({ country, region: '', code: null, timezone: zone, majorityZone: majority });
     }
-    // A record's zone is its key's single zone, else its key's majority unless listed here.
     const [v4, v6] = trees.map(({ file, records }) => ({
       identity: { buildEpochSeconds: file.metadata.buildEpoch.getTime() / 1000, nodeCount: file.metadata.nodeCount },
       exceptions: records.flatMap((record): Array<[number, string | null]> => {
-        if (record.country === null) return [];
-        const key = regionKey(record.country, record.region);
-        const majority = keyZones.majority(key) ?? (record.region === '' && countryZones.single(record.country) === null ? keyZones.single(key) : undefined);
-        return majority !== undefined && record.zone !== majority ? [[record.offset, record.zone]] : [];
+        const zone = record.country === null ? undefined : defaultZone(record.country, record.region);
+        return zone !== undefined && record.zone !== zone ? [[record.offset, record.zone]] : [];
       }),
     }));
     const path = join(root, 'data', 'build', 'regions.tsv');
