@@ -1,0 +1,139 @@
+/**
+ * End-to-end goldens of every command: the built program (`node
+ * bin/netintel.js`, run `npm run build` first) as a child process, against
+ * loopback DNS, DNSBL and SMTP peers and a `netintel serve` of its own.
+ * Each run's command line, exit code, stdout and stderr are compared with
+ * test/e2e/golden/; UPDATE_GOLDEN=1 rewrites them (review the diff).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, tempDir } from '../support/cli.js';
+import { serve, type Served } from '../support/served.js';
+import { goldenCorpus, type GoldenCase } from './corpus.js';
+import { expectGolden, goldenText, normalise, type Replacement } from './golden.js';
+import { startPeers, type Peers } from './peers.js';
+
+let peers: Peers;
+
+beforeAll(async () => {
+  peers = await startPeers();
+});
+
+/**
+ * The placeholders of a run: the CA file, and the ports of the peers its
+ * command line names (only those: a port number can also be an AS number or
+ * a postal code in another run's output).
+ */
+function replacementsFor(argv: readonly string[]): Replacement[] {
+  const line = argv.join(' ');
+  return [
+    { pattern: new RegExp(escapeRegExp(peers.caFile), 'g'), with: '<ca.pem>' },
+    ...peers.ports.filter(({ port }) => new RegExp(`\\b${port}\\b`).test(line)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),
+  ];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+afterAll(async () => {
+  await peers?.close();
+});
+
+async function runCase(testCase: GoldenCase): Promise<string> {
+  const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', env: testCase.env ?? {}, timeoutMs: 60_000 });
+  expect(run.signal, `killed by ${run.signal}: ${run.stderr}`).toBeNull();
+  return goldenText({ argv: testCase.argv, code: run.code, stdout: run.stdout, stderr: run.stderr }, replacementsFor(testCase.argv), testCase.digestStdout);
+}
+
+describe('every command, end to end', () => {
+  // The corpus needs the peers' ports; a placeholder list of the same ids names the tests.
+  const ids = goldenCorpus(PLACEHOLDER_PEERS).map((testCase) => testCase.id);
+  for (const [index, id] of ids.entries()) {
+    it.concurrent(`${id} prints its golden output and exit code`, async () => {
+      const testCase = goldenCorpus(peers)[index]!;
+      expectGolden(id, await runCase(testCase));
+    }, 90_000);
+  }
+});
+
+describe('keys, serve and quota, end to end', () => {
+  const scratch = tempDir('netintel-e2e-keys-');
+  let served: Served | undefined;
+  afterAll(async () => {
+    served?.child.kill('SIGTERM');
+    if (served) await served.exit;
+    scratch.remove();
+  });
+
+  it('creates and lists keys, serves the API with them and reports the quota', async () => {
+    const db = `${scratch.path}/keys.db`;
+    const texts: string[] = [];
+    const fixed: Replacement[] = [
+      { pattern: new RegExp(escapeRegExp(scratch.path), 'g'), with: '<tmp>' },
+      // The burst allowance refills continuously: what remains depends on the time the requests took
+      { pattern: /(burst\.remaining\s*│\s*)\d+/g, with: '$1<n>' },
+      { pattern: /("uptimeSeconds":)\d+/g, with: '$1<n>' },
+    ];
+    const record = async (argv: string[]) => {
+      const run = await spawnCli(argv, { timeoutMs: 30_000 });
+      texts.push(goldenText({ argv, ...run }, [...fixed, ...replacementsFor(argv)]));
+      return run;
+    };
+    const createArgv = ['keys', 'create', '--db', db, '--plan', 'pro', '--label', 'e2e', '-f', 'json'];
+    const created = await spawnCli(createArgv, { timeoutMs: 30_000 });
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    fixed.push({ pattern: new RegExp(`\\b${id}\\b`, 'g'), with: '<key-id>' });
+    texts.push(goldenText({ argv: createArgv, ...created }, fixed));
+    await record(['keys', 'list', '--db', db]);
+    served = await serve(['--db', db, '--allow-private-targets', '--log-level', 'silent']);
+    fixed.push({ pattern: new RegExp(escapeRegExp(served.url), 'g'), with: '<server>' });
+    const requests: Array<{ path: string; key?: boolean; method?: string; body?: unknown }> = [
+      { path: '/api/ipinfo?ip=8.8.8.8' },
+      { path: '/api/ipinfo?ip=8.8.8.8', key: true },
+      { path: '/api/ipinfo?ip=8.8.8.8&format=csv', key: true },
+      { path: '/api/ipinfo?ip=8.8.8.8&format=xml', key: true },
+      { path: '/api/ipinfo?ip=not-an-ip' },
+      { path: '/api/asn-lookup?asn=13335', key: true },
+      { path: '/api/asn-lookup?bulk=8.8.8.8,AS13335,bogus', key: true },
+      { path: '/api/vpn-check?ip=185.220.101.1', key: true },
+      { path: `/api/dns-lookup?domain=example.test&type=A&resolver=${peers.dns.address}` },
+      { path: '/api/bulk', key: true, method: 'POST', body: { ips: ['8.8.8.8', '1.1.1.1', 'bogus'], fields: ['location'] } },
+      { path: '/api/bulk', method: 'POST', body: { ips: ['8.8.8.8'] } },
+      { path: '/api/no-such-endpoint' },
+      { path: '/healthz' },
+    ];
+    for (const request of requests) {
+      const response = await fetch(`${served.url}${request.path}`, {
+        method: request.method ?? 'GET',
+        headers: { ...(request.key ? { 'x-api-key': key } : {}), ...(request.body ? { 'content-type': 'application/json' } : {}) },
+        body: request.body ? JSON.stringify(request.body) : undefined,
+      });
+      const shownHeaders = ['content-type', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-retryafter']
+        .map((name) => [name, response.headers.get(name)] as const)
+        .filter(([, value]) => value !== null)
+        .map(([name, value]) => `${name}: ${value}`);
+      const body = await response.text();
+      texts.push(
+        normalise(
+          [`> ${request.method ?? 'GET'} ${request.path}${request.key ? ' (with key)' : ''}`, `< ${response.status}`, ...shownHeaders, '', body, ''].join('\n'),
+          [...fixed, ...replacementsFor([request.path])],
+        ),
+      );
+    }
+    await record(['quota', '--server', served.url, '--api-key', key]);
+    await record(['quota', '--server', served.url, '--api-key', 'ni_wrong', '-f', 'json']);
+    expectGolden('serve/session', texts.join('\n'));
+  }, 120_000);
+});
+
+/** Stand-ins with the shape of the peers, so the test names can be listed before the peers start. */
+const PLACEHOLDER_PEERS: Peers = {
+  dns: { address: '127.0.0.1:0' } as Peers['dns'],
+  smtp: { port: 0 } as Peers['smtp'],
+  relay: { port: 0 } as Peers['relay'],
+  caFile: '',
+  dnsFlags: [],
+  silentFlags: [],
+  ports: [],
+  close: async () => {},
+};

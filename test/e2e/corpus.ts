@@ -1,0 +1,167 @@
+/**
+ * The command lines the end-to-end goldens run: every command, every output
+ * format, the argument forms of each, error cases and their exit codes.
+ * Each case names its golden file (test/e2e/golden/<id>.txt).
+ */
+import type { Peers } from './peers.js';
+
+export interface GoldenCase {
+  id: string;
+  argv: string[];
+  /** Written to stdin; stdin is empty (not a terminal) when omitted. */
+  stdin?: string;
+  env?: Record<string, string>;
+  /** Keep a digest and line count of stdout instead of its text (large outputs). */
+  digestStdout?: boolean;
+}
+
+const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
+
+/** One case per output format, `-f` placed last. */
+function everyFormat(id: string, argv: string[], extra: Omit<GoldenCase, 'id' | 'argv'> = {}): GoldenCase[] {
+  return FORMATS.map((format) => ({ id: `${id}.${format}`, argv: [...argv, '-f', format], ...extra }));
+}
+
+/** A seeded list of `count` lines: IPv4, IPv6, AS numbers, a comment, a blank line and bad input, as a log would hold. */
+export function seededTargets(count: number, seed = 20261127): string {
+  let state = seed >>> 0;
+  const next = () => {
+    // xorshift32: the same list on every machine and run
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state;
+  };
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const roll = next() % 100;
+    const value = next();
+    if (roll < 80) lines.push([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.'));
+    else if (roll < 92) lines.push(`2${(value & 0xfff).toString(16).padStart(3, '0')}:${(value >>> 12).toString(16)}::${(next() & 0xffff).toString(16)}`);
+    else if (roll < 97) lines.push(`AS${value % 400000}`);
+    else if (roll < 98) lines.push('# a comment line');
+    else if (roll < 99) lines.push('');
+    else lines.push(`not-an-address-${value % 1000}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function goldenCorpus(peers: Peers): GoldenCase[] {
+  const dns = peers.dnsFlags;
+  const silent = peers.silentFlags;
+  const smtpPort = String(peers.smtp.port);
+  const relayPort = String(peers.relay.port);
+  const mixed = ['8.8.8.8', '2001:4860:4860::8888', '10.1.2.3', 'not-an-ip'];
+  const bulkInput = ['8.8.8.8', '# comment', '', 'AS13335', '1.1.1.1', 'bogus', '2606:4700::1111', '192.168.0.1', 'AS0'].join('\n') + '\n';
+  return [
+    // ip: the literal-address forms (a path of their own today), host names, lists and options
+    { id: 'ip/one', argv: ['ip', '8.8.8.8'] },
+    ...everyFormat('ip/one', ['ip', '8.8.8.8']),
+    ...everyFormat('ip/mixed', ['ip', ...mixed]),
+    { id: 'ip/fields-csv', argv: ['ip', '8.8.8.8', '1.1.1.1', '--fields', 'location.city,network.asn', '-f', 'csv'] },
+    { id: 'ip/fields-group', argv: ['ip', '8.8.8.8', '--fields', 'security', '-f', 'json'] },
+    { id: 'ip/no-header', argv: ['ip', '8.8.8.8', '-f', 'csv', '--no-header'] },
+    { id: 'ip/host-name', argv: ['ip', 'example.test', '-f', 'json', ...dns] },
+    { id: 'ip/stdin', argv: ['ip', '-f', 'csv'], stdin: '8.8.8.8\n1.1.1.1\n' },
+    { id: 'ip/reserved', argv: ['ip', '10.1.2.3'] },
+    { id: 'ip/invalid', argv: ['ip', 'not-an-ip'] },
+    { id: 'ip/invalid-json', argv: ['ip', '999.1.1.1', '-f', 'json'] },
+    { id: 'ip/unknown-field', argv: ['ip', '8.8.8.8', '--fields', 'city'] },
+    { id: 'ip/bad-format', argv: ['ip', '8.8.8.8', '-f', 'yaml'] },
+    { id: 'ip/env-format', argv: ['ip', '8.8.8.8'], env: { NETINTEL_FORMAT: 'ndjson' } },
+
+    // asn: by number and by address
+    ...everyFormat('asn/route', ['asn', '8.8.8.8']),
+    ...everyFormat('asn/mixed', ['asn', '8.8.8.8,AS13335,1.1.1.1']),
+    { id: 'asn/number', argv: ['asn', 'AS13335'] },
+    { id: 'asn/number-json', argv: ['asn', 'AS15169', '-f', 'json'], digestStdout: true },
+    { id: 'asn/unknown', argv: ['asn', 'AS4199999999'] },
+    { id: 'asn/invalid', argv: ['asn', 'ASX'] },
+    { id: 'asn/zero', argv: ['asn', 'AS0', '-f', 'json'] },
+    { id: 'asn/missing-argument', argv: ['asn'] },
+
+    // vpn
+    ...everyFormat('vpn/tor-exit', ['vpn', '185.220.101.1']),
+    { id: 'vpn/many-csv', argv: ['vpn', '8.8.8.8', '10.0.0.1', '104.16.0.1', '-f', 'csv'] },
+
+    // bulk
+    ...everyFormat('bulk/mixed', ['bulk'], { stdin: bulkInput }),
+    { id: 'bulk/fields', argv: ['bulk', '--fields', 'location,security', '-f', 'ndjson'], stdin: bulkInput },
+    { id: 'bulk/verbose', argv: ['bulk', '-f', 'csv', '-v'], stdin: bulkInput },
+    { id: 'bulk/empty', argv: ['bulk', '-f', 'csv'], stdin: '' },
+    { id: 'bulk/seeded-100k', argv: ['bulk', '-f', 'csv'], stdin: seededTargets(100_000), digestStdout: true },
+    { id: 'bulk/missing-file', argv: ['bulk', '/nonexistent/netintel-list.txt'] },
+
+    // dns
+    ...everyFormat('dns/a', ['dns', 'example.test', ...dns]),
+    ...everyFormat('dns/all', ['dns', 'example.test', '--type', 'ALL', ...dns]),
+    { id: 'dns/long-txt', argv: ['dns', 'long.example.test', '--type', 'TXT', ...dns] },
+    { id: 'dns/cname-chain', argv: ['dns', 'www.example.test', ...dns] },
+    { id: 'dns/reverse', argv: ['dns', '192.0.2.10', ...dns] },
+    { id: 'dns/idn', argv: ['dns', 'bücher.example.test', '-f', 'json', ...dns] },
+    { id: 'dns/nxdomain', argv: ['dns', 'nothing-here.example.test', ...dns] },
+    { id: 'dns/servfail', argv: ['dns', 'servfail.test', ...dns] },
+    { id: 'dns/timeout-json', argv: ['dns', 'silent.test', '-f', 'json', ...silent] },
+    { id: 'dns/many-csv', argv: ['dns', '--type', 'A,MX', '-f', 'csv', ...dns], stdin: 'example.test\ngood.test\nnothing-here.example.test\n' },
+    { id: 'dns/bad-type', argv: ['dns', 'example.test', '--type', 'BOGUS', ...dns] },
+    { id: 'dns/bad-name', argv: ['dns', 'exa mple.test', ...dns] },
+
+    // mx
+    ...everyFormat('mx/good', ['mx', 'good.test', ...dns]),
+    { id: 'mx/private', argv: ['mx', 'private.test', ...dns] },
+    { id: 'mx/null', argv: ['mx', 'nullmx.test', ...dns] },
+    { id: 'mx/implicit', argv: ['mx', 'nomx.test', ...dns] },
+    { id: 'mx/timeout', argv: ['mx', 'silentmxroot.test', '-f', 'json', ...silent] },
+    { id: 'mx/fail-on', argv: ['mx', 'nomx.test', '--fail-on', 'warning', '-f', 'json', ...dns] },
+    { id: 'mx/many-ndjson', argv: ['mx', '-f', 'ndjson', ...dns], stdin: 'good.test\nnullmx.test\ncname.test\n' },
+
+    // spf
+    ...everyFormat('spf/good', ['spf', 'good.test', ...dns]),
+    { id: 'spf/evaluate', argv: ['spf', 'good.test', '--ip', '45.33.32.156', ...dns] },
+    { id: 'spf/evaluate-json', argv: ['spf', 'good.test', '--ip', '192.0.2.200', '--sender', 'bounce@good.test', '-f', 'json', ...dns] },
+    { id: 'spf/over-limit', argv: ['spf', 'over.test', ...dns] },
+    { id: 'spf/loop', argv: ['spf', 'loop.test', ...dns] },
+    { id: 'spf/syntax', argv: ['spf', 'syntax.test', ...dns] },
+    { id: 'spf/none', argv: ['spf', 'nospf.test', ...dns] },
+    { id: 'spf/servfail', argv: ['spf', 'servfail.test', ...dns] },
+    { id: 'spf/fields', argv: ['spf', 'good.test', '--fields', 'findings', '-f', 'json', ...dns] },
+
+    // email: the general test with and without SMTP, and one test at a time
+    ...everyFormat('email/general', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
+    { id: 'email/no-smtp', argv: ['email', 'good.test', '--no-smtp', ...dns] },
+    { id: 'email/type-spf', argv: ['email', 'good.test', '--type', 'spf', '-f', 'json', ...dns] },
+    { id: 'email/type-mx', argv: ['email', 'good.test', '--type', 'mx', ...dns] },
+    { id: 'email/type-smtp', argv: ['email', '--type', 'smtp', '--host', 'mx.mailhost.test', '--port', smtpPort, '-f', 'json', ...dns] },
+    { id: 'email/many-csv', argv: ['email', '--no-smtp', '-f', 'csv', ...dns], stdin: 'good.test\nmonitor.test\nnothing.test\n' },
+
+    // smtp
+    ...everyFormat('smtp/starttls', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, ...dns]),
+    { id: 'smtp/auth', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, '--auth-user', 'alice', '--auth-pass', 'wonderland', '-f', 'json', ...dns] },
+    { id: 'smtp/untrusted', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, ...dns] },
+    { id: 'smtp/relay', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--relay-test', ...dns] },
+    { id: 'smtp/quit-after-ehlo', argv: ['smtp', '127.0.0.1', '--port', smtpPort, '--quit-after', 'ehlo', '-f', 'json', ...dns] },
+    { id: 'smtp/bad-port', argv: ['smtp', 'mx.mailhost.test', '--port', '65536', ...dns] },
+    { id: 'smtp/missing-host', argv: ['smtp'] },
+
+    // blacklist
+    ...everyFormat('blacklist/listed', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
+    { id: 'blacklist/clean', argv: ['blacklist', '192.0.2.1', '--zones', 'bl.test.example,other.test.example', ...dns] },
+    { id: 'blacklist/domain', argv: ['blacklist', 'bad.example', '--zones', 'bl.test.example,dbl.test.example:domain', '-f', 'json', ...dns] },
+    { id: 'blacklist/timeout', argv: ['blacklist', '192.0.2.1', '--zones', 'quiet.test.example:ip', ...silent] },
+    { id: 'blacklist/list-zones', argv: ['blacklist', '--list-zones', '-f', 'csv'] },
+    { id: 'blacklist/fail-on', argv: ['blacklist', '192.0.2.99', '--zones', 'bl.test.example', '--fail-on', 'error', '-f', 'ndjson', ...dns] },
+
+    // data, keys, quota, help and usage errors
+    { id: 'data/status', argv: ['data', 'status'] },
+    { id: 'data/status-json', argv: ['data', 'status', '-f', 'json'] },
+    { id: 'keys/bad-plan', argv: ['keys', 'create', '--plan', 'platinum'] },
+    { id: 'quota/no-server', argv: ['quota'] },
+    { id: 'cli/help', argv: ['--help'] },
+    { id: 'cli/ip-help', argv: ['ip', '--help'] },
+    { id: 'cli/unknown-command', argv: ['lookup', '8.8.8.8'] },
+    { id: 'cli/unknown-option', argv: ['ip', '8.8.8.8', '--colour'] },
+    { id: 'cli/bad-timeout', argv: ['dns', 'example.test', '--timeout', 'soon'] },
+  ];
+}

@@ -1,0 +1,81 @@
+/**
+ * The loopback peers the end-to-end goldens run against: one DNS server
+ * holding the mail, example and blocklist zones, and two SMTP servers (one
+ * with STARTTLS and AUTH, one open relay without TLS). Every host name of
+ * the corpus resolves here; nothing leaves 127.0.0.1.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import {
+  createCertificateAuthority,
+  daysFromNow,
+  issueCertificate,
+  startSmtpTestServer,
+  type SmtpTestServer,
+} from '../support/smtp-servers.js';
+import { EXAMPLE_ZONE } from '../engine/dns/example-zone.js';
+import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
+import { listedName, zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
+
+export interface Peers {
+  dns: DnsTestServer;
+  smtp: SmtpTestServer;
+  relay: SmtpTestServer;
+  /** The CA that issued the SMTP server's certificate, as a PEM file. */
+  caFile: string;
+  /** Flags every network command of the corpus gets: the local resolver, no retries, a deadline that a loaded machine still meets. */
+  dnsFlags: string[];
+  /** The same with a short deadline, for the cases that wait for a silent name. */
+  silentFlags: string[];
+  /** Port numbers that vary from run to run, with the placeholder each becomes in a golden. */
+  ports: Array<{ port: number; name: string }>;
+  close(): Promise<void>;
+}
+
+export async function startPeers(): Promise<Peers> {
+  const scratch = mkdtempSync(join(tmpdir(), 'netintel-e2e-'));
+  const ca = createCertificateAuthority('netintel e2e CA');
+  const caFile = join(scratch, 'ca.pem');
+  writeFileSync(caFile, ca.cert);
+  // Fixed offsets from today, so "days left" in a golden does not move.
+  const certificate = issueCertificate({ commonName: 'mx.mailhost.test', issuer: ca, notBefore: daysFromNow(-1), notAfter: daysFromNow(90) });
+  const smtp = await startSmtpTestServer({ name: 'mx.mailhost.test', certificate, auth: { user: 'alice', pass: 'wonderland', methods: ['PLAIN', 'LOGIN'] } });
+  const relay = await startSmtpTestServer({ name: 'relay.example.test', openRelay: true });
+  const dns = await startDnsServer({
+    records: [
+      ...MAIL_ZONE,
+      ...EXAMPLE_ZONE,
+      { name: 'relay.example.test', type: 'A', data: '127.0.0.1' },
+      { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: 'mx.mailhost.test' },
+      ...zoneRecords('bl.test.example', { '192.0.2.99': { a: ['127.0.0.2'], txt: 'spam source, see https://bl.test.example/192.0.2.99' } }),
+      ...zoneRecords('other.test.example', {}),
+      ...zoneRecords('dbl.test.example', { 'bad.example': { a: ['127.0.1.2'] } }, { kind: 'domain' }),
+      { name: 'bad.example', type: 'MX', data: { preference: 10, exchange: 'mx.bad.example' } },
+      { name: 'mx.bad.example', type: 'A', data: '192.0.2.99' },
+    ],
+    behaviours: {
+      ...MAIL_BEHAVIOURS,
+      ...Object.fromEntries(['192.0.2.99', '192.0.2.1', '127.0.0.2', '127.0.0.1'].map((ip) => [listedName(ip, 'quiet.test.example'), 'silent' as const])),
+    },
+  });
+  const dnsPort = Number(dns.address.split(':').pop());
+  return {
+    dns,
+    smtp,
+    relay,
+    caFile,
+    dnsFlags: ['--resolver', dns.address, '--timeout', '10000', '--retries', '0'],
+    silentFlags: ['--resolver', dns.address, '--timeout', '500', '--retries', '0'],
+    ports: [
+      { port: dnsPort, name: '<dns-port>' },
+      { port: smtp.port, name: '<smtp-port>' },
+      { port: relay.port, name: '<relay-port>' },
+    ],
+    async close() {
+      await Promise.all([dns.close(), smtp.close(), relay.close()]);
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
