@@ -1,16 +1,14 @@
-import { randomFillSync } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
 import type { DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
 import { toDnsAnswer } from './dns-records.js';
 import type { DnsAnswer } from './dns-result.js';
-import { encodeQueryWire, IGNORED, readReplyWire, UNDECIDED } from './dns-wire.js';
 
 /**
  * Building queries and judging replies. The wire format is dns-packet's;
- * dns-wire.ts takes the common cases faster with the same result. This
- * file decides what goes into a query and which reply belongs to which
- * query.
+ * this file decides what goes into a query and which reply belongs to
+ * which query.
  */
 
 /** One question: an ASCII name (normalised, no trailing dot) and a type, class IN. */
@@ -25,19 +23,9 @@ export interface DnsQuestion {
  */
 export const EDNS_UDP_PAYLOAD = 1232;
 
-// Query ids must be unpredictable (RFC 5452 §4.3); drawing two bytes at a
-// time from the CSPRNG is slow at bulk rates, so draw a pool at once.
-const ID_POOL_SIZE = 2048;
-const idPool = new Uint16Array(ID_POOL_SIZE);
-let idNext = ID_POOL_SIZE;
-
-/** A uniformly random 16-bit query id. */
+/** A uniformly random 16-bit query id: ids must be unpredictable (RFC 5452 §4.3). */
 export function randomQueryId(): number {
-  if (idNext === ID_POOL_SIZE) {
-    randomFillSync(idPool);
-    idNext = 0;
-  }
-  return idPool[idNext++]!;
+  return randomInt(0x10000);
 }
 
 /** A query ready to send, with what is needed to judge the replies to it. */
@@ -46,10 +34,6 @@ export interface PreparedQuery {
   question: DnsQuestion;
   /** The message to send. */
   message: Buffer;
-  /** Where the question ends in `message` when replies can be read in place (dns-wire.ts), else 0. */
-  questionEnd: number;
-  /** The question's name as a decoder gives it back (no trailing dot), when `questionEnd` is set. */
-  questionName: string;
 }
 
 /**
@@ -58,12 +42,6 @@ export interface PreparedQuery {
  * have passed {@link assertQueryName}.
  */
 export function prepareQuery(id: number, question: DnsQuestion, edns: boolean): PreparedQuery {
-  const wire = encodeQueryWire(id, question.name, question.type, edns, EDNS_UDP_PAYLOAD);
-  if (wire) {
-    const { name } = question;
-    const questionName = name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name;
-    return { id, question, message: wire, questionEnd: wire.length - (edns ? 11 : 0), questionName };
-  }
   const message = dnsPacket.encode({
     type: 'query',
     id,
@@ -73,7 +51,7 @@ export function prepareQuery(id: number, question: DnsQuestion, edns: boolean): 
       ? [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }]
       : [],
   });
-  return { id, question, message, questionEnd: 0, questionName: '' };
+  return { id, question, message };
 }
 
 /** The bytes of {@link prepareQuery}'s query. */
@@ -92,24 +70,8 @@ export interface DnsReply {
   readonly truncated: boolean;
   /** The answer section as typed answers (toDnsAnswer), the OPT pseudo-record left out. */
   readonly answers: DnsAnswer[];
-  /** dns-packet's decoding of `message`, made on first use. */
+  /** dns-packet's decoding of `message`. */
   readonly packet: DecodedPacket;
-}
-
-class AcceptedReply implements DnsReply {
-  readonly kind = 'reply';
-
-  constructor(
-    readonly message: Buffer,
-    readonly rcode: string,
-    readonly truncated: boolean,
-    readonly answers: DnsAnswer[],
-    private decoded: DecodedPacket | null,
-  ) {}
-
-  get packet(): DecodedPacket {
-    return (this.decoded ??= dnsPacket.decode(this.message));
-  }
 }
 
 /**
@@ -118,11 +80,6 @@ class AcceptedReply implements DnsReply {
  * answer to another question. The message id is the caller's to check.
  */
 export function judgeReply(message: Buffer, query: PreparedQuery): DnsReply | null {
-  if (query.questionEnd > 0) {
-    const read = readReplyWire(message, query.message, query.questionEnd, query.questionName);
-    if (read === IGNORED) return null;
-    if (read !== UNDECIDED) return new AcceptedReply(message, rcodeName(read.rcode), read.truncated, read.answers, null);
-  }
   const packet = decodeMessage(message);
   if (!packet || !answersQuestion(packet, query.question)) return null;
   const answers: DnsAnswer[] = [];
@@ -130,7 +87,7 @@ export function judgeReply(message: Buffer, query: PreparedQuery): DnsReply | nu
     const answer = toDnsAnswer(rr);
     if (answer) answers.push(answer);
   }
-  return new AcceptedReply(message, responseCode(packet), packet.flag_tc === true, answers, packet);
+  return { kind: 'reply', message, rcode: responseCode(packet), truncated: packet.flag_tc === true, answers, packet };
 }
 
 /** Decodes a message, or gives null when it is not a well-formed DNS message. */
