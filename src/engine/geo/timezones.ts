@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 let tzLookup: typeof tzLookupFunction | undefined;
 
 /**
- * tz-lookup on first use: most lookups take the zone from the region table,
- * and a one-off vpn never needs it. In the CommonJS
+ * tz-lookup on first use: a lookup without a location (vpn, asn) never
+ * needs it. In the CommonJS
  * bundle `require` is the bundle's own; unbundled ES modules (the compiled
  * tree, tests) load the package through createRequire.
  */
@@ -17,9 +17,8 @@ function loadTzLookup(): typeof tzLookupFunction {
 }
 
 /**
- * IANA time zone at a point, from tz-lookup's compact world map. DB-IP Lite
- * leaves its time zone field empty; the lookup uses this where the region
- * table (computed at install) gives no single zone. Null without coordinates.
+ * IANA time zone at a point, from tz-lookup's compact world map (DB-IP Lite
+ * leaves its time zone field empty). Null without coordinates.
  */
 export function timezoneAt(latitude: number | null, longitude: number | null): string | null {
   if (latitude === null || longitude === null) return null;

@@ -5,8 +5,6 @@ import { dataDirFilePath, dataFilePath } from '../data/data-files.js';
 import { loadCountryNames, type CountryNameTable } from '../geo/country-names.js';
 import { MmdbFile, type MmdbOpenOptions } from '../geo/mmdb-file.js';
 import { loadRegionTable, type RegionTable } from '../geo/region-codes.js';
-import { timezoneAt } from '../geo/timezones.js';
-import { ZoneExceptions, type ZoneExceptionList } from '../geo/zone-exceptions.js';
 import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.js';
 import { SecuritySignals } from '../security/security-signals.js';
 import { SignalIndex } from '../security/signal-index.js';
@@ -24,9 +22,6 @@ export class IpDatabases {
   private cityV6File?: MmdbFile;
   private asnFile?: AsnIndex;
   private regionTable?: RegionTable;
-  private zoneFile?: ZoneExceptions;
-  /** By IP version: the zone exceptions of that city database, null when data/build/zones.idx was built from another. */
-  private readonly zoneLists: Record<number, ZoneExceptionList | null> = {};
   private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
   private securitySignals?: SecuritySignals;
@@ -60,35 +55,7 @@ export class IpDatabases {
   }
 
   get regions(): RegionTable {
-    return (this.regionTable ??= loadRegionTable(dataFilePath('regions', this.dataDir), this.mode));
-  }
-
-  /**
-   * The time zone of the city record at `offset` of the IPv`version`
-   * database when its region has no single zone: the zone exception list's,
-   * else the region's most common zone, as the build computed them with
-   * tz-lookup for this very database; tz-lookup at the point itself for
-   * another database (or a record of no known region).
-   */
-  zoneOfRecord(version: 4 | 6, offset: number, countryCode: string | null, region: string | null, latitude: number | null, longitude: number | null): string | null {
-    const exceptions = this.zoneExceptions(version);
-    if (exceptions !== null && countryCode !== null) {
-      const listed = exceptions.zoneAt(offset);
-      if (listed !== undefined) return listed;
-      const majority = this.regions.majorityZone(countryCode, region);
-      if (majority !== null) return majority;
-    }
-    return timezoneAt(latitude, longitude);
-  }
-
-  private zoneExceptions(version: 4 | 6): ZoneExceptionList | null {
-    let list = this.zoneLists[version];
-    if (list === undefined) {
-      this.zoneFile ??= ZoneExceptions.open(dataFilePath('zoneExceptions', this.dataDir), this.mode);
-      list = this.zoneFile.forDatabase((version === 4 ? this.cityV4 : this.cityV6).metadata);
-      this.zoneLists[version] = list;
-    }
-    return list;
+    return (this.regionTable ??= loadRegionTable(dataFilePath('regions', this.dataDir)));
   }
 
   get countryNames(): CountryNameTable {
@@ -137,7 +104,6 @@ export class IpDatabases {
     this.cityV4File?.close();
     this.cityV6File?.close();
     this.asnFile?.close();
-    this.zoneFile?.close();
     this.securitySignals?.index?.close();
   }
 }

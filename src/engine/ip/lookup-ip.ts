@@ -1,5 +1,6 @@
 import type { EngineContext } from '../context.js';
 import { countryName } from '../geo/country-names.js';
+import { timezoneAt } from '../geo/timezones.js';
 import type { MmdbFile, MmdbValue } from '../geo/mmdb-file.js';
 import { NO_ASN, type AsnSignals, type SecuritySignals } from '../security/security-signals.js';
 import { ipDatabasesFor, type AccessMode, type IpDatabases } from './ip-databases.js';
@@ -125,7 +126,7 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     const key = version === 4 ? offset : -1 - offset;
     let location = locationCache.get(key);
     if (location === undefined) {
-      location = toLocation(file.decode(offset), databases, version, offset);
+      location = toLocation(file.decode(offset), databases);
       locationCache.set(key, location);
     }
     return location;
@@ -202,7 +203,7 @@ export function coordinate(value: number | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 1e4) / 1e4 : null;
 }
 
-function toLocation(value: MmdbValue, databases: IpDatabases, version: 4 | 6, offset: number): IpLocation {
+function toLocation(value: MmdbValue, databases: IpDatabases): IpLocation {
   const record = value as DbipCityRecord;
   const countryCode = text(record.country_code);
   const region = text(record.state1);
@@ -216,9 +217,8 @@ function toLocation(value: MmdbValue, databases: IpDatabases, version: 4 | 6, of
     city: text(record.city),
     latitude,
     longitude,
-    // The region's single zone when it has one; the record's own otherwise (IpDatabases.zoneOfRecord).
-    timezone:
-      text(record.timezone) ?? databases.regions.timezone(countryCode, region) ?? databases.zoneOfRecord(version, offset, countryCode, region, latitude, longitude),
+    // DB-IP Lite leaves its time zone field empty: the zone at the record's point.
+    timezone: text(record.timezone) ?? timezoneAt(latitude, longitude),
     zip: text(record.postcode),
   };
 }
