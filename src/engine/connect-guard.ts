@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../errors.js';
 import { embeddedIpv4 } from './ip/embedded-ipv4.js';
@@ -133,8 +134,8 @@ export function refusedTarget(refusal: TargetRefusal, target: ConnectTarget): Ne
  */
 export function guardedConnect(guard: ConnectGuard | null | undefined, host: string, target: ConnectTarget): { lookup?: GuardedLookup } {
   if (!guard) return {};
-  const literal = host.replace(/%.*$/, '');
-  if (parseIpv4Fast(literal) >= 0 || parseIpv6Text(host) !== null) {
+  // Node's own test of whether it will skip the lookup, so that no text falls between the two paths.
+  if (isIP(host) !== 0) {
     guard(host, target);
     return {};
   }

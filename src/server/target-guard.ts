@@ -36,9 +36,10 @@ export interface TargetGuard {
    */
   checkAddress(address: string, what: string): void;
   /**
-   * Resolves a host name (or takes an IP address, in any form inet_aton
-   * reads too: `0x7f.1` is 127.0.0.1) and checks every address it has;
-   * returns the first, which the probe must connect to. Every address is
+   * Resolves a host name (or takes an IP address) and checks every address
+   * it has; returns the first, which the probe must connect to. A refused
+   * address is refused in any form inet_aton reads too (`0x7f.1` is
+   * 127.0.0.1). Every address is
    * checked, not just the one used, so that a name cannot mix a public
    * address with a private one and hope for the other to be picked.
    *
@@ -70,14 +71,12 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     checkAddress,
     async resolve(host: string, what: string): Promise<ResolvedTarget> {
       const name = host.replace(/^\[(.*)\]$/, '$1');
-      // An address in any form getaddrinfo reads as one (`0x7f.1`, `2130706433`) is that address, not a name.
-      const literal = readTargetAddress(name);
-      if (literal !== null) {
-        checkAddress(name, what);
-        // A zone index (`fe80::1%eth0`, reachable only with --allow-private-targets) is kept for the connection.
-        const address = isIP(name) !== 0 ? name : literal.text;
-        return { host: address, address };
-      }
+      // Any spelling of a refused address is refused, also one getaddrinfo reads as an address
+      // (`0x7f.1`, `2130706433`) and the engine as a name.
+      if (readTargetAddress(name) !== null) checkAddress(name, what);
+      // A zone index (`fe80::1%eth0`, reachable only with --allow-private-targets) is kept for the connection.
+      if (isIP(name) !== 0) return { host: name, address: name };
+      // Anything else, a public address in an old form (`0x8.8.8.8`) too, is a name, as the CLI reads it.
       const addresses = await options.resolveHost(name);
       for (const address of addresses) checkAddress(address, `${what} ${name} resolves to`);
       return { host: name, address: addresses[0]! };
