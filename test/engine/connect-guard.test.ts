@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicTargetGuard, guardedConnect, readTargetAddress, targetRefusal } from '../../src/engine/connect-guard.js';
+import { canonicalIp } from '../../src/engine/dns/dns-name.js';
 import { embeddedIpv4 } from '../../src/engine/ip/embedded-ipv4.js';
 import { NetintelError } from '../../src/errors.js';
 
@@ -189,6 +190,16 @@ describe('targetRefusal: IPv6 forms that carry a special-purpose IPv4 address', 
     fc.assert(
       fc.property(publicV4.chain((v4) => v6Embeddings(v4).chain(([, text]) => v6Dressing(text))), (text) => {
         expect(targetRefusal(text), text).toBeNull();
+      }),
+      RUNS,
+    );
+  });
+
+  it('keeps the address a probe connects to: canonicalIp gives the guard\'s and the kernel\'s reading of every embedding (::1.2.3.4 is not ::ffff:1.2.3.4)', () => {
+    fc.assert(
+      fc.property(fc.nat().chain((v4) => v6Embeddings(v4 >>> 0)), ([, text]) => {
+        expect(canonicalIp(text)).toBe(oracle(text));
+        expect(readTargetAddress(text)!.text).toBe(oracle(text));
       }),
       RUNS,
     );
