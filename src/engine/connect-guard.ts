@@ -106,10 +106,11 @@ export function createPublicTargetGuard(): ConnectGuard {
 
 /** The error of a refused target. */
 export function refusedTarget(refusal: TargetRefusal, target: ConnectTarget): NetintelError {
-  const named = target.name !== undefined && target.name !== refusal.address ? `${target.name} (${refusal.address})` : refusal.address;
+  const named =
+    target.name !== undefined && target.name !== refusal.address ? `${target.name} resolves to ${refusal.address}, which is` : `${refusal.address} is`;
   return new NetintelError(
     'forbidden',
-    `${target.what} ${named} is ${refusal.reason}: this server does not connect to private, loopback, link-local, special-purpose or metadata addresses`,
+    `${target.what} ${named} ${refusal.reason}: this server does not connect to private, loopback, link-local, special-purpose or metadata addresses`,
     {
       details: {
         address: refusal.address,

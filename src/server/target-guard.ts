@@ -61,14 +61,14 @@ export interface TargetGuardOptions {
 
 export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
   const smtpPorts = options.smtpPorts ?? DEFAULT_SMTP_PORTS;
-  const checkAddress = (address: string, what: string): void => {
+  const checkAddress = (address: string, what: string, name?: string): void => {
     if (options.allowPrivate) return;
     const refusal = targetRefusal(address);
-    if (refusal !== null) throw refusedTarget(refusal, { what });
+    if (refusal !== null) throw refusedTarget(refusal, name === undefined ? { what } : { what, name });
   };
   return {
     allowPrivate: options.allowPrivate,
-    checkAddress,
+    checkAddress: (address, what) => checkAddress(address, what),
     async resolve(host: string, what: string): Promise<ResolvedTarget> {
       const name = host.replace(/^\[(.*)\]$/, '$1');
       // Any spelling of a refused address is refused, also one getaddrinfo reads as an address
@@ -78,7 +78,7 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
       if (isIP(name) !== 0) return { host: name, address: name };
       // Anything else, a public address in an old form (`0x8.8.8.8`) too, is a name, as the CLI reads it.
       const addresses = await options.resolveHost(name);
-      for (const address of addresses) checkAddress(address, `${what} ${name} resolves to`);
+      for (const address of addresses) checkAddress(address, what, name);
       return { host: name, address: addresses[0]! };
     },
     checkSmtpPort(port: number): void {

@@ -114,7 +114,7 @@ describe('checkMtaSts with the public-target connect guard (as the HTTP API runs
     const before = policyRequests;
     const result = await checkMtaSts({ ...ctx, connectGuard: createPublicTargetGuard() }, 'good.test', { fetch: { port, ca: CA } });
     expect(result.policyError).toMatchObject({ code: 'forbidden' });
-    expect(result.policyError?.message).toMatch(/MTA-STS policy host mta-sts\.good\.test \(127\.0\.0\.1\) is loopback/);
+    expect(result.policyError?.message).toMatch(/MTA-STS policy host mta-sts\.good\.test resolves to 127\.0\.0\.1, which is loopback/);
     expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error' });
     expect(policyRequests).toBe(before);
     const allowed = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA } });
