@@ -18,7 +18,9 @@ export const ERROR_CODES = {
   data_unavailable: { exit: 6, http: 503, meaning: 'a local dataset is missing or invalid' },
   partial: { exit: 7, http: null, meaning: 'some, not all, targets of a run failed' },
   unauthorized: { exit: 8, http: 401, meaning: 'API key missing, malformed, unknown or revoked' },
-  forbidden: { exit: 8, http: 403, meaning: 'the plan does not include this feature' },
+  // Also a server-side probe refused by the SSRF rule (details.rule `private-target`, `smtp-port`,
+  // `resolver-port`): the request is understood and valid, and the server will not act on it.
+  forbidden: { exit: 8, http: 403, meaning: 'not allowed: the plan lacks the feature, or a probe targets a private address or port' },
   rate_limited: { exit: 8, http: 429, meaning: 'over the plan limit' },
   not_implemented: { exit: 9, http: 501, meaning: 'the feature is not built yet' },
   findings: { exit: 10, http: null, meaning: 'a check reported findings at or above --fail-on' },

@@ -1,3 +1,4 @@
+import type { ConnectGuard } from './connect-guard.js';
 import type { DnsTransport } from './dns/dns-transport.js';
 import type { ResolverAddress } from './dns/resolver-address.js';
 
@@ -19,6 +20,15 @@ export interface EngineContext {
   dnsRetries: number;
   /** The clock; injected so that tests and rate limits can control time. */
   now(): Date;
+  /**
+   * Checks every address a probe is about to connect to (SMTP, the MTA-STS
+   * policy host) just before connecting; absent or null lets every address
+   * through (the CLI: its user may probe their own network). `netintel
+   * serve` sets the public-target guard (SSRF, ARCHITECTURE.md §6). DNS
+   * resolvers of the context are the operator's and are not checked; a
+   * transport for a caller-chosen resolver takes the guard itself.
+   */
+  connectGuard?: ConnectGuard | null;
   /** Diagnostics sink (verbose mode); the engine never prints. */
   debug(message: string): void;
   /** The DNS transport of this context, created on first use and shared by every lookup. */

@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { lookupAsn } from '../engine/asn/lookup-asn.js';
+import { createPublicTargetGuard } from '../engine/connect-guard.js';
 import type { EngineContext } from '../engine/context.js';
 import { ipDatabasesFor, type AccessMode } from '../engine/ip/ip-databases.js';
 import { createIpTextLookup } from '../engine/ip/lookup-ip.js';
@@ -26,7 +27,11 @@ export interface ServerDeps {
   limits: LimitStore;
   /** The clock of the limits, ms since the epoch (default Date.now). */
   now?: () => number;
-  /** Let server-side probes reach private, loopback, link-local and metadata addresses. */
+  /**
+   * Let server-side probes reach private, loopback, link-local and metadata
+   * addresses. Otherwise the engine context gets the public-target connect
+   * guard: every probe's address is judged just before it connects.
+   */
   allowPrivateTargets?: boolean;
   /** Ports SMTP probes may use (default 25, 465, 587, 2525). */
   smtpPorts?: readonly number[];
@@ -76,8 +81,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const handlerTimeoutMs = deps.handlerTimeoutMs ?? 30_000;
   const bodyLimit = deps.bodyLimitBytes ?? 64 * 1024;
 
+  // Server-side probes go where callers point them: unless allowed, every socket a probe opens is judged first (SSRF).
+  const ctx: EngineContext = deps.allowPrivateTargets === true ? deps.ctx : { ...deps.ctx, connectGuard: createPublicTargetGuard() };
   const api: ApiContext = {
-    ctx: deps.ctx,
+    ctx,
     plans,
     guard: createTargetGuard({
       allowPrivate: deps.allowPrivateTargets === true,

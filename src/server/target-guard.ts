@@ -1,23 +1,12 @@
 import { isIP } from 'node:net';
-import { parseIpAddress } from '../engine/ip/ip-address.js';
-import { specialPurposeOf } from '../engine/ip/special-ranges.js';
+import { readTargetAddress, refusedTarget, targetRefusal } from '../engine/connect-guard.js';
 import { NetintelError } from '../errors.js';
-
-/**
- * Cloud metadata services on ordinary-looking addresses. The usual one,
- * 169.254.169.254 (and AWS's fd00:ec2::254), is link-local or unique local
- * and refused with those; these are not.
- */
-const METADATA_ADDRESSES: ReadonlyMap<string, string> = new Map([
-  ['168.63.129.16', 'Azure platform (WireServer) address'],
-  ['100.100.100.200', 'Alibaba Cloud metadata service'],
-]);
 
 /** Ports an SMTP probe may use unless the operator says otherwise: SMTP, submissions (RFC 8314), submission, and 2525. */
 export const DEFAULT_SMTP_PORTS: readonly number[] = [25, 465, 587, 2525];
 
 export interface ResolvedTarget {
-  /** The name as asked (for TLS SNI and certificate checks, EHLO, messages). */
+  /** The name as asked (for TLS SNI and certificate checks, EHLO, messages), or the canonical address. */
   host: string;
   /** The checked address to connect to: nothing resolves the name again. */
   address: string;
@@ -27,23 +16,32 @@ export interface ResolvedTarget {
  * Server-side probes (SMTP, mail checks, a caller-chosen DNS resolver) go
  * where a caller points them. Left alone they would let anyone on the
  * Internet reach the server's own network (SSRF): its loopback services,
- * private ranges, link-local cloud metadata. The guard refuses those.
+ * private ranges, link-local cloud metadata.
+ *
+ * The rule that holds is the engine's connect guard (src/engine/connect-guard.ts),
+ * which buildServer puts in the context: every probe calls it with the
+ * address it is about to connect to. This guard answers before any probe
+ * starts, with the same verdicts, so that a refused host is a 403 naming
+ * the host rather than a probe that stops at connect, and checks what the
+ * connect guard cannot see: every address of a name (not only the one
+ * used) and the ports.
  */
 export interface TargetGuard {
   readonly allowPrivate: boolean;
   /**
-   * Refuses an address in a special-purpose block (private, loopback,
-   * link-local, CGNAT, unique local, NAT64, documentation, multicast, ...;
-   * see src/engine/ip/special-ranges.ts) or a metadata address.
+   * Refuses what the connect guard refuses (see targetRefusal): special-purpose
+   * addresses in any text form, IPv6 forms carrying one, metadata addresses.
    *
-   * @throws NetintelError `forbidden`.
+   * @throws NetintelError `forbidden`; `invalid_input` for a non-address.
    */
   checkAddress(address: string, what: string): void;
   /**
    * Resolves a host name (or takes an IP address) and checks every address
-   * it has; returns the first, which the probe must connect to. Every
-   * address is checked, not just the one used, so that a name cannot mix a
-   * public address with a private one and hope for the other to be picked.
+   * it has; returns the first, which the probe must connect to. A refused
+   * address is refused in any form inet_aton reads too (`0x7f.1` is
+   * 127.0.0.1). Every address is
+   * checked, not just the one used, so that a name cannot mix a public
+   * address with a private one and hope for the other to be picked.
    *
    * @throws NetintelError `forbidden` for a refused address; DNS errors as resolved.
    */
@@ -63,25 +61,24 @@ export interface TargetGuardOptions {
 
 export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
   const smtpPorts = options.smtpPorts ?? DEFAULT_SMTP_PORTS;
-  const checkAddress = (address: string, what: string): void => {
+  const checkAddress = (address: string, what: string, name?: string): void => {
     if (options.allowPrivate) return;
-    const parsed = parseIpAddress(address);
-    const reason = specialPurposeOf(parsed) ?? METADATA_ADDRESSES.get(parsed.text) ?? null;
-    if (reason !== null) {
-      throw new NetintelError(
-        'forbidden',
-        `${what} ${parsed.text} is ${reason}: this server does not probe private, loopback, link-local or metadata addresses`,
-        { details: { address: parsed.text, reason, rule: 'private-target' } },
-      );
-    }
+    const refusal = targetRefusal(address);
+    if (refusal !== null) throw refusedTarget(refusal, name === undefined ? { what } : { what, name });
   };
   return {
     allowPrivate: options.allowPrivate,
-    checkAddress,
+    checkAddress: (address, what) => checkAddress(address, what),
     async resolve(host: string, what: string): Promise<ResolvedTarget> {
       const name = host.replace(/^\[(.*)\]$/, '$1');
-      const addresses = isIP(name) !== 0 ? [name] : await options.resolveHost(name);
-      for (const address of addresses) checkAddress(address, isIP(name) !== 0 ? what : `${what} ${name} resolves to`);
+      // Any spelling of a refused address is refused, also one getaddrinfo reads as an address
+      // (`0x7f.1`, `2130706433`) and the engine as a name.
+      if (readTargetAddress(name) !== null) checkAddress(name, what);
+      // A zone index (`fe80::1%eth0`, reachable only with --allow-private-targets) is kept for the connection.
+      if (isIP(name) !== 0) return { host: name, address: name };
+      // Anything else, a public address in an old form (`0x8.8.8.8`) too, is a name, as the CLI reads it.
+      const addresses = await options.resolveHost(name);
+      for (const address of addresses) checkAddress(address, what, name);
       return { host: name, address: addresses[0]! };
     },
     checkSmtpPort(port: number): void {

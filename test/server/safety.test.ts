@@ -49,6 +49,11 @@ describe('SSRF: the target guard of server-side probes', () => {
     ['168.63.129.16', 'Azure'],
     ['0.0.0.0', '"this network"'],
     ['64:ff9b::a00:1', 'NAT64'],
+    ['::127.0.0.1', 'IPv4-compatible'],
+    ['::ffff:0:a00:1', 'IPv4-translated'],
+    ['2002:a9fe:a9fe::1', '6to4'],
+    ['0x7f.1', 'loopback'],
+    ['[fe80::1%eth0]', 'link-local'],
   ])('refuses %s (%s)', (address, reason) => {
     const error = thrown(() => guard.checkAddress(address, 'resolver'));
     expect(error.code).toBe('forbidden');
@@ -67,6 +72,15 @@ describe('SSRF: the target guard of server-side probes', () => {
     expect((await rejected(guard.resolve('mixed.example', 'SMTP server'))).code).toBe('forbidden');
     expect((await rejected(guard.resolve('metadata.example', 'SMTP server'))).code).toBe('forbidden');
     expect((await rejected(guard.resolve('[::1]', 'SMTP server'))).code).toBe('forbidden');
+    expect((await rejected(guard.resolve('2130706433', 'SMTP server'))).details).toMatchObject({ address: '127.0.0.1' });
+  });
+
+  it('reads a public address in an old form as a name, as the CLI does, and lets NAT64 of a public address through', async () => {
+    const asked: string[] = [];
+    const recording = createTargetGuard({ allowPrivate: false, resolveHost: async (name) => (asked.push(name), ['93.184.215.14']) });
+    expect(await recording.resolve('0x8.8.8.8', 'SMTP server')).toEqual({ host: '0x8.8.8.8', address: '93.184.215.14' });
+    expect(asked).toEqual(['0x8.8.8.8']);
+    expect(await recording.resolve('64:ff9b::8.8.8.8', 'SMTP server')).toEqual({ host: '64:ff9b::8.8.8.8', address: '64:ff9b::8.8.8.8' });
   });
 
   it('lets everything through with --allow-private-targets', async () => {

@@ -155,7 +155,7 @@ export function reverseName(ip: string): string {
       details: { input: ip },
     });
   }
-  const bytes = ipaddr.parse(ip).toByteArray();
+  const bytes = parseIp(ip).toByteArray();
   if (bytes.length === 4) return `${bytes.reverse().join('.')}.in-addr.arpa`;
   const nibbles: string[] = [];
   for (const byte of bytes) nibbles.push((byte >> 4).toString(16), (byte & 0x0f).toString(16));
@@ -174,8 +174,18 @@ export function canonicalIp(ip: string): string {
       details: { input: ip },
     });
   }
-  const parsed = ipaddr.parse(ip);
+  const parsed = parseIp(ip);
   return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
+}
+
+/**
+ * ipaddr.parse, except that the deprecated IPv4-compatible `::1.2.3.4`
+ * (RFC 4291 §2.5.5.1) stays ::102:304 as the kernel reads it: ipaddr.js
+ * reads it as the IPv4-mapped ::ffff:1.2.3.4, another address (a probe
+ * would connect somewhere else than the address checked).
+ */
+function parseIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  return ipaddr.parse(ip.replace(/^::(?=\d+\.\d+\.\d+\.\d+(%.*)?$)/, '0::'));
 }
 
 function asciiLabel(input: string, label: string, pattern: RegExp): DomainName {

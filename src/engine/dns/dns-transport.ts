@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError, toNetintelError } from '../../errors.js';
+import type { ConnectGuard } from '../connect-guard.js';
 import { assertQueryName, type DnsQuestion, type DnsReply } from './dns-message.js';
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
@@ -29,6 +30,14 @@ export interface DnsTransportOptions {
   retries?: number;
   /** Send an EDNS0 OPT record advertising a 1232-octet UDP payload (default true). */
   edns?: boolean;
+  /**
+   * Judges each resolver's address before any socket opens to it: set for a
+   * resolver a caller chose (the server's `resolver=`), absent for the
+   * operator's own. Resolvers are IP literals that nothing resolves again,
+   * so the address judged here is the one every UDP and TCP exchange
+   * connects to.
+   */
+  connectGuard?: ConnectGuard | null;
 }
 
 /** The accepted response to one question. */
@@ -106,7 +115,8 @@ const ANSWER_RCODES = new Set(['NOERROR', 'NXDOMAIN']);
  * for that question. Up to `1 + retries` rounds.
  *
  * @throws NetintelError `usage` when `resolvers` is empty or the timeout or
- *   retry count is not a sensible number.
+ *   retry count is not a sensible number; what `connectGuard` throws for a
+ *   refused resolver (`forbidden`).
  */
 export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   const resolvers = [...options.resolvers];
@@ -121,6 +131,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   if (!(Number.isInteger(retries) && retries >= 0)) {
     throw new NetintelError('usage', `The DNS retry count must be a whole number from 0, not ${retries}`);
   }
+  for (const resolver of resolvers) options.connectGuard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
 
   const channels = new Map<ResolverAddress, UdpChannel>();
   let closed = false;

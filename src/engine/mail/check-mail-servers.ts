@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
-import { parseIpAddress } from '../ip/ip-address.js';
-import { specialPurposeOf } from '../ip/special-ranges.js';
+import { NetintelError } from '../../errors.js';
 import type { SmtpResult } from '../smtp/smtp-result.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, type FailureJson } from './mail-errors.js';
@@ -38,11 +37,6 @@ export interface MailServerOptions {
   greetingTimeoutMs?: number;
   /** Extra trusted CA certificates (PEM) for the STARTTLS certificate check. */
   tlsCa?: readonly string[];
-  /**
-   * Probe special-purpose addresses (private, loopback, ...). Default true;
-   * a server that probes for others turns it off (SSRF, ARCHITECTURE.md §6).
-   */
-  allowReserved?: boolean;
 }
 
 /**
@@ -72,7 +66,9 @@ export async function checkMailServers(ctx: EngineContext, mx: MxResult, options
  * then QUIT.
  *
  * Never throws for network trouble: a server that cannot be reached is a
- * result with `probe.failure` set and an error finding.
+ * result with `probe.failure` set and an error finding; an address the
+ * context's connect guard refuses (a server probing for others) is not
+ * probed, with `error.code` `forbidden` and an `smtp_not_probed` finding.
  */
 export async function checkMailServer(
   ctx: EngineContext,
@@ -100,12 +96,6 @@ export async function checkMailServer(
       check.findings.push(finding('smtp_not_probed', 'warning', `${target.host} was not probed: ${check.error.message}`, 'RFC 5321 §5.1', { host: target.host, error: check.error }));
       return check;
     }
-    const reserved = specialPurposeOf(parseIpAddress(address));
-    if (reserved !== null && options.allowReserved === false) {
-      check.error = { code: 'forbidden', message: `${address} is a ${reserved} address, which is not probed here` };
-      check.findings.push(finding('smtp_not_probed', 'info', `${target.host} was not probed: ${check.error.message}`, null, { host: target.host, address }));
-      return check;
-    }
   }
   check.address = address;
   const { probeSmtp } = await import('../smtp/probe-smtp.js');
@@ -126,6 +116,12 @@ export async function checkMailServer(
     });
   } catch (error) {
     check.error = failureJson(error);
+    if (error instanceof NetintelError && error.code === 'forbidden') {
+      // The context's connect guard (a server probing for others) refused the address: nothing was sent.
+      check.address = null;
+      check.findings.push(finding('smtp_not_probed', 'info', `${target.host} was not probed: ${error.message}`, null, { host: target.host, address }));
+      return check;
+    }
     check.findings.push(
       finding('smtp_unreachable', 'error', `Could not hold an SMTP conversation with ${target.host} (${address}:${target.port}): ${check.error.code} (${check.error.message})`, 'RFC 5321 §3.1', {
         host: target.host,

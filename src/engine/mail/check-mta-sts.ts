@@ -1,10 +1,9 @@
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain } from '../dns/dns-name.js';
 import { finding, type Finding } from '../findings.js';
-import { parseIpAddress } from '../ip/ip-address.js';
-import { specialPurposeOf } from '../ip/special-ranges.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
@@ -46,12 +45,6 @@ export interface MtaStsFetchOptions {
   port?: number;
   /** Trusted CA certificates in PEM, replacing the system's (default: the system's). */
   ca?: string | Buffer | Array<string | Buffer>;
-  /**
-   * False refuses to fetch from a special-purpose address (private,
-   * loopback, link-local...): the HTTP API sets it so that a caller's domain
-   * cannot point the server at its own network. Default true (the CLI).
-   */
-  allowReserved?: boolean;
 }
 
 export interface CheckMtaStsOptions {
@@ -129,7 +122,7 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   result.policyUrl = `https://${policyHost}/.well-known/mta-sts.txt`;
   let fetched: { body: string; contentType: string | null };
   try {
-    fetched = await fetchPolicy(dns, policyHost, ctx.timeoutMs, options.fetch ?? {});
+    fetched = await fetchPolicy(dns, ctx.connectGuard, policyHost, ctx.timeoutMs, options.fetch ?? {});
   } catch (error) {
     result.policyError = failureJson(error);
     findings.push(
@@ -243,23 +236,29 @@ export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: str
   return { policy, problems };
 }
 
-/** GETs the policy over HTTPS from the host's first address, validating its certificate for `host`. */
-async function fetchPolicy(dns: MailDns, host: string, timeoutMs: number, options: MtaStsFetchOptions): Promise<{ body: string; contentType: string | null }> {
+/**
+ * GETs the policy over HTTPS from the host's first address, validating its
+ * certificate for `host`. The connect guard (the server's SSRF rule) judges
+ * that address, which is the one connected to: the name is not resolved again.
+ */
+async function fetchPolicy(
+  dns: MailDns,
+  guard: ConnectGuard | null | undefined,
+  host: string,
+  timeoutMs: number,
+  options: MtaStsFetchOptions,
+): Promise<{ body: string; contentType: string | null }> {
   const [a, aaaa] = await Promise.all([dns.lookup(host, 'A'), dns.lookup(host, 'AAAA')]);
   const address = a.records[0] ?? aaaa.records[0];
   if (address === undefined) throw new NetintelError('not_found', `${host} has no A or AAAA record`, { details: { host } });
-  const reserved = options.allowReserved === false ? specialPurposeOf(parseIpAddress(address)) : null;
-  if (reserved !== null) {
-    throw new NetintelError('forbidden', `${host} resolves to ${address}, a ${reserved} address, which is not fetched from here`, {
-      details: { host, address, reason: reserved, rule: 'private-target' },
-    });
-  }
-  // The checked address is the one connected to: the name is not resolved again.
+  const port = options.port ?? 443;
+  const connect = guardedConnect(guard, address, { what: 'MTA-STS policy host', name: host, port });
   return new Promise((resolve, reject) => {
     const request = https.request(
       {
         host: address,
-        port: options.port ?? 443,
+        port,
+        ...connect,
         path: '/.well-known/mta-sts.txt',
         method: 'GET',
         servername: host,

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { NetintelError } from '../../errors.js';
+import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import type { EngineContext } from '../context.js';
 import { resolveHostAddresses } from '../dns/host-addresses.js';
 import { finding, SEVERITIES, type Finding } from '../findings.js';
@@ -187,7 +188,8 @@ function positiveMs(label: string, value: number): number {
  *
  * @throws NetintelError `invalid_input` for bad options (before any network
  *   traffic); the DNS errors of resolving `host` (`not_found`, `timeout`,
- *   `upstream`, `unreachable`).
+ *   `upstream`, `unreachable`); `forbidden` when the context's connect
+ *   guard refuses the address (no connection is made).
  */
 export async function probeSmtp(ctx: EngineContext, options: ProbeSmtpOptions): Promise<SmtpResult> {
   const input = normaliseProbeOptions(options, ctx.timeoutMs);
@@ -220,10 +222,19 @@ function stageIndex(stage: SmtpStage): number {
   return SMTP_STAGES.indexOf(stage);
 }
 
-/** Opens a TCP connection, or says why not. */
-function connectTcp(address: string, port: number, timeoutMs: number): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string }> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: address, port });
+/**
+ * Opens a TCP connection, or says why not. The context's guard judges the
+ * address first; its refusal rejects (nothing is sent).
+ */
+function connectTcp(
+  guard: ConnectGuard | null | undefined,
+  host: string,
+  address: string,
+  port: number,
+  timeoutMs: number,
+): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: address, port, ...guardedConnect(guard, address, { what: 'SMTP server', name: host, port }) });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ ok: false, code: 'timeout', reason: `no TCP connection within ${timeoutMs} ms` });
@@ -236,6 +247,10 @@ function connectTcp(address: string, port: number, timeoutMs: number): Promise<{
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       socket.destroy();
+      if (error instanceof NetintelError) {
+        reject(error);
+        return;
+      }
       const reason =
         error.code === 'ECONNREFUSED'
           ? 'connection refused (nothing listens on that port)'
@@ -335,7 +350,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
 
   // --- connect
   const startedAt = performance.now();
-  const tcp = await connectTcp(result.address, input.port, input.stageTimeoutMs);
+  const tcp = await connectTcp(ctx.connectGuard, result.host, result.address, input.port, input.stageTimeoutMs);
   result.timings.connectMs = roundMs(performance.now() - startedAt);
   if (!tcp.ok) {
     const message = `cannot connect to ${result.address} port ${input.port}: ${tcp.reason}`;

@@ -11,16 +11,14 @@ import { SMTP_STAGES, type SmtpStage } from '../../engine/smtp/smtp-result.js';
  * authentication, without charging the caller.
  */
 
-/** E-mail tests as the server runs them: SMTP probes and MTA-STS policy fetches never reach special-purpose addresses unless allowed. */
-function mailOptions(api: ApiContext) {
-  return { smtp: { allowReserved: api.guard.allowPrivate }, mtaSts: { allowReserved: api.guard.allowPrivate } };
-}
-
-/** The general test's SMTP settings (`netintel email --port N`, `--no-smtp`): the port is checked like any probe's. */
+/**
+ * The general test's SMTP settings (`netintel email --port N`, `--no-smtp`):
+ * the port is checked like any probe's. SMTP probes and MTA-STS policy
+ * fetches meet the context's connect guard (build-server.ts) at connect time.
+ */
 function generalOptions(api: ApiContext, settings: { port?: number; smtp?: boolean }) {
   if (settings.port !== undefined) api.guard.checkSmtpPort(settings.port);
   return {
-    ...mailOptions(api),
     ...(settings.port === undefined ? {} : { port: settings.port }),
     ...(settings.smtp === false ? { skipSmtp: true } : {}),
   };
@@ -73,16 +71,16 @@ async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unk
   if (query.smtp !== undefined) throw new NetintelError('usage', 'smtp=false goes with the general test (no type)');
   if (query.type !== 'smtp') {
     if (query.domain === undefined) throw new NetintelError('usage', `type=${query.type} needs domain`);
-    return checkEmail(api.ctx, query.domain, { ...mailOptions(api), type: query.type });
+    return checkEmail(api.ctx, query.domain, { type: query.type });
   }
   const port = query.port ?? 25;
   api.guard.checkSmtpPort(port);
   if (query.server !== undefined) {
     const target = await api.guard.resolve(query.server, 'mail server');
-    return checkEmail(api.ctx, query.domain ?? null, { type: 'smtp', server: target.host, port, smtp: { allowReserved: api.guard.allowPrivate, address: target.address } });
+    return checkEmail(api.ctx, query.domain ?? null, { type: 'smtp', server: target.host, port, smtp: { address: target.address } });
   }
   if (query.domain === undefined) throw new NetintelError('usage', 'type=smtp needs server (or domain: its MX hosts)');
-  return checkEmail(api.ctx, query.domain, { ...mailOptions(api), type: 'smtp', port });
+  return checkEmail(api.ctx, query.domain, { type: 'smtp', port });
 }
 
 export const SMTP_TEST_ROUTE: ApiRoute = {

@@ -39,11 +39,12 @@ async function dnsLookup(request: { query: unknown }, api: ApiContext): Promise<
   let own: DnsTransport | null = null;
   if (query.resolver !== undefined) {
     const resolver = dns.parseResolverAddress(query.resolver);
-    api.guard.checkAddress(resolver.host.replace(/%.*$/, ''), 'resolver');
+    // The context's connect guard judges the caller's resolver (the server's own are not judged); no socket is open yet.
+    own = dns.createDnsTransport({ resolvers: [resolver], tcp: api.ctx.dnsTcp, timeoutMs: api.ctx.timeoutMs, retries: api.ctx.dnsRetries, connectGuard: api.ctx.connectGuard });
     if (!api.guard.allowPrivate && resolver.port !== DNS_PORT) {
+      await own.close();
       throw new NetintelError('forbidden', `resolver port ${resolver.port} is not DNS's (53)`, { details: { resolver: resolver.label, rule: 'resolver-port' } });
     }
-    own = dns.createDnsTransport({ resolvers: [resolver], tcp: api.ctx.dnsTcp, timeoutMs: api.ctx.timeoutMs, retries: api.ctx.dnsRetries });
     transport = own;
   } else {
     transport = await api.ctx.dnsTransport();

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicTargetGuard } from '../../../src/engine/connect-guard.js';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import type { Finding } from '../../../src/engine/findings.js';
@@ -108,15 +109,15 @@ describe('checkMtaSts', () => {
   });
 });
 
-describe('checkMtaSts with allowReserved: false (as the HTTP API runs it)', () => {
+describe('checkMtaSts with the public-target connect guard (as the HTTP API runs it)', () => {
   it('refuses a policy host on a special-purpose address without connecting to it', async () => {
     const before = policyRequests;
-    const result = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA, allowReserved: false } });
+    const result = await checkMtaSts({ ...ctx, connectGuard: createPublicTargetGuard() }, 'good.test', { fetch: { port, ca: CA } });
     expect(result.policyError).toMatchObject({ code: 'forbidden' });
-    expect(result.policyError?.message).toMatch(/mta-sts\.good\.test resolves to 127\.0\.0\.1, a loopback/);
+    expect(result.policyError?.message).toMatch(/MTA-STS policy host mta-sts\.good\.test resolves to 127\.0\.0\.1, which is loopback/);
     expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error' });
     expect(policyRequests).toBe(before);
-    const allowed = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA, allowReserved: true } });
+    const allowed = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA } });
     expect(allowed.policyError).toBeNull();
     expect(policyRequests).toBe(before + 1);
   });
