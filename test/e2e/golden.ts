@@ -28,6 +28,9 @@ const VOLATILE: Replacement[] = [
   { pattern: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g, with: '<time>' },
   // JSON and XML durations: keys and elements named ...Ms, and latency figures
   { pattern: /("[A-Za-z]*Ms"\s*:\s*)\d+(?:\.\d+)?/g, with: '$1<ms>' },
+  // The age of a dataset grows with the day of the run
+  { pattern: /("ageDays"\s*:\s*)\d+(?:\.\d+)?/g, with: '$1<days>' },
+  { pattern: /\b\d+(?:\.\d+)? days old\b/g, with: '<days> days old' },
   { pattern: /(<([A-Za-z]*Ms)>)\d+(?:\.\d+)?(<\/\2>)/g, with: '$1<ms>$3' },
   // Table rows of durations ("timings.connectMs  12") and human forms ("took 12 ms", "in 0.3 s")
   { pattern: /([A-Za-z]*Ms\b[ │|]+)\d+(?:\.\d+)?/g, with: '$1<ms>' },
@@ -61,7 +64,10 @@ export function normalise(text: string, extra: readonly Replacement[]): string {
   return collapseTablePadding(normaliseTableDurations(replaceRecentDates(out)));
 }
 
-/** Cells of duration columns (a header ending in `Ms`) of box-drawn tables become `<ms>`. */
+/** Columns whose values change from run to run: durations, and the age of a dataset. */
+const VOLATILE_COLUMN = /(?:Ms|^\s*ageDays)\s*$/;
+
+/** Cells of volatile columns of box-drawn tables become `<n>`. */
 function normaliseTableDurations(text: string): string {
   let durations: number[] | null = null;
   let inHeader = false;
@@ -80,12 +86,12 @@ function normaliseTableDurations(text: string): string {
       const cells = line.split('│');
       if (inHeader) {
         inHeader = false;
-        durations = cells.flatMap((cell, index) => (/Ms\s*$/.test(cell) ? [index] : []));
+        durations = cells.flatMap((cell, index) => (VOLATILE_COLUMN.test(cell) ? [index] : []));
         return line;
       }
       if (durations === null || durations.length === 0) return line;
       const columns = durations;
-      return cells.map((cell, index) => (columns.includes(index) ? cell.replace(/\d+(?:\.\d+)?/, '<ms>') : cell)).join('│');
+      return cells.map((cell, index) => (columns.includes(index) ? cell.replace(/\d+(?:\.\d+)?/, '<n>') : cell)).join('│');
     })
     .join('\n');
 }
@@ -103,15 +109,15 @@ function collapseTablePadding(text: string): string {
     .join('\n');
 }
 
-/** CSV cells of duration columns (`latencyMs`, `timings.connectMs`) become `<ms>`; the rest is left as it is. */
+/** CSV cells of volatile columns (`latencyMs`, `timings.connectMs`, `ageDays`) become `<n>`; the rest is left as it is. */
 export function normaliseCsvDurations(text: string): string {
   if (text === '') return text;
   const rows = parseCsv(text);
   const header = rows[0] ?? [];
-  const durations = header.flatMap((name, index) => (/Ms$/.test(name) ? [index] : []));
+  const durations = header.flatMap((name, index) => (VOLATILE_COLUMN.test(name) ? [index] : []));
   if (durations.length === 0) return text;
   const cleaned = rows.map((row, rowIndex) =>
-    rowIndex === 0 ? row : row.map((cell, index) => (durations.includes(index) && /^\d+(\.\d+)?$/.test(cell) ? '<ms>' : cell)),
+    rowIndex === 0 ? row : row.map((cell, index) => (durations.includes(index) && /^\d+(\.\d+)?$/.test(cell) ? '<n>' : cell)),
   );
   return stringify(cleaned, { eof: true, record_delimiter: 'unix' });
 }
