@@ -223,8 +223,18 @@ function stageIndex(stage: SmtpStage): number {
 /** Opens a TCP connection, or says why not. */
 function connectTcp(address: string, port: number, timeoutMs: number): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string }> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: address, port });
+    let socket: net.Socket;
+    try {
+      socket = net.connect({ host: address, port });
+    } catch (error) {
+      // Arguments net.connect refuses at once (a bad port) fail the stage
+      // like a refused connection instead of rejecting with a RangeError.
+      resolve({ ok: false, code: 'unreachable', reason: (error as Error).message });
+      return;
+    }
     const timer = setTimeout(() => {
+      // A late error of the abandoned socket must not be an uncaught exception.
+      socket.on('error', () => {});
       socket.destroy();
       resolve({ ok: false, code: 'timeout', reason: `no TCP connection within ${timeoutMs} ms` });
     }, timeoutMs);
@@ -235,6 +245,7 @@ function connectTcp(address: string, port: number, timeoutMs: number): Promise<{
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      socket.on('error', () => {});
       socket.destroy();
       const reason =
         error.code === 'ECONNREFUSED'
