@@ -234,6 +234,11 @@ function internationalLabel(input: string, label: string): DomainName {
   if (ascii === '' || ascii.includes('.')) {
     throw invalidName(input, `the label ${quoteForMessage(label)} is not a valid internationalised label (UTS #46)`);
   }
+  if (!ASCII_LABEL.test(ascii)) {
+    // UTS #46 without the STD3 rules maps compatibility characters to ASCII
+    // that no host name may hold: superscript plus to "+", U+203C to "!!".
+    throw invalidName(input, `the label ${quoteForMessage(label)} maps to ${quoteForMessage(ascii)} under IDNA (UTS #46), which is not allowed in a DNS name`);
+  }
   const unicode = domainToUnicode(ascii);
   return { ascii, unicode: unicode === '' ? label : unicode };
 }

@@ -47,6 +47,11 @@ describe('normaliseDomain', () => {
     expect(normaliseDomain('xn--bcher-kva.example')).toEqual({ ascii: 'xn--bcher-kva.example', unicode: 'bücher.example' });
   });
 
+  it('refuses a label that IDNA maps to characters a host name cannot hold (found by fuzzing)', () => {
+    expect(() => normaliseDomain('\u207a')).toThrow(/maps to "\+"/);
+    expect(() => normaliseDomain('\u203c.example')).toThrow(/maps to "!!"/);
+  });
+
   it('refuses a zero-width space or another invisible character instead of querying the name without it', () => {
     expect(() => normaliseDomain('ex\u200bample.com')).toThrow(/U\+200B/);
     expect(() => normaliseDomain('ex\u00adample.com')).toThrow(/U\+00AD/);

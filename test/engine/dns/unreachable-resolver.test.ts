@@ -1,0 +1,61 @@
+/**
+ * A resolver the network refuses or cannot route to fails at once as
+ * `unreachable`, however many queries go to it together, and never as an
+ * uncaught exception.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDnsTransport, type DnsTransport } from '../../../src/engine/dns/dns-transport.js';
+import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
+import { tcpExchange } from '../../../src/engine/dns/tcp-exchange.js';
+import { unroutableReason } from '../../../src/engine/dns/unroutable-address.js';
+import { closedPort } from '../../support/smtp-servers.js';
+
+const open: DnsTransport[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((transport) => transport.close()));
+});
+
+function transportTo(resolver: string, tcp = false): DnsTransport {
+  const transport = createDnsTransport({ resolvers: [parseResolverAddress(resolver)], timeoutMs: 3000, retries: 2, tcp });
+  open.push(transport);
+  return transport;
+}
+
+async function failures(transport: DnsTransport, questions: Array<[string, 'A' | 'AAAA' | 'TXT']>) {
+  const started = Date.now();
+  const settled = await Promise.allSettled(questions.map(([name, type]) => transport.query(name, type)));
+  return { ms: Date.now() - started, codes: settled.map((item) => (item.status === 'rejected' ? (item.reason as { code: string }).code : 'answered')) };
+}
+
+describe('a refused or unroutable resolver', () => {
+  it('fails two queries sent back to back (A and AAAA) at once when the port is closed, as it does one', async () => {
+    const port = await closedPort();
+    for (const questions of [[['example.com', 'A']], [['example.com', 'A'], ['example.com', 'AAAA']], [['a.test', 'TXT'], ['b.test', 'TXT'], ['c.test', 'A'], ['d.test', 'AAAA']]] as Array<Array<[string, 'A' | 'AAAA' | 'TXT']>>) {
+      const result = await failures(transportTo(`127.0.0.1:${port}`), questions);
+      expect(result.codes).toEqual(questions.map(() => 'unreachable'));
+      expect(result.ms).toBeLessThan(1500);
+    }
+  });
+
+  it.each(['224.0.0.1', '255.255.255.255', '240.0.0.1', '[1::8.8.8.8]:53', '[ff02::1]:53', '[::192.0.2.1]:53', '[4000::1]:53'])(
+    'gives unreachable for %s without waiting for a timeout, over UDP and TCP',
+    async (resolver) => {
+      for (const tcp of [false, true]) {
+        const result = await failures(transportTo(resolver, tcp), [['example.com', 'A'], ['example.com', 'AAAA']]);
+        expect(result.codes).toEqual(['unreachable', 'unreachable']);
+        expect(result.ms).toBeLessThan(1000);
+      }
+    },
+  );
+
+  it('keeps routable resolvers routable: loopback, private, documentation, mapped, NAT64, global', () => {
+    for (const host of ['127.0.0.1', '10.0.0.53', '192.0.2.53', '::1', '::', 'fd00::53', 'fe80::1', '::ffff:192.0.2.1', '64:ff9b::192.0.2.1', '2001:db8::53', '2606:4700::1111', '100::1']) {
+      expect(unroutableReason(host), host).toBeNull();
+    }
+  });
+
+  it('tcpExchange never rejects, even for arguments net.connect refuses', async () => {
+    const outcome = await tcpExchange({ host: '127.0.0.1', port: 70000, family: 4, label: 'bad' }, { name: 'example.com', type: 'A' }, true, 500);
+    expect(outcome.kind).toBe('unreachable');
+  });
+});
