@@ -245,7 +245,13 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     // ECONNREFUSED of the next send (and only once), so two queries sent
     // back to back (A and AAAA, TXT and SPF) lost the refusal and waited for
     // their timeout, where a single query failed fast.
-    connected.send(query.message, onSent);
+    try {
+      connected.send(query.message, onSent);
+    } catch (error) {
+      // dgram throws at once on a socket it considers closed or on bad
+      // arguments; for the waiting queries that is a failed send.
+      onError(error as NodeJS.ErrnoException);
+    }
   }
 
   function onSent(error: Error | null): void {

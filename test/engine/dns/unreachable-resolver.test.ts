@@ -59,3 +59,12 @@ describe('a refused or unroutable resolver', () => {
     expect(outcome.kind).toBe('unreachable');
   });
 });
+
+describe('an engine context whose transport cannot be made', () => {
+  it('rejects the lookup with the transport error and still closes cleanly', async () => {
+    const { createEngineContext } = await import('../../../src/engine/context.js');
+    const ctx = createEngineContext({ resolvers: [], timeoutMs: 100 });
+    await expect(ctx.dnsTransport()).rejects.toMatchObject({ code: 'usage' });
+    await expect(ctx.close()).resolves.toBeUndefined();
+  });
+});
