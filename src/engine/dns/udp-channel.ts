@@ -174,9 +174,18 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
         onError(error);
       }
     });
-    const connected = (): void => {
+    // dgram hands a connect error to this callback, not to 'error' (Node's
+    // doConnect): ignoring it meant sending on an unconnected socket, whose
+    // send() then threw ERR_SOCKET_BAD_PORT from a timer callback, an
+    // uncaught exception (a link-local resolver without a zone, fe80::1;
+    // an IPv6 resolver on a host without IPv6).
+    const connected = (error?: Error | null): void => {
       if (!connecting) return;
       connecting = false;
+      if (error) {
+        failConnect(error as NodeJS.ErrnoException);
+        return;
+      }
       if (closed) {
         created.close();
         fail('ECLOSED');

@@ -48,6 +48,14 @@ describe('a refused or unroutable resolver', () => {
     },
   );
 
+  it('gives unreachable when connect() fails (a link-local resolver without a zone), where it once threw ERR_SOCKET_BAD_PORT uncaught', async () => {
+    for (const resolver of ['[fe80::1]:53', '[fe80::1%no-such-interface]:53']) {
+      const result = await failures(transportTo(resolver), [['example.com', 'A'], ['example.com', 'AAAA']]);
+      expect(result.codes).toEqual(['unreachable', 'unreachable']);
+      expect(result.ms).toBeLessThan(1000);
+    }
+  });
+
   it('keeps routable resolvers routable: loopback, private, documentation, mapped, NAT64, global', () => {
     for (const host of ['127.0.0.1', '10.0.0.53', '192.0.2.53', '::1', '::', 'fd00::53', 'fe80::1', '::ffff:192.0.2.1', '64:ff9b::192.0.2.1', '2001:db8::53', '2606:4700::1111', '100::1']) {
       expect(unroutableReason(host), host).toBeNull();
