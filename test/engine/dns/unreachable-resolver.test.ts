@@ -76,3 +76,33 @@ describe('an engine context whose transport cannot be made', () => {
     await expect(ctx.close()).resolves.toBeUndefined();
   });
 });
+
+describe('hostile resolver addresses', () => {
+  it('every query settles to an answer or a NetintelError, for resolvers no one should be able to reach', async () => {
+    const { default: fc } = await import('fast-check');
+    const { fuzz } = await import('../hostile-inputs.js');
+    const { NetintelError } = await import('../../../src/errors.js');
+    const hex = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+    const resolver = fc.oneof(
+      fc.tuple(hex, hex).map(([a, b]) => `[fe80::${a}:${b}]:53`),
+      fc.tuple(hex, fc.constantFrom('%lo', '%eth0', '%1', '%no-such-if')).map(([a, zone]) => `[fe80::${a}${zone}]:53`),
+      fc.tuple(fc.constantFrom('ff02', 'ff05', '1', 'abc', '4000', '::'), hex).map(([a, b]) => `[${a === '::' ? `::${b}:1` : `${a}::${b}`}]:53`),
+      fc.tuple(fc.integer({ min: 224, max: 255 }), fc.nat(255)).map(([a, b]) => `${a}.${b}.0.1`),
+      fc.integer({ min: 1, max: 65535 }).map((port) => `[::]:${port}`),
+      fc.constantFrom('0.0.0.0', '[::ffff:0.0.0.0]:53', '[::1.2.3.4]:53', '[64:ff9b::7f00:1]:9'),
+    );
+    await fc.assert(
+      fc.asyncProperty(resolver, async (text) => {
+        const transport = createDnsTransport({ resolvers: [parseResolverAddress(text)], timeoutMs: 300, retries: 0 });
+        try {
+          await transport.query('example.com', 'A');
+        } catch (error) {
+          if (!(error instanceof NetintelError)) throw error;
+        } finally {
+          await transport.close();
+        }
+      }),
+      fuzz(60),
+    );
+  });
+});
