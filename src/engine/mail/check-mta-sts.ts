@@ -1,7 +1,7 @@
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { EngineContext } from '../context.js';
-import { normaliseDomain } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { parseIpAddress } from '../ip/ip-address.js';
 import { specialPurposeOf } from '../ip/special-ranges.js';
@@ -75,7 +75,7 @@ const MAX_AGE_LIMIT = 31_557_600;
  *   fetch is a finding with the error (`policyError`).
  */
 export async function checkMtaSts(ctx: EngineContext, domain: string, options: CheckMtaStsOptions = {}): Promise<MtaStsResult> {
-  const name = normaliseDomain(domain).ascii;
+  const name = normaliseMailDomain(domain).ascii;
   const dns = options.dns ?? createMailDns(ctx);
   const findings: Finding[] = [];
   const result: MtaStsResult = {
