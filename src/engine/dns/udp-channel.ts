@@ -176,7 +176,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     });
     // dgram hands a connect error to this callback, not to 'error' (Node's
     // doConnect): ignoring it meant sending on an unconnected socket, whose
-    // send() then threw ERR_SOCKET_BAD_PORT from a timer callback, an
+    // send() then threw ERR_SOCKET_BAD_PORT inside this callback, an
     // uncaught exception (a link-local resolver without a zone, fe80::1;
     // an IPv6 resolver on a host without IPv6).
     const connected = (error?: Error | null): void => {
