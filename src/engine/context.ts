@@ -60,7 +60,10 @@ export function createEngineContext(settings: EngineContextSettings = {}): Engin
         return createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries });
       })()),
     close: async () => {
-      if (transport) await (await transport).close();
+      // A transport that failed to be made (no resolver, a bad timeout) has
+      // nothing to close; its error already reached the lookup that asked.
+      const opened = transport ? await transport.catch(() => null) : null;
+      if (opened) await opened.close();
     },
   };
   return ctx;

@@ -33,9 +33,12 @@ export function createCanaryCache(): CanaryCache {
       if (!report) {
         report = runCanaries(zone, ask);
         reports.set(key, report);
-        void report.then((outcome) => {
-          if (outcome.status === 'timeout' || outcome.status === 'error') reports.delete(key);
-        });
+        report.then(
+          (outcome) => {
+            if (outcome.status === 'timeout' || outcome.status === 'error') reports.delete(key);
+          },
+          () => reports.delete(key),
+        );
       }
       return report;
     },
@@ -51,8 +54,17 @@ type PointOutcome = { ok: true; reading: DnsblReading } | { ok: false; error: Ne
  * by the resolver; one that answers a refusal code refuses this resolver.
  */
 export async function runCanaries(zone: DnsblZone, ask: AskA): Promise<CanaryReport> {
-  const listedName = canaryQueryName(zone, zone.canaries.listed);
-  const notListedName = canaryQueryName(zone, zone.canaries.notListed);
+  let listedName: string;
+  let notListedName: string;
+  try {
+    listedName = canaryQueryName(zone, zone.canaries.listed);
+    notListedName = canaryQueryName(zone, zone.canaries.notListed);
+  } catch (error) {
+    // A zone (from a user's zone list) whose test points cannot be put on
+    // the wire: its self-test fails, the check goes on. The report is often
+    // started and not awaited, so it must never reject.
+    return { status: 'error', detail: `the test points cannot be asked: ${error instanceof Error ? error.message : String(error)}` };
+  }
   const askPoint = async (name: string): Promise<PointOutcome> => {
     try {
       const answer = await ask(name);

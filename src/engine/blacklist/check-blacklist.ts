@@ -153,7 +153,12 @@ async function runCheck(
     }));
     const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mxHosts: string[]) => {
       const canary = canaries.check(zone, askCanary);
-      tasks.push({ zoneIndex, subjectIndex, promise: checkZone(zone, subject, mxHosts, canary, ask, deadline) });
+      // Settles to a row whatever happens: the tasks wait unobserved while
+      // the MX hosts are looked up, so a rejection here would be unhandled.
+      const promise = checkZone(zone, subject, mxHosts, canary, ask, deadline).catch(
+        (error: unknown): BlacklistZoneResult => zoneErrorRow(zone, subject, mxHosts, error),
+      );
+      tasks.push({ zoneIndex, subjectIndex, promise });
     };
     const queueAddress = (address: IpAddress, subjectIndex: number, mxHosts: string[]) => {
       zones.forEach((zone, zoneIndex) => {
@@ -304,6 +309,26 @@ async function checkZone(
     listed.detail = `the TXT reason could not be read: ${messageOf(error)}`;
   }
   return listed;
+}
+
+/** The row of a zone whose check failed in an unexpected way (a bug): an `error` row rather than a lost rejection. */
+function zoneErrorRow(zone: DnsblZone, subject: IpAddress | string, mxHosts: string[], error: unknown): BlacklistZoneResult {
+  return {
+    zone: zone.zone,
+    name: zone.name,
+    listKind: zone.kind,
+    subject: typeof subject === 'string' ? subject : subject.text,
+    mxHosts,
+    query: '',
+    status: 'error',
+    returnCodes: [],
+    reason: null,
+    detail: messageOf(error),
+    canary: 'error',
+    latencyMs: 0,
+    resolver: null,
+    delistUrl: zone.delistUrl,
+  };
 }
 
 function messageOf(error: unknown): string {

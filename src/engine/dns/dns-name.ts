@@ -19,9 +19,16 @@ const MAX_NAME_OCTETS = 253;
 // UTS #46 treats the ideographic and full-width full stops as label separators.
 const LABEL_SEPARATOR = /[.\u3002\uff0e\uff61]/;
 
-// Control characters, any kind of space, and bidirectional controls never
-// belong in a name and are the usual sign of a copy-paste accident.
-const FORBIDDEN = /[\p{Cc}\p{Z}\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/u;
+// Control characters, any kind of space, and format characters (Cf: the
+// zero-width space and joiners, soft hyphen, bidirectional controls, the
+// byte order mark) never belong in a name and are the usual sign of a
+// copy-paste accident or a spoof. UTS #46 maps several of them to nothing,
+// so `ex\u200bample.com` would quietly become `example.com`.
+const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Z}]/u;
+
+// RFC 3696 §2: a top-level domain is never all-numeric, so `1.2.3.4.5` or
+// `1e3.0.0.1` is a mistyped address, not a name to send to DNS.
+const NUMERIC_LABEL = /^[0-9]+$/;
 
 // Letters, digits and hyphen (RFC 952/1123 host names) and underscore for
 // attribute leaves such as _dmarc and _sip._tcp (RFC 8552). A lone "*"
@@ -43,7 +50,9 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
  *
  * @throws NetintelError `invalid_input` naming the input (control characters
  *   escaped) and the reason: empty name or label, a label over 63 octets, a
- *   name over 253 octets, spaces, control or other disallowed characters.
+ *   name over 253 octets, spaces, control, format (`U+200B`) or other
+ *   disallowed characters, an `xn--` label that is not valid Punycode, an
+ *   all-numeric top-level label.
  */
 export function normaliseDomain(input: string): DomainName {
   if (isPlainAsciiName(input)) return { ascii: input, unicode: input };
@@ -77,6 +86,9 @@ export function normaliseDomain(input: string): DomainName {
     unicode.push(converted.unicode);
   }
 
+  if (NUMERIC_LABEL.test(ascii[ascii.length - 1]!)) {
+    throw invalidName(input, 'the top-level label is all digits (RFC 3696 §2): neither an IP address nor a host name');
+  }
   const name = ascii.join('.');
   if (name.length > MAX_NAME_OCTETS) {
     throw invalidName(input, `the name is ${name.length} octets long (at most ${MAX_NAME_OCTETS})`);
@@ -117,7 +129,8 @@ const DIGITS_AND_DOTS = /^[0-9.]*$/;
  * True when `name` is already in the form normaliseDomain gives, with the
  * same Unicode form: lower-case ASCII letters, digits, `-` and `_`, labels
  * of 1 to 63 octets without an `xn--` prefix, at most 253 octets, no
- * trailing dot. normaliseDomain returns such a name unchanged in both forms
+ * trailing dot, a top-level label that is not all digits. normaliseDomain
+ * returns such a name unchanged in both forms
  * (checked without its regular expressions, which bulk runs would pay per
  * name).
  */
@@ -126,6 +139,7 @@ export function isPlainAsciiName(name: string): boolean {
   const length = name.length;
   if (length === 0 || length > MAX_NAME_OCTETS) return false;
   let labelStart = 0;
+  let digitsOnly = true;
   for (let i = 0; i <= length; i++) {
     const code = i === length ? 0x2e : name.charCodeAt(i);
     if (code === 0x2e) {
@@ -134,11 +148,17 @@ export function isPlainAsciiName(name: string): boolean {
       // xn--: an A-label, whose Unicode form differs.
       if (labelLength >= 4 && name.charCodeAt(labelStart + 2) === 0x2d && name.startsWith('xn--', labelStart)) return false;
       labelStart = i + 1;
-    } else if (!((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x5f)) {
+      if (i < length) digitsOnly = true;
+    } else if (code >= 0x30 && code <= 0x39) {
+      // A digit keeps digitsOnly as it is.
+    } else if ((code >= 0x61 && code <= 0x7a) || code === 0x2d || code === 0x5f) {
+      digitsOnly = false;
+    } else {
       return false;
     }
   }
-  return true;
+  // An all-numeric top-level label is refused by normaliseDomain (RFC 3696 §2).
+  return !digitsOnly;
 }
 
 /**
@@ -195,9 +215,14 @@ function asciiLabel(input: string, label: string, pattern: RegExp): DomainName {
     throw invalidName(input, `it contains ${describeChar(bad)}`);
   }
   if (lower.startsWith('xn--')) {
-    // An A-label that does not decode is still a valid DNS label; show it as is.
+    // An A-label must decode, and encode back to itself (RFC 5891 §5.4):
+    // `xn--` alone does not decode, `xn--zz-` decodes to plain `zz`, whose
+    // A-label is `zz`. Such a label names nothing a person could have meant.
     const decoded = domainToUnicode(lower);
-    return { ascii: lower, unicode: decoded !== '' && !decoded.includes('.') ? decoded : lower };
+    if (decoded === '' || decoded.includes('.') || domainToASCII(decoded) !== lower) {
+      throw invalidName(input, `the label "${truncate(lower)}" is not a valid IDNA A-label (bad Punycode)`);
+    }
+    return { ascii: lower, unicode: decoded };
   }
   return { ascii: lower, unicode: lower };
 }
@@ -206,13 +231,23 @@ function internationalLabel(input: string, label: string): DomainName {
   for (const char of label) {
     // Checked before conversion: the WHATWG host parser would read "/", "?",
     // "#" or "@" as the end of a host and silently drop the rest.
-    if (ASCII_ONLY.test(char) && !ASCII_IN_IDN_LABEL.test(char)) {
-      throw invalidName(input, `it contains ${describeChar(char)}`);
+    if (ASCII_ONLY.test(char)) {
+      if (!ASCII_IN_IDN_LABEL.test(char)) throw invalidName(input, `it contains ${describeChar(char)}`);
+    } else if (domainToASCII(`a${char}a`) === 'aa') {
+      // UTS #46 maps it to nothing (variation selectors, the combining
+      // grapheme joiner, Mongolian free variation selectors): the name asked
+      // would not be the name shown.
+      throw invalidName(input, `it contains an invisible character (${codePoint(char)}) that IDNA removes`);
     }
   }
   const ascii = domainToASCII(label);
   if (ascii === '' || ascii.includes('.')) {
     throw invalidName(input, `the label ${quoteForMessage(label)} is not a valid internationalised label (UTS #46)`);
+  }
+  if (!ASCII_LABEL.test(ascii)) {
+    // UTS #46 without the STD3 rules maps compatibility characters to ASCII
+    // that no host name may hold: superscript plus to "+", U+203C to "!!".
+    throw invalidName(input, `the label ${quoteForMessage(label)} maps to ${quoteForMessage(ascii)} under IDNA (UTS #46), which is not allowed in a DNS name`);
   }
   const unicode = domainToUnicode(ascii);
   return { ascii, unicode: unicode === '' ? label : unicode };
@@ -224,12 +259,16 @@ function invalidName(input: string, reason: string): NetintelError {
   });
 }
 
+function codePoint(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 function describeChar(char: string): string {
-  const code = char.codePointAt(0) ?? 0;
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const hex = codePoint(char);
   if (char === ' ') return 'a space';
   if (/\p{Z}/u.test(char)) return `a space character (${hex})`;
-  if (/[\p{Cc}\p{Cf}]/u.test(char)) return `a control character (${hex})`;
+  if (/\p{Cc}/u.test(char)) return `a control character (${hex})`;
+  if (/\p{Cf}/u.test(char)) return `an invisible format character (${hex})`;
   return `the character "${char}" (${hex}), which is not allowed in a DNS name`;
 }
 

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion } from './dns-message.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
+import { unroutableReason } from './unroutable-address.js';
 
 // A DNS message over TCP is at most 65535 octets plus its 2-octet length.
 const MAX_FRAME = 2 + 0xffff;
@@ -27,12 +28,22 @@ export function tcpExchange(
   frame.writeUInt16BE(query.message.length, 0);
   query.message.copy(frame, 2);
 
+  if (unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
+
   return new Promise<ExchangeOutcome>((resolve) => {
     let received: Buffer = Buffer.alloc(0);
     let ignoredReplies = 0;
     let settled = false;
 
-    const socket = net.connect({ host: resolver.host, port: resolver.port, family: resolver.family });
+    let socket: net.Socket;
+    try {
+      socket = net.connect({ host: resolver.host, port: resolver.port, family: resolver.family });
+    } catch (error) {
+      // Invalid connect arguments throw at once; for the caller it is the
+      // same as a connection that failed.
+      resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
+      return;
+    }
     const timer = setTimeout(() => finish({ kind: 'timeout', ignoredReplies }), timeoutMs);
 
     function finish(outcome: ExchangeOutcome): void {

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type PreparedQuery } from './dns-message.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
+import { unroutableReason } from './unroutable-address.js';
 
 /**
  * One UDP socket to one resolver, shared by every query in flight to it.
@@ -73,6 +74,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
   let socket: dgram.Socket | null = null;
   let opening = false;
   let closed = false;
+  const unroutable = unroutableReason(resolver.host) !== null;
 
   function settle(entry: Waiting, outcome: ExchangeOutcome): void {
     const done = entry.done;
@@ -141,13 +143,18 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
   function open(): void {
     if (opening) return;
     opening = true;
-    const created = dgram.createSocket({ type: resolver.family === 6 ? 'udp6' : 'udp4' });
     const fail = (code: string): void => {
       opening = false;
       const failed = waitingForSocket;
       waitingForSocket = [];
       for (const [, , done] of failed) done({ kind: 'unreachable', code });
     };
+    if (unroutable) {
+      // Reported after the caller's send returns, as a connect error would be.
+      queueMicrotask(() => fail('ENETUNREACH'));
+      return;
+    }
+    const created = dgram.createSocket({ type: resolver.family === 6 ? 'udp6' : 'udp4' });
     const failConnect = (error: NodeJS.ErrnoException): void => {
       try {
         created.close();
@@ -156,16 +163,35 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
       }
       fail(error.code ?? 'EIO');
     };
-    created.once('error', failConnect);
-    created.connect(resolver.port, resolver.host, () => {
-      created.off('error', failConnect);
+    let connecting = true;
+    // Stays attached: a second 'error' (connect failing after bind failed,
+    // or an error after close) must never become an uncaught exception.
+    created.on('error', (error: NodeJS.ErrnoException) => {
+      if (connecting) {
+        connecting = false;
+        failConnect(error);
+      } else if (socket === created) {
+        onError(error);
+      }
+    });
+    // dgram hands a connect error to this callback, not to 'error' (Node's
+    // doConnect): ignoring it meant sending on an unconnected socket, whose
+    // send() then threw ERR_SOCKET_BAD_PORT inside this callback, an
+    // uncaught exception (a link-local resolver without a zone, fe80::1;
+    // an IPv6 resolver on a host without IPv6).
+    const connected = (error?: Error | null): void => {
+      if (!connecting) return;
+      connecting = false;
+      if (error) {
+        failConnect(error as NodeJS.ErrnoException);
+        return;
+      }
       if (closed) {
         created.close();
         fail('ECLOSED');
         return;
       }
       opening = false;
-      created.on('error', onError);
       created.on('message', onMessage);
       try {
         created.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
@@ -179,7 +205,15 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
       const ready = waitingForSocket;
       waitingForSocket = [];
       for (const [question, edns, done] of ready) send(question, edns, done);
-    });
+    };
+    try {
+      created.connect(resolver.port, resolver.host, connected);
+    } catch (error) {
+      // A synchronous throw (a bad zone index, an address the family
+      // cannot take) means the same as an asynchronous connect error.
+      connecting = false;
+      failConnect(error as NodeJS.ErrnoException);
+    }
   }
 
   function freeId(): number {
@@ -214,10 +248,23 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     tail = entry;
     inFlight += 1;
     if (timer === null) arm(timeoutMs);
-    // Without a callback Node sends at once (uv_udp_try_send) instead of
-    // queueing a request per datagram; a send error then arrives as an
-    // 'error' event, which fails the waiting queries like an ICMP error.
-    connected.send(query.message);
+    // The callback is needed to see a send error at all: without one, Node
+    // drops an error that sendmsg(2) returns synchronously. On a connected
+    // socket the kernel reports an earlier ICMP port unreachable as the
+    // ECONNREFUSED of the next send (and only once), so two queries sent
+    // back to back (A and AAAA, TXT and SPF) lost the refusal and waited for
+    // their timeout, where a single query failed fast.
+    try {
+      connected.send(query.message, onSent);
+    } catch (error) {
+      // dgram throws at once on a socket it considers closed or on bad
+      // arguments; for the waiting queries that is a failed send.
+      onError(error as NodeJS.ErrnoException);
+    }
+  }
+
+  function onSent(error: Error | null): void {
+    if (error) onError(error as NodeJS.ErrnoException);
   }
 
   return {

@@ -60,7 +60,14 @@ export function ipTargetOutcomes(
   query: string,
 ): Array<Outcome<IpInfoRecord>> | Promise<Array<Outcome<IpInfoRecord>>> {
   if (!isHostNameTarget(query)) return [addressOutcome(lookup, query)];
-  return resolveHost(query).then(
+  let pending: Promise<string[]>;
+  try {
+    pending = resolveHost(query);
+  } catch (error) {
+    // A resolver that throws instead of rejecting still gives one outcome.
+    return [{ ok: false, query, error: toNetintelError(error) }];
+  }
+  return pending.then(
     (addresses) => addresses.map((address): Outcome<IpInfoRecord> => {
       try {
         return { ok: true, query, value: lookup(address) };

@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context.js';
-import { normaliseDomain } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
@@ -81,7 +81,7 @@ const MAX_WALK = 7;
  *   "no record"); a failed authorization lookup is a finding.
  */
 export async function checkDmarc(ctx: EngineContext, domain: string, options: CheckDmarcOptions = {}): Promise<DmarcResult> {
-  const name = normaliseDomain(domain).ascii;
+  const name = normaliseMailDomain(domain).ascii;
   const dns = options.dns ?? createMailDns(ctx);
   const findings: Finding[] = [];
   const empty: DmarcResult = {

@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context.js';
-import { normaliseDomain } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { mapOrdered } from '../bulk/map-ordered.js';
 import type { Outcome } from '../outcome.js';
@@ -119,7 +119,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     return finish(report);
   }
   if (domain === null) throw new NetintelError('usage', `the ${test} test needs a domain${test === 'smtp' ? ' or a server' : ''}`);
-  const name = normaliseDomain(domain);
+  const name = normaliseMailDomain(domain);
   report.domain = name.ascii;
   report.domainUnicode = name.unicode;
   const dns = createMailDns(ctx);

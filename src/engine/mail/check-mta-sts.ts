@@ -2,7 +2,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import type { EngineContext } from '../context.js';
-import { normaliseDomain } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
@@ -68,7 +68,7 @@ const MAX_AGE_LIMIT = 31_557_600;
  *   fetch is a finding with the error (`policyError`).
  */
 export async function checkMtaSts(ctx: EngineContext, domain: string, options: CheckMtaStsOptions = {}): Promise<MtaStsResult> {
-  const name = normaliseDomain(domain).ascii;
+  const name = normaliseMailDomain(domain).ascii;
   const dns = options.dns ?? createMailDns(ctx);
   const findings: Finding[] = [];
   const result: MtaStsResult = {

@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context.js';
-import { normaliseDomain } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding, type Severity } from '../findings.js';
 import { parseIpAddress } from '../ip/ip-address.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
@@ -107,7 +107,7 @@ const MAX_NODES = 60;
  *   lookup failure deeper in the tree is a finding and `temperror`).
  */
 export async function checkSpf(ctx: EngineContext, domain: string, options: CheckSpfOptions = {}): Promise<SpfResult> {
-  const name = normaliseDomain(domain);
+  const name = normaliseMailDomain(domain);
   const ip = options.ip === undefined ? null : parseIpAddress(options.ip);
   const dns = options.dns ?? createMailDns(ctx);
   const walk = new TreeWalk(dns);

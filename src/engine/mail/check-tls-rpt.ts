@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context.js';
-import { normaliseDomain } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { withContext } from './mail-errors.js';
@@ -28,7 +28,7 @@ export interface CheckTlsRptOptions {
  *   `upstream`, `unreachable` when the lookup fails.
  */
 export async function checkTlsRpt(ctx: EngineContext, domain: string, options: CheckTlsRptOptions = {}): Promise<TlsRptResult> {
-  const name = normaliseDomain(domain).ascii;
+  const name = normaliseMailDomain(domain).ascii;
   const dns = options.dns ?? createMailDns(ctx);
   const location = `_smtp._tls.${name}`;
   let lookup;

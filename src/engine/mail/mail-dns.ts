@@ -75,7 +75,11 @@ export function createMailDns(ctx: EngineContext): MailDns {
     get queries() {
       return queries;
     },
-    lookup<T extends DnsRecordType>(name: string, type: T): Promise<MailLookup<T>> {
+    // Both lookups are async so that a name queryName refuses rejects
+    // like any other failure: callers build arrays of lookups for
+    // Promise.all, where a synchronous throw would leave the lookups
+    // already made unobserved.
+    async lookup<T extends DnsRecordType>(name: string, type: T): Promise<MailLookup<T>> {
       const ascii = queryName(name);
       return cached(`${type} ${ascii}`, async () => {
         const transport = await ctx.dnsTransport();
@@ -101,7 +105,7 @@ export function createMailDns(ctx: EngineContext): MailDns {
         };
       });
     },
-    lookupSpfType(name: string): Promise<SpfTypeLookup> {
+    async lookupSpfType(name: string): Promise<SpfTypeLookup> {
       const ascii = queryName(name);
       return cached(`SPF ${ascii}`, async () => {
         const transport = await ctx.dnsTransport();

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain, reverseName } from '../dns/dns-name.js';
+import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { parseIpAddress } from '../ip/ip-address.js';
 import { specialPurposeOf } from '../ip/special-ranges.js';
@@ -78,7 +79,7 @@ const PTR_NAME_LIMIT = 10;
  *   of a later lookup is recorded on the host and as a finding).
  */
 export async function resolveMx(ctx: EngineContext, domain: string, options: ResolveMxOptions = {}): Promise<MxResult> {
-  const name = normaliseDomain(domain);
+  const name = normaliseMailDomain(domain);
   const dns = options.dns ?? createMailDns(ctx);
   let mx;
   try {

@@ -234,8 +234,20 @@ function connectTcp(
   timeoutMs: number,
 ): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string }> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: address, port, ...guardedConnect(guard, address, { what: 'SMTP server', name: host, port }) });
+    // A refusal of the guard, thrown here, rejects the promise.
+    const guarded = guardedConnect(guard, address, { what: 'SMTP server', name: host, port });
+    let socket: net.Socket;
+    try {
+      socket = net.connect({ host: address, port, ...guarded });
+    } catch (error) {
+      // Arguments net.connect refuses at once (a bad port) fail the stage
+      // like a refused connection instead of rejecting with a RangeError.
+      resolve({ ok: false, code: 'unreachable', reason: (error as Error).message });
+      return;
+    }
     const timer = setTimeout(() => {
+      // A late error of the abandoned socket must not be an uncaught exception.
+      socket.on('error', () => {});
       socket.destroy();
       resolve({ ok: false, code: 'timeout', reason: `no TCP connection within ${timeoutMs} ms` });
     }, timeoutMs);
@@ -246,6 +258,7 @@ function connectTcp(
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      socket.on('error', () => {});
       socket.destroy();
       if (error instanceof NetintelError) {
         reject(error);

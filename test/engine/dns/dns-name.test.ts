@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalIp, normaliseDomain, parseDnsTarget, reverseName } from '../../../src/engine/dns/dns-name.js';
+import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverseName } from '../../../src/engine/dns/dns-name.js';
 import { NetintelError } from '../../../src/errors.js';
 
 function invalid(input: string): NetintelError {
@@ -39,17 +39,42 @@ describe('normaliseDomain', () => {
     expect(normaliseDomain('.')).toEqual({ ascii: '.', unicode: '.' });
   });
 
-  it('keeps a punycode label that does not decode as it is', () => {
-    expect(normaliseDomain('xn--zz.example')).toEqual({ ascii: 'xn--zz.example', unicode: 'xn--zz.example' });
+  it('refuses an xn-- label that is not valid Punycode or does not encode back to itself', () => {
+    for (const name of ['xn--zz.example', 'xn--.com', 'xn--zz-.com', 'XN--ZZ-.com']) {
+      expect(() => normaliseDomain(name), name).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+    }
+    expect(() => normaliseDomain('xn--zz-.com')).toThrow(/not a valid IDNA A-label/);
+    expect(normaliseDomain('xn--bcher-kva.example')).toEqual({ ascii: 'xn--bcher-kva.example', unicode: 'bücher.example' });
+  });
+
+  it('refuses a label that IDNA maps to characters a host name cannot hold (found by fuzzing)', () => {
+    expect(() => normaliseDomain('\u207a')).toThrow(/maps to "\+"/);
+    expect(() => normaliseDomain('\u203c.example')).toThrow(/maps to "!!"/);
+  });
+
+  it('refuses a zero-width space or another invisible character instead of querying the name without it', () => {
+    expect(() => normaliseDomain('ex\u200bample.com')).toThrow(/U\+200B/);
+    expect(() => normaliseDomain('ex\u00adample.com')).toThrow(/U\+00AD/);
+    expect(() => normaliseDomain('ex\u200dample.com')).toThrow(/U\+200D/);
+    expect(() => normaliseDomain('bu\ufe0fcher.example')).toThrow(/U\+FE0F/);
+    expect(() => normaliseDomain('bü\u034fcher.example')).toThrow(/U\+034F/);
   });
 
   it('accepts "/" only in classless in-addr.arpa names (RFC 2317)', () => {
     expect(normaliseDomain('5.0/26.2.0.192.in-addr.arpa.').ascii).toBe('5.0/26.2.0.192.in-addr.arpa');
   });
 
-  it('keeps all-digit labels as names instead of reading them as IPv4 numbers', () => {
-    expect(normaliseDomain('123').ascii).toBe('123');
-    expect(normaliseDomain('0x7f.1').ascii).toBe('0x7f.1');
+  it('keeps all-digit labels below the top as names instead of reading them as IPv4 numbers', () => {
+    expect(normaliseDomain('123.example').ascii).toBe('123.example');
+    expect(normaliseDomain('0x7f.1.example').ascii).toBe('0x7f.1.example');
+  });
+
+  it('refuses an all-numeric top-level label (RFC 3696 §2), whatever the path', () => {
+    for (const name of ['123', '0x7f.1', '1e3.0.0.1', '1.2.3.4.5', '1.2.3.4.5.', 'a.b.0']) {
+      expect(() => normaliseDomain(name), name).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+      expect(() => parseDnsTarget(name), name).toThrow(/all digits/);
+      expect(isPlainAsciiName(name), name).toBe(false);
+    }
   });
 
   it('accepts a 63-octet label and a 253-octet name', () => {
