@@ -55,7 +55,12 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
       tags: ['operations'],
       security: [{}],
       responses: {
-        '200': jsonResponse('The OpenAPI document.', { type: 'object', required: ['openapi', 'info', 'paths'] }),
+        '200': jsonResponse('The OpenAPI document.', {
+          type: 'object',
+          required: ['openapi', 'info', 'paths'],
+          properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+          additionalProperties: true,
+        }),
         '405': responseRef('MethodNotAllowed'),
       },
     },
@@ -97,7 +102,7 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
     components: {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key made with `netintel keys create` (ni_<id>_<secret>).' } },
       headers: HEADER_DEFINITIONS,
-      responses: problemResponses(),
+      responses: problemResponses(input.routes.some((route) => route.handler === null)),
       schemas: {
         ...RECORD_SCHEMAS,
         IpBulkAnswer: bulkAnswerSchema('IpInfoRecord'),
@@ -146,8 +151,8 @@ function problem(description: string, extraHeaders: Record<string, unknown> = {}
   };
 }
 
-function problemResponses(): Record<string, unknown> {
-  return {
+function problemResponses(pending: boolean): Record<string, unknown> {
+  const responses: Record<string, unknown> = {
     BadRequest: problem('Invalid input (code usage or invalid_input): a parameter, its combination with others, or the body.'),
     Unauthorized: problem('API key missing (on a key-only endpoint), malformed, unknown or revoked (code unauthorized).', {
       'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' },
@@ -162,11 +167,12 @@ function problemResponses(): Record<string, unknown> {
       'Retry-After': { $ref: '#/components/headers/Retry-After' },
     }),
     InternalError: problem('A bug in the server (code internal); it has been logged.'),
-    NotImplemented: problem('The endpoint\'s engine is not built yet (code not_implemented).'),
     Upstream: problem('A server the lookup needed, or the shared rate-limit store, failed or did not answer in a usable way (code unreachable, upstream or tls).'),
     DataUnavailable: problem('A local dataset the lookup needs is missing or invalid (code data_unavailable).'),
     Timeout: problem('No answer before the deadline: a peer\'s or the request\'s own (code timeout).'),
   };
+  if (pending) responses.NotImplemented = problem('The endpoint\'s engine is not built yet (code not_implemented).');
+  return responses;
 }
 
 /** The statuses every API operation can answer, and the ones some add. */

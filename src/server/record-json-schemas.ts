@@ -159,7 +159,7 @@ const IP_RECORD: JsonSchema = {
     },
   ),
   // A free-tier answer (the one with a note) never carries the premium groups.
-  dependentSchemas: { note: { not: { anyOf: [{ required: ['network'] }, { required: ['security'] }] } } },
+  dependentSchemas: { note: { properties: { network: false, security: false } } },
 };
 
 const ASN_RECORD = record<AsnResult>({

@@ -140,14 +140,13 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
     // server goes with type=smtp; smtp=false only with the general test.
     dependentRequired: { server: ['type'] },
     oneOf: [
-      { description: 'Form 2, the general test: domain, without type.', required: ['domain'], not: { required: ['type'] } },
-      { description: 'Form 1, mx or spf: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf'] } }, not: { required: ['smtp'] } },
+      { description: 'Form 2, the general test: domain, without type.', required: ['domain'], properties: { type: false } },
+      { description: 'Form 1, mx or spf: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf'] }, smtp: false } },
       {
         description: 'Form 1, smtp: type=smtp with server (or domain: its MX hosts).',
         required: ['type'],
-        properties: { type: { const: 'smtp' } },
+        properties: { type: { const: 'smtp' }, smtp: false },
         anyOf: [{ required: ['server'] }, { required: ['domain'] }],
-        not: { required: ['smtp'] },
       },
     ],
   },
