@@ -28,6 +28,8 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
         '401': responseRef('Unauthorized'),
         '403': responseRef('Forbidden'),
         '405': responseRef('MethodNotAllowed'),
+        '408': responseRef('RequestTimeout'),
+        '431': responseRef('RequestHeaderFieldsTooLarge'),
         '500': responseRef('InternalError'),
         '502': responseRef('Upstream'),
       },
@@ -43,6 +45,8 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
       responses: {
         '200': jsonResponse('Serving.', ref('Health')),
         '405': responseRef('MethodNotAllowed'),
+        '408': responseRef('RequestTimeout'),
+        '431': responseRef('RequestHeaderFieldsTooLarge'),
         '503': jsonResponse('The rate-limit store does not answer.', ref('Health')),
       },
     },
@@ -62,6 +66,8 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
           additionalProperties: true,
         }),
         '405': responseRef('MethodNotAllowed'),
+        '408': responseRef('RequestTimeout'),
+        '431': responseRef('RequestHeaderFieldsTooLarge'),
       },
     },
   };
@@ -75,6 +81,8 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
       responses: {
         '200': { description: 'The docs page.', headers: RATE_LIMIT_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } },
         '405': responseRef('MethodNotAllowed'),
+        '408': responseRef('RequestTimeout'),
+        '431': responseRef('RequestHeaderFieldsTooLarge'),
       },
     },
   };
@@ -88,7 +96,9 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
         'The free tier needs no key; an API key (header X-API-Key) gives higher limits, premium fields and bulk processing. ' +
         'Errors are RFC 9457 problem+json documents with a stable `code`. Every answer carries X-RateLimit-* headers describing ' +
         'the daily window; the burst bucket has X-RateLimit-Burst-*. A path the API does not have answers 404, a method a path ' +
-        'does not have answers 405 with Allow; both with a problem document. See /docs for plans and limits.',
+        'does not have answers 405 with Allow; on any path, a request that cannot be parsed (a malformed percent-encoding) answers 400, ' +
+        'a request too slow to arrive 408, a body over the size limit 413 ' +
+        'and a request line or headers over theirs 431; all with a problem document. See /docs for plans and limits.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
@@ -160,7 +170,9 @@ function problemResponses(pending: boolean): Record<string, unknown> {
     Forbidden: problem('The plan does not include the feature or the batch size, or a probe target is refused (code forbidden).'),
     NotFound: problem('No entry for the object named and no answer can be formed (code not_found); also any path the API does not have.'),
     MethodNotAllowed: problem('The path does not have this method (code usage); Allow lists the ones it has.', { Allow: { $ref: '#/components/headers/Allow' } }),
+    RequestTimeout: problem('The request was not received in time: headers or body too slow (code timeout); the connection is closed.'),
     PayloadTooLarge: problem('The request body is over the server\'s size limit (code usage; details.limitBytes).'),
+    RequestHeaderFieldsTooLarge: problem('The request line or the headers are over the server\'s size limit (code usage); on any path.'),
     UnsupportedMediaType: problem('The request body is not application/json (code usage).'),
     TooManyRequests: problem('Over the burst or the daily limit (code rate_limited); the body\'s details say which and when to retry.', {
       'X-RateLimit-RetryAfter': { $ref: '#/components/headers/X-RateLimit-RetryAfter' },
@@ -193,11 +205,13 @@ function responsesOf(route: ApiRoute): Record<string, unknown> {
     '403': responseRef('Forbidden'),
     '404': responseRef('NotFound'),
     '405': responseRef('MethodNotAllowed'),
+    '408': responseRef('RequestTimeout'),
   };
   if (route.body) {
     responses['413'] = responseRef('PayloadTooLarge');
     responses['415'] = responseRef('UnsupportedMediaType');
   }
+  responses['431'] = responseRef('RequestHeaderFieldsTooLarge');
   responses['429'] = responseRef('TooManyRequests');
   responses['500'] = responseRef('InternalError');
   if (route.handler === null) responses['501'] = responseRef('NotImplemented');

@@ -157,11 +157,15 @@ export function createOpenApiContract(document: Json): OpenApiContract {
       const found = operationOf(exchange.method, path);
       if (!found) {
         const known = document.paths[path] !== undefined;
-        const allowed = known ? [404, 405] : [404];
-        // An unknown method is refused before routing (400) by the HTTP parser's rules.
-        if (!allowed.includes(exchange.status)) return [`${exchange.method} ${path}: status ${exchange.status}, expected ${allowed.join(' or ')} (no such operation)`];
-        const response = pointer(document, exchange.status === 405 ? '#/components/responses/MethodNotAllowed' : '#/components/responses/NotFound');
-        return checkBody(exchange, response, exchange.status === 405 ? '/components/responses/MethodNotAllowed' : '/components/responses/NotFound');
+        // The document's answers for any request: a path it does not have, a method a path does not have, and the
+        // refusals that come before routing (slow request, body or headers over their limits).
+        const anywhere: Record<number, string> = { 400: 'BadRequest', 404: 'NotFound', 408: 'RequestTimeout', 413: 'PayloadTooLarge', 431: 'RequestHeaderFieldsTooLarge' };
+        if (known) anywhere[405] = 'MethodNotAllowed';
+        const name = anywhere[exchange.status];
+        if (!name) return [`${exchange.method} ${path}: status ${exchange.status}, expected ${Object.keys(anywhere).join(', ')} (no such operation)`];
+        return checkBody(exchange, pointer(document, `#/components/responses/${name}`), `/components/responses/${name}`).map(
+          (problem) => `${exchange.method} ${exchange.url.slice(0, 300)} -> ${exchange.status}: ${problem}`,
+        );
       }
       // A request that breaks the documented rules between parameters is never answered as a success.
       if (exchange.status < 300 && this.queryBreaksRules(exchange.method, exchange.url) === true) {
