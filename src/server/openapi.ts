@@ -263,6 +263,8 @@ function operation(route: ApiRoute): Record<string, unknown> {
     parameters: parametersOf(route),
     responses: responsesOf(route),
   };
+  const samples = codeSamples(route);
+  if (samples.length > 0) op['x-codeSamples'] = samples;
   if (route.feature !== null) op['x-netintel-plan-feature'] = route.feature;
   if (route.batched) op['x-netintel-batched'] = true;
   if (route.body) {
@@ -270,6 +272,19 @@ function operation(route: ApiRoute): Record<string, unknown> {
     op.requestBody = { required: true, content: { 'application/json': { schema: route.body, ...(example ? { example } : {}) } } };
   }
   return op;
+}
+
+/** curl lines of the route's examples (Redocly's x-codeSamples); NETINTEL_SERVER holds the server's address, as for the CLI. */
+function codeSamples(route: ApiRoute): Array<{ lang: string; label: string; source: string }> {
+  const key = route.feature === null ? '' : "-H 'X-API-Key: ni_…' ";
+  return (route.examples ?? []).map((example) => ({
+    lang: 'Shell',
+    label: 'curl',
+    source:
+      example.body === undefined
+        ? `curl ${key}"$NETINTEL_SERVER${route.url}${example.query ?? ''}"`
+        : `curl ${key}-H 'content-type: application/json' -d '${JSON.stringify(example.body)}' "$NETINTEL_SERVER${route.url}${example.query ?? ''}"`,
+  }));
 }
 
 function withoutDescription(schema: JsonSchema): JsonSchema {
