@@ -98,7 +98,8 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
         'the daily window; the burst bucket has X-RateLimit-Burst-*. A path the API does not have answers 404, a method a path ' +
         'does not have answers 405 with Allow; on any path, a request that cannot be parsed (a malformed percent-encoding) answers 400, ' +
         'a request too slow to arrive 408, a body over the size limit 413 ' +
-        'and a request line or headers over theirs 431; all with a problem document. See /docs for plans and limits.',
+        'and a request line or headers over theirs 431; all with a problem document. A query parameter an operation does not ' +
+        'declare is refused with 400, never ignored. See /docs for plans and limits.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
