@@ -47,7 +47,7 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
         '405': responseRef('MethodNotAllowed'),
         '408': responseRef('RequestTimeout'),
         '431': responseRef('RequestHeaderFieldsTooLarge'),
-        '503': jsonResponse('The rate-limit store does not answer.', ref('Health')),
+        '503': { description: 'The rate-limit store does not answer.', headers: rateLimitHeadersIfKnown(), content: { 'application/json': { schema: ref('Health') } } },
       },
     },
   };
@@ -137,18 +137,29 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Burst-Remaining': { $ref: '#/components/headers/X-RateLimit-Burst-Remaining' },
 };
 
+// SPEC: the rate-limit headers are present on every response.
 const HEADER_DEFINITIONS = {
-  'X-RateLimit-Limit': { description: 'Lookups allowed per UTC day (the daily window).', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Remaining': { description: 'Lookups left in the daily window.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the daily window resets: the next 00:00 UTC.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Burst-Limit': { description: 'Capacity of the burst bucket (the plan\'s burst).', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Burst-Remaining': { description: 'Whole tokens in the burst bucket; it refills at the plan\'s per-minute rate.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-RetryAfter': { description: 'On 429: seconds to wait before the same request would be accepted.', schema: { type: 'integer', minimum: 1 } },
-  'Retry-After': { description: 'On 429: the same seconds (RFC 9110 §10.2.3).', schema: { type: 'integer', minimum: 1 } },
-  'WWW-Authenticate': { description: 'On 401: the challenge (RFC 9110 §11.6.1): ApiKey realm="netintel", header="X-API-Key".', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Lookups allowed per UTC day (the daily window).', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Remaining': { description: 'Lookups left in the daily window.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the daily window resets: the next 00:00 UTC.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Burst-Limit': { description: 'Capacity of the burst bucket (the plan\'s burst).', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Burst-Remaining': { description: 'Whole tokens in the burst bucket; it refills at the plan\'s per-minute rate.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-RetryAfter': { description: 'On 429: seconds to wait before the same request would be accepted.', required: true, schema: { type: 'integer', minimum: 1 } },
+  'Retry-After': { description: 'On 429: the same seconds (RFC 9110 §10.2.3).', required: true, schema: { type: 'integer', minimum: 1 } },
+  'WWW-Authenticate': { description: 'On 401: the challenge (RFC 9110 §11.6.1): ApiKey realm="netintel", header="X-API-Key".', required: true, schema: { type: 'string' } },
   Allow: { description: 'On 405: the methods the path has (RFC 9110 §10.2.1).', schema: { type: 'string' } },
   'X-Netintel-Withheld': { description: 'Free tier: the groups of the IP record left out (network, security).', schema: { type: 'string' } },
 };
+
+/** The rate-limit headers where the limits' store may be what failed (502, a degraded /healthz): sent when it answered. */
+function rateLimitHeadersIfKnown(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(RATE_LIMIT_HEADERS).map((name) => {
+      const { required: _required, ...header } = HEADER_DEFINITIONS[name as keyof typeof HEADER_DEFINITIONS] as Record<string, unknown>;
+      return [name, { ...header, description: `${String(header.description)} Absent when the rate-limit store did not answer.` }];
+    }),
+  );
+}
 
 function jsonResponse(description: string, schema: JsonSchema, extraHeaders: Record<string, unknown> = {}): Record<string, unknown> {
   return { description, headers: { ...RATE_LIMIT_HEADERS, ...extraHeaders }, content: { 'application/json': { schema } } };
@@ -180,7 +191,10 @@ function problemResponses(pending: boolean): Record<string, unknown> {
       'Retry-After': { $ref: '#/components/headers/Retry-After' },
     }),
     InternalError: problem('A bug in the server (code internal); it has been logged.'),
-    Upstream: problem('A server the lookup needed, or the shared rate-limit store, failed or did not answer in a usable way (code unreachable, upstream or tls).'),
+    Upstream: {
+      ...problem('A server the lookup needed, or the shared rate-limit store, failed or did not answer in a usable way (code unreachable, upstream or tls).'),
+      headers: rateLimitHeadersIfKnown(),
+    },
     DataUnavailable: problem('A local dataset the lookup needs is missing or invalid (code data_unavailable).'),
     Timeout: problem('No answer before the deadline: a peer\'s or the request\'s own (code timeout).'),
   };

@@ -142,8 +142,11 @@ export function createOpenApiContract(document: Json): OpenApiContract {
     const problems: string[] = [];
     for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
       const value = exchange.headers[name.toLowerCase()];
-      if (value === undefined) continue;
       const definition = typeof header.$ref === 'string' ? pointer(document, header.$ref) : header;
+      if (value === undefined) {
+        if (definition.required === true) problems.push(`header ${name} is missing`);
+        continue;
+      }
       if (definition.schema?.type === 'integer' && !/^\d+$/.test(String(value))) problems.push(`header ${name}: ${String(value)} is not an integer`);
     }
     return problems;

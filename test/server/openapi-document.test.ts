@@ -84,11 +84,15 @@ describe('the OpenAPI document', () => {
   it('has a contract checker that refuses what the document does not allow', () => {
     const contract = createOpenApiContract(JSON.parse(JSON.stringify(document)));
     const json = { 'content-type': 'application/json; charset=utf-8' };
-    expect(contract.check({ method: 'GET', url: '/api/asn-lookup?asn=1', status: 200, headers: json, body: '{"kind":"asn"}' })).toHaveLength(1);
+    expect(contract.check({ method: 'GET', url: '/api/asn-lookup?asn=1', status: 200, headers: json, body: '{"kind":"asn"}' })[0]).toMatch(/does not match/);
     expect(contract.check({ method: 'GET', url: '/api/asn-lookup?asn=1', status: 418, headers: json, body: '{}' })[0]).toMatch(/not documented/);
     expect(contract.check({ method: 'GET', url: '/api/asn-lookup', status: 400, headers: json, body: '{}' })[0]).toMatch(/content-type/);
     const problem = { type: '/docs#problem-usage', title: 'Bad flag or argument', status: 400, detail: 'x', code: 'usage', instance: '/api/asn-lookup' };
-    expect(contract.check({ method: 'GET', url: '/api/asn-lookup', status: 400, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) })).toEqual([]);
+    const limits = { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '999', 'x-ratelimit-reset': '1893542400', 'x-ratelimit-burst-limit': '20', 'x-ratelimit-burst-remaining': '19' };
+    expect(contract.check({ method: 'GET', url: '/api/asn-lookup', status: 400, headers: { 'content-type': 'application/problem+json', ...limits }, body: JSON.stringify(problem) })).toEqual([]);
+    expect(contract.check({ method: 'GET', url: '/api/asn-lookup', status: 400, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) })[0]).toMatch(/X-RateLimit-Limit is missing/);
+    const unauthorized = { ...problem, status: 401, code: 'unauthorized', type: '/docs#problem-unauthorized' };
+    expect(contract.check({ method: 'GET', url: '/api/asn-lookup', status: 401, headers: { 'content-type': 'application/problem+json', ...limits }, body: JSON.stringify(unauthorized) })[0]).toMatch(/WWW-Authenticate is missing/);
     expect(contract.check({ method: 'GET', url: '/nope', status: 200, headers: json, body: '{}' })).toHaveLength(1);
     expect(contract.queryBreaksRules('GET', '/api/asn-lookup?ip=1.1.1.1&asn=1')).toBe(true);
     expect(contract.queryBreaksRules('GET', '/api/email-tests?type=spf')).toBe(true);
