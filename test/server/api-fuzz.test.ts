@@ -23,6 +23,7 @@ import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import { startTestServer, type TestServer } from './harness.js';
+import ipaddr from 'ipaddr.js';
 import { loopbackOnly, type LoopbackOnly } from './loopback-only.js';
 
 const SEED = Number(process.env.NETINTEL_FUZZ_SEED ?? 18_2026);
@@ -323,6 +324,12 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
         { name: 'mx.example.test', type: 'A', data: '127.0.0.1' },
         { name: 'example.test', type: 'A', data: '192.0.2.10' },
         { name: 'example.test', type: 'AAAA', data: '2001:db8::10' },
+        { name: 'inside.test', type: 'A', data: '10.0.0.25' },
+        { name: 'loop.test', type: 'A', data: '127.0.0.1' },
+        { name: 'loop6.test', type: 'AAAA', data: '::1' },
+        { name: 'mapped.test', type: 'AAAA', data: '::ffff:127.0.0.1' },
+        { name: 'metadata.test', type: 'A', data: '169.254.169.254' },
+        { name: 'private.test', type: 'MX', data: { preference: 10, exchange: 'loop.test' } },
       ],
       behaviours: { 'servfail.test': 'servfail', 'silent.test': 'silent', 'truncate.test': 'truncate' },
     });
@@ -532,6 +539,53 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
         headers: where === 'header' ? { 'x-padding': 'p'.repeat(size) } : {},
       }));
     await fuzz('refusals before routing', arbitrary, 5);
+  });
+
+  // Issue 18 #2 (SSRF): a server that refuses private targets never opens a connection to a loopback, private,
+  // link-local or unspecified address, whatever form the target is written in or resolves to. Every destination the
+  // process asks for is seen by loopback-only.ts; the DNS peer and the client's own connection are the only allowed.
+  it('never lets a guarded server reach a private address, in any form of host, address or resolver (issue 18 #2)', async () => {
+    const guarded = await startTestServer({
+      engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 400, dnsRetries: 0 },
+      handlerTimeoutMs: 5_000,
+      checkContract: false,
+      clock: { now: Date.now, advance: () => {}, set: () => {} },
+    });
+    const ownPort = port;
+    try {
+      await guarded.app.listen({ host: '127.0.0.1', port: 0 });
+      port = (guarded.app.server.address() as { port: number }).port;
+      const key = guarded.key('enterprise');
+      const privateTarget = fc.constantFrom(
+        '127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '0177.0.0.1', '::1', '[::1]', '::127.0.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1',
+        '64:ff9b::7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '0.0.0.0', '::', '10.0.0.25', '192.168.1.1', '172.16.0.1',
+        '169.254.169.254', 'fe80::1', 'fc00::1', 'loop.test', 'loop6.test', 'mapped.test', 'inside.test', 'metadata.test', 'localhost',
+      );
+      const smtpPorts = fc.constantFrom('25', '465', '587', '2525', String(smtp.port));
+      const resolverPort = fc.constantFrom('', ':53', ':5353');
+      const request = fc.oneof(
+        getEndpoint('/api/smtp-test', fc.tuple(privateTarget, smtpPorts, fc.option(privateTarget, { nil: undefined })).map(([host, p, address]) => [['host', host], ['port', p], ...(address ? [['address', address] as [string, string]] : [])]), callers),
+        getEndpoint('/api/dns-lookup', fc.tuple(privateTarget, resolverPort).map(([host, p]) => [['domain', 'example.test'], ['resolver', host.includes(':') && p ? `[${host.replace(/^\[|\]$/g, '')}]${p}` : `${host}${p}`]]), callers),
+        getEndpoint('/api/email-tests', fc.tuple(privateTarget, smtpPorts).map(([server, p]) => [['type', 'smtp'], ['server', server], ['port', p]]), callers),
+        getEndpoint('/api/email-tests', fc.constantFrom<Array<[string, string]>>([['domain', 'private.test']], [['type', 'smtp'], ['domain', 'private.test']]), callers),
+      ).map((item) => ({ ...item, headers: { ...item.headers, 'x-api-key': key } }));
+      const seen = network.destinations.length;
+      await fuzz('guarded probes', request, 40);
+      const reached = network.destinations.slice(seen).filter((destination) => {
+        // The client's own connections, the engine's queries to the DNS peer, and the peer's replies.
+        if (destination.port === port || destination.from === dns.port || (destination.host === dns.host && destination.port === dns.port)) return false;
+        const text = destination.host.replace(/^\[|\]$/g, '');
+        if (text === 'localhost') return true;
+        if (!ipaddr.isValid(text)) return false;
+        const parsed = ipaddr.process(text);
+        // Anything but a global unicast address: loopback, private, link-local, and the forms embedding another address.
+        return parsed.range() !== 'unicast';
+      });
+      expect(reached.map((destination) => `${destination.protocol} ${destination.host}:${destination.port}`), 'connections a guarded server opened to non-public addresses').toEqual([]);
+    } finally {
+      port = ownPort;
+      await guarded.close();
+    }
   });
 
   it('bodies of 10 MB on every endpoint are refused with 413, and the server keeps serving', async () => {
