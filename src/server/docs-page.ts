@@ -172,6 +172,7 @@ ${access}${table}${ruleBlock}${bodyBlock}${sampleBlock}${exampleBlock}<p>Statuse
 function exampleOf(schema: Schema, schemas: Record<string, Schema>, depth: number): unknown {
   if (depth > 12) return null;
   if (schema.example !== undefined) return schema.example;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (typeof schema.$ref === 'string') {
     const target = schemas[schema.$ref.split('/').pop()!];
     return target ? exampleOf(target, schemas, depth + 1) : null;

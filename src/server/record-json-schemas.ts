@@ -57,9 +57,14 @@ const num: JsonSchema = { type: 'number' };
 const bool: JsonSchema = { type: 'boolean' };
 const strings: JsonSchema = { type: 'array', items: str };
 
+/** `schema` with an example value (JSON Schema 2020-12 `examples`), shown in the docs' example answers. */
+function eg(schema: JsonSchema, example: unknown): JsonSchema {
+  return { ...schema, examples: [example] };
+}
+
 /** `schema` or null. */
 function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string' && Object.keys(schema).every((key) => key === 'type' || key === 'description')) {
+  if (typeof schema.type === 'string' && Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'examples')) {
     return { ...schema, type: [schema.type, 'null'] };
   }
   if (Array.isArray(schema.enum)) return { ...schema, type: [...new Set([...(Array.isArray(schema.type) ? schema.type : [schema.type ?? 'string']), 'null'])], enum: [...schema.enum, null] };
@@ -132,20 +137,25 @@ const SECURITY = record<SecurityVerdict>({
 const IP_RECORD: JsonSchema = {
   ...record<IpInfoRecord & { note: string }>(
     {
-      ip: str,
+      ip: eg(str, '8.8.8.8'),
       type: oneOfStrings(['ipv4', 'ipv6']),
       location: record<IpLocation>({
-        country: nullable(str),
-        country_code: nullable(str),
-        region: nullable(str),
-        region_code: nullable(str),
-        city: nullable(str),
-        latitude: nullable(num),
-        longitude: nullable(num),
-        timezone: nullable(str),
-        zip: nullable(str),
+        country: nullable(eg(str, 'United States')),
+        country_code: nullable(eg(str, 'US')),
+        region: nullable(eg(str, 'California')),
+        region_code: nullable(eg(str, 'US-CA')),
+        city: nullable(eg(str, 'Mountain View')),
+        latitude: nullable(eg(num, 37.422)),
+        longitude: nullable(eg(num, -122.085)),
+        timezone: nullable(eg(str, 'America/Los_Angeles')),
+        zip: nullable(eg(str, '94043')),
       }),
-      network: record<IpNetwork>({ isp: nullable(str), organization: nullable(str), asn: nullable(int), domain: nullable(str) }),
+      network: record<IpNetwork>({
+        isp: nullable(eg(str, 'Google LLC')),
+        organization: nullable(eg(str, 'Google LLC')),
+        asn: nullable(eg(int, 15169)),
+        domain: nullable(eg(str, 'google.com')),
+      }),
       security: SECURITY,
       reserved: described(nullable(str), 'The special-purpose block of the address (e.g. "private (RFC 1918)"), or null.'),
       meta: META,
@@ -164,9 +174,9 @@ const IP_RECORD: JsonSchema = {
 
 const ASN_RECORD = record<AsnResult>({
   kind: { const: 'asn' },
-  query: described(str, 'The input as given.'),
-  asn: int,
-  organization: nullable(str),
+  query: described(eg(str, 'AS15169'), 'The input as given.'),
+  asn: eg(int, 15169),
+  organization: nullable(eg(str, 'GOOGLE')),
   ip: described(nullable(str), 'The address asked for (IP queries).'),
   route: described(nullable(str), 'The announced CIDR holding ip (IP queries).'),
   prefixes: nullable(record<NonNullable<AsnResult['prefixes']>>({ ipv4: strings, ipv6: strings })),
@@ -194,14 +204,14 @@ const DNS_DATA: JsonSchema = {
 
 const DNS_RECORD = record<DnsResult>({
   kind: { const: 'dns' },
-  target: described(str, 'The normalised input: the ASCII domain, or the address of a reverse lookup.'),
-  domain: described(str, 'The name queried, ASCII (punycode).'),
-  domainUnicode: str,
+  target: described(eg(str, 'example.com'), 'The normalised input: the ASCII domain, or the address of a reverse lookup.'),
+  domain: described(eg(str, 'example.com'), 'The name queried, ASCII (punycode).'),
+  domainUnicode: eg(str, 'example.com'),
   type: oneOfStrings(DNS_RECORD_TYPES),
   status: oneOfStrings(['answer', 'nodata', 'nxdomain']),
   rcode: str,
   answers: arrayOf(record<OtherDnsAnswer>({ name: str, type: str, ttlSeconds: int, data: DNS_DATA })),
-  resolver: str,
+  resolver: eg(str, '192.0.2.53:53'),
   transport: oneOfStrings(['udp', 'tcp']),
   latencyMs: num,
 });
@@ -209,9 +219,9 @@ const DNS_RECORD = record<DnsResult>({
 const REPLY = record<SmtpReply>({ code: int, enhancedCode: nullable(str), text: str });
 const SMTP_RECORD = record<SmtpResult>({
   kind: { const: 'smtp' },
-  host: str,
-  port: int,
-  address: str,
+  host: eg(str, 'mx.example.com'),
+  port: eg(int, 25),
+  address: eg(str, '192.0.2.25'),
   tlsMode: oneOfStrings(['opportunistic', 'required', 'implicit']),
   ehloName: nullable(str),
   checkedAt: { type: 'string', format: 'date-time' },
@@ -435,7 +445,7 @@ const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'smtp'] as 
 const EMAIL_RECORD = record<EmailReport>({
   kind: { const: 'email' },
   test: oneOfStrings(['general', 'mx', 'spf', 'smtp']),
-  domain: described(nullable(str), 'The domain tested (ASCII); null for smtp with a server.'),
+  domain: described(nullable(eg(str, 'example.com')), 'The domain tested (ASCII); null for smtp with a server.'),
   domainUnicode: nullable(str),
   server: nullable(str),
   port: nullable(int),
@@ -465,7 +475,7 @@ const EMAIL_RECORD = record<EmailReport>({
 
 const VPN_RECORD = record<VpnResult>({
   kind: { const: 'vpn' },
-  ip: str,
+  ip: eg(str, '198.51.100.7'),
   is_vpn: nullable(bool),
   is_proxy: nullable(bool),
   is_tor: nullable(bool),
@@ -480,7 +490,7 @@ const VPN_RECORD = record<VpnResult>({
 
 const BLACKLIST_RECORD = record<BlacklistResult>({
   kind: { const: 'blacklist' },
-  target: str,
+  target: eg(str, '192.0.2.1'),
   targetType: oneOfStrings(['ip', 'domain']),
   verdict: record<BlacklistVerdict>({
     status: oneOfStrings(['listed', 'clean', 'incomplete', 'unknown']),
