@@ -71,6 +71,13 @@ export interface ApiRoute {
   /** What the plan must include; null: every plan, the free tier included. */
   feature: PlanFeature | null;
   querystring?: JsonSchema;
+  /**
+   * Rules across the query parameters (`oneOf`, `dependentRequired`, `not`
+   * over `required`), for the OpenAPI document: the handler enforces them
+   * with its own messages, and the contract test checks that a request
+   * breaking them is answered 400.
+   */
+  queryRules?: JsonSchema;
   body?: JsonSchema;
   /** Media types of a successful answer (default application/json). */
   produces?: readonly string[];

@@ -43,32 +43,3 @@ export async function bulkAnswer<T>(queries: readonly string[], lookup: (query: 
   return { results, summary: { total: results.length, succeeded: results.length - failed, failed, errors } };
 }
 
-/** JSON Schema of a bulk answer, for the OpenAPI document. */
-export function bulkAnswerSchema(recordRef: string): Record<string, unknown> {
-  return {
-    type: 'object',
-    required: ['results', 'summary'],
-    properties: {
-      results: {
-        type: 'array',
-        description: 'One item per query, in the order sent.',
-        items: {
-          oneOf: [
-            { type: 'object', required: ['query', 'record'], properties: { query: { type: 'string' }, record: { $ref: recordRef } } },
-            { type: 'object', required: ['query', 'error'], properties: { query: { type: 'string' }, error: { $ref: '#/components/schemas/ItemError' } } },
-          ],
-        },
-      },
-      summary: {
-        type: 'object',
-        required: ['total', 'succeeded', 'failed', 'errors'],
-        properties: {
-          total: { type: 'integer' },
-          succeeded: { type: 'integer' },
-          failed: { type: 'integer' },
-          errors: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Failed items by error code.' },
-        },
-      },
-    },
-  };
-}

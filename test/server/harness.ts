@@ -11,6 +11,7 @@ import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { buildServer, type ServerDeps } from '../../src/server/build-server.js';
 import type { LimitStore } from '../../src/server/limits/limit-store.js';
 import { createMemoryLimitStore } from '../../src/server/limits/memory-limit-store.js';
+import { contractOf, type ContractExchange, type OpenApiContract } from './openapi-contract.js';
 
 /** A clock the test moves: ms since the epoch. */
 export interface ManualClock {
@@ -39,6 +40,10 @@ export interface TestServer {
   plans: PlanTable;
   limits: LimitStore;
   clock: ManualClock;
+  /** The server's own /openapi.json as a contract. */
+  contract: OpenApiContract;
+  /** Answers seen so far that /openapi.json does not allow (inject throws at once; real HTTP ones are checked at close). */
+  contractViolations: string[];
   /** Makes a key of the plan and returns it. */
   key(plan: string, limits?: Record<string, number>): string;
   close(): Promise<void>;
@@ -48,6 +53,11 @@ export interface TestServerOptions extends Partial<Omit<ServerDeps, 'ctx' | 'pla
   plans?: PlanTable | Record<string, unknown>;
   engine?: EngineContextSettings;
   clock?: ManualClock;
+  /**
+   * Check every answer against the server's /openapi.json (default true);
+   * false for a test that checks the answers it reads off the wire itself.
+   */
+  checkContract?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -57,9 +67,44 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const limits = options.limits ?? createMemoryLimitStore();
   const ctx = createEngineContext({ timeoutMs: 2000, dnsRetries: 0, ...options.engine });
   const app = buildServer({ dataMode: 'pread', logger: false, ...options, ctx, plans, keys, limits, now: clock.now });
+  const violations: string[] = [];
+  let contract: OpenApiContract | undefined;
+  // Every answer, whether injected or over a socket, is checked against the server's own /openapi.json.
+  if (options.checkContract !== false) app.addHook('onSend', (request, reply, payload, done) => {
+    const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : payload === null || payload === undefined ? '' : undefined;
+    exchanges.push({ method: request.method, url: request.url, status: reply.statusCode, headers: reply.getHeaders() as ContractExchange['headers'], body });
+    done(null, payload);
+  });
+  const exchanges: ContractExchange[] = [];
+  const checkSeen = (): string[] => {
+    const found: string[] = [];
+    for (const exchange of exchanges.splice(0)) {
+      // The document itself is the contract's source: not checked against itself before it is known.
+      if (contract) found.push(...contract.check(exchange));
+    }
+    violations.push(...found);
+    return found;
+  };
   await app.ready();
+  contract = contractOf((await app.inject({ url: '/openapi.json' })).body);
+  exchanges.splice(0);
+  const inject = app.inject.bind(app) as (...args: unknown[]) => unknown;
+  // A failing check fails the test that made the request, with what the document does not allow.
+  (app as unknown as { inject: unknown }).inject = (...args: unknown[]) => {
+    if (args.length !== 1) return inject(...args);
+    return (inject(args[0]) as Promise<unknown>).then((response) => {
+      const found = checkSeen();
+      if (found.length > 0) {
+        violations.splice(violations.length - found.length);
+        throw new Error(`answer not allowed by /openapi.json:\n${found.join('\n')}`);
+      }
+      return response;
+    });
+  };
   return {
     app,
+    contract,
+    contractViolations: violations,
     keys,
     plans,
     limits,
@@ -67,6 +112,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     key: (plan, overrides) => keys.create({ plan, label: 'test', limits: overrides ?? null }).key,
     close: async () => {
       await app.close();
+      checkSeen();
+      if (violations.length > 0) throw new Error(`answers not allowed by /openapi.json:\n${[...new Set(violations)].join('\n')}`);
       await limits.close();
       keys.close();
       await ctx.close();

@@ -7,9 +7,13 @@ import { manualClock, startTestServer, type TestServer } from './harness.js';
 
 const MINUTE = 60_000;
 
-/** Bulk handlers that answer at once, so that a test can spend a whole day's allowance quickly. */
+/** Bulk handlers that answer at once (an empty bulk answer), so that a test can spend a whole day's allowance quickly. */
 const cheapBulk = (routes: ApiRoute[]): ApiRoute[] =>
-  routes.map((route) => (route.url === '/api/bulk' || route.url === '/api/asn-lookup' ? { ...route, handler: () => '{}' } : route));
+  routes.map((route) =>
+    route.url === '/api/bulk' || route.url === '/api/asn-lookup'
+      ? { ...route, handler: () => ({ results: [], summary: { total: 0, succeeded: 0, failed: 0, errors: {} } }) }
+      : route,
+  );
 
 describe('the limit arithmetic (GCRA burst bucket and UTC day)', () => {
   const policy = { daily: 1000, perMinute: 10, burst: 20 };

@@ -3,7 +3,7 @@ import { isAsnText, splitAsnBulk } from '../../engine/asn/lookup-asn.js';
 import { isIpAddress, parseIpAddress, quoteInput } from '../../engine/ip/ip-address.js';
 import { NetintelError } from '../../errors.js';
 import type { ApiRoute } from '../api-route.js';
-import { bulkAnswer, bulkAnswerSchema } from '../bulk-answer.js';
+import { bulkAnswer } from '../bulk-answer.js';
 
 interface AsnQuery {
   ip?: string;
@@ -34,8 +34,10 @@ export const ASN_LOOKUP_ROUTE: ApiRoute = {
       bulk: { type: 'string', maxLength: 10_000, description: 'Comma-separated IP addresses and AS numbers.' },
     },
   },
+  // Exactly one of the three.
+  queryRules: { oneOf: [{ required: ['ip'] }, { required: ['asn'] }, { required: ['bulk'] }] },
   responseSchema: {
-    oneOf: [{ $ref: '#/components/schemas/AsnResult' }, bulkAnswerSchema('#/components/schemas/AsnResult')],
+    oneOf: [{ $ref: '#/components/schemas/AsnResult' }, { $ref: '#/components/schemas/AsnBulkAnswer' }],
   },
   responseDescription: 'The ASN record (`ip` or `asn`), or a bulk answer (`bulk`): one item per query in order, and a summary.',
   examples: [{ query: '?ip=8.8.8.8' }, { query: '?asn=AS15169' }, { query: '?bulk=8.8.8.8,AS13335,1.1.1.1' }],

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { IpInfoRecord } from '../../engine/ip/ip-record.js';
 import type { PlanTable } from '../../keys/plans.js';
 import type { ApiRoute } from '../api-route.js';
-import { bulkAnswer, bulkAnswerSchema } from '../bulk-answer.js';
+import { bulkAnswer } from '../bulk-answer.js';
 
 /** The data groups POST /api/bulk's `fields` may name (SPEC). */
 export const BULK_FIELDS = ['location', 'security', 'network'] as const;
@@ -43,7 +43,7 @@ export function bulkRoute(plans: PlanTable): ApiRoute {
         fields: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...BULK_FIELDS] } },
       },
     },
-    responseSchema: bulkAnswerSchema('#/components/schemas/IpInfoRecord'),
+    responseSchema: { $ref: '#/components/schemas/IpBulkAnswer' },
     responseDescription: 'One item per address in order (`record` or `error`), and a summary.',
     examples: [{ body: { ips: ['8.8.8.8', '1.1.1.1', 'not-an-ip'], fields: ['location', 'network'] } }],
     items: (request: FastifyRequest) => (request.body as BulkBody).ips.length,

@@ -108,6 +108,7 @@ export const SMTP_TEST_ROUTE: ApiRoute = {
       transcript: { type: 'boolean', description: 'Include the conversation.' },
     },
   },
+  responseSchema: { $ref: '#/components/schemas/SmtpResult' },
   responseDescription: 'The SMTP probe record of `netintel smtp` (of the first address of the host, or of `address`).',
   examples: [{ query: '?host=mx.example.com&port=25&tls=true' }],
   handler: (request, _reply, api) => smtpTest(request, api),
@@ -133,6 +134,21 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
       smtp: { type: 'boolean', description: 'Form 2: false leaves the SMTP connections out (default true).' },
     },
   },
+  queryRules: {
+    // server goes with type=smtp; smtp=false only with the general test.
+    dependentRequired: { server: ['type'] },
+    oneOf: [
+      { description: 'Form 2, the general test: domain, without type.', required: ['domain'], properties: { type: false } },
+      { description: 'Form 1, mx or spf: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf'] }, smtp: false } },
+      {
+        description: 'Form 1, smtp: type=smtp with server (or domain: its MX hosts).',
+        required: ['type'],
+        properties: { type: { const: 'smtp' }, smtp: false },
+        anyOf: [{ required: ['server'] }, { required: ['domain'] }],
+      },
+    ],
+  },
+  responseSchema: { $ref: '#/components/schemas/EmailReport' },
   responseDescription: 'The e-mail test record of `netintel email`.',
   examples: [{ query: '?type=mx&domain=example.com' }, { query: '?domain=example.com' }],
   handler: (request, _reply, api) => emailTests(request, api),
@@ -164,6 +180,7 @@ export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
       smtp: { type: 'boolean', description: 'false leaves the SMTP connections out (default true).' },
     },
   },
+  responseSchema: { $ref: '#/components/schemas/EmailBulkAnswer' },
   responseDescription: 'One item per domain in order (`record` or `error`), and a summary.',
   examples: [{ body: { domains: ['example.com', 'example.org'] } }],
   items: (request: FastifyRequest) => (request.body as EmailBulkBody).domains.length,
@@ -190,6 +207,7 @@ export const VPN_CHECK_ROUTE: ApiRoute = {
     type: 'object',
     properties: { ip: { type: 'string', maxLength: 100, description: 'IPv4 or IPv6 address; default the caller\'s.' } },
   },
+  responseSchema: { $ref: '#/components/schemas/VpnResult' },
   responseDescription: 'The VPN check record of `netintel vpn`.',
   examples: [{ query: '?ip=198.51.100.7' }],
   handler: async (request, _reply, api) => {
@@ -214,6 +232,9 @@ export const BLACKLIST_CHECK_ROUTE: ApiRoute = {
       zones: { type: 'string', maxLength: 1000, description: 'The zones to ask, as `netintel blacklist --zones` takes them (default: the default set).' },
     },
   },
+  // Exactly one of the two.
+  queryRules: { oneOf: [{ required: ['ip'] }, { required: ['domain'] }] },
+  responseSchema: { $ref: '#/components/schemas/BlacklistResult' },
   responseDescription: 'The blacklist record of `netintel blacklist`.',
   examples: [{ query: '?ip=192.0.2.1' }, { query: '?domain=example.com' }],
   handler: async (request, _reply, api) => {

@@ -1,0 +1,611 @@
+import type { AsnResult } from '../engine/asn/lookup-asn.js';
+import type { BlacklistMx, BlacklistMxHost, BlacklistResult, BlacklistSkippedZone, BlacklistVerdict, BlacklistZoneResult } from '../engine/blacklist/blacklist-result.js';
+import type { DnsblReturnCode } from '../engine/blacklist/dnsbl-answer.js';
+import type { DnsCaaData, DnsMxData, DnsResult, DnsSoaData, DnsSrvData, DnsTxtData, OtherDnsAnswer } from '../engine/dns/dns-result.js';
+import { DNS_RECORD_TYPES } from '../engine/dns/dns-type.js';
+import type { Finding } from '../engine/findings.js';
+import type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta } from '../engine/ip/ip-record.js';
+import type { DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
+import type { EmailCheckError, EmailReport, FindingSummary } from '../engine/mail/check-email.js';
+import type { MailServerCheck } from '../engine/mail/check-mail-servers.js';
+import type { MtaStsPolicy, MtaStsResult } from '../engine/mail/check-mta-sts.js';
+import type { SpfNode, SpfResult } from '../engine/mail/check-spf.js';
+import type { TlsRptResult } from '../engine/mail/check-tls-rpt.js';
+import type { FailureJson } from '../engine/mail/mail-errors.js';
+import type { MxAddress, MxHost, MxResult } from '../engine/mail/resolve-mx.js';
+import type { SpfEvaluation, SpfMatch, SpfPathStep } from '../engine/mail/spf-evaluate.js';
+import type { SpfTerm } from '../engine/mail/spf-record.js';
+import type { VpnResult } from '../engine/security/check-vpn.js';
+import type { SecurityVerdict } from '../engine/security/security-signals.js';
+import { SIGNAL_NAMES, type SecurityEvidence } from '../engine/security/signals.js';
+import { THREAT_RULES } from '../engine/security/threat-rule.js';
+import type {
+  SmtpAuth,
+  SmtpBanner,
+  SmtpCertificate,
+  SmtpChainCertificate,
+  SmtpEhlo,
+  SmtpEnvelope,
+  SmtpExtensions,
+  SmtpFailure,
+  SmtpReply,
+  SmtpResult,
+  SmtpReverseDns,
+  SmtpTimings,
+  SmtpTls,
+  SmtpTranscriptLine,
+} from '../engine/smtp/smtp-result.js';
+import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from '../engine/smtp/smtp-result.js';
+import { ERROR_CODES } from '../errors.js';
+import type { QuotaRecord } from './operation-routes.js';
+import type { JsonSchema } from './api-route.js';
+
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every record the API
+ * answers with, written against the engine's result types: `record<T>()`
+ * takes exactly the keys of T (a key missing or extra is a compile error),
+ * and every key is required, as the engine promises (every key always
+ * present). The OpenAPI document is built from these, and the contract test
+ * validates every answer the tests receive against it, so a field added to
+ * a result type cannot go undocumented.
+ */
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const str: JsonSchema = { type: 'string' };
+const int: JsonSchema = { type: 'integer' };
+const num: JsonSchema = { type: 'number' };
+const bool: JsonSchema = { type: 'boolean' };
+const strings: JsonSchema = { type: 'array', items: str };
+
+/** `schema` with an example value (JSON Schema 2020-12 `examples`), shown in the docs' example answers. */
+function eg(schema: JsonSchema, example: unknown): JsonSchema {
+  return { ...schema, examples: [example] };
+}
+
+/** `schema` or null. */
+function nullable(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string' && Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'examples')) {
+    return { ...schema, type: [schema.type, 'null'] };
+  }
+  if (Array.isArray(schema.enum)) return { ...schema, type: [...new Set([...(Array.isArray(schema.type) ? schema.type : [schema.type ?? 'string']), 'null'])], enum: [...schema.enum, null] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+function described(schema: JsonSchema, description: string): JsonSchema {
+  return { ...schema, description };
+}
+
+function oneOfStrings<T extends string>(values: readonly T[]): JsonSchema {
+  return { type: 'string', enum: [...values] };
+}
+
+const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+
+/**
+ * An object schema with exactly the keys of T, all required unless
+ * `options.required` names the ones that are.
+ */
+function record<T>(properties: { [K in keyof T]-?: JsonSchema }, options: { description?: string; required?: ReadonlyArray<keyof T & string> } = {}): JsonSchema {
+  return {
+    type: 'object',
+    ...(options.description ? { description: options.description } : {}),
+    required: [...(options.required ?? Object.keys(properties))],
+    properties,
+  };
+}
+
+const FINDING = record<Finding>(
+  {
+    id: described(str, 'Stable identifier, snake_case (spf_lookup_limit).'),
+    severity: oneOfStrings(['error', 'warning', 'info', 'pass']),
+    message: str,
+    rfc: nullable(str),
+    evidence: { type: ['object', 'null'], description: 'JSON-safe facts that produced the finding.' },
+  },
+  { description: 'One finding of a check: a stable id, a severity, a message, the RFC section behind it, the evidence.' },
+);
+const findings = arrayOf(ref('Finding'));
+
+const FAILURE = record<FailureJson>({ code: str, message: str });
+
+const EVIDENCE = record<SecurityEvidence>({
+  signal: oneOfStrings(SIGNAL_NAMES),
+  source: str,
+  matched: str,
+  provider: nullable(str),
+  updated: nullable(str),
+});
+
+const THREAT_LEVEL = nullable(oneOfStrings(['low', 'medium', 'high']));
+const THREAT_RULE = nullable(oneOfStrings(THREAT_RULES.map((row) => row.rule)));
+const META = record<IpRecordMeta>(
+  { data: { type: 'object', additionalProperties: nullable(str), description: 'Dataset name -> its date (ISO 8601), or null.' } },
+  { description: 'Provenance: the datasets the answer used and their dates.' },
+);
+
+const SECURITY = record<SecurityVerdict>({
+  is_vpn: nullable(bool),
+  is_proxy: nullable(bool),
+  is_tor: nullable(bool),
+  is_hosting: nullable(bool),
+  threat_level: THREAT_LEVEL,
+  threat_rule: described(THREAT_RULE, 'The rule row that set threat_level.'),
+  provider: described(nullable(str), 'The operator, when known.'),
+  evidence: arrayOf(ref('SecurityEvidence')),
+});
+
+const IP_RECORD: JsonSchema = {
+  ...record<IpInfoRecord & { note: string }>(
+    {
+      ip: eg(str, '8.8.8.8'),
+      type: oneOfStrings(['ipv4', 'ipv6']),
+      location: record<IpLocation>({
+        country: nullable(eg(str, 'United States')),
+        country_code: nullable(eg(str, 'US')),
+        region: nullable(eg(str, 'California')),
+        region_code: nullable(eg(str, 'US-CA')),
+        city: nullable(eg(str, 'Mountain View')),
+        latitude: nullable(eg(num, 37.422)),
+        longitude: nullable(eg(num, -122.085)),
+        timezone: nullable(eg(str, 'America/Los_Angeles')),
+        zip: nullable(eg(str, '94043')),
+      }),
+      network: record<IpNetwork>({
+        isp: nullable(eg(str, 'Google LLC')),
+        organization: nullable(eg(str, 'Google LLC')),
+        asn: nullable(eg(int, 15169)),
+        domain: nullable(eg(str, 'google.com')),
+      }),
+      security: SECURITY,
+      reserved: described(nullable(str), 'The special-purpose block of the address (e.g. "private (RFC 1918)"), or null.'),
+      meta: META,
+      note: described(str, 'Free tier only: which groups need a key.'),
+    },
+    {
+      description:
+        'SPEC\'s IP information record. null: the data has no value. On the free tier network and security are left out and note says so; ' +
+        'POST /api/bulk with fields keeps only the groups named.',
+      required: ['ip', 'type', 'reserved', 'meta'],
+    },
+  ),
+  // A free-tier answer (the one with a note) never carries the premium groups.
+  dependentSchemas: { note: { properties: { network: false, security: false } } },
+};
+
+const ASN_RECORD = record<AsnResult>({
+  kind: { const: 'asn' },
+  query: described(eg(str, 'AS15169'), 'The input as given.'),
+  asn: eg(int, 15169),
+  organization: nullable(eg(str, 'GOOGLE')),
+  ip: described(nullable(str), 'The address asked for (IP queries).'),
+  route: described(nullable(str), 'The announced CIDR holding ip (IP queries).'),
+  prefixes: nullable(record<NonNullable<AsnResult['prefixes']>>({ ipv4: strings, ipv6: strings })),
+  counts: nullable(
+    record<NonNullable<AsnResult['counts']>>({
+      ipv4Prefixes: int,
+      ipv6Prefixes: int,
+      ipv4Addresses: int,
+      ipv6Addresses: described({ type: 'string', pattern: '^[0-9]+$' }, 'Decimal (exceeds 2^53).'),
+    }),
+  ),
+});
+
+const DNS_DATA: JsonSchema = {
+  description: 'A, AAAA, CNAME, NS, PTR and types netintel does not model: text; MX, SOA, TXT, CAA, SRV: an object.',
+  anyOf: [
+    str,
+    record<DnsMxData>({ preference: int, exchange: str }),
+    record<DnsSoaData>({ mname: str, rname: str, serial: int, refresh: int, retry: int, expire: int, minimum: int }),
+    record<DnsTxtData>({ text: str, strings }),
+    record<DnsCaaData>({ flags: int, tag: str, value: str }),
+    record<DnsSrvData>({ priority: int, weight: int, port: int, target: str }),
+  ],
+};
+
+const DNS_RECORD = record<DnsResult>({
+  kind: { const: 'dns' },
+  target: described(eg(str, 'example.com'), 'The normalised input: the ASCII domain, or the address of a reverse lookup.'),
+  domain: described(eg(str, 'example.com'), 'The name queried, ASCII (punycode).'),
+  domainUnicode: eg(str, 'example.com'),
+  type: oneOfStrings(DNS_RECORD_TYPES),
+  status: oneOfStrings(['answer', 'nodata', 'nxdomain']),
+  rcode: str,
+  answers: arrayOf(record<OtherDnsAnswer>({ name: str, type: str, ttlSeconds: int, data: DNS_DATA })),
+  resolver: eg(str, '192.0.2.53:53'),
+  transport: oneOfStrings(['udp', 'tcp']),
+  latencyMs: num,
+});
+
+const REPLY = record<SmtpReply>({ code: int, enhancedCode: nullable(str), text: str });
+const SMTP_RECORD = record<SmtpResult>({
+  kind: { const: 'smtp' },
+  host: eg(str, 'mx.example.com'),
+  port: eg(int, 25),
+  address: eg(str, '192.0.2.25'),
+  tlsMode: oneOfStrings(['opportunistic', 'required', 'implicit']),
+  ehloName: nullable(str),
+  checkedAt: { type: 'string', format: 'date-time' },
+  connected: bool,
+  failure: nullable(record<SmtpFailure>({ code: oneOfStrings(['unreachable', 'timeout', 'tls']), stage: oneOfStrings(['connect', 'banner']), message: str })),
+  stoppedAt: oneOfStrings([...SMTP_STAGES, 'quit']),
+  completed: bool,
+  banner: nullable(record<SmtpBanner>({ code: int, text: str, hostname: nullable(str) })),
+  ehlo: nullable(record<SmtpEhlo>({ command: oneOfStrings(['EHLO', 'HELO']), code: int, hostname: nullable(str), text: str })),
+  extensions: nullable(
+    record<SmtpExtensions>({
+      keywords: strings,
+      size: bool,
+      sizeLimitBytes: nullable(int),
+      pipelining: bool,
+      eightBitMime: bool,
+      smtpUtf8: bool,
+      starttls: bool,
+      chunking: bool,
+      dsn: bool,
+      enhancedStatusCodes: bool,
+      requireTls: bool,
+      auth: strings,
+    }),
+  ),
+  tls: record<SmtpTls>({
+    offered: bool,
+    method: nullable(oneOfStrings(['starttls', 'implicit'])),
+    established: bool,
+    protocol: nullable(str),
+    cipher: nullable(str),
+    error: nullable(str),
+    certificate: nullable(
+      record<SmtpCertificate>({
+        subject: str,
+        issuer: str,
+        san: strings,
+        validFrom: str,
+        validTo: str,
+        daysLeft: int,
+        expired: bool,
+        notYetValid: bool,
+        hostnameMatch: bool,
+        checkedName: str,
+        trusted: bool,
+        selfSigned: bool,
+        verifyError: nullable(str),
+        fingerprintSha256: str,
+        chain: arrayOf(record<SmtpChainCertificate>({ subject: str, issuer: str, validTo: str, fingerprintSha256: str })),
+      }),
+    ),
+  }),
+  auth: record<SmtpAuth>({
+    mechanismsBeforeTls: nullable(strings),
+    mechanismsAfterTls: nullable(strings),
+    tested: nullable(oneOfStrings(SMTP_AUTH_MECHANISMS)),
+    result: nullable(oneOfStrings(['success', 'failure', 'skipped'])),
+    reply: nullable(REPLY),
+    skippedReason: nullable(str),
+  }),
+  envelope: nullable(
+    record<SmtpEnvelope>({
+      from: str,
+      to: str,
+      authenticated: bool,
+      mail: nullable(REPLY),
+      rcpt: nullable(REPLY),
+      relayTest: bool,
+      relayVerdict: nullable(oneOfStrings(['denied', 'accepted', 'inconclusive'])),
+    }),
+  ),
+  reverseDns: nullable(record<SmtpReverseDns>({ names: strings, forwardConfirmed: nullable(bool) })),
+  timings: record<SmtpTimings>({
+    dnsMs: nullable(num),
+    connectMs: nullable(num),
+    bannerMs: nullable(num),
+    ehloMs: nullable(num),
+    tlsMs: nullable(num),
+    ehloAfterTlsMs: nullable(num),
+    authMs: nullable(num),
+    mailMs: nullable(num),
+    rcptMs: nullable(num),
+    totalMs: num,
+  }),
+  findings,
+  transcript: nullable(
+    arrayOf(record<SmtpTranscriptLine>({ atMs: num, direction: oneOfStrings(['sent', 'received', 'info']), tls: bool, text: str })),
+  ),
+});
+
+const MX_RECORD = record<MxResult>({
+  kind: { const: 'mx' },
+  domain: str,
+  domainUnicode: str,
+  status: oneOfStrings(['mx', 'null_mx', 'implicit', 'no_mail', 'nxdomain']),
+  records: arrayOf(
+    record<MxHost>({
+      preference: int,
+      exchange: str,
+      exchangeUnicode: str,
+      cname: nullable(str),
+      ipLiteral: bool,
+      addresses: arrayOf(record<MxAddress>({ address: str, family: { enum: [4, 6] }, reserved: nullable(str), ptr: nullable(strings), fcrdns: nullable(bool) })),
+      error: nullable(FAILURE),
+    }),
+  ),
+  implicitAddresses: strings,
+  ttlSeconds: nullable(int),
+  findings,
+  resolver: str,
+});
+
+const SPF_NODE = record<SpfNode>({
+  domain: str,
+  via: nullable(str),
+  status: oneOfStrings(['ok', 'none', 'nxdomain', 'multiple', 'invalid', 'loop', 'error', 'not_followed']),
+  record: nullable(str),
+  lookups: int,
+  totalLookups: int,
+  voidLookups: int,
+  error: nullable(FAILURE),
+  children: arrayOf(ref('SpfNode')),
+});
+
+const SPF_QUALIFIER = oneOfStrings(['+', '-', '~', '?']);
+const SPF_RECORD = record<SpfResult>({
+  kind: { const: 'spf' },
+  domain: str,
+  domainUnicode: str,
+  status: oneOfStrings(['valid', 'none', 'permerror', 'temperror']),
+  record: nullable(str),
+  recordStrings: strings,
+  records: strings,
+  recordOctets: nullable(int),
+  terms: nullable(
+    arrayOf(
+      record<SpfTerm>({
+        position: int,
+        text: str,
+        kind: oneOfStrings(['mechanism', 'modifier']),
+        qualifier: nullable(SPF_QUALIFIER),
+        name: str,
+        value: nullable(str),
+        cidr4: nullable(int),
+        cidr6: nullable(int),
+        countsLookup: bool,
+        known: bool,
+      }),
+    ),
+  ),
+  lookups: int,
+  lookupLimit: int,
+  voidLookups: int,
+  voidLookupLimit: int,
+  tree: nullable(ref('SpfNode')),
+  evaluation: nullable(
+    record<SpfEvaluation>({
+      ip: str,
+      sender: nullable(str),
+      helo: nullable(str),
+      domain: str,
+      result: oneOfStrings(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror']),
+      matched: nullable(record<SpfMatch>({ mechanism: str, qualifier: SPF_QUALIFIER, domain: str, path: arrayOf(record<SpfPathStep>({ domain: str, term: str })) })),
+      explanation: nullable(str),
+      reason: str,
+      lookups: int,
+      voidLookups: int,
+    }),
+  ),
+  findings,
+  resolver: str,
+});
+
+const DMARC_RECORD = record<DmarcResult>({
+  kind: { const: 'dmarc' },
+  domain: str,
+  location: nullable(str),
+  policyDomain: nullable(str),
+  inherited: bool,
+  record: nullable(str),
+  records: strings,
+  tags: record<DmarcTags>({
+    v: nullable(str),
+    p: nullable(str),
+    sp: nullable(str),
+    pct: nullable(str),
+    rua: nullable(str),
+    ruf: nullable(str),
+    adkim: nullable(str),
+    aspf: nullable(str),
+    fo: nullable(str),
+    rf: nullable(str),
+    ri: nullable(str),
+  }),
+  policy: nullable(oneOfStrings(['none', 'quarantine', 'reject'])),
+  percent: nullable(int),
+  alignmentDkim: nullable(oneOfStrings(['r', 's'])),
+  alignmentSpf: nullable(oneOfStrings(['r', 's'])),
+  reportDestinations: arrayOf(
+    record<DmarcReportDestination>({ tag: oneOfStrings(['rua', 'ruf']), uri: str, domain: nullable(str), external: bool, authorized: nullable(bool), error: nullable(FAILURE) }),
+  ),
+  findings,
+});
+
+const MTA_STS_RECORD = record<MtaStsResult>({
+  kind: { const: 'mta-sts' },
+  domain: str,
+  record: nullable(str),
+  records: strings,
+  id: nullable(str),
+  policyUrl: nullable(str),
+  policy: nullable(record<MtaStsPolicy>({ version: nullable(str), mode: nullable(oneOfStrings(['enforce', 'testing', 'none'])), maxAgeSeconds: nullable(int), mx: strings })),
+  contentType: nullable(str),
+  policyError: nullable(FAILURE),
+  findings,
+});
+
+const TLS_RPT_RECORD = record<TlsRptResult>({ kind: { const: 'tls-rpt' }, domain: str, record: nullable(str), records: strings, rua: strings, findings });
+
+const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'smtp'] as const;
+const EMAIL_RECORD = record<EmailReport>({
+  kind: { const: 'email' },
+  test: oneOfStrings(['general', 'mx', 'spf', 'smtp']),
+  domain: described(nullable(eg(str, 'example.com')), 'The domain tested (ASCII); null for smtp with a server.'),
+  domainUnicode: nullable(str),
+  server: nullable(str),
+  port: nullable(int),
+  mx: nullable(ref('MxResult')),
+  spf: nullable(ref('SpfResult')),
+  dmarc: nullable(ref('DmarcResult')),
+  mtaSts: nullable(ref('MtaStsResult')),
+  tlsRpt: nullable(ref('TlsRptResult')),
+  smtp: nullable(
+    arrayOf(
+      record<MailServerCheck>({
+        host: str,
+        preference: nullable(int),
+        port: int,
+        address: nullable(str),
+        probe: nullable(ref('SmtpResult')),
+        error: nullable(FAILURE),
+        findings,
+      }),
+    ),
+  ),
+  errors: arrayOf(record<EmailCheckError>({ check: oneOfStrings(EMAIL_CHECK_NAMES), code: str, message: str })),
+  findings,
+  summary: record<FindingSummary>({ error: int, warning: int, info: int, pass: int }),
+  checkedAt: { type: 'string', format: 'date-time' },
+});
+
+const VPN_RECORD = record<VpnResult>({
+  kind: { const: 'vpn' },
+  ip: eg(str, '198.51.100.7'),
+  is_vpn: nullable(bool),
+  is_proxy: nullable(bool),
+  is_tor: nullable(bool),
+  is_hosting: nullable(bool),
+  threat_level: THREAT_LEVEL,
+  threat_rule: THREAT_RULE,
+  provider: nullable(str),
+  evidence: arrayOf(ref('SecurityEvidence')),
+  reserved: nullable(str),
+  meta: META,
+});
+
+const BLACKLIST_RECORD = record<BlacklistResult>({
+  kind: { const: 'blacklist' },
+  target: eg(str, '192.0.2.1'),
+  targetType: oneOfStrings(['ip', 'domain']),
+  verdict: record<BlacklistVerdict>({
+    status: oneOfStrings(['listed', 'clean', 'incomplete', 'unknown']),
+    listedZones: int,
+    listings: int,
+    checkedZones: int,
+    uncheckedZones: int,
+    zones: int,
+    message: str,
+  }),
+  zones: arrayOf(
+    record<BlacklistZoneResult>({
+      zone: str,
+      name: nullable(str),
+      listKind: oneOfStrings(['ip', 'domain']),
+      subject: str,
+      mxHosts: strings,
+      query: str,
+      status: oneOfStrings(['listed', 'clean', 'refused', 'timeout', 'error']),
+      returnCodes: arrayOf(record<DnsblReturnCode>({ address: str, meaning: nullable(str) })),
+      reason: nullable(str),
+      detail: nullable(str),
+      canary: oneOfStrings(['passed', 'failed', 'refused', 'timeout', 'error']),
+      latencyMs: num,
+      resolver: nullable(str),
+      delistUrl: nullable(str),
+    }),
+  ),
+  skipped: arrayOf(record<BlacklistSkippedZone>({ zone: str, subject: nullable(str), reason: oneOfStrings(['dead', 'ipv6_unsupported', 'not_applicable']), detail: str })),
+  mx: nullable(
+    record<BlacklistMx>({
+      status: oneOfStrings(['answer', 'implicit', 'null_mx', 'nxdomain', 'error']),
+      hosts: arrayOf(
+        record<BlacklistMxHost>({
+          exchange: str,
+          preference: nullable(int),
+          status: oneOfStrings(['resolved', 'nxdomain', 'no_address', 'error']),
+          addresses: strings,
+          error: nullable(str),
+        }),
+      ),
+      error: nullable(str),
+    }),
+  ),
+  findings,
+  resolvers: strings,
+  registryVersion: str,
+  checkedAt: { type: 'string', format: 'date-time' },
+  latencyMs: num,
+});
+
+const ERROR_CODE = oneOfStrings(Object.keys(ERROR_CODES));
+
+/** The problem document of every error answer (RFC 9457 §3) with netintel's `code`. */
+const PROBLEM: JsonSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details with netintel\'s stable error code (the member clients branch on).',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string', format: 'uri-reference', description: 'Where the code is documented (/docs#problem-CODE).' },
+    title: { type: 'string', description: 'The code\'s meaning, the same for every occurrence.' },
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status, repeated.' },
+    detail: { type: 'string', description: 'What went wrong this time, for people.' },
+    instance: { type: 'string', format: 'uri-reference', description: 'The request path.' },
+    code: ERROR_CODE,
+    details: { type: 'object', description: 'Facts about the error (on 429: limit, plan, retryAfterSeconds, resetAt, ...).' },
+  },
+};
+
+const ITEM_ERROR: JsonSchema = {
+  type: 'object',
+  description: 'A failed item of a bulk answer or of a several-type DNS answer.',
+  required: ['code', 'message'],
+  properties: { code: ERROR_CODE, message: str, details: { type: 'object' } },
+};
+
+/** GET /api/quota's record; the plan names come from the server's plans file. */
+export function quotaSchema(planNames: readonly string[]): JsonSchema {
+  return record<QuotaRecord>({
+    kind: { const: 'quota' },
+    plan: oneOfStrings(planNames),
+    title: str,
+    keyId: described(nullable(str), 'The key\'s id, or null without a key.'),
+    client: described(str, 'The caller\'s address as the server sees it.'),
+    features: strings,
+    daily: record<QuotaRecord['daily']>({ limit: int, remaining: int, resetAt: { type: 'string', format: 'date-time' } }),
+    burst: record<QuotaRecord['burst']>({ capacity: int, remaining: int, perMinute: num }),
+    batch: described(int, 'Items per request of the bulk forms.'),
+    bulkMax: described(nullable(int), 'Addresses per POST /api/bulk request, or null without bulk processing.'),
+  });
+}
+
+/** Components of the OpenAPI document: every record and the problem document. */
+export const RECORD_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  Problem: PROBLEM,
+  ItemError: ITEM_ERROR,
+  QueryError: { type: 'object', required: ['query', 'error'], properties: { query: str, error: ref('ItemError') } },
+  Finding: FINDING,
+  SecurityEvidence: EVIDENCE,
+  IpInfoRecord: IP_RECORD,
+  AsnResult: ASN_RECORD,
+  DnsResult: DNS_RECORD,
+  SmtpResult: SMTP_RECORD,
+  MxResult: MX_RECORD,
+  SpfNode: SPF_NODE,
+  SpfResult: SPF_RECORD,
+  DmarcResult: DMARC_RECORD,
+  MtaStsResult: MTA_STS_RECORD,
+  TlsRptResult: TLS_RPT_RECORD,
+  EmailReport: EMAIL_RECORD,
+  VpnResult: VPN_RECORD,
+  BlacklistResult: BLACKLIST_RECORD,
+};
+
+/** A `$ref` to one of RECORD_SCHEMAS. */
+export function recordRef(name: keyof typeof RECORD_SCHEMAS & string): JsonSchema {
+  return ref(name);
+}
