@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { toNetintelError, type ErrorCode } from '../errors.js';
 
 /** One item of a bulk answer: the query as sent, and its record or its error. */
@@ -18,20 +19,19 @@ export interface BulkAnswer {
 }
 
 /**
- * Looks up every query (concurrently when the lookup is asynchronous) and
- * answers in input order; a failed item is an error item, never a failed
- * request.
+ * Looks up every query and answers in input order; a failed item is an error
+ * item, never a failed request. Each item starts on a turn of the event loop
+ * of its own (an asynchronous lookup still runs beside the others): fifty
+ * large ASes in one request must not hold every other request, `/healthz`
+ * included, until the last is done.
  */
 export async function bulkAnswer<T>(queries: readonly string[], lookup: (query: string) => T | Promise<T>): Promise<BulkAnswer> {
-  const results = await Promise.all(
-    queries.map(async (query): Promise<BulkItem> => {
-      try {
-        return { query, record: await lookup(query) };
-      } catch (error) {
-        return { query, error: toNetintelError(error).toJSON() };
-      }
-    }),
-  );
+  const pending: Array<Promise<BulkItem>> = [];
+  for (const [index, query] of queries.entries()) {
+    if (index > 0) await nextTurn();
+    pending.push(answerOf(query, lookup));
+  }
+  const results = await Promise.all(pending);
   const errors: Partial<Record<ErrorCode, number>> = {};
   let failed = 0;
   for (const item of results) {
@@ -43,3 +43,11 @@ export async function bulkAnswer<T>(queries: readonly string[], lookup: (query: 
   return { results, summary: { total: results.length, succeeded: results.length - failed, failed, errors } };
 }
 
+
+async function answerOf<T>(query: string, lookup: (query: string) => T | Promise<T>): Promise<BulkItem> {
+  try {
+    return { query, record: await lookup(query) };
+  } catch (error) {
+    return { query, error: toNetintelError(error).toJSON() };
+  }
+}

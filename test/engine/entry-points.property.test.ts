@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lookupAsn, lookupAsnBulk } from '../../src/engine/asn/lookup-asn.js';
+import { lookupAsn } from '../../src/engine/asn/lookup-asn.js';
 import { checkBlacklist } from '../../src/engine/blacklist/check-blacklist.js';
 import { createEngineContext, type EngineContext } from '../../src/engine/context.js';
 import { resolveHostAddresses } from '../../src/engine/dns/host-addresses.js';
@@ -104,7 +104,6 @@ const ENTRY_POINTS: EntryPoint[] = [
   ['probeSmtp', (ctx, input) => probeSmtp(ctx, { host: input, port, stageTimeoutMs: 200, greetingTimeoutMs: 200 }), 100],
   ['lookupIp', (ctx, input) => lookupIp(ctx, input), 150],
   ['lookupAsn', (ctx, input) => lookupAsn(ctx, input), 150],
-  ['lookupAsnBulk', (ctx, input) => lookupAsnBulk(ctx, [input, 'AS15169', input]), 60],
 ];
 
 describe.each([

@@ -1,7 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EngineContext } from '../context.js';
-import type { Outcome } from '../outcome.js';
-import { NetintelError, toNetintelError } from '../../errors.js';
+import { NetintelError } from '../../errors.js';
 import type { AsnIndex } from './asn-index.js';
 import { ipDatabasesFor, type AccessMode } from '../ip/ip-databases.js';
 import { isIpAddress, parseIpAddress, quoteInput } from '../ip/ip-address.js';
@@ -148,27 +146,6 @@ function buildAsRecord(index: AsnIndex, asn: number): AsRecord | null {
 
 function prefixLength(cidr: string): number {
   return Number(cidr.slice(cidr.lastIndexOf('/') + 1));
-}
-
-/**
- * {@link lookupAsn} for a list of IP addresses and AS numbers (the API's
- * `bulk` form), one outcome per query in order. The event loop gets a turn
- * between items (setImmediate), so that fifty large ASes in one request do
- * not hold every other request (and `/healthz`) for a second and a half.
- * Never rejects: a failed query is an error outcome.
- */
-export async function lookupAsnBulk(ctx: EngineContext, queries: readonly string[], mode: AccessMode = 'pread'): Promise<Array<Outcome<AsnResult>>> {
-  const outcomes: Array<Outcome<AsnResult>> = [];
-  for (let i = 0; i < queries.length; i++) {
-    if (i > 0) await nextTurn();
-    const query = queries[i]!;
-    try {
-      outcomes.push({ ok: true, query, value: lookupAsn(ctx, query, mode) });
-    } catch (error) {
-      outcomes.push({ ok: false, query, error: toNetintelError(error) });
-    }
-  }
-  return outcomes;
 }
 
 /** Splits SPEC's `bulk` form: a comma-separated list mixing IP addresses and AS numbers. */
