@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -57,6 +58,81 @@ describe('netintel serve (the built program)', () => {
     expect(await served.exit).toEqual({ code: 0, signal: null });
     expect(served.stderr()).toContain('"msg":"stopped"');
     await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('netintel serve on SIGTERM with probes that would take long', () => {
+  const dir = tempDir('netintel-serve-term-');
+  let dns: DnsTestServer;
+  let silentSmtp: Server;
+  let smtpPort: number;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({ defaultBehaviour: 'silent' });
+    // Accepts connections and never greets.
+    silentSmtp = createServer(() => {});
+    await new Promise<void>((resolve) => silentSmtp.listen(0, '127.0.0.1', resolve));
+    smtpPort = (silentSmtp.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await dns.close();
+    await new Promise((resolve) => silentSmtp.close(resolve));
+    dir.remove();
+  });
+
+  const start = (args: string[] = []) =>
+    serve([
+      '--db', join(dir.path, 'keys.db'),
+      '--resolver', dns.address,
+      '--timeout', '30000',
+      '--allow-private-targets',
+      '--smtp-ports', String(smtpPort),
+      '--log-level', 'warn',
+      ...args,
+    ]);
+
+  it('exits 0 within the 2 s grace and a little, answering the probes left 503, not after their 30 s timeouts', async () => {
+    const served = await start();
+    try {
+      const smtp = fetch(`${served.url}/api/smtp-test?host=127.0.0.1&port=${smtpPort}`);
+      const lookup = fetch(`${served.url}/api/dns-lookup?domain=never.test`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalled = performance.now();
+      served.child.kill('SIGTERM');
+      const [answers, exit] = await Promise.all([Promise.all([smtp, lookup]), served.exit]);
+      const ms = performance.now() - signalled;
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(ms).toBeGreaterThan(1900);
+      expect(ms).toBeLessThan(3500);
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(answer.headers.get('retry-after')).toBe('1');
+        expect((await answer.json()).details).toEqual({ reason: 'shutdown' });
+      }
+    } finally {
+      if (served.child.exitCode === null) served.child.kill('SIGKILL');
+    }
+  });
+
+  it('cuts at once on a second signal, and closes idle keep-alive connections at the first', async () => {
+    const served = await start(['--shutdown-grace', '60000']);
+    try {
+      // An idle keep-alive connection must not hold the shutdown.
+      await (await fetch(`${served.url}/healthz`)).json();
+      const smtp = fetch(`${served.url}/api/smtp-test?host=127.0.0.1&port=${smtpPort}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalled = performance.now();
+      served.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(served.child.exitCode).toBeNull();
+      served.child.kill('SIGTERM');
+      expect(await served.exit).toEqual({ code: 0, signal: null });
+      expect(performance.now() - signalled).toBeLessThan(2000);
+      expect((await smtp).status).toBe(503);
+    } finally {
+      if (served.child.exitCode === null) served.child.kill('SIGKILL');
+    }
   });
 });
 
