@@ -15,7 +15,7 @@ import type { LimitStore } from './limits/limit-store.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, statusOf } from './problem.js';
 import { limitHeaders, setLimitHeaders } from './rate-limit-headers.js';
-import { requestScope, watchOutboundSockets, type RequestScope } from './request-scope.js';
+import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } from './request-scope.js';
 import { apiRoutes } from './routes/route-table.js';
 import { createTargetGuard } from './target-guard.js';
 
@@ -208,7 +208,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   // A request's work, and the connections it opens, are known by its scope (see request-scope.ts).
   watchOutboundSockets();
-  const outbound = new Set<Socket>();
+  const outbound = new Set<Outbound>();
   const open = new Set<RequestScope>();
   app.decorate('abortInFlight', () => {
     closing = true;
@@ -219,7 +219,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       // The handler's own answer, when its work ends, has nowhere to go: dropped quietly.
       reply.hijack();
     }
-    for (const socket of outbound) socket.destroy(new Error('the server is shutting down'));
+    for (const connection of outbound) connection.destroy(new Error('the server is shutting down'));
     outbound.clear();
   });
   app.addHook('onRequest', (request, reply, done) => {
@@ -370,7 +370,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // with Allow (RFC 9110 §15.5.6), and OPTIONS on it is 204 with Allow (§9.3.7).
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    const methods = methodsByPath.get(path);
+    // OPTIONS * (RFC 9110 §9.3.7) asks about the server as a whole.
+    const methods = path === '*' && request.method === 'OPTIONS' ? new Set([...methodsByPath.values()].flatMap((set) => [...set])) : methodsByPath.get(path);
     if (methods !== undefined) {
       const allow = [...methods].sort().join(', ');
       if (request.method === 'OPTIONS') {

@@ -1,7 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
 import type { FastifyReply } from 'fastify';
+
+/** An outbound connection or request a request's work opened: a net.Socket or an http.ClientRequest. */
+export interface Outbound {
+  destroy(error?: Error): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
 
 /**
  * What the server knows of the request a piece of work belongs to. Carried
@@ -16,7 +21,7 @@ export interface RequestScope {
   url: string;
   reply: FastifyReply;
   /** The outbound connections of the server this request belongs to (shared by its requests). */
-  outbound: Set<Socket>;
+  outbound: Set<Outbound>;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
@@ -24,19 +29,22 @@ export const requestScope = new AsyncLocalStorage<RequestScope>();
 let watching = false;
 
 /**
- * Starts noting the client connections (net.connect) opened inside a
+ * Starts noting the client connections (net.connect: SMTP, DNS over TCP)
+ * and HTTP requests (https.request: MTA-STS policies) opened inside a
  * request scope in that scope's `outbound` set, each removed when it
- * closes. Node publishes every new client socket on the
- * `net.client.socket` diagnostics channel, so the engine needs no hook.
+ * closes. Node publishes them on the `net.client.socket` and
+ * `http.client.request.start` diagnostics channels, so the engine needs
+ * no hook.
  */
 export function watchOutboundSockets(): void {
   if (watching) return;
   watching = true;
-  subscribe('net.client.socket', (message) => {
+  const note = (outbound: Outbound) => {
     const scope = requestScope.getStore();
     if (scope === undefined) return;
-    const { socket } = message as { socket: Socket };
-    scope.outbound.add(socket);
-    socket.once('close', () => scope.outbound.delete(socket));
-  });
+    scope.outbound.add(outbound);
+    outbound.once('close', () => scope.outbound.delete(outbound));
+  };
+  subscribe('net.client.socket', (message) => note((message as { socket: Outbound }).socket));
+  subscribe('http.client.request.start', (message) => note((message as { request: Outbound }).request));
 }

@@ -236,6 +236,9 @@ describe('answers before routing and around it', () => {
     expect(options.status).toBe(204);
     expect(options.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(options.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const star = parse((await raw(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text);
+    expect(star.status).toBe(204);
+    expect(star.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
     const unknown = await fetch(`${base}/api/nothing`, { method: 'POST' });
     expect(unknown.status).toBe(404);
   });
