@@ -152,14 +152,30 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       });
       // An error no handler caught is logged with its request and answered 500; the server keeps serving.
       const removeCrashNet = installCrashNet(app, process);
+      // Listened for before listening: a signal that comes as the address is printed must not kill the process outright.
+      const stopped = stopSignal();
       try {
         await app.listen({ host: flags.host, port: flags.port });
         const address = app.server.address();
         const bound = typeof address === 'object' && address !== null ? address : { address: flags.host, port: flags.port };
         const host = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
         io.stdout.write(`listening on http://${host}:${bound.port}\n`);
-        app.log.info({ url: `http://${host}:${bound.port}`, limits: limits.kind, plans: plans.source }, 'listening');
-        await stopSignal();
+        app.log.info(
+          {
+            url: `http://${host}:${bound.port}`,
+            limits: limits.kind,
+            plans: plans.source,
+            connections: {
+              headersTimeoutMs: app.server.headersTimeout,
+              requestTimeoutMs: app.server.requestTimeout,
+              keepAliveTimeoutMs: app.server.keepAliveTimeout,
+              maxConnections: app.server.maxConnections,
+              shutdownGraceMs: graceMs,
+            },
+          },
+          'listening',
+        );
+        await stopped;
         app.log.info({ graceMs }, 'shutting down: finishing requests in flight');
         // After the grace (or at a second signal): the requests left are
         // answered 503, the connections their probes opened are cut and the

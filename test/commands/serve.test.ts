@@ -136,6 +136,47 @@ describe('netintel serve on SIGTERM with probes that would take long', () => {
   });
 });
 
+describe('netintel serve connection settings', () => {
+  const dir = tempDir('netintel-serve-settings-');
+  afterAll(() => dir.remove());
+
+  const listening = async (args: string[], env: Record<string, string> = {}) => {
+    const served = await serve(['--db', join(dir.path, 'keys.db'), ...args], env);
+    served.child.kill('SIGTERM');
+    await served.exit;
+    // 'exit' can come before the last of stderr has been read.
+    for (let waited = 0; !served.stderr().includes('"msg":"stopped"') && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    const line = served.stderr().split('\n').find((text) => text.includes('"msg":"listening"'))!;
+    return (JSON.parse(line) as { connections: Record<string, number> }).connections;
+  };
+
+  it('takes them from flags over NETINTEL_* variables over the defaults', async () => {
+    expect(await listening([])).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024, shutdownGraceMs: 2_000 });
+    const env = { NETINTEL_HEADERS_TIMEOUT: '3000', NETINTEL_REQUEST_TIMEOUT: '4000', NETINTEL_KEEP_ALIVE_TIMEOUT: '1000', NETINTEL_MAX_CONNECTIONS: '64', NETINTEL_SHUTDOWN_GRACE: '0' };
+    expect(await listening([], env)).toEqual({ headersTimeoutMs: 3000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000, maxConnections: 64, shutdownGraceMs: 0 });
+    expect(await listening(['--headers-timeout', '2000', '--max-connections', '10', '--shutdown-grace', '500'], env)).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 10,
+      shutdownGraceMs: 500,
+    });
+  });
+
+  it('refuses nonsense with exit 2, naming the flag or variable, without a stack', async () => {
+    for (const [args, env] of [
+      [['--max-connections', '0'], {}],
+      [['--headers-timeout', '1e3'], {}],
+      [[], { NETINTEL_REQUEST_TIMEOUT: 'soon' }],
+    ] as Array<[string[], Record<string, string>]>) {
+      const result = await spawnCli(['serve', '--port', '0', '--db', join(dir.path, 'keys.db'), ...args], { env });
+      expect(result.code, JSON.stringify([args, env])).toBe(2);
+      expect(result.stderr).toMatch(/--max-connections|--headers-timeout|NETINTEL_REQUEST_TIMEOUT/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
 describe('start-up cost of local runs', () => {
   it('never loads fastify, better-sqlite3 or ioredis for `netintel ip 8.8.8.8`', async () => {
     const script = `
