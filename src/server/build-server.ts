@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { lookupAsn } from '../engine/asn/lookup-asn.js';
@@ -138,6 +139,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       headersTimeout: headersTimeoutMs,
       requestTimeout: requestTimeoutMs,
       connectionsCheckingInterval: Math.max(Math.min(Math.floor(headersTimeoutMs / 10), 1000), 50),
+      // Node would answer a missing Host with a bare 400; the onRequest hook below answers it as every other error.
+      requireHostHeader: false,
     },
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,
@@ -161,6 +164,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
   });
   app.server.maxConnections = maxConnections;
+  // An Expect other than 100-continue (RFC 9110 §10.1.1): 417, as Node would, but with a problem body and the headers.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const problem = new NetintelError('usage', `the expectation ${JSON.stringify(request.headers.expect)} cannot be met; only 100-continue is`);
+    const body = JSON.stringify(problemOf(problem, { status: 417, instance: safePath(request.url) }));
+    const subject = addressSubject(clientAddress(request.socket.remoteAddress, request.headers, trusted, proxyHeader));
+    void peekHeaders(subject).then((headers) => {
+      response.writeHead(417, { ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(body), connection: 'close' });
+      response.end(body);
+    });
+  });
 
   /** The X-RateLimit-* headers of a subject on the free tier, or none if the limit store cannot say. */
   const peekHeaders = async (subject: string): Promise<Record<string, number>> => {
@@ -226,6 +239,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     if (closing) {
       request.netintel = anonymousState(clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader));
       sendShuttingDown(reply, request.url);
+      return;
+    }
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is 400.
+    if (request.headers.host === undefined && request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 1) {
+      request.netintel = anonymousState(clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader));
+      const problem = new NetintelError('usage', 'an HTTP/1.1 request needs a Host header');
+      reply.code(400).header('content-type', PROBLEM_CONTENT_TYPE).header('connection', 'close').send(JSON.stringify(problemOf(problem, { instance: request.url.split('?')[0] })));
       return;
     }
     const scope: RequestScope = { id: request.id, method: request.method, url: request.url, reply, outbound };

@@ -177,6 +177,15 @@ describe('answers before routing and around it', () => {
     expectProblem(parse(garbage.text), 400);
   });
 
+  it('answers an HTTP/1.1 request without Host 400 and an unmet Expect 417, both problem+json', async () => {
+    const host = await raw(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(expectProblem(parse(host.text), 400).detail).toMatch(/Host/);
+    const http10 = await raw(port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(parse(http10.text).status).toBe(200);
+    const expectation = await raw(port, 'POST /api/bulk HTTP/1.1\r\nHost: x\r\nExpect: banana\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expectProblem(parse(expectation.text), 417);
+  });
+
   it('answers a URL fastify cannot decode with 400 problem+json', async () => {
     const result = await raw(port, 'GET /api/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expectProblem(parse(result.text), 400);
