@@ -65,9 +65,11 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /**
-     * Cuts the work of every request still in flight: destroys the
-     * connections requests opened (SMTP, DNS over TCP) so that their probes
-     * end now rather than at their timeouts. For shutdown.
+     * Ends every request still in flight, for shutdown: answers each one
+     * not yet answered 503, and destroys the connections and HTTP requests
+     * their work opened (SMTP, DNS over TCP, MTA-STS fetches), so that their
+     * probes end now rather than at their own timeouts. Requests arriving
+     * afterwards are answered 503 too.
      */
     abortInFlight(): void;
   }
@@ -92,7 +94,15 @@ export const CONNECTION_DEFAULTS = {
  * bad one), then per route the plan's features (401 without a key, 403 for
  * a plan without it; 501 for an endpoint still being built), input
  * validation (400), batch size (403), the limits (429), the handler. Every
- * answer carries X-RateLimit-*; every error is problem+json with a `code`.
+ * answer carries X-RateLimit-*; every error is problem+json with a `code`,
+ * also those raised before routing: by Node's parser (400, 408, 431, 417),
+ * for the URL (400), for the method (405 with Allow; OPTIONS is 204 with
+ * Allow), for the media type (415, only JSON is read), for a repeated query
+ * parameter (400). A 401 carries WWW-Authenticate.
+ *
+ * Connections: headers within `headersTimeoutMs`, the whole request within
+ * `requestTimeoutMs`, idle keep-alive for `keepAliveTimeoutMs`, at most
+ * `maxConnections` at once (CONNECTION_DEFAULTS).
  */
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const now = deps.now ?? Date.now;
