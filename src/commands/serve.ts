@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -113,6 +114,10 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .action(async (flags: ServeFlags, command: Command) => {
       const options = runtime.options(command);
       const ctx = runtime.context(options);
+      // Aborted when the grace after SIGTERM runs out: the engine's transports made for one request close on it.
+      const shutdown = new AbortController();
+      setMaxListeners(0, shutdown.signal);
+      ctx.signal = shutdown.signal;
       const { io } = runtime;
       const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openSqliteKeyStore }, { keyDbPath }, { packageRoot }] = await Promise.all([
         import('../server/build-server.js'),
@@ -187,6 +192,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
           cut = true;
           app.log.warn('shutting down: ending the requests still in flight');
           app.abortInFlight();
+          shutdown.abort();
           void ctx.close();
           setTimeout(() => app.server.closeAllConnections(), 250).unref();
         };
@@ -197,6 +203,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         clearTimeout(grace);
         // Work whose client went away while it ran (a probe of a request already cut) ends now too.
         app.abortInFlight();
+        shutdown.abort();
         app.log.info('stopped');
       } finally {
         await app.close();

@@ -91,15 +91,18 @@ describe('netintel serve on SIGTERM with probes that would take long', () => {
       ...args,
     ]);
 
-  it('exits 0 within the 2 s grace and a little, answering the probes left 503, not after their 30 s timeouts', async () => {
+  it('exits 0 within the 2 s grace and a little, answering the probes left 503, not after their 30 s timeouts (SMTP, DNS, DNSBL)', async () => {
     const served = await start();
     try {
       const smtp = fetch(`${served.url}/api/smtp-test?host=127.0.0.1&port=${smtpPort}`);
       const lookup = fetch(`${served.url}/api/dns-lookup?domain=never.test`);
+      // These two make DNS transports of their own, outside the server's engine context.
+      const ownResolver = fetch(`${served.url}/api/dns-lookup?domain=never.test&resolver=${dns.address}`);
+      const blacklist = fetch(`${served.url}/api/blacklist-check?ip=8.8.8.8`);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const signalled = performance.now();
       served.child.kill('SIGTERM');
-      const [answers, exit] = await Promise.all([Promise.all([smtp, lookup]), served.exit]);
+      const [answers, exit] = await Promise.all([Promise.all([smtp, lookup, ownResolver, blacklist]), served.exit]);
       const ms = performance.now() - signalled;
       expect(exit).toEqual({ code: 0, signal: null });
       expect(ms).toBeGreaterThan(1900);
