@@ -128,10 +128,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         import('../engine/data/data-files.js'),
       ]);
       const plans = loadPlanTable(flags.plans);
-      const redisUrl = flags.redisUrl ?? (io.env.NETINTEL_REDIS_URL || undefined);
-      const limits = redisUrl
-        ? await (await import('../server/limits/redis-limit-store.js')).createRedisLimitStore(redisUrl)
-        : (await import('../server/limits/memory-limit-store.js')).createMemoryLimitStore();
+      // Read before anything is opened (Redis), so that a bad value leaves nothing to close.
       const connection = {
         headersTimeoutMs: connectionSetting('headersTimeout', flags, io.env),
         requestTimeoutMs: connectionSetting('requestTimeout', flags, io.env),
@@ -139,6 +136,10 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         maxConnections: connectionSetting('maxConnections', flags, io.env),
       };
       const graceMs = connectionSetting('shutdownGrace', flags, io.env) ?? SHUTDOWN_GRACE_MS;
+      const redisUrl = flags.redisUrl ?? (io.env.NETINTEL_REDIS_URL || undefined);
+      const limits = redisUrl
+        ? await (await import('../server/limits/redis-limit-store.js')).createRedisLimitStore(redisUrl)
+        : (await import('../server/limits/memory-limit-store.js')).createMemoryLimitStore();
       const keys = openSqliteKeyStore(keyDbPath(flags.db, io.env));
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
       (await import('../server/settle-heap.js')).settleHeap();
