@@ -258,16 +258,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       reply.code(400).header('content-type', PROBLEM_CONTENT_TYPE).header('connection', 'close').send(JSON.stringify(problemOf(problem, { instance: request.url.split('?')[0] })));
       return;
     }
+    // The rest of the request's handling, its body's callbacks included
+    // (Node runs them in the request's async context), runs in the scope.
     const scope: RequestScope = { id: request.id, method: request.method, url: request.url, reply, outbound };
-    scopes.set(request, scope);
     open.add(scope);
     reply.raw.once('close', () => open.delete(scope));
-    requestScope.run(scope, done);
-  });
-  // The body is read in the connection's callbacks, outside the scope: enters it again for the handler.
-  app.addHook('preHandler', (request, _reply, done) => {
-    const scope = scopes.get(request);
-    if (scope === undefined) return done();
     requestScope.run(scope, done);
   });
 
@@ -294,7 +289,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   const checkKey = createConnectionKeyCheck(keys);
   let closing = false;
-  const scopes = new WeakMap<FastifyRequest, RequestScope>();
 
   // Until a key is verified the caller is counted by address (also when refused).
   const anonymousState = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null });

@@ -4,6 +4,7 @@
  * request is still open, and the process keeps serving.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli.js';
@@ -73,6 +74,25 @@ describe('the crash net: an error no handler caught', () => {
       err: { message: 'thrown from a callback' },
     });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('knows the request after its JSON body was read too, also one sent in parts', async () => {
+    const response = await fetch(`${server.url}/test/post-throw-in-callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(response.status).toBe(500);
+    expect((await response.json()).code).toBe('internal');
+    const { port } = new URL(server.url);
+    const socket = connect({ host: '127.0.0.1', port: Number(port) });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.write('POST /test/post-throw-in-callback HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a"');
+    await settle(100);
+    socket.write(':1}');
+    await new Promise((resolve) => socket.on('close', resolve));
+    expect(answer).toMatch(/^HTTP\/1\.1 500 /);
+    expect(logLines(server.stderr()).find((line) => (line.err as { message?: string } | undefined)?.message === 'thrown from a callback after the body')).toMatchObject({
+      method: 'POST',
+      url: '/test/post-throw-in-callback',
+    });
   });
 
   it('answers 500 to the request whose rejection nobody handled, many times over, and keeps serving', async () => {

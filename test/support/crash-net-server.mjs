@@ -35,8 +35,15 @@ const faulty = [
     setTimeout(() => void Promise.reject(new Error('rejected with nobody listening')), 5);
     return never();
   }],
-].map(([url, handler]) => ({
-  method: 'GET',
+  // The same after a JSON body was read (read in the connection's callbacks, outside the request's scope).
+  ['/test/post-throw-in-callback', () => {
+    setTimeout(() => {
+      throw new Error('thrown from a callback after the body');
+    }, 5);
+    return never();
+  }, 'POST'],
+].map(([url, handler, method]) => ({
+  method: method ?? 'GET',
   url,
   operationId: url.replace(/\W/g, ''),
   summary: 'a bug',
