@@ -1,7 +1,9 @@
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { NetintelError } from '../errors.js';
 
 interface ServeFlags {
   host: string;
@@ -14,10 +16,53 @@ interface ServeFlags {
   proxyHeader: 'x-forwarded-for' | 'forwarded';
   smtpPorts?: number[];
   logLevel: string;
+  headersTimeout?: number;
+  requestTimeout?: number;
+  keepAliveTimeout?: number;
+  maxConnections?: number;
+  shutdownGrace?: number;
 }
 
-/** How long in-flight requests get to finish after SIGTERM before their connections are cut. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * The connection settings of `serve`: flag, else environment variable, else
+ * default (src/server/build-server.ts CONNECTION_DEFAULTS; the grace here).
+ */
+const CONNECTION_SETTINGS = {
+  headersTimeout: { flag: '--headers-timeout', env: 'NETINTEL_HEADERS_TIMEOUT', max: 600_000 },
+  requestTimeout: { flag: '--request-timeout', env: 'NETINTEL_REQUEST_TIMEOUT', max: 600_000 },
+  keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'NETINTEL_KEEP_ALIVE_TIMEOUT', max: 600_000 },
+  maxConnections: { flag: '--max-connections', env: 'NETINTEL_MAX_CONNECTIONS', max: 1_000_000 },
+  shutdownGrace: { flag: '--shutdown-grace', env: 'NETINTEL_SHUTDOWN_GRACE', max: 600_000 },
+} as const;
+
+/**
+ * How long requests in flight get to finish after SIGTERM; then the ones
+ * left are answered 503, the connections they opened (probes) are cut and
+ * the process exits. Short: a probe can take many seconds, and an
+ * orchestrator waiting on the process holds the rollout.
+ */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+function whole(name: string, max: number, minimum = 1): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d{1,9}$/.test(value.trim()) || number < minimum || number > max) throw new InvalidArgumentError(`${name} must be a whole number from ${minimum} to ${max}, not ${JSON.stringify(value)}`);
+    return number;
+  };
+}
+
+/** A connection setting from its flag, else its variable (checked as the flag is), else undefined. */
+function connectionSetting(key: keyof typeof CONNECTION_SETTINGS, flags: ServeFlags, env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const setting = CONNECTION_SETTINGS[key];
+  if (flags[key] !== undefined) return flags[key];
+  const text = env[setting.env];
+  if (text === undefined || text === '') return undefined;
+  try {
+    return whole(setting.env, setting.max, key === 'shutdownGrace' ? 0 : 1)(text);
+  } catch (error) {
+    throw new NetintelError('usage', (error as Error).message, { details: { variable: setting.env } });
+  }
+}
 
 function port(value: string): number {
   const number = Number(value);
@@ -50,6 +95,11 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     )
     .addOption(new Option('--proxy-header <name>', 'the header trusted proxies write').choices(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'))
     .addOption(new Option('--smtp-ports <list>', 'ports SMTP probes may use (default 25,465,587,2525)').argParser(portList))
+    .addOption(new Option('--headers-timeout <ms>', 'time a client has to send the headers of a request, in ms (env: NETINTEL_HEADERS_TIMEOUT; default 10000)').argParser(whole('--headers-timeout', 600_000)))
+    .addOption(new Option('--request-timeout <ms>', 'time a client has to send a whole request, body included, in ms (env: NETINTEL_REQUEST_TIMEOUT; default 15000)').argParser(whole('--request-timeout', 600_000)))
+    .addOption(new Option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open, in ms (env: NETINTEL_KEEP_ALIVE_TIMEOUT; default 5000)').argParser(whole('--keep-alive-timeout', 600_000)))
+    .addOption(new Option('--max-connections <n>', 'connections held at once; more are closed at once (env: NETINTEL_MAX_CONNECTIONS; default 1024)').argParser(whole('--max-connections', 1_000_000)))
+    .addOption(new Option('--shutdown-grace <ms>', 'time requests in flight get to finish after SIGTERM, in ms (env: NETINTEL_SHUTDOWN_GRACE; default 2000)').argParser(whole('--shutdown-grace', 600_000, 0)))
     .addOption(new Option('--log-level <level>', 'structured log level (JSON lines on stderr)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
     .addHelpText(
       'after',
@@ -64,15 +114,28 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .action(async (flags: ServeFlags, command: Command) => {
       const options = runtime.options(command);
       const ctx = runtime.context(options);
+      // Aborted when the grace after SIGTERM runs out: the engine's transports made for one request close on it.
+      const shutdown = new AbortController();
+      setMaxListeners(0, shutdown.signal);
+      ctx.signal = shutdown.signal;
       const { io } = runtime;
-      const [{ buildServer }, { loadPlanTable }, { openSqliteKeyStore }, { keyDbPath }, { packageRoot }] = await Promise.all([
+      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openSqliteKeyStore }, { keyDbPath }, { packageRoot }] = await Promise.all([
         import('../server/build-server.js'),
+        import('../server/crash-net.js'),
         import('../keys/plans.js'),
         import('../keys/sqlite-key-store.js'),
         import('../keys/key-db-path.js'),
         import('../engine/data/data-files.js'),
       ]);
       const plans = loadPlanTable(flags.plans);
+      // Read before anything is opened (Redis), so that a bad value leaves nothing to close.
+      const connection = {
+        headersTimeoutMs: connectionSetting('headersTimeout', flags, io.env),
+        requestTimeoutMs: connectionSetting('requestTimeout', flags, io.env),
+        keepAliveTimeoutMs: connectionSetting('keepAliveTimeout', flags, io.env),
+        maxConnections: connectionSetting('maxConnections', flags, io.env),
+      };
+      const graceMs = connectionSetting('shutdownGrace', flags, io.env) ?? SHUTDOWN_GRACE_MS;
       const redisUrl = flags.redisUrl ?? (io.env.NETINTEL_REDIS_URL || undefined);
       const limits = redisUrl
         ? await (await import('../server/limits/redis-limit-store.js')).createRedisLimitStore(redisUrl)
@@ -91,25 +154,64 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         smtpPorts: flags.smtpPorts,
         logger: { level: flags.logLevel, stream: io.stderr },
         version,
+        ...connection,
       });
+      // An error no handler caught is logged with its request and answered 500; the server keeps serving.
+      const removeCrashNet = installCrashNet(app, process);
+      // Listened for before listening: a signal that comes as the address is printed must not kill the process outright.
+      const stopped = stopSignal();
       try {
         await app.listen({ host: flags.host, port: flags.port });
         const address = app.server.address();
         const bound = typeof address === 'object' && address !== null ? address : { address: flags.host, port: flags.port };
         const host = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
         io.stdout.write(`listening on http://${host}:${bound.port}\n`);
-        app.log.info({ url: `http://${host}:${bound.port}`, limits: limits.kind, plans: plans.source }, 'listening');
-        await stopSignal();
-        app.log.info('shutting down: finishing requests in flight');
-        const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-        force.unref();
+        app.log.info(
+          {
+            url: `http://${host}:${bound.port}`,
+            limits: limits.kind,
+            plans: plans.source,
+            connections: {
+              headersTimeoutMs: app.server.headersTimeout,
+              requestTimeoutMs: app.server.requestTimeout,
+              keepAliveTimeoutMs: app.server.keepAliveTimeout,
+              maxConnections: app.server.maxConnections,
+              shutdownGraceMs: graceMs,
+            },
+          },
+          'listening',
+        );
+        await stopped;
+        app.log.info({ graceMs }, 'shutting down: finishing requests in flight');
+        // After the grace (or at a second signal): the requests left are
+        // answered 503, the connections their probes opened are cut and the
+        // engine's DNS sockets closed, so nothing waits out a probe's own
+        // timeout; a moment later every connection still open is closed.
+        let cut = false;
+        const cutInFlight = () => {
+          if (cut) return;
+          cut = true;
+          app.log.warn('shutting down: ending the requests still in flight');
+          app.abortInFlight();
+          shutdown.abort();
+          void ctx.close();
+          setTimeout(() => app.server.closeAllConnections(), 250).unref();
+        };
+        const grace = setTimeout(cutInFlight, graceMs);
+        grace.unref();
+        void stopSignal().then(cutInFlight);
         await app.close();
-        clearTimeout(force);
+        clearTimeout(grace);
+        // Work whose client went away while it ran (a probe of a request already cut) ends now too.
+        app.abortInFlight();
+        shutdown.abort();
         app.log.info('stopped');
       } finally {
         await app.close();
         await limits.close();
+        await ctx.close();
         keys.close();
+        removeCrashNet();
       }
     });
 }

@@ -18,6 +18,11 @@ export interface EngineContext {
   dnsTcp: boolean;
   /** Further rounds over the resolvers after a failed first one. */
   dnsRetries: number;
+  /**
+   * Aborted when the work in progress should stop (a server shutting down):
+   * DNS transports made for one operation close on it, ending their queries.
+   */
+  signal?: AbortSignal;
   /** The clock; injected so that tests and rate limits can control time. */
   now(): Date;
   /**

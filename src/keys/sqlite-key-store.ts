@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { NetintelError } from '../errors.js';
@@ -42,7 +42,9 @@ export interface SqliteKeyStoreOptions {
 
 /**
  * API keys in SQLite (better-sqlite3), WAL mode so `netintel keys ...` can
- * write while a server reads. Holds only SHA-256 hashes of keys.
+ * write while a server reads. Holds only SHA-256 hashes of keys. A database
+ * it creates is readable by its owner only (0600, in a 0700 directory if it
+ * makes one); an existing file keeps its mode.
  *
  * @throws NetintelError `usage` when the database cannot be opened.
  */
@@ -51,7 +53,13 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const recheckMs = options.recheckMs ?? 1000;
   let db: Database.Database;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:' && !path.startsWith('file:')) {
+      // Key hashes and plans are the operator's alone: a directory made here
+      // is 0700, and the file is made 0600 before SQLite opens it, since
+      // SQLite gives the -wal and -shm files the database file's mode.
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      closeSync(openSync(path, 'a', 0o600));
+    }
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');

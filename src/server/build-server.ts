@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { lookupAsn } from '../engine/asn/lookup-asn.js';
 import { createPublicTargetGuard } from '../engine/connect-guard.js';
@@ -14,7 +16,8 @@ import type { LimitState } from './limits/gcra.js';
 import type { LimitStore } from './limits/limit-store.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, statusOf } from './problem.js';
-import { setLimitHeaders } from './rate-limit-headers.js';
+import { limitHeaders, setLimitHeaders } from './rate-limit-headers.js';
+import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } from './request-scope.js';
 import { apiRoutes } from './routes/route-table.js';
 import { createTargetGuard } from './target-guard.js';
 
@@ -43,8 +46,14 @@ export interface ServerDeps {
   logger?: { level: string; stream: { write(line: string): unknown } } | false;
   /** Largest request body accepted, in bytes (default 64 KiB). */
   bodyLimitBytes?: number;
-  /** Time a client has to send a whole request, in ms (default 10 s). */
+  /** Time a client has to send a request's headers, from its first byte, in ms (default 10 s). */
+  headersTimeoutMs?: number;
+  /** Time a client has to send a whole request, headers and body, in ms (default 15 s; at least headersTimeoutMs). */
   requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept open, in ms (default 5 s). */
+  keepAliveTimeoutMs?: number;
+  /** Connections held at once; further ones are closed as soon as they are accepted (default 1024). */
+  maxConnections?: number;
   /** Time a request may take from arrival to answer, in ms (default 30 s). */
   handlerTimeoutMs?: number;
   /** How the IP datasets are read: `memory` (default, fastest) or `pread`. */
@@ -59,7 +68,28 @@ declare module 'fastify' {
     /** An API route: authenticated, limited, with X-RateLimit-* headers. */
     api?: boolean;
   }
+  interface FastifyInstance {
+    /**
+     * Ends every request still in flight, for shutdown: answers each one
+     * not yet answered 503, and destroys the connections and HTTP requests
+     * their work opened (SMTP, DNS over TCP, MTA-STS fetches), so that their
+     * probes end now rather than at their own timeouts. Requests arriving
+     * afterwards are answered 503 too.
+     */
+    abortInFlight(): void;
+  }
 }
+
+/** The scheme of 401 answers (RFC 9110 §11.6.1): the key goes in the X-API-Key header. */
+export const WWW_AUTHENTICATE = 'ApiKey realm="netintel", header="X-API-Key"';
+
+/** Deadlines and caps of connections; see {@link ServerDeps}. */
+export const CONNECTION_DEFAULTS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
+} as const;
 
 /**
  * Builds the HTTP API of SPEC.md over the engine. Never listens: `netintel
@@ -69,7 +99,15 @@ declare module 'fastify' {
  * bad one), then per route the plan's features (401 without a key, 403 for
  * a plan without it; 501 for an endpoint still being built), input
  * validation (400), batch size (403), the limits (429), the handler. Every
- * answer carries X-RateLimit-*; every error is problem+json with a `code`.
+ * answer carries X-RateLimit-*; every error is problem+json with a `code`,
+ * also those raised before routing: by Node's parser (400, 408, 431, 417),
+ * for the URL (400), for the method (405 with Allow; OPTIONS is 204 with
+ * Allow), for the media type (415, only JSON is read), for a repeated query
+ * parameter (400). A 401 carries WWW-Authenticate.
+ *
+ * Connections: headers within `headersTimeoutMs`, the whole request within
+ * `requestTimeoutMs`, idle keep-alive for `keepAliveTimeoutMs`, at most
+ * `maxConnections` at once (CONNECTION_DEFAULTS).
  */
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const now = deps.now ?? Date.now;
@@ -80,6 +118,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const dataMode = deps.dataMode ?? 'memory';
   const handlerTimeoutMs = deps.handlerTimeoutMs ?? 30_000;
   const bodyLimit = deps.bodyLimitBytes ?? 64 * 1024;
+  const headersTimeoutMs = deps.headersTimeoutMs ?? CONNECTION_DEFAULTS.headersTimeoutMs;
+  const requestTimeoutMs = Math.max(deps.requestTimeoutMs ?? CONNECTION_DEFAULTS.requestTimeoutMs, headersTimeoutMs);
+  const keepAliveTimeoutMs = deps.keepAliveTimeoutMs ?? CONNECTION_DEFAULTS.keepAliveTimeoutMs;
+  const maxConnections = deps.maxConnections ?? CONNECTION_DEFAULTS.maxConnections;
+  for (const [name, value] of Object.entries({ headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections })) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new NetintelError('usage', `${name} must be a whole number above 0, not ${value}`, { details: { [name]: value } });
+  }
 
   // Server-side probes go where callers point them: unless allowed, every socket a probe opens is judged first (SSRF).
   const ctx: EngineContext = deps.allowPrivateTargets === true ? deps.ctx : { ...deps.ctx, connectGuard: createPublicTargetGuard() };
@@ -101,12 +146,146 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // One line per request is written by the onResponse hook below, with the caller and plan.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
-    requestTimeout: deps.requestTimeoutMs ?? 10_000,
-    keepAliveTimeout: 5_000,
-    return503OnClosing: true,
+    // Node enforces both deadlines itself: headers within headersTimeout of
+    // the request's first byte, the whole request (body included) within
+    // requestTimeout; the first answers 408 through clientErrorHandler. It
+    // looks for overdue connections every connectionsCheckingInterval (30 s
+    // by default, which let a slow client hold a connection for up to 40 s
+    // more than the deadline), here a tenth of the shorter deadline.
+    http: {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(Math.min(Math.floor(headersTimeoutMs / 10), 1000), 50),
+      // Node would answer a missing Host with a bare 400; the onRequest hook below answers it as every other error.
+      requireHostHeader: false,
+    },
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // Requests that arrive while closing get the problem+json 503 of the onRequest hook below.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Request ids are the server's own; a client-sent one is not trusted into the logs.
     requestIdHeader: false,
+    // Errors of the request line or headers (400, 408, 431), before any route.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket),
+    // Errors of the URL (400 bad escape, 414), before any route.
+    frameworkErrors: (error, request, untypedReply) => {
+      const reply = untypedReply as FastifyReply;
+      request.netintel = anonymousState(clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader));
+      const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.code === 'FST_ERR_BAD_URL' ? 400 : 500;
+      const problem = status === 500 ? new NetintelError('internal', 'internal error: the server failed to route the request') : new NetintelError('usage', `invalid request: ${error.message}`);
+      const path = safePath(request.raw.url);
+      void peekHeaders(request.netintel.subject).then((headers) => {
+        reply.code(status).headers(headers).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemOf(problem, { status, instance: path })));
+      });
+    },
+  });
+  app.server.maxConnections = maxConnections;
+  // An Expect other than 100-continue (RFC 9110 §10.1.1): 417, as Node would, but with a problem body and the headers.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const problem = new NetintelError('usage', `the expectation ${JSON.stringify(request.headers.expect)} cannot be met; only 100-continue is`);
+    const body = JSON.stringify(problemOf(problem, { status: 417, instance: safePath(request.url) }));
+    const subject = addressSubject(clientAddress(request.socket.remoteAddress, request.headers, trusted, proxyHeader));
+    void peekHeaders(subject).then((headers) => {
+      response.writeHead(417, { ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(body), connection: 'close' });
+      response.end(body);
+    });
+  });
+
+  /** The X-RateLimit-* headers of a subject on the free tier, or none if the limit store cannot say. */
+  const peekHeaders = async (subject: string): Promise<Record<string, number>> => {
+    try {
+      return limitHeaders(await limits.peek(subject, anonymousPlan, now()));
+    } catch {
+      return {};
+    }
+  };
+
+  /**
+   * Answers an error of the request line or headers that Node's parser
+   * raised before fastify saw a request (RFC 9110 statuses, problem+json,
+   * the caller's X-RateLimit-* by its address), then closes the connection:
+   * what follows on it cannot be parsed.
+   */
+  const answerClientError = (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, reason, message] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ([408, 'Request Timeout', `the request was not received in time: headers within ${headersTimeoutMs} ms, the whole request within ${requestTimeoutMs} ms`] as const)
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? ([431, 'Request Header Fields Too Large', 'the request headers are too large'] as const)
+          : error.code === 'HPE_INVALID_METHOD'
+            ? ([400, 'Bad Request', 'the request method is not one HTTP knows'] as const)
+            : ([400, 'Bad Request', `the request could not be parsed (${String(error.code ?? 'malformed')})`] as const);
+    // An answer already on its way cannot be followed by another on the same connection.
+    const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (inProgress?.headersSent === true || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    app.log.debug({ err: error, client: socket.remoteAddress }, 'client error');
+    const problem = new NetintelError('usage', message, { details: { parserCode: error.code ?? null } });
+    const body = JSON.stringify(problemOf(problem, { status }));
+    void peekHeaders(addressSubject(clientAddress(socket.remoteAddress, {}, trusted, proxyHeader))).then((headers) => {
+      if (socket.destroyed || !socket.writable) return;
+      const lines = [`HTTP/1.1 ${status} ${reason}`, `content-type: ${PROBLEM_CONTENT_TYPE}`, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+      socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+      // Ends the connection even if the client never reads the answer.
+      setTimeout(() => socket.destroy(), 1000).unref();
+    });
+  };
+
+  // A request's work, and the connections it opens, are known by its scope (see request-scope.ts).
+  watchOutboundSockets();
+  const outbound = new Set<Outbound>();
+  const open = new Set<RequestScope>();
+  app.decorate('abortInFlight', () => {
+    closing = true;
+    for (const scope of open) {
+      const { reply } = scope;
+      if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) continue;
+      sendShuttingDown(reply, scope.url);
+      // The handler's own answer, when its work ends, has nowhere to go: dropped quietly.
+      reply.hijack();
+    }
+    for (const connection of outbound) connection.destroy(new Error('the server is shutting down'));
+    outbound.clear();
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      request.netintel = anonymousState(clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader));
+      sendShuttingDown(reply, request.url);
+      return;
+    }
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is 400.
+    if (request.headers.host === undefined && request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 1) {
+      request.netintel = anonymousState(clientAddress(request.raw.socket.remoteAddress, request.headers, trusted, proxyHeader));
+      const problem = new NetintelError('usage', 'an HTTP/1.1 request needs a Host header');
+      reply.code(400).header('content-type', PROBLEM_CONTENT_TYPE).header('connection', 'close').send(JSON.stringify(problemOf(problem, { instance: request.url.split('?')[0] })));
+      return;
+    }
+    // The rest of the request's handling, its body's callbacks included
+    // (Node runs them in the request's async context), runs in the scope.
+    const scope: RequestScope = { id: request.id, method: request.method, url: request.url, reply, outbound };
+    open.add(scope);
+    reply.raw.once('close', () => open.delete(scope));
+    requestScope.run(scope, done);
+  });
+
+  // Only JSON bodies are read: any other media type (text/plain included) is 415.
+  app.removeContentTypeParser(['text/plain']);
+
+  // Methods per path, for 405 and OPTIONS.
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) {
+      methods.add(method);
+      if (method === 'GET') methods.add('HEAD');
+    }
+    methods.add('OPTIONS');
+    methodsByPath.set(route.url, methods);
   });
 
   app.decorateRequest('netintel', null as unknown as RequestState);
@@ -116,6 +295,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
 
   const checkKey = createConnectionKeyCheck(keys);
+  let closing = false;
 
   // Until a key is verified the caller is counted by address (also when refused).
   const anonymousState = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null });
@@ -133,7 +313,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       request.netintel = anonymousState(client);
       // Off the API (health, docs) a bad key is ignored; on it, refused.
       if (request.routeOptions.config.api !== true) return done();
-      reply.header('www-authenticate', 'ApiKey realm="netintel", header="X-API-Key"');
+      reply.header('www-authenticate', WWW_AUTHENTICATE);
       const message = {
         malformed: 'the X-API-Key header does not hold a netintel API key (ni_<id>_<secret>)',
         unknown: 'the API key is not known to this server',
@@ -157,7 +337,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   // While closing, answers to requests in flight end their connection, so
   // that a keep-alive client does not hold the shutdown for its idle timeout.
-  let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
@@ -213,13 +392,30 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     const { problem, status } = toProblem(error, bodyLimit, handlerTimeoutMs);
     if (status >= 500 && problem.code !== 'not_implemented') request.log.error({ err: error, path: request.url.split('?')[0] }, 'request failed');
     reply.code(status).header('content-type', PROBLEM_CONTENT_TYPE);
+    // RFC 9110 §15.5.2: a 401 says how to authenticate.
+    if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
     return JSON.stringify(problemOf(problem, { status, instance: request.url.split('?')[0] }));
   });
 
+  // An unknown path is 404; a known path asked with another method is 405
+  // with Allow (RFC 9110 §15.5.6), and OPTIONS on it is 204 with Allow (§9.3.7).
   app.setNotFoundHandler((request, reply) => {
-    const error = new NetintelError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}; the API is described at /docs and /openapi.json`);
+    const path = request.url.split('?')[0]!;
+    // OPTIONS * (RFC 9110 §9.3.7) asks about the server as a whole.
+    const methods = path === '*' && request.method === 'OPTIONS' ? new Set([...methodsByPath.values()].flatMap((set) => [...set])) : methodsByPath.get(path);
+    if (methods !== undefined) {
+      const allow = [...methods].sort().join(', ');
+      if (request.method === 'OPTIONS') {
+        reply.code(204).header('allow', allow);
+        return reply.send();
+      }
+      const error = new NetintelError('usage', `${path} does not answer ${request.method}; it answers ${allow}`, { details: { allow: [...methods].sort() } });
+      reply.code(405).header('allow', allow).header('content-type', PROBLEM_CONTENT_TYPE);
+      return JSON.stringify(problemOf(error, { status: 405, instance: path }));
+    }
+    const error = new NetintelError('not_found', `no endpoint ${request.method} ${path}; the API is described at /docs and /openapi.json`);
     reply.code(404).header('content-type', PROBLEM_CONTENT_TYPE);
-    return JSON.stringify(problemOf(error, { instance: request.url.split('?')[0] }));
+    return JSON.stringify(problemOf(error, { instance: path }));
   });
 
   // Loads the in-memory datasets before the first request rather than during it.
@@ -251,7 +447,7 @@ function registerApiRoute(app: FastifyInstance, route: ApiRoute, api: ApiContext
     config: { api: true },
     schema: { ...(route.querystring ? { querystring: route.querystring } : {}), ...(route.body ? { body: route.body } : {}) },
     // Before validation, so that a caller without the right key hears that first.
-    preValidation: (request, _reply, done) => done(gate(route, request)),
+    preValidation: (request, _reply, done) => done(gate(route, request) ?? singleValuedQuery(request)),
     preHandler: (request, reply, done) => charge(route, request, reply, limits, now, done),
     handler: (request, reply) => handler!(request, reply, api),
   });
@@ -277,6 +473,53 @@ function gate(route: ApiRoute, request: FastifyRequest): NetintelError | undefin
     });
   }
   return undefined;
+}
+
+/**
+ * Each query parameter given once, by its plain name: `ip=1.1.1.1&ip=2.2.2.2`
+ * and `ip[]=8.8.8.8` are refused rather than read as one of the values or
+ * as no `ip` at all (which /api/ipinfo would answer with the caller's own
+ * address).
+ */
+function singleValuedQuery(request: FastifyRequest): NetintelError | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (query === undefined || query === null) return undefined;
+  for (const name in query) {
+    if (Array.isArray(query[name])) {
+      return new NetintelError('usage', `the query parameter ${JSON.stringify(name)} is given more than once; give it once (lists are comma-separated where a parameter takes them)`, {
+        details: { parameter: name },
+      });
+    }
+    if (name.includes('[')) {
+      return new NetintelError('usage', `the query parameter ${JSON.stringify(name)} is not one this endpoint takes: parameters have plain names (ip=, not ip[]=) and are given once`, {
+        details: { parameter: name },
+      });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * 503 for a request the server will not finish because it is shutting down:
+ * one that arrived while closing, or one still unanswered when the grace
+ * for requests in flight ran out. The code is `unreachable`, what a client
+ * would have seen had the connection just been cut; Retry-After says to try
+ * again (another instance, or this one once restarted).
+ */
+function sendShuttingDown(reply: FastifyReply, url: string): void {
+  const problem = new NetintelError('unreachable', 'the server is shutting down and did not finish this request; retry it', { details: { reason: 'shutdown' } });
+  reply
+    .code(503)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .header('retry-after', 1)
+    .header('connection', 'close')
+    .send(JSON.stringify(problemOf(problem, { status: 503, instance: url.split('?')[0] })));
+}
+
+/** The path of a raw URL for a problem's `instance`, or undefined when it has none. */
+function safePath(url: string | undefined): string | undefined {
+  if (url === undefined || !url.startsWith('/')) return undefined;
+  return url.split('?')[0];
 }
 
 /** Batch size, then one atomic charge of every item against the bucket and the day. */

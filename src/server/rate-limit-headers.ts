@@ -14,6 +14,23 @@ import type { LimitState } from './limits/gcra.js';
  * - X-RateLimit-Burst-Limit: bucket capacity (the plan's burst)
  * - X-RateLimit-Burst-Remaining: whole tokens in the bucket now
  */
+export function limitHeaders(limit: LimitState): Record<string, number> {
+  const headers: Record<string, number> = {
+    'x-ratelimit-limit': limit.dailyLimit,
+    'x-ratelimit-remaining': limit.dailyRemaining,
+    'x-ratelimit-reset': Math.ceil(limit.resetAt / 1000),
+    'x-ratelimit-burst-limit': limit.burstCapacity,
+    'x-ratelimit-burst-remaining': limit.burstRemaining,
+  };
+  if (!limit.allowed) {
+    const seconds = Math.max(Math.ceil(limit.retryAfterMs / 1000), 1);
+    headers['x-ratelimit-retryafter'] = seconds;
+    headers['retry-after'] = seconds;
+  }
+  return headers;
+}
+
+/** Sets {@link limitHeaders} on a reply (header by header: it is on every answer's path). */
 export function setLimitHeaders(reply: FastifyReply, limit: LimitState): void {
   reply.header('x-ratelimit-limit', limit.dailyLimit);
   reply.header('x-ratelimit-remaining', limit.dailyRemaining);

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -57,6 +58,125 @@ describe('netintel serve (the built program)', () => {
     expect(await served.exit).toEqual({ code: 0, signal: null });
     expect(served.stderr()).toContain('"msg":"stopped"');
     await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('netintel serve on SIGTERM with probes that would take long', () => {
+  const dir = tempDir('netintel-serve-term-');
+  let dns: DnsTestServer;
+  let silentSmtp: Server;
+  let smtpPort: number;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({ defaultBehaviour: 'silent' });
+    // Accepts connections and never greets.
+    silentSmtp = createServer(() => {});
+    await new Promise<void>((resolve) => silentSmtp.listen(0, '127.0.0.1', resolve));
+    smtpPort = (silentSmtp.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await dns.close();
+    await new Promise((resolve) => silentSmtp.close(resolve));
+    dir.remove();
+  });
+
+  const start = (args: string[] = []) =>
+    serve([
+      '--db', join(dir.path, 'keys.db'),
+      '--resolver', dns.address,
+      '--timeout', '30000',
+      '--allow-private-targets',
+      '--smtp-ports', String(smtpPort),
+      '--log-level', 'warn',
+      ...args,
+    ]);
+
+  it('exits 0 within the 2 s grace and a little, answering the probes left 503, not after their 30 s timeouts (SMTP, DNS, DNSBL)', async () => {
+    const served = await start();
+    try {
+      const smtp = fetch(`${served.url}/api/smtp-test?host=127.0.0.1&port=${smtpPort}`);
+      const lookup = fetch(`${served.url}/api/dns-lookup?domain=never.test`);
+      // These two make DNS transports of their own, outside the server's engine context.
+      const ownResolver = fetch(`${served.url}/api/dns-lookup?domain=never.test&resolver=${dns.address}`);
+      const blacklist = fetch(`${served.url}/api/blacklist-check?ip=8.8.8.8`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalled = performance.now();
+      served.child.kill('SIGTERM');
+      const [answers, exit] = await Promise.all([Promise.all([smtp, lookup, ownResolver, blacklist]), served.exit]);
+      const ms = performance.now() - signalled;
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(ms).toBeGreaterThan(1900);
+      expect(ms).toBeLessThan(3500);
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(answer.headers.get('retry-after')).toBe('1');
+        expect((await answer.json()).details).toEqual({ reason: 'shutdown' });
+      }
+    } finally {
+      if (served.child.exitCode === null) served.child.kill('SIGKILL');
+    }
+  });
+
+  it('cuts at once on a second signal, and closes idle keep-alive connections at the first', async () => {
+    const served = await start(['--shutdown-grace', '60000']);
+    try {
+      // An idle keep-alive connection must not hold the shutdown.
+      await (await fetch(`${served.url}/healthz`)).json();
+      const smtp = fetch(`${served.url}/api/smtp-test?host=127.0.0.1&port=${smtpPort}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalled = performance.now();
+      served.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(served.child.exitCode).toBeNull();
+      served.child.kill('SIGTERM');
+      expect(await served.exit).toEqual({ code: 0, signal: null });
+      expect(performance.now() - signalled).toBeLessThan(2000);
+      expect((await smtp).status).toBe(503);
+    } finally {
+      if (served.child.exitCode === null) served.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('netintel serve connection settings', () => {
+  const dir = tempDir('netintel-serve-settings-');
+  afterAll(() => dir.remove());
+
+  const listening = async (args: string[], env: Record<string, string> = {}) => {
+    const served = await serve(['--db', join(dir.path, 'keys.db'), ...args], env);
+    served.child.kill('SIGTERM');
+    await served.exit;
+    // 'exit' can come before the last of stderr has been read.
+    for (let waited = 0; !served.stderr().includes('"msg":"stopped"') && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    const line = served.stderr().split('\n').find((text) => text.includes('"msg":"listening"'))!;
+    return (JSON.parse(line) as { connections: Record<string, number> }).connections;
+  };
+
+  it('takes them from flags over NETINTEL_* variables over the defaults', async () => {
+    expect(await listening([])).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024, shutdownGraceMs: 2_000 });
+    const env = { NETINTEL_HEADERS_TIMEOUT: '3000', NETINTEL_REQUEST_TIMEOUT: '4000', NETINTEL_KEEP_ALIVE_TIMEOUT: '1000', NETINTEL_MAX_CONNECTIONS: '64', NETINTEL_SHUTDOWN_GRACE: '0' };
+    expect(await listening([], env)).toEqual({ headersTimeoutMs: 3000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000, maxConnections: 64, shutdownGraceMs: 0 });
+    expect(await listening(['--headers-timeout', '2000', '--max-connections', '10', '--shutdown-grace', '500'], env)).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 10,
+      shutdownGraceMs: 500,
+    });
+  });
+
+  it('refuses nonsense with exit 2, naming the flag or variable, without a stack', async () => {
+    for (const [args, env] of [
+      [['--max-connections', '0'], {}],
+      [['--headers-timeout', '1e3'], {}],
+      [[], { NETINTEL_REQUEST_TIMEOUT: 'soon' }],
+    ] as Array<[string[], Record<string, string>]>) {
+      const result = await spawnCli(['serve', '--port', '0', '--db', join(dir.path, 'keys.db'), ...args], { env });
+      expect(result.code, JSON.stringify([args, env])).toBe(2);
+      expect(result.stderr).toMatch(/--max-connections|--headers-timeout|NETINTEL_REQUEST_TIMEOUT/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });
 

@@ -122,3 +122,31 @@ describe('the SQLite key store', () => {
     store.close();
   });
 });
+
+describe('the key database on disk', () => {
+  it('creates keys.db, its -wal and -shm files 0600 and the directories it makes 0700, whatever the umask', async () => {
+    const { statSync } = await import('node:fs');
+    const dir = tempDir('netintel-keys-mode-');
+    const previous = process.umask(0o022);
+    try {
+      const path = join(dir.path, 'data', 'netintel', 'keys.db');
+      const store = openSqliteKeyStore(path);
+      store.create({ plan: 'pro', label: 'mode' });
+      const mode = (file: string) => statSync(file).mode & 0o777;
+      expect(mode(path).toString(8)).toBe('600');
+      expect(mode(`${path}-wal`).toString(8)).toBe('600');
+      expect(mode(`${path}-shm`).toString(8)).toBe('600');
+      expect(mode(join(dir.path, 'data', 'netintel')).toString(8)).toBe('700');
+      expect(mode(join(dir.path, 'data')).toString(8)).toBe('700');
+      store.close();
+      // Opening it again keeps it working and private.
+      const again = openSqliteKeyStore(path);
+      expect(again.list()).toHaveLength(1);
+      again.close();
+      expect(mode(path).toString(8)).toBe('600');
+    } finally {
+      process.umask(previous);
+      dir.remove();
+    }
+  });
+});

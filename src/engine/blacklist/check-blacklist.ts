@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { NetintelError } from '../../errors.js';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain } from '../dns/dns-name.js';
+import { closeOnAbort } from '../dns/close-on-abort.js';
 import { createDnsTransport, type DnsTransport } from '../dns/dns-transport.js';
 import { queryRecords } from '../dns/query-records.js';
 import { readSystemResolvers } from '../dns/resolver-address.js';
@@ -64,6 +65,7 @@ export async function createBlacklistChecker(ctx: EngineContext, options: Blackl
     transport = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: attemptMs, retries: ctx.dnsRetries });
   }
   const dns = transport;
+  const stopListening = owned ? closeOnAbort(dns, ctx.signal) : () => {};
   const canaries = createCanaryCache();
   return {
     zones: selection.zones,
@@ -71,6 +73,7 @@ export async function createBlacklistChecker(ctx: EngineContext, options: Blackl
     registry,
     check: (target) => runCheck(ctx, dns, registry, selection.zones, selection.dead, canaries, target),
     close: async () => {
+      stopListening();
       if (owned) await dns.close();
     },
   };

@@ -1,5 +1,6 @@
 import type { DnsResult } from '../../engine/dns/dns-result.js';
 import type { DnsTransport } from '../../engine/dns/dns-transport.js';
+import { closeOnAbort } from '../../engine/dns/close-on-abort.js';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { ApiContext, ApiRoute } from '../api-route.js';
 
@@ -49,6 +50,7 @@ async function dnsLookup(request: { query: unknown }, api: ApiContext): Promise<
   } else {
     transport = await api.ctx.dnsTransport();
   }
+  const stopListening = own === null ? () => {} : closeOnAbort(own, api.ctx.signal);
   try {
     const answers = await Promise.all(
       asked.map((type) =>
@@ -63,6 +65,7 @@ async function dnsLookup(request: { query: unknown }, api: ApiContext): Promise<
     );
     return asked.length === 1 ? answers[0] : answers;
   } finally {
+    stopListening();
     await own?.close();
   }
 }
