@@ -3,8 +3,8 @@ import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
 import type { CliIo } from './io.js';
-import { reportFailure } from './report-failure.js';
 import { createRuntime, type CommandRuntime } from './runtime.js';
+import { debugRequested, guardRun } from './run-guard.js';
 
 export const VERSION = '0.1.0';
 
@@ -35,23 +35,32 @@ export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]
  * code; the only place that turns errors into exit codes. Never calls
  * process.exit (it would cut piped output short).
  */
-export async function runProgram(argv: readonly string[], io: CliIo, commands: readonly CommandRegistration[]): Promise<number> {
-  const { program, runtime } = buildProgram(io, commands);
+export async function runProgram(argv: readonly string[], processIo: CliIo, commands: readonly CommandRegistration[]): Promise<number> {
+  const run = guardRun(processIo, debugRequested(argv, processIo.env));
+  const { io } = run;
+  let program: Command | undefined;
+  let runtime: CommandRuntime | undefined;
+  let outcome: { code: number } | { error: unknown };
   try {
+    ({ program, runtime } = buildProgram(io, commands));
     applyConfigFile(program, io.env);
     applyEnvironment(program, io.env);
     await program.parseAsync([...argv], { from: 'user' });
-    return runtime.exitCode;
+    outcome = { code: runtime.exitCode };
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
-      return exitCodeFor('usage');
-    }
-    const format = program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
-    return reportFailure(io, error, format);
-  } finally {
-    await runtime.close();
+      const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;
+      outcome = { code: ok ? 0 : exitCodeFor('usage') };
+    } else outcome = { error };
   }
+  try {
+    await runtime?.close();
+  } catch (error) {
+    if ('code' in outcome) outcome = { error };
+  }
+  const format =
+    program === undefined || program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
+  return run.finish(outcome, format);
 }
 
 /**
