@@ -8,6 +8,7 @@ import { exitCodeForRun } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo } from './io.js';
 import { RenderedRows, renderRows } from './rendered-rows.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 
 export interface EmitOptions {
   /** One target was asked for (json prints an object, table a field/value view). */
@@ -65,14 +66,14 @@ export async function emitOutcomes(
           await writing;
           written?.();
           // After the rows before them, as when every write was synchronous (stdout and stderr may be one file).
-          for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
+          for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
           writing = inBackground(rows.bytes);
           // Its failure is met where it is awaited, not reported as unhandled meanwhile.
           writing.catch(() => {});
           written = rows.release ?? (batch instanceof RenderedRows ? null : () => spares.push(Buffer.from(rows.bytes.buffer)));
           continue;
         }
-        for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
+        for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
         await stdout.write(rows.bytes);
         // A writer that writes synchronously is done with the bytes.
         if (lend) rows.release?.();
@@ -83,7 +84,7 @@ export async function emitOutcomes(
         if (outcome.ok) succeeded += 1;
         else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
-          io.stderr.write(`netintel: ${outcome.error.message}\n`);
+          io.stderr.write(`netintel: ${escapeTerminalText(outcome.error.message)}\n`);
         }
         text += formatter.write(outcome);
       }

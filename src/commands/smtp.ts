@@ -116,7 +116,7 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     for (const result of results) {
       if (!result.failure) continue;
       failures.set(result.failure.code, (failures.get(result.failure.code) ?? 0) + 1);
-      io.stderr.write(`netintel: ${result.failure.message}\n`);
+      io.stderr.write(`netintel: ${escapeTerminalText(result.failure.message)}\n`);
     }
     const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
     const code = exitCodeForRun(results.length - failed, failures);
