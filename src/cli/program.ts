@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
@@ -17,11 +18,12 @@ export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
     .version(VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // A parse error is reported as every failure is (runProgram): one `netintel: ...` line, a record with -f json.
+      outputError: () => {},
     })
     .addHelpText('after', `\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
   addGlobalOptions(program);
@@ -50,7 +52,9 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
   } catch (error) {
     if (error instanceof CommanderError) {
       const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;
-      outcome = { code: ok ? 0 : exitCodeFor('usage') };
+      // 'commander.help': a command that needs a subcommand got none, and its help went to stderr.
+      if (ok || error.code === 'commander.help') outcome = { code: ok ? 0 : exitCodeFor('usage') };
+      else outcome = { error: new NetintelError('usage', `${error.message.replace(/^error: /, '')} (run with --help for usage)`, { details: { reason: error.code } }) };
     } else outcome = { error };
   }
   try {
@@ -58,8 +62,9 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
   } catch (error) {
     if ('code' in outcome) outcome = { error };
   }
-  const format =
-    program === undefined || program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
+  // The arguments' last -f first: a parse error may stop commander before it reaches it.
+  const parsed = program === undefined || program.getOptionValueSource('format') === 'default' ? undefined : (program.opts().format as string);
+  const format = formatFlag(argv) ?? parsed ?? io.env.NETINTEL_FORMAT;
   return run.finish(outcome, format);
 }
 
