@@ -6,6 +6,14 @@ import type { CliIo } from './io.js';
 /** What an `internal` error (a bug) adds to its one line: what to do about it. */
 export const BUG_HINT = 'this is a bug in netintel: please report it with the command that caused it; NETINTEL_DEBUG=1 (or --debug) shows the details';
 
+/** Errors the output already carries as a record (emit.ts ended a document with them). */
+const writtenToStdout = new WeakSet<object>();
+
+/** Notes that stdout already holds `error` as a record, so reportFailure does not write it again. */
+export function markWrittenToStdout(error: object): void {
+  writtenToStdout.add(error);
+}
+
 /**
  * Reports an error that ended a run and returns its exit code: one
  * `netintel: ...` line on stderr, control characters written visibly (the
@@ -17,7 +25,7 @@ export const BUG_HINT = 'this is a bug in netintel: please report it with the co
  */
 export function reportFailure(io: CliIo, error: unknown, format: string | undefined, options: { debug?: boolean } = {}): number {
   const failure = toNetintelError(error);
-  if ((format === 'json' || format === 'ndjson') && failure.code !== 'output_failed') {
+  if ((format === 'json' || format === 'ndjson') && failure.code !== 'output_failed' && !writtenToStdout.has(failure)) {
     io.stdout.write(`${JSON.stringify({ error: failure.toJSON() })}\n`);
   }
   const message = escapeTerminalText(failure.message);
