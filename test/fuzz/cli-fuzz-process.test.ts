@@ -133,6 +133,17 @@ describe('CLI fuzzing, the built CLI as a process', () => {
       .map(({ sub, flags }) => ({ argv: [...flags, ...safety(), ...sub] })),
   );
 
+  it.skipIf(!built)('keeps the contract for a list long enough for the worker threads (table, csv, ndjson)', async () => {
+    const lines = ['1.2.3.4\x1b]0;pwned\x07', '\u202eevil', '8.8.8.8', '\xff', '1.2.3.4/33', '::ffff:1.2.3.4', '#c', '10.0.0.1\r', 'AS4294967296', 'AS0'];
+    const list = Buffer.from(Array.from({ length: 9000 }, (_, i) => lines[(i * 7) % lines.length]).join('\n'), 'latin1');
+    for (const format of ['table', 'csv', 'ndjson']) {
+      const argv = ['bulk', '-f', format];
+      const result = await spawnCli(argv, { env: childEnv(), input: list, timeoutMs: 30_000 });
+      expect(brokenProperty(argv, result), format).toBeNull();
+      expect(result.code).toBe(7);
+    }
+  }, 60_000);
+
   it.skipIf(!built)('took every entry path', () => {
     for (const path of ['direct', 'lookup', 'main'] as const) expect(paths.get(path) ?? 0, path).toBeGreaterThan(0);
   });
