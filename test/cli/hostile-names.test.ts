@@ -19,11 +19,14 @@ afterAll(async () => {
 const local = () => ['--resolver', dns.address, '-t', '800', '--retries', '0'];
 
 describe('names that are not host names', () => {
-  it('netintel spf . exits 2 with one line, as a process (no internal error, no unhandled rejection)', async () => {
-    const result = await spawnCli(['spf', '.', ...local()]);
-    expect(result.stderr).toMatch(/^netintel: [^\n]*\n$/);
-    expect(result.code).toBe(2);
-  });
+  for (const argv of [['spf', '.'], ['email', '.', '--no-smtp'], ['email', '.', 'example.com', '--no-smtp']]) {
+    it(`netintel ${argv.join(' ')} exits 2 (7 beside a good target) with one line per failure, as a process (no internal error, no unhandled rejection)`, async () => {
+      const result = await spawnCli([...argv, ...local()]);
+      expect(result.stderr).not.toContain('internal error');
+      expect(result.stderr).toMatch(/^(netintel: [^\n]*\n)+$/);
+      expect(result.code).toBe(argv.length > 3 ? 7 : 2);
+    });
+  }
 
   for (const command of ['spf', 'mx', 'email'] as const) {
     it(`netintel ${command} . exits 2 with one line, in-process`, async () => {
