@@ -141,7 +141,9 @@ const common = {
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  sourcemap: true,
+  // A .map file beside each bundle, named by its last line: stack traces of
+  // a debug run (NETINTEL_DEBUG=1, --debug; bin/debug-stack.js) name the sources.
+  sourcemap: 'linked',
   // Without comments and indentation the bundle is a third smaller and pure
   // ASCII (esbuild escapes any other character): less to read and decode at
   // every start, and bin/load-bundle.js can read it as latin1. Names stay

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   rate_limited: { exit: 8, http: 429, meaning: 'over the plan limit' },
   not_implemented: { exit: 9, http: 501, meaning: 'the feature is not built yet' },
   findings: { exit: 10, http: null, meaning: 'a check reported findings at or above --fail-on' },
+  output_failed: { exit: 11, http: null, meaning: 'the output could not be written (disk full, I/O error)' },
   internal: { exit: 1, http: 500, meaning: 'a bug in netintel' },
 } as const satisfies Record<string, { exit: number; http: number | null; meaning: string }>;
 

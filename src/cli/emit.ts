@@ -1,13 +1,15 @@
-import type { ErrorCode } from '../errors.js';
+import { toNetintelError, type ErrorCode } from '../errors.js';
 import type { Outcome } from '../engine/outcome.js';
-import { createFormatter } from '../output/formatter.js';
+import { createFormatter, type Formatter } from '../output/formatter.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import { selectColumns } from '../output/record-schema.js';
 import { Utf8Chunk } from '../output/utf8-chunk.js';
 import { exitCodeForRun } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
-import { createSink, OutputClosed, type CliIo } from './io.js';
+import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
+import { markWrittenToStdout } from './report-failure.js';
 import { RenderedRows, renderRows } from './rendered-rows.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 
 export interface EmitOptions {
   /** One target was asked for (json prints an object, table a field/value view). */
@@ -45,8 +47,15 @@ export async function emitOutcomes(
   let writing: Promise<void> | null = null;
   let written: (() => void) | null = null;
   const spares: Buffer[] = [];
+  // The document starts with the first rows (or at the end): a run that fails before any,
+  // such as a list file that cannot be read, leaves stdout to its error record alone.
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    return stdout.write(formatter.start());
+  };
   try {
-    await stdout.write(formatter.start());
     // Bulk runs print their rows as UTF-8 bytes collected per batch (see
     // Utf8Chunk): written in the background while the next batch renders,
     // else lent to a writer that is done with them when it returns.
@@ -54,6 +63,7 @@ export async function emitOutcomes(
     const inBackground = emit.bulk ? stdout.writeInBackground : null;
     const lend = inBackground === null && io.stdout.writesSynchronously === true;
     for await (const batch of outcomes) {
+      await start();
       // A batch rendered elsewhere (a bulk worker thread) leaves only its tally and bytes to handle.
       const rows =
         batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, inBackground ? { spare: spares.pop() } : { lend }) : null;
@@ -65,14 +75,14 @@ export async function emitOutcomes(
           await writing;
           written?.();
           // After the rows before them, as when every write was synchronous (stdout and stderr may be one file).
-          for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
+          for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
           writing = inBackground(rows.bytes);
           // Its failure is met where it is awaited, not reported as unhandled meanwhile.
           writing.catch(() => {});
           written = rows.release ?? (batch instanceof RenderedRows ? null : () => spares.push(Buffer.from(rows.bytes.buffer)));
           continue;
         }
-        for (const message of rows.messages) io.stderr.write(`netintel: ${message}\n`);
+        for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
         await stdout.write(rows.bytes);
         // A writer that writes synchronously is done with the bytes.
         if (lend) rows.release?.();
@@ -83,7 +93,7 @@ export async function emitOutcomes(
         if (outcome.ok) succeeded += 1;
         else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
-          io.stderr.write(`netintel: ${outcome.error.message}\n`);
+          io.stderr.write(`netintel: ${escapeTerminalText(outcome.error.message)}\n`);
         }
         text += formatter.write(outcome);
       }
@@ -91,14 +101,38 @@ export async function emitOutcomes(
     }
     await writing;
     written?.();
+    await start();
     await stdout.write(formatter.end());
   } catch (error) {
     // A write in flight when the run failed settles first: nothing is written after the error.
     await writing?.catch(() => {});
-    if (!(error instanceof OutputClosed)) throw error;
+    if (error instanceof OutputClosed) {
+      // The reader went away: the run ends quietly, with the rows it wrote.
+    } else {
+      if (started && formatter.abort && !stdout.closed()) await endAfterFailure(stdout, formatter.abort, error);
+      throw error;
+    }
   }
   if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures));
   return exitCodeForRun(succeeded, failures);
+}
+
+/**
+ * Ends the document a failure interrupted, with the error in it where the
+ * format has a place for one (then the run's report leaves stdout alone).
+ */
+async function endAfterFailure(stdout: OutputSink, abort: NonNullable<Formatter['abort']>, error: unknown): Promise<void> {
+  const failure = toNetintelError(error);
+  const { text, carriesError } = abort(failure.toJSON());
+  try {
+    await stdout.write(text);
+    if (carriesError) {
+      markWrittenToStdout(failure);
+      if (typeof error === 'object' && error !== null) markWrittenToStdout(error);
+    }
+  } catch {
+    // stdout failed too: the run's report says what stopped it.
+  }
 }
 
 function summaryLine(succeeded: number, failures: ReadonlyMap<ErrorCode, number>): string {

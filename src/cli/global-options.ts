@@ -32,6 +32,9 @@ function countFrom0(name: string, max: number) {
  * (which would read process.env), so the description names them.
  */
 export function addGlobalOptions(program: Command): void {
+  // A --resolver flag's list starts empty, not from NETINTEL_RESOLVER's or the config file's
+  // (already set as the option's value when commander parses): flags replace them, never add to them.
+  let resolversFromFlags: string[] = [];
   program
     .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default(OPTION_DEFAULTS.format))
     .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
@@ -49,7 +52,7 @@ export function addGlobalOptions(program: Command): void {
     )
     .addOption(
       new Option('--resolver <ip[:port]>', 'DNS resolver to ask, repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
-        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), ...splitList(value)]),
+        .argParser((value: string) => (resolversFromFlags = [...resolversFromFlags, ...resolverValues('--resolver', value)])),
     )
     .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
     .addOption(
@@ -60,14 +63,26 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('--server <url>', 'ask this netintel server (remote mode) instead of the local engine (env: NETINTEL_SERVER)'))
     .addOption(new Option('--api-key <key>', 'API key for --server; without one the server\'s free tier applies (env: NETINTEL_API_KEY)'))
     .addOption(new Option('-q, --quiet', 'no diagnostics on stderr but errors (env: NETINTEL_QUIET)'))
-    .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (env: NETINTEL_VERBOSE)'));
+    .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (env: NETINTEL_VERBOSE)'))
+    .addOption(new Option('--debug', 'on a bug, show the stack trace, mapped to the sources (env: NETINTEL_DEBUG)'));
+}
+
+/**
+ * The addresses of a resolver list (comma-separated, or an array in the
+ * config file). A list that names none is a mistake: read as "no resolver",
+ * it would quietly ask the system's instead of the one meant.
+ */
+function resolverValues(name: string, value: unknown): string[] {
+  const list = (Array.isArray(value) ? value.map(String) : [String(value)]).flatMap(splitList);
+  if (list.length === 0) throw new InvalidArgumentError(`${name} needs at least one resolver address (ip[:port]), not ${JSON.stringify(value)}`);
+  return list;
 }
 
 /** Checks a config or environment value of a setting; throws InvalidArgumentError. */
 function settingValue(key: string, kind: Setting, value: unknown): unknown {
   if (kind.kind === 'integer') return positiveInteger(key, kind.max!)(String(value));
   if (kind.kind === 'count') return countFrom0(key, kind.max!)(String(value));
-  if (kind.kind === 'list') return (Array.isArray(value) ? value.map(String) : [String(value)]).flatMap(splitList);
+  if (kind.kind === 'list') return resolverValues(key, value);
   if (kind.kind === 'format' && !(OUTPUT_FORMATS as readonly string[]).includes(String(value))) {
     throw new InvalidArgumentError(`format must be one of ${OUTPUT_FORMATS.join(', ')}, not ${JSON.stringify(value)}`);
   }

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
+import { NetintelError } from '../errors.js';
 import { FdOutput, fdStat, isPipeOrFile, suitsFdOutput } from './fd-output.js';
+import { isClosedReader } from './guarded-output.js';
 
 /**
  * The part of a Writable the CLI writes through: process.stdout and
@@ -58,7 +60,7 @@ export function createProcessIo(): CliIo {
       return (piped ??= isPipedInput());
     },
     get stdout() {
-      return (stdout ??= suitsFdOutput(1) ? new FdOutput(1) : quietOnEpipe(process.stdout));
+      return (stdout ??= suitsFdOutput(1) ? new FdOutput(1) : process.stdout);
     },
     get stderr() {
       return (stderr ??= suitsFdOutput(2) ? new FdOutput(2) : process.stderr);
@@ -82,17 +84,6 @@ function isPipedInput(): boolean {
   return stat !== null && isPipeOrFile(stat);
 }
 
-/**
- * A reader that goes away (`netintel --help | head`) ends the output, not
- * the process with a stack trace; the commands stop writing on their own.
- */
-function quietOnEpipe(stream: NodeJS.WriteStream): NodeJS.WriteStream {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-  });
-  return stream;
-}
-
 /** Raised when the reader of stdout went away (`| head`): the run stops quietly. */
 export class OutputClosed extends Error {
   constructor() {
@@ -101,19 +92,32 @@ export class OutputClosed extends Error {
 }
 
 /**
+ * The error a failed write of stdout ends the run with: `output_failed`
+ * (exit 11), one line naming the system's reason (ENOSPC, EIO, ...).
+ */
+export function outputFailed(error: NodeJS.ErrnoException): NetintelError {
+  return new NetintelError('output_failed', `cannot write to stdout: ${error.message}`, {
+    cause: error,
+    details: error.code === undefined ? {} : { code: error.code },
+  });
+}
+
+/**
  * Writes to a stream with backpressure: resolves at once while the stream
  * buffers, waits for 'drain' when it is full. A closed pipe (EPIPE) becomes
- * OutputClosed so the run ends quietly.
+ * OutputClosed so the run ends quietly; any other write error (a full disk)
+ * becomes `output_failed`.
  */
 export function createSink(stream: OutputStream): OutputSink {
   let closed = false;
-  let failure: Error | null = null;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
+  let failure: NetintelError | null = null;
+  const record = (error: NodeJS.ErrnoException) => {
     closed = true;
-    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') failure = error;
-  });
+    if (!isClosedReader(error)) failure ??= outputFailed(error);
+  };
+  stream.on('error', record);
   return {
-    write(chunk: string) {
+    write(chunk: string | Uint8Array) {
       if (failure) throw failure;
       if (closed) throw new OutputClosed();
       if (chunk.length === 0) return;
@@ -141,10 +145,8 @@ export function createSink(stream: OutputStream): OutputSink {
           try {
             await stream.writeInBackground!(bytes);
           } catch (error) {
-            closed = true;
-            if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new OutputClosed();
-            failure = error as Error;
-            throw error;
+            record(error as NodeJS.ErrnoException);
+            throw failure ?? new OutputClosed();
           }
         }
       : null,

@@ -1,7 +1,7 @@
 import { printAsnResults, printIpRecords, printVpnResults } from '../commands/address-lookups.js';
 import { directOptions, readDirectRequest, type DirectCommand, type DirectRequest } from './direct-request.js';
 import type { CliIo } from './io.js';
-import { reportFailure } from './report-failure.js';
+import { debugRequested, guardRun } from './run-guard.js';
 import { createRuntime, type CommandRuntime } from './runtime.js';
 
 export { createProcessIo } from './io.js';
@@ -17,18 +17,26 @@ export { readDirectRequest } from './direct-request.js';
 const RUNNERS: Readonly<Record<DirectCommand, typeof printIpRecords>> = { ip: printIpRecords, vpn: printVpnResults, asn: printAsnResults };
 
 /** Runs a request the direct path took, as the CLI runs the command; resolves to the exit code. */
-export async function runDirectRequest(request: DirectRequest, io: CliIo): Promise<number> {
+export async function runDirectRequest(request: DirectRequest, processIo: CliIo): Promise<number> {
+  // The direct path never takes --debug (readDirectRequest declines it): only NETINTEL_DEBUG applies.
+  const run = guardRun(processIo, debugRequested([], processIo.env));
+  const { io } = run;
   let runtime: CommandRuntime | undefined;
+  let outcome: { code: number } | { error: unknown };
   try {
     const options = directOptions(request, io.env, io.stdout.isTTY === true);
     runtime = createRuntime(io, () => options);
     await RUNNERS[request.command](runtime, options, request.targets);
-    return runtime.exitCode;
+    outcome = { code: runtime.exitCode };
   } catch (error) {
-    return reportFailure(io, error, request.values.format as string);
-  } finally {
-    await runtime?.close();
+    outcome = { error };
   }
+  try {
+    await runtime?.close();
+  } catch (error) {
+    if ('code' in outcome) outcome = { error };
+  }
+  return run.finish(outcome, request.values.format as string);
 }
 
 /**

@@ -1,10 +1,11 @@
 import { Command, CommanderError } from 'commander';
+import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
 import type { CliIo } from './io.js';
-import { reportFailure } from './report-failure.js';
 import { createRuntime, type CommandRuntime } from './runtime.js';
+import { debugRequested, guardRun } from './run-guard.js';
 
 export const VERSION = '0.1.0';
 
@@ -17,11 +18,12 @@ export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
     .version(VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // A parse error is reported as every failure is (runProgram): one `netintel: ...` line, a record with -f json.
+      outputError: () => {},
     })
     .addHelpText('after', `\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
   addGlobalOptions(program);
@@ -35,23 +37,35 @@ export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]
  * code; the only place that turns errors into exit codes. Never calls
  * process.exit (it would cut piped output short).
  */
-export async function runProgram(argv: readonly string[], io: CliIo, commands: readonly CommandRegistration[]): Promise<number> {
-  const { program, runtime } = buildProgram(io, commands);
+export async function runProgram(argv: readonly string[], processIo: CliIo, commands: readonly CommandRegistration[]): Promise<number> {
+  const run = guardRun(processIo, debugRequested(argv, processIo.env));
+  const { io } = run;
+  let program: Command | undefined;
+  let runtime: CommandRuntime | undefined;
+  let outcome: { code: number } | { error: unknown };
   try {
+    ({ program, runtime } = buildProgram(io, commands));
     applyConfigFile(program, io.env);
     applyEnvironment(program, io.env);
     await program.parseAsync([...argv], { from: 'user' });
-    return runtime.exitCode;
+    outcome = { code: runtime.exitCode };
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
-      return exitCodeFor('usage');
-    }
-    const format = program.getOptionValueSource('format') === 'default' ? (formatFlag(argv) ?? io.env.NETINTEL_FORMAT) : program.opts().format;
-    return reportFailure(io, error, format);
-  } finally {
-    await runtime.close();
+      const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;
+      // 'commander.help': a command that needs a subcommand got none, and its help went to stderr.
+      if (ok || error.code === 'commander.help') outcome = { code: ok ? 0 : exitCodeFor('usage') };
+      else outcome = { error: new NetintelError('usage', `${error.message.replace(/^error: /, '')} (run with --help for usage)`, { details: { reason: error.code } }) };
+    } else outcome = { error };
   }
+  try {
+    await runtime?.close();
+  } catch (error) {
+    if ('code' in outcome) outcome = { error };
+  }
+  // The arguments' last -f first: a parse error may stop commander before it reaches it.
+  const parsed = program === undefined || program.getOptionValueSource('format') === 'default' ? undefined : (program.opts().format as string);
+  const format = formatFlag(argv) ?? parsed ?? io.env.NETINTEL_FORMAT;
+  return run.finish(outcome, format);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
 import type { GlobalOptions } from './settings.js';
 import { NetintelError } from '../errors.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 
 /** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
 const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email']);
@@ -49,7 +50,7 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
         resolvers: options.resolvers?.map(parseResolverAddress) ?? null,
         dnsTcp: options.dnsTcp,
         dnsRetries: options.dnsRetries,
-        debug: options.verbose ? (message) => io.stderr.write(`netintel: ${message}\n`) : () => {},
+        debug: options.verbose ? (message) => io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
       });
       contexts.push(ctx);
       return ctx;

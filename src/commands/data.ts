@@ -6,6 +6,7 @@ import { configFilePath, readConfigFile } from '../cli/config-file.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 
 /** A download silent for longer than this (or --timeout, when longer) is abandoned. */
 const MIN_IDLE_TIMEOUT_MS = 30_000;
@@ -107,7 +108,7 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
       const outcomes: Array<Outcome<unknown>> = rows.map((row) => ({ ok: true, query: row.name, value: row }));
       runtime.exitCode = await emitOutcomes(io, options, DATA_STATUS_SCHEMA, [outcomes], { single: names.length === 1, bulk: false });
       if (!options.quiet) {
-        for (const row of rows) if (row.stale === true) io.stderr.write(`netintel: warning: ${row.name}: ${row.warning}\n`);
+        for (const row of rows) if (row.stale === true) io.stderr.write(`netintel: warning: ${escapeTerminalText(`${row.name}: ${row.warning}`)}\n`);
       }
     });
 }
@@ -127,7 +128,7 @@ function progressPrinter(io: CliIo): (event: UpdateProgress) => void {
   return (event) => {
     switch (event.type) {
       case 'start':
-        io.stderr.write(`netintel: ${event.source}: downloading ${event.url}\n`);
+        io.stderr.write(`netintel: ${event.source}: downloading ${escapeTerminalText(event.url)}\n`);
         break;
       case 'bytes': {
         // One line per 8 MiB at most: enough to see a large download move.
@@ -140,7 +141,7 @@ function progressPrinter(io: CliIo): (event: UpdateProgress) => void {
         break;
       }
       case 'done':
-        io.stderr.write(`netintel: ${event.source}: ${event.status === 'failed' ? `FAILED: ${event.message}` : event.message}\n`);
+        io.stderr.write(`netintel: ${event.source}: ${escapeTerminalText(event.status === 'failed' ? `FAILED: ${event.message}` : event.message)}\n`);
         break;
       case 'compile':
         io.stderr.write(`netintel: compiling ${event.what === 'asn-index' ? 'the ASN index' : 'the signal index'}\n`);

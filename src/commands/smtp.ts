@@ -6,6 +6,7 @@ import type { SmtpAuthMechanism, SmtpResult, SmtpStage } from '../engine/smtp/sm
 import { NetintelError, type ErrorCode } from '../errors.js';
 import { selectColumns } from '../output/record-schema.js';
 import { presentTranscript, SMTP_SCHEMA } from '../output/schemas/smtp-schema.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { exitCodeForRun } from '../cli/exit-codes.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
@@ -104,7 +105,9 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     await emitOutcomes(io, tableOptions, SMTP_SCHEMA, [outcomes], { single: results.length === 1, bulk: false });
     if (transcriptAfterTable) {
       for (const result of results) {
-        io.stdout.write(`\ntranscript of ${result.host} (${result.address} port ${result.port}):\n${presentTranscript(result.transcript ?? [])}\n`);
+        // The table view's text: what the server sent is shown, never obeyed by the terminal.
+        const transcript = escapeTerminalText(presentTranscript(result.transcript ?? []), { keepNewlines: true });
+        io.stdout.write(`\ntranscript of ${escapeTerminalText(result.host)} (${result.address} port ${result.port}):\n${transcript}\n`);
       }
     }
 
@@ -113,7 +116,7 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     for (const result of results) {
       if (!result.failure) continue;
       failures.set(result.failure.code, (failures.get(result.failure.code) ?? 0) + 1);
-      io.stderr.write(`netintel: ${result.failure.message}\n`);
+      io.stderr.write(`netintel: ${escapeTerminalText(result.failure.message)}\n`);
     }
     const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
     const code = exitCodeForRun(results.length - failed, failures);

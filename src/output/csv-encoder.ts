@@ -36,7 +36,7 @@ const frozenMemos = new WeakMap<object, Map<symbol, Uint8Array>>();
 
 function read(value: unknown, keys: readonly string[]): unknown {
   for (const key of keys) {
-    if (value === null || typeof value !== 'object') return undefined;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;

@@ -45,6 +45,14 @@ export interface Formatter {
    * each row as a string first (csv).
    */
   writeTo?(outcome: Outcome<unknown>, out: Utf8Chunk): void;
+  /**
+   * Ends a started document when a failure stops the run (a list file that
+   * cannot be read): the error as the document's last element where the
+   * format carries one (json array, ndjson, xml), so stdout stays one
+   * well-formed document. Null when the format has no place for it (the
+   * caller reports it as usual), after closing what needs closing.
+   */
+  abort?(error: { code: string; message: string; details?: Record<string, unknown> }): { text: string; carriesError: boolean };
 }
 
 /** Rows of a horizontal table are printed in blocks so a long run streams. */
@@ -69,6 +77,11 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
           return `${count++ === 0 ? '\n' : ',\n'}${body.replace(/^/gm, '  ')}`;
         },
         end: () => (options.single ? '' : count === 0 ? ']\n' : '\n]\n'),
+        abort: (error) => {
+          if (options.single) return { text: '', carriesError: false };
+          const body = JSON.stringify({ error }, null, 2).replace(/^/gm, '  ');
+          return { text: `${count++ === 0 ? '\n' : ',\n'}${body}\n]\n`, carriesError: true };
+        },
       };
     }
     case 'ndjson':
@@ -76,6 +89,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         start: () => '',
         write: (outcome) => `${JSON.stringify(outcome.ok ? shape(outcome.value) : errorJson(outcome))}\n`,
         end: () => '',
+        abort: (error) => ({ text: `${JSON.stringify({ error })}\n`, carriesError: true }),
       };
     case 'csv': {
       // Each format's library loads only when that format is asked for.
@@ -125,6 +139,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         write: (outcome) =>
           outcome.ok ? xmlRecord(shape(outcome.value)) : xmlError(outcome.query, outcome.error.code, outcome.error.message),
         end: () => xmlFooter(),
+        abort: (error) => ({ text: xmlError('', error.code, error.message) + xmlFooter(), carriesError: false }),
       };
     }
     case 'table': {
@@ -162,6 +177,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
           return block.length >= TABLE_BLOCK_ROWS ? flush() : '';
         },
         end: () => flush() + credit,
+        abort: () => ({ text: flush(), carriesError: false }),
       };
     }
   }

@@ -44,11 +44,15 @@ export interface RecordSchema {
   csvRecordWriter?: (columns: readonly string[]) => Promise<CsvRecordWriter | null>;
 }
 
-/** Reads a dot path (`location.city`) from a record; undefined when absent. */
+/**
+ * Reads a dot path (`location.city`) from a record; undefined when absent.
+ * Own properties only: `constructor` or `__proto__` is a key a record does
+ * not have, never what its prototype holds.
+ */
 export function getPath(record: unknown, path: string): unknown {
   let value: unknown = record;
   for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;
@@ -62,7 +66,8 @@ export function selectColumns(schema: RecordSchema, fields: readonly string[] | 
   if (fields === null || fields.length === 0) return schema.columns;
   const wanted = new Set<string>(schema.identity);
   for (const field of fields) {
-    const group = schema.groups[field];
+    // Own keys only: `--fields constructor` names no group (Object.prototype's is not one).
+    const group = Object.hasOwn(schema.groups, field) ? schema.groups[field] : undefined;
     if (group) {
       group.forEach((column) => wanted.add(column));
       continue;
@@ -90,15 +95,18 @@ export function projectRecord(
   readColumn: (record: unknown, column: string) => unknown = getPath,
 ): Record<string, unknown> {
   const projected: Record<string, unknown> = {};
+  // Keys are defined, not assigned: a key named `__proto__` would otherwise set the prototype.
+  const define = (target: Record<string, unknown>, key: string, value: unknown) =>
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   for (const column of columns) {
     const keys = column.split('.');
     let target = projected;
-    keys.slice(0, -1).forEach((key) => {
-      target[key] ??= {};
+    for (const key of keys.slice(0, -1)) {
+      if (!Object.hasOwn(target, key)) define(target, key, {});
       target = target[key] as Record<string, unknown>;
-    });
+    }
     const value = readColumn(record, column);
-    target[keys[keys.length - 1]!] = value === undefined ? null : value;
+    define(target, keys[keys.length - 1]!, value === undefined ? null : value);
   }
   return projected;
 }

@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import { Chalk } from 'chalk';
+import { escapeTerminalText } from './terminal-text.js';
 
 export interface TableStyle {
   color: boolean;
@@ -15,7 +16,16 @@ export interface TableStyle {
  */
 export const TABLE_LIST_ITEMS = 5;
 
+/**
+ * A cell's text, with control characters from the data written visibly
+ * (terminal-text.ts): the table is the view a terminal shows. A line break
+ * stays, as the cell's layout.
+ */
 function cellText(value: unknown): string {
+  return escapeTerminalText(rawCellText(value), { keepNewlines: true });
+}
+
+function rawCellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value) && value.length > TABLE_LIST_ITEMS) {
     const shown = JSON.stringify(value.slice(0, TABLE_LIST_ITEMS)).slice(0, -1);
@@ -42,7 +52,7 @@ export function verticalTable(record: unknown, columns: readonly string[], style
   for (const column of columns) {
     const value = style.readColumn(record, column);
     const text = cellText(value);
-    table.push({ [chalk.cyan(column)]: value === null || value === undefined ? chalk.dim(text) : text });
+    table.push({ [chalk.cyan(escapeTerminalText(column))]: value === null || value === undefined ? chalk.dim(text) : text });
   }
   return `${table.toString()}\n`;
 }
@@ -56,11 +66,11 @@ export interface TableRow {
 /** Many records as one row each, with the schema's compact columns. */
 export function horizontalTable(rows: readonly TableRow[], columns: readonly string[], style: TableStyle): string {
   const chalk = new Chalk({ level: style.color ? 1 : 0 });
-  const head = ['query', ...shortHeaders(columns)].map((name) => chalk.bold(name));
+  const head = ['query', ...shortHeaders(columns)].map((name) => chalk.bold(escapeTerminalText(name)));
   const cells = rows.map((row) =>
     row.error
-      ? [row.query, { colSpan: columns.length, content: chalk.red(`${row.error.code}: ${row.error.message}`) }]
-      : [row.query, ...columns.map((column) => cellText(style.readColumn(row.record, column)))],
+      ? [escapeTerminalText(row.query), { colSpan: columns.length, content: chalk.red(escapeTerminalText(`${row.error.code}: ${row.error.message}`)) }]
+      : [escapeTerminalText(row.query), ...columns.map((column) => cellText(style.readColumn(row.record, column)))],
   );
   // Rows of one line each read best without a rule between them (like psql);
   // rows of several lines keep the rules that tell where each ends, and so

@@ -33,7 +33,8 @@ function toBuilderTree(value: unknown): unknown {
   if (value === null || value === undefined) return { '@_nil': 'true' };
   if (Array.isArray(value)) return { item: value.map(toBuilderTree) };
   if (typeof value === 'object') {
-    const tree: Record<string, unknown> = {};
+    // No prototype: a key from the data (a zone named `__proto__`) is an element like any other.
+    const tree: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [key, child] of Object.entries(value)) tree[key] = toBuilderTree(child);
     return tree;
   }

@@ -1,0 +1,288 @@
+/**
+ * Fuzzing every command of the CLI in-process (fast, most of the cases), on
+ * the entry each argument list takes: the direct path (main-direct.ts) or
+ * the lookup bundle's program (main-lookup.ts) for ip, asn and vpn, the whole
+ * program (main.ts) for the rest. test/fuzz/cli-fuzz-process.test.ts runs a
+ * share through the built CLI as a child process.
+ *
+ * Seeded and reproducible: a failure prints fast-check's counterexample and
+ * seed; FUZZ_SEED=<seed> replays the run, FUZZ_SCALE=<n> runs n times more
+ * cases. Peers are local: the DNS server below, an SMTP server, unbound
+ * loopback ports; loopback-only.cjs redirects and records anything else.
+ */
+import fc from 'fast-check';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDirectRequest } from '../../src/cli/direct-request.js';
+import { main as directMain } from '../../src/cli/main-direct.js';
+import { main as lookupMain } from '../../src/cli/main-lookup.js';
+import { main } from '../../src/cli/main.js';
+import { isolatedEnv, runEntry, tempDir } from '../support/cli.js';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
+import {
+  brokenProperty,
+  FUZZ_SCALE,
+  FUZZ_SEED,
+  hostileAsn,
+  hostileDomain,
+  hostileFields,
+  hostileFormat,
+  hostileGlobalFlags,
+  hostileIp,
+  hostileList,
+  hostilePort,
+  hostileResolver,
+  hostileSmtpHost,
+  hostileZones,
+} from './hostile-inputs.js';
+
+const { violations } = createRequire(import.meta.url)('./loopback-only.cjs') as { violations: string[] };
+
+const scratch = tempDir('netintel-fuzz-');
+let dns: DnsTestServer;
+let smtp: SmtpTestServer;
+
+/** The zone every fuzzed name is asked of: a few real answers, NXDOMAIN for the rest. */
+export const FUZZ_ZONE = [
+  { name: 'fuzz.test', type: 'A', data: '127.0.0.1' },
+  { name: 'fuzz.test', type: 'MX', data: { preference: 10, exchange: 'mx.fuzz.test' } },
+  { name: 'fuzz.test', type: 'TXT', data: ['v=spf1 include:spf.fuzz.test ip4:127.0.0.1 -all'] },
+  { name: 'spf.fuzz.test', type: 'TXT', data: ['v=spf1 a mx include:fuzz.test ~all'] },
+  { name: '_dmarc.fuzz.test', type: 'TXT', data: ['v=DMARC1; p=reject'] },
+  { name: 'mx.fuzz.test', type: 'A', data: '127.0.0.1' },
+  { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: 'mx.fuzz.test' },
+  { name: '2.0.0.127.bl.fuzz.test', type: 'A', data: '127.0.0.2' },
+] as const;
+
+beforeAll(async () => {
+  dns = await startDnsServer({ records: FUZZ_ZONE.map((record) => ({ ...record })) as never });
+  smtp = await startSmtpTestServer({ name: 'mx.fuzz.test' });
+});
+
+afterAll(async () => {
+  await Promise.all([dns?.close(), smtp?.close()]);
+  scratch.remove();
+});
+
+/** The variables of every run: local resolver and short deadlines even when a flag is lost after `--`. */
+function fuzzEnv(): Record<string, string> {
+  return {
+    NETINTEL_RESOLVER: dns.address,
+    NETINTEL_TIMEOUT: '800',
+    NETINTEL_RETRIES: '0',
+    NETINTEL_DB: join(scratch.path, 'keys.db'),
+    XDG_DATA_HOME: join(scratch.path, 'data'),
+  };
+}
+
+/** Runs argv in-process on the entry bin/load-bundle.js would pick. */
+async function run(argv: string[], stdin: Buffer | undefined) {
+  const env = fuzzEnv();
+  let entry = main;
+  if (argv[0] === 'ip' || argv[0] === 'asn' || argv[0] === 'vpn') entry = readDirectRequest(argv, isolatedEnv(env)) === null ? lookupMain : directMain;
+  // A piped stdin always (empty when none): a run without targets must not look up this machine's public address.
+  return runEntry(entry, argv, { env, stdin: stdin ?? '' });
+}
+
+const safety = () => ['-t', '800', '--retries', '0'];
+
+function fuzzCommand(name: string, runs: number, argvOf: () => fc.Arbitrary<{ argv: string[]; stdin?: Buffer }>): void {
+  it(`${name}: ${runs * FUZZ_SCALE} hostile runs keep the exit-code, stdout and stderr contract (seed ${FUZZ_SEED})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(argvOf(), async ({ argv, stdin }) => {
+        const before = violations.length;
+        const result = await run(argv, stdin);
+        const outside = violations.slice(before);
+        const broken = outside.length > 0 ? `connections outside loopback: ${outside.join(', ')}` : brokenProperty(argv, result);
+        expect(broken, `netintel ${JSON.stringify(argv)}${stdin ? ` <<< ${JSON.stringify(stdin.toString('latin1'))}` : ''}\nexit ${result.code}\nstderr: ${result.stderr.slice(0, 500)}\nstdout: ${result.stdout.slice(0, 300)}`).toBeNull();
+      }),
+      { seed: FUZZ_SEED, numRuns: runs * FUZZ_SCALE, interruptAfterTimeLimit: 45_000 * FUZZ_SCALE },
+    );
+  }, 60_000 * FUZZ_SCALE);
+}
+
+const targets = (arb: fc.Arbitrary<string>, max = 3) => fc.array(arb, { minLength: 1, maxLength: max });
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 3 });
+
+describe('CLI fuzzing, in-process', () => {
+  fuzzCommand('ip', 200, () =>
+    fc
+      .record({ targets: targets(fc.oneof({ weight: 4, arbitrary: hostileIp }, { weight: 1, arbitrary: hostileDomain })), flags: hostileGlobalFlags, list: maybe(hostileList(hostileIp)) })
+      .map(({ targets: t, flags, list }) => ({ argv: ['ip', ...safety(), ...flags, ...t], stdin: list })),
+  );
+
+  fuzzCommand('asn', 150, () =>
+    fc.record({ targets: targets(fc.oneof(hostileAsn, hostileIp)), flags: hostileGlobalFlags }).map(({ targets: t, flags }) => ({ argv: ['asn', ...safety(), ...flags, ...t] })),
+  );
+
+  fuzzCommand('vpn', 150, () =>
+    fc
+      .record({ targets: targets(hostileIp), flags: hostileGlobalFlags, list: maybe(hostileList(hostileIp)) })
+      .map(({ targets: t, flags, list }) => ({ argv: ['vpn', ...safety(), ...flags, ...t], stdin: list })),
+  );
+
+  fuzzCommand('bulk', 200, () =>
+    fc
+      .record({
+        list: hostileList(fc.oneof(hostileIp, hostileAsn)),
+        flags: hostileGlobalFlags,
+        files: fc.constantFrom([], [], ['-'], ['/nonexistent/list.txt'], ['/dev/null'], [scratch.path]),
+      })
+      .map(({ list, flags, files }) => ({ argv: ['bulk', ...safety(), ...flags, ...files], stdin: list })),
+  );
+
+  fuzzCommand('dns', 200, () =>
+    fc
+      .record({
+        targets: targets(fc.oneof({ weight: 3, arbitrary: hostileDomain }, { weight: 1, arbitrary: hostileIp })),
+        type: maybe(fc.constantFrom('A', 'ALL', 'TXT,MX', 'PTR', 'bogus', '', 'a,,mx', 'constructor', 'ANY', 'SRV', 'CAA', 'SOA', 'NS', 'AAAA')),
+        resolver: fc.constant(null).chain(() => hostileResolver(dns.address)),
+        flags: hostileGlobalFlags,
+        list: maybe(hostileList(hostileDomain)),
+      })
+      .map(({ targets: t, type, resolver, flags, list }) => ({
+        argv: ['dns', ...safety(), '--resolver', resolver, ...(type === undefined ? [] : ['--type', type]), ...flags, ...t],
+        stdin: list,
+      })),
+  );
+
+  for (const command of ['mx', 'spf'] as const) {
+    fuzzCommand(command, 150, () =>
+      fc
+        .record({ targets: targets(hostileDomain, 2), flags: hostileGlobalFlags, ip: maybe(hostileIp), failOn: maybe(fc.constantFrom('warning', 'error', 'bogus', '')) })
+        .map(({ targets: t, flags, ip, failOn }) => ({
+          argv: [
+            command,
+            ...safety(),
+            ...(command === 'spf' && ip !== undefined ? ['--ip', ip] : []),
+            ...(failOn === undefined ? [] : ['--fail-on', failOn]),
+            ...flags,
+            ...t,
+          ],
+        })),
+    );
+  }
+
+  fuzzCommand('email', 150, () =>
+    fc
+      .record({
+        targets: targets(hostileDomain, 2),
+        type: maybe(fc.constantFrom('general', 'mx', 'spf', 'smtp', 'bogus')),
+        host: maybe(hostileSmtpHost),
+        port: maybe(fc.oneof(hostilePort, fc.constant('SMTP_PORT'))),
+        flags: hostileGlobalFlags,
+      })
+      .map(({ targets: t, type, host, port, flags }) => ({
+        argv: [
+          'email',
+          ...safety(),
+          '--no-smtp',
+          ...(type === undefined ? [] : ['--type', type]),
+          ...(host === undefined ? [] : ['--host', host]),
+          ...(port === undefined ? [] : ['--port', port === 'SMTP_PORT' ? String(smtp.port) : port]),
+          ...flags,
+          ...t,
+        ],
+      })),
+  );
+
+  fuzzCommand('smtp', 150, () =>
+    fc
+      .record({
+        host: hostileSmtpHost,
+        port: fc.oneof({ weight: 2, arbitrary: fc.constant('SMTP_PORT') }, { weight: 1, arbitrary: hostilePort }),
+        ip: maybe(fc.constantFrom('127.0.0.1', '::1', 'bogus', '127.0.0.1\r\n', '', '::ffff:127.0.0.1')),
+        ehlo: maybe(fc.oneof(hostileDomain, fc.constantFrom('x\r\nMAIL FROM:<a@b>', ''))),
+        from: maybe(fc.constantFrom('a@fuzz.test', 'a@b\r\nRCPT TO:<c@d>', '<>', '', 'not an address', '\x00@x')),
+        stage: maybe(fc.constantFrom('connect', 'greeting', 'ehlo', 'tls', 'auth', 'bogus')),
+        extra: fc.subarray(['--relay-test', '--transcript', '--no-ptr', '--tls', '--tls-on-connect']),
+        flags: hostileGlobalFlags,
+      })
+      .map(({ host, port, ip, ehlo, from, stage, extra, flags }) => ({
+        argv: [
+          'smtp',
+          ...safety(),
+          '--greeting-timeout',
+          '800',
+          '--port',
+          port === 'SMTP_PORT' ? String(smtp.port) : port,
+          ...(ip === undefined ? [] : ['--ip', ip]),
+          ...(ehlo === undefined ? [] : ['--ehlo', ehlo]),
+          ...(from === undefined ? [] : ['--from', from]),
+          ...(stage === undefined ? [] : ['--quit-after', stage]),
+          ...extra,
+          ...flags,
+          host,
+        ],
+      })),
+  );
+
+  fuzzCommand('blacklist', 150, () =>
+    fc
+      .record({ targets: targets(fc.oneof(hostileIp, hostileDomain), 2), zones: maybe(hostileZones), list: fc.boolean(), flags: hostileGlobalFlags, failOn: maybe(fc.constantFrom('warning', 'error', 'x')) })
+      .map(({ targets: t, zones, list, flags, failOn }) => ({
+        argv: [
+          'blacklist',
+          ...safety(),
+          '--zones',
+          zones ?? 'bl.fuzz.test:ip',
+          ...(list ? ['--list-zones'] : []),
+          ...(failOn === undefined ? [] : ['--fail-on', failOn]),
+          ...flags,
+          ...t,
+        ],
+      })),
+  );
+
+  fuzzCommand('data status', 100, () =>
+    fc
+      .record({ sources: fc.array(fc.constantFrom('tor-exit', 'bogus', '__proto__', 'constructor', '', 'asn', 'all', '\x1b[2J'), { maxLength: 2 }), flags: hostileGlobalFlags })
+      .map(({ sources, flags }) => ({ argv: ['data', 'status', ...flags, ...sources] })),
+  );
+
+  fuzzCommand('keys', 100, () =>
+    fc
+      .oneof(
+        fc.record({ plan: fc.constantFrom('free', 'pro', 'enterprise', 'bogus', '', '__proto__', 'constructor'), label: maybe(fc.string({ unit: 'binary', maxLength: 20 })), daily: maybe(fc.constantFrom('0', '-1', '10', 'x', '1e99')) }).map(({ plan, label, daily }) => [
+          'create',
+          '--plan',
+          plan,
+          ...(label === undefined ? [] : ['--label', label]),
+          ...(daily === undefined ? [] : ['--daily', daily]),
+        ]),
+        fc.constant(['list']),
+        fc.oneof(hostileDomain, fc.constantFrom('abcdefghijkl', '', '__proto__')).map((id) => ['revoke', id]),
+      )
+      .chain((sub) => hostileGlobalFlags.map((flags) => ({ argv: ['keys', ...sub, ...flags] }))),
+  );
+
+  fuzzCommand('quota', 100, () =>
+    fc
+      .record({ server: fc.constantFrom('http://127.0.0.1:1', 'http://[::1]:1/', 'ftp://127.0.0.1', 'not a url', ''), key: maybe(fc.constantFrom('ni_bogus', '', 'x\r\ny', '\x00')), flags: hostileGlobalFlags })
+      .map(({ server, key, flags }) => ({ argv: ['quota', ...safety(), '--server', server, ...(key === undefined ? [] : ['--api-key', key]), ...flags] })),
+  );
+
+  fuzzCommand('global flags and command words', 150, () =>
+    fc
+      .record({
+        word: fc.constantFrom('ip', 'asn', 'vpn', 'bulk', 'dns', 'mx', 'spf', 'email', 'blacklist', 'data', 'keys', 'quota', 'help', '', 'nope', '-x', '--version', '-V', '--help', 'IP', 'constructor', '__proto__'),
+        flags: hostileGlobalFlags,
+        format: maybe(hostileFormat),
+        fields: maybe(hostileFields),
+        rest: fc.array(fc.oneof(hostileIp, hostileDomain), { maxLength: 2 }),
+      })
+      .map(({ word, flags, format, fields, rest }) => ({
+        argv: [
+          ...flags,
+          ...(format === undefined ? [] : ['-f', format]),
+          ...(fields === undefined ? [] : ['--fields', fields]),
+          ...safety(),
+          // `data update` downloads and `serve` listens: not fuzzed here.
+          ...(word === 'data' ? ['data', 'status'] : [word]),
+          ...rest,
+        ].filter((arg) => arg !== 'update' && arg !== 'serve'),
+      })),
+  );
+});
