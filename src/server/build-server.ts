@@ -225,16 +225,45 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
     app.log.debug({ err: error, client: socket.remoteAddress }, 'client error');
     const problem = new NetintelError('usage', message, { details: { parserCode: error.code ?? null } });
-    const body = JSON.stringify(problemOf(problem, { status }));
-    void peekHeaders(addressSubject(clientAddress(socket.remoteAddress, {}, trusted, proxyHeader))).then((headers) => {
+    // A HEAD request's answer has no body (RFC 9110 §9.3.2); the parser kept the request's first bytes.
+    const head = (error as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+    answerOnSocket(socket, { status, reason, body: head ? '' : JSON.stringify(problemOf(problem, { status })), headers: {} });
+  };
+
+  /**
+   * Writes a whole answer on a socket no fastify request owns (Node's parser
+   * refused the request, or a CONNECT), with the caller's X-RateLimit-*,
+   * then closes the connection.
+   */
+  const answerOnSocket = (socket: Socket, answer: { status: number; reason: string; body: string; headers: Record<string, string> }): void => {
+    void peekHeaders(addressSubject(clientAddress(socket.remoteAddress, {}, trusted, proxyHeader))).then((limitHeaders) => {
       if (socket.destroyed || !socket.writable) return;
-      const lines = [`HTTP/1.1 ${status} ${reason}`, `content-type: ${PROBLEM_CONTENT_TYPE}`, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
-      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-      socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+      const lines = [`HTTP/1.1 ${answer.status} ${answer.reason}`, `content-type: ${PROBLEM_CONTENT_TYPE}`, `content-length: ${Buffer.byteLength(answer.body)}`, 'connection: close'];
+      for (const [name, value] of Object.entries({ ...limitHeaders, ...answer.headers })) lines.push(`${name}: ${value}`);
+      socket.end(`${lines.join('\r\n')}\r\n\r\n${answer.body}`);
       // Ends the connection even if the client never reads the answer.
       setTimeout(() => socket.destroy(), 1000).unref();
     });
   };
+
+  // CONNECT (a proxy's method) reaches no route: Node hands its socket over. 405 on a path the API has, else 404.
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => {});
+    const path = safePath(request.url) ?? String(request.url ?? '');
+    const methods = methodsByPath.get(path);
+    const allow = methods === undefined ? null : [...methods].sort().join(', ');
+    const problem =
+      allow === null
+        ? new NetintelError('not_found', `no endpoint CONNECT ${path}; the API is described at /docs and /openapi.json`)
+        : new NetintelError('usage', `${path} does not answer CONNECT; it answers ${allow}`, { details: { allow: allow.split(', ') } });
+    const status = allow === null ? 404 : 405;
+    answerOnSocket(socket, {
+      status,
+      reason: allow === null ? 'Not Found' : 'Method Not Allowed',
+      body: JSON.stringify(problemOf(problem, { status, instance: path })),
+      headers: allow === null ? {} : { allow },
+    });
+  });
 
   // A request's work, and the connections it opens, are known by its scope (see request-scope.ts).
   watchOutboundSockets();
@@ -399,24 +428,25 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   // An unknown path is 404; a known path asked with another method is 405
   // with Allow (RFC 9110 §15.5.6), and OPTIONS on it is 204 with Allow (§9.3.7).
-  app.setNotFoundHandler((request, reply) => {
+  const answerUnrouted = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0]!;
     // OPTIONS * (RFC 9110 §9.3.7) asks about the server as a whole.
     const methods = path === '*' && request.method === 'OPTIONS' ? new Set([...methodsByPath.values()].flatMap((set) => [...set])) : methodsByPath.get(path);
     if (methods !== undefined) {
       const allow = [...methods].sort().join(', ');
-      if (request.method === 'OPTIONS') {
-        reply.code(204).header('allow', allow);
-        return reply.send();
-      }
+      if (request.method === 'OPTIONS') return reply.code(204).header('allow', allow).send();
       const error = new NetintelError('usage', `${path} does not answer ${request.method}; it answers ${allow}`, { details: { allow: [...methods].sort() } });
-      reply.code(405).header('allow', allow).header('content-type', PROBLEM_CONTENT_TYPE);
-      return JSON.stringify(problemOf(error, { status: 405, instance: path }));
+      return reply.code(405).header('allow', allow).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemOf(error, { status: 405, instance: path })));
     }
     const error = new NetintelError('not_found', `no endpoint ${request.method} ${path}; the API is described at /docs and /openapi.json`);
-    reply.code(404).header('content-type', PROBLEM_CONTENT_TYPE);
-    return JSON.stringify(problemOf(error, { instance: path }));
+    return reply.code(404).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemOf(error, { instance: path })));
+  };
+  // Decided before the body is read: a body no route would read cannot turn a 405 or 404 into a 400 or 415.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
+    answerUnrouted(request, reply);
   });
+  app.setNotFoundHandler(answerUnrouted);
 
   // Loads the in-memory datasets before the first request rather than during it.
   if (dataMode === 'memory') {

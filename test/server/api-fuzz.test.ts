@@ -74,6 +74,13 @@ function send(request: FuzzRequest): Promise<FuzzAnswer> {
         incoming.on('error', reject);
       },
     );
+    // Node hands the answer to a CONNECT over as the raw socket, whatever its status.
+    outgoing.on('connect', (incoming, socket, head) => {
+      const chunks: Buffer[] = [head];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }));
+      socket.on('error', reject);
+    });
     outgoing.setTimeout(15_000, () => outgoing.destroy(new Error('no answer within 15 s')));
     outgoing.on('error', reject);
     outgoing.end(request.body);

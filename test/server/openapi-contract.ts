@@ -2,7 +2,7 @@
  * The OpenAPI document as a contract: given a request and the answer the
  * server gave, says what in the answer the document does not allow. The
  * status must be documented for the operation (a path the API does not
- * have: 404; a method the path does not have: 404 or 405), the media type
+ * have: 404; a method the path does not have: 404 or 405; OPTIONS: 204), the media type
  * must be one of the response's, and the body must validate against its
  * schema (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it).
  *
@@ -152,6 +152,12 @@ export function createOpenApiContract(document: Json): OpenApiContract {
     return problems;
   };
 
+  const BEFORE_ROUTING: Record<number, string> = { 400: 'BadRequest', 408: 'RequestTimeout', 413: 'PayloadTooLarge', 431: 'RequestHeaderFieldsTooLarge' };
+  const beforeRouting = (status: number): { response: Json; at: string } | undefined => {
+    const name = BEFORE_ROUTING[status];
+    return name === undefined ? undefined : { response: pointer(document, `#/components/responses/${name}`), at: `/components/responses/${name}` };
+  };
+
   return {
     document,
     operationOf,
@@ -162,8 +168,12 @@ export function createOpenApiContract(document: Json): OpenApiContract {
         const known = document.paths[path] !== undefined;
         // The document's answers for any request: a path it does not have, a method a path does not have, and the
         // refusals that come before routing (slow request, body or headers over their limits).
-        const anywhere: Record<number, string> = { 400: 'BadRequest', 404: 'NotFound', 408: 'RequestTimeout', 413: 'PayloadTooLarge', 431: 'RequestHeaderFieldsTooLarge' };
+        const anywhere: Record<number, string> = { ...BEFORE_ROUTING, 404: 'NotFound' };
         if (known) anywhere[405] = 'MethodNotAllowed';
+        // OPTIONS on a path the API has, or on the server as a whole: 204 with Allow, no body (RFC 9110 §9.3.7).
+        if (exchange.method === 'OPTIONS' && (known || path === '*') && exchange.status === 204) {
+          return exchange.headers.allow === undefined ? [`OPTIONS ${path} -> 204: no Allow header`] : exchange.body !== undefined && exchange.body.length > 0 ? [`OPTIONS ${path} -> 204: a body`] : [];
+        }
         const name = anywhere[exchange.status];
         if (!name) return [`${exchange.method} ${path}: status ${exchange.status}, expected ${Object.keys(anywhere).join(', ')} (no such operation)`];
         return checkBody(exchange, pointer(document, `#/components/responses/${name}`), `/components/responses/${name}`).map(
@@ -174,7 +184,8 @@ export function createOpenApiContract(document: Json): OpenApiContract {
       if (exchange.status < 300 && this.queryBreaksRules(exchange.method, exchange.url) === true) {
         return [`${exchange.method} ${exchange.url.slice(0, 300)} -> ${exchange.status}: the query breaks the operation's documented parameter rules, yet succeeded`];
       }
-      const response = responseAt(found.path, found.method, exchange.status);
+      // The refusals that come before routing can answer any request, a documented operation's too.
+      const response = responseAt(found.path, found.method, exchange.status) ?? beforeRouting(exchange.status);
       if (!response) {
         return [`${exchange.method} ${path}: status ${exchange.status} is not documented (documented: ${Object.keys(found.operation.responses).join(', ')})`];
       }
