@@ -153,6 +153,19 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'blacklist/list-zones', argv: ['blacklist', '--list-zones', '-f', 'csv'] },
     { id: 'blacklist/fail-on', argv: ['blacklist', '192.0.2.99', '--zones', 'bl.test.example', '--fail-on', 'error', '-f', 'ndjson', ...dns] },
 
+    // hostile input: each a clear line and the documented exit code, never a stack trace
+    { id: 'hostile/spf-root', argv: ['spf', '.', ...dns] },
+    { id: 'hostile/email-root-json', argv: ['email', '.', '-f', 'json', ...dns] },
+    { id: 'hostile/numeric-top-label', argv: ['dns', '1e3.0.0.1', ...dns] },
+    { id: 'hostile/bad-punycode', argv: ['mx', 'xn--.com', ...dns] },
+    { id: 'hostile/zero-width-space', argv: ['dns', 'ex\u200bample.test', ...dns] },
+    { id: 'hostile/fields-constructor', argv: ['ip', '8.8.8.8', '--fields', 'constructor'] },
+    { id: 'hostile/fields-proto-bulk', argv: ['bulk', '--fields', '__proto__', '-f', 'csv'], stdin: '8.8.8.8\n' },
+    { id: 'hostile/terminal-escapes', argv: ['bulk'], stdin: '1.2.3.4\u001b]0;pwned\u0007\n8.8.8.8\n' },
+    { id: 'hostile/closed-resolver-port', argv: ['spf', 'good.test', '--resolver', '127.0.0.1:9', '--timeout', '10000', '--retries', '0'] },
+    { id: 'hostile/empty-resolver', argv: ['dns', 'example.test', '--resolver', ''] },
+    { id: 'hostile/smtp-crlf-host', argv: ['smtp', 'mx.mailhost.test\r\nRCPT TO:<x@y>', ...dns] },
+
     // data, keys, quota, help and usage errors
     { id: 'data/status', argv: ['data', 'status'] },
     { id: 'data/status-json', argv: ['data', 'status', '-f', 'json'] },
