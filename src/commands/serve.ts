@@ -142,7 +142,6 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         : (await import('../server/limits/memory-limit-store.js')).createMemoryLimitStore();
       const keys = openSqliteKeyStore(keyDbPath(flags.db, io.env));
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-      (await import('../server/settle-heap.js')).settleHeap();
       const app = buildServer({
         ctx,
         keys,

@@ -11,7 +11,6 @@ import type { ApiKeyRecord, KeyStore } from '../keys/key-store.js';
 import { effectivePlan, type Plan, type PlanTable } from '../keys/plans.js';
 import type { ApiContext, ApiRoute, RequestState } from './api-route.js';
 import { addressSubject, clientAddress, parseTrustedProxies, type ProxyHeader } from './client-address.js';
-import { createConnectionKeyCheck } from './connection-key-check.js';
 import type { LimitState } from './limits/gcra.js';
 import type { LimitStore } from './limits/limit-store.js';
 import { registerOperationRoutes } from './operation-routes.js';
@@ -323,7 +322,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // hands out the same record until the key changes, and then a new one.
   const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
 
-  const checkKey = createConnectionKeyCheck(keys);
   let closing = false;
 
   // Until a key is verified the caller is counted by address (also when refused).
@@ -337,7 +335,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       request.netintel = anonymousState(client);
       return done();
     }
-    const check = typeof header === 'string' ? checkKey(request.raw.socket, header) : ({ ok: false, reason: 'malformed', id: null } as const);
+    const check = typeof header === 'string' ? keys.check(header.trim()) : ({ ok: false, reason: 'malformed', id: null } as const);
     if (!check.ok) {
       request.netintel = anonymousState(client);
       // Off the API (health, docs) a bad key is ignored; on it, refused.
