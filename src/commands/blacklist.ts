@@ -94,7 +94,7 @@ async function runRemote(runtime: CommandRuntime, options: GlobalOptions, target
   if (targets.length === 0 && !stdinBringsList(runtime.io)) {
     throw new NetintelError('usage', 'blacklist needs an IP address or a domain: give one or more, or pipe a list in');
   }
-  const remote = (await import('../remote/remote-mode.js')).openRemoteEngine(options, runtime.io);
+  const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io);
   const check = async (query: string): Promise<BlacklistResult> => {
     const target = isIpAddress(query) ? { ip: query } : { domain: query };
     return (await remote.client.get('/api/blacklist-check', { ...target, zones: flags.zones })).body as BlacklistResult;

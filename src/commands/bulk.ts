@@ -30,7 +30,7 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
         throw new NetintelError('usage', 'bulk reads targets from files or stdin: give a file, or pipe the list in');
       }
       // Remote mode (--server): the same rows, asked of a netintel server in batches of the plan's size.
-      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
       // Local lookups never wait, so they need no concurrency window; a long list spreads over threads.
       const outcomes = remote
         ? remote.bulkOutcomes(inputTargets(files, io.stdin), withLine)

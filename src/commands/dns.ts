@@ -41,7 +41,7 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
       const dns = await loadDnsEngine();
       const types = flags.type === undefined ? null : dns.parseDnsTypes(flags.type);
       // Remote mode (--server): the same records, asked of a netintel server (which uses its own resolvers).
-      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
       const asked = types === null ? null : dns.expandDnsTypes(types);
       const lookup = remote ? (query: string) => remote.dnsOutcomes(query, asked) : createDnsLookup(dns, ctx, types);
       if (targets.length === 0) {

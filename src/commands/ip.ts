@@ -28,7 +28,7 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
       const dns = () => import('../engine/dns/host-addresses.js');
       const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
       // Remote mode (--server): the same outcomes, asked of a netintel server.
-      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
       const expand = remote ? (query: string) => remote.ipTargetOutcomes(query) : (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
 
       if (targets.length === 0 && stdinBringsList(io)) {

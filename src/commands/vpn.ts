@@ -47,7 +47,7 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
       const toVpn = (outcomes: Array<Outcome<IpInfoRecord>>): Array<Outcome<VpnResult>> =>
         outcomes.map((outcome) => (outcome.ok ? { ok: true, query: outcome.query, value: toVpnResult(outcome.value) } : outcome));
       // Remote mode (--server): GET /api/vpn-check per address; host names are resolved by the server.
-      const remote = options.remote ? (await import('../remote/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
       const vpnCheck = async (ip: string | undefined) => (await remote!.client.get('/api/vpn-check', { ip })).body as VpnResult;
       const expand = (query: string): Array<Outcome<VpnResult>> | Promise<Array<Outcome<VpnResult>>> => {
         if (remote) return remote.hostTargetOutcomes(query, vpnCheck);

@@ -11,6 +11,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** A source file without its comments, so that a comment naming `process.env` is not taken for code. */
+function codeOf(file: string): string {
+  return readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   return [...text.matchAll(/(?:from\s+|import\()\s*'([^']+)'/g)].map((match) => match[1]!);
@@ -28,9 +33,18 @@ describe('the layer rule (ARCHITECTURE.md §1)', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('keeps the engine away from process state', () => {
-    const offenders = engineFiles.filter((file) => /\bprocess\.(env|argv|exit|stdout|stderr|stdin|exitCode)\b/.test(readFileSync(file, 'utf8')));
+  it('keeps the engine away from process state and the console', () => {
+    const offenders = engineFiles.filter((file) => /\b(process|console)\.\w/.test(codeOf(file)));
     expect(offenders.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('keeps the output and remote layers from importing the CLI', () => {
+    const offenders = [...sourceFiles(join(SRC, 'output')), ...sourceFiles(join(SRC, 'remote'))].flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /(^|\/)cli\//.test(spec) || /^(commander|ora)$/.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
   });
 
   it('keeps the output layer pure: no engine I/O, no process', () => {

@@ -155,6 +155,30 @@ describe('the table view of every record kind', () => {
   }
 });
 
+/** `value` and everything inside it made read-only: a write onto it then throws (modules run in strict mode). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+describe('the output layer reads records, never writes onto them (ARCHITECTURE.md §1)', () => {
+  for (const kind of KINDS) {
+    it(`${kind}: renders a frozen record in every format`, async () => {
+      const { schema, value } = records.get(kind)!;
+      const frozen = deepFreeze(structuredClone(value));
+      const outcomes: Array<Outcome<unknown>> = [{ ok: true, query: 'q', value: frozen }, { ok: true, query: 'q2', value: frozen }];
+      for (const format of ['table', 'json', 'ndjson', 'csv', 'xml'] as const) {
+        for (const single of [true, false]) {
+          await expect(render(schema, format, single ? outcomes.slice(0, 1) : outcomes, { single, columns: schema.columns }), `${kind} ${format}`).resolves.toEqual(expect.any(String));
+        }
+      }
+    });
+  }
+});
+
 describe('hostile data end to end, in-process', () => {
   const resolver = () => ['--resolver', dns.address, '-t', '1500', '--retries', '0'];
 

@@ -1,6 +1,6 @@
-import type { CliIo } from '../cli/io.js';
-import type { GlobalOptions } from '../cli/global-options.js';
-import { createRemoteEngine, type RemoteEngine } from './remote-engine.js';
+import type { CliIo } from './io.js';
+import type { GlobalOptions } from './global-options.js';
+import { createRemoteEngine, type RemoteEngine } from '../remote/remote-engine.js';
 
 /** Time an API request may take: the server's own lookups run under its 30 s request deadline. */
 const MIN_HTTP_TIMEOUT_MS = 35_000;
