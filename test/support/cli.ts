@@ -12,7 +12,7 @@
  * real config file nor NETINTEL_* variables of the shell leak in.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -120,6 +120,12 @@ export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   /** Kill the child after this many milliseconds (default 15 s). */
   timeoutMs?: number;
+  /**
+   * The child's stdout: a pipe (default), a file opened for it (`/dev/full`),
+   * or a pipe the parent closes after the first chunk (a reader like `head`).
+   * Its text is kept for a pipe only.
+   */
+  stdout?: 'pipe' | { path: string } | 'close-after-first-chunk';
 }
 
 export interface SpawnResult extends RunResult {
@@ -131,10 +137,15 @@ export interface SpawnResult extends RunResult {
 export function spawnCli(argv: readonly string[], options: SpawnOptions = {}): Promise<SpawnResult> {
   const started = Date.now();
   const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...isolatedEnv(options.env) };
-  const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO_ROOT, env, stdio: [options.devNullStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const fd = typeof options.stdout === 'object' ? openSync(options.stdout.path, 'w') : null;
+  const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO_ROOT, env, stdio: [options.devNullStdin ? 'ignore' : 'pipe', fd ?? 'pipe', 'pipe'] });
+  if (fd !== null) closeSync(fd);
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout.push(chunk);
+    if (options.stdout === 'close-after-first-chunk') child.stdout!.destroy();
+  });
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   if (child.stdin) {
     child.stdin.on('error', () => {}); // the child may exit before reading all of it
