@@ -4,22 +4,21 @@
  * the in-process fuzzing (a process start costs tens of milliseconds), over
  * every command and all three entry paths. Needs `npm run build` first.
  *
- * Every child loads loopback-only.cjs (NODE_OPTIONS): a connection outside
+ * Every child loads test/support/loopback-only.cjs (NODE_OPTIONS): a connection outside
  * 127.0.0.1 is refused and named on stderr, which breaks the stderr property.
  * Seeded as the in-process fuzzing (FUZZ_SEED, FUZZ_SCALE).
  */
 import fc from 'fast-check';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
 import { entryPathOf, type EntryPath } from '../support/cli-paths.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
+import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
 import { brokenProperty, FUZZ_SCALE, FUZZ_SEED, hostileAsn, hostileDomain, hostileGlobalFlags, hostileIp, hostileList, hostilePort, hostileSmtpHost, hostileZones } from './hostile-inputs.js';
 
-const GUARD = fileURLToPath(new URL('./loopback-only.cjs', import.meta.url));
 const built = existsSync(join(REPO_ROOT, 'dist', 'bundle', 'main.cjs'));
 
 const scratch = tempDir('netintel-fuzz-process-');
@@ -54,7 +53,7 @@ const paths = new Map<EntryPath, number>();
 
 function childEnv(): Record<string, string> {
   return {
-    NODE_OPTIONS: `--require ${GUARD}`,
+    NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`,
     NETINTEL_FUZZ_CHILD: '1',
     NETINTEL_RESOLVER: dns.address,
     NETINTEL_TIMEOUT: '800',

@@ -8,10 +8,9 @@
  * Seeded and reproducible: a failure prints fast-check's counterexample and
  * seed; FUZZ_SEED=<seed> replays the run, FUZZ_SCALE=<n> runs n times more
  * cases. Peers are local: the DNS server below, an SMTP server, unbound
- * loopback ports; loopback-only.cjs redirects and records anything else.
+ * loopback ports; test/support/loopback-only.cjs redirects and records anything else.
  */
 import fc from 'fast-check';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDirectRequest } from '../../src/cli/direct-request.js';
@@ -20,6 +19,7 @@ import { main as lookupMain } from '../../src/cli/main-lookup.js';
 import { main } from '../../src/cli/main.js';
 import { isolatedEnv, runEntry, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { loopbackOnly } from '../support/loopback-only.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import {
   brokenProperty,
@@ -38,7 +38,7 @@ import {
   hostileZones,
 } from './hostile-inputs.js';
 
-const { violations } = createRequire(import.meta.url)('./loopback-only.cjs') as { violations: string[] };
+const { redirected: violations } = loopbackOnly();
 
 const scratch = tempDir('netintel-fuzz-');
 let dns: DnsTestServer;

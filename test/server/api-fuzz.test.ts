@@ -14,7 +14,7 @@
  * Seeded and reproducible: NETINTEL_FUZZ_SEED=<n> replays a run (the seed
  * and each kind of failure with the first request that showed it are
  * printed), NETINTEL_FUZZ_RUNS=<n> sets the batches per endpoint.
- * Traffic stays on loopback (test/server/loopback-only.ts).
+ * Traffic stays on loopback (test/support/loopback-only.cjs).
  */
 import http from 'node:http';
 import fc from 'fast-check';
@@ -24,7 +24,7 @@ import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import { startTestServer, type TestServer } from './harness.js';
 import ipaddr from 'ipaddr.js';
-import { loopbackOnly, type LoopbackOnly } from './loopback-only.js';
+import { loopbackOnly, type LoopbackOnly } from '../support/loopback-only.js';
 
 const SEED = Number(process.env.NETINTEL_FUZZ_SEED ?? 18_2026);
 /** Batches per endpoint; each batch sends BATCH requests at once. */
@@ -550,7 +550,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
 
   // Issue 18 #2 (SSRF): a server that refuses private targets never opens a connection to a loopback, private,
   // link-local or unspecified address, whatever form the target is written in or resolves to. Every destination the
-  // process asks for is seen by loopback-only.ts; the DNS peer and the client's own connection are the only allowed.
+  // process asks for is seen by loopback-only.cjs; the DNS peer and the client's own connection are the only allowed.
   it('never lets a guarded server reach a private address, in any form of host, address or resolver (issue 18 #2)', async () => {
     const guarded = await startTestServer({
       engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 400, dnsRetries: 0 },
