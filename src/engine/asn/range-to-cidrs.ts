@@ -102,9 +102,7 @@ function hostBitsV4(start: number, end: number): number {
 function forEachBlockV6(start: bigint, end: bigint, visit: (block: bigint, prefixLength: number, size: bigint) => boolean): void {
   for (let cursor = start; cursor <= end; ) {
     const spanBits = bitLength(end - cursor + 1n) - 1;
-    // `cursor & -cursor` isolates the lowest set bit, as for IPv4. This was
-    // a shift per zero bit and a binary string per block: 50 µs a block,
-    // 60 ms for the 1,200 IPv6 blocks of AS16509.
+    // `cursor & -cursor` isolates the lowest set bit, as for IPv4.
     const alignBits = cursor === 0n ? 128 : bitLength(cursor & -cursor) - 1;
     const hostBits = Math.min(spanBits, alignBits);
     const size = 1n << BigInt(hostBits);

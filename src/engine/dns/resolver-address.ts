@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { ipVersionOf } from '../ip/ip-text.js';
 import { NetintelError } from '../../errors.js';
 
@@ -93,8 +93,7 @@ export function parseResolvConf(text: string): ResolverAddress[] {
 export async function readSystemResolvers(path = '/etc/resolv.conf'): Promise<ResolverAddress[]> {
   let text = '';
   try {
-    // The callback form: node:fs/promises costs a one-off lookup about 1 ms to load.
-    text = await new Promise<string>((resolve, reject) => readFile(path, 'utf8', (error, data) => (error ? reject(error) : resolve(data))));
+    text = await readFile(path, 'utf8');
   } catch {
     // Fall through to the fallback: no resolv.conf means "ask the local host".
   }

