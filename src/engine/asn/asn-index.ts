@@ -143,7 +143,7 @@ export class AsnIndex {
       return index;
     } catch (error) {
       data.close();
-      throw error;
+      throw error instanceof NetintelError ? error : corrupt(path, String(error));
     }
   }
 

@@ -153,7 +153,7 @@ export class SignalIndex {
       return SignalIndex.over(data);
     } catch (error) {
       data.close();
-      throw error;
+      throw error instanceof NetintelError ? error : corrupt(path, String(error));
     }
   }
 
