@@ -1,6 +1,5 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
-import { readWholeFile } from '../data/whole-files.js';
+import { openDataFile, type DataFile } from '../data/data-file-reader.js';
 import {
   decodeHeader,
   HEADER_BYTES,
@@ -18,7 +17,7 @@ import { ipv6ToText } from '../ip/ip-text.js';
 /**
  * Reader of the compiled ASN index (layout in `asn-index-format.ts`).
  *
- * Two modes over the same file:
+ * Two modes over the same file (both opened through `openDataFile`):
  * - `pread` (default): opening reads the header, the metadata and a few
  *   closing entries, nothing else; each lookup is a binary search by
  *   positioned reads (for IPv4: the bucket, one block of starts, then the
@@ -78,8 +77,9 @@ export interface AsnPrefixes {
   v6: AsnRange[];
 }
 
+const NAMES = { kind: 'ASN index', remedy: 'build it with `npm run build:data`' };
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-/** Once its window is this many bytes or fewer, a pread search reads the window in one call; also the scratch size. */
+/** Once its window is this many bytes or fewer, a pread search reads the window in one call. */
 const PREAD_WINDOW_BYTES = 4096;
 
 /** The compiled ASN index, open for lookups. See the module comment for the two modes. */
@@ -94,19 +94,22 @@ export class AsnIndex {
   readonly v6Count: number;
 
   private readonly header: Header;
+  private readonly data: DataFile;
   private readonly memory: MemoryViews | null;
-  private readonly file: PreadFile | null;
+  /** Section reads through `data` (pread mode). */
+  private readonly file: PreadSections | null;
   /** Decoded organisation names by id (memory mode): one string per organisation, not per lookup. */
   private readonly organizations: Array<string | null | undefined>;
   private readonly v6Words = new Uint32Array(4);
   private closed = false;
 
-  private constructor(path: string, mode: AsnIndexMode, header: Header, stored: StoredMetadata, memory: MemoryViews | null, file: PreadFile | null) {
-    this.path = path;
-    this.mode = mode;
+  private constructor(data: DataFile, header: Header, stored: StoredMetadata, memory: MemoryViews | null) {
+    this.path = data.path;
+    this.mode = data.mode;
+    this.data = data;
     this.header = header;
     this.memory = memory;
-    this.file = file;
+    this.file = memory === null ? new PreadSections(data, header.sections) : null;
     this.v4Count = header.v4Count;
     this.v6Count = header.v6Count;
     this.organizations = memory === null ? [] : new Array<string | null | undefined>(header.orgCount);
@@ -129,70 +132,31 @@ export class AsnIndex {
    * version, or inconsistent in its structure (`verify` checks every entry).
    */
   static open(path: string, options: AsnIndexOpenOptions = {}): AsnIndex {
-    const mode = options.mode ?? 'pread';
-    if (mode === 'memory') {
-      let bytes: Uint8Array;
-      try {
-        bytes = readWholeFile(path);
-      } catch (error) {
-        throw unreadable(path, error);
-      }
-      return AsnIndex.fromBytes(path, bytes);
-    }
-    let fd: number;
+    const data = openDataFile(path, options.mode ?? 'pread', NAMES);
     try {
-      fd = openSync(path, 'r');
-    } catch (error) {
-      throw unreadable(path, error);
-    }
-    try {
-      const file = new PreadFile(path, fd);
-      const size = fstatSync(fd).size;
-      const header = decodeHeader(file.read(0, Math.min(HEADER_BYTES, size)), size);
+      const header = decodeHeader(data.read(0, Math.min(HEADER_BYTES, data.size)), data.size);
       if (typeof header === 'string') throw corrupt(path, header);
       const [metaOffset, metaBytes] = header.sections[Section.METADATA]!;
-      const stored = decodeMetadata(path, file.readCopy(metaOffset, metaBytes));
-      file.sections = header.sections;
-      const index = new AsnIndex(path, 'pread', header, stored, null, file);
+      const stored = decodeMetadata(path, data.read(metaOffset, metaBytes));
+      const index = new AsnIndex(data, header, stored, data.mode === 'memory' ? memoryViews(data.whole(), header) : null);
       index.checkStructure();
       return index;
     } catch (error) {
-      closeSync(fd);
-      if (error instanceof NetintelError) throw error;
-      throw unreadable(path, error);
+      data.close();
+      throw error instanceof NetintelError ? error : corrupt(path, String(error));
     }
-  }
-
-  private static fromBytes(path: string, bytes: Uint8Array): AsnIndex {
-    const header = decodeHeader(bytes, bytes.length);
-    if (typeof header === 'string') throw corrupt(path, header);
-    const memory = memoryViews(bytes, header);
-    const stored = decodeMetadata(path, memory.bytes.subarray(...sectionBounds(header, Section.METADATA)));
-    const index = new AsnIndex(path, 'memory', header, stored, memory, null);
-    index.checkStructure();
-    return index;
   }
 
   /**
    * Checks every entry of the index against the invariants lookups rely on
    * (ranges sorted and disjoint, buckets consistent, every id and offset in
    * bounds), reading the whole file in pread mode. The compiler runs it on
-   * each new index before that replaces the old one; a few hundred
-   * milliseconds. Throws `data_unavailable` naming the problem.
+   * each new index before that replaces the old one, not every open. Throws
+   * `data_unavailable` naming the problem.
    */
   verify(): void {
     this.assertOpen();
-    let memory = this.memory;
-    if (memory === null) {
-      let bytes: Uint8Array;
-      try {
-        bytes = readFileSync(this.path);
-      } catch (error) {
-        throw unreadable(this.path, error);
-      }
-      if (bytes.length !== this.header.fileBytes) throw corrupt(this.path, 'file changed since it was opened');
-      memory = memoryViews(bytes, this.header);
-    }
+    const memory = this.memory ?? memoryViews(this.data.whole(), this.header);
     const problem = checkEntries(this.header, memory);
     if (problem !== null) throw corrupt(this.path, problem);
   }
@@ -373,7 +337,7 @@ export class AsnIndex {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.file?.close();
+    this.data.close();
   }
 
   private rangeText(version: 4 | 6, index: number): { rangeStart: string; rangeEnd: string } {
@@ -437,7 +401,7 @@ export class AsnIndex {
     const bytes =
       this.memory !== null
         ? this.memory.bytes.subarray(offset + 4 * from, offset + 4 * (from + count))
-        : this.file!.readCopy(offset + 4 * from, 4 * count);
+        : this.data.read(offset + 4 * from, 4 * count);
     const out = new Uint32Array(count);
     for (let i = 0; i < count; i++) out[i] = readU32(bytes, 4 * i);
     return out;
@@ -500,34 +464,17 @@ interface MemoryViews {
   asnV6Ranges: Uint32Array;
 }
 
-/** Positioned reads on an open index file, through one reused scratch buffer. */
-class PreadFile {
-  sections: Header['sections'] = [];
-  private readonly scratch = Buffer.allocUnsafe(PREAD_WINDOW_BYTES);
-
+/** Reads of the sections of an index file open in pread mode. */
+class PreadSections {
   constructor(
-    private readonly path: string,
-    private readonly fd: number,
+    private readonly data: DataFile,
+    private readonly sections: Header['sections'],
   ) {}
-
-  /** `length` bytes at `position`; a view of the scratch buffer, valid until the next read. */
-  read(position: number, length: number): Buffer {
-    const target = length <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(length);
-    this.fill(target, position, length);
-    return target.subarray(0, length);
-  }
-
-  /** `length` bytes at `position`, in a buffer of their own. */
-  readCopy(position: number, length: number): Buffer {
-    const target = Buffer.allocUnsafe(length);
-    this.fill(target, position, length);
-    return target;
-  }
 
   readSection(section: SectionId, byteOffset: number, length: number): Buffer {
     const [offset, byteLength] = this.sections[section]!;
-    if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.path, `read outside section ${section}`);
-    return this.read(offset + byteOffset, length);
+    if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.data.path, `read outside section ${section}`);
+    return this.data.read(offset + byteOffset, length);
   }
 
   u32(section: SectionId, index: number): number {
@@ -588,19 +535,6 @@ class PreadFile {
     }
     return 0;
   }
-
-  close(): void {
-    closeSync(this.fd);
-  }
-
-  private fill(target: Buffer, position: number, length: number): void {
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.fd, target, done, length - done, position + done);
-      if (n === 0) throw corrupt(this.path, 'file ended early');
-      done += n;
-    }
-  }
 }
 
 /** Sign of (the IPv6 address at `offset` of `view`) - (the address in `words`). */
@@ -624,8 +558,6 @@ function readU32(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
 
-// Buffer's decoder, not a TextDecoder: a process's first TextDecoder loads
-// Node's encoding module, about 0.15 ms of a one-off lookup.
 function decodeUtf8(bytes: Uint8Array, from: number, to: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
 }
@@ -729,15 +661,6 @@ function checkEntries(header: Header, m: MemoryViews): string | null {
     if (m.asnOrgs[i]! >= orgCount) return `ASN ${i} has no organisation`;
   }
   return null;
-}
-
-function unreadable(path: string, error: unknown): NetintelError {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  const message =
-    code === 'ENOENT'
-      ? `ASN index not found at ${path}; build it with \`npm run build:data\``
-      : `cannot read ASN index ${path}: ${code ?? (error instanceof Error ? error.message : String(error))}`;
-  return new NetintelError('data_unavailable', message, { cause: error, details: { path } });
 }
 
 function corrupt(path: string, reason: string): NetintelError {

@@ -16,12 +16,11 @@
  * the data section's pointers lazily through positioned reads.
  *
  * Format: MaxMind DB File Format Specification 2.0,
- * https://maxmind.github.io/MaxMind-DB/ . This module imports only `node:fs`
- * and the error type, so that loading it stays cheap.
+ * https://maxmind.github.io/MaxMind-DB/ . File access (both modes, and its
+ * errors) goes through `openDataFile`.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
-import { readWholeFile } from '../data/whole-files.js';
+import { openDataFile, type DataFile } from '../data/data-file-reader.js';
 
 /** How an {@link MmdbFile} reaches its bytes: positioned reads, or one Buffer holding the file. */
 export type MmdbMode = 'pread' | 'memory';
@@ -84,33 +83,7 @@ const BLOCK_BYTES = 4096;
 const MAX_CACHED_BLOCKS = 32;
 const MAX_CACHED_STRINGS = 4096;
 const DEFAULT_RECORD_CACHE = 4096;
-/** Strings up to this length are decoded by hand when they are ASCII. */
-const SHORT_STRING_BYTES = 32;
-
-// A one-off lookup runs each function once, so the cost of first calls counts:
-// Node's Buffer#toString, #readFloatBE and #lastIndexOf each cost 0.1-0.2 ms on
-// their first call, many times the lookup itself. Hence the hand-written
-// equivalents below, and unpooled buffers (Buffer.allocUnsafeSlow).
-const EMPTY = Buffer.allocUnsafeSlow(0);
-const SCRATCH_BYTES = new Uint8Array(8);
-const SCRATCH = new DataView(SCRATCH_BYTES.buffer);
-
-/** The IEEE 754 value of `size` (4 or 8) big-endian bytes of `b` at `i`. */
-function ieee754(b: Uint8Array, i: number, size: 4 | 8): number {
-  for (let k = 0; k < size; k++) SCRATCH_BYTES[k] = b[i + k]!;
-  return size === 4 ? SCRATCH.getFloat32(0) : SCRATCH.getFloat64(0);
-}
-
-/** Position of the last METADATA_MARKER in `b`, or -1. */
-function lastMarker(b: Uint8Array): number {
-  const m = METADATA_MARKER;
-  search: for (let i = b.length - m.length; i >= 0; i--) {
-    if (b[i] !== m[0]) continue;
-    for (let k = 1; k < m.length; k++) if (b[i + k] !== m[k]) continue search;
-    return i;
-  }
-  return -1;
-}
+const EMPTY = Buffer.alloc(0);
 
 // Data type numbers (spec section "Output Data Section").
 const T_EXTENDED = 0;
@@ -135,30 +108,6 @@ function invalidFile(path: string, why: string, cause?: unknown): NetintelError 
   });
 }
 
-function unreadable(path: string, error: unknown): NetintelError {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  const message =
-    code === 'ENOENT'
-      ? `MaxMind DB file ${path} does not exist`
-      : `MaxMind DB file ${path} cannot be read (${code ?? (error instanceof Error ? error.message : String(error))})`;
-  return new NetintelError('data_unavailable', message, { cause: error, details: { path } });
-}
-
-/** Reads exactly `length` bytes at file `position`; a short read means a truncated file. */
-function readExact(fd: number, target: Buffer, length: number, position: number, path: string): void {
-  let done = 0;
-  while (done < length) {
-    let n: number;
-    try {
-      n = readSync(fd, target, done, length - done, position + done);
-    } catch (error) {
-      throw unreadable(path, error);
-    }
-    if (n === 0) throw invalidFile(path, `unexpected end of file at byte ${position + done}`);
-    done += n;
-  }
-}
-
 /**
  * Positioned reads of a file in aligned blocks, kept in a tiny FIFO cache.
  * Both the search tree and the data section go through it in `pread` mode:
@@ -173,7 +122,7 @@ class BlockReader {
 
   constructor(
     private readonly path: string,
-    private readonly fd: number,
+    private readonly file: DataFile,
     /** Bytes past this file position are never read (the metadata lies there). */
     private readonly end: number,
   ) {}
@@ -189,16 +138,14 @@ class BlockReader {
     if (p + n <= first + BLOCK_BYTES) {
       block = this.blocks.get(first);
       if (block === undefined) {
-        block = Buffer.allocUnsafeSlow(Math.min(BLOCK_BYTES, this.end - first));
-        readExact(this.fd, block, block.length, first, this.path);
+        block = this.file.read(first, Math.min(BLOCK_BYTES, this.end - first));
         if (this.blocks.size >= MAX_CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
         this.blocks.set(first, block);
       }
     } else {
       // Bytes spanning blocks (a long string, a node across a boundary): one uncached read.
       const last = Math.min(this.end, Math.ceil((p + n) / BLOCK_BYTES) * BLOCK_BYTES);
-      block = Buffer.allocUnsafeSlow(last - first);
-      readExact(this.fd, block, block.length, first, this.path);
+      block = this.file.read(first, last - first);
     }
     this.start = first;
     this.last = block;
@@ -348,30 +295,19 @@ class SectionDecoder {
         this.pos = p + size;
         if (size === 0) return '';
         const i = this.need(p, size);
-        const b = this.buf;
-        // The loop builds a rope of one-character pieces: cheap for a one-off
-        // lookup, but a rope kept in a bulk run's caches costs many times the
-        // flat string's memory. In memory mode Buffer#toString's first-call
-        // cost does not matter.
-        if (size <= SHORT_STRING_BYTES && this.reader !== null) {
-          let s = '';
-          let k = i;
-          for (; k < i + size && b[k]! < 0x80; k++) s += String.fromCharCode(b[k]!);
-          if (k === i + size) return s;
-        }
-        return b.toString('utf8', i, i + size);
+        return this.buf.toString('utf8', i, i + size);
       }
       case T_DOUBLE: {
         if (size !== 8) throw this.badSize('double', size, p);
         this.pos = p + 8;
         const i = this.need(p, 8);
-        return ieee754(this.buf, i, 8);
+        return this.buf.readDoubleBE(i);
       }
       case T_FLOAT: {
         if (size !== 4) throw this.badSize('float', size, p);
         this.pos = p + 4;
         const i = this.need(p, 4);
-        return ieee754(this.buf, i, 4);
+        return this.buf.readFloatBE(i);
       }
       case T_BYTES: {
         this.pos = p + size;
@@ -461,7 +397,7 @@ class SectionDecoder {
   }
 }
 
-/** Bits of an IPv4 address resolved by table in `memory` mode: a 1.25 MiB table built in about 15 ms. */
+/** Bits of an IPv4 address resolved by table in `memory` mode (a table of 2^18 entries, 1.25 MiB). */
 const V4_PREFIX_BITS = 18;
 
 interface V4PrefixTable {
@@ -485,11 +421,11 @@ interface Layout {
 function readLayout(path: string, fileSize: number, read: (position: number, length: number) => Buffer): Layout {
   let tailStart = Math.max(0, fileSize - METADATA_FIRST_TRY_BYTES);
   let tail = read(tailStart, fileSize - tailStart);
-  let at = lastMarker(tail);
+  let at = tail.lastIndexOf(METADATA_MARKER);
   if (at < 0 && tailStart > 0) {
     tailStart = Math.max(0, fileSize - METADATA_MAX_BYTES - METADATA_MARKER.length);
     tail = read(tailStart, fileSize - tailStart);
-    at = lastMarker(tail);
+    at = tail.lastIndexOf(METADATA_MARKER);
   }
   if (at < 0) throw invalidFile(path, 'no metadata marker in its last 128 KiB');
   const metaStart = at + METADATA_MARKER.length;
@@ -582,7 +518,7 @@ export class MmdbFile {
 
   /** `memory` mode: the whole file (empty in `pread` mode). */
   private buf: Buffer;
-  private readonly fd: number;
+  private readonly file: DataFile;
   /** `pread` mode: the blocks of the tree and data section read so far. */
   private readonly reader: BlockReader | null;
   private readonly nodeCount: number;
@@ -598,24 +534,24 @@ export class MmdbFile {
   private v4Prefixes: V4PrefixTable | null = null;
   private closed = false;
 
-  private constructor(path: string, mode: MmdbMode, layout: Layout, file: Buffer | null, fd: number, cacheSize: number) {
+  private constructor(path: string, layout: Layout, file: DataFile, cacheSize: number) {
     this.path = path;
-    this.mode = mode;
+    this.mode = file.mode;
     this.metadata = layout.metadata;
-    this.fd = fd;
+    this.file = file;
     this.nodeCount = layout.metadata.nodeCount;
     this.recordSize = layout.metadata.recordSize;
     this.nodeBytes = this.recordSize / 4;
     this.dataSize = layout.dataSize;
     this.ipv4Start = layout.metadata.ipVersion === 4 ? 0 : -1;
     this.cacheSize = cacheSize;
-    if (file !== null) {
-      this.buf = file;
+    if (file.mode === 'memory') {
+      this.buf = file.whole();
       this.reader = null;
-      this.decoder = SectionDecoder.inMemory(path, file, layout.dataStart, layout.dataSize);
+      this.decoder = SectionDecoder.inMemory(path, this.buf, layout.dataStart, layout.dataSize);
     } else {
       this.buf = EMPTY;
-      this.reader = new BlockReader(path, fd, layout.dataStart + layout.dataSize);
+      this.reader = new BlockReader(path, file, layout.dataStart + layout.dataSize);
       this.decoder = SectionDecoder.throughReader(path, this.reader, layout.dataStart, layout.dataSize);
     }
   }
@@ -631,39 +567,12 @@ export class MmdbFile {
   static open(path: string, options: MmdbOpenOptions = {}): MmdbFile {
     const mode: MmdbMode = options.mode === 'memory' ? 'memory' : 'pread';
     const cacheSize = Math.max(0, Math.floor(options.cacheSize ?? DEFAULT_RECORD_CACHE));
-    if (mode === 'memory') {
-      let file: Buffer;
-      try {
-        file = readWholeFile(path);
-      } catch (error) {
-        throw unreadable(path, error);
-      }
-      const layout = readLayout(path, file.length, (position, length) => file.subarray(position, position + length));
-      return new MmdbFile(path, mode, layout, file, -1, cacheSize);
-    }
-    let fd: number;
+    const file = openDataFile(path, mode, { kind: 'MaxMind DB file' });
     try {
-      fd = openSync(path, 'r');
+      const layout = readLayout(path, file.size, (position, length) => file.read(position, length));
+      return new MmdbFile(path, layout, file, cacheSize);
     } catch (error) {
-      throw unreadable(path, error);
-    }
-    try {
-      let size: number;
-      try {
-        const stat = fstatSync(fd);
-        if (!stat.isFile()) throw new Error('not a regular file');
-        size = stat.size;
-      } catch (error) {
-        throw unreadable(path, error);
-      }
-      const layout = readLayout(path, size, (position, length) => {
-        const bytes = Buffer.allocUnsafeSlow(length);
-        readExact(fd, bytes, length, position, path);
-        return bytes;
-      });
-      return new MmdbFile(path, mode, layout, null, fd, cacheSize);
-    } catch (error) {
-      closeSync(fd);
+      file.close();
       throw error instanceof NetintelError ? error : invalidFile(path, String(error), error);
     }
   }
@@ -752,7 +661,7 @@ export class MmdbFile {
     this.records.clear();
     this.decoder.release();
     this.reader?.release();
-    if (this.fd >= 0) closeSync(this.fd);
+    this.file.close();
   }
 
   private assertOpen(): void {

@@ -1,10 +1,10 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { NetintelError } from '../../errors.js';
-import { readWholeFile } from '../data/whole-files.js';
+import { dataFileOfBytes, openDataFile, type DataFile } from '../data/data-file-reader.js';
 import { v4RangeText, v6RangeText } from './address-range.js';
 import {
   ASN_ENTRY_BYTES,
   decodeHeader,
+  HEADER_BYTES,
   NO_SET,
   Section,
   type SectionId,
@@ -17,13 +17,14 @@ import {
 /**
  * Reader of the compiled signal index (layout in `signal-index-format.ts`).
  *
+ * Both modes open the file through `openDataFile`.
  * - `pread`: opening reads the header and the metadata (a few KiB); a lookup
  *   is a binary search by positioned reads (about ten small reads), so a
- *   one-off lookup costs well under a millisecond whatever the index size.
+ *   one-off lookup does not depend on the size of the index.
  * - `memory`: the file is read once and searched through typed-array views,
  *   with no I/O and no allocation per lookup (bulk runs), helped by two
- *   tables built at load: a /16 bucket table and a /24 bitmap of listed
- *   blocks. A million ranges take under 40 MB (the 31 MB file plus 2.3 MB).
+ *   tables built at load: a /16 bucket table (256 KiB) and a /24 bitmap of
+ *   listed blocks (2 MiB).
  */
 export type SignalIndexMode = 'pread' | 'memory';
 
@@ -47,12 +48,7 @@ export interface SignalAsnEntry {
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** A binary search over a section reads single words until this much of it is left, then reads that at once. */
 const PREAD_WINDOW_BYTES = 16_384;
-/**
- * The first bytes of the file read at open in one read: the header, the
- * metadata and the first words of the tables in an index of usual size, which
- * open then checks without a read of their own.
- */
-const HEAD_BYTES = 4096;
+const NAMES = { kind: 'signal index', remedy: 'run netintel data update' };
 
 interface MemoryViews {
   bytes: Buffer;
@@ -135,7 +131,7 @@ export class SignalIndex {
     this.setCount = Math.max(0, length(Section.SET_OFFSETS) / 4 - 1);
     let meta: SignalIndexMeta;
     try {
-      meta = JSON.parse(file.readCopy(Section.META, 0, length(Section.META)).toString('utf8')) as SignalIndexMeta;
+      meta = JSON.parse(file.read(Section.META, 0, length(Section.META)).toString('utf8')) as SignalIndexMeta;
     } catch (error) {
       throw corrupt(path, `metadata is not JSON (${(error as Error).message})`);
     }
@@ -152,43 +148,33 @@ export class SignalIndex {
    * missing, unreadable, truncated or not a signal index of this version.
    */
   static open(path: string, options: { mode?: SignalIndexMode } = {}): SignalIndex {
-    const mode = options.mode ?? 'pread';
-    if (mode === 'memory' && LITTLE_ENDIAN_HOST) {
-      let bytes: Buffer;
-      try {
-        bytes = readWholeFile(path);
-      } catch (error) {
-        throw unreadable(path, error);
-      }
-      return SignalIndex.fromBytes(path, bytes);
-    }
-    let fd: number;
+    const data = openDataFile(path, options.mode ?? 'pread', NAMES);
     try {
-      fd = openSync(path, 'r');
+      return SignalIndex.over(data);
     } catch (error) {
-      throw unreadable(path, error);
-    }
-    try {
-      const size = fstatSync(fd).size;
-      const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
-      readFully(fd, head, 0);
-      const header = decodeHeader(head, size);
-      if (typeof header === 'string') throw corrupt(path, header);
-      return new SignalIndex(path, 'pread', header, null, new SectionReader(path, header, { fd, head }));
-    } catch (error) {
-      closeSync(fd);
-      if (error instanceof NetintelError) throw error;
-      throw unreadable(path, error);
+      data.close();
+      throw error instanceof NetintelError ? error : corrupt(path, String(error));
     }
   }
 
   /** An index held in memory (a freshly compiled one, before it is written). */
   static fromBytes(path: string, input: Uint8Array): SignalIndex {
-    const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-    const header = decodeHeader(bytes, bytes.length);
+    return SignalIndex.over(dataFileOfBytes(path, input, NAMES));
+  }
+
+  /**
+   * The index in an open data file. In memory mode the sections are searched
+   * through typed-array views of the loaded file, which need a little-endian
+   * host and a file loaded at an 8-byte boundary; otherwise through section reads.
+   */
+  private static over(data: DataFile): SignalIndex {
+    const path = data.path;
+    const header = decodeHeader(data.read(0, Math.min(HEADER_BYTES, data.size)), data.size);
     if (typeof header === 'string') throw corrupt(path, header);
-    if (bytes.byteOffset % 8 !== 0 || !LITTLE_ENDIAN_HOST) {
-      return new SignalIndex(path, 'memory', header, null, new SectionReader(path, header, { bytes }));
+    const file = new SectionReader(header, data);
+    const bytes = data.mode === 'memory' ? data.whole() : null;
+    if (bytes === null || bytes.byteOffset % 8 !== 0 || !LITTLE_ENDIAN_HOST) {
+      return new SignalIndex(path, data.mode, header, null, file);
     }
     const view = <T>(id: SectionId, make: (buffer: ArrayBufferLike, offset: number, length: number) => T, unit: number): T => {
       const [offset, length] = header.sections[id]!;
@@ -207,7 +193,7 @@ export class SignalIndex {
       v6Starts: view(Section.V6_STARTS, (b, o, n) => new Uint32Array(b, o, n), 4),
       v6Sets: view(Section.V6_SETS, (b, o, n) => new Int32Array(b, o, n), 4),
     };
-    return new SignalIndex(path, 'memory', header, memory, new SectionReader(path, header, { bytes }));
+    return new SignalIndex(path, 'memory', header, memory, file);
   }
 
   /** Size of the index file in bytes. */
@@ -433,7 +419,7 @@ export class SignalIndex {
       const from = this.u32(Section.LABEL_OFFSETS, id);
       const to = this.u32(Section.LABEL_OFFSETS, id + 1);
       if (to < from) throw corrupt(this.path, `label ${id} has a negative length`);
-      text = this.file.readCopy(Section.LABEL_DATA, from, to - from).toString('utf8');
+      text = this.file.read(Section.LABEL_DATA, from, to - from).toString('utf8');
       this.labels.set(id, text);
     }
     return text;
@@ -449,38 +435,18 @@ function compareWords(starts: Uint32Array, at: number, words: Uint32Array): numb
   return 0;
 }
 
-/** Section reads over a file descriptor (pread) or a buffer (memory). */
+/** Reads of the sections of an index through its data file (either mode). */
 class SectionReader {
-  private readonly scratch = Buffer.allocUnsafe(PREAD_WINDOW_BYTES);
-  private readonly fd: number | null;
-  private readonly bytes: Buffer | null;
-  /** The file's first bytes, read at open (pread mode). */
-  private readonly head: Buffer | null;
-
   constructor(
-    private readonly path: string,
     private readonly header: SignalIndexHeader,
-    source: { fd: number; head: Buffer } | { bytes: Buffer },
-  ) {
-    this.fd = 'fd' in source ? source.fd : null;
-    this.head = 'fd' in source ? source.head : null;
-    this.bytes = 'bytes' in source ? source.bytes : null;
-  }
+    private readonly data: DataFile,
+  ) {}
 
-  /** `length` bytes of a section; valid until the next read. */
+  /** `length` bytes of a section. */
   read(section: SectionId, byteOffset: number, length: number): Buffer {
     const [offset, byteLength] = this.header.sections[section]!;
-    if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.path, `read outside section ${section}`);
-    if (this.bytes !== null) return this.bytes.subarray(offset + byteOffset, offset + byteOffset + length);
-    const at = offset + byteOffset;
-    if (this.head !== null && at + length <= this.head.length) return this.head.subarray(at, at + length);
-    const target = length <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(length);
-    readFully(this.fd!, target.subarray(0, length), offset + byteOffset);
-    return target.subarray(0, length);
-  }
-
-  readCopy(section: SectionId, byteOffset: number, length: number): Buffer {
-    return Buffer.from(this.read(section, byteOffset, length));
+    if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.data.path, `read outside section ${section}`);
+    return this.data.read(offset + byteOffset, length);
   }
 
   u32(section: SectionId, index: number): number {
@@ -543,24 +509,8 @@ class SectionReader {
   }
 
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    this.data.close();
   }
-}
-
-function readFully(fd: number, target: Buffer, position: number): void {
-  let done = 0;
-  while (done < target.length) {
-    const read = readSync(fd, target, done, target.length - done, position + done);
-    if (read === 0) throw new Error('unexpected end of file');
-    done += read;
-  }
-}
-
-function unreadable(path: string, error: unknown): NetintelError {
-  return new NetintelError('data_unavailable', `cannot read the signal index ${path}: ${(error as Error).message}`, {
-    cause: error,
-    details: { path },
-  });
 }
 
 function corrupt(path: string, problem: string): NetintelError {
