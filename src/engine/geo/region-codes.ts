@@ -46,8 +46,10 @@ function readTable(path: string): string {
 export function parseRegionTable(text: string): RegionTable {
   const codes = new Map<string, string>();
   for (const line of text.split('\n')) {
-    const [country, region, code] = line.split('\t');
-    if (country && region && code) codes.set(`${country}\t${region}`, code);
+    // The key is the line up to its second tab: country and region as a lookup joins them.
+    const keyEnd = line.indexOf('\t', line.indexOf('\t') + 1);
+    const code = keyEnd > 0 ? line.slice(keyEnd + 1) : '';
+    if (code !== '') codes.set(line.slice(0, keyEnd), code);
   }
   return {
     code: (country, region) => (country && region ? (codes.get(`${country}\t${region}`) ?? null) : null),
