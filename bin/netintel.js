@@ -66,7 +66,7 @@ function isDebugRun(args, env) {
 
 try {
   const { loadCli } = require('./load-bundle.js');
-  const cli = loadCli(argv, process.env);
+  const cli = loadCli();
   cli.main(argv, cli.createProcessIo()).then((code) => {
     if (!crashed) process.exitCode = code;
   }, crash);
