@@ -65,7 +65,8 @@ const lazyBuiltins = {
       const real = await import(args.path);
       const functions = Object.keys(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name) && typeof real[name] === 'function');
       const stand = (name) =>
-        `export function ${name}(...args) { const real = load().${name}; return new.target ? Reflect.construct(real, args, new.target) : real.apply(this, args); }`;
+        // `new` of the stand-in itself makes an instance of the real class (its prototype, its methods).
+        `export function ${name}(...args) { const real = load().${name}; return new.target ? Reflect.construct(real, args, new.target === ${name} ? real : new.target) : real.apply(this, args); }`;
       return {
         contents: [`let real; const load = () => (real ??= require(${JSON.stringify(args.path)}));`, ...functions.map(stand)].join('\n'),
         loader: 'js',
