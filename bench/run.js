@@ -457,7 +457,7 @@ function printReport(result) {
   out.push('');
   out.push(`netintel bench (${result.mode}) ${result.date}`);
   out.push(`node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel}), load average ${m.loadAvgAtStart.join(' ')} at start, ${result.loadAvgAtEnd.join(' ')} at end`);
-  if (result.git) out.push(`git ${result.git.commit}${result.git.uncommittedChangesInSrc ? ' + uncommitted changes in src/' : ''}; bin/netintel.js loads ${result.netintelEntry ? `dist/bundle/direct.cjs for ip, asn and vpn (dist/bundle/lookup.cjs when it declines the arguments), ${result.netintelEntry} otherwise` : '(not built)'}`);
+  if (result.git) out.push(`git ${result.git.commit}${result.git.uncommittedChangesInSrc ? ' + uncommitted changes in src/' : ''}; bin/netintel.js loads ${result.netintelEntry ? `${result.netintelEntry} for every command` : '(not built)'}`);
   out.push('measured processes run with the environment minus NODE_EXTRA_CA_CERTS');
 
   if (result.oneOff) {

@@ -1,6 +1,6 @@
 'use strict';
 // Stack traces of a debug run (NETINTEL_DEBUG=1 or --debug) in terms of the
-// TypeScript sources. bin/load-bundle.js compiles the bundles with
+// TypeScript sources. bin/load-bundle.js compiles the bundle with
 // vm.Script, whose frames Node's own source-map support (--enable-source-maps,
 // process.setSourceMapsEnabled) does not map in Node 20; so frames in a file
 // with a source map beside it (dist/bundle/*.cjs.map, scripts/bundle.mjs

@@ -4,10 +4,10 @@
 // never calls process.exit() on a normal run, which would cut piped output
 // short.
 //
-// CommonJS on purpose (bin/package.json): an ES module entry costs about
-// 10 ms more to start. The CLI is bundled (scripts/bundle.mjs) and compiled
-// with the V8 code cache written next to it at build time, so a one-off
-// lookup does not pay for compiling half a megabyte of JavaScript.
+// CommonJS on purpose (bin/package.json): an ES module entry starts slower.
+// Every command runs from one bundle (scripts/bundle.mjs), compiled with the
+// V8 code cache written next to it at build time (bin/load-bundle.js), so a
+// one-off lookup does not compile the CLI from source.
 const { writeSync } = require('node:fs');
 
 const argv = process.argv.slice(2);
@@ -66,7 +66,7 @@ function isDebugRun(args, env) {
 
 try {
   const { loadCli } = require('./load-bundle.js');
-  const cli = loadCli(argv, process.env);
+  const cli = loadCli();
   cli.main(argv, cli.createProcessIo()).then((code) => {
     if (!crashed) process.exitCode = code;
   }, crash);

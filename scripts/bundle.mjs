@@ -1,14 +1,13 @@
-// Bundles the CLI into CommonJS files: dist/bundle/main.cjs (every command),
-// dist/bundle/lookup.cjs (ip, asn and vpn only; bin/netintel.js picks
-// it for those commands, so a one-off lookup loads a third of the code) and
-// dist/bundle/bulk-worker.cjs (the worker thread of long bulk runs). A Node start
+// Bundles the CLI into CommonJS files: dist/bundle/main.cjs (every command,
+// the one entry bin/netintel.js loads) and dist/bundle/bulk-worker.cjs (the
+// worker thread of long bulk runs). A Node start
 // pays for every module file it resolves, reads and compiles, and an ESM
 // import of a builtin (node:fs) loads all of its lazy parts; one CommonJS
 // file whose modules initialise on first use keeps `netintel ip 8.8.8.8`
 // close to the cost of starting Node itself (see bench/). Type checking
 // stays with tsc.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,14 +46,17 @@ const chalkWithoutDetection = {
  * fails the build ("No matching export"), which is the cue to widen this.
  */
 const LAZY_BUILTINS = [
-  { module: 'node:child_process', importers: join(root, 'node_modules', 'commander') },
+  // esbuild names an importer by its real path: node_modules may be a link.
+  { module: 'node:child_process', importers: realpathSync(join(root, 'node_modules', 'commander')) },
   { module: 'node:module', importers: join(root, 'src') },
   { module: 'node:os', importers: join(root, 'src') },
+  // The bulk command's worker threads, which only long bulk runs start.
+  { module: 'node:worker_threads', importers: join(root, 'src', 'cli', 'bulk-threads.ts') },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?(child_process|module|os)$/ }, (args) => {
+    b.onResolve({ filter: /^(node:)?(child_process|module|os|worker_threads)$/ }, (args) => {
       const module = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
       const lazy = LAZY_BUILTINS.some((entry) => entry.module === module && args.importer.startsWith(entry.importers));
       return lazy ? { path: module, namespace: 'lazy-builtin' } : undefined;
@@ -63,7 +65,8 @@ const lazyBuiltins = {
       const real = await import(args.path);
       const functions = Object.keys(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name) && typeof real[name] === 'function');
       const stand = (name) =>
-        `export function ${name}(...args) { const real = load().${name}; return new.target ? Reflect.construct(real, args, new.target) : real.apply(this, args); }`;
+        // `new` of the stand-in itself makes an instance of the real class (its prototype, its methods).
+        `export function ${name}(...args) { const real = load().${name}; return new.target ? Reflect.construct(real, args, new.target === ${name} ? real : new.target) : real.apply(this, args); }`;
       return {
         contents: [`let real; const load = () => (real ??= require(${JSON.stringify(args.path)}));`, ...functions.map(stand)].join('\n'),
         loader: 'js',
@@ -122,7 +125,7 @@ const dynamicImportAsRequire = {
 };
 
 /**
- * bin/load-bundle.js compiles main.cjs, lookup.cjs and the vendor chunks with vm.Script, which
+ * bin/load-bundle.js compiles main.cjs with vm.Script, which
  * needs the CommonJS function wrapper around the source. Written into the
  * file, it spares every start a concatenation that V8 then flattens: a
  * second copy of half a megabyte of source (about 0.4 ms of a one-off
@@ -144,13 +147,15 @@ const common = {
   // A .map file beside each bundle, named by its last line: stack traces of
   // a debug run (NETINTEL_DEBUG=1, --debug; bin/debug-stack.js) name the sources.
   sourcemap: 'linked',
-  // Without comments and indentation the bundle is a third smaller and pure
-  // ASCII (esbuild escapes any other character): less to read and decode at
-  // every start, and bin/load-bundle.js can read it as latin1. Names stay
-  // (except in the start-up bundles, STARTUP_NAMES), so a stack trace still
-  // reads (and the source map maps it back).
+  // Without comments, indentation and long local names the bundle is much
+  // smaller and pure ASCII (esbuild escapes any other character): less to
+  // read, and a smaller code cache to deserialise, at every start, and
+  // bin/load-bundle.js can read it as latin1. Property names, and so every
+  // message and JSON key, are untouched; a stack trace maps back to the
+  // sources through the source map (NETINTEL_DEBUG=1).
   minifyWhitespace: true,
   minifySyntax: true,
+  minifyIdentifiers: true,
   charset: 'ascii',
   legalComments: 'none',
   external: EXTERNAL,
@@ -162,78 +167,8 @@ const common = {
   logLevel: 'warning',
 };
 
-/**
- * Packages the lookup commands use only on some runs (a host name to
- * resolve, a table, XML or CSV output, tz-lookup's world map for a city
- * database other than the one data/build/zones.idx was built from) are
- * more than a third of the lookup bundle's code, and every start reads and
- * copies the whole bundle and its code cache (about 0.5 ms for tz-lookup's
- * 73 KB alone here). In the start-up bundles they are chunks of their own
- * under dist/bundle/vendor/, loaded with their own code cache through
- * bin/load-bundle.js (loadVendorChunk) where the modules that use them
- * initialise (tz-lookup: on first call). These are libraries without state
- * shared with netintel's code, so a separate copy changes nothing. The
- * whole CLI's bundle and the worker's keep them all inside.
- */
-const VENDOR_CHUNKS = {
-  'dns-packet': { file: 'dns-packet', contents: "module.exports = require('dns-packet');" },
-  'cli-table3': { file: 'cli-table3', contents: "module.exports = require('cli-table3');" },
-  'fast-xml-parser': { file: 'fast-xml-builder', contents: "export { XMLBuilder } from 'fast-xml-parser';" },
-  'csv-stringify/sync': { file: 'csv-stringify', contents: "export { stringify } from 'csv-stringify/sync';" },
-  '@photostructure/tz-lookup': { file: 'tz-lookup', contents: "module.exports = require('@photostructure/tz-lookup');" },
-};
-
-const vendorChunkImports = {
-  name: 'vendor-chunk-imports',
-  setup(b) {
-    const vendored = new RegExp(`^(${Object.keys(VENDOR_CHUNKS).map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
-    b.onResolve({ filter: vendored }, (args) => ({ path: args.path, namespace: 'vendor-chunk' }));
-    b.onResolve({ filter: /^\.\.\/\.\.\/bin\/load-bundle\.js$/, namespace: 'vendor-chunk' }, (args) => ({ path: args.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'vendor-chunk' }, (args) => ({
-      // The bundle's require resolves from dist/bundle/, where the loader is two levels up.
-      contents: `module.exports = require('../../bin/load-bundle.js').loadVendorChunk(${JSON.stringify(VENDOR_CHUNKS[args.path].file)});`,
-      loader: 'js',
-    }));
-  },
-};
-
-const vendorEntries = {
-  name: 'vendor-entries',
-  setup(b) {
-    b.onResolve({ filter: /^vendor-entry:/ }, (args) => ({ path: args.path.slice('vendor-entry:'.length), namespace: 'vendor-entry' }));
-    b.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, (args) => ({ contents: VENDOR_CHUNKS[args.path].contents, loader: 'js', resolveDir: root }));
-  },
-};
-
-/**
- * The direct bundle (src/cli/main-direct.ts) runs ip, vpn and asn only for
- * addresses and AS numbers: src/cli/direct-request.ts declines host names,
- * so nothing in it asks DNS. The engine context still names the DNS
- * transport (a dynamic import, which esbuild bundles), a sixth of the
- * bundle; here it is a module whose use fails loudly instead.
- */
-const withoutDnsTransport = {
-  name: 'without-dns-transport',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/dns\/dns-transport\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.endsWith(join('src', 'engine', 'context.ts')) ? { path: 'dns-transport', namespace: 'left-out' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
-      contents: "export function createDnsTransport() { throw new Error('the direct bundle holds no DNS engine: src/cli/direct-request.ts must decline this run'); }",
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * The two bundles a one-off lookup starts from also get short local names:
- * the direct bundle goes from 201 to 164 KB, and reading it into a fresh
- * buffer and copying it into a string cost about 2.5 µs per KB here (page
- * faults of new memory, mostly): about 0.2 ms of `netintel ip 8.8.8.8`.
- * Property names, and so every message and JSON key, are untouched; a
- * stack trace maps back through the source map (node --enable-source-maps).
- */
-const STARTUP_NAMES = { minifyIdentifiers: true };
+// Bundles and caches of an earlier build, in another layout, go first.
+rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
 
 await Promise.all([
   build({
@@ -242,36 +177,11 @@ await Promise.all([
     banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
     footer: { js: WRAPPER_TAIL },
   }),
-  build({
-    ...common,
-    entryPoints: { lookup: 'src/cli/main-lookup.ts' },
-    banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
-    footer: { js: WRAPPER_TAIL },
-    plugins: [vendorChunkImports, ...common.plugins],
-    ...STARTUP_NAMES,
-  }),
-  build({
-    ...common,
-    entryPoints: { direct: 'src/cli/main-direct.ts' },
-    banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
-    footer: { js: WRAPPER_TAIL },
-    plugins: [withoutDnsTransport, vendorChunkImports, ...common.plugins],
-    ...STARTUP_NAMES,
-  }),
-  build({
-    ...common,
-    entryPoints: Object.fromEntries(Object.entries(VENDOR_CHUNKS).map(([name, { file }]) => [`vendor/${file}`, `vendor-entry:${name}`])),
-    banner: { js: WRAPPER_HEAD },
-    footer: { js: WRAPPER_TAIL },
-    plugins: [vendorEntries, ...common.plugins],
-  }),
   // A worker thread loads its file as an ordinary CommonJS module.
   build({ ...common, entryPoints: { 'bulk-worker': 'src/cli/bulk-worker.ts' }, banner: { js: IMPORT_META_URL } }),
 ]);
 
-// load-bundle.js reads these as latin1, which is their text only while they are ASCII.
-for (const name of ['main.cjs', 'lookup.cjs', 'direct.cjs', ...Object.values(VENDOR_CHUNKS).map(({ file }) => `vendor/${file}.cjs`)]) {
-  const bytes = readFileSync(join(root, 'dist', 'bundle', name));
-  const offset = bytes.findIndex((byte) => byte > 0x7f);
-  if (offset !== -1) throw new Error(`dist/bundle/${name}: a byte above 0x7f at offset ${offset}; the loader reads the bundle as latin1`);
-}
+// load-bundle.js reads main.cjs as latin1, which is its text only while it is ASCII.
+const bytes = readFileSync(join(root, 'dist', 'bundle', 'main.cjs'));
+const offset = bytes.findIndex((byte) => byte > 0x7f);
+if (offset !== -1) throw new Error(`dist/bundle/main.cjs: a byte above 0x7f at offset ${offset}; the loader reads the bundle as latin1`);

@@ -10,7 +10,7 @@ export const CITY_DB = join(ROOT, 'node_modules', '@ip-location-db', 'dbip-city-
 export const ASN_INDEX = join(ROOT, 'data', 'build', 'asn.idx');
 export const RESULTS = join(BENCH_DIR, 'results', 'latest.json');
 
-/** What loads the bundles for bin/netintel.js (bench/lib/startup-phases.mjs loads the CLI through it too). */
+/** What loads the bundle for bin/netintel.js (bench/lib/startup-phases.mjs loads the CLI through it too). */
 export const CLI_LOADER = join(ROOT, 'bin', 'load-bundle.js');
 
 /** The built module bin/netintel.js loads (the bundle through bin/load-bundle.js, or a module it imports). */

@@ -1,7 +1,7 @@
 // Runs the CLI in-process the way bin/netintel.js does and reports where a
 // one-off run's time goes: Node bootstrap (until this file runs), loading the
-// CLI (the bundle bin/load-bundle.js picks for these arguments, or the
-// built module graph of an unbundled build), main() itself, and the event
+// CLI (the bundle, through bin/load-bundle.js, or the built module graph
+// of an unbundled build), main() itself, and the event
 // loop draining after it. The report is one line on fd 3 so it does not mix
 // with the command's own stdout and stderr.
 // Usage: node startup-phases.mjs ENTRY ARGS... 3>report
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 
 const bootstrapMs = performance.now();
 const [entry, ...args] = process.argv.slice(2);
-const cli = entry.endsWith('load-bundle.js') ? createRequire(import.meta.url)(entry).loadCli(args, process.env) : await import(entry);
+const cli = entry.endsWith('load-bundle.js') ? createRequire(import.meta.url)(entry).loadCli() : await import(entry);
 const importedAt = performance.now();
 // The io bin/netintel.js gives main(): process.stdout would load Node's stream and socket modules.
 const io = cli.createProcessIo?.() ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };

@@ -1,42 +1,41 @@
-import { registerAsnCommand } from '../commands/asn.js';
-import { registerBlacklistCommand } from '../commands/blacklist.js';
-import { registerBulkCommand } from '../commands/bulk.js';
-import { registerDataCommand } from '../commands/data.js';
-import { registerDnsCommand } from '../commands/dns.js';
-import { registerEmailCommand } from '../commands/email.js';
-import { registerIpCommand } from '../commands/ip.js';
-import { registerKeysCommand } from '../commands/keys.js';
-import { registerMxCommand } from '../commands/mx.js';
-import { registerQuotaCommand } from '../commands/quota.js';
-import { registerServeCommand } from '../commands/serve.js';
-import { registerSmtpCommand } from '../commands/smtp.js';
-import { registerSpfCommand } from '../commands/spf.js';
-import { registerVpnCommand } from '../commands/vpn.js';
 import type { CliIo } from './io.js';
 import { runProgram, type CommandRegistration } from './program.js';
 
 export { VERSION } from './program.js';
 export { createProcessIo } from './io.js';
 
-/** Every command, in the order `netintel --help` lists them. */
-export const ALL_COMMANDS: readonly CommandRegistration[] = [
-  registerIpCommand,
-  registerAsnCommand,
-  registerBulkCommand,
-  registerDnsCommand,
-  registerSmtpCommand,
-  registerMxCommand,
-  registerSpfCommand,
-  registerEmailCommand,
-  registerVpnCommand,
-  registerDataCommand,
-  registerBlacklistCommand,
-  registerServeCommand,
-  registerKeysCommand,
-  registerQuotaCommand,
+/**
+ * Every command by name, in the order `netintel --help` lists them. A
+ * command's module (and the engine code behind it) loads when a run needs
+ * it: a run of one command builds the program with that command alone, so
+ * `netintel ip 8.8.8.8` does not initialise the DNS, mail or server code;
+ * any other run (help, an unknown command, a global option first) builds it
+ * with every command. Either way the command runs through commander, the
+ * same code.
+ */
+const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<CommandRegistration>]> = [
+  ['ip', async () => (await import('../commands/ip.js')).registerIpCommand],
+  ['asn', async () => (await import('../commands/asn.js')).registerAsnCommand],
+  ['bulk', async () => (await import('../commands/bulk.js')).registerBulkCommand],
+  ['dns', async () => (await import('../commands/dns.js')).registerDnsCommand],
+  ['smtp', async () => (await import('../commands/smtp.js')).registerSmtpCommand],
+  ['mx', async () => (await import('../commands/mx.js')).registerMxCommand],
+  ['spf', async () => (await import('../commands/spf.js')).registerSpfCommand],
+  ['email', async () => (await import('../commands/email.js')).registerEmailCommand],
+  ['vpn', async () => (await import('../commands/vpn.js')).registerVpnCommand],
+  ['data', async () => (await import('../commands/data.js')).registerDataCommand],
+  ['blacklist', async () => (await import('../commands/blacklist.js')).registerBlacklistCommand],
+  ['serve', async () => (await import('../commands/serve.js')).registerServeCommand],
+  ['keys', async () => (await import('../commands/keys.js')).registerKeysCommand],
+  ['quota', async () => (await import('../commands/quota.js')).registerQuotaCommand],
 ];
 
+/** The names of every command, in help order. */
+export const COMMAND_NAMES: readonly string[] = COMMANDS.map(([name]) => name);
+
 /** Runs netintel with the arguments after the executable; resolves to the exit code. */
-export function main(argv: readonly string[], io: CliIo): Promise<number> {
-  return runProgram(argv, io, ALL_COMMANDS);
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const named = COMMANDS.find(([name]) => name === argv[0]);
+  const registrations = await Promise.all((named === undefined ? COMMANDS : [named]).map(([, load]) => load()));
+  return runProgram(argv, io, registrations);
 }

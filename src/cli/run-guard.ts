@@ -41,7 +41,7 @@ export interface GuardedRun {
 /**
  * Wraps a run's process surface so that every failure ends as one
  * `netintel: ...` line on stderr and a code of the error table, whatever
- * the entry path (main.ts, main-lookup.ts, main-direct.ts).
+ * the command.
  */
 export function guardRun(io: CliIo, debug: boolean): GuardedRun {
   const stdout = new GuardedOutput(io.stdout);

@@ -4,9 +4,8 @@ import { parseFieldList } from '../output/record-schema.js';
 
 /**
  * The global options, their defaults and where each may come from, without
- * commander: the CLI declares them to commander (global-options.ts), and the
- * direct path of the lookup commands (direct-request.ts) reads the common
- * ones itself. Both turn the values they found into GlobalOptions here.
+ * commander: global-options.ts declares them to commander and turns the
+ * values it parsed into GlobalOptions here.
  */
 
 /** The options every command shares, resolved flag > env > config file > default. */

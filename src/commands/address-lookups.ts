@@ -15,10 +15,8 @@ import type { GlobalOptions } from '../cli/settings.js';
  * `ip`, `vpn` and `asn` over targets that the local datasets answer alone:
  * addresses and AS numbers on the command line, without a server to ask.
  * Each target has exactly one outcome, ready at once. The commands take
- * this path for such arguments, and so does the CLI's direct path
- * (src/cli/direct-request.ts), which runs these functions without
- * commander; host names (DNS), lists on stdin and remote mode stay with the
- * commands.
+ * this path for such arguments; host names (DNS), lists on stdin and remote
+ * mode take the commands' general one.
  */
 
 /** True when every `ip` or `vpn` target is answered locally at once: there are some, and none is a host name. */

@@ -1,23 +1,18 @@
 /**
  * flag > environment (NETINTEL_*) > config file > default, for every option
- * that has a variable or a config key, on every entry path:
+ * that has a variable or a config key:
  *
- * - the commander path (main and lookup bundles: src/cli/program.ts), read
- *   in-process off the options a command receives;
- * - the direct path (src/cli/direct-request.ts), for the options it takes,
- *   and declining the rest to the lookup path;
- * - the built CLI as a process, per path, for options whose effect shows
- *   (the format, the resolver that answered).
+ * - read in-process off the options a command receives (src/cli/program.ts);
+ * - the built CLI as a process, for options whose effect shows (the format,
+ *   the resolver that answered).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { directOptions, readDirectRequest } from '../../src/cli/direct-request.js';
 import { runProgram, type CommandRegistration } from '../../src/cli/program.js';
 import { SETTINGS, type GlobalOptions } from '../../src/cli/settings.js';
 import { defaultDataDir } from '../../src/engine/data/data-files.js';
-import { isolatedEnv, runEntry, tempDir, writeConfigFile } from '../support/cli.js';
-import { entryPathOf, spawnTo } from '../support/cli-paths.js';
+import { isolatedEnv, runEntry, spawnCli, tempDir, writeConfigFile } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 
 const scratch = tempDir();
@@ -114,7 +109,7 @@ function expected(row: Row, level: (typeof LEVELS)[number]['name'], env: Record<
   return value === 'DEFAULT_DATA_DIR' ? defaultDataDir(isolatedEnv(env)) : value;
 }
 
-describe('flag > environment > config file > default, on the commander path (main and lookup bundles)', () => {
+describe('flag > environment > config file > default', () => {
   it('covers every setting', () => {
     expect(ROWS.map((row) => row.key).sort()).toEqual(Object.keys(SETTINGS).sort());
   });
@@ -136,31 +131,7 @@ describe('flag > environment > config file > default, on the commander path (mai
   });
 });
 
-describe('flag > environment > config file > default, on the direct path', () => {
-  const DIRECT = new Set(['format', 'fields', 'header', 'data-dir', 'quiet', 'verbose']);
-  for (const row of ROWS.filter((r) => DIRECT.has(r.key))) {
-    for (const level of LEVELS) {
-      it(`${row.key}: the ${level.name} decides when it is the highest source given`, () => {
-        const env = isolatedEnv(environment(row, level.sources, `direct-${level.name}`));
-        const request = readDirectRequest(['ip', '8.8.8.8', ...(level.sources.flag ? row.flag : [])], env);
-        expect(request).not.toBeNull();
-        expect(row.read(directOptions(request!, env, false))).toEqual(expected(row, level.name, env));
-      });
-    }
-  }
-
-  for (const row of ROWS.filter((r) => !DIRECT.has(r.key))) {
-    it(`${row.key}: declines the run to the lookup path when any source gives it`, () => {
-      for (const level of LEVELS.slice(0, 3)) {
-        const env = isolatedEnv(environment(row, level.sources, `decline-${level.name}`));
-        const argv = ['ip', '8.8.8.8', ...(row.base ?? []), ...(level.sources.flag ? row.flag : [])];
-        expect(readDirectRequest(argv, env), `${row.key} ${level.name}`).toBeNull();
-      }
-    });
-  }
-});
-
-describe('precedence in the built CLI, on each entry path', () => {
+describe('precedence in the built CLI', () => {
   let flagServer: DnsTestServer;
   let envServer: DnsTestServer;
   let configServer: DnsTestServer;
@@ -175,13 +146,13 @@ describe('precedence in the built CLI, on each entry path', () => {
   const formatOf = (stdout: string) =>
     stdout.startsWith('query,') ? 'csv' : stdout.startsWith('<?xml') ? 'xml' : stdout.startsWith('{"') ? 'ndjson' : stdout.startsWith('{') || stdout.startsWith('[') ? 'json' : 'table';
 
-  for (const [path, argv] of [
-    ['direct', ['asn', 'AS13335']],
-    ['lookup', ['asn', 'AS13335', '-t', '2000']],
-    ['main', ['data', 'status']],
-  ] as const) {
-    it(`takes the format from the flag over NETINTEL_FORMAT over the config file: ${path} path`, async () => {
-      const config = writeConfigFile(join(scratch.path, `spawn-format-${path}`), { format: 'xml' });
+  for (const argv of [
+    ['asn', 'AS13335'],
+    ['asn', 'AS13335', '-t', '2000'],
+    ['data', 'status'],
+  ]) {
+    it(`takes the format from the flag over NETINTEL_FORMAT over the config file: netintel ${argv.join(' ')}`, async () => {
+      const config = writeConfigFile(join(scratch.path, `spawn-format-${argv.join('-')}`), { format: 'xml' });
       const cases = [
         { extra: ['-f', 'csv'], env: { NETINTEL_FORMAT: 'ndjson', XDG_CONFIG_HOME: config }, format: 'csv' },
         { extra: [], env: { NETINTEL_FORMAT: 'ndjson', XDG_CONFIG_HOME: config }, format: 'ndjson' },
@@ -189,24 +160,22 @@ describe('precedence in the built CLI, on each entry path', () => {
       ];
       for (const testCase of cases) {
         const args = [...argv, ...testCase.extra];
-        expect(entryPathOf(args, testCase.env)).toBe(path);
-        const result = await spawnTo(args, { stdout: 'pipe', env: testCase.env });
+        const result = await spawnCli(args, { stdout: 'pipe', env: testCase.env });
         expect(result.code, result.stderr).toBe(0);
         expect(formatOf(result.stdout)).toBe(testCase.format);
       }
     });
   }
 
-  for (const [path, argv] of [
-    ['lookup', ['ip', 'who.test', '-f', 'json']],
-    ['main', ['dns', 'who.test', '-f', 'json']],
-  ] as const) {
-    it(`asks the --resolver of the flag, else NETINTEL_RESOLVER's, else the config file's: ${path} path`, async () => {
-      const env = { NETINTEL_RESOLVER: envServer.address, XDG_CONFIG_HOME: writeConfigFile(join(scratch.path, `spawn-resolver-${path}`), { resolver: configServer.address }) };
+  for (const argv of [
+    ['ip', 'who.test', '-f', 'json'],
+    ['dns', 'who.test', '-f', 'json'],
+  ]) {
+    it(`asks the --resolver of the flag, else NETINTEL_RESOLVER's, else the config file's: netintel ${argv[0]}`, async () => {
+      const env = { NETINTEL_RESOLVER: envServer.address, XDG_CONFIG_HOME: writeConfigFile(join(scratch.path, `spawn-resolver-${argv[0]}`), { resolver: configServer.address }) };
       const answers = async (extra: string[], runEnv: Record<string, string>) => {
         const args = [...argv, ...extra];
-        expect(entryPathOf(args, runEnv)).toBe(path);
-        const result = await spawnTo(args, { stdout: 'pipe', env: runEnv });
+        const result = await spawnCli(args, { stdout: 'pipe', env: runEnv });
         expect(result.code, result.stderr).toBe(0);
         return result.stdout;
       };

@@ -183,10 +183,10 @@ describe('netintel serve connection settings', () => {
 describe('start-up cost of local runs', () => {
   it('never loads fastify, better-sqlite3 or ioredis for `netintel ip 8.8.8.8`', async () => {
     const script = `
-      const { loadBundle } = require(${JSON.stringify(join(REPO_ROOT, 'bin', 'load-bundle.js'))});
+      const { loadCli } = require(${JSON.stringify(join(REPO_ROOT, 'bin', 'load-bundle.js'))});
       const { Writable } = require('node:stream');
       const sink = new Writable({ write(_c, _e, cb) { cb(); } });
-      loadBundle().main(['ip', '8.8.8.8', '-f', 'json'], { stdin: process.stdin, stdout: sink, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
+      loadCli().main(['ip', '8.8.8.8', '-f', 'json'], { stdin: process.stdin, stdout: sink, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
         const loaded = Object.keys(require.cache).filter((file) => /node_modules\\/(fastify|better-sqlite3|ioredis|pino)\\//.test(file));
         process.stdout.write(JSON.stringify({ code, loaded }));
       });`;
@@ -201,10 +201,10 @@ describe('start-up cost of local runs', () => {
     const dir = tempDir('netintel-serve-load-');
     try {
       const script = `
-        const { loadBundle } = require(${JSON.stringify(join(REPO_ROOT, 'bin', 'load-bundle.js'))});
+        const { loadCli } = require(${JSON.stringify(join(REPO_ROOT, 'bin', 'load-bundle.js'))});
         const { Writable } = require('node:stream');
         const sink = new Writable({ write(_c, _e, cb) { cb(); } });
-        loadBundle().main(['keys', 'list', '--db', ${JSON.stringify(join(dir.path, 'k.db'))}], { stdin: process.stdin, stdout: sink, stderr: sink, env: {} }).then(() => {
+        loadCli().main(['keys', 'list', '--db', ${JSON.stringify(join(dir.path, 'k.db'))}], { stdin: process.stdin, stdout: sink, stderr: sink, env: {} }).then(() => {
           process.stdout.write(JSON.stringify(Object.keys(require.cache).some((file) => file.includes('node_modules/better-sqlite3/'))));
         });`;
       const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });

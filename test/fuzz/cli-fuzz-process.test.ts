@@ -1,8 +1,8 @@
 /**
- * Fuzzing the built CLI as users run it (`node bin/netintel.js`, the bundles
- * and bin/load-bundle.js's choice of entry), a smaller share of cases than
- * the in-process fuzzing (a process start costs tens of milliseconds), over
- * every command and all three entry paths. Needs `npm run build` first.
+ * Fuzzing the built CLI as users run it (`node bin/netintel.js`, the bundle
+ * and its code cache), a smaller share of cases than the in-process fuzzing
+ * (a process start costs tens of milliseconds), over every command. Needs
+ * `npm run build` first.
  *
  * Every child loads test/support/loopback-only.cjs (NODE_OPTIONS): a connection outside
  * 127.0.0.1 is refused and named on stderr, which breaks the stderr property.
@@ -13,7 +13,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
-import { entryPathOf, type EntryPath } from '../support/cli-paths.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
@@ -49,8 +48,6 @@ interface Case {
   stdin?: Buffer;
 }
 
-const paths = new Map<EntryPath, number>();
-
 function childEnv(): Record<string, string> {
   return {
     NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`,
@@ -69,16 +66,9 @@ function fuzzProcess(name: string, runs: number, cases: () => fc.Arbitrary<Case>
       fc.asyncProperty(cases(), async ({ argv: generated, stdin }) => {
         // An argument of a process cannot hold NUL (execve's strings end there); stdin can.
         const argv = generated.map((arg) => arg.replaceAll('\0', ''));
-        // The direct path declines a run with DNS settings in the environment; it takes only
-        // addresses and AS numbers (no DNS), so those settings are added only where it declines.
-        const { NETINTEL_RESOLVER, NETINTEL_TIMEOUT, NETINTEL_RETRIES, ...lean } = childEnv();
-        const direct = entryPathOf(argv, lean) === 'direct';
-        const env = direct ? lean : { ...lean, NETINTEL_RESOLVER, NETINTEL_TIMEOUT, NETINTEL_RETRIES };
-        const path = direct ? 'direct' : entryPathOf(argv, env);
-        paths.set(path, (paths.get(path) ?? 0) + 1);
-        const result = await spawnCli(argv, { env, input: stdin ?? '', timeoutMs: 15_000 });
+        const result = await spawnCli(argv, { env: childEnv(), input: stdin ?? '', timeoutMs: 15_000 });
         const broken = result.signal !== null ? `killed by ${result.signal}` : brokenProperty(argv, result);
-        expect(broken, `[${path} path] netintel ${JSON.stringify(argv)}\nexit ${result.code}\nstderr: ${result.stderr.slice(0, 500)}\nstdout: ${result.stdout.slice(0, 300)}`).toBeNull();
+        expect(broken, `netintel ${JSON.stringify(argv)}\nexit ${result.code}\nstderr: ${result.stderr.slice(0, 500)}\nstdout: ${result.stdout.slice(0, 300)}`).toBeNull();
       }),
       { seed: FUZZ_SEED, numRuns: runs * FUZZ_SCALE, interruptAfterTimeLimit: 40_000 * FUZZ_SCALE },
     );
@@ -88,17 +78,16 @@ function fuzzProcess(name: string, runs: number, cases: () => fc.Arbitrary<Case>
 const targets = (arb: fc.Arbitrary<string>, max = 2) => fc.array(arb, { minLength: 1, maxLength: max });
 
 describe('CLI fuzzing, the built CLI as a process', () => {
-  // ip, asn, vpn: plain ones take the direct bundle, the rest the lookup bundle.
-  fuzzProcess('ip, asn and vpn on the direct and lookup paths', 40, () =>
+  fuzzProcess('ip, asn and vpn', 40, () =>
     fc
       .record({
         command: fc.constantFrom('ip', 'asn', 'vpn'),
-        // Plain addresses and AS numbers half the time: those are what the direct path takes.
+        // Plain addresses and AS numbers half the time: the answers the local datasets give.
         targets: fc.oneof(targets(fc.oneof(hostileIp, hostileAsn)), targets(fc.constantFrom('8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '10.0.0.1', 'AS13335', 'AS0'))),
         flags: fc.oneof(hostileGlobalFlags, fc.constantFrom([], ['-f', 'json'], ['-f', 'csv', '--no-header'], ['--fields', 'constructor'], ['-q'], ['--fields', 'location.city', '-f', 'xml'])),
-        lookupPath: fc.boolean(),
+        safe: fc.boolean(),
       })
-      .map(({ command, targets: t, flags, lookupPath }) => ({ argv: [command, ...(lookupPath ? safety() : []), ...flags, ...t] })),
+      .map(({ command, targets: t, flags, safe }) => ({ argv: [command, ...(safe ? safety() : []), ...flags, ...t] })),
   );
 
   fuzzProcess('bulk', 20, () =>
@@ -143,7 +132,4 @@ describe('CLI fuzzing, the built CLI as a process', () => {
     }
   }, 60_000);
 
-  it.skipIf(!built)('took every entry path', () => {
-    for (const path of ['direct', 'lookup', 'main'] as const) expect(paths.get(path) ?? 0, path).toBeGreaterThan(0);
-  });
 });

@@ -1,9 +1,7 @@
 /**
- * Fuzzing every command of the CLI in-process (fast, most of the cases), on
- * the entry each argument list takes: the direct path (main-direct.ts) or
- * the lookup bundle's program (main-lookup.ts) for ip, asn and vpn, the whole
- * program (main.ts) for the rest. test/fuzz/cli-fuzz-process.test.ts runs a
- * share through the built CLI as a child process.
+ * Fuzzing every command of the CLI in-process (fast, most of the cases),
+ * through the program (src/cli/main.ts). test/fuzz/cli-fuzz-process.test.ts
+ * runs a share through the built CLI as a child process.
  *
  * Seeded and reproducible: a failure prints fast-check's counterexample and
  * seed; FUZZ_SEED=<seed> replays the run, FUZZ_SCALE=<n> runs n times more
@@ -13,11 +11,8 @@
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDirectRequest } from '../../src/cli/direct-request.js';
-import { main as directMain } from '../../src/cli/main-direct.js';
-import { main as lookupMain } from '../../src/cli/main-lookup.js';
 import { main } from '../../src/cli/main.js';
-import { isolatedEnv, runEntry, tempDir } from '../support/cli.js';
+import { runEntry, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { loopbackOnly } from '../support/loopback-only.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
@@ -77,13 +72,10 @@ function fuzzEnv(): Record<string, string> {
   };
 }
 
-/** Runs argv in-process on the entry bin/load-bundle.js would pick. */
+/** Runs argv in-process, as bin/netintel.js runs it. */
 async function run(argv: string[], stdin: Buffer | undefined) {
-  const env = fuzzEnv();
-  let entry = main;
-  if (argv[0] === 'ip' || argv[0] === 'asn' || argv[0] === 'vpn') entry = readDirectRequest(argv, isolatedEnv(env)) === null ? lookupMain : directMain;
   // A piped stdin always (empty when none): a run without targets must not look up this machine's public address.
-  return runEntry(entry, argv, { env, stdin: stdin ?? '' });
+  return runEntry(main, argv, { env: fuzzEnv(), stdin: stdin ?? '' });
 }
 
 const safety = () => ['-t', '800', '--retries', '0'];
