@@ -3,7 +3,7 @@ import { createEngineContext, type EngineContext } from '../engine/context.js';
 import { parseResolverAddress } from '../engine/dns/resolver-address.js';
 import type { ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
-import type { GlobalOptions } from './settings.js';
+import type { GlobalOptions } from './global-options.js';
 import { NetintelError } from '../errors.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 

@@ -9,7 +9,7 @@ import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
-import type { GlobalOptions } from '../cli/settings.js';
+import type { GlobalOptions } from '../cli/global-options.js';
 
 /**
  * `ip`, `vpn` and `asn` over targets that the local datasets answer alone:

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { emitOutcomes } from '../../src/cli/emit.js';
 import { FdOutput } from '../../src/cli/fd-output.js';
 import type { CliIo, OutputStream } from '../../src/cli/io.js';
-import { optionsFromValues } from '../../src/cli/settings.js';
+import { optionsFromValues } from '../../src/cli/global-options.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { NetintelError } from '../../src/errors.js';
 import type { RecordSchema } from '../../src/output/record-schema.js';

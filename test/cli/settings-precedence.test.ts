@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { runProgram, type CommandRegistration } from '../../src/cli/program.js';
-import { SETTINGS, type GlobalOptions } from '../../src/cli/settings.js';
+import { SETTINGS, type GlobalOptions } from '../../src/cli/global-options.js';
 import { defaultDataDir } from '../../src/engine/data/data-files.js';
 import { isolatedEnv, runEntry, spawnCli, tempDir, writeConfigFile } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
