@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { dataFileOfBytes, openDataFile, type DataFileMode } from '../../../src/engine/data/data-file-reader.js';
 import { NetintelError } from '../../../src/errors.js';
 import { tempDir } from '../../support/cli.js';
+import { netintelErrorOf } from '../../support/netintel-error.js';
 
 /** When set, every readSync returns at most this many bytes, as a signal or a network file system may. */
 const io = vi.hoisted(() => ({ maxChunk: 0, reads: 0 }));
@@ -40,18 +41,8 @@ function fileOf(bytes: Uint8Array): string {
   return path;
 }
 
-function thrown(action: () => unknown): NetintelError {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(NetintelError);
-    return error as NetintelError;
-  }
-  throw new Error('expected an error, got none');
-}
-
 function expectDataUnavailable(action: () => unknown, path: string): NetintelError {
-  const error = thrown(action);
+  const error = netintelErrorOf(action);
   expect(error.code).toBe('data_unavailable');
   expect(error.message).toContain(path);
   expect(error.message).toContain('test index');
@@ -157,14 +148,14 @@ describe('openDataFile', () => {
     const file = openDataFile(path, mode, NAMES);
     file.close();
     file.close();
-    expect(thrown(() => file.read(0, 1)).code).toBe('internal');
-    expect(thrown(() => file.whole()).code).toBe('internal');
+    expect(netintelErrorOf(() => file.read(0, 1)).code).toBe('internal');
+    expect(netintelErrorOf(() => file.whole()).code).toBe('internal');
   });
 
   it.each(MODES)('refuses a negative or fractional position or length as a bug (%s mode)', (mode) => {
     const file = openDataFile(fileOf(Buffer.from('abcdef')), mode, NAMES);
     for (const [position, length] of [[-1, 1], [0, -1], [0.5, 1], [0, Number.NaN]] as const) {
-      expect(thrown(() => file.read(position, length)).code).toBe('internal');
+      expect(netintelErrorOf(() => file.read(position, length)).code).toBe('internal');
     }
     file.close();
   });

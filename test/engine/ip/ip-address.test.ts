@@ -5,18 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { readTargetBatches } from '../../../src/engine/bulk/read-targets.js';
 import { isIpAddress, parseIpAddress, quoteInput, v4ToText } from '../../../src/engine/ip/ip-address.js';
 import { parseIpv4Fast } from '../../../src/engine/ip/ip-text.js';
-import { NetintelError } from '../../../src/errors.js';
 import { seededRandom } from '../../support/seeded-random.js';
-
-function caught(fn: () => unknown): NetintelError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(NetintelError);
-    return error as NetintelError;
-  }
-  throw new Error('expected a NetintelError, nothing was thrown');
-}
+import { netintelErrorOf } from '../../support/netintel-error.js';
 
 describe('parseIpAddress on valid text', () => {
   it('parses a dotted quad into its text, version, bytes and uint32', () => {
@@ -132,7 +122,7 @@ describe('parseIpAddress on invalid text', () => {
   ];
 
   it.each(corpus)('rejects %s with invalid_input naming the input', (_label, input, shown) => {
-    const error = caught(() => parseIpAddress(input));
+    const error = netintelErrorOf(() => parseIpAddress(input));
     expect(error.code).toBe('invalid_input');
     expect(error.message).toBe(`${shown} is not a valid IPv4 or IPv6 address`);
     expect(error.details).toEqual({ input });
@@ -141,7 +131,7 @@ describe('parseIpAddress on invalid text', () => {
 
   it('cuts a 10,000-character line to 80 characters in the message and gives its length', () => {
     const input = '1'.repeat(10_000);
-    const error = caught(() => parseIpAddress(input));
+    const error = netintelErrorOf(() => parseIpAddress(input));
     expect(error.code).toBe('invalid_input');
     expect(error.message).toBe(`"${'1'.repeat(80)}…" (10000 characters) is not a valid IPv4 or IPv6 address`);
     expect(error.message.length).toBeLessThan(200);
@@ -150,7 +140,7 @@ describe('parseIpAddress on invalid text', () => {
 
   it('escapes every control character of the input in the message', () => {
     const input = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
-    const error = caught(() => parseIpAddress(input));
+    const error = netintelErrorOf(() => parseIpAddress(input));
     // eslint-disable-next-line no-control-regex
     expect(error.message).not.toMatch(/[\u0000-\u001f]/);
     expect(error.message.startsWith('"\\u0000\\u0001')).toBe(true);
@@ -162,7 +152,7 @@ describe('parseIpAddress on invalid text', () => {
   });
 
   it('rejects "1.2.3.4\\r" itself, while the bulk reader strips the CR of a CRLF line before parsing', async () => {
-    expect(caught(() => parseIpAddress('1.2.3.4\r')).code).toBe('invalid_input');
+    expect(netintelErrorOf(() => parseIpAddress('1.2.3.4\r')).code).toBe('invalid_input');
     const batches: string[] = [];
     for await (const batch of readTargetBatches(Readable.from([Buffer.from('1.2.3.4\r\n')]))) batches.push(...batch.map((target) => target.text));
     expect(batches).toEqual(['1.2.3.4']);

@@ -11,7 +11,7 @@ import { isAsnText, lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { ipDatabasesFor } from '../../../src/engine/ip/ip-databases.js';
 import { createIpTextLookup, lookupIp } from '../../../src/engine/ip/lookup-ip.js';
-import { NetintelError } from '../../../src/errors.js';
+import { netintelErrorOf } from '../../support/netintel-error.js';
 
 const ctx = createEngineContext();
 afterAll(() => ctx.close());
@@ -22,16 +22,6 @@ interface CuratedEntry {
 }
 const curated = JSON.parse(readFileSync(new URL('../../../data/curated-asns.json', import.meta.url), 'utf8')) as { entries: CuratedEntry[] };
 const categoryOf = (asn: number) => curated.entries.find((entry) => entry.asn === asn)?.category;
-
-function caught(fn: () => unknown): NetintelError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(NetintelError);
-    return error as NetintelError;
-  }
-  throw new Error('expected a NetintelError, nothing was thrown');
-}
 
 describe('lookupIp on the installed data', () => {
   it('finds 8.8.8.8 in AS15169 "Google LLC", in the US, flagged as hosting by the curated list', () => {
@@ -144,7 +134,7 @@ describe('lookupIp on the installed data', () => {
   });
 
   it('throws invalid_input for text that is not an address, before opening any dataset', () => {
-    const error = caught(() => lookupIp(createEngineContext({ dataDir: '/nonexistent' }), 'not-an-ip'));
+    const error = netintelErrorOf(() => lookupIp(createEngineContext({ dataDir: '/nonexistent' }), 'not-an-ip'));
     expect(error.code).toBe('invalid_input');
     expect(error.message).toBe('"not-an-ip" is not a valid IPv4 or IPv6 address');
   });
@@ -224,7 +214,7 @@ describe('lookupAsn on the installed data', () => {
     ['192.0.2.1', '192.0.2.1 is documentation, TEST-NET-1 (RFC 5737): no autonomous system announces it'],
     ['fe80::1', 'fe80::1 is link-local (RFC 4291): no autonomous system announces it'],
   ])('throws not_found for the reserved address %s', (query, message) => {
-    const error = caught(() => lookupAsn(ctx, query));
+    const error = netintelErrorOf(() => lookupAsn(ctx, query));
     expect(error.code).toBe('not_found');
     expect(error.message).toBe(message);
   });
@@ -233,7 +223,7 @@ describe('lookupAsn on the installed data', () => {
     ['AS4294967295', 4294967295],
     ['AS4200000000', 4200000000],
   ])('throws not_found for %s, an AS that announces nothing', (query, asn) => {
-    const error = caught(() => lookupAsn(ctx, query));
+    const error = netintelErrorOf(() => lookupAsn(ctx, query));
     expect(error.code).toBe('not_found');
     expect(error.message).toBe(`AS${asn} announces no prefix in the ASN data`);
     expect(error.details).toEqual({ input: query, asn });
@@ -242,7 +232,7 @@ describe('lookupAsn on the installed data', () => {
   it.each(['garbage', 'AS', 'AS-1', 'AS4294967296', '15169x', 'AS 15169', '', '1.2.3', '\u0000'])(
     'throws invalid_input for %j, naming it',
     (query) => {
-      const error = caught(() => lookupAsn(ctx, query));
+      const error = netintelErrorOf(() => lookupAsn(ctx, query));
       expect(error.code).toBe('invalid_input');
       expect(error.message).toBe(`${JSON.stringify(query)} is neither an AS number (AS15169, 15169) nor an IP address`);
     },

@@ -1,0 +1,13 @@
+import { expect } from 'vitest';
+import { NetintelError } from '../../src/errors.js';
+
+/** The NetintelError that `action` throws; fails the test when it throws something else or nothing. */
+export function netintelErrorOf(action: () => unknown): NetintelError {
+  try {
+    action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(NetintelError);
+    return error as NetintelError;
+  }
+  throw new Error('expected a NetintelError, nothing was thrown');
+}
