@@ -17,8 +17,8 @@ import type { SpfEvaluation, SpfMatch, SpfPathStep } from '../engine/mail/spf-ev
 import type { SpfTerm } from '../engine/mail/spf-record.js';
 import type { VpnResult } from '../engine/security/check-vpn.js';
 import type { SecurityVerdict } from '../engine/security/security-signals.js';
-import { SIGNAL_NAMES, type SecurityEvidence } from '../engine/security/signals.js';
-import { THREAT_RULES } from '../engine/security/threat-rule.js';
+import { SIGNAL_NAMES, type SecurityEvidence, type SignalCoverage } from '../engine/security/signals.js';
+import { THREAT_LEVELS, THREAT_RULES } from '../engine/security/threat-rule.js';
 import type {
   SmtpAuth,
   SmtpBanner,
@@ -116,7 +116,17 @@ const EVIDENCE = record<SecurityEvidence>({
   updated: nullable(str),
 });
 
-const THREAT_LEVEL = nullable(oneOfStrings(['low', 'medium', 'high']));
+const THREAT_LEVEL = described(
+  nullable(oneOfStrings(THREAT_LEVELS)),
+  'low, medium or high; unknown when no Tor exit or open proxy list was consulted (see coverage.missing); null when nothing was consulted.',
+);
+const COVERAGE = record<SignalCoverage>(
+  {
+    consulted: described(arrayOf(oneOfStrings(SIGNAL_NAMES)), 'The signals checked, whether or not they fired.'),
+    missing: described(arrayOf(oneOfStrings(SIGNAL_NAMES)), 'The signals no installed feed gives (netintel data update installs them): a flag they set may be null.'),
+  },
+  { description: 'Which signals the verdict heard, and which it could not.' },
+);
 const THREAT_RULE = nullable(oneOfStrings(THREAT_RULES.map((row) => row.rule)));
 const META = record<IpRecordMeta>(
   { data: { type: 'object', additionalProperties: nullable(str), description: 'Dataset name -> its date (ISO 8601), or null.' } },
@@ -132,6 +142,7 @@ const SECURITY = record<SecurityVerdict>({
   threat_rule: described(THREAT_RULE, 'The rule row that set threat_level.'),
   provider: described(nullable(str), 'The operator, when known.'),
   evidence: arrayOf(ref('SecurityEvidence')),
+  coverage: COVERAGE,
 });
 
 const IP_RECORD: JsonSchema = {
@@ -484,6 +495,7 @@ const VPN_RECORD = record<VpnResult>({
   threat_rule: THREAT_RULE,
   provider: nullable(str),
   evidence: arrayOf(ref('SecurityEvidence')),
+  coverage: COVERAGE,
   reserved: nullable(str),
   meta: META,
 });

@@ -1,4 +1,5 @@
 import type { SecurityVerdict } from '../security/security-signals.js';
+import { NO_COVERAGE } from '../security/signals.js';
 
 /**
  * The IP information record of SPEC.md (GET /api/ipinfo), with its field
@@ -75,6 +76,7 @@ export const UNKNOWN_SECURITY: IpSecurity = Object.freeze({
   threat_rule: null,
   provider: null,
   evidence: Object.freeze([]),
+  coverage: NO_COVERAGE,
 });
 
 /** The meta of an answer that used no dataset (a special-purpose address). */

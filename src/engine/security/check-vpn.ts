@@ -2,7 +2,7 @@ import type { EngineContext } from '../context.js';
 import type { AccessMode } from '../ip/ip-databases.js';
 import type { IpInfoRecord, IpRecordMeta } from '../ip/ip-record.js';
 import { lookupIp } from '../ip/lookup-ip.js';
-import type { SecurityEvidence } from './signals.js';
+import type { SecurityEvidence, SignalCoverage } from './signals.js';
 import type { ThreatLevel, ThreatRule } from './threat-rule.js';
 
 /**
@@ -23,6 +23,8 @@ export interface VpnResult {
   provider: string | null;
   /** Every signal that fired: what matched, in which dataset, of which date. */
   evidence: readonly SecurityEvidence[];
+  /** The signals consulted, and those no installed feed gives. */
+  coverage: SignalCoverage;
   /** The special-purpose block of the address (then nothing is consulted and the flags are null). */
   reserved: string | null;
   meta: IpRecordMeta;
@@ -42,6 +44,7 @@ export function toVpnResult(record: IpInfoRecord): VpnResult {
     threat_rule: security.threat_rule,
     provider: security.provider,
     evidence: security.evidence,
+    coverage: security.coverage,
     reserved: record.reserved,
     meta: record.meta,
   };

@@ -1,6 +1,17 @@
 import type { CuratedAsnList } from './curated-asns.js';
 import { isHostingCategory } from './curated-asns.js';
-import { isSignalName, SIGNAL_FLAG, SIGNAL_ORDER, type SecurityEvidence, type SecurityFlag, type SignalName } from './signals.js';
+import {
+  ADDRESS_SIGNALS,
+  ASN_SIGNALS,
+  isSignalName,
+  SIGNAL_FLAG,
+  SIGNAL_NAMES,
+  SIGNAL_ORDER,
+  type SecurityEvidence,
+  type SecurityFlag,
+  type SignalCoverage,
+  type SignalName,
+} from './signals.js';
 import type { SignalIndex } from './signal-index.js';
 import { threatVerdict, type ThreatLevel, type ThreatRule } from './threat-rule.js';
 
@@ -22,6 +33,8 @@ export interface SecurityVerdict {
   threat_rule: ThreatRule | null;
   provider: string | null;
   evidence: readonly SecurityEvidence[];
+  /** The signals consulted, and those no installed feed gives (then the flags they set may be null). */
+  coverage: SignalCoverage;
 }
 
 /**
@@ -73,18 +86,27 @@ export class SecuritySignals {
   private bareVerdictCount = 0;
   /** Flags some installed address list can set (consulted for every address). */
   private readonly addressFlags: ReadonlySet<SecurityFlag>;
+  /** Coverage of an address an AS announces, and of one no AS announces (shared by every verdict). */
+  private readonly coverageWithAsn: SignalCoverage;
+  private readonly coverageWithoutAsn: SignalCoverage;
 
   constructor(
     readonly curated: CuratedAsnList,
     readonly index: SignalIndex | null,
   ) {
-    const flags = new Set<SecurityFlag>();
+    const installed = new Set<SignalName>();
     for (const source of index?.meta.sources ?? []) {
-      if (isSignalName(source.signal) && source.signal !== 'vpn_asn' && source.signal !== 'hosting_asn' && source.entries > 0) {
-        flags.add(SIGNAL_FLAG[source.signal]);
-      }
+      if (isSignalName(source.signal) && ADDRESS_SIGNALS.includes(source.signal) && source.entries > 0) installed.add(source.signal);
     }
-    this.addressFlags = flags;
+    this.addressFlags = new Set([...installed].map((signal) => SIGNAL_FLAG[signal]));
+    const missing = Object.freeze(ADDRESS_SIGNALS.filter((signal) => !installed.has(signal)));
+    const coverage = (withAsn: boolean): SignalCoverage =>
+      Object.freeze({
+        consulted: Object.freeze(SIGNAL_NAMES.filter((signal) => installed.has(signal) || (withAsn && ASN_SIGNALS.includes(signal)))),
+        missing,
+      });
+    this.coverageWithAsn = coverage(true);
+    this.coverageWithoutAsn = coverage(false);
   }
 
   /** The set code of an IPv4 address in the index (-1: no list holds it, or no index). */
@@ -201,13 +223,17 @@ export class SecuritySignals {
     let byFlags = this.bareVerdicts.get(asn);
     if (byFlags === undefined) this.bareVerdicts.set(asn, (byFlags = new Map()));
     let verdict = byFlags.get(key);
-    if (verdict === undefined) byFlags.set(key, (verdict = Object.freeze({ ...summary, evidence: NO_EVIDENCE })));
+    if (verdict === undefined) {
+      const { coverage, ...flags } = summary;
+      byFlags.set(key, (verdict = Object.freeze({ ...flags, evidence: NO_EVIDENCE, coverage })));
+    }
     return verdict;
   }
 
   private computeVerdict(asn: AsnSignals, setCode: number): SecurityVerdict {
     const evidence = withAsnEvidence(setCode === -1 ? [] : this.addressEvidence(setCode), asn);
-    return { ...this.summarize(asn.known, evidence), evidence };
+    const { coverage, ...summary } = this.summarize(asn.known, evidence);
+    return { ...summary, evidence, coverage };
   }
 
   /**
@@ -239,7 +265,8 @@ export class SecuritySignals {
     const is_tor = tor ? true : this.addressFlags.has('is_tor') ? false : null;
     const is_hosting = hosting ? true : this.addressFlags.has('is_hosting') || known ? false : null;
     const { level, rule } = threatVerdict({ is_vpn, is_proxy, is_tor, is_hosting });
-    return { is_vpn, is_proxy, is_tor, is_hosting, threat_level: level, threat_rule: rule, provider };
+    const coverage = known ? this.coverageWithAsn : this.coverageWithoutAsn;
+    return { is_vpn, is_proxy, is_tor, is_hosting, threat_level: level, threat_rule: rule, provider, coverage };
   }
 
   /** Dataset dates for the `meta` of an answer: the curated list and every source of the index. */

@@ -40,6 +40,26 @@ export const SIGNAL_FLAG: Readonly<Record<SignalName, SecurityFlag>> = {
   hosting_asn: 'is_hosting',
 };
 
+/** Signals an address list gives (a feed must be installed for them to speak). */
+export const ADDRESS_SIGNALS: readonly SignalName[] = ['tor_exit_list', 'proxy_list', 'vpn_range', 'cloud_range', 'datacenter_range'];
+
+/** Signals the announcing AS gives (the embedded curated list always speaks for them). */
+export const ASN_SIGNALS: readonly SignalName[] = ['vpn_asn', 'hosting_asn'];
+
+/**
+ * Which signals a verdict heard: `consulted` were checked (whether or not
+ * they fired); `missing` could not be, because no installed feed gives them
+ * (`netintel data update` installs them). An address no AS announces has no
+ * AS signals to check: they are in neither list.
+ */
+export interface SignalCoverage {
+  consulted: readonly SignalName[];
+  missing: readonly SignalName[];
+}
+
+/** The coverage of a verdict that consulted nothing (a special-purpose address). */
+export const NO_COVERAGE: SignalCoverage = Object.freeze({ consulted: Object.freeze([]), missing: Object.freeze([]) });
+
 export function isSignalName(value: unknown): value is SignalName {
   return typeof value === 'string' && (SIGNAL_NAMES as readonly string[]).includes(value);
 }

@@ -18,18 +18,21 @@ export function presentEvidence(item: EvidenceItem): string {
 
 /**
  * Columns of the VPN record (`netintel vpn`, GET /api/vpn-check). In table
- * and CSV views `evidence` is one line per signal (presentEvidence); json,
- * ndjson and xml keep the typed list.
+ * and CSV views `evidence` is one line per signal (presentEvidence) and
+ * `coverage.missing` the missing signals space-separated; json, ndjson and
+ * xml keep the typed lists.
  */
 export const VPN_SCHEMA: RecordSchema = {
   kind: 'vpn',
-  columns: ['ip', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level', 'threat_rule', 'provider', 'evidence', 'reserved'],
+  columns: ['ip', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level', 'threat_rule', 'provider', 'evidence', 'coverage.missing', 'reserved'],
   groups: { flags: ['is_vpn', 'is_proxy', 'is_tor', 'is_hosting'] },
   identity: ['ip'],
   tableColumns: ['ip', 'threat_level', 'threat_rule', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'provider', 'reserved'],
   credit: 'Signals: netintel curated ASN list, the feeds installed by netintel data update (sources and licences: netintel data status); ASN data: RouteViews, NRO and DB-IP (CC BY 4.0)',
   presentColumn: (record, column) => {
     const value = getPath(record, column);
+    // The signals no installed feed gives, space-separated: an empty cell means full coverage.
+    if (column === 'coverage.missing' && Array.isArray(value)) return value.join(' ');
     if (column !== 'evidence' || !Array.isArray(value)) return value === undefined ? null : value;
     return value.length === 0 ? '' : (value as EvidenceItem[]).map(presentEvidence).join('\n');
   },

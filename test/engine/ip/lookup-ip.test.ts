@@ -38,10 +38,15 @@ describe('lookupIp on the installed data', () => {
       is_proxy: null,
       is_tor: null,
       is_hosting: true,
-      threat_level: 'low',
-      threat_rule: 'hosting',
+      // No Tor exit or proxy list is installed: hosting alone is not a clean low.
+      threat_level: 'unknown',
+      threat_rule: 'signals_missing',
       provider: 'Google',
       evidence: [{ signal: 'hosting_asn', source: 'curated-asns', matched: 'AS15169', provider: 'Google', updated: expect.any(String) }],
+      coverage: {
+        consulted: ['vpn_asn', 'hosting_asn'],
+        missing: ['tor_exit_list', 'proxy_list', 'vpn_range', 'cloud_range', 'datacenter_range'],
+      },
     });
   });
 

@@ -217,10 +217,51 @@ describe('security verdicts without feeds (the curated list only)', () => {
       is_proxy: null,
       is_tor: null,
       is_hosting: true,
-      threat_level: 'low',
-      threat_rule: 'hosting',
+      threat_level: 'unknown',
+      threat_rule: 'signals_missing',
       provider: 'Google',
       evidence: [{ signal: 'hosting_asn', source: 'curated-asns', matched: 'AS15169', provider: 'Google', updated: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) }],
+      coverage: {
+        consulted: ['vpn_asn', 'hosting_asn'],
+        missing: ['tor_exit_list', 'proxy_list', 'vpn_range', 'cloud_range', 'datacenter_range'],
+      },
     });
+  });
+
+  it('never gives a Tor exit a clean low: the verdict is unknown by rule signals_missing, the blind signals listed', () => {
+    const result = checkVpn(bare, '185.220.101.1');
+    expect([result.is_tor, result.is_proxy, result.threat_level, result.threat_rule]).toEqual([null, null, 'unknown', 'signals_missing']);
+    expect(result.coverage.missing).toEqual(expect.arrayContaining(['tor_exit_list', 'proxy_list']));
+    expect(result.coverage.consulted).not.toContain('tor_exit_list');
+  });
+
+  it('gives verdicts without evidence the same coverage, in the same key order', () => {
+    const full = createIpTextLookup(ipDatabasesFor(bare, 'memory'))('8.8.8.8').security;
+    const flagsOnly = createIpTextLookup(ipDatabasesFor(ctx, 'memory'), { evidence: false })('45.83.104.20').security;
+    expect(Object.keys(flagsOnly)).toEqual(Object.keys(full));
+    expect(Object.keys(full).slice(-2)).toEqual(['evidence', 'coverage']);
+    expect(flagsOnly.coverage.missing).toEqual([]);
+  });
+});
+
+describe('signal coverage with feeds installed', () => {
+  it('is complete for an announced address: every signal consulted, none missing, and the verdict a real low', () => {
+    const result = checkVpn(ctx, '8.8.8.8');
+    expect(result.coverage).toEqual({
+      consulted: ['tor_exit_list', 'proxy_list', 'vpn_range', 'vpn_asn', 'cloud_range', 'datacenter_range', 'hosting_asn'],
+      missing: [],
+    });
+    expect([result.threat_level, result.threat_rule]).toEqual(['low', 'hosting']);
+  });
+
+  it('leaves the AS signals out of both lists for an address no AS announces', () => {
+    expect(checkVpn(ctx, unannouncedAddress()).coverage).toEqual({
+      consulted: ['tor_exit_list', 'proxy_list', 'vpn_range', 'cloud_range', 'datacenter_range'],
+      missing: [],
+    });
+  });
+
+  it('consults nothing and misses nothing for a special-purpose address', () => {
+    expect(checkVpn(ctx, '10.1.2.3').coverage).toEqual({ consulted: [], missing: [] });
   });
 });

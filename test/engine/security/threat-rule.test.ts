@@ -7,13 +7,18 @@ import { THREAT_RULES, threatVerdict, type ThreatFlags } from '../../../src/engi
 
 const values = [true, false, null] as const;
 
-/** The table as documented, in words: the first row whose flag is true, else low/no_signal, else null when nothing was consulted. */
+/**
+ * The table as documented, in words: Tor, proxy, VPN when their flag is
+ * true; null when nothing was consulted; unknown when a Tor or proxy list
+ * was not consulted; else hosting or no_signal.
+ */
 function expected(flags: ThreatFlags): { level: string | null; rule: string | null } {
   if (flags.is_tor) return { level: 'high', rule: 'tor_exit' };
   if (flags.is_proxy) return { level: 'high', rule: 'open_proxy' };
   if (flags.is_vpn) return { level: 'medium', rule: 'vpn' };
-  if (flags.is_hosting) return { level: 'low', rule: 'hosting' };
   if (Object.values(flags).every((value) => value === null)) return { level: null, rule: null };
+  if (flags.is_tor === null || flags.is_proxy === null) return { level: 'unknown', rule: 'signals_missing' };
+  if (flags.is_hosting) return { level: 'low', rule: 'hosting' };
   return { level: 'low', rule: 'no_signal' };
 }
 
@@ -36,7 +41,9 @@ describe('threatVerdict', () => {
     [{ is_tor: false, is_proxy: true, is_vpn: false, is_hosting: true }, 'high', 'open_proxy'],
     [{ is_tor: null, is_proxy: null, is_vpn: true, is_hosting: true }, 'medium', 'vpn'],
     [{ is_tor: false, is_proxy: false, is_vpn: false, is_hosting: true }, 'low', 'hosting'],
-    [{ is_tor: false, is_proxy: null, is_vpn: false, is_hosting: false }, 'low', 'no_signal'],
+    [{ is_tor: false, is_proxy: false, is_vpn: false, is_hosting: false }, 'low', 'no_signal'],
+    [{ is_tor: false, is_proxy: null, is_vpn: false, is_hosting: false }, 'unknown', 'signals_missing'],
+    [{ is_tor: null, is_proxy: null, is_vpn: false, is_hosting: true }, 'unknown', 'signals_missing'],
     [{ is_tor: null, is_proxy: null, is_vpn: null, is_hosting: null }, null, null],
   ] as const)('%j is %s by rule %s', (flags, level, rule) => {
     expect(threatVerdict(flags)).toEqual({ level, rule });
@@ -47,6 +54,7 @@ describe('threatVerdict', () => {
       ['tor_exit', 'high'],
       ['open_proxy', 'high'],
       ['vpn', 'medium'],
+      ['signals_missing', 'unknown'],
       ['hosting', 'low'],
       ['no_signal', 'low'],
     ]);
