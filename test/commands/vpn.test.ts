@@ -30,7 +30,7 @@ describe('netintel vpn', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const record = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(record)).toEqual(['kind', 'ip', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level', 'threat_rule', 'provider', 'evidence', 'reserved', 'meta']);
+    expect(Object.keys(record)).toEqual(['kind', 'ip', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level', 'threat_rule', 'provider', 'evidence', 'coverage', 'reserved', 'meta']);
     expect(record).toMatchObject({
       kind: 'vpn',
       ip: '185.220.101.1',
@@ -41,6 +41,7 @@ describe('netintel vpn', () => {
       threat_rule: 'tor_exit',
       provider: 'Tor Servers (Tor exit nodes)',
       evidence: TOR_EVIDENCE,
+      coverage: { consulted: ['tor_exit_list', 'proxy_list', 'vpn_range', 'vpn_asn', 'cloud_range', 'datacenter_range', 'hosting_asn'], missing: [] },
       reserved: null,
     });
     expect((record.meta as { data: Record<string, string> }).data['tor-exit']).toBe('2026-11-21T10:00:00Z');
@@ -104,10 +105,22 @@ describe('netintel vpn', () => {
       is_proxy: null,
       is_vpn: false,
       is_hosting: true,
-      threat_level: 'low',
-      threat_rule: 'hosting',
+      threat_level: 'unknown',
+      threat_rule: 'signals_missing',
       evidence: [{ signal: 'hosting_asn', source: 'curated-asns', matched: 'AS15169' }],
+      coverage: { consulted: ['vpn_asn', 'hosting_asn'], missing: ['tor_exit_list', 'proxy_list', 'vpn_range', 'cloud_range', 'datacenter_range'] },
     });
+    // stderr is not a terminal: no hint about the missing feeds.
+    expect(result.stderr).toBe('');
+  });
+
+  it('lists the missing signals in a CSV column, empty once the feeds are installed', async () => {
+    const bare = parseCsv((await runCli(['vpn', '185.220.101.1', '-f', 'csv'])).stdout);
+    const full = parseCsv((await runCli(['vpn', '185.220.101.1', '-f', 'csv', '--data-dir', DATA])).stdout);
+    const column = bare[0]!.indexOf('coverage.missing');
+    expect(column).toBeGreaterThan(0);
+    expect([bare[1]![column], bare[1]![bare[0]!.indexOf('threat_level')]]).toEqual(['tor_exit_list proxy_list vpn_range cloud_range datacenter_range', 'unknown']);
+    expect([full[1]![column], full[1]![full[0]!.indexOf('threat_level')]]).toEqual(['', 'high']);
   });
 
   it('finds installed feeds in the XDG data dir without --data-dir', async () => {
@@ -134,6 +147,7 @@ describe('the security object of netintel ip', () => {
       threat_rule: vpn.threat_rule,
       provider: vpn.provider,
       evidence: TOR_EVIDENCE,
+      coverage: vpn.coverage,
     });
     // The verdict does not use the city database, so vpn's meta names every dataset but that one.
     const { 'dbip-city-ipv4': city, ...rest } = (ip.meta as { data: Record<string, string> }).data;
