@@ -1,6 +1,7 @@
 import type { ConnectGuard } from './connect-guard.js';
 import type { DnsTransport } from './dns/dns-transport.js';
 import type { ResolverAddress } from './dns/resolver-address.js';
+import { reportStage, type Stage } from './stage.js';
 
 /**
  * Everything the engine needs from the outside world comes through one
@@ -34,6 +35,12 @@ export interface EngineContext {
    * transport for a caller-chosen resolver takes the guard itself.
    */
   connectGuard?: ConnectGuard | null;
+  /**
+   * Told when a network wait begins (a DNS question, an SMTP stage, a
+   * policy fetch, a blocklist round), so a front end can show progress.
+   * Absent: nobody listens.
+   */
+  onStage?: (stage: Stage) => void;
   /** Diagnostics sink (verbose mode); the engine never prints. */
   debug(message: string): void;
   /** The DNS transport of this context, created on first use and shared by every lookup. */
@@ -62,7 +69,8 @@ export function createEngineContext(settings: EngineContextSettings = {}): Engin
           import('./dns/resolver-address.js'),
         ]);
         const resolvers = ctx.resolvers ?? (await readSystemResolvers());
-        return createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries });
+        const created = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries });
+        return ctx.onStage ? reportingQueries(created, ctx) : created;
       })()),
     close: async () => {
       // A transport that failed to be made (no resolver, a bad timeout) has
@@ -72,4 +80,20 @@ export function createEngineContext(settings: EngineContextSettings = {}): Engin
     },
   };
   return ctx;
+}
+
+/** The transport with every question reported as a `dns` stage. */
+function reportingQueries(transport: DnsTransport, ctx: Pick<EngineContext, 'onStage'>): DnsTransport {
+  return {
+    resolvers: transport.resolvers,
+    query: (name, type) => {
+      reportStage(ctx, 'dns', name, type);
+      return transport.query(name, type);
+    },
+    ask: (name, type, done) => {
+      reportStage(ctx, 'dns', name, type);
+      transport.ask(name, type, done);
+    },
+    close: () => transport.close(),
+  };
 }

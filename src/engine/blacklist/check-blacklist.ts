@@ -12,6 +12,7 @@ import type { BlacklistResult, BlacklistSkippedZone, BlacklistZoneResult, DnsblS
 import { blacklistFindings, blacklistVerdict } from './blacklist-verdict.js';
 import { createCanaryCache, type CanaryCache, type CanaryReport } from './canaries.js';
 import { startDeadline, type Deadline } from './deadline.js';
+import { reportStage } from '../stage.js';
 import { dnsblQueryName, readDnsblAnswer, type DnsblReading } from './dnsbl-answer.js';
 import { loadDnsblRegistry, selectZones, type DnsblRegistry, type DnsblZone } from './dnsbl-registry.js';
 import { resolveMailHosts, type AskRecords, type MailAddress } from './mail-hosts.js';
@@ -190,12 +191,14 @@ async function runCheck(
         if (zone.kind === 'domain') queue(zone, zoneIndex, target.text, 0, []);
       });
       if (zones.some((zone) => zone.kind === 'ip')) {
+        reportStage(ctx, 'dns', target.text, 'MX');
         const hosts = await resolveMailHosts(target.text, ask);
         mx = hosts.mx;
         hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mxHosts));
       }
     }
 
+    reportStage(ctx, 'blacklist', target.text, String(new Set(tasks.map((task) => task.zoneIndex)).size));
     const rows = (await Promise.all(tasks.map(async (task) => ({ task, row: await task.promise }))))
       .sort((a, b) => a.task.zoneIndex - b.task.zoneIndex || a.task.subjectIndex - b.task.subjectIndex)
       .map((item) => item.row);

@@ -1,3 +1,4 @@
+import { reportStage } from '../stage.js';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
@@ -122,6 +123,7 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   result.policyUrl = `https://${policyHost}/.well-known/mta-sts.txt`;
   let fetched: { body: string; contentType: string | null };
   try {
+    reportStage(ctx, 'mta-sts', policyHost);
     fetched = await fetchPolicy(dns, ctx.connectGuard, policyHost, ctx.timeoutMs, options.fetch ?? {});
   } catch (error) {
     result.policyError = failureJson(error);

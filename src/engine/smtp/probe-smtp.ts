@@ -1,3 +1,4 @@
+import { reportStage } from '../stage.js';
 import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { NetintelError } from '../../errors.js';
@@ -214,6 +215,11 @@ export async function probeSmtpAll(ctx: EngineContext, options: ProbeSmtpOptions
   return Promise.all(addresses.map((address) => runProbe(ctx, input, address, dnsMs)));
 }
 
+/** `host:port`, an IPv6 address in brackets (RFC 3986 §3.2.2). */
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 function roundMs(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
@@ -360,8 +366,10 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
   const stops = (stage: SmtpStage) => input.quitAfter !== null && stageIndex(input.quitAfter) <= stageIndex(stage);
   const severityStrict = input.port !== 25 || input.tlsMode !== 'opportunistic';
   const note = (text: string) => state.session?.note(text);
+  const stage = (detail: string) => reportStage(ctx, 'smtp', hostPort(result.host, input.port), detail);
 
   // --- connect
+  stage('connect');
   const startedAt = performance.now();
   const tcp = await connectTcp(ctx.connectGuard, result.host, result.address, input.port, input.stageTimeoutMs);
   result.timings.connectMs = roundMs(performance.now() - startedAt);
@@ -389,6 +397,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
   if (input.tlsMode === 'implicit') {
     result.tls.offered = true;
     result.tls.method = 'implicit';
+    stage('TLS');
     const ok = await handshake(ctx, input, state, 'TLS');
     if (!ok) {
       result.failure = { code: 'tls', stage: 'connect', message: `TLS handshake with ${result.address} port ${input.port} failed: ${result.tls.error}` };
@@ -405,6 +414,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
 
   // --- banner
   result.stoppedAt = 'banner';
+  stage('greeting');
   const bannerStart = performance.now();
   const banner = await session.readReply(input.greetingTimeoutMs);
   result.timings.bannerMs = roundMs(performance.now() - bannerStart);
@@ -445,6 +455,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
 
   // --- EHLO, HELO when EHLO is refused
   result.stoppedAt = 'ehlo';
+  stage('EHLO');
   const ehloStart = performance.now();
   const ehloName = result.ehloName!;
   let greeting = await session.command(`EHLO ${ehloName}`, input.stageTimeoutMs);
@@ -506,6 +517,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
         return;
       }
       const tlsStart = performance.now();
+      stage('STARTTLS');
       const answer = await session.command('STARTTLS', input.stageTimeoutMs);
       if (answer.kind === 'reply' && answer.reply.code !== 220) {
         result.timings.tlsMs = roundMs(performance.now() - tlsStart);
@@ -572,6 +584,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
     } else {
       result.auth.tested = mechanism;
       const authStart = performance.now();
+      stage('AUTH');
       const outcome = await authenticate(session, mechanism, input.auth.user, input.auth.pass, input.stageTimeoutMs);
       result.timings.authMs = roundMs(performance.now() - authStart);
       if (!(await expectReply(state, 'auth', outcome, input))) {
@@ -595,6 +608,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
     const envelope = { from, to, authenticated, mail: null as SmtpReply | null, rcpt: null as SmtpReply | null, relayTest, relayVerdict: null as 'denied' | 'accepted' | 'inconclusive' | null };
     result.envelope = envelope;
     result.stoppedAt = 'mail';
+    stage('MAIL FROM');
     const mailStart = performance.now();
     const mail = await session.command(`MAIL FROM:<${from}>`, input.stageTimeoutMs);
     result.timings.mailMs = roundMs(performance.now() - mailStart);
@@ -613,6 +627,7 @@ async function converse(ctx: EngineContext, input: ProbeInput, state: ProbeState
       return;
     }
     result.stoppedAt = 'rcpt';
+    stage('RCPT TO');
     const rcptStart = performance.now();
     const rcpt = await session.command(`RCPT TO:<${to}>`, input.stageTimeoutMs);
     result.timings.rcptMs = roundMs(performance.now() - rcptStart);
