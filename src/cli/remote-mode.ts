@@ -1,3 +1,4 @@
+import { SILENT, type RunProgress } from './progress.js';
 import type { CliIo } from './io.js';
 import type { GlobalOptions } from './global-options.js';
 import { createRemoteEngine, type RemoteEngine } from '../remote/remote-engine.js';
@@ -10,8 +11,10 @@ const MIN_HTTP_TIMEOUT_MS = 35_000;
  * the command calls it where it would call the local engine. Waits after a
  * 429 and left-out premium fields are said on stderr (not with --quiet).
  */
-export function openRemoteEngine(options: GlobalOptions, io: CliIo): RemoteEngine {
+export function openRemoteEngine(options: GlobalOptions, io: CliIo, progress: RunProgress = SILENT): RemoteEngine {
   const remote = options.remote!;
+  // The calls follow at once: the spinner (after its delay) says whom the run waits for.
+  progress.waiting(`waiting for ${remote.server}...`);
   const say = (message: string) => {
     if (!options.quiet) io.stderr.write(`netintel: ${message}\n`);
   };

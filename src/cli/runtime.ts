@@ -6,6 +6,7 @@ import type { CliIo } from './io.js';
 import type { GlobalOptions } from './global-options.js';
 import { NetintelError } from '../errors.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
+import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 
 /** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
 const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email']);
@@ -20,7 +21,9 @@ export interface CommandRuntime {
   /** The resolved global options; `serverUse` says how the command reads `--server`. */
   options(command: Command, serverUse?: Pick<ServerFlagUse, 'mayNameMailServer'>): GlobalOptions;
   context(options: GlobalOptions): EngineContext;
-  /** Closes every context the run created. */
+  /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
+  readonly progress: RunProgress;
+  /** Ends the progress display, then closes every context the run created. */
   close(): Promise<void>;
 }
 
@@ -29,6 +32,7 @@ export type OptionsReader = (command: Command, serverUse: ServerFlagUse) => Glob
 
 export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRuntime {
   const contexts: EngineContext[] = [];
+  let progress: RunProgress | null = null;
   return {
     io,
     exitCode: 0,
@@ -41,7 +45,11 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
           details: { command: name },
         });
       }
+      progress ??= createRunProgress(io, options);
       return options;
+    },
+    get progress() {
+      return progress ?? SILENT;
     },
     context: (options) => {
       const ctx = createEngineContext({
@@ -51,11 +59,13 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
         dnsTcp: options.dnsTcp,
         dnsRetries: options.dnsRetries,
         debug: options.verbose ? (message) => io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
+        ...(progress !== null && progress !== SILENT ? { onStage: progress.onStage } : {}),
       });
       contexts.push(ctx);
       return ctx;
     },
     close: async () => {
+      progress?.stop();
       await Promise.all(contexts.map((ctx) => ctx.close()));
     },
   };

@@ -28,6 +28,7 @@ export function takesAddressTargets(targets: readonly string[]): boolean {
 export async function printIpRecords(runtime: CommandRuntime, options: GlobalOptions, targets: readonly string[]): Promise<void> {
   const lookup = createAdaptiveIpLookup(runtime.context(options));
   const outcomes = targetsFromArguments(targets).map((target) => addressOutcome(lookup, target.text));
+  runtime.progress.noteCoverage(outcomes);
   runtime.exitCode = await emitOutcomes(runtime.io, options, IP_SCHEMA, [outcomes], { single: targets.length === 1, bulk: false });
 }
 
@@ -39,6 +40,7 @@ export async function printVpnResults(runtime: CommandRuntime, options: GlobalOp
     const outcome = addressOutcome(lookup, target.text);
     return outcome.ok ? { ok: true, query: outcome.query, value: toVpnResult(outcome.value) } : outcome;
   });
+  runtime.progress.noteCoverage(outcomes);
   runtime.exitCode = await emitOutcomes(runtime.io, options, VPN_SCHEMA, [outcomes], { single: targets.length === 1, bulk: false });
 }
 

@@ -16,7 +16,7 @@ export function registerAsnCommand(program: Command, runtime: CommandRuntime): v
       if (!options.remote) return printAsnResults(runtime, options, targets);
       // Remote mode (--server): the same records, asked of a netintel server in batches of the plan's size.
       const queries = targets.flatMap(splitAsnBulk);
-      const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io);
+      const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress);
       runtime.exitCode = await emitOutcomes(runtime.io, options, ASN_SCHEMA, [await remote.asnOutcomes(queries)], {
         single: queries.length === 1,
         bulk: false,

@@ -11,6 +11,7 @@ import { stdinBringsList } from '../cli/io.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { regularFileSize } from '../cli/progress.js';
 import { isIpAddress } from '../engine/ip/ip-address.js';
 
 interface BlacklistFlags {
@@ -94,7 +95,7 @@ async function runRemote(runtime: CommandRuntime, options: GlobalOptions, target
   if (targets.length === 0 && !stdinBringsList(runtime.io)) {
     throw new NetintelError('usage', 'blacklist needs an IP address or a domain: give one or more, or pipe a list in');
   }
-  const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io);
+  const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress);
   const check = async (query: string): Promise<BlacklistResult> => {
     const target = isIpAddress(query) ? { ip: query } : { domain: query };
     return (await remote.client.get('/api/blacklist-check', { ...target, zones: flags.zones })).body as BlacklistResult;
@@ -117,7 +118,8 @@ async function runChecks(
   const lookup = (query: string) => checkOutcome(check, query, failOn, tripped);
   let runExitCode: number;
   if (targets.length === 0) {
-    const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => lookup(target.text), concurrency));
+    const batches = readTargetBatches(runtime.progress.input(io.stdin, () => regularFileSize(0)));
+    const outcomes = runtime.progress.track(flattenBatches(mapOrdered(batches, (target) => lookup(target.text), concurrency)), true);
     runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: false, bulk: true });
   } else {
     const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), concurrency));

@@ -8,6 +8,7 @@ import { bulkRows, DEFAULT_MAX_BULK_THREADS, defaultBulkThreads, rowsShowEvidenc
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { regularFileSize } from '../cli/progress.js';
 
 /** The most threads --threads accepts: each worker holds its own copy of the datasets. */
 const MAX_THREADS = 64;
@@ -30,17 +31,25 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
         throw new NetintelError('usage', 'bulk reads targets from files or stdin: give a file, or pipe the list in');
       }
       // Remote mode (--server): the same rows, asked of a netintel server in batches of the plan's size.
-      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress) : null;
       // Local lookups never wait, so they need no concurrency window; a long list spreads over threads.
+      const { progress } = runtime;
+      // The inputs' total size, when every one is a regular file: the progress line's ETA.
+      const size = () => {
+        const sizes = (files.length === 0 ? ['-'] : files).map((file) => regularFileSize(file === '-' ? 0 : file));
+        return sizes.every((bytes) => bytes !== null) ? sizes.reduce((sum, bytes) => sum + bytes, 0) : null;
+      };
+      const read = (chunks: AsyncIterable<string | Uint8Array>) => progress.input(chunks, size);
+      const targets = inputTargets(files, io.stdin, read);
       const outcomes = remote
-        ? remote.bulkOutcomes(inputTargets(files, io.stdin), withLine)
-        : bulkRows(inputTargets(files, io.stdin), createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields) }), flags.threads ?? defaultBulkThreads(), {
+        ? remote.bulkOutcomes(targets, withLine)
+        : bulkRows(targets, createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields) }), flags.threads ?? defaultBulkThreads(), {
             dataDir: options.dataDir,
             format: options.format,
             fields: options.fields,
             verbose: options.verbose,
           }, ctx.debug);
-      runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, outcomes, { single: false, bulk: true });
+      runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, progress.track(outcomes, true), { single: false, bulk: true });
     });
 }
 
@@ -56,12 +65,16 @@ function parseThreads(value: string): number {
  * file is named. Line numbers count within each input, and with several
  * inputs each target names its own.
  */
-async function* inputTargets(files: readonly string[], stdin: AsyncIterable<string | Uint8Array>): AsyncGenerator<SourcedTarget[]> {
+async function* inputTargets(
+  files: readonly string[],
+  stdin: AsyncIterable<string | Uint8Array>,
+  read: (chunks: AsyncIterable<string | Uint8Array>) => AsyncIterable<string | Uint8Array>,
+): AsyncGenerator<SourcedTarget[]> {
   const inputs = files.length === 0 ? ['-'] : files;
   for (const file of inputs) {
     const source = inputs.length === 1 ? null : file === '-' ? 'stdin' : file;
     try {
-      yield* readTargetBatches(file === '-' ? stdin : createReadStream(file), source);
+      yield* readTargetBatches(read(file === '-' ? stdin : createReadStream(file)), source);
     } catch (error) {
       if (error instanceof NetintelError) throw error;
       throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message}`, { details: { path: file } });

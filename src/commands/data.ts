@@ -5,6 +5,7 @@ import type { CliIo } from '../cli/io.js';
 import { configFilePath, readConfigFile } from '../cli/config-file.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import type { RunProgress } from '../cli/progress.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 
@@ -75,7 +76,7 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
         pid: process.pid,
         isProcessAlive,
         userAgent: 'netintel (data update)',
-        onProgress: io.stderr.isTTY === true && !options.quiet ? progressPrinter(io) : undefined,
+        onProgress: io.stderr.isTTY === true && !options.quiet ? withSpinner(progressPrinter(io), runtime.progress) : undefined,
       });
       runtime.exitCode = await emitOutcomes(io, options, DATA_UPDATE_SCHEMA, [outcomes], { single: false, bulk: false });
       if (!options.quiet) io.stderr.write(updateSummary(outcomes, dataDir, Date.now() - started));
@@ -121,6 +122,16 @@ function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The printer's lines, and the step in progress as the spinner's text. */
+function withSpinner(print: (event: UpdateProgress) => void, progress: RunProgress): (event: UpdateProgress) => void {
+  return (event) => {
+    print(event);
+    if (event.type === 'start') progress.waiting(`${event.source}: downloading...`);
+    else if (event.type === 'bytes') progress.waiting(`${event.source}: ${megabytes(event.received)}${event.total === null ? '' : ` of ${megabytes(event.total)}`}...`);
+    else if (event.type === 'compile') progress.waiting(`compiling ${event.what === 'asn-index' ? 'the ASN index' : 'the signal index'}...`);
+  };
 }
 
 function progressPrinter(io: CliIo): (event: UpdateProgress) => void {

@@ -8,6 +8,7 @@ import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { regularFileSize } from '../cli/progress.js';
 import type { EngineContext } from '../engine/context.js';
 import type { DnsTarget } from '../engine/dns/dns-name.js';
 import type { DnsTransport } from '../engine/dns/dns-transport.js';
@@ -41,7 +42,7 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
       const dns = await loadDnsEngine();
       const types = flags.type === undefined ? null : dns.parseDnsTypes(flags.type);
       // Remote mode (--server): the same records, asked of a netintel server (which uses its own resolvers).
-      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress) : null;
       const asked = types === null ? null : dns.expandDnsTypes(types);
       const lookup = remote ? (query: string) => remote.dnsOutcomes(query, asked) : createDnsLookup(dns, ctx, types);
       if (targets.length === 0) {
@@ -49,8 +50,8 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
         if (!stdinBringsList(io)) {
           throw new NetintelError('usage', 'dns needs a domain or an IP address: give one or more, or pipe a list in');
         }
-        const batches = readTargetBatches(io.stdin);
-        const outcomes = flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency));
+        const batches = readTargetBatches(runtime.progress.input(io.stdin, () => regularFileSize(0)));
+        const outcomes = runtime.progress.track(flattenBatches(mapOrdered(batches, (target) => lookup(target.text), options.concurrency)), true);
         runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }

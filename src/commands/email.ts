@@ -68,7 +68,7 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
       ...(flags.port === undefined ? {} : { port: flags.port }),
     };
     // Remote mode (--server URL, NETINTEL_SERVER): GET /api/email-tests, and POST /api/email-tests/bulk for the general test of stdin.
-    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
+    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress) : null;
     const { checkEmail } = remote ? { checkEmail: null } : await import('../engine/mail/check-email.js');
     const target = (text: string) => (host === undefined ? text : null);
     await runMailCommand<EmailReport>({

@@ -7,6 +7,7 @@ import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { regularFileSize } from '../cli/progress.js';
 import { printIpRecords, takesAddressTargets } from './address-lookups.js';
 
 export function registerIpCommand(program: Command, runtime: CommandRuntime): void {
@@ -28,11 +29,12 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
       const dns = () => import('../engine/dns/host-addresses.js');
       const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
       // Remote mode (--server): the same outcomes, asked of a netintel server.
-      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress) : null;
       const expand = remote ? (query: string) => remote.ipTargetOutcomes(query) : (query: string) => ipTargetOutcomes(lookup, resolveHost, query);
 
       if (targets.length === 0 && stdinBringsList(io)) {
-        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), options.concurrency));
+        const batches = readTargetBatches(runtime.progress.input(io.stdin, () => regularFileSize(0)));
+        const outcomes = runtime.progress.track(flattenBatches(mapOrdered(batches, (target) => expand(target.text), options.concurrency)), true);
         runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }
@@ -41,13 +43,15 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
           (ip) => expand(ip),
           (error: unknown) => [{ ok: false as const, query: 'me', error: toNetintelError(error) }],
         );
+        runtime.progress.noteCoverage(outcome);
         runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, [outcome], { single: true, bulk: false });
         return;
       }
       // One target that is not a host name has exactly one outcome: json prints it as an object.
       const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim());
-      const outcomes = flattenBatches(
-        mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency),
+      const outcomes = runtime.progress.track(
+        flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), options.concurrency)),
+        false,
       );
       runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, outcomes, { single, bulk: false });
     });

@@ -8,6 +8,7 @@ import { stdinBringsList } from '../cli/io.js';
 import { exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { regularFileSize } from '../cli/progress.js';
 import type { RecordSchema } from '../output/record-schema.js';
 
 /** The shared run of the mail commands (mx, spf, email). */
@@ -50,13 +51,14 @@ export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
   };
   const bulk = run.targets.length === 0;
   if (bulk && !stdinBringsList(io)) throw new NetintelError('usage', run.usage);
+  const list = () => readTargetBatches(runtime.progress.input(io.stdin, () => regularFileSize(0)));
   const outcomes =
     bulk && run.bulkOutcomes
-      ? withFindings(run.bulkOutcomes(readTargetBatches(io.stdin)), (value) => findings.push(...run.findingsOf(value)))
+      ? withFindings(run.bulkOutcomes(list()), (value) => findings.push(...run.findingsOf(value)))
       : flattenBatches(
-          mapOrdered(bulk ? readTargetBatches(io.stdin) : [targetsFromArguments(run.targets)], (target) => lookup(target.text), run.concurrency ?? options.concurrency),
+          mapOrdered(bulk ? list() : [targetsFromArguments(run.targets)], (target) => lookup(target.text), run.concurrency ?? options.concurrency),
         );
-  const code = await emitOutcomes(io, options, run.schema, outcomes, { single: !bulk && run.targets.length === 1, bulk });
+  const code = await emitOutcomes(io, options, run.schema, bulk ? runtime.progress.track(outcomes, true) : outcomes, { single: !bulk && run.targets.length === 1, bulk });
   runtime.exitCode = exitCodeWithFindings(code, run.failOn, findings);
 }
 

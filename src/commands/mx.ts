@@ -26,7 +26,7 @@ export function registerMxCommand(program: Command, runtime: CommandRuntime): vo
     const options = runtime.options(self);
     const ctx = runtime.context(options);
     // Remote mode (--server): GET /api/email-tests?type=mx, whose report holds the same MX record.
-    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
+    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress) : null;
     // The mail engine loads only when a mail command runs.
     const { resolveMx } = await import('../engine/mail/resolve-mx.js');
     await runMailCommand<MxResult>({

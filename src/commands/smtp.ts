@@ -87,7 +87,7 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     if (options.remote) {
       // Remote mode: the server probes; input errors are found here first, as the local engine words them.
       const input = normaliseProbeOptions(probe, options.timeoutMs);
-      const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, io);
+      const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress);
       results = await probeRemotely(remote, remoteProbeParams(probe, flags), input.host, input.address);
     } else {
       results = await probeSmtpAll(ctx, probe);

@@ -45,7 +45,7 @@ export function registerSpfCommand(program: Command, runtime: CommandRuntime): v
       throw new NetintelError('usage', 'remote mode cannot send --ip, --sender or --helo: the API checks the record only; run the evaluation without --server');
     }
     // Remote mode (--server): GET /api/email-tests?type=spf, whose report holds the same SPF record.
-    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io) : null;
+    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress) : null;
     const { checkSpf } = await import('../engine/mail/check-spf.js');
     const evaluation = {
       ...(flags.ip === undefined ? {} : { ip: flags.ip }),

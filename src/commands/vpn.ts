@@ -7,6 +7,7 @@ import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { regularFileSize } from '../cli/progress.js';
 import { printVpnResults, takesAddressTargets } from './address-lookups.js';
 
 export function registerVpnCommand(program: Command, runtime: CommandRuntime): void {
@@ -47,7 +48,7 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
       const toVpn = (outcomes: Array<Outcome<IpInfoRecord>>): Array<Outcome<VpnResult>> =>
         outcomes.map((outcome) => (outcome.ok ? { ok: true, query: outcome.query, value: toVpnResult(outcome.value) } : outcome));
       // Remote mode (--server): GET /api/vpn-check per address; host names are resolved by the server.
-      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io) : null;
+      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress) : null;
       const vpnCheck = async (ip: string | undefined) => (await remote!.client.get('/api/vpn-check', { ip })).body as VpnResult;
       const expand = (query: string): Array<Outcome<VpnResult>> | Promise<Array<Outcome<VpnResult>>> => {
         if (remote) return remote.hostTargetOutcomes(query, vpnCheck);
@@ -57,7 +58,8 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
       const limit = remote ? remote.concurrency : options.concurrency;
 
       if (targets.length === 0 && stdinBringsList(io)) {
-        const outcomes = flattenBatches(mapOrdered(readTargetBatches(io.stdin), (target) => expand(target.text), limit));
+        const batches = readTargetBatches(runtime.progress.input(io.stdin, () => regularFileSize(0)));
+        const outcomes = runtime.progress.track(flattenBatches(mapOrdered(batches, (target) => expand(target.text), limit)), true);
         runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single: false, bulk: true });
         return;
       }
@@ -72,11 +74,12 @@ export function registerVpnCommand(program: Command, runtime: CommandRuntime): v
           (ip) => expand(ip),
           (error: unknown) => [{ ok: false as const, query: 'me', error: toNetintelError(error) }],
         );
+        runtime.progress.noteCoverage(outcome);
         runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, [outcome], { single: true, bulk: false });
         return;
       }
       const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim());
-      const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), limit));
+      const outcomes = runtime.progress.track(flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => expand(target.text), limit)), false);
       runtime.exitCode = await emitOutcomes(io, options, VPN_SCHEMA, outcomes, { single, bulk: false });
     });
 }

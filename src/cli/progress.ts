@@ -1,0 +1,265 @@
+import { fstatSync, statSync } from 'node:fs';
+import type { Stage } from '../engine/stage.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
+import type { GlobalOptions } from './global-options.js';
+import type { CliIo, OutputStream } from './io.js';
+
+/**
+ * What a run shows on a terminal's stderr while it waits: a spinner naming
+ * the network stage in progress (`probing mx1.example.com:25 (STARTTLS)...`)
+ * and, for a list, the rows done, their rate and the time left. Nothing
+ * shows when stderr is not a terminal, under -q, or when the run is done
+ * within SPINNER_DELAY_MS; stdout is never written. Lines the run writes
+ * to stderr (errors, warnings, the bulk summary) clear the spinner first and
+ * it is drawn again below them (ora hooks the process's stdio writes); the
+ * run's end erases it.
+ */
+export interface RunProgress {
+  /** The engine's stage listener (EngineContext.onStage). */
+  readonly onStage: (stage: Stage) => void;
+  /** A wait of the CLI itself (a call to a netintel server, a dataset download). */
+  waiting(text: string): void;
+  /**
+   * The chunks of a list input, counted on the way (bytes and lines, for
+   * the ETA); `size` gives its total bytes when known (asked only when
+   * progress shows).
+   */
+  input<Chunk extends string | Uint8Array>(chunks: AsyncIterable<Chunk>, size: () => number | null): AsyncIterable<Chunk>;
+  /**
+   * The output batches of a run on the way to the output: a list run's
+   * (`list`) are counted as rows done; every run's records are looked at
+   * for security signals their verdict could not consult.
+   */
+  track<Batch>(batches: AsyncIterable<Batch>, list: boolean): AsyncIterable<Batch>;
+  /** Looks at outcomes' records for security signals their verdict could not consult (the hint at the end). */
+  noteCoverage(outcomes: Iterable<unknown>): void;
+  /** Erases the spinner, then says once if Tor or proxy feeds were missing. */
+  stop(): void;
+}
+
+/** A wait shorter than this shows nothing. */
+export const SPINNER_DELAY_MS = 300;
+/** The spinner and the progress line are drawn at most this often. */
+const REDRAW_MS = 100;
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const HIGH_RISK_SIGNALS = ['tor_exit_list', 'proxy_list'] as const;
+
+/** Progress of a run on `io`: active only when stderr is a terminal and -q was not given. */
+export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote'>): RunProgress {
+  if (io.stderr.isTTY !== true || options.quiet) return SILENT;
+  const color = !io.env.NO_COLOR && io.env.TERM !== 'dumb';
+  return new TerminalProgress(io.stderr, color, options.remote === null);
+}
+
+/** The progress of a run that shows none. */
+export const SILENT: RunProgress = Object.freeze({
+  onStage: () => {},
+  waiting: () => {},
+  input: <Chunk>(chunks: AsyncIterable<Chunk>) => chunks,
+  track: <Batch>(batches: AsyncIterable<Batch>) => batches,
+  noteCoverage: () => {},
+  stop: () => {},
+});
+
+/** The words of a stage; names from the network are escaped (they may carry terminal controls). */
+export function describeStage(stage: Stage): string {
+  const target = escapeTerminalText(stage.target);
+  const detail = stage.detail === null ? null : escapeTerminalText(stage.detail);
+  switch (stage.kind) {
+    case 'dns':
+      return `resolving ${target}${detail ? ` ${detail}` : ''}...`;
+    case 'smtp':
+      return `probing ${target}${detail ? ` (${detail})` : ''}...`;
+    case 'mta-sts':
+      return `fetching MTA-STS policy from ${target}...`;
+    case 'blacklist':
+      return `checking ${detail ?? 'the'} blocklist${detail === '1' ? '' : 's'} for ${target}...`;
+  }
+}
+
+/** The progress line of a list run: rows done, rate, and with `fraction` (of the input read) the share done and the time left. */
+export function describeRows(rows: number, elapsedMs: number, fraction: number | null): string {
+  const seconds = elapsedMs / 1000;
+  const rate = seconds > 0 ? rows / seconds : 0;
+  let text = `${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'}, ${rate >= 10 ? Math.round(rate).toLocaleString('en-US') : rate.toFixed(1)}/s`;
+  if (fraction !== null && fraction > 0 && rows > 0) {
+    const share = Math.min(fraction, 1);
+    const remaining = (seconds / share) * (1 - share);
+    text += `, ${Math.floor(share * 100)}%, ETA ${formatDuration(remaining)}`;
+  }
+  return text;
+}
+
+function formatDuration(seconds: number): string {
+  const whole = Math.max(0, Math.ceil(seconds));
+  if (whole < 60) return `${whole}s`;
+  const minutes = Math.floor(whole / 60);
+  if (minutes < 60) return `${minutes}m${String(whole % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** What ora's spinner offers that this file uses. */
+interface Spinner {
+  text: string;
+  start(): unknown;
+  stop(): unknown;
+}
+
+class TerminalProgress implements RunProgress {
+  private stage: string | null = null;
+  private list: { startedAt: number; rows: number; bytes: number; lines: number; size: number | null } | null = null;
+  private spinner: Spinner | null = null;
+  private delay: NodeJS.Timeout | null = null;
+  private redraw: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly missing = new Set<string>();
+
+  constructor(
+    private readonly stream: OutputStream,
+    private readonly color: boolean,
+    /** Local lookups: a missing feed is one `netintel data update` installs here. */
+    private readonly local: boolean,
+  ) {}
+
+  readonly onStage = (stage: Stage): void => {
+    this.stage = describeStage(stage);
+    this.arm();
+  };
+
+  waiting(text: string): void {
+    this.stage = escapeTerminalText(text);
+    this.arm();
+  }
+
+  async *input<Chunk extends string | Uint8Array>(chunks: AsyncIterable<Chunk>, size: () => number | null): AsyncIterable<Chunk> {
+    const list = this.startList(size());
+    for await (const chunk of chunks) {
+      if (typeof chunk === 'string') {
+        list.bytes += Buffer.byteLength(chunk);
+        for (let at = chunk.indexOf('\n'); at !== -1; at = chunk.indexOf('\n', at + 1)) list.lines++;
+      } else {
+        list.bytes += chunk.length;
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) list.lines++;
+      }
+      yield chunk;
+    }
+  }
+
+  async *track<Batch>(batches: AsyncIterable<Batch>, list: boolean): AsyncIterable<Batch> {
+    const counted = list ? this.startList(this.list?.size ?? null) : null;
+    for await (const batch of batches) {
+      if (counted !== null) counted.rows += rowCount(batch);
+      if (Array.isArray(batch)) this.noteCoverage(batch);
+      yield batch;
+    }
+  }
+
+  noteCoverage(outcomes: Iterable<unknown>): void {
+    if (!this.local || this.missing.size === HIGH_RISK_SIGNALS.length) return;
+    for (const outcome of outcomes) {
+      const missing = missingSignals(outcome);
+      if (missing === null) continue;
+      for (const signal of HIGH_RISK_SIGNALS) if (missing.includes(signal)) this.missing.add(signal);
+    }
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.halt();
+    if (this.missing.size > 0) {
+      const what = this.missing.size === 2 ? 'Tor and proxy feeds are' : this.missing.has('tor_exit_list') ? 'the Tor exit feed is' : 'the open proxy feed is';
+      this.stream.write(`netintel: ${what} not installed: run "netintel data update" for a complete verdict\n`);
+    }
+  }
+
+  private startList(size: number | null): { startedAt: number; rows: number; bytes: number; lines: number; size: number | null } {
+    this.list ??= { startedAt: performance.now(), rows: 0, bytes: 0, lines: 0, size };
+    this.arm();
+    return this.list;
+  }
+
+  /** Starts the spinner once the run has waited SPINNER_DELAY_MS. */
+  private arm(): void {
+    if (this.stopped || this.delay !== null || this.spinner !== null) return;
+    this.delay = setTimeout(() => void this.show(), SPINNER_DELAY_MS);
+    this.delay.unref();
+  }
+
+  private async show(): Promise<void> {
+    const { default: ora } = await import('ora');
+    if (this.stopped) return;
+    const frames = this.color ? FRAMES.map((frame) => `\u001b[36m${frame}\u001b[39m`) : FRAMES;
+    this.spinner = ora({
+      stream: this.stream as NodeJS.WritableStream,
+      text: this.text(),
+      spinner: { interval: REDRAW_MS, frames },
+      color: false,
+      isEnabled: true,
+      // The list a run reads may come from stdin: it is not ora's to swallow.
+      discardStdin: false,
+      hideCursor: true,
+    }) as Spinner;
+    process.prependListener('uncaughtException', this.halt);
+    process.prependListener('unhandledRejection', this.halt);
+    this.spinner.start();
+    this.redraw = setInterval(() => {
+      if (this.spinner) this.spinner.text = this.text();
+    }, REDRAW_MS);
+    this.redraw.unref();
+  }
+
+  private text(): string {
+    if (this.list === null) return this.stage ?? 'working...';
+    const { startedAt, rows, bytes, lines, size } = this.list;
+    // Rows done against the lines the input will hold (lines read, scaled by the bytes still unread).
+    const fraction = size !== null && size > 0 && bytes > 0 && lines > 0 ? rows / (lines * (size / bytes)) : null;
+    const progress = describeRows(rows, performance.now() - startedAt, fraction);
+    return this.stage === null ? progress : `${progress} · ${this.stage}`;
+  }
+
+  /** Erases the spinner and shows the cursor again; also run before a crash report is written. */
+  private readonly halt = (): void => {
+    if (this.delay !== null) clearTimeout(this.delay);
+    if (this.redraw !== null) clearInterval(this.redraw);
+    this.delay = null;
+    this.redraw = null;
+    this.stopped = true;
+    process.removeListener('uncaughtException', this.halt);
+    process.removeListener('unhandledRejection', this.halt);
+    this.spinner?.stop();
+    this.spinner = null;
+  };
+}
+
+/** The rows of an output batch: an array's length, rendered rows' counts, or the items of another iterable. */
+function rowCount(batch: unknown): number {
+  if (Array.isArray(batch)) return batch.length;
+  if (batch !== null && typeof batch === 'object') {
+    const rendered = batch as { succeeded?: unknown; failures?: unknown };
+    if (typeof rendered.succeeded === 'number' && Array.isArray(rendered.failures)) {
+      return rendered.succeeded + (rendered.failures as Array<readonly [unknown, number]>).reduce((sum, [, count]) => sum + count, 0);
+    }
+  }
+  return 0;
+}
+
+/** `coverage.missing` of an outcome's VPN record, or of its IP record's security verdict; null when it has none. */
+function missingSignals(outcome: unknown): readonly string[] | null {
+  if (outcome === null || typeof outcome !== 'object' || (outcome as { ok?: unknown }).ok !== true) return null;
+  const record = (outcome as { value?: unknown }).value;
+  if (record === null || typeof record !== 'object') return null;
+  const holder = (record as { security?: unknown }).security ?? record;
+  const coverage = (holder as { coverage?: { missing?: unknown } }).coverage;
+  return Array.isArray(coverage?.missing) ? (coverage.missing as string[]) : null;
+}
+
+/** The size of a regular file, by descriptor (0: stdin) or path; null for anything else (a pipe, a terminal) or when it cannot be read. */
+export function regularFileSize(file: number | string): number | null {
+  try {
+    const stat = typeof file === 'number' ? fstatSync(file) : statSync(file);
+    return stat.isFile() ? stat.size : null;
+  } catch {
+    return null;
+  }
+}
