@@ -46,9 +46,15 @@ const HIGH_RISK_SIGNALS = ['tor_exit_list', 'proxy_list'] as const;
 
 /** Progress of a run on `io`: active only when stderr is a terminal and -q was not given. */
 export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote'>): RunProgress {
-  if (io.stderr.isTTY !== true || options.quiet) return SILENT;
+  // The spinner draws with cursor controls on the terminal itself: the run's
+  // stderr stream writes control characters visibly (run-guard.ts), and its
+  // lines reach the terminal through process.stderr, where ora clears the
+  // spinner before them.
+  if (io.stderr.isTTY !== true || process.stderr.isTTY !== true || options.quiet) return SILENT;
+  // A terminal that reports no width (some pseudo-terminals) cannot have a line redrawn in place.
+  if (!(process.stderr.columns > 0)) return SILENT;
   const color = !io.env.NO_COLOR && io.env.TERM !== 'dumb';
-  return new TerminalProgress(io.stderr, color, options.remote === null);
+  return new TerminalProgress(process.stderr, io.stderr, color, options.remote === null);
 }
 
 /** The progress of a run that shows none. */
@@ -115,7 +121,9 @@ class TerminalProgress implements RunProgress {
   private readonly missing = new Set<string>();
 
   constructor(
-    private readonly stream: OutputStream,
+    private readonly terminal: NodeJS.WriteStream,
+    /** The run's stderr, for the hint. */
+    private readonly stderr: OutputStream,
     private readonly color: boolean,
     /** Local lookups: a missing feed is one `netintel data update` installs here. */
     private readonly local: boolean,
@@ -169,12 +177,14 @@ class TerminalProgress implements RunProgress {
     this.halt();
     if (this.missing.size > 0) {
       const what = this.missing.size === 2 ? 'Tor and proxy feeds are' : this.missing.has('tor_exit_list') ? 'the Tor exit feed is' : 'the open proxy feed is';
-      this.stream.write(`netintel: ${what} not installed: run "netintel data update" for a complete verdict\n`);
+      this.stderr.write(`netintel: ${what} not installed: run "netintel data update" for a complete verdict\n`);
     }
   }
 
   private startList(size: number | null): { startedAt: number; rows: number; bytes: number; lines: number; size: number | null } {
     this.list ??= { startedAt: performance.now(), rows: 0, bytes: 0, lines: 0, size };
+    // The output side may start counting before the input side knows the size.
+    this.list.size ??= size;
     this.arm();
     return this.list;
   }
@@ -191,7 +201,7 @@ class TerminalProgress implements RunProgress {
     if (this.stopped) return;
     const frames = this.color ? FRAMES.map((frame) => `\u001b[36m${frame}\u001b[39m`) : FRAMES;
     this.spinner = ora({
-      stream: this.stream as NodeJS.WritableStream,
+      stream: this.terminal,
       text: this.text(),
       spinner: { interval: REDRAW_MS, frames },
       color: false,

@@ -1,0 +1,172 @@
+/**
+ * The spinner and the progress line on a real pseudo-terminal: util-linux
+ * `script -qfec` gives `node bin/netintel.js` a TTY on stdin, stdout and
+ * stderr, and copies what the program draws on it to script's stdout. The
+ * run asks a loopback DNS server that answers each question late, so every
+ * lookup is a slow network wait. Needs `npm run build` (the built program).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { BIN, isolatedEnv, tempDir } from '../support/cli.js';
+import { EXAMPLE_ZONE } from '../engine/dns/example-zone.js';
+import { MAIL_ZONE } from '../engine/mail/mail-zone.js';
+import { writeFixtureIndex } from '../engine/security/fixtures.js';
+
+const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+if (!HAS_SCRIPT) {
+  // Said out loud: a silently skipped terminal test would read as a pass.
+  console.warn('SKIPPED: util-linux `script` is not installed; the pseudo-terminal tests of the spinner did not run');
+}
+
+const DELAY_MS = 900;
+const scratch = tempDir('netintel-progress-');
+let dns: DnsTestServer;
+let dnsFlags: string[];
+
+beforeAll(async () => {
+  dns = await startDnsServer({
+    records: [...MAIL_ZONE, ...EXAMPLE_ZONE, ...Array.from({ length: 8 }, (_, i) => ({ name: `host${i}.example.test`, type: 'A' as const, data: `192.0.2.${i + 1}` }))],
+    delayMs: DELAY_MS,
+  });
+  dnsFlags = ['--resolver', dns.address, '--retries', '0', '--timeout', '10000'];
+});
+
+afterAll(async () => {
+  await dns?.close();
+  scratch.remove();
+});
+
+interface TerminalRun {
+  /** Everything drawn on the terminal (stdout and stderr of the program, as the terminal got them). */
+  screen: string;
+  code: number | null;
+}
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs a shell command line on a pseudo-terminal. `interruptAfterMs`: Ctrl-C is typed then (a SIGINT to
+ * the terminal's foreground process group).
+ */
+function onTerminal(commandLine: string, options: { env?: Record<string, string>; interruptAfterMs?: number } = {}): Promise<TerminalRun> {
+  const env = { PATH: process.env.PATH, TERM: 'xterm', ...isolatedEnv(options.env) };
+  return new Promise((resolve, reject) => {
+    // A fresh pseudo-terminal may report no size; a spinner needs a width to redraw its line.
+    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${commandLine}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    if (options.interruptAfterMs !== undefined) setTimeout(() => child.stdin.write('\u0003'), options.interruptAfterMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ screen: Buffer.concat(chunks).toString('utf8'), code });
+    });
+  });
+}
+
+/**
+ * The shell words of `node bin/netintel.js ARGS`, killed if it outlives the
+ * test (a killed `script` may leave it running); --foreground keeps it in
+ * the terminal's process group, where Ctrl-C reaches it.
+ */
+const netintel = (args: string[]) => ['timeout', '--foreground', '-s', 'KILL', '40', process.execPath, BIN, ...args].map(quote).join(' ');
+const HIDE_CURSOR = '\u001b[?25l';
+const SHOW_CURSOR = '\u001b[?25h';
+
+describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
+  it('names the DNS question a slow lookup waits on, then erases the spinner and shows the cursor again', async () => {
+    const run = await onTerminal(netintel(['dns', 'example.test', '--type', 'MX', ...dnsFlags]));
+    expect(run.code).toBe(0);
+    expect(run.screen).toContain('resolving example.test MX...');
+    expect(run.screen).toContain(HIDE_CURSOR);
+    expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf('resolving example.test'));
+    // The answer is there, and no spinner frame is drawn after the cursor came back.
+    expect(run.screen).toContain('mx1.example.test');
+    expect(run.screen.slice(run.screen.lastIndexOf(SHOW_CURSOR))).not.toContain('resolving');
+  });
+
+  it('colours the spinner symbol, and not under NO_COLOR', async () => {
+    const coloured = await onTerminal(netintel(['dns', 'example.test', '--type', 'MX', ...dnsFlags]));
+    expect(coloured.screen).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\u001b\[39m resolving/);
+    const plain = await onTerminal(netintel(['dns', 'example.test', '--type', 'MX', '-f', 'json', ...dnsFlags]), { env: { NO_COLOR: '1' } });
+    expect(plain.screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] resolving example\.test MX\.\.\./);
+    expect(plain.screen).not.toMatch(/\u001b\[3\dm/);
+  });
+
+  it('shows nothing when stderr is not the terminal, and nothing under -q', async () => {
+    const stderrFile = join(scratch.path, 'stderr.txt');
+    const piped = await onTerminal(`${netintel(['dns', 'example.test', '--type', 'MX', ...dnsFlags])} 2>${quote(stderrFile)}`);
+    expect(piped.code).toBe(0);
+    expect(piped.screen).toContain('mx1.example.test');
+    expect(piped.screen).not.toContain('resolving');
+    expect(piped.screen).not.toContain(HIDE_CURSOR);
+    expect(readFileSync(stderrFile, 'utf8')).toBe('');
+
+    const quiet = await onTerminal(netintel(['dns', 'example.test', '--type', 'MX', '-q', ...dnsFlags]));
+    expect(quiet.screen).toContain('mx1.example.test');
+    expect(quiet.screen).not.toContain('resolving');
+    expect(quiet.screen).not.toContain(HIDE_CURSOR);
+  });
+
+  it('never writes the spinner to stdout', async () => {
+    const stdoutFile = join(scratch.path, 'stdout.json');
+    const run = await onTerminal(`${netintel(['dns', 'example.test', '--type', 'MX', '-f', 'json', ...dnsFlags])} >${quote(stdoutFile)}`);
+    expect(run.screen).toContain('resolving example.test MX...');
+    const stdout = readFileSync(stdoutFile, 'utf8');
+    expect(stdout).not.toContain('resolving');
+    expect(JSON.parse(stdout)).toMatchObject({ domain: 'example.test' });
+  });
+
+  it('shows nothing for an answer faster than the spinner delay', async () => {
+    const run = await onTerminal(netintel(['ip', '8.8.8.8', '-f', 'json']));
+    expect(run.code).toBe(0);
+    expect(run.screen).not.toContain(HIDE_CURSOR);
+  });
+
+  it('draws a progress line for a slow list read from a file (rows, rate, ETA) and erases it, the summary staying', async () => {
+    const list = join(scratch.path, 'hosts.txt');
+    writeFileSync(list, Array.from({ length: 6 }, (_, i) => `host${i}.example.test\n`).join(''));
+    const stdoutFile = join(scratch.path, 'rows.csv');
+    const run = await onTerminal(`${netintel(['ip', '-f', 'csv', '-c', '1', ...dnsFlags])} <${quote(list)} >${quote(stdoutFile)}`);
+    expect(run.code).toBe(0);
+    expect(run.screen).toMatch(/\d rows?, [\d.]+\/s, \d+%, ETA \d+s/);
+    expect(readFileSync(stdoutFile, 'utf8').trimEnd().split('\n')).toHaveLength(7);
+    // Erased: after the last progress line only erasing, the cursor and the summary come.
+    const tail = run.screen.slice(run.screen.lastIndexOf('/s, '));
+    expect(tail).toContain(SHOW_CURSOR);
+    const afterShow = run.screen.slice(run.screen.lastIndexOf(SHOW_CURSOR) + SHOW_CURSOR.length);
+    expect(afterShow).not.toMatch(/rows?, /);
+  });
+
+  it('restores the cursor when the run is interrupted with Ctrl-C', async () => {
+    const run = await onTerminal(netintel(['dns', 'example.test', '--type', 'MX', '--resolver', dns.address, '--retries', '0', '--timeout', '20000']), {
+      interruptAfterMs: 2500,
+    });
+    expect(run.screen).toContain('resolving example.test MX...');
+    expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf(HIDE_CURSOR));
+  });
+});
+
+describe.skipIf(!HAS_SCRIPT)('the missing-feeds hint', () => {
+  const HINT = 'netintel: Tor and proxy feeds are not installed: run "netintel data update" for a complete verdict';
+
+  it('says once per run that Tor and proxy feeds are missing', async () => {
+    const run = await onTerminal(netintel(['vpn', '185.220.101.1', '8.8.8.8', '-f', 'csv']));
+    expect(run.code).toBe(0);
+    expect(run.screen.split(HINT)).toHaveLength(2);
+  });
+
+  it('says nothing under -q, when stderr is not the terminal, or with the feeds installed', async () => {
+    expect((await onTerminal(netintel(['vpn', '185.220.101.1', '-q']))).screen).not.toContain('not installed');
+    expect((await onTerminal(`${netintel(['vpn', '185.220.101.1'])} 2>/dev/null`)).screen).not.toContain('not installed');
+    const data = join(scratch.path, 'feeds');
+    mkdirSync(data);
+    writeFixtureIndex(data);
+    expect((await onTerminal(netintel(['vpn', '185.220.101.1', '--data-dir', data]))).screen).not.toContain('not installed');
+  });
+});
