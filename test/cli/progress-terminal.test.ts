@@ -30,6 +30,7 @@ beforeAll(async () => {
   dns = await startDnsServer({
     records: [...MAIL_ZONE, ...EXAMPLE_ZONE, ...Array.from({ length: 8 }, (_, i) => ({ name: `host${i}.example.test`, type: 'A' as const, data: `192.0.2.${i + 1}` }))],
     delayMs: DELAY_MS,
+    behaviours: { 'silent.example.test': 'silent' },
   });
   dnsFlags = ['--resolver', dns.address, '--retries', '0', '--timeout', '10000'];
 });
@@ -136,6 +137,7 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(run.code).toBe(0);
     expect(run.screen).toMatch(/\d rows?, [\d.]+\/s, \d+%, ETA \d+s/);
     expect(readFileSync(stdoutFile, 'utf8').trimEnd().split('\n')).toHaveLength(7);
+    expect(run.screen).toMatch(/\r?\nnetintel: 6 rows, 6 ok|^netintel: 6 rows, 6 ok|\u001b\[0Knetintel: 6 rows, 6 ok/);
     // Erased: after the last progress line only erasing, the cursor and the summary come.
     const tail = run.screen.slice(run.screen.lastIndexOf('/s, '));
     expect(tail).toContain(SHOW_CURSOR);
@@ -144,10 +146,14 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
   });
 
   it('restores the cursor when the run is interrupted with Ctrl-C', async () => {
-    const run = await onTerminal(netintel(['dns', 'example.test', '--type', 'MX', '--resolver', dns.address, '--retries', '0', '--timeout', '20000']), {
-      interruptAfterMs: 2500,
+    const started = Date.now();
+    // The name is never answered: the run waits for its 20 s deadline unless interrupted.
+    const run = await onTerminal(netintel(['dns', 'silent.example.test', '--type', 'MX', '--resolver', dns.address, '--retries', '0', '--timeout', '20000']), {
+      interruptAfterMs: 2000,
     });
-    expect(run.screen).toContain('resolving example.test MX...');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.code).toBe(130);
+    expect(run.screen).toContain('resolving silent.example.test MX...');
     expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf(HIDE_CURSOR));
   });
 });
