@@ -156,6 +156,21 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(run.screen).toContain('resolving silent.example.test MX...');
     expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf(HIDE_CURSOR));
   });
+
+  it('erases the spinner and shows the cursor before a crash is reported', async () => {
+    const fault = join(scratch.path, 'fault.cjs');
+    writeFileSync(fault, "setTimeout(() => { throw new Error('planted fault'); }, 1500);");
+    const run = await onTerminal(netintel(['dns', 'silent.example.test', '--type', 'MX', '--resolver', dns.address, '--retries', '0', '--timeout', '20000']), {
+      env: { NODE_OPTIONS: `--require ${fault}` },
+    });
+    expect(run.code).toBe(1);
+    expect(run.screen).toContain('resolving silent.example.test MX...');
+    const report = run.screen.indexOf('netintel: internal error: planted fault');
+    expect(report).toBeGreaterThan(0);
+    // The cursor is back and the line cleared before the report; no frame is drawn after it.
+    expect(run.screen.lastIndexOf(SHOW_CURSOR, report)).toBeGreaterThan(run.screen.lastIndexOf('resolving', report));
+    expect(run.screen.slice(report)).not.toContain('resolving');
+  });
 });
 
 describe.skipIf(!HAS_SCRIPT)('the missing-feeds hint', () => {
