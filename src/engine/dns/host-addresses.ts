@@ -3,6 +3,7 @@ import { NetintelError } from '../../errors.js';
 import { createDnsTransport } from './dns-transport.js';
 import { queryRecords } from './query-records.js';
 import { parseResolverAddress, type ResolverAddress } from './resolver-address.js';
+import { reportStage } from '../stage.js';
 
 /**
  * Every address of a host name: its A and AAAA records, asked concurrently.
@@ -47,6 +48,7 @@ export async function lookupCallerIp(
     const resolver: ResolverAddress = parseResolverAddress(source.resolver);
     const transport = createDnsTransport({ resolvers: [resolver], timeoutMs: Math.min(ctx.timeoutMs, 3000), retries: 1 });
     try {
+      reportStage(ctx, 'dns', source.name, source.type);
       const answer = await queryRecords(transport, source.name, source.type);
       const value = source.type === 'A' ? answer.records[0] : (answer.records[0] as { text: string } | undefined)?.text;
       if (typeof value === 'string' && value.length > 0) return value;

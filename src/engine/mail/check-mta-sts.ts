@@ -1,4 +1,3 @@
-import { reportStage } from '../stage.js';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
@@ -8,6 +7,7 @@ import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
+import { reportStage } from '../stage.js';
 
 export type MtaStsMode = 'enforce' | 'testing' | 'none';
 

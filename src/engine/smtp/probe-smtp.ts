@@ -1,4 +1,3 @@
-import { reportStage } from '../stage.js';
 import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { NetintelError } from '../../errors.js';
@@ -23,6 +22,7 @@ import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from './smtp-result.js';
 import { SmtpSession, type ReplyOutcome } from './smtp-session.js';
 import { judgeCertificate, probeTlsOptions } from './tls-certificate.js';
 import { resolveReverseDns } from './reverse-dns.js';
+import { reportStage } from '../stage.js';
 
 export type { SmtpResult } from './smtp-result.js';
 
