@@ -26,13 +26,16 @@ export interface RunProgress {
    */
   input<Chunk extends string | Uint8Array>(chunks: AsyncIterable<Chunk>, size: () => number | null): AsyncIterable<Chunk>;
   /**
-   * The output batches of a run on the way to the output: a list run's
-   * (`list`) are counted as rows done; every run's records are looked at
-   * for security signals their verdict could not consult.
+   * Batches on their way: with `list`, each array or rendered batch counts
+   * as rows done (output batches, or the targets of a run whose output
+   * batches are lazy); the records of array batches are looked at for
+   * security signals their verdict could not consult.
    */
   track<Batch>(batches: AsyncIterable<Batch>, list: boolean): AsyncIterable<Batch>;
   /** Looks at outcomes' records for security signals their verdict could not consult (the hint at the end). */
   noteCoverage(outcomes: Iterable<unknown>): void;
+  /** A lookup whose outcomes noteCoverage looks at (rows rendered without passing through `track` as arrays). */
+  watchLookup<Target, Result>(lookup: (target: Target) => Result): (target: Target) => Result;
   /** Erases the spinner, then says once if Tor or proxy feeds were missing. */
   stop(): void;
 }
@@ -64,6 +67,7 @@ export const SILENT: RunProgress = Object.freeze({
   input: <Chunk>(chunks: AsyncIterable<Chunk>) => chunks,
   track: <Batch>(batches: AsyncIterable<Batch>) => batches,
   noteCoverage: () => {},
+  watchLookup: <Target, Result>(lookup: (target: Target) => Result) => lookup,
   stop: () => {},
 });
 
@@ -169,6 +173,14 @@ class TerminalProgress implements RunProgress {
       if (missing === null) continue;
       for (const signal of HIGH_RISK_SIGNALS) if (missing.includes(signal)) this.missing.add(signal);
     }
+  }
+
+  watchLookup<Target, Result>(lookup: (target: Target) => Result): (target: Target) => Result {
+    return (target) => {
+      const outcome = lookup(target);
+      this.noteCoverage([outcome]);
+      return outcome;
+    };
   }
 
   stop(): void {

@@ -40,16 +40,17 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
         return sizes.every((bytes) => bytes !== null) ? sizes.reduce((sum, bytes) => sum + bytes, 0) : null;
       };
       const read = (chunks: AsyncIterable<string | Uint8Array>) => progress.input(chunks, size);
-      const targets = inputTargets(files, io.stdin, read);
+      // Rows are counted as their targets are taken: local rows are made as the output takes them.
+      const targets = progress.track(inputTargets(files, io.stdin, read), true);
       const outcomes = remote
         ? remote.bulkOutcomes(targets, withLine)
-        : bulkRows(targets, createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields) }), flags.threads ?? defaultBulkThreads(), {
+        : bulkRows(targets, progress.watchLookup(createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields) })), flags.threads ?? defaultBulkThreads(), {
             dataDir: options.dataDir,
             format: options.format,
             fields: options.fields,
             verbose: options.verbose,
           }, ctx.debug);
-      runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, progress.track(outcomes, true), { single: false, bulk: true });
+      runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, progress.track(outcomes, false), { single: false, bulk: true });
     });
 }
 
