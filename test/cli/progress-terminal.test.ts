@@ -145,6 +145,22 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(afterShow).not.toMatch(/rows?, /);
   });
 
+  it('draws the progress line of a long bulk run, rows made lazily or on worker threads, and leaves the summary', async () => {
+    const list = join(scratch.path, 'ips.txt');
+    writeFileSync(list, Array.from({ length: 60_000 }, (_, i) => `${(i % 200) + 1}.${i % 251}.${(i >> 8) % 256}.${i % 199}\n`).join(''));
+    const run = await onTerminal(`${netintel(['bulk', list, '-f', 'csv', '--threads', '2'])} >/dev/null`);
+    expect(run.code).toBe(0);
+    const lines = [...run.screen.matchAll(/([\d,]+) rows, [\d,.]+\/s, (\d+)%, ETA \d+(m\d\ds|s)/g)];
+    expect(lines.length).toBeGreaterThan(0);
+    const counts = lines.map((line) => Number(line[1]!.replace(/,/g, '')));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts.at(-1)).toBeLessThanOrEqual(60_000);
+    const summary = run.screen.lastIndexOf('netintel: 60000 rows, 60000 ok');
+    expect(summary).toBeGreaterThan(run.screen.indexOf(lines[0]![0]));
+    // Erased at the end: the cursor comes back after the last progress line.
+    expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf('rows, '));
+  });
+
   it('restores the cursor when the run is interrupted with Ctrl-C', async () => {
     const started = Date.now();
     // The name is never answered: the run waits for its 20 s deadline unless interrupted.
