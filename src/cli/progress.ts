@@ -36,6 +36,12 @@ export interface RunProgress {
   noteCoverage(outcomes: Iterable<unknown>): void;
   /** A lookup whose outcomes noteCoverage looks at (rows rendered without passing through `track` as arrays). */
   watchLookup<Target, Result>(lookup: (target: Target) => Result): (target: Target) => Result;
+  /**
+   * The run's process surface with stderr passing through the progress
+   * display: a line written there finds the spinner erased, and the
+   * spinner is drawn again below it.
+   */
+  wrapIo(io: CliIo): CliIo;
   /** Erases the spinner, then says once if Tor or proxy feeds were missing. */
   stop(): void;
 }
@@ -68,6 +74,7 @@ export const SILENT: RunProgress = Object.freeze({
   track: <Batch>(batches: AsyncIterable<Batch>) => batches,
   noteCoverage: () => {},
   watchLookup: <Target, Result>(lookup: (target: Target) => Result) => lookup,
+  wrapIo: (io: CliIo) => io,
   stop: () => {},
 });
 
@@ -113,6 +120,8 @@ interface Spinner {
   text: string;
   start(): unknown;
   stop(): unknown;
+  clear(): unknown;
+  render(): unknown;
 }
 
 class TerminalProgress implements RunProgress {
@@ -173,6 +182,50 @@ class TerminalProgress implements RunProgress {
       if (missing === null) continue;
       for (const signal of HIGH_RISK_SIGNALS) if (missing.includes(signal)) this.missing.add(signal);
     }
+  }
+
+  wrapIo(io: CliIo): CliIo {
+    const stderr = this.pausing(io.stderr);
+    // Getters: the process surface opens stdin and stdout on first use only.
+    return {
+      get stdin() {
+        return io.stdin;
+      },
+      get stdinPiped() {
+        return io.stdinPiped;
+      },
+      get stdout() {
+        return io.stdout;
+      },
+      stderr,
+      get env() {
+        return io.env;
+      },
+    };
+  }
+
+  /** `stream` with each write made on an erased spinner line, the spinner drawn again after it. */
+  private pausing(stream: OutputStream): OutputStream {
+    const write = (chunk: string | Uint8Array): boolean => {
+      const spinner = this.spinner;
+      spinner?.clear();
+      try {
+        return stream.write(chunk);
+      } finally {
+        if (spinner !== null && this.spinner === spinner) spinner.render();
+      }
+    };
+    return {
+      write,
+      on: (event: 'error' | 'drain' | 'close', listener: (error: NodeJS.ErrnoException) => void) => stream.on(event as 'error', listener),
+      off: (event: 'error' | 'drain' | 'close', listener: (error: NodeJS.ErrnoException) => void) => stream.off(event as 'error', listener),
+      get isTTY() {
+        return stream.isTTY;
+      },
+      get writesSynchronously() {
+        return stream.writesSynchronously;
+      },
+    } as OutputStream;
   }
 
   watchLookup<Target, Result>(lookup: (target: Target) => Result): (target: Target) => Result {

@@ -33,8 +33,12 @@ export type OptionsReader = (command: Command, serverUse: ServerFlagUse) => Glob
 export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRuntime {
   const contexts: EngineContext[] = [];
   let progress: RunProgress | null = null;
+  // Once progress shows, the commands' stderr lines pass through it (progress.ts).
+  let runIo = io;
   return {
-    io,
+    get io() {
+      return runIo;
+    },
     exitCode: 0,
     options: (command, serverUse = {}) => {
       const name = topLevelName(command);
@@ -45,7 +49,10 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
           details: { command: name },
         });
       }
-      progress ??= createRunProgress(io, options);
+      if (progress === null) {
+        progress = createRunProgress(io, options);
+        runIo = progress.wrapIo(io);
+      }
       return options;
     },
     get progress() {
@@ -58,7 +65,7 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
         resolvers: options.resolvers?.map(parseResolverAddress) ?? null,
         dnsTcp: options.dnsTcp,
         dnsRetries: options.dnsRetries,
-        debug: options.verbose ? (message) => io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
+        debug: options.verbose ? (message) => runIo.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
         ...(progress !== null && progress !== SILENT ? { onStage: progress.onStage } : {}),
       });
       contexts.push(ctx);

@@ -114,6 +114,18 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(quiet.screen).not.toContain(HIDE_CURSOR);
   });
 
+  it('erases the spinner before each diagnostic line and draws it again below', async () => {
+    const run = await onTerminal(netintel(['mx', 'good.test', '-v', '-f', 'json', ...dnsFlags]));
+    expect(run.code).toBe(0);
+    const diagnostics = [...run.screen.matchAll(/netintel: mail dns: /g)].map((match) => match.index!);
+    expect(diagnostics.length).toBeGreaterThan(1);
+    expect(run.screen).toContain('resolving ');
+    for (const at of diagnostics) {
+      // What precedes a line is the erase of the spinner's line (ESC [0K after ESC [1G), or the end of another line.
+      expect(run.screen.slice(at - 12, at), JSON.stringify(run.screen.slice(at - 60, at + 20))).toMatch(/(\u001b\[0K(\u001b\[1G)?|\n)$/);
+    }
+  });
+
   it('never writes the spinner to stdout', async () => {
     const stdoutFile = join(scratch.path, 'stdout.json');
     const run = await onTerminal(`${netintel(['dns', 'example.test', '--type', 'MX', '-f', 'json', ...dnsFlags])} >${quote(stdoutFile)}`);
@@ -137,7 +149,7 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(run.code).toBe(0);
     expect(run.screen).toMatch(/\d rows?, [\d.]+\/s, \d+%, ETA \d+s/);
     expect(readFileSync(stdoutFile, 'utf8').trimEnd().split('\n')).toHaveLength(7);
-    expect(run.screen).toMatch(/\r?\nnetintel: 6 rows, 6 ok|^netintel: 6 rows, 6 ok|\u001b\[0Knetintel: 6 rows, 6 ok/);
+    expect(run.screen).toMatch(/(\n|\u001b\[0K(\u001b\[1G)?)netintel: 6 rows, 6 ok/);
     // Erased: after the last progress line only erasing, the cursor and the summary come.
     const tail = run.screen.slice(run.screen.lastIndexOf('/s, '));
     expect(tail).toContain(SHOW_CURSOR);
