@@ -97,7 +97,9 @@ const fastStringWidth = {
 // Data packages are read from disk at run time, never bundled. The server's
 // packages (better-sqlite3 is native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
-const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'ioredis'];
+// undici (data update's downloads) and pino-pretty (serve's terminal log)
+// likewise load only for the command that uses them.
+const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'ioredis', 'undici', 'pino-pretty'];
 
 function isExternal(path) {
   return (
