@@ -83,7 +83,7 @@ function portList(value: string, previous: number[] | undefined): number[] {
 export function registerServeCommand(program: Command, runtime: CommandRuntime): void {
   program
     .command('serve')
-    .description('run the HTTP API (SPEC.md endpoints, keys, plans, rate limits) until SIGTERM/SIGINT')
+    .description('run the HTTP API (endpoints, keys, plans, rate limits; docs at /docs) until SIGTERM/SIGINT')
     .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(8080))
     .addOption(new Option('--db <path>', 'key database (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)'))
