@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
-import { fetch, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { NetintelError } from '../../errors.js';
 import { downloadFailure, httpStatusFailure } from './download-failure.js';
 
@@ -97,6 +97,8 @@ async function download(url: string, target: string, validators: Validators, opt
   const proxies = options.network?.proxies ?? [];
   const failed = (error: unknown): NetintelError => downloadFailure(url, error, { timedOut, idleTimeoutMs: options.idleTimeoutMs, proxies });
 
+  // undici loads here, not with the module: data status and lookups import this file's neighbours.
+  const { fetch } = await import('undici');
   arm();
   let response: Awaited<ReturnType<typeof fetch>>;
   try {
