@@ -184,6 +184,12 @@ describe('data update offline: one line per cause', () => {
     expect(onlyLine(result.stderr)).toBe(`netintel: tor-exit: 127.0.0.1:${port} refused the connection to ${url} (check the URL's host and port, or that the server is up)`);
   });
 
+  it('a port fetch will not connect to', async () => {
+    const result = await update('http://127.0.0.1:6000/tor', {});
+    expect(result.code).toBe(5);
+    expect(onlyLine(result.stderr)).toBe('netintel: tor-exit: http://127.0.0.1:6000/tor: fetch never connects to port 6000 (a port the Fetch standard blocks; serve the file on another port)');
+  });
+
   it('a certificate this machine does not trust (no NODE_EXTRA_CA_CERTS)', async () => {
     const result = await spawnCli(['data', 'update', 'tor-exit', '--feed', `tor-exit=${feeds.url('/tor')}`, '--data-dir', dataDir(), '-q']);
     expect(result.code).toBe(5);

@@ -88,6 +88,13 @@ export function downloadFailure(url: string, error: unknown, context: FailureCon
       details: { ...details, reason: code },
     });
   }
+  if (cause.message === 'bad port') {
+    // The Fetch standard's "bad port" list (port 1, 25, 6000, ...): fetch refuses them before connecting.
+    return new NetintelError('unreachable', `${url}: fetch never connects to port ${target.port} (a port the Fetch standard blocks; serve the file on another port)`, {
+      cause: error,
+      details: { ...details, reason: 'bad port' },
+    });
+  }
   const proxyStatus = /^Proxy response \((\d{3})\)/.exec(cause.message ?? '');
   if (proxyStatus !== null) return proxyRefusal(url, Number(proxyStatus[1]), context.proxies, error);
   if (UNTRUSTED.has(code)) {
