@@ -153,6 +153,15 @@ describe('data update through an HTTP proxy', () => {
     expect(authProxy.authorizations.at(-1)).toBe(`Basic ${Buffer.from('feeds:s3cret').toString('base64')}`);
   });
 
+  it('gives one line for a proxy that refuses the tunnel (403), and leaves the name to the proxy', async () => {
+    const result = await update('https://feeds.netintel.invalid/tor', { HTTPS_PROXY: proxy.url });
+    expect(result.code).toBe(5);
+    expect(proxy.connects.at(-1)).toBe('feeds.netintel.invalid:443');
+    expect(onlyLine(result.stderr)).toBe(
+      `netintel: tor-exit: the proxy ${new URL(proxy.url).host} refused the tunnel to feeds.netintel.invalid (HTTP 403) (ask its operator to allow the host, or set NO_PROXY for it)`,
+    );
+  });
+
   it('gives one line for a proxy that is not there', async () => {
     const port = await closedPort();
     const result = await update(feeds.url('/tor'), { HTTPS_PROXY: `http://127.0.0.1:${port}` });
