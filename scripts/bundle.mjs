@@ -84,16 +84,6 @@ const processGlobal = {
   },
 };
 
-/** cli-table3's string-width: scripts/bundle/string-width.cjs says why. */
-const fastStringWidth = {
-  name: 'fast-string-width',
-  setup(b) {
-    b.onResolve({ filter: /^string-width$/ }, (args) =>
-      args.importer.includes('node_modules/cli-table3/') ? { path: fileURLToPath(new URL('bundle/string-width.cjs', import.meta.url)) } : undefined,
-    );
-  },
-};
-
 // Data packages are read from disk at run time, never bundled. The server's
 // packages (better-sqlite3 is native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
@@ -163,7 +153,7 @@ const common = {
   // meaning. The URL is made on use: pathToFileURL costs a third of a
   // millisecond, and a one-off lookup never needs it.
   define: { 'import.meta.url': '__netintelModule.url', 'import.meta.dirname': '__dirname' },
-  plugins: [lazyBuiltins, processGlobal, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
+  plugins: [lazyBuiltins, processGlobal, chalkWithoutDetection, dynamicImportAsRequire],
   logLevel: 'warning',
 };
 

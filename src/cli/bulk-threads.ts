@@ -41,9 +41,6 @@ const BATCHES_PER_WORKER = 2;
  */
 const RENDERED_AHEAD = 8;
 
-/** Written output buffers a renderer keeps for reuse: about as many as can be out at once. */
-const MAX_SPARE_BUFFERS = BATCHES_PER_WORKER + RENDERED_AHEAD + 2;
-
 /** What a worker needs to render rows exactly as the main thread would. */
 export interface BulkWorkerSettings {
   dataDir: string | null;
@@ -100,10 +97,9 @@ function threadsApply(format: OutputFormat, threads: number): boolean {
   return threads > 1 && THREADED_FORMATS.has(format);
 }
 
-/** Renders whole batches into bytes of their own; a buffer given back to `recycle` is rendered into again. */
+/** Renders whole batches into bytes of their own. */
 export interface BatchRendering {
   render(batch: readonly SourcedTarget[]): RenderedRows;
-  recycle(buffer: ArrayBuffer): void;
 }
 
 /**
@@ -126,13 +122,8 @@ export async function createBatchRendering(
     continuesRows: true,
   });
   const chunk = new Utf8Chunk();
-  const spares: Buffer[] = [];
-  const recycle = (buffer: ArrayBuffer): void => {
-    if (spares.length < MAX_SPARE_BUFFERS) spares.push(Buffer.from(buffer));
-  };
   return {
-    render: (batch) => renderRows(formatter, mapEach(batch, lookup), chunk, settings.verbose, { spare: spares.pop() }),
-    recycle,
+    render: (batch) => renderRows(formatter, mapEach(batch, lookup), chunk, settings.verbose),
   };
 }
 
@@ -177,13 +168,7 @@ function workerRenderer(worker: Worker): BatchRenderer {
     const entry = waiting.get(id);
     waiting.delete(id);
     if (!entry) return;
-    const rendered = RenderedRows.from(rows);
-    const buffer = rendered.bytes.buffer as ArrayBuffer;
-    // Written: the buffer goes back to the worker to render into again.
-    rendered.release = () => {
-      if (broken === null) worker.postMessage({ recycle: buffer }, [buffer]);
-    };
-    entry.resolve(rendered);
+    entry.resolve(RenderedRows.from(rows));
   });
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`bulk worker thread exited with code ${code}`)));
@@ -295,14 +280,7 @@ export async function* bulkRows(
     }
     debug(`bulk: ${threads - 1} worker ${threads === 2 ? 'thread' : 'threads'} from target ${seen + 1} on`);
     const here = await createBatchRendering(settings, lookup);
-    const renderHere = (batch: readonly SourcedTarget[]): RenderedRows => {
-      const rows = here.render(batch);
-      const buffer = rows.bytes.buffer as ArrayBuffer;
-      // Written: the buffer is rendered into again.
-      rows.release = () => here.recycle(buffer);
-      return rows;
-    };
-    yield* renderInOrder(rest, renderHere, pool.renderers);
+    yield* renderInOrder(rest, (batch) => here.render(batch), pool.renderers);
   } finally {
     // The reader may have stopped early (`| head`): end the workers and the input.
     await pool?.close();
