@@ -15,7 +15,7 @@ import { RenderedRows, renderRows } from './rendered-rows.js';
 
 /**
  * Local bulk lookups on several threads. A long list is CPU-bound on one
- * thread (a lookup and a CSV row cost a few microseconds each), so batches
+ * thread, so batches
  * go to worker threads, each with its own in-memory datasets, while the
  * main thread reads the input, renders batches too when every worker is
  * busy, and writes everything in input order.
@@ -79,14 +79,14 @@ export interface BatchRenderer {
   render(batch: readonly SourcedTarget[]): Promise<RenderedRows>;
 }
 
-/** The most threads a run uses unless told otherwise: each worker holds its own caches and heap (about 120 MB of peak RSS). */
+/** The most threads a run uses unless told otherwise: each worker holds its own caches, datasets view and heap. */
 export const DEFAULT_MAX_BULK_THREADS = 4;
 
 /**
  * The default thread count: one CPU is left to whatever reads the output
  * (or writes the input) of a pipeline. On a 2-CPU machine a second lookup
- * thread makes a run to a file 1.3x faster but a run feeding a busy reader
- * slower (README, Performance), so the default there is one thread.
+ * thread makes a run to a file faster but a run feeding a busy reader
+ * slower (bench/run.js measures both), so the default there is one thread.
  */
 export function defaultBulkThreads(): number {
   return Math.max(1, Math.min(availableParallelism() - 1, DEFAULT_MAX_BULK_THREADS));

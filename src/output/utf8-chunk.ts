@@ -10,7 +10,7 @@ const NOTHING_MARKED = new Uint8Array(128);
  * Appending each row to a string and converting the whole batch at the end
  * makes V8 build a rope of thousands of pieces and flatten it before
  * encoding, which costs more per row than encoding each row into a buffer
- * as it comes (bench/run.js: bulk CSV spends a tenth of its time there).
+ * as it comes.
  */
 export class Utf8Chunk {
   private bytes: Buffer = Buffer.allocUnsafe(INITIAL_BYTES);
