@@ -215,17 +215,14 @@ class TerminalProgress implements RunProgress {
         if (spinner !== null && this.spinner === spinner) spinner.render();
       }
     };
-    return {
-      write,
-      on: (event: 'error' | 'drain' | 'close', listener: (error: NodeJS.ErrnoException) => void) => stream.on(event as 'error', listener),
-      off: (event: 'error' | 'drain' | 'close', listener: (error: NodeJS.ErrnoException) => void) => stream.off(event as 'error', listener),
-      get isTTY() {
-        return stream.isTTY;
+    // Everything but write is the stream's own, whatever the stream offers.
+    return new Proxy(stream, {
+      get: (target, key) => {
+        if (key === 'write') return write;
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
-      get writesSynchronously() {
-        return stream.writesSynchronously;
-      },
-    } as OutputStream;
+    });
   }
 
   watchLookup<Target, Result>(lookup: (target: Target) => Result): (target: Target) => Result {
