@@ -142,7 +142,12 @@ class TerminalProgress implements RunProgress {
     private readonly local: boolean,
   ) {}
 
+  private stageKind: Stage['kind'] | null = null;
+
   readonly onStage = (stage: Stage): void => {
+    // A probe's reverse lookup runs beside its conversation: the SMTP stage is what the run waits on.
+    if (stage.kind === 'dns' && stage.detail === 'PTR' && this.stageKind === 'smtp') return;
+    this.stageKind = stage.kind;
     this.stage = describeStage(stage);
     this.arm();
   };

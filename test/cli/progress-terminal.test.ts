@@ -6,6 +6,7 @@
  * lookup is a slow network wait. Needs `npm run build` (the built program).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,8 @@ const DELAY_MS = 900;
 const scratch = tempDir('netintel-progress-');
 let dns: DnsTestServer;
 let dnsFlags: string[];
+/** An SMTP server that greets late and answers every command late. */
+let slowSmtp: Server;
 
 beforeAll(async () => {
   dns = await startDnsServer({
@@ -33,9 +36,23 @@ beforeAll(async () => {
     behaviours: { 'silent.example.test': 'silent' },
   });
   dnsFlags = ['--resolver', dns.address, '--retries', '0', '--timeout', '10000'];
+  slowSmtp = createServer((socket) => {
+    socket.on('error', () => {});
+    setTimeout(() => socket.write('220 slow.example.test ESMTP\r\n'), 1200);
+    socket.on('data', (data) => {
+      const line = data.toString('latin1');
+      setTimeout(() => {
+        if (/^EHLO/i.test(line)) socket.write('250-slow.example.test\r\n250 PIPELINING\r\n');
+        else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
+        else socket.write('250 ok\r\n');
+      }, 300);
+    });
+  });
+  await new Promise<void>((resolve) => slowSmtp.listen(0, '127.0.0.1', resolve));
 });
 
 afterAll(async () => {
+  await new Promise((resolve) => slowSmtp?.close(resolve));
   await dns?.close();
   scratch.remove();
 });
@@ -89,6 +106,13 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     // The answer is there, and no spinner frame is drawn after the cursor came back.
     expect(run.screen).toContain('mx1.example.test');
     expect(run.screen.slice(run.screen.lastIndexOf(SHOW_CURSOR))).not.toContain('resolving');
+  });
+
+  it('names the SMTP stage a probe waits on, not the reverse lookup beside it', async () => {
+    const port = (slowSmtp.address() as AddressInfo).port;
+    const run = await onTerminal(netintel(['smtp', '127.0.0.1', '--port', String(port), '-f', 'json', ...dnsFlags]));
+    expect(run.screen).toContain(`probing 127.0.0.1:${port} (greeting)...`);
+    expect(run.screen).not.toContain('PTR...');
   });
 
   it('colours the spinner symbol, and not under NO_COLOR', async () => {
