@@ -10,9 +10,9 @@ import type { CliIo, OutputStream } from './io.js';
  * and, for a list, the rows done, their rate and the time left. Nothing
  * shows when stderr is not a terminal, under -q, or when the run is done
  * within SPINNER_DELAY_MS; stdout is never written. Lines the run writes
- * to stderr (errors, warnings, the bulk summary) clear the spinner first and
- * it is drawn again below them (ora hooks the process's stdio writes); the
- * run's end erases it.
+ * to stderr (errors, warnings, the bulk summary) find the spinner erased and
+ * it is drawn again below them (wrapIo; ora also hooks the process's stdio
+ * writes); the run's end erases it.
  */
 export interface RunProgress {
   /** The engine's stage listener (EngineContext.onStage). */
@@ -57,8 +57,7 @@ const HIGH_RISK_SIGNALS = ['tor_exit_list', 'proxy_list'] as const;
 export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote'>): RunProgress {
   // The spinner draws with cursor controls on the terminal itself: the run's
   // stderr stream writes control characters visibly (run-guard.ts), and its
-  // lines reach the terminal through process.stderr, where ora clears the
-  // spinner before them.
+  // lines pass through wrapIo, which erases the spinner before them.
   if (io.stderr.isTTY !== true || process.stderr.isTTY !== true || options.quiet) return SILENT;
   // A terminal that reports no width (some pseudo-terminals) cannot have a line redrawn in place.
   if (!(process.stderr.columns > 0)) return SILENT;
@@ -131,6 +130,8 @@ class TerminalProgress implements RunProgress {
   private delay: NodeJS.Timeout | null = null;
   private redraw: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The kind of the stage shown (a probe's reverse lookup does not replace its SMTP stage). */
+  private stageKind: Stage['kind'] | null = null;
   private readonly missing = new Set<string>();
 
   constructor(
@@ -142,8 +143,6 @@ class TerminalProgress implements RunProgress {
     private readonly local: boolean,
   ) {}
 
-  private stageKind: Stage['kind'] | null = null;
-
   readonly onStage = (stage: Stage): void => {
     // A probe's reverse lookup runs beside its conversation: the SMTP stage is what the run waits on.
     if (stage.kind === 'dns' && stage.detail === 'PTR' && this.stageKind === 'smtp') return;
@@ -153,6 +152,7 @@ class TerminalProgress implements RunProgress {
   };
 
   waiting(text: string): void {
+    this.stageKind = null;
     this.stage = escapeTerminalText(text);
     this.arm();
   }
