@@ -14,6 +14,7 @@ export interface OutputStream {
   off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
   isTTY?: boolean;
+  columns?: number; // the terminal's width, when stdout is one
   /** True when `write` is done with the chunk by the time it returns (nothing is queued). */
   readonly writesSynchronously?: boolean;
   /**
