@@ -38,7 +38,7 @@ const VERDICT_TONE: Readonly<Record<string, Tone>> = { listed: 'bad', clean: 'go
 
 function blacklistBlock(ctx: ViewContext, value: unknown): string {
   const result = value as BlacklistResult;
-  const message = result.verdict.message.startsWith(`${result.target} `) ? result.verdict.message.slice(result.target.length + 1) : result.verdict.message;
+  const message = result.verdict.message.startsWith(`${result.target} `) ? result.verdict.message.slice(result.target.length + 1).replace(/^is /, '') : result.verdict.message;
   const mx = result.mx;
   const facts: Fact[] = [
     ['mail hosts', mx ? (mx.hosts.length > 0 ? mx.hosts.map((host) => `${host.preference ?? 'implicit'} ${host.exchange} ${host.status === 'resolved' ? host.addresses.join(' ') : host.error ?? host.status}`).join('\n') : mx.error ? `${mx.status}: ${mx.error}` : mx.status) : null],

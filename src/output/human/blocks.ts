@@ -15,13 +15,13 @@ export function safe(text: string): string {
 }
 
 /** The first line of a view: its subject, then the verdict in the verdict's colour. */
-export function headline(ctx: ViewContext, subject: string, verdict: string, tone: Tone): string {
-  const marked = `${safe(subject)}${verdict === '' ? '' : `  ${safe(verdict)}`}`;
+export function headline(ctx: ViewContext, subject: string, verdict: string, tone: Tone, separator = '  '): string {
+  const marked = `${safe(subject)}${verdict === '' ? '' : `${separator}${safe(verdict)}`}`;
   const lines = wrapText(marked, ctx.width);
   const subjectLines = wrapText(safe(subject), ctx.width).length;
   // Colour only the verdict when subject and verdict share the first line; the whole headline otherwise.
   if (subjectLines === 1 && lines.length === 1 && verdict !== '') {
-    return `${ctx.chalk.bold(safe(subject))}  ${toned(ctx, tone, safe(verdict))}\n`;
+    return `${ctx.chalk.bold(safe(subject))}${separator}${toned(ctx, tone, safe(verdict))}\n`;
   }
   return `${lines.map((line) => toned(ctx, tone, line)).join('\n')}\n`;
 }

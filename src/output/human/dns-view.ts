@@ -64,7 +64,7 @@ function dnsBlock(ctx: ViewContext, value: unknown): string {
     ['asked', dns.target !== dns.domain && dns.target !== dns.domainUnicode ? dns.target : null],
     ['resolver', `${dns.resolver} (${dns.transport})`],
   ];
-  return sections(headline(ctx, `${dns.domainUnicode} ${dns.type}`, verdict.text, verdict.tone), answerTable(ctx, dns.answers), factList(ctx, facts));
+  return sections(headline(ctx, `${dns.domainUnicode} ${dns.type}`, verdict.text, verdict.tone, ': '), answerTable(ctx, dns.answers), factList(ctx, facts));
 }
 
 /** The answers of every record in one table; the types without answers and the failed lookups under it. */
@@ -79,7 +79,7 @@ function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const list = (items: readonly string[]) => (items.length === 0 ? '' : `${items.flatMap((item) => wrapHanging(safe(item), ctx.width, '  ', '    ')).join('\n')}\n`);
   const resolvers = [...new Set(records.map((dns) => `${dns.resolver} (${dns.transport})`))];
   return sections(
-    headline(ctx, title, verdict, failed.length > 0 ? 'bad' : answers.length > 0 ? 'good' : 'warn'),
+    headline(ctx, title, verdict, failed.length > 0 ? 'bad' : answers.length > 0 ? 'good' : 'warn', ': '),
     answerTable(ctx, answers),
     empty.length > 0 ? `${ctx.chalk.bold('No answer')}\n${list(empty)}` : '',
     failed.length > 0 ? `${ctx.chalk.red.bold('Failed')}\n${list(failed)}` : '',

@@ -1,4 +1,4 @@
-import type { RecordSchema } from '../record-schema.js';
+import { getPath, type RecordSchema } from '../record-schema.js';
 import { factList, safe, type Fact } from './blocks.js';
 import type { ViewContext } from './style.js';
 import type { HumanView } from './view.js';
@@ -17,7 +17,7 @@ export function plainText(value: unknown): string {
  * with `--all`), each a table column.
  */
 export function columnsView(schema: RecordSchema, columns: readonly string[], tableColumns: readonly string[]): HumanView {
-  const read = schema.presentColumn ?? schema.readColumn ?? ((record: unknown, column: string) => (record as Record<string, unknown>)[column]);
+  const read = schema.presentColumn ?? schema.readColumn ?? getPath;
   return {
     block: (ctx: ViewContext, record: unknown) => {
       const facts: Fact[] = columns.map((column) => {

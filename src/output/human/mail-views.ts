@@ -19,7 +19,7 @@ function domainName(record: { domain: string | null; domainUnicode: string | nul
 /** The view of a check that ends in findings: `<domain> <what>: 2 errors, 1 warning`, facts, findings. */
 function checkBlock(ctx: ViewContext, subject: string, facts: readonly Fact[], findings: readonly Finding[]): string {
   const counts = findingCounts(findings);
-  return sections(headline(ctx, subject, counts.text, counts.tone), factList(ctx, facts), findingsBlock(ctx, findings));
+  return sections(headline(ctx, subject, counts.text, counts.tone, ': '), factList(ctx, facts), findingsBlock(ctx, findings));
 }
 
 /** Columns of a table of many domains' checks: the domain, the check's status, the finding counts. */

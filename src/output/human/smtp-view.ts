@@ -78,7 +78,7 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
   const transcript = smtp.transcript
     ? heading(ctx, 'Transcript') + `${presentTranscript(smtp.transcript).split('\n').flatMap((line) => wrapHanging(safe(line), ctx.width, '', '                ')).join('\n')}\n`
     : '';
-  return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone), factList(ctx, facts), findingsBlock(ctx, smtp.findings), transcript);
+  return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone, ': '), factList(ctx, facts), findingsBlock(ctx, smtp.findings), transcript);
 }
 
 export const SMTP_VIEW: HumanView = {
