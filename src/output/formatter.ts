@@ -150,10 +150,11 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     }
     case 'table': {
-      const { createHumanView } = await import('./human/human-view.js');
-      const view = createHumanView({ schema, columns: options.columns, width: options.width ?? DEFAULT_WIDTH, color: options.color, all: options.all === true });
-      // The credit stays the view's last line.
-      const credit = schema.credit ? `${schema.credit}\n` : '';
+      const [{ createHumanView }, { wrapText }] = await Promise.all([import('./human/human-view.js'), import('./human/wrap.js')]);
+      const width = options.width ?? DEFAULT_WIDTH;
+      const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
+      // The credit stays the view's last line, wrapped like the rest.
+      const credit = schema.credit ? `${wrapText(schema.credit, width).join('\n')}\n` : '';
       if (options.single) {
         // The error of a failed lookup goes to stderr alone: no credit under no data.
         let printed = false;
