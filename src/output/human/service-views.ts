@@ -40,14 +40,14 @@ export const DATA_STATUS_VIEW: HumanView = {
     columns: [
       { header: 'dataset', priority: 0 },
       { header: 'origin', priority: 1 },
-      { header: 'updated', priority: 2 },
-      { header: 'age', priority: 3 },
-      { header: 'entries', priority: 4 },
-      { header: 'licence', priority: 5, wrap: true },
+      { header: 'age', priority: 2 },
+      { header: 'entries', priority: 3 },
+      { header: 'licence', priority: 4, wrap: true },
+      { header: 'updated', priority: 5 },
     ],
     cells: (value) => {
       const source = value as DataSource;
-      return [source.name, source.origin ?? 'not installed', source.updated?.slice(0, 10) ?? '', ageText(source), source.entries === null ? '' : grouped(source.entries), source.licence ?? ''];
+      return [source.name, source.origin ?? 'not installed', ageText(source), source.entries === null ? '' : grouped(source.entries), source.licence ?? '', source.updated?.slice(0, 10) ?? ''];
     },
     key: (value) => (value as DataSource).name,
   },
