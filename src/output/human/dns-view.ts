@@ -73,7 +73,7 @@ function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const answers = records.flatMap((dns) => dns.answers);
   const empty = records.filter((dns) => dns.answers.length === 0).map((dns) => `${dns.domainUnicode} ${dns.type}: ${emptyVerdict(dns).text}`);
   const failed = rows.filter((row) => row.error !== null).map((row) => `${row.query}: ${row.error!.code}: ${row.error!.message}`);
-  const names = [...new Set(records.map((dns) => dns.domainUnicode))];
+  const names = [...new Set([...records.map((dns) => dns.domainUnicode), ...rows.filter((row) => row.error !== null).map((row) => row.query)])];
   const title = names.length === 1 ? names[0]! : plural(rows.length, 'lookup');
   const verdict = `${plural(answers.length, 'answer')} in ${plural(records.length - empty.length, 'type')}${failed.length > 0 ? `, ${plural(failed.length, 'failed lookup')}` : ''}`;
   const list = (items: readonly string[]) => (items.length === 0 ? '' : `${items.flatMap((item) => wrapHanging(safe(item), ctx.width, '  ', '    ')).join('\n')}\n`);
