@@ -1,9 +1,7 @@
 import type { SmtpResult } from '../../engine/smtp/smtp-result.js';
-import { presentTranscript } from '../schemas/smtp-schema.js';
-import { factList, findingCounts, findingsBlock, heading, headline, safe, sections, type Fact } from './blocks.js';
+import { factList, findingCounts, findingsBlock, headline, sections, type Fact } from './blocks.js';
 import type { ViewContext } from './style.js';
 import { grouped, type HumanView } from './view.js';
-import { wrapHanging } from './wrap.js';
 
 function tlsText(smtp: SmtpResult): string | null {
   const tls = smtp.tls;
@@ -75,10 +73,7 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
     ['stopped at', smtp.completed ? null : smtp.stoppedAt],
     ['total time', `${smtp.timings.totalMs} ms`],
   ];
-  const transcript = smtp.transcript
-    ? heading(ctx, 'Transcript') + `${presentTranscript(smtp.transcript).split('\n').flatMap((line) => wrapHanging(safe(line), ctx.width, '', '                ')).join('\n')}\n`
-    : '';
-  return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone, ': '), factList(ctx, facts), findingsBlock(ctx, smtp.findings), transcript);
+  return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone, ': '), factList(ctx, facts), findingsBlock(ctx, smtp.findings));
 }
 
 export const SMTP_VIEW: HumanView = {
