@@ -39,8 +39,9 @@ export function securityFlags(security: Partial<IpInfoRecord['security']> | null
 function ipBlock(ctx: ViewContext, value: unknown): string {
   const ip = value as IpInfoRecord;
   if (ip.reserved) return headline(ctx, ip.ip, reservedVerdict(ip.reserved), 'warn');
-  const where = [placeText(ip.location), ownerText(ip.network)].filter((part) => part !== null).join(' · ');
   const threat = ip.security?.threat_level;
+  const risky = threat === 'high' || threat === 'medium' ? `threat ${threat}` : null;
+  const where = [placeText(ip.location), ownerText(ip.network), risky].filter((part) => part !== null).join(' · ');
   const { location, network, security } = ip;
   const coordinates = location.latitude !== null && location.longitude !== null ? `${location.latitude}, ${location.longitude}` : null;
   const facts: Fact[] = [
