@@ -50,7 +50,7 @@ describe('every command, end to end', () => {
   const ids = goldenCorpus(PLACEHOLDER_PEERS).map((testCase) => testCase.id);
   for (const [index, id] of ids.entries()) {
     // The SMTP conversations run one at a time: a stage that takes seconds on a loaded machine is a finding of its own.
-    const test = /^(smtp|email\/general|email\/type-smtp)/.test(id) ? it : it.concurrent;
+    const test = /^(smtp|email\/general|email\/type-smtp|view\/(smtp|email)(?!-no-smtp))/.test(id) ? it : it.concurrent;
     test(`${id} prints its golden output and exit code`, async () => {
       const testCase = goldenCorpus(peers)[index]!;
       expectGolden(id, await runCase(testCase));
