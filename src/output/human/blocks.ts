@@ -123,7 +123,10 @@ export function findingsBlock(ctx: ViewContext, findings: readonly FindingLike[]
     const title = severityCount(severity, group.length);
     const lines = [toned(ctx, SEVERITY_TONE[severity], title.charAt(0).toUpperCase() + title.slice(1))];
     if (severity === 'pass' && !ctx.all) {
-      const ids = [...new Set(group.map((item) => safe(item.id)))].join(', ');
+      // One entry per check, with how many times it passed when more than once (an FCrDNS check per address).
+      const times = new Map<string, number>();
+      for (const item of group) times.set(safe(item.id), (times.get(safe(item.id)) ?? 0) + 1);
+      const ids = [...times].map(([id, count]) => (count > 1 ? `${id} (${count})` : id)).join(', ');
       lines.push(...wrapHanging(ids, ctx.width, '  ', '  '));
     } else {
       for (const item of group) {
