@@ -69,3 +69,24 @@ describe('--all', () => {
     expect(all.stdout).toContain('good.test has 2 MX records');
   }, 60_000);
 });
+
+describe('on a terminal', () => {
+  it("fits the terminal's width (a pseudo-terminal of 50 columns), whatever COLUMNS says", async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { BIN, REPO_ROOT } = await import('../support/cli.js');
+    // script(1) runs the program on a pseudo-terminal; stty sets that terminal's width.
+    const command = `stty cols 50 rows 40; COLUMNS=200 NO_COLOR=1 '${process.execPath}' '${BIN}' ip 8.8.8.8 1.1.1.1 2>/dev/null`;
+    const output = execFileSync('script', ['-qfec', command, '/dev/null'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+      // No config file or NETINTEL_* variable of the machine's.
+      env: { PATH: process.env.PATH, TERM: 'xterm', HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent' },
+    });
+    const lines = output.replaceAll('\r', '').trimEnd().split('\n');
+    expect(lines[0]!.startsWith('┌')).toBe(true);
+    expect(Math.max(...lines.map((line) => stringWidth(line)))).toBe(50);
+    expect(output).toContain('8.8.8.8');
+    expect(output).toContain('1.1.1.1');
+  }, 60_000);
+});
