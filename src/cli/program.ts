@@ -78,7 +78,8 @@ function formatFlag(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
-    if (arg === '-f' || arg === '--format') format = argv[++i];
+    if (arg === '-j' || arg === '--json') format = 'json';
+    else if (arg === '-f' || arg === '--format') format = argv[++i];
     else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
     else if (/^-f./.test(arg)) format = arg.slice(2);
   }

@@ -3,9 +3,9 @@ import type { CsvRecordWriter } from './csv-encoder.js';
 import type { CsvCell } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
 import type { Utf8Chunk } from './utf8-chunk.js';
-import { getPath, projectRecord } from './record-schema.js';
+import { fieldsAsked, getPath, projectRecord } from './record-schema.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml', 'value'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface FormatterOptions {
@@ -142,10 +142,18 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         abort: (error) => ({ text: xmlError('', error.code, error.message) + xmlFooter(), carriesError: false }),
       };
     }
+    case 'value': {
+      const { mainValueColumns, valueText } = await import('./value-format.js');
+      const fields = options.columns ? (fieldsAsked(options.columns) ?? options.columns) : mainValueColumns(schema);
+      return {
+        start: () => '',
+        write: (outcome) => `${outcome.ok ? fields.map((field) => valueText(presentColumn(outcome.value, field))).join('\t') : ''}\n`,
+        end: () => '',
+      };
+    }
     case 'table': {
       const { verticalTable, horizontalTable } = await import('./table.js');
       const style = { color: options.color, readColumn: presentColumn };
-      const credit = schema.credit ? `${schema.credit}\n` : '';
       if (options.single) {
         // The error of a failed lookup goes to stderr alone: no credit under no data.
         let printed = false;
@@ -156,7 +164,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
             printed = true;
             return verticalTable(outcome.value, columns, style);
           },
-          end: () => (printed ? credit : ''),
+          end: () => '',
         };
       }
       const tableColumns = options.columns ?? schema.tableColumns;
@@ -176,7 +184,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
           );
           return block.length >= TABLE_BLOCK_ROWS ? flush() : '';
         },
-        end: () => flush() + credit,
+        end: () => flush(),
         abort: () => ({ text: flush(), carriesError: false }),
       };
     }
