@@ -43,6 +43,27 @@ export interface RecordSchema {
    * the generic writer's over `adapt` (or the plain paths) for every record.
    */
   csvRecordWriter?: (columns: readonly string[]) => Promise<CsvRecordWriter | null>;
+  /**
+   * CSV only: a column written as several flat columns (`findings` as
+   * `findings.max_severity`, counts and ids), each read by `read` from the
+   * column's value, so that no cell holds a multi-line text.
+   */
+  csvFlat?: { column: string; columns: readonly string[]; read: (value: unknown, column: string) => unknown };
+}
+
+/** The CSV columns of a column selection: `csvFlat`'s column replaced by its flat columns. */
+export function csvColumnsOf(schema: RecordSchema, columns: readonly string[]): readonly string[] {
+  const flat = schema.csvFlat;
+  if (flat === undefined || !columns.includes(flat.column)) return columns;
+  return columns.flatMap((column) => (column === flat.column ? flat.columns : [column]));
+}
+
+/** Reads a CSV column: a flat one from `csvFlat`, any other as the text views present it. */
+export function csvColumnReader(schema: RecordSchema, present: (record: unknown, column: string) => unknown): (record: unknown, column: string) => unknown {
+  const flat = schema.csvFlat;
+  if (flat === undefined) return present;
+  const read = schema.readColumn ?? getPath;
+  return (record, column) => (flat.columns.includes(column) ? flat.read(read(record, flat.column), column) : present(record, column));
 }
 
 /**
