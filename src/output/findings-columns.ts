@@ -39,8 +39,8 @@ export function findingsCsvCell(findings: unknown, column: string): string | num
       const severity = column.slice('findings.count.'.length);
       return list.filter((item) => item.severity === severity).length;
     }
-    case 'findings.ids':
-      return list.map((item) => item.id).join(' ');
+    case 'findings.ids': // each id once, in the order found
+      return [...new Set(list.map((item) => item.id))].join(' ');
     default:
       return null;
   }
