@@ -142,7 +142,7 @@ export function addGlobalOptions(program: Command): void {
   // (already set as the option's value when commander parses): flags replace them, never add to them.
   let resolversFromFlags: string[] = [];
   program
-    .addOption(new Option('-f, --format <format>', 'output format; value: bare values, one line per record, tab-separated (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default(OPTION_DEFAULTS.format))
+    .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT); value: bare values, one line per record').choices(OUTPUT_FORMATS).default(OPTION_DEFAULTS.format))
     .addOption(new Option('-j, --json', 'short for --format json'))
     .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
     .addOption(new Option('--no-header', 'csv: leave out the header row'))
