@@ -55,7 +55,8 @@ function quoted(words: readonly string[] | string): string {
 }
 
 /**
- * The helper functions bash and zsh share (plain `case` and `echo`):
+ * The helper functions bash and zsh share (plain `case` and `printf`; an
+ * `echo` of a word list that starts with a dash may read it as its option):
  * subcommands of a command path, its options, and the values of an option.
  * `_netintel_values PATH FLAG` fails for a flag that takes no value.
  */
@@ -64,17 +65,17 @@ function sharedHelpers(nodes: readonly CommandNode[]): string {
   const globalFlags = program.options.flatMap(flagsOf);
   const commands = nodes
     .filter((node) => node.subcommands.length > 0)
-    .map((node) => `    ${quoted(node.path)}) echo ${quoted(node.subcommands)} ;;`);
+    .map((node) => `    ${quoted(node.path)}) printf '%s\\n' ${quoted(node.subcommands)} ;;`);
   const options = nodes
     .filter((node) => node.path !== '')
-    .map((node) => `    ${quoted(node.path)}) echo ${quoted([...node.options.flatMap(flagsOf), ...globalFlags, '--help'])} ;;`);
+    .map((node) => `    ${quoted(node.path)}) printf '%s\\n' ${quoted([...node.options.flatMap(flagsOf), ...globalFlags, '--help'])} ;;`);
   const values: string[] = [];
   for (const node of nodes) {
     const scope = node.path === '' ? nodes.map((each) => each.path) : [node.path];
     for (const option of node.options.filter(takesValue)) {
       for (const path of scope) {
         const patterns = flagsOf(option).map((flag) => quoted(`${path}|${flag}`)).join('|');
-        values.push(`    ${patterns}) echo ${quoted(optionValues(option, path))} ;;`);
+        values.push(`    ${patterns}) printf '%s\\n' ${quoted(optionValues(option, path))} ;;`);
       }
     }
   }
@@ -87,7 +88,7 @@ function sharedHelpers(nodes: readonly CommandNode[]): string {
     '_netintel_options() {',
     '  case "$1" in',
     ...options,
-    `    *) echo ${quoted([...globalFlags, '--help'])} ;;`,
+    `    *) printf '%s\\n' ${quoted([...globalFlags, '--help'])} ;;`,
     '  esac',
     '}',
     '_netintel_values() {',
@@ -107,7 +108,7 @@ function sharedHelpers(nodes: readonly CommandNode[]): string {
     '      *) case " $(_netintel_commands "$cmdpath") " in *" $word "*) cmdpath="${cmdpath:+$cmdpath }$word" ;; esac ;;',
     '    esac',
     '  done',
-    '  echo "$cmdpath"',
+    '  printf \'%s\\n\' "$cmdpath"',
     '}',
   ].join('\n');
 }
@@ -146,14 +147,16 @@ _netintel() {
   local cur="\${words[CURRENT]}" prev="\${words[CURRENT-1]}" cmdpath values prefix=""
   cmdpath="$(_netintel_path "\${(@)words[2,CURRENT-1]}")"
   if values="$(_netintel_values "$cmdpath" "$prev")"; then
+    # --fields takes a comma-separated list: complete the item after the last comma.
     case "$cur" in *,*) prefix="\${cur%,*}," ;; esac
-    compadd -S '' -p "$prefix" -- \${=values}
+    compadd -p "$prefix" -- \${=values}
     return 0
   fi
   case "$cur" in
-    -*) compadd -- \${=$(_netintel_options "$cmdpath")} ;;
-    *) compadd -- \${=$(_netintel_commands "$cmdpath")} ;;
+    -*) values="$(_netintel_options "$cmdpath")" ;;
+    *) values="$(_netintel_commands "$cmdpath")" ;;
   esac
+  compadd -- \${=values}
 }
 if [ "$funcstack[1]" = "_netintel" ]; then
   _netintel "$@"

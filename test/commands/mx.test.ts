@@ -62,8 +62,8 @@ describe('netintel mx', () => {
     const run = await runCli(['mx', '-f', 'csv', ...dnsFlags], { stdin: 'nullmx.test\n# comment\nbad name\ngood.test\nnomx.test\n' });
     expect(run.code).toBe(7);
     const rows = parseCsv(run.stdout);
-    expect(rows[0]).toEqual(['query', 'domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings', 'resolver', 'error.code', 'error.message']);
-    expect(rows.slice(1).map((row) => [row[0], row[3], row[9]])).toEqual([
+    expect(rows[0]).toEqual(['query', 'domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings.max_severity', 'findings.count.error', 'findings.count.warning', 'findings.count.info', 'findings.ids', 'resolver', 'error.code', 'error.message']);
+    expect(rows.slice(1).map((row) => [row[0], row[3], row[13]])).toEqual([
       ['nullmx.test', 'null_mx', ''],
       ['bad name', '', 'invalid_input'],
       ['good.test', 'mx', ''],
