@@ -54,15 +54,33 @@ const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '
 const UNESCAPES: Readonly<Record<string, string>> = { '\\': '\\', t: '\t', n: '\n', r: '\r' };
 
 /**
- * Backslash escapes for the characters that would split a line or a field
- * (tab, line feed, carriage return) and for the backslash itself, so that
- * `unescapeValue` gives the text back exactly.
+ * What `escapeValue` escapes: the backslash, control characters (C0, DEL,
+ * C1) and the bidi controls, which could rewrite a terminal's screen or the
+ * order of the text shown.
+ */
+// eslint-disable-next-line no-control-regex
+const ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /[\\\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Backslash escapes that keep a value on its line and in its field: `\t`,
+ * `\n`, `\r`, `\\`, `\xHH` for other control characters and `\uHHHH` for
+ * bidi controls; `unescapeValue` gives the text back exactly.
  */
 export function escapeValue(text: string): string {
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (char) => ESCAPES[char]!) : text;
+  if (!NEEDS_ESCAPE.test(text)) return text;
+  return text.replace(ESCAPED, (char) => {
+    const named = ESCAPES[char];
+    if (named !== undefined) return named;
+    const code = char.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** The inverse of `escapeValue`. */
 export function unescapeValue(text: string): string {
-  return text.replace(/\\([\\tnr])/g, (_, char: string) => UNESCAPES[char]!);
+  return text.replace(/\\(\\|t|n|r|x[0-9a-f]{2}|u[0-9a-f]{4})/g, (_, escape: string) =>
+    escape.length === 1 ? UNESCAPES[escape]! : String.fromCharCode(Number.parseInt(escape.slice(1), 16)),
+  );
 }
