@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
+import { mainValueSummary } from '../output/value-format.js';
 import { fieldsHelp } from './command-fields.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
@@ -23,6 +24,12 @@ Examples:
   netintel email example.com                           # the whole mail set-up, with findings
   netintel bulk ips.txt -f csv > out.csv               # many addresses, one row each
   source <(netintel completion bash)                   # tab completion (bash; zsh and fish too)
+
+-f value prints bare values for scripts: one line per target in input order (an empty line when its
+lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a
+missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH).
+Without --fields, each record's main value:
+${mainValueSummary()}
 `;
 
 /** Builds the program: global options, then the commands. */

@@ -84,3 +84,19 @@ export function unescapeValue(text: string): string {
     escape.length === 1 ? UNESCAPES[escape]! : String.fromCharCode(Number.parseInt(escape.slice(1), 16)),
   );
 }
+
+/** The fields `-f value` prints without `--fields`, per record kind, for help text: lines of at most `width`, indented. */
+export function mainValueSummary(width = 100, indent = '  '): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const [kind, columns] of Object.entries(MAIN_VALUE)) {
+    const item = `${kind}: ${columns.join(',')}`;
+    if (line !== '' && indent.length + line.length + 2 + item.length > width) {
+      lines.push(`${indent}${line};`);
+      line = '';
+    }
+    line = line === '' ? item : `${line}; ${item}`;
+  }
+  lines.push(`${indent}${line}`);
+  return lines.join('\n');
+}
