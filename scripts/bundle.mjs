@@ -15,8 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * chalk detects colour support when it loads, through node:tty, which
- * brings node:net and the stream modules with it (about 7 ms of a one-off
- * lookup). netintel decides colour itself (a terminal, NO_COLOR, TERM=dumb;
+ * brings node:net and the stream modules with it. netintel decides colour itself (a terminal, NO_COLOR, TERM=dumb;
  * src/cli/global-options.ts) and always gives chalk the level, so the
  * bundle gets a detector that detects nothing.
  */
@@ -37,9 +36,8 @@ const chalkWithoutDetection = {
  * Built-in modules that Node's start-up does not load, imported where a
  * one-off lookup never uses them, by importer: commander loads
  * node:child_process for executable subcommands, which netintel does not
- * use (about 10 ms); netintel's own modules use node:module and node:os
- * only in fallbacks (a hoisted install, no $HOME), a few tenths of a
- * millisecond each. Those imports get a stand-in, an ES module whose
+ * use and which is slow to load; netintel's own modules use node:module and
+ * node:os only in fallbacks (a hoisted install, no $HOME). Those imports get a stand-in, an ES module whose
  * functions load the real module on first call: esbuild binds an import to
  * the function itself, so the stand-in costs nothing until then. Only
  * functions are stood in for; importing anything else from these modules
@@ -84,20 +82,12 @@ const processGlobal = {
   },
 };
 
-/** cli-table3's string-width: scripts/bundle/string-width.cjs says why. */
-const fastStringWidth = {
-  name: 'fast-string-width',
-  setup(b) {
-    b.onResolve({ filter: /^string-width$/ }, (args) =>
-      args.importer.includes('node_modules/cli-table3/') ? { path: fileURLToPath(new URL('bundle/string-width.cjs', import.meta.url)) } : undefined,
-    );
-  },
-};
-
 // Data packages are read from disk at run time, never bundled. The server's
 // packages (better-sqlite3 is native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
-const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'ioredis'];
+// undici (data update's downloads) and pino-pretty (serve's terminal log)
+// likewise load only for the command that uses them.
+const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'ioredis', 'undici', 'pino-pretty'];
 
 function isExternal(path) {
   return (
@@ -125,12 +115,10 @@ const dynamicImportAsRequire = {
 };
 
 /**
- * bin/load-bundle.js compiles main.cjs with vm.Script, which
- * needs the CommonJS function wrapper around the source. Written into the
- * file, it spares every start a concatenation that V8 then flattens: a
- * second copy of half a megabyte of source (about 0.4 ms of a one-off
- * lookup). The wrapper is Node's own (Module.wrap), so line 1 reads as it
- * did when Node added it at run time.
+ * bin/load-bundle.js compiles main.cjs with vm.Script (for the code
+ * cache), which needs the CommonJS function wrapper around the source. It
+ * is written into the file, Node's own (Module.wrap), so the loader compiles
+ * the file's text as it is and line 1 reads as it does under require().
  */
 const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAPPER_TAIL = '\n});';
@@ -160,10 +148,9 @@ const common = {
   legalComments: 'none',
   external: EXTERNAL,
   // import.meta.dirname finds the package's data; both get their CommonJS
-  // meaning. The URL is made on use: pathToFileURL costs a third of a
-  // millisecond, and a one-off lookup never needs it.
+  // meaning. The URL is made on use: a one-off lookup never needs it.
   define: { 'import.meta.url': '__netintelModule.url', 'import.meta.dirname': '__dirname' },
-  plugins: [lazyBuiltins, processGlobal, chalkWithoutDetection, fastStringWidth, dynamicImportAsRequire],
+  plugins: [lazyBuiltins, processGlobal, chalkWithoutDetection, dynamicImportAsRequire],
   logLevel: 'warning',
 };
 

@@ -4,7 +4,7 @@
  *
  * The engine throws only `NetintelError`; `src/cli/program.ts` is the only place
  * that turns a code into an exit code, the server the only place that turns it
- * into a status. A test keeps this table and the README's list in sync.
+ * into a status. A test keeps this table and docs/exit-codes.md in sync.
  */
 
 export const ERROR_CODES = {

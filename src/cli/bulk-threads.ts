@@ -15,7 +15,7 @@ import { RenderedRows, renderRows } from './rendered-rows.js';
 
 /**
  * Local bulk lookups on several threads. A long list is CPU-bound on one
- * thread (a lookup and a CSV row cost a few microseconds each), so batches
+ * thread, so batches
  * go to worker threads, each with its own in-memory datasets, while the
  * main thread reads the input, renders batches too when every worker is
  * busy, and writes everything in input order.
@@ -40,9 +40,6 @@ const BATCHES_PER_WORKER = 2;
  * not stall the main thread, and the rows held back stay a few MB.
  */
 const RENDERED_AHEAD = 8;
-
-/** Written output buffers a renderer keeps for reuse: about as many as can be out at once. */
-const MAX_SPARE_BUFFERS = BATCHES_PER_WORKER + RENDERED_AHEAD + 2;
 
 /** What a worker needs to render rows exactly as the main thread would. */
 export interface BulkWorkerSettings {
@@ -82,14 +79,14 @@ export interface BatchRenderer {
   render(batch: readonly SourcedTarget[]): Promise<RenderedRows>;
 }
 
-/** The most threads a run uses unless told otherwise: each worker holds its own caches and heap (about 120 MB of peak RSS). */
+/** The most threads a run uses unless told otherwise: each worker holds its own caches, datasets view and heap. */
 export const DEFAULT_MAX_BULK_THREADS = 4;
 
 /**
  * The default thread count: one CPU is left to whatever reads the output
  * (or writes the input) of a pipeline. On a 2-CPU machine a second lookup
- * thread makes a run to a file 1.3x faster but a run feeding a busy reader
- * slower (README, Performance), so the default there is one thread.
+ * thread makes a run to a file faster but a run feeding a busy reader
+ * slower (bench/run.js measures both), so the default there is one thread.
  */
 export function defaultBulkThreads(): number {
   return Math.max(1, Math.min(availableParallelism() - 1, DEFAULT_MAX_BULK_THREADS));
@@ -100,10 +97,9 @@ function threadsApply(format: OutputFormat, threads: number): boolean {
   return threads > 1 && THREADED_FORMATS.has(format);
 }
 
-/** Renders whole batches into bytes of their own; a buffer given back to `recycle` is rendered into again. */
+/** Renders whole batches into bytes of their own. */
 export interface BatchRendering {
   render(batch: readonly SourcedTarget[]): RenderedRows;
-  recycle(buffer: ArrayBuffer): void;
 }
 
 /**
@@ -126,13 +122,8 @@ export async function createBatchRendering(
     continuesRows: true,
   });
   const chunk = new Utf8Chunk();
-  const spares: Buffer[] = [];
-  const recycle = (buffer: ArrayBuffer): void => {
-    if (spares.length < MAX_SPARE_BUFFERS) spares.push(Buffer.from(buffer));
-  };
   return {
-    render: (batch) => renderRows(formatter, mapEach(batch, lookup), chunk, settings.verbose, { spare: spares.pop() }),
-    recycle,
+    render: (batch) => renderRows(formatter, mapEach(batch, lookup), chunk, settings.verbose),
   };
 }
 
@@ -177,13 +168,7 @@ function workerRenderer(worker: Worker): BatchRenderer {
     const entry = waiting.get(id);
     waiting.delete(id);
     if (!entry) return;
-    const rendered = RenderedRows.from(rows);
-    const buffer = rendered.bytes.buffer as ArrayBuffer;
-    // Written: the buffer goes back to the worker to render into again.
-    rendered.release = () => {
-      if (broken === null) worker.postMessage({ recycle: buffer }, [buffer]);
-    };
-    entry.resolve(rendered);
+    entry.resolve(RenderedRows.from(rows));
   });
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`bulk worker thread exited with code ${code}`)));
@@ -295,14 +280,7 @@ export async function* bulkRows(
     }
     debug(`bulk: ${threads - 1} worker ${threads === 2 ? 'thread' : 'threads'} from target ${seen + 1} on`);
     const here = await createBatchRendering(settings, lookup);
-    const renderHere = (batch: readonly SourcedTarget[]): RenderedRows => {
-      const rows = here.render(batch);
-      const buffer = rows.bytes.buffer as ArrayBuffer;
-      // Written: the buffer is rendered into again.
-      rows.release = () => here.recycle(buffer);
-      return rows;
-    };
-    yield* renderInOrder(rest, renderHere, pool.renderers);
+    yield* renderInOrder(rest, (batch) => here.render(batch), pool.renderers);
   } finally {
     // The reader may have stopped early (`| head`): end the workers and the input.
     await pool?.close();

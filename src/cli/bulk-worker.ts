@@ -8,8 +8,7 @@ import { createBatchRendering, rowsShowEvidence, type BulkWorkerData, type Rende
  * A bulk worker thread (dist/bundle/bulk-worker.cjs, started by
  * bulk-threads.ts): looks up and renders the batches the main thread sends,
  * with the same lookup and renderer as the main thread, and sends back the
- * bytes (moved, not copied) with the batch's tally; the main thread moves
- * each buffer back once written, to be rendered into again.
+ * bytes (moved, not copied) with the batch's tally.
  */
 async function serve(): Promise<void> {
   const port = parentPort;
@@ -21,11 +20,7 @@ async function serve(): Promise<void> {
     evidence: rowsShowEvidence(settings.format, settings.fields),
   });
   const rendering = await createBatchRendering(settings, lookup);
-  port.on('message', (message: RenderRequest | { recycle: ArrayBuffer }) => {
-    if ('recycle' in message) {
-      rendering.recycle(message.recycle);
-      return;
-    }
+  port.on('message', (message: RenderRequest) => {
     const { id, texts, lines, source } = message;
     const batch = new Array<SourcedTarget>(texts.length);
     for (let i = 0; i < texts.length; i++) batch[i] = { text: texts[i]!, line: lines[i]!, source };

@@ -43,11 +43,6 @@ export async function emitOutcomes(
   const stdout = createSink(io.stdout);
   let succeeded = 0;
   const failures = new Map<ErrorCode, number>();
-  // Bulk rows written in the background: the batch in flight, and what
-  // frees its bytes once written (its buffer is rendered into again).
-  let writing: Promise<void> | null = null;
-  let written: (() => void) | null = null;
-  const spares: Buffer[] = [];
   // The document starts with the first rows (or at the end): a run that fails before any,
   // such as a list file that cannot be read, leaves stdout to its error record alone.
   let started = false;
@@ -56,37 +51,19 @@ export async function emitOutcomes(
     started = true;
     return stdout.write(formatter.start());
   };
+  // Bulk rows are rendered batch by batch into UTF-8 bytes (see Utf8Chunk).
+  const chunk = emit.bulk ? new Utf8Chunk() : null;
   try {
-    // Bulk runs print their rows as UTF-8 bytes collected per batch (see
-    // Utf8Chunk): written in the background while the next batch renders,
-    // else lent to a writer that is done with them when it returns.
-    const chunk = emit.bulk ? new Utf8Chunk() : null;
-    const inBackground = emit.bulk ? stdout.writeInBackground : null;
-    const lend = inBackground === null && io.stdout.writesSynchronously === true;
     for await (const batch of outcomes) {
       await start();
       // A batch rendered elsewhere (a bulk worker thread) leaves only its tally and bytes to handle.
-      const rows =
-        batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, inBackground ? { spare: spares.pop() } : { lend }) : null;
+      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose) : null;
       if (rows) {
         succeeded += rows.succeeded;
         for (const [code, count] of rows.failures) failures.set(code, (failures.get(code) ?? 0) + count);
-        if (inBackground) {
-          // One batch in flight at a time: rows stay in input order, and memory flat.
-          await writing;
-          written?.();
-          // After the rows before them, as when every write was synchronous (stdout and stderr may be one file).
-          for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
-          writing = inBackground(rows.bytes);
-          // Its failure is met where it is awaited, not reported as unhandled meanwhile.
-          writing.catch(() => {});
-          written = rows.release ?? (batch instanceof RenderedRows ? null : () => spares.push(Buffer.from(rows.bytes.buffer)));
-          continue;
-        }
+        // After the rows before them (awaited), before their own: stdout and stderr may be one file.
         for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
         await stdout.write(rows.bytes);
-        // A writer that writes synchronously is done with the bytes.
-        if (lend) rows.release?.();
         continue;
       }
       let text = '';
@@ -100,13 +77,9 @@ export async function emitOutcomes(
       }
       await stdout.write(text);
     }
-    await writing;
-    written?.();
     await start();
     await stdout.write(formatter.end());
   } catch (error) {
-    // A write in flight when the run failed settles first: nothing is written after the error.
-    await writing?.catch(() => {});
     if (error instanceof OutputClosed) {
       // The reader went away: the run ends quietly, with the rows it wrote.
     } else {

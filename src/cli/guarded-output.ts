@@ -14,37 +14,21 @@ export class GuardedOutput implements OutputStream {
   failure: NodeJS.ErrnoException | null = null;
   /** True once a write failed or the reader went away. */
   closed = false;
-  readonly writeInBackground?: (bytes: Uint8Array) => Promise<void>;
 
   constructor(
     private readonly inner: OutputStream,
     private readonly transform: ((text: string) => string) | null = null,
   ) {
     inner.on('error', (error) => this.record(error));
-    if (inner.writeInBackground) {
-      this.writeInBackground = async (bytes) => {
-        if (this.closed) throw this.failure ?? Object.assign(new Error('write after the reader went away'), { code: 'EPIPE' });
-        try {
-          await inner.writeInBackground!(bytes);
-        } catch (error) {
-          this.record(error as NodeJS.ErrnoException);
-          throw error;
-        }
-      };
-    }
   }
 
   get isTTY(): boolean | undefined {
     return this.inner.isTTY;
   }
 
-  get writesSynchronously(): boolean | undefined {
-    return this.inner.writesSynchronously;
-  }
-
   /** The terminal's width, when the stream is a terminal. */
   get columns(): number | undefined {
-    return (this.inner as { columns?: number }).columns;
+    return this.inner.columns;
   }
 
   write(chunk: string | Uint8Array): boolean {

@@ -1,11 +1,11 @@
+import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { NetintelError } from '../errors.js';
-import { FdOutput, fdStat, isPipeOrFile, suitsFdOutput } from './fd-output.js';
 import { isClosedReader } from './guarded-output.js';
 
 /**
  * The part of a Writable the CLI writes through: process.stdout and
- * process.stderr, memory streams in tests, and FdOutput.
+ * process.stderr, memory streams in tests.
  */
 export interface OutputStream {
   write(chunk: string | Uint8Array): boolean;
@@ -14,14 +14,8 @@ export interface OutputStream {
   off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
   isTTY?: boolean;
-  /** True when `write` is done with the chunk by the time it returns (nothing is queued). */
-  readonly writesSynchronously?: boolean;
-  /**
-   * Writes bytes while the caller goes on (FdOutput): resolves once all
-   * are written, rejects with the write's error. Nothing else may be
-   * written, nor the bytes changed, until it settles.
-   */
-  writeInBackground?(bytes: Uint8Array): Promise<void>;
+  /** The terminal's width, when the stream is a terminal. */
+  columns?: number;
 }
 
 /**
@@ -43,15 +37,10 @@ export interface CliIo {
 /**
  * The real process surface. stdin is opened only when a command reads it
  * (an open stdin handle keeps the process waiting after a one-off lookup);
- * stdout and stderr are written with FdOutput when they are pipes or files,
- * and are Node's streams on a terminal.
+ * stdout and stderr are Node's streams.
  */
 export function createProcessIo(): CliIo {
   let piped: boolean | undefined;
-  let stdout: OutputStream | undefined;
-  let stderr: OutputStream | undefined;
-  // Each is looked at (fstat) on first use: a one-off lookup that prints
-  // nothing on stderr does not pay for it.
   return {
     get stdin() {
       return process.stdin;
@@ -60,10 +49,10 @@ export function createProcessIo(): CliIo {
       return (piped ??= isPipedInput());
     },
     get stdout() {
-      return (stdout ??= suitsFdOutput(1) ? new FdOutput(1) : process.stdout);
+      return process.stdout;
     },
     get stderr() {
-      return (stderr ??= suitsFdOutput(2) ? new FdOutput(2) : process.stderr);
+      return process.stderr;
     },
     env: process.env,
   };
@@ -79,9 +68,14 @@ export function stdinBringsList(io: CliIo): boolean {
   return io.stdinPiped ?? io.stdin.isTTY !== true;
 }
 
+/** A pipe (FIFO or socket) or a regular file on stdin. */
 function isPipedInput(): boolean {
-  const stat = fdStat(0);
-  return stat !== null && isPipeOrFile(stat);
+  try {
+    const stat = fstatSync(0);
+    return stat.isFIFO() || stat.isFile() || stat.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 /** Raised when the reader of stdout went away (`| head`): the run stops quietly. */
@@ -122,10 +116,12 @@ export function createSink(stream: OutputStream): OutputSink {
       if (closed) throw new OutputClosed();
       if (chunk.length === 0) return;
       if (stream.write(chunk)) return;
+      // Full: wait for room, or for the failure or close that ends the writing.
       return new Promise<void>((resolve, reject) => {
         const done = () => {
           stream.off('drain', done);
           stream.off('close', onClose);
+          stream.off('error', done);
           if (failure) reject(failure);
           else if (closed) reject(new OutputClosed());
           else resolve();
@@ -136,20 +132,10 @@ export function createSink(stream: OutputStream): OutputSink {
         };
         stream.on('drain', done);
         stream.on('close', onClose);
+        // After `record`, which was listening first.
+        stream.on('error', done);
       });
     },
-    writeInBackground: stream.writeInBackground
-      ? async (bytes: Uint8Array) => {
-          if (failure) throw failure;
-          if (closed) throw new OutputClosed();
-          try {
-            await stream.writeInBackground!(bytes);
-          } catch (error) {
-            record(error as NodeJS.ErrnoException);
-            throw failure ?? new OutputClosed();
-          }
-        }
-      : null,
     closed: () => closed,
   };
 }
@@ -157,7 +143,5 @@ export function createSink(stream: OutputStream): OutputSink {
 /** What createSink gives. */
 export interface OutputSink {
   write(chunk: string | Uint8Array): Promise<void> | void;
-  /** The stream's writeInBackground, with a closed pipe as OutputClosed; null when the stream has none. */
-  writeInBackground: ((bytes: Uint8Array) => Promise<void>) | null;
   closed(): boolean;
 }

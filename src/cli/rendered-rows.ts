@@ -11,13 +11,6 @@ import type { Utf8Chunk } from '../output/utf8-chunk.js';
  * writes them as they are.
  */
 export class RenderedRows {
-  /**
-   * Hands the bytes' buffer back for reuse, once they are written: a buffer
-   * per batch would otherwise leave megabytes of garbage outside the heap
-   * between collections. Null when there is nothing to give back.
-   */
-  release: (() => void) | null = null;
-
   constructor(
     readonly bytes: Uint8Array,
     readonly succeeded: number,
@@ -33,15 +26,6 @@ export class RenderedRows {
 }
 
 /**
- * How the bytes leave the chunk: lent (valid until the chunk's next use),
- * else taken, the chunk going on in `spare` when one is given.
- */
-export interface RenderedBytes {
-  lend?: boolean;
-  spare?: Buffer | undefined;
-}
-
-/**
  * Renders outcomes into `chunk` with `formatter` (rows only: no start or
  * end). emitOutcomes and the bulk worker threads both render with it, so a
  * row is the same bytes whichever thread made it.
@@ -51,7 +35,6 @@ export function renderRows(
   outcomes: Iterable<Outcome<unknown>>,
   chunk: Utf8Chunk,
   keepMessages: boolean,
-  bytes: RenderedBytes = {},
 ): RenderedRows {
   let succeeded = 0;
   const failures = new Map<ErrorCode, number>();
@@ -68,5 +51,5 @@ export function renderRows(
   };
   if (outcomes instanceof EachMapped) outcomes.forEach(render);
   else for (const outcome of outcomes) render(outcome);
-  return new RenderedRows(bytes.lend === true ? chunk.lend() : chunk.take(bytes.spare), succeeded, [...failures], messages);
+  return new RenderedRows(chunk.take(), succeeded, [...failures], messages);
 }

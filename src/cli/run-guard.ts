@@ -61,7 +61,7 @@ export function guardRun(io: CliIo, debug: boolean): GuardedRun {
     io: guarded,
     finish: async (outcome, format) => {
       let code = 'code' in outcome ? outcome.code : reportFailure(guarded, outcome.error, format, { debug });
-      // A failed write is reported by its stream on the next tick (FdOutput, Node's streams).
+      // A failed write is reported by its stream on the next tick.
       if (stdout.failure === null) await new Promise<void>((resolve) => setImmediate(resolve));
       const outputCode = exitCodeFor('output_failed');
       if (stdout.failure !== null && code !== outputCode) {

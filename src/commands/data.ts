@@ -47,6 +47,8 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
         '',
         'Each source updates on its own: one that fails keeps its installed version and the others go on.',
         'Exit status: 0 all updated or current, 7 some failed, the failure\'s code when all failed.',
+        'Downloads honour HTTPS_PROXY, HTTP_PROXY and NO_PROXY (or their lower-case forms);',
+        'a private CA\'s certificate goes in NODE_EXTRA_CA_CERTS=FILE.',
         'Examples:',
         '  netintel data update',
         '  netintel data update tor-exit open-proxies',
@@ -56,14 +58,16 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
     .action(async (names: string[], flags: { feed?: string[]; force?: boolean }, command: Command) => {
       const options = runtime.options(command);
       const { io } = runtime;
-      const [{ defaultDataDir }, sourcesModule, { updateData }] = await Promise.all([
+      const [{ defaultDataDir }, sourcesModule, { updateData }, { downloadNetwork }] = await Promise.all([
         import('../engine/data/data-files.js'),
         import('../engine/data/data-sources.js'),
         import('../engine/data/update-data.js'),
+        import('../cli/download-network.js'),
       ]);
       const sources = sourcesModule.applySourceSettings(sourcesModule.loadSourceRegistry(), readConfigFile(configFilePath(io.env)).feeds, flags.feed ?? []);
       const selected = sourcesModule.selectSources(sources, names);
       const dataDir = options.dataDir ?? defaultDataDir(io.env);
+      const network = downloadNetwork(io.env);
       const started = Date.now();
       const outcomes = await updateData({
         dataDir,
@@ -75,8 +79,9 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
         pid: process.pid,
         isProcessAlive,
         userAgent: 'netintel (data update)',
+        network,
         onProgress: io.stderr.isTTY === true && !options.quiet ? progressPrinter(io) : undefined,
-      });
+      }).finally(() => network.dispatcher.close().catch(() => {}));
       runtime.exitCode = await emitOutcomes(io, options, DATA_UPDATE_SCHEMA, [outcomes], { single: false, bulk: false });
       if (!options.quiet) io.stderr.write(updateSummary(outcomes, dataDir, Date.now() - started));
     });

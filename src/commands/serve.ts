@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { NetintelError } from '../errors.js';
+import { serveLogStream } from './serve-log.js';
 
 interface ServeFlags {
   host: string;
@@ -82,7 +83,7 @@ function portList(value: string, previous: number[] | undefined): number[] {
 export function registerServeCommand(program: Command, runtime: CommandRuntime): void {
   program
     .command('serve')
-    .description('run the HTTP API (SPEC.md endpoints, keys, plans, rate limits) until SIGTERM/SIGINT')
+    .description('run the HTTP API (endpoints, keys, plans, rate limits; docs at /docs) until SIGTERM/SIGINT')
     .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(8080))
     .addOption(new Option('--db <path>', 'key database (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)'))
@@ -100,12 +101,13 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open, in ms (env: NETINTEL_KEEP_ALIVE_TIMEOUT; default 5000)').argParser(whole('--keep-alive-timeout', 600_000)))
     .addOption(new Option('--max-connections <n>', 'connections held at once; more are closed at once (env: NETINTEL_MAX_CONNECTIONS; default 1024)').argParser(whole('--max-connections', 1_000_000)))
     .addOption(new Option('--shutdown-grace <ms>', 'time requests in flight get to finish after SIGTERM, in ms (env: NETINTEL_SHUTDOWN_GRACE; default 2000)').argParser(whole('--shutdown-grace', 600_000, 0)))
-    .addOption(new Option('--log-level <level>', 'structured log level (JSON lines on stderr)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
+    .addOption(new Option('--log-level <level>', 'log level (stderr: JSON lines, or one readable line each on a terminal)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
     .addHelpText(
       'after',
       [
         '',
-        'Logs are JSON lines on stderr; the address line goes to stdout. Keys: `netintel keys create --plan pro`.',
+        'Logs go to stderr: JSON lines, or on a terminal one readable line each (colour unless NO_COLOR).',
+        'The address line goes to stdout. Keys: `netintel keys create --plan pro`.',
         'Examples:',
         '  netintel serve',
         '  netintel serve --host 0.0.0.0 --port 8080 --redis-url redis://127.0.0.1:6379 --trust-proxy 10.0.0.0/8',
@@ -151,7 +153,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         trustProxy: flags.trustProxy ?? [],
         proxyHeader: flags.proxyHeader,
         smtpPorts: flags.smtpPorts,
-        logger: { level: flags.logLevel, stream: io.stderr },
+        logger: { level: flags.logLevel, stream: await serveLogStream(io) },
         version,
         ...connection,
       });

@@ -143,12 +143,9 @@ export function createCsvRecordWriter(columns: readonly string[]): CsvRecordWrit
   };
 }
 
-let scratch: Utf8Chunk | undefined;
-
 /** The text a writer writes for one record: for output built as text (one-off runs, the API). */
 export function csvRecordText(write: CsvRecordWriter, record: unknown): string {
-  scratch ??= new Utf8Chunk();
-  write(record, scratch);
-  const bytes = scratch.lend();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+  const chunk = new Utf8Chunk();
+  write(record, chunk);
+  return Buffer.from(chunk.take()).toString('utf8');
 }

@@ -10,9 +10,10 @@ import { stringify } from 'csv-stringify/sync';
  * leading apostrophe so that spreadsheets show it instead of evaluating it
  * (numbers keep their minus sign). csv-stringify, with the options below, is
  * the reference; text, number and boolean cells are encoded here with the
- * same result, because the library costs about 4 µs a cell, more than a
- * whole DNS lookup in a bulk run. Array and object cells (ASN prefix lists)
- * go through the library. Tests check both give the same bytes.
+ * same result, because the library, built for whole documents, costs more
+ * per cell than a whole DNS lookup in a bulk run. Array and object cells
+ * (ASN prefix lists) go through the library. Tests check both give the same
+ * bytes.
  */
 const STRINGIFY_OPTIONS = {
   escape_formulas: true,

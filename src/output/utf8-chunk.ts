@@ -2,11 +2,6 @@
 const INITIAL_BYTES = 1 << 16;
 /** Text up to this length is copied code by code by `appendShort` and `appendAsciiUnmarked`. */
 const SHORT_TEXT = 48;
-/**
- * Encoded pieces up to this length are copied byte by byte: TypedArray#set
- * costs about 23 ns a call here whatever the length, a byte 2 to 3 ns.
- */
-const SHORT_PIECE = 4;
 /** No ASCII code marked: `appendShort` copies any short ASCII text. */
 const NOTHING_MARKED = new Uint8Array(128);
 
@@ -15,7 +10,7 @@ const NOTHING_MARKED = new Uint8Array(128);
  * Appending each row to a string and converting the whole batch at the end
  * makes V8 build a rope of thousands of pieces and flatten it before
  * encoding, which costs more per row than encoding each row into a buffer
- * as it comes (bench/run.js: bulk CSV spends a tenth of its time there).
+ * as it comes.
  */
 export class Utf8Chunk {
   private bytes: Buffer = Buffer.allocUnsafe(INITIAL_BYTES);
@@ -67,13 +62,7 @@ export class Utf8Chunk {
   appendBytes(piece: Uint8Array): void {
     const length = piece.length;
     if (this.used + length > this.bytes.length) this.grow(length);
-    if (length <= SHORT_PIECE) {
-      const bytes = this.bytes;
-      const at = this.used;
-      for (let i = 0; i < length; i++) bytes[at + i] = piece[i]!;
-    } else {
-      this.bytes.set(piece, this.used);
-    }
+    this.bytes.set(piece, this.used);
     this.used += length;
   }
 
@@ -83,28 +72,12 @@ export class Utf8Chunk {
     this.bytes[this.used++] = byte;
   }
 
-  /**
-   * The bytes collected, which the caller now owns; the chunk starts empty
-   * again, in `spare` when given (a buffer an earlier take handed out and
-   * its reader has finished with), else in a new buffer.
-   */
-  take(spare?: Buffer): Uint8Array {
+  /** The bytes collected, which the caller now owns; the chunk starts empty again in a new buffer. */
+  take(): Uint8Array {
     const taken = this.bytes.subarray(0, this.used);
-    this.bytes = spare !== undefined && spare.length >= INITIAL_BYTES ? spare : Buffer.allocUnsafe(Math.max(INITIAL_BYTES, this.used));
+    this.bytes = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, this.used));
     this.used = 0;
     return taken;
-  }
-
-  /**
-   * The bytes collected, lent until the next `append` (the chunk starts
-   * empty again and reuses its buffer): for a writer that is done with them
-   * when its write returns. A buffer per batch would leave megabytes of
-   * garbage outside the heap between collections.
-   */
-  lend(): Uint8Array {
-    const lent = this.bytes.subarray(0, this.used);
-    this.used = 0;
-    return lent;
   }
 
   private grow(needed: number): void {

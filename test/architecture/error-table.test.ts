@@ -3,13 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 
 describe('the error table', () => {
-  it('is listed in the README with the same exit codes and HTTP statuses', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Errors and exit codes'));
-    const rows = section.slice(0, section.indexOf('\n## ', 1)).split('\n');
+  it('is listed in docs/exit-codes.md with the same exit codes and HTTP statuses', () => {
+    const rows = readFileSync(new URL('../../docs/exit-codes.md', import.meta.url), 'utf8').split('\n');
     for (const [code, entry] of Object.entries(ERROR_CODES)) {
       const row = rows.find((line) => line.startsWith(`| \`${code}\` |`));
-      expect(row, `README row for ${code}`).toBeDefined();
+      expect(row, `docs/exit-codes.md row for ${code}`).toBeDefined();
       const cells = row!.split('|').map((cell) => cell.trim());
       expect(cells[2]).toBe(String(entry.exit));
       expect(cells[3]).toBe(entry.http === null ? '-' : String(entry.http));

@@ -4,10 +4,9 @@
  * stdout: ...` line and exit 11 (`output_failed`), for every command and
  * every kind of output; a reader that went away (`| head`) stays quiet.
  */
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FdOutput } from '../../src/cli/fd-output.js';
 import { main } from '../../src/cli/main.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import { isolatedEnv, runEntry, spawnCli } from '../support/cli.js';
@@ -123,7 +122,7 @@ describe('other write errors, in-process', () => {
         const stderr: Buffer[] = [];
         const code = await main([...argv], {
           stdin: Readable.from(stdin === undefined ? [] : [Buffer.from(stdin)]),
-          stdout: new FdOutput(fd),
+          stdout: createWriteStream('', { fd, autoClose: false }),
           stderr: new Writable({ write: (chunk: Buffer, _e, done) => (stderr.push(chunk), done()) }),
           env: isolatedEnv(),
         });

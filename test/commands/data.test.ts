@@ -134,7 +134,7 @@ describe('netintel data update', () => {
       ['tor-exit', 'updated', ''],
       ['aws', '', 'upstream'],
     ]);
-    expect(partial.stderr).toContain(`netintel: aws: ${server.url('/down')}: HTTP 503 Service Unavailable\n`);
+    expect(partial.stderr).toContain(`netintel: aws: ${server.url('/down')}: HTTP 503 Service Unavailable (the server could not answer; try again later)\n`);
     expect(partial.stderr).toMatch(/: 1 updated, 0 not modified, 1 failed \(aws\) in /);
 
     const all = await runCli(['data', 'update', 'aws', '--feed', `aws=${server.url('/down')}`, '--data-dir', dir]);

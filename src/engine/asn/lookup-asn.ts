@@ -98,8 +98,8 @@ interface AsRecord {
 }
 
 /**
- * Records kept per AS. A large AS (AS16509: 4,500 ranges, 7,000 prefixes)
- * costs tens of milliseconds and about 180 KB to build, and bulk lists and
+ * Records kept per AS. A large AS (AS16509 has thousands of ranges and
+ * prefixes) is slow to build and large to keep, and bulk lists and
  * API callers ask the same few large ASes again and again. Bounded, least
  * recently used first out; one cache per open index (a WeakMap), so that
  * new data files never answer from the old ones.

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import { NetintelError } from '../../errors.js';
+import { downloadFailure, httpStatusFailure } from './download-failure.js';
 
 /** What is known of the installed version, for a conditional request. */
 export interface Validators {
@@ -20,6 +22,15 @@ export interface FetchOptions {
   force: boolean;
   /** Bytes received so far, and the total when the server announced it. */
   onBytes?: (received: number, total: number | null) => void;
+  /** How http(s) requests reach the network: the caller's proxy settings; direct when omitted. */
+  network?: DownloadNetwork;
+}
+
+/** The route of downloads, which the caller builds from its environment (HTTPS_PROXY, NO_PROXY, ...). */
+export interface DownloadNetwork {
+  dispatcher: Dispatcher;
+  /** The proxy URLs the dispatcher may use, to name a proxy in a failure. */
+  proxies: readonly string[];
 }
 
 export type FetchResult =
@@ -33,7 +44,8 @@ export type FetchResult =
  * and writes nothing. `file:` URLs compare size and modification time.
  * A body shorter than its Content-Length, a non-2xx status, a network
  * failure or silence beyond `idleTimeoutMs` throw (`upstream`,
- * `unreachable`, `timeout`), the partial file left for the caller to drop.
+ * `unreachable`, `tls`, `timeout`) with one line naming the cause and its
+ * fix (download-failure.ts), the partial file left for the caller to drop.
  */
 export async function fetchSource(url: string, target: string, validators: Validators, options: FetchOptions): Promise<FetchResult> {
   const parsed = new URL(url);
@@ -82,20 +94,16 @@ async function download(url: string, target: string, validators: Validators, opt
   const headers: Record<string, string> = { 'user-agent': options.userAgent, accept: '*/*' };
   if (!options.force && validators.etag) headers['if-none-match'] = validators.etag;
   if (!options.force && validators.lastModified) headers['if-modified-since'] = validators.lastModified;
-  const failed = (error: unknown): NetintelError => {
-    if (error instanceof NetintelError) return error;
-    if (timedOut) {
-      return new NetintelError('timeout', `${url}: no data for ${options.idleTimeoutMs} ms`, { cause: error, details: { url } });
-    }
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const why = cause?.code ?? cause?.message ?? (error as Error).message;
-    return new NetintelError('unreachable', `${url}: ${why}`, { cause: error, details: { url } });
-  };
+  const proxies = options.network?.proxies ?? [];
+  const failed = (error: unknown): NetintelError => downloadFailure(url, error, { timedOut, idleTimeoutMs: options.idleTimeoutMs, proxies });
 
+  // undici loads here, not with the module: data status and lookups import this file's neighbours.
+  const { fetch } = await import('undici');
   arm();
-  let response: Response;
+  let response: Awaited<ReturnType<typeof fetch>>;
   try {
-    response = await fetch(url, { headers, signal: controller.signal, redirect: 'follow' });
+    const init = { headers, signal: controller.signal, redirect: 'follow' as const };
+    response = await fetch(url, options.network ? { ...init, dispatcher: options.network.dispatcher } : init);
   } catch (error) {
     clearTimeout(timer);
     throw failed(error);
@@ -108,9 +116,7 @@ async function download(url: string, target: string, validators: Validators, opt
   if (response.status < 200 || response.status > 299) {
     clearTimeout(timer);
     await response.body?.cancel().catch(() => {});
-    throw new NetintelError(response.status === 404 || response.status === 410 ? 'not_found' : 'upstream', `${url}: HTTP ${response.status} ${response.statusText}`.trim(), {
-      details: { url, status: response.status },
-    });
+    throw httpStatusFailure(url, response.status, response.statusText);
   }
   const lengthHeader = response.headers.get('content-length');
   // With a content coding, Content-Length counts the coded bytes, not what the body yields.
@@ -140,7 +146,8 @@ async function download(url: string, target: string, validators: Validators, opt
     const failure = failed(error);
     if (failure.code !== 'unreachable') throw failure;
     const of = announced === null ? '' : ` of ${announced}`;
-    throw new NetintelError('unreachable', `${url}: the download broke off after ${bytes}${of} bytes (${failure.message.slice(url.length + 2)})`, {
+    const reason = String(failure.details.reason ?? failure.message);
+    throw new NetintelError('unreachable', `${url}: the download broke off after ${bytes}${of} bytes (${reason}; run the update again)`, {
       cause: error,
       details: { url, bytes, expected: announced },
     });

@@ -12,7 +12,7 @@ import { SignalIndex } from '../security/signal-index.js';
 import { bundledAsnCsvPath, DATA_DIR_FILES, DATA_FILES } from './data-files.js';
 import type { DataSource, SourceType } from './data-sources.js';
 import { readDataState, writeDataState, type DataState, type SourceState } from './data-state.js';
-import { fetchSource } from './fetch-source.js';
+import { fetchSource, type DownloadNetwork } from './fetch-source.js';
 import { acquireUpdateLock } from './update-lock.js';
 
 /** What `netintel data update` did for one source. */
@@ -56,6 +56,8 @@ export interface UpdateDataOptions {
   pid: number;
   isProcessAlive: (pid: number) => boolean;
   userAgent: string;
+  /** The route of http(s) downloads (the caller's proxy settings); direct when omitted. */
+  network?: DownloadNetwork;
   /** Downloads at once. Default 4. */
   concurrency?: number;
   /** Largest accepted download, in bytes. Default 512 MiB. */
@@ -142,6 +144,7 @@ async function runUpdate(options: UpdateDataOptions, work: string): Promise<Arra
         maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
         userAgent: options.userAgent,
         force: options.force,
+        ...(options.network ? { network: options.network } : {}),
         onBytes: (received, total) => progress({ type: 'bytes', source: source.name, received, total }),
       });
       const now = options.now().toISOString();

@@ -74,20 +74,18 @@ interface DbipCityRecord {
 
 /**
  * How many built location objects (by data offset) and network objects (by
- * AS) a lookup keeps. A million random addresses land on about 95,000 city
- * records (the most frequent 16,384 cover 88% of them) and are announced by
- * about 29,000 ASes (the most frequent 8,192 cover 96%). Both caches hold
- * them all: a location or network missed is built and CSV-encoded again,
- * which cost a bulk run about 12% of its time at 16,384 locations. Memory
- * stays bounded: the caches stop growing once full (peak RSS about 200 MB
- * for 100k rows, 230 MB for 1M, 255 MB for 3M).
+ * AS) a lookup keeps. Sized to hold every city record and every AS that a
+ * list of a million random addresses reaches, so that a location or
+ * network is built and CSV-encoded once; memory stays bounded because the
+ * caches stop growing once full (bench/run.js compares the peak RSS of a
+ * large and a small run).
  */
 const LOCATION_CACHE_SIZE = 131_072;
 const NETWORK_CACHE_SIZE = 32_768;
 /**
  * With positioned reads (a one-off lookup, the first addresses of a bulk
- * run) a few lookups are made: filling large caches would cost more (a
- * quarter of a millisecond) than they save.
+ * run) a few lookups are made: filling large caches would cost more than
+ * they save.
  */
 const PREAD_CACHE_SIZE = 256;
 

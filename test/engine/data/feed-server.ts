@@ -4,7 +4,8 @@
  * requests, and on demand a failure (status), a body cut short of its
  * Content-Length, or a body that stalls half-way (to kill a client mid-download).
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
@@ -32,12 +33,13 @@ export interface FeedServer {
   close(): Promise<void>;
 }
 
-export async function startFeedServer(): Promise<FeedServer> {
+/** With `tls`, the server speaks https with that certificate (issue one for 127.0.0.1 under a test CA). */
+export async function startFeedServer(options: { tls?: { cert: string; key: string } } = {}): Promise<FeedServer> {
   const routes = new Map<string, Route>();
   const requests: FeedServer['requests'] = [];
   const waiters: Array<{ path: string; resolve: () => void }> = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer((request, response) => {
+  const handler: RequestListener = (request, response) => {
     const path = (request.url ?? '/').split('?')[0]!;
     requests.push({ path, headers: request.headers });
     for (const waiter of waiters.filter((w) => w.path === path)) {
@@ -78,15 +80,16 @@ export async function startFeedServer(): Promise<FeedServer> {
       return;
     }
     response.end(body);
-  });
-  server.on('connection', (socket) => {
+  };
+  const server: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
+  server.on(options.tls ? 'secureConnection' : 'connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
+    url: (path) => `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}${path}`,
     set: (path, route) => routes.set(path, route),
     requests,
     requested: (path) => new Promise((resolve) => waiters.push({ path, resolve })),

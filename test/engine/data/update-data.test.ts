@@ -224,8 +224,8 @@ describe('updateData', () => {
     const outcomes = await updateData(options(dir, sources));
     expect(statuses(outcomes)).toEqual({
       'tor-exit': 'updated',
-      aws: `upstream: aws: ${server.url('/mixed/down')}: HTTP 503 Service Unavailable`,
-      'google-cloud': `not_found: google-cloud: ${server.url('/mixed/missing')}: HTTP 404 Not Found`,
+      aws: `upstream: aws: ${server.url('/mixed/down')}: HTTP 503 Service Unavailable (the server could not answer; try again later)`,
+      'google-cloud': `not_found: google-cloud: ${server.url('/mixed/missing')}: HTTP 404 Not Found (check the URL, or give another with --feed NAME=URL)`,
       azure: 'usage: azure: no URL to download from; give one with --feed azure=URL or in the config file',
     });
     expect(checkVpn(createEngineContext({ dataDir: dir }), '185.220.101.1').is_tor).toBe(true);
