@@ -22,6 +22,11 @@ export function usageErrorMessage(error: CommanderError, command: Command | unde
       return `${what.replace(/\. Expected (\d+) arguments? but got (\d+)$/, ': expected $1, got $2')} (usage: ${usageLine(command, path)})`;
     case 'commander.optionMissingArgument':
       return `${what} (give it a value; run ${path} --help for the options)`;
+    case 'commander.missingMandatoryOptionValue': {
+      // `required option '--plan <plan>' not specified`: the fix is the option itself.
+      const option = /'([^']+)'/.exec(what)?.[1];
+      return `${what} (add ${option ?? 'it'}; run ${path} --help for the options)`;
+    }
     case 'commander.invalidArgument': {
       // `option '-f, --format <format>' argument 'x' is invalid. Allowed choices are a, b.`: the reason is the fix.
       const [head, ...reason] = first.split('. ');
