@@ -193,6 +193,9 @@ function fishScript(nodes: readonly CommandNode[]): string {
       words.push(`-d ${quoted(oneLine(option.description))}`);
       lines.push(words.join(' '));
     }
+    // The choices of a command's argument (`completion bash`), where it has no subcommands.
+    const argumentChoices = node.subcommands.filter((word) => !nodes.some((each) => each.path === `${node.path} ${word}`));
+    if (commandCondition !== null && argumentChoices.length > 0) lines.push(`complete -c netintel -f -n ${quoted(commandCondition)} -a ${quoted(argumentChoices)}`);
     // The global --fields completes to the fields of the command it follows.
     const fields = node.path === '' ? [] : fieldNames(node.path);
     if (fields.length > 0) lines.push(`complete -c netintel -n ${quoted(commandCondition!)} -l fields -x -a ${quoted(fields)} -d 'fields to show'`);

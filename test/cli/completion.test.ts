@@ -83,3 +83,19 @@ describe.each(['zsh', 'fish'])('netintel completion %s', (shell) => {
     }
   });
 });
+
+describe('netintel completion fish and zsh, read as text', () => {
+  it('gives fish the -f values, the --fields of each command and the shells of completion', () => {
+    const text = script('fish');
+    expect(text).toContain("complete -c netintel -s f -l format -x -a 'table json ndjson csv xml value'");
+    expect(text).toMatch(/-n '__fish_seen_subcommand_from ip' -l fields -x -a '[^']*location\.city[^']*'/);
+    expect(text).toContain("complete -c netintel -f -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'");
+  });
+
+  it('gives zsh a #compdef script on the helpers bash uses', () => {
+    const text = script('zsh');
+    expect(text.startsWith('#compdef netintel\n')).toBe(true);
+    expect(text).toContain('compdef _netintel netintel');
+    expect(text).toContain("'ip|--fields'");
+  });
+});
