@@ -1,0 +1,218 @@
+/**
+ * The README's recipes, run as a reader would run them: each shell line of
+ * a recipe in a bash of its own, in one scratch directory per recipe, with
+ * `netintel` on PATH (the built CLI). The names the recipes use resolve at
+ * a DNS server on 127.0.0.1 (NETINTEL_RESOLVER): example.com and
+ * example.org with MX (on 127.0.0.1, where no SMTP server is expected),
+ * SPF and DMARC records, and a blocklist zone that lists 192.0.2.99. The serve recipe's port is replaced by a free one, and
+ * a line ending in `&` runs in the background until the recipe ends; the
+ * next line starts once its port answers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { BIN, REPO_ROOT, tempDir } from '../support/cli.js';
+import { findExecutable, freePort } from '../support/peers.js';
+import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
+
+interface Recipe {
+  title: string;
+  lines: string[];
+}
+
+/** The `sh` blocks under each `###` heading of the README's Recipes section. */
+function readmeRecipes(): Recipe[] {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.split(/^## Recipes$/m)[1]?.split(/^## /m)[0] ?? '';
+  return section
+    .split(/^### /m)
+    .slice(1)
+    .map((part) => ({
+      title: part.slice(0, part.indexOf('\n')).trim(),
+      lines: [...part.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split('\n').filter((line) => line.trim() !== '')),
+    }));
+}
+
+interface LineResult {
+  line: string;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const curl = findExecutable('curl');
+let dns: DnsTestServer;
+let shims: { path: string; remove: () => void };
+
+beforeAll(async () => {
+  dns = await startDnsServer({
+    records: [
+      ...['example.com', 'example.org'].flatMap((domain) => [
+        { name: domain, type: 'MX' as const, data: { preference: 10, exchange: `mx.${domain}` } },
+        { name: `mx.${domain}`, type: 'A' as const, data: '127.0.0.1' },
+        { name: domain, type: 'TXT' as const, data: ['v=spf1 mx -all'] },
+        { name: `_dmarc.${domain}`, type: 'TXT' as const, data: ['v=DMARC1; p=reject; rua=mailto:dmarc@' + domain] },
+      ]),
+      { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: 'mx.example.com' },
+      ...zoneRecords('zen.spamhaus.org', { '192.0.2.99': { a: ['127.0.0.2'], txt: 'listed for the recipe' } }),
+    ],
+  });
+  shims = tempDir('netintel-recipes-bin-');
+  const shim = join(shims.path, 'netintel');
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(shim, 0o755);
+});
+
+afterAll(async () => {
+  await dns?.close();
+  shims?.remove();
+});
+
+/** Runs a recipe's lines in order in a new directory; background lines are stopped at the end. */
+async function runRecipe(recipe: Recipe, prepare: (dir: string) => void = () => {}): Promise<{ results: LineResult[]; dir: string }> {
+  const scratch = tempDir('netintel-recipe-');
+  const home = join(scratch.path, 'home');
+  mkdirSync(home);
+  const port = await freePort();
+  const env = {
+    PATH: `${shims.path}:${process.env.PATH ?? ''}`,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    NETINTEL_RESOLVER: dns.address,
+    NETINTEL_RETRIES: '0',
+  };
+  const dir = join(scratch.path, 'work');
+  mkdirSync(dir);
+  prepare(dir);
+  const background: ChildProcess[] = [];
+  const results: LineResult[] = [];
+  try {
+    for (const written of recipe.lines) {
+      const line = written.replaceAll('8080', String(port));
+      if (line.trimEnd().endsWith('&')) {
+        background.push(spawn('bash', ['-c', `exec ${line.trimEnd().slice(0, -1)}`], { cwd: dir, env, stdio: 'ignore' }));
+        await waitForPort(port);
+        continue;
+      }
+      results.push({ line: written, ...(await runLine(line, dir, env)) });
+    }
+  } finally {
+    for (const child of background) child.kill('SIGTERM');
+  }
+  return { results, dir };
+}
+
+/** One line in bash, asynchronously: the DNS server answers from this process meanwhile. */
+function runLine(line: string, cwd: string, env: Record<string, string>): Promise<Omit<LineResult, 'line'>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', line], { cwd, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function waitForPort(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await sleep(100);
+  }
+  throw new Error(`nothing listens on port ${port}`);
+}
+
+const recipes = readmeRecipes();
+const recipe = (title: string): Recipe => {
+  const found = recipes.find((candidate) => candidate.title === title);
+  if (!found) throw new Error(`the README has no recipe "${title}"`);
+  return found;
+};
+
+/** No recipe line may crash or print a stack trace. */
+function expectClean(result: LineResult): void {
+  expect(result.stderr, result.line).not.toMatch(/internal error|\n\s+at /);
+}
+
+describe('README recipes', () => {
+  it('are all covered here', () => {
+    expect(recipes.map((r) => r.title)).toEqual([
+      "Check my domain's mail",
+      'Is this IP listed?',
+      'Enrich a log file',
+      'A cron job that writes CSV and fails on problems',
+      'Get a single value for a script',
+      'Run the API and use a key',
+    ]);
+  });
+
+  it("check my domain's mail: a report on the terminal view and one in JSON", async () => {
+    const { results, dir } = await runRecipe(recipe("Check my domain's mail"));
+    for (const result of results) expectClean(result);
+    expect(results[0]!.code, results[0]!.stderr).toBe(0);
+    expect(results[0]!.stdout).toContain('example.com');
+    expect(results[1]!.code, results[1]!.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'mail-report.json'), 'utf8')) as { domain: string };
+    expect(report.domain).toBe('example.com');
+  });
+
+  it('is this IP listed: the listing is found, in the view and in JSON', async () => {
+    const { results } = await runRecipe(recipe('Is this IP listed?'));
+    for (const result of results) expectClean(result);
+    expect(results[0]!.stdout).toMatch(/listed/i);
+    const record = JSON.parse(results[1]!.stdout) as { zones: Array<{ zone: string; status: string }> };
+    expect(record.zones.find((zone) => zone.zone === 'zen.spamhaus.org')?.status).toBe('listed');
+  });
+
+  it('enrich a log file: one CSV row per unique address', async () => {
+    const log = ['8.8.8.8 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512', '1.1.1.1 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 404 0', '8.8.8.8 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 12'];
+    const { results, dir } = await runRecipe(recipe('Enrich a log file'), (work) => writeFileSync(join(work, 'access.log'), `${log.join('\n')}\n`));
+    expectClean(results[0]!);
+    expect(results[0]!.code, results[0]!.stderr).toBe(0);
+    const rows = readFileSync(join(dir, 'visitors.csv'), 'utf8').trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^query,/);
+    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(['1.1.1.1', '8.8.8.8']);
+  });
+
+  it('cron CSV: one line per domain with flat findings columns', async () => {
+    const { results, dir } = await runRecipe(recipe('A cron job that writes CSV and fails on problems'));
+    expectClean(results[0]!);
+    const lines = readFileSync(join(dir, 'mail.csv'), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toContain('findings.max_severity');
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['example.com', 'example.org']);
+  });
+
+  it('a single value: bare values, tab-separated', async () => {
+    const { results } = await runRecipe(recipe('Get a single value for a script'));
+    for (const result of results) expectClean(result);
+    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    expect(results[0]!.stdout).toBe('Mountain View\n');
+    expect(results[1]!.stdout).toBe('US\t15169\n');
+  });
+
+  it.skipIf(curl === null)('the API: a key, a server, curl and the CLI in remote mode agree', async () => {
+    const { results, dir } = await runRecipe(recipe('Run the API and use a key'));
+    for (const result of results) expectClean(result);
+    expect(results.map((result) => result.code)).toEqual([0, 0, 0]);
+    expect(readFileSync(join(dir, 'key.txt'), 'utf8')).toMatch(/^ni_\S+\n$/);
+    const viaCurl = JSON.parse(results[1]!.stdout) as { ip: string; location: { city: string } };
+    const viaCli = JSON.parse(results[2]!.stdout) as { ip: string; location: { city: string } };
+    expect(viaCurl.ip).toBe('8.8.8.8');
+    expect(viaCli.location.city).toBe(viaCurl.location.city);
+  });
+});
+
+if (curl === null) {
+  console.warn('README recipes: curl is not installed; the API recipe is SKIPPED (apt-get install -y curl)');
+}
