@@ -39,6 +39,8 @@ export async function emitOutcomes(
     header: options.header,
     color: options.color,
     single: emit.single,
+    width: (await import('./terminal-width.js')).terminalWidth(io),
+    all: options.all,
   });
   const stdout = createSink(io.stdout);
   let succeeded = 0;

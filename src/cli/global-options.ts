@@ -20,6 +20,8 @@ export interface GlobalOptions {
   quiet: boolean;
   verbose: boolean;
   color: boolean;
+  /** Table view: every field of each record (`--all`), not the chosen facts. */
+  all: boolean;
   /** Remote mode: the netintel server to ask (`--server`) and the API key (`--api-key`), or null for local lookups. */
   remote: { server: string; apiKey: string | null } | null;
 }
@@ -94,6 +96,7 @@ export function optionsFromValues(
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     color: stdoutIsTty && !env.NO_COLOR && env.TERM !== 'dumb',
+    all: raw.all === true,
     remote,
   };
 }
@@ -146,6 +149,7 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('-j, --json', 'short for --format json'))
     .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
     .addOption(new Option('--no-header', 'csv: leave out the header row'))
+    .addOption(new Option('--all', 'table: show every field of each record, empty ones too (the default view shows the key facts)'))
     .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones; default $XDG_DATA_HOME/netintel (env: NETINTEL_DATA_DIR)'))
     .addOption(
       new Option('-t, --timeout <ms>', 'deadline of one network lookup, in milliseconds (env: NETINTEL_TIMEOUT)')

@@ -93,13 +93,12 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
       results = await probeSmtpAll(ctx, probe);
     }
     const outcomes: Array<Outcome<SmtpResult>> = results.map((value) => ({ ok: true, query: `${value.host} ${value.address}`, value }));
-    // In the table view the transcript follows the table as plain text, in swaks' notation:
-    // a conversation is read top to bottom, and cli-table3 lays out a cell of many lines in
-    // time that grows with the cube of its size.
+    // In the table view the transcript follows the record as plain text, in swaks' notation:
+    // a conversation is read top to bottom. The view of the record leaves it out; chosen
+    // columns (--fields, --all) leave it out too.
     const transcriptAfterTable = options.format === 'table' && flags.transcript === true;
-    // (A table of several records shows its compact columns, without the transcript, unless --fields says otherwise.)
     const tableOptions =
-      transcriptAfterTable && (results.length === 1 || options.fields !== null)
+      transcriptAfterTable && (options.fields !== null || options.all)
         ? { ...options, fields: selectColumns(SMTP_SCHEMA, options.fields).filter((column) => column !== 'transcript') }
         : options;
     await emitOutcomes(io, tableOptions, SMTP_SCHEMA, [outcomes], { single: results.length === 1, bulk: false });

@@ -28,7 +28,14 @@ export interface FormatterOptions {
    * from the row before it, as it does every later row.
    */
   continuesRows?: boolean;
+  /** Display columns the table view fits its lines to (the terminal's width); 80 when not given. */
+  width?: number;
+  /** Table view: every field of the record (`--all`), not the view's chosen facts. */
+  all?: boolean;
 }
+
+/** The width the table view fits when the caller names none: a classic terminal. */
+export const DEFAULT_WIDTH = 80;
 
 /**
  * Turns a stream of outcomes into text chunks: `start()`, then `write()` per
@@ -154,25 +161,20 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       };
     }
     case 'table': {
-      const { verticalTable, horizontalTable } = await import('./table.js');
-      const style = { color: options.color, readColumn: presentColumn };
+      const { createHumanView } = await import('./human/human-view.js');
+      const width = options.width ?? DEFAULT_WIDTH;
+      const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
       if (options.single) {
-        // The error of a failed lookup goes to stderr alone: no credit under no data.
-        let printed = false;
+        // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
         return {
           start: () => '',
-          write: (outcome) => {
-            if (!outcome.ok) return '';
-            printed = true;
-            return verticalTable(outcome.value, columns, style);
-          },
+          write: (outcome) => (outcome.ok ? view.single(outcome) : ''),
           end: () => '',
         };
       }
-      const tableColumns = options.columns ?? schema.tableColumns;
       let block: Array<{ query: string; record: unknown; error: { code: string; message: string } | null }> = [];
       const flush = () => {
-        const text = block.length > 0 ? horizontalTable(block, tableColumns, style) : '';
+        const text = view.many(block);
         block = [];
         return text;
       };

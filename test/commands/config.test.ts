@@ -18,7 +18,8 @@ function formatOf(stdout: string): string {
   if (stdout.startsWith('<?xml')) return 'xml';
   if (stdout.startsWith('{\n')) return 'json';
   if (stdout.startsWith('{"')) return 'ndjson';
-  if (stdout.startsWith('┌')) return 'table';
+  // The human view: a table of many records, or one record's headline (`10.0.0.1  private address ...`).
+  if (stdout.startsWith('┌') || /^\S+ {2}\S/.test(stdout)) return 'table';
   return `unknown: ${JSON.stringify(stdout.slice(0, 40))}`;
 }
 

@@ -425,8 +425,8 @@ describe('netintel dns: names', () => {
     expect(server.queries.map((q) => q.name)).toEqual(['xn--bcher-kva.example.test']);
 
     const table = await dns(['bücher.example.test']);
-    expect(table.stdout).toMatch(/domain\s+│ xn--bcher-kva\.example\.test/);
-    expect(table.stdout).toMatch(/domainUnicode\s+│ bücher\.example\.test/);
+    expect(table.stdout).toMatch(/^bücher\.example\.test A: 1 answer$/m);
+    expect(table.stdout).toMatch(/^name +bücher\.example\.test \(xn--bcher-kva\.example\.test\)$/m);
   });
 
   const label64 = `${'x'.repeat(64)}.example.test`;
@@ -570,25 +570,26 @@ describe('netintel dns: output formats', () => {
     expect(rows[0]).toHaveLength(CSV_HEADER.length);
   });
 
-  it('shows one lookup as a field/value table with the answers as dig prints them', async () => {
+  it('shows one lookup as a headline and a table of its answers', async () => {
     const result = await dns(['example.test', '--type', 'MX']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
-    expect(lines.some((line) => /│ answers\s+│ example\.test\. 3600 IN MX 10 mx1\.example\.test\.\s+│/.test(line))).toBe(true);
-    expect(lines.some((line) => /│\s+│ example\.test\. 3600 IN MX 20 mx2\.example\.test\.\s+│/.test(line))).toBe(true);
-    expect(result.stdout).toMatch(/│ status\s+│ answer\s+│/);
-    expect(result.stdout).toMatch(new RegExp(`│ resolver\\s+│ ${server.address.replace(/\./g, '\\.')}\\s+│`));
+    expect(lines[0]).toBe('example.test MX: 2 answers');
+    expect(lines.some((line) => /│ example\.test +│ 3600 │ MX +│ 10 mx1\.example\.test\. │/.test(line))).toBe(true);
+    expect(lines.some((line) => /│ example\.test +│ 3600 │ MX +│ 20 mx2\.example\.test\. │/.test(line))).toBe(true);
+    expect(result.stdout).toMatch(new RegExp(`^resolver +${server.address.replace(/\./g, '\\.')} \\(udp\\)$`, 'm'));
   });
 
-  it('shows several lookups as one table row each, with an error row spanning the columns', async () => {
+  it('shows the answers of several lookups in one table, the failed lookups under it', async () => {
     const result = await dns(['example.test', 'broken.example.test', '--type', 'A']);
     expect(result.code).toBe(7);
-    const header = result.stdout.split('\n')[1]!;
-    expect(header.split('│').map((cell) => cell.trim()).filter(Boolean)).toEqual(['query', 'domain', 'type', 'status', 'answers', 'resolver', 'latencyMs']);
-    expect(result.stdout).toContain('example.test. 300 IN A 192.0.2.10');
-    expect(result.stdout).toContain('example.test. 300 IN A 192.0.2.11');
-    expect(result.stdout).toContain(`upstream: DNS server ${server.address} answered SERVFAIL for broken.example.test A`);
+    expect(result.stdout.split('\n')[0]).toBe('2 lookups: 2 answers in 1 type, 1 failed lookup');
+    const header = result.stdout.split('\n')[3]!;
+    expect(header.split('│').map((cell) => cell.trim()).filter(Boolean)).toEqual(['name', 'TTL', 'type', 'data']);
+    expect(result.stdout).toMatch(/│ example\.test │ 300 │ A +│ 192\.0\.2\.10 │/);
+    expect(result.stdout).toMatch(/│ example\.test │ 300 │ A +│ 192\.0\.2\.11 │/);
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(`broken.example.test A: upstream: DNS server ${server.address} answered SERVFAIL for broken.example.test A`);
     expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n`);
   });
 

@@ -34,8 +34,8 @@ describe('netintel quota', () => {
   it('shows the free tier of the caller\'s address without a key, as a table by default', async () => {
     const result = await runCli(['quota', '--server', url]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/plan\s+│ free/);
-    expect(result.stdout).toMatch(/daily\.limit\s+│ 1000/);
+    expect(result.stdout).toMatch(/^plan free/);
+    expect(result.stdout).toMatch(/^today +[\d,]+ of 1,000 requests left/m);
   });
 
   it('needs --server, and says a bad key with exit 8', async () => {

@@ -50,7 +50,7 @@ describe('every command, end to end', () => {
   const ids = goldenCorpus(PLACEHOLDER_PEERS).map((testCase) => testCase.id);
   for (const [index, id] of ids.entries()) {
     // The SMTP conversations run one at a time: a stage that takes seconds on a loaded machine is a finding of its own.
-    const test = /^(smtp|email\/general|email\/type-smtp)/.test(id) ? it : it.concurrent;
+    const test = /^(smtp|email\/general|email\/type-smtp|view\/(smtp|email)(?!-no-smtp))/.test(id) ? it : it.concurrent;
     test(`${id} prints its golden output and exit code`, async () => {
       const testCase = goldenCorpus(peers)[index]!;
       expectGolden(id, await runCase(testCase));
@@ -76,9 +76,10 @@ describe('keys, serve and quota, end to end', () => {
       { pattern: /(burst\.remaining\s*│\s*)\d+/g, with: '$1<n>' },
       { pattern: /("uptimeSeconds":)\d+/g, with: '$1<n>' },
     ];
-    const record = async (argv: string[]) => {
-      const run = await spawnCli(argv, { timeoutMs: 30_000 });
-      texts.push(goldenText({ argv, ...run }, [...fixed, ...replacementsFor(argv)]));
+    // `columns`: the width the human view (format table) is fitted to, written above the run.
+    const record = async (argv: string[], columns?: number) => {
+      const run = await spawnCli(argv, { timeoutMs: 30_000, env: columns ? { COLUMNS: String(columns) } : {} });
+      texts.push((columns ? `# COLUMNS=${columns}\n` : '') + goldenText({ argv, ...run }, [...fixed, ...replacementsFor(argv)]));
       return run;
     };
     const createArgv = ['keys', 'create', '--db', db, '--plan', 'pro', '--label', 'e2e', '-f', 'json'];
@@ -86,7 +87,8 @@ describe('keys, serve and quota, end to end', () => {
     const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
     fixed.push({ pattern: new RegExp(`\\b${id}\\b`, 'g'), with: '<key-id>' });
     texts.push(goldenText({ argv: createArgv, ...created }, fixed));
-    await record(['keys', 'list', '--db', db]);
+    await record(['keys', 'list', '--db', db, '-f', 'table'], 80);
+    await record(['keys', 'list', '--db', db, '-f', 'table'], 120);
     served = await serve(['--db', db, '--allow-private-targets', '--log-level', 'silent']);
     fixed.push({ pattern: new RegExp(escapeRegExp(served.url), 'g'), with: '<server>' });
     const requests: Array<{ path: string; key?: boolean; method?: string; body?: unknown }> = [
@@ -122,7 +124,8 @@ describe('keys, serve and quota, end to end', () => {
         ),
       );
     }
-    await record(['quota', '--server', served.url, '--api-key', key]);
+    await record(['quota', '--server', served.url, '--api-key', key, '-f', 'table'], 80);
+    await record(['quota', '--server', served.url, '--api-key', key, '-f', 'table'], 120);
     await record(['quota', '--server', served.url, '--api-key', 'ni_wrong', '-f', 'json']);
     expectGolden('serve/session', texts.join('\n'));
   }, 120_000);

@@ -153,6 +153,43 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'blacklist/list-zones', argv: ['blacklist', '--list-zones', '-f', 'csv'] },
     { id: 'blacklist/fail-on', argv: ['blacklist', '192.0.2.99', '--zones', 'bl.test.example', '--fail-on', 'error', '-f', 'ndjson', ...dns] },
 
+    // the human view (format table) of every command at 80 and 120 columns
+    ...[80, 120].flatMap((columns) => {
+      const at = (id: string, argv: string[], extra: Omit<GoldenCase, 'id' | 'argv' | 'env'> = {}): GoldenCase => ({
+        id: `view/${id}.${columns}`,
+        argv: [...argv, '-f', 'table'],
+        env: { COLUMNS: String(columns) },
+        ...extra,
+      });
+      return [
+        at('ip-one', ['ip', '8.8.8.8']),
+        at('ip-private', ['ip', '10.1.2.3']),
+        at('ip-v6', ['ip', '2001:4860:4860::8888']),
+        at('ip-list', ['ip', ...mixed]),
+        at('asn-number', ['asn', 'AS15169']),
+        at('asn-mixed', ['asn', '8.8.8.8,AS13335,1.1.1.1']),
+        at('vpn', ['vpn', '185.220.101.1']),
+        at('bulk-list', ['bulk'], { stdin: bulkInput }),
+        at('dns-a', ['dns', 'example.test', ...dns]),
+        at('dns-all', ['dns', 'example.test', '--type', 'ALL', ...dns]),
+        at('dns-long-txt', ['dns', 'long.example.test', '--type', 'TXT', ...dns]),
+        at('dns-nxdomain', ['dns', 'nothing-here.example.test', ...dns]),
+        at('mx', ['mx', 'good.test', ...dns]),
+        at('mx-list', ['mx', ...dns], { stdin: 'good.test\nnullmx.test\ncname.test\n' }),
+        at('spf', ['spf', 'good.test', ...dns]),
+        at('spf-ip', ['spf', 'good.test', '--ip', '45.33.32.156', ...dns]),
+        at('email', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
+        at('email-no-smtp', ['email', 'good.test', '--no-smtp', ...dns]),
+        at('smtp', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, ...dns]),
+        at('smtp-untrusted', ['smtp', 'mx.mailhost.test', '--port', smtpPort, ...dns]),
+        at('blacklist', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
+        at('data-status', ['data', 'status']),
+      ];
+    }),
+    { id: 'view/ip-all', argv: ['ip', '10.1.2.3', '--all', '-f', 'table'], env: { COLUMNS: '80' } },
+    { id: 'view/mx-all', argv: ['mx', 'good.test', '--all', '-f', 'table', ...dns], env: { COLUMNS: '80' } },
+    { id: 'view/bad-columns', argv: ['ip', '8.8.8.8', '-f', 'table'], env: { COLUMNS: 'wide' } },
+
     // hostile input: each a clear line and the documented exit code, never a stack trace
     { id: 'hostile/spf-root', argv: ['spf', '.', ...dns] },
     { id: 'hostile/email-root-json', argv: ['email', '.', '-f', 'json', ...dns] },

@@ -7,7 +7,7 @@ export async function render(
   schema: RecordSchema,
   format: OutputFormat,
   outcomes: ReadonlyArray<Outcome<unknown>>,
-  options: { single: boolean; columns?: readonly string[] | null; header?: boolean; color?: boolean },
+  options: { single: boolean; columns?: readonly string[] | null; header?: boolean; color?: boolean; width?: number; all?: boolean },
 ): Promise<string> {
   const formatter = await createFormatter({
     format,
@@ -16,6 +16,8 @@ export async function render(
     header: options.header ?? true,
     color: options.color ?? false,
     single: options.single,
+    width: options.width,
+    all: options.all,
   });
   return formatter.start() + outcomes.map((outcome) => formatter.write(outcome)).join('') + formatter.end();
 }

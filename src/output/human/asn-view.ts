@@ -1,0 +1,70 @@
+import type { AsnResult } from '../../engine/asn/lookup-asn.js';
+import { factList, headline, heading, safe, sections, type Fact } from './blocks.js';
+import type { ViewContext } from './style.js';
+import { grouped, plural, type HumanView } from './view.js';
+import { displayWidth } from './wrap.js';
+
+/** Prefixes shown per family: an AS announces up to thousands; json and csv carry every one. */
+export const SHOWN_PREFIXES = 24;
+
+/** Items in as many columns as fit the width, filled row by row (as `ls` does). */
+export function grid(ctx: ViewContext, items: readonly string[], indent = '  '): string {
+  if (items.length === 0) return '';
+  const texts = items.map(safe);
+  const cell = Math.max(...texts.map(displayWidth)) + 2;
+  const perLine = Math.max(1, Math.floor((ctx.width - indent.length + 2) / cell));
+  const lines: string[] = [];
+  for (let i = 0; i < texts.length; i += perLine) {
+    const row = texts.slice(i, i + perLine);
+    lines.push(`${indent}${row.map((text, index) => (index === row.length - 1 ? text : text + ' '.repeat(cell - displayWidth(text)))).join('')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function prefixSection(ctx: ViewContext, family: string, prefixes: readonly string[]): string {
+  if (prefixes.length === 0) return '';
+  const shown = ctx.all ? prefixes : prefixes.slice(0, SHOWN_PREFIXES);
+  const more = prefixes.length - shown.length;
+  const title = `${family} prefixes (${grouped(prefixes.length)}${more > 0 ? `, first ${shown.length} shown; -f json or -f csv for all` : ''})`;
+  return heading(ctx, title) + grid(ctx, shown);
+}
+
+function asnBlock(ctx: ViewContext, value: unknown): string {
+  const asn = value as AsnResult;
+  const name = `AS${asn.asn}${asn.organization ? ` ${asn.organization}` : ''}`;
+  if (asn.ip !== null) {
+    return sections(headline(ctx, asn.ip, `${asn.route ? `in ${asn.route} · ` : ''}${name}`, 'plain'));
+  }
+  const counts = asn.counts;
+  const facts: Fact[] = counts
+    ? [
+        ['IPv4', `${plural(counts.ipv4Prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv4Addresses)} addresses`],
+        ['IPv6', `${plural(counts.ipv6Prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv6Addresses)} addresses`],
+      ]
+    : [];
+  return sections(
+    headline(ctx, `AS${asn.asn}`, asn.organization ?? 'organization unknown', 'plain'),
+    factList(ctx, facts),
+    prefixSection(ctx, 'IPv4', asn.prefixes?.ipv4 ?? []),
+    prefixSection(ctx, 'IPv6', asn.prefixes?.ipv6 ?? []),
+  );
+}
+
+export const ASN_VIEW: HumanView = {
+  block: asnBlock,
+  table: {
+    columns: [
+      { header: 'query', priority: 0 },
+      { header: 'AS', priority: 0 },
+      { header: 'organization', priority: 1, wrap: true },
+      { header: 'route', priority: 2 },
+      { header: 'prefixes', priority: 3, wrap: true },
+    ],
+    cells: (value) => {
+      const asn = value as AsnResult;
+      const prefixes = asn.counts ? `${grouped(asn.counts.ipv4Prefixes)} IPv4, ${grouped(asn.counts.ipv6Prefixes)} IPv6` : '';
+      return [asn.ip ?? asn.query ?? `AS${asn.asn}`, `AS${asn.asn}`, asn.organization ?? '', asn.route ?? '', prefixes];
+    },
+    key: (value) => (value as AsnResult).query,
+  },
+};

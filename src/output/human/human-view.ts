@@ -1,0 +1,90 @@
+import type { Outcome } from '../../engine/outcome.js';
+import type { RecordSchema } from '../record-schema.js';
+import { ASN_VIEW } from './asn-view.js';
+import { BLACKLIST_VIEW } from './blacklist-view.js';
+import { safe } from './blocks.js';
+import { BULK_VIEW } from './bulk-view.js';
+import { DNS_VIEW } from './dns-view.js';
+import { fittedTable, type TableRow } from './fitted-table.js';
+import { columnsView } from './generic-view.js';
+import { IP_VIEW } from './ip-view.js';
+import { EMAIL_VIEW, MX_VIEW, SPF_VIEW } from './mail-views.js';
+import { API_KEY_VIEW, DATA_STATUS_VIEW, QUOTA_VIEW } from './service-views.js';
+import { SMTP_VIEW } from './smtp-view.js';
+import { viewContext, type ViewContext } from './style.js';
+import { VPN_VIEW } from './vpn-view.js';
+import type { HumanView, ViewRow } from './view.js';
+import { wrapHanging } from './wrap.js';
+
+/** The view of each record kind (RecordSchema.kind). */
+const VIEWS: Readonly<Record<string, HumanView>> = {
+  ip: IP_VIEW,
+  asn: ASN_VIEW,
+  vpn: VPN_VIEW,
+  bulk: BULK_VIEW,
+  dns: DNS_VIEW,
+  mx: MX_VIEW,
+  spf: SPF_VIEW,
+  email: EMAIL_VIEW,
+  smtp: SMTP_VIEW,
+  blacklist: BLACKLIST_VIEW,
+  'data-source': DATA_STATUS_VIEW,
+  'api-key': API_KEY_VIEW,
+  quota: QUOTA_VIEW,
+};
+
+export interface HumanViewOptions {
+  schema: RecordSchema;
+  /** `--fields`: these columns only, or null. */
+  columns: readonly string[] | null;
+  width: number;
+  color: boolean;
+  /** `--all`: every field, as the record has it. */
+  all: boolean;
+}
+
+/** A failed lookup among many: its query and error, on one wrapped red line. */
+function errorLine(ctx: ViewContext, row: ViewRow): string {
+  const text = `${row.query}: ${row.error!.code}: ${row.error!.message}`;
+  return `${wrapHanging(safe(text), ctx.width, '', '  ').map((line) => ctx.chalk.red(line)).join('\n')}\n`;
+}
+
+/** The view a run's records are drawn with: the kind's own, or the chosen columns (`--fields`), or every column (`--all`). */
+function chooseView(options: HumanViewOptions): HumanView {
+  const { schema } = options;
+  if (options.columns) return columnsView(schema, options.columns, options.columns);
+  if (options.all) return columnsView(schema, schema.columns, schema.tableColumns);
+  return VIEWS[schema.kind] ?? columnsView(schema, schema.columns, schema.tableColumns);
+}
+
+/**
+ * The human view of a run (format `table`): one record as a block
+ * (headline, facts, findings), many as a table fitted to the width, or one
+ * block each when no table fits (and with `--all`).
+ */
+export function createHumanView(options: HumanViewOptions) {
+  const ctx = viewContext(options);
+  const view = chooseView(options);
+  const blocks = (rows: readonly ViewRow[]) => rows.map((row) => (row.error ? errorLine(ctx, row) : view.block(ctx, row.record))).join('\n');
+  return {
+    single(outcome: Outcome<unknown>): string {
+      return outcome.ok ? view.block(ctx, outcome.value) : '';
+    },
+    many(rows: readonly ViewRow[]): string {
+      if (rows.length === 0) return '';
+      if (options.all) return blocks(rows);
+      if (view.many && !options.columns) {
+        const text = view.many(ctx, rows);
+        if (text !== null) return text;
+      }
+      const { columns, cells, key } = view.table;
+      // The query column only where it tells something the record's own name does not.
+      const withQuery = rows.some((row) => row.error === null && key(row.record) !== row.query);
+      const tableColumns = withQuery ? [{ header: 'query', priority: 0 }, ...columns] : columns;
+      const tableRows: TableRow[] = rows.map((row) =>
+        row.error ? { error: `${row.query}: ${row.error.code}: ${row.error.message}` } : { cells: withQuery ? [row.query, ...cells(row.record)] : cells(row.record) },
+      );
+      return fittedTable(ctx, tableColumns, tableRows) ?? blocks(rows);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import type { Finding } from '../../engine/findings.js';
+import type { EmailReport } from '../../engine/mail/check-email.js';
+import type { SpfResult } from '../../engine/mail/check-spf.js';
+import type { MxResult } from '../../engine/mail/resolve-mx.js';
+import { presentMailServers } from '../schemas/email-schema.js';
+import { presentMxHosts } from '../schemas/mx-schema.js';
+import { presentSpfMatch, presentSpfTree } from '../schemas/spf-schema.js';
+import { factList, findingCounts, findingsBlock, headline, sections, type Fact } from './blocks.js';
+import type { ViewContext } from './style.js';
+import type { HumanView } from './view.js';
+
+/** The domain as a person reads it: its Unicode form, the ASCII form beside it when they differ. */
+function domainName(record: { domain: string | null; domainUnicode: string | null }): string {
+  const ascii = record.domain ?? '';
+  const unicode = record.domainUnicode ?? ascii;
+  return unicode === ascii ? ascii : `${unicode} (${ascii})`;
+}
+
+/** The view of a check that ends in findings: `<domain> <what>: 2 errors, 1 warning`, facts, findings. */
+function checkBlock(ctx: ViewContext, subject: string, facts: readonly Fact[], findings: readonly Finding[]): string {
+  const counts = findingCounts(findings);
+  return sections(headline(ctx, subject, counts.text, counts.tone, ': '), factList(ctx, facts), findingsBlock(ctx, findings));
+}
+
+/** Columns of a table of many domains' checks: the domain, the check's status, the finding counts. */
+function checkTable<T extends { domain: string | null; domainUnicode: string | null; findings: readonly Finding[] }>(status: (record: T) => string): HumanView['table'] {
+  const count = (findings: readonly Finding[], severity: Finding['severity']) => String(findings.filter((item) => item.severity === severity).length);
+  return {
+    columns: [
+      { header: 'domain', priority: 0, wrap: true },
+      { header: 'status', priority: 0, wrap: true },
+      { header: 'errors', priority: 1 },
+      { header: 'warnings', priority: 2 },
+      { header: 'notes', priority: 3 },
+    ],
+    cells: (value) => {
+      const record = value as T;
+      return [domainName(record), status(record), count(record.findings, 'error'), count(record.findings, 'warning'), count(record.findings, 'info')];
+    },
+    key: (value) => (value as T).domain ?? '',
+  };
+}
+
+const MX_STATUS: Readonly<Record<string, string>> = {
+  mx: 'MX records',
+  null_mx: 'null MX: the domain accepts no mail (RFC 7505)',
+  implicit: 'no MX records: mail goes to the domain itself (implicit MX, RFC 5321 §5.1)',
+  no_mail: 'no MX records and no address: the domain receives no mail',
+  nxdomain: 'the domain does not exist',
+};
+
+function mxFacts(mx: MxResult): Fact[] {
+  return [
+    ['status', mx.status === 'mx' ? null : MX_STATUS[mx.status] ?? mx.status],
+    ['hosts', mx.records.length > 0 ? presentMxHosts(mx.records) : null],
+    ['implicit', mx.implicitAddresses.length > 0 ? mx.implicitAddresses.join(', ') : null],
+    ['TTL', mx.ttlSeconds === null ? null : `${mx.ttlSeconds} s`],
+  ];
+}
+
+export const MX_VIEW: HumanView = {
+  block: (ctx, value) => {
+    const mx = value as MxResult;
+    return checkBlock(ctx, `${domainName(mx)} MX`, mxFacts(mx), mx.findings);
+  },
+  table: checkTable<MxResult>((mx) => mx.status),
+};
+
+function spfFacts(spf: SpfResult): Fact[] {
+  const evaluation = spf.evaluation;
+  return [
+    ['status', spf.status],
+    ['record', spf.record ?? (spf.records.length > 1 ? spf.records.map((text) => JSON.stringify(text)).join('\n') : null)],
+    ['strings', spf.recordStrings.length > 1 ? spf.recordStrings.map((text) => JSON.stringify(text)).join('\n') : null],
+    ['lookups', `${spf.lookups} of at most ${spf.lookupLimit}`],
+    ['void lookups', spf.voidLookups > 0 ? `${spf.voidLookups} of at most ${spf.voidLookupLimit}` : null],
+    ['includes', spf.tree && spf.tree.children.length > 0 ? presentSpfTree(spf.tree) : null],
+    ...(evaluation
+      ? ([
+          ['check', `${evaluation.ip}${evaluation.sender ? ` sending as ${evaluation.sender}` : ''}${evaluation.helo ? ` (HELO ${evaluation.helo})` : ''}`],
+          ['result', evaluation.result],
+          ['matched', evaluation.matched ? presentSpfMatch(evaluation.matched) : null],
+          ['explanation', evaluation.explanation],
+          ['reason', evaluation.reason],
+        ] satisfies Fact[])
+      : []),
+  ];
+}
+
+export const SPF_VIEW: HumanView = {
+  block: (ctx, value) => {
+    const spf = value as SpfResult;
+    return checkBlock(ctx, `${domainName(spf)} SPF`, spfFacts(spf), spf.findings);
+  },
+  table: checkTable<SpfResult>((spf) => (spf.evaluation ? `${spf.status}, ${spf.evaluation.ip}: ${spf.evaluation.result}` : spf.status)),
+};
+
+function emailFacts(report: EmailReport): Fact[] {
+  const { mx, spf, dmarc, mtaSts, tlsRpt } = report;
+  const dmarcText = dmarc
+    ? dmarc.record
+      ? `${dmarc.policy ? `policy ${dmarc.policy}` : 'no policy'}${dmarc.inherited && dmarc.policyDomain ? ` (from ${dmarc.policyDomain})` : ''}\n${dmarc.record}`
+      : 'no record'
+    : null;
+  const mtaStsText = mtaSts
+    ? mtaSts.record
+      ? [mtaSts.policy?.mode ? `mode ${mtaSts.policy.mode}` : 'no policy', mtaSts.record].join('\n')
+      : 'no record'
+    : null;
+  return [
+    ['server', report.server ? `${report.server}${report.port ? ` port ${report.port}` : ''}` : null],
+    ['MX', mx ? (mx.records.length > 0 ? presentMxHosts(mx.records) : MX_STATUS[mx.status] ?? mx.status) : null],
+    ['SPF', spf ? (spf.record ? `${spf.status}, ${spf.lookups} of ${spf.lookupLimit} lookups\n${spf.record}` : spf.status) : null],
+    ['DMARC', dmarcText],
+    ['MTA-STS', mtaStsText],
+    ['TLS-RPT', tlsRpt ? tlsRpt.record ?? 'no record' : null],
+    ['SMTP', report.smtp ? presentMailServers(report.smtp) : null],
+    ['not checked', report.errors.length > 0 ? report.errors.map((error) => `${error.check}: ${error.code} (${error.message})`).join('\n') : null],
+  ];
+}
+
+export const EMAIL_VIEW: HumanView = {
+  block: (ctx, value) => {
+    const report = value as EmailReport;
+    const subject = report.domain ? `${domainName(report)} mail` : `${report.server ?? ''} mail`;
+    return checkBlock(ctx, report.test === 'general' ? subject : `${subject} (${report.test})`, emailFacts(report), report.findings);
+  },
+  table: checkTable<EmailReport>((report) =>
+    report.errors.length > 0 ? `${report.errors.length} checks failed` : report.summary.error > 0 ? 'errors' : report.summary.warning > 0 ? 'warnings' : 'ok',
+  ),
+};

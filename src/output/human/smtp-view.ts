@@ -1,0 +1,97 @@
+import type { SmtpResult } from '../../engine/smtp/smtp-result.js';
+import { factList, findingCounts, findingsBlock, headline, sections, type Fact } from './blocks.js';
+import type { ViewContext } from './style.js';
+import { grouped, type HumanView } from './view.js';
+
+function tlsText(smtp: SmtpResult): string | null {
+  const tls = smtp.tls;
+  if (!smtp.connected || smtp.ehlo === null) return null;
+  if (tls.established) return [tls.protocol, tls.cipher].filter((part) => part !== null).join(', ') + (tls.method === 'implicit' ? ' (implicit TLS)' : ' (STARTTLS)');
+  if (tls.offered) return `STARTTLS offered but failed${tls.error ? `: ${tls.error}` : ''}`;
+  return 'not offered: mail to this server travels in clear text';
+}
+
+function certificateFacts(smtp: SmtpResult): Fact[] {
+  const certificate = smtp.tls.certificate;
+  if (!certificate) return [];
+  const problems = [
+    certificate.trusted ? null : `not trusted${certificate.verifyError ? ` (${certificate.verifyError})` : ''}`,
+    certificate.hostnameMatch ? null : `does not name ${certificate.checkedName}`,
+    certificate.expired ? 'expired' : null,
+    certificate.notYetValid ? 'not yet valid' : null,
+    certificate.selfSigned ? 'self-signed' : null,
+  ].filter((problem) => problem !== null);
+  return [
+    ['certificate', `${certificate.subject}\nissued by ${certificate.issuer}`],
+    ['names', certificate.san.join(', ')],
+    ['valid until', `${certificate.validTo} (${certificate.daysLeft} days left)`],
+    ['checks', problems.length > 0 ? problems.join(', ') : `trusted, names ${certificate.checkedName}`],
+  ];
+}
+
+function authText(smtp: SmtpResult): string | null {
+  const auth = smtp.auth;
+  const mechanisms = auth.mechanismsAfterTls ?? auth.mechanismsBeforeTls;
+  const offered = mechanisms && mechanisms.length > 0 ? mechanisms.join(' ') : null;
+  const before = auth.mechanismsBeforeTls && auth.mechanismsBeforeTls.length > 0 && auth.mechanismsAfterTls ? ` (before TLS: ${auth.mechanismsBeforeTls.join(' ')})` : '';
+  const tested = auth.tested ? `; ${auth.tested} ${auth.result ?? ''}${auth.reply ? `: ${auth.reply.code} ${auth.reply.text.split('\n')[0]}` : ''}` : '';
+  const skipped = auth.result === 'skipped' && auth.skippedReason ? `; not tested: ${auth.skippedReason}` : '';
+  const text = `${offered ?? 'none offered'}${before}${tested}${skipped}`;
+  return offered === null && tested === '' && skipped === '' ? null : text;
+}
+
+function envelopeFacts(smtp: SmtpResult): Fact[] {
+  const envelope = smtp.envelope;
+  if (!envelope) return [];
+  const reply = (value: { code: number; text: string } | null) => (value ? `${value.code} ${value.text.split('\n')[0]}` : null);
+  return [
+    ['envelope', `${envelope.from} -> ${envelope.to}${envelope.authenticated ? ' (authenticated)' : ''}`],
+    ['MAIL FROM', reply(envelope.mail)],
+    ['RCPT TO', reply(envelope.rcpt)],
+    ['open relay', envelope.relayTest ? (envelope.relayVerdict === 'accepted' ? 'yes: accepts mail for others' : envelope.relayVerdict === 'denied' ? 'no' : envelope.relayVerdict ?? 'not told') : null],
+  ];
+}
+
+function smtpBlock(ctx: ViewContext, value: unknown): string {
+  const smtp = value as SmtpResult;
+  const counts = findingCounts(smtp.findings);
+  const verdict = smtp.failure ? { text: `${smtp.failure.code} at ${smtp.failure.stage}`, tone: 'bad' as const } : counts;
+  const reverse = smtp.reverseDns;
+  const ptr = reverse === null ? null : reverse.names.length > 0 ? `PTR ${reverse.names.join(', ')}${reverse.forwardConfirmed === true ? ', forward-confirmed' : reverse.forwardConfirmed === false ? ', not forward-confirmed' : ''}` : 'no PTR';
+  const extensions = smtp.extensions;
+  const facts: Fact[] = [
+    ['address', smtp.address ? `${smtp.address}${ptr ? ` (${ptr})` : ''}` : null],
+    ['failure', smtp.failure ? smtp.failure.message : null],
+    ['banner', smtp.banner ? `${smtp.banner.code} ${smtp.banner.text}` : null],
+    [smtp.ehlo?.command ?? 'EHLO', smtp.ehlo ? `${smtp.ehlo.code} ${smtp.ehlo.text.split('\n')[0]}` : null],
+    ['extensions', extensions && extensions.keywords.length > 0 ? extensions.keywords.join(' ') : null],
+    ['size limit', extensions?.sizeLimitBytes ? `${grouped(extensions.sizeLimitBytes)} bytes` : null],
+    ['TLS', tlsText(smtp)],
+    ...certificateFacts(smtp),
+    ['AUTH', authText(smtp)],
+    ...envelopeFacts(smtp),
+    ['stopped at', smtp.completed ? null : smtp.stoppedAt],
+    ['total time', `${smtp.timings.totalMs} ms`],
+  ];
+  return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone, ': '), factList(ctx, facts), findingsBlock(ctx, smtp.findings));
+}
+
+export const SMTP_VIEW: HumanView = {
+  block: smtpBlock,
+  table: {
+    columns: [
+      { header: 'host', priority: 0, wrap: true },
+      { header: 'port', priority: 2 },
+      { header: 'address', priority: 3 },
+      { header: 'TLS', priority: 1, wrap: true },
+      { header: 'findings', priority: 0, wrap: true },
+    ],
+    cells: (value) => {
+      const smtp = value as SmtpResult;
+      const tls = smtp.tls.established ? smtp.tls.protocol ?? 'yes' : smtp.tls.offered ? 'failed' : 'no';
+      const verdict = smtp.failure ? `${smtp.failure.code} at ${smtp.failure.stage}` : findingCounts(smtp.findings).text;
+      return [smtp.host, String(smtp.port), smtp.address ?? '', tls, verdict];
+    },
+    key: (value) => (value as SmtpResult).host,
+  },
+};
