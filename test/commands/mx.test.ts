@@ -33,9 +33,10 @@ describe('netintel mx', () => {
     const run = await runCli(['mx', 'private.test', ...dnsFlags]);
     expect(run.code).toBe(0);
     const table = run.stdout;
-    const error = table.indexOf('ERROR (1)');
-    const warning = table.indexOf('WARNING (1)');
-    const pass = table.indexOf('PASS (1)');
+    expect(table.split('\n')[0]).toBe('private.test MX: 1 error, 1 warning');
+    const error = table.indexOf('\n1 error\n');
+    const warning = table.indexOf('\n1 warning\n');
+    const pass = table.indexOf('\n1 check passed\n');
     expect(error).toBeGreaterThan(-1);
     expect(warning).toBeGreaterThan(error);
     expect(pass).toBeGreaterThan(warning);

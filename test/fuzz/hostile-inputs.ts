@@ -205,7 +205,8 @@ function asksForHelp(argv: readonly string[]): boolean {
 
 // eslint-disable-next-line no-control-regex
 const TERMINAL_UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const STACK = /^\s+at |node:internal|__export\(|__toESM|Node\.js v\d|\(function \(exports, require/m;
+// A frame names a place (file:line:col, or native); a wrapped message line may start with "at" too.
+const STACK = /^\s+at (?:.*:\d+:\d+\)?$|.*\((?:native|<anonymous>)\)$)|node:internal|__export\(|__toESM|Node\.js v\d|\(function \(exports, require/m;
 
 export interface RunOutcome {
   code: number;
