@@ -10,6 +10,7 @@ import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
 import { markWrittenToStdout } from './report-failure.js';
 import { RenderedRows, renderRows } from './rendered-rows.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
+import { printCredit } from './attribution.js';
 
 export interface EmitOptions {
   /** One target was asked for (json prints an object, table a field/value view). */
@@ -89,6 +90,7 @@ export async function emitOutcomes(
     }
   }
   if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures));
+  printCredit(io, options, schema, succeeded); // the data licence's credit: stderr, on a terminal only (src/cli/attribution.ts)
   return exitCodeForRun(succeeded, failures);
 }
 

@@ -145,7 +145,8 @@ export function addGlobalOptions(program: Command): void {
   // (already set as the option's value when commander parses): flags replace them, never add to them.
   let resolversFromFlags: string[] = [];
   program
-    .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT)').choices(OUTPUT_FORMATS).default(OPTION_DEFAULTS.format))
+    .addOption(new Option('-f, --format <format>', 'output format (env: NETINTEL_FORMAT); value: bare values, one line per record').choices(OUTPUT_FORMATS).default(OPTION_DEFAULTS.format))
+    .addOption(new Option('-j, --json', 'short for --format json'))
     .addOption(new Option('--fields <list>', 'fields to show: groups (location,network,security) or dot paths (location.city) (env: NETINTEL_FIELDS)'))
     .addOption(new Option('--no-header', 'csv: leave out the header row'))
     .addOption(new Option('--all', 'table: show every field of each record, empty ones too (the default view shows the key facts)'))
@@ -175,6 +176,8 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('-q, --quiet', 'no diagnostics on stderr but errors (env: NETINTEL_QUIET)'))
     .addOption(new Option('-v, --verbose', 'more diagnostics on stderr (env: NETINTEL_VERBOSE)'))
     .addOption(new Option('--debug', 'on a bug, show the stack trace, mapped to the sources (env: NETINTEL_DEBUG)'));
+  // -j is -f json where it stands: of `-j -f csv` the last one wins, as of two -f.
+  program.on('option:json', () => program.setOptionValueWithSource('format', 'json', 'cli'));
 }
 
 /**

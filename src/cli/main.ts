@@ -28,6 +28,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ['serve', async () => (await import('../commands/serve.js')).registerServeCommand],
   ['keys', async () => (await import('../commands/keys.js')).registerKeysCommand],
   ['quota', async () => (await import('../commands/quota.js')).registerQuotaCommand],
+  ['completion', async () => (await import('../commands/completion.js')).registerCompletionCommand],
 ];
 
 /** The names of every command, in help order. */
@@ -35,7 +36,8 @@ export const COMMAND_NAMES: readonly string[] = COMMANDS.map(([name]) => name);
 
 /** Runs netintel with the arguments after the executable; resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  const named = COMMANDS.find(([name]) => name === argv[0]);
+  // A completion script covers every command: that run builds them all.
+  const named = argv[0] === 'completion' ? undefined : COMMANDS.find(([name]) => name === argv[0]);
   const registrations = await Promise.all((named === undefined ? COMMANDS : [named]).map(([, load]) => load()));
   return runProgram(argv, io, registrations);
 }

@@ -1,23 +1,45 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
+import { mainValueSummary } from '../output/value-format.js';
+import { fieldsHelp } from './command-fields.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
 import type { CliIo } from './io.js';
 import { createRuntime, type CommandRuntime } from './runtime.js';
 import { debugRequested, guardRun } from './run-guard.js';
+import { usageErrorMessage } from './usage-errors.js';
+import { versionText } from './version-text.js';
 
 export const VERSION = '0.1.0';
 
 /** Adds one command (its flags, help and action) to the program. */
 export type CommandRegistration = (program: Command, runtime: CommandRuntime) => void;
 
+const EXAMPLES = `
+Examples:
+  netintel ip 8.8.8.8                                  # where an address is, who runs it
+  netintel ip 8.8.8.8 --fields location.city -f value  # one bare value, for scripts
+  netintel dns example.com --type MX -j                # -j is -f json
+  netintel email example.com                           # the whole mail set-up, with findings
+  netintel bulk ips.txt -f csv > out.csv               # many addresses, one row each
+  source <(netintel completion bash)                   # tab completion (bash; zsh and fish too)
+
+-f value prints bare values for scripts: one line per target in input order (an empty line when its
+lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a
+missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH).
+Without --fields, each record's main value:
+${mainValueSummary()}
+`;
+
 /** Builds the program: global options, then the commands. */
-export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]): { program: Command; runtime: CommandRuntime } {
+export function buildProgram(
+  io: CliIo,
+  commands: readonly CommandRegistration[],
+): { program: Command; runtime: CommandRuntime; failedCommand: () => Command | undefined } {
   const runtime = createRuntime(io, (command, serverUse) => globalOptionsOf(command, io.env, io.stdout.isTTY === true, serverUse));
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
-    .version(VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -25,11 +47,31 @@ export function buildProgram(io: CliIo, commands: readonly CommandRegistration[]
       // A parse error is reported as every failure is (runProgram): one `netintel: ...` line, a record with -f json.
       outputError: () => {},
     })
-    .addHelpText('after', `\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
+    // A command's help lists the global options its examples use (-f, --fields, ...).
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', `${EXAMPLES}\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
   addGlobalOptions(program);
+  program.addOption(new Option('-V, --version', 'print the version and the dates of the datasets'));
+  program.on('option:version', () => {
+    const dataDir = program.getOptionValue('dataDir') as unknown;
+    io.stdout.write(versionText(VERSION, typeof dataDir === 'string' && dataDir !== '' ? dataDir : null, io.env));
+    throw new CommanderError(0, 'commander.version', VERSION);
+  });
   for (const register of commands) register(program, runtime);
-  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
-  return { program, runtime };
+  // The command whose arguments commander refused, for the help its message points to.
+  let failed: Command | undefined;
+  const configure = (command: Command, path: string) => {
+    command.exitOverride((error) => {
+      failed ??= command;
+      throw error;
+    });
+    if (command !== program) command.configureOutput(program.configureOutput());
+    const fields = path === '' ? '' : fieldsHelp(path);
+    if (fields !== '') command.addHelpText('after', fields);
+    for (const sub of command.commands) configure(sub, path === '' ? sub.name() : `${path} ${sub.name()}`);
+  };
+  configure(program, '');
+  return { program, runtime, failedCommand: () => failed };
 }
 
 /**
@@ -42,9 +84,10 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
   const { io } = run;
   let program: Command | undefined;
   let runtime: CommandRuntime | undefined;
+  let failedCommand: (() => Command | undefined) | undefined;
   let outcome: { code: number } | { error: unknown };
   try {
-    ({ program, runtime } = buildProgram(io, commands));
+    ({ program, runtime, failedCommand } = buildProgram(io, commands));
     applyConfigFile(program, io.env);
     applyEnvironment(program, io.env);
     await program.parseAsync([...argv], { from: 'user' });
@@ -54,7 +97,7 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
       const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;
       // 'commander.help': a command that needs a subcommand got none, and its help went to stderr.
       if (ok || error.code === 'commander.help') outcome = { code: ok ? 0 : exitCodeFor('usage') };
-      else outcome = { error: new NetintelError('usage', `${error.message.replace(/^error: /, '')} (run with --help for usage)`, { details: { reason: error.code } }) };
+      else outcome = { error: new NetintelError('usage', usageErrorMessage(error, failedCommand?.()), { details: { reason: error.code } }) };
     } else outcome = { error };
   }
   try {
@@ -78,7 +121,8 @@ function formatFlag(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
-    if (arg === '-f' || arg === '--format') format = argv[++i];
+    if (arg === '-j' || arg === '--json') format = 'json';
+    else if (arg === '-f' || arg === '--format') format = argv[++i];
     else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
     else if (/^-f./.test(arg)) format = arg.slice(2);
   }

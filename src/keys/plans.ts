@@ -92,7 +92,7 @@ export function parsePlanTable(json: unknown, source: string): PlanTable {
     };
   }
   const anonymous = json.anonymous ?? 'free';
-  if (typeof anonymous !== 'string' || !plans[anonymous]) fail(`"anonymous" must name a plan (the plan of requests without a key)`);
+  if (typeof anonymous !== 'string' || !Object.hasOwn(plans, anonymous)) fail(`"anonymous" must name a plan (the plan of requests without a key)`);
   const bulkMax = json.bulkMax ?? 100;
   if (!isCount(bulkMax)) fail('"bulkMax" must be a positive integer');
   const table: PlanTable = { anonymous: anonymous as string, bulkMax: bulkMax as number, plans: Object.freeze(plans), source };
@@ -145,7 +145,7 @@ function checkPlanFits(plan: Plan, table: PlanTable, fail: (message: string) => 
  *   made with another plans file) or the overrides do not fit.
  */
 export function effectivePlan(table: PlanTable, name: string, overrides: Partial<PlanLimits> | null): Plan {
-  const plan = table.plans[name];
+  const plan = Object.hasOwn(table.plans, name) ? table.plans[name] : undefined;
   if (!plan) {
     throw new NetintelError('usage', `plan "${name}" is not in the plans file ${table.source} (known: ${Object.keys(table.plans).join(', ')})`, {
       details: { plan: name },

@@ -1,7 +1,11 @@
 import { stringify } from 'csv-stringify/sync';
 
 /**
- * CSV encoding (RFC 4180) with formula-injection escaping: a text cell that
+ * CSV encoding (RFC 4180) with formula-injection escaping and one physical
+ * line per row: a line break inside a text cell (a multi-line presentation,
+ * a TXT record with one) is folded to ` | ` before encoding, because
+ * line-oriented tools (grep, wc -l, split, awk) read a quoted line break as
+ * the end of a row. Then a text cell that
  * starts with = + - @ TAB or CR (or the full-width forms of = + - @) gets a
  * leading apostrophe so that spreadsheets show it instead of evaluating it
  * (numbers keep their minus sign). csv-stringify, with the options below, is
@@ -34,9 +38,19 @@ export function csvRow(cells: readonly CsvCell[]): string {
   return `${line}\n`;
 }
 
-/** The reference encoding through csv-stringify alone (used by tests as the oracle). */
+/** The reference encoding through csv-stringify (used by tests as the oracle), line breaks folded first. */
 export function csvRowViaLibrary(cells: readonly CsvCell[]): string {
-  return stringify([cells as CsvCell[]], STRINGIFY_OPTIONS);
+  return stringify([cells.map((cell) => (typeof cell === 'string' ? foldLineBreaks(cell) : cell)) as CsvCell[]], STRINGIFY_OPTIONS);
+}
+
+const LINE_BREAK = /[\r\n]/;
+
+/**
+ * A text on one line: each line break (CRLF, CR or LF) with the blanks
+ * around it becomes ` | `; breaks at either end are dropped.
+ */
+export function foldLineBreaks(text: string): string {
+  return text.replace(/^[\s]*[\r\n][\s]*|[\s]*[\r\n][\s]*$/g, '').replace(/[ \t]*(?:\r\n|\r|\n)[ \t]*/g, ' | ');
 }
 
 /**
@@ -51,11 +65,14 @@ export function csvCell(cell: CsvCell): string {
   return stringify([[cell as CsvCell[]]], STRINGIFY_OPTIONS).slice(0, -1);
 }
 
-/** A text cell: the formula guard first, then quoting with inner quotes doubled. */
+/** A text cell: line breaks folded, the formula guard, then quoting with inner quotes doubled. */
 function csvText(text: string): string {
   if (text.length === 0) return text;
   const guarded = startsLikeFormula(text.charCodeAt(0)) ? `'${text}` : text;
-  return NEEDS_QUOTES.test(guarded) ? `"${guarded.replace(QUOTES, '""')}"` : guarded;
+  if (!NEEDS_QUOTES.test(guarded)) return guarded;
+  // Checked only here: a text that needs no quotes has no line break.
+  if (LINE_BREAK.test(text)) return csvText(foldLineBreaks(text));
+  return `"${guarded.replace(QUOTES, '""')}"`;
 }
 
 /** The first characters csv-stringify's escape_formulas guards (OWASP "CSV Injection"). */

@@ -3,9 +3,9 @@ import type { CsvRecordWriter } from './csv-encoder.js';
 import type { CsvCell } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
 import type { Utf8Chunk } from './utf8-chunk.js';
-import { getPath, projectRecord } from './record-schema.js';
+import { csvColumnReader, csvColumnsOf, fieldsAsked, getPath, projectRecord } from './record-schema.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml', 'value'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface FormatterOptions {
@@ -101,18 +101,20 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
     case 'csv': {
       // Each format's library loads only when that format is asked for.
       const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText, writeCsvCell }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
-      const csvColumns = ['query', ...columns, 'error.code', 'error.message'];
-      const writeRecord = (await schema.csvRecordWriter?.(columns)) ?? plainCsvWriter(schema, columns, createCsvRecordWriter);
-      const noRecord = columns.map(() => '').join(',');
+      const flatColumns = csvColumnsOf(schema, columns);
+      const readCsvColumn = csvColumnReader(schema, presentColumn);
+      const csvColumns = ['query', ...flatColumns, 'error.code', 'error.message'];
+      const writeRecord = (await schema.csvRecordWriter?.(flatColumns)) ?? plainCsvWriter(schema, flatColumns, createCsvRecordWriter);
+      const noRecord = flatColumns.map(() => '').join(',');
       // The cells of a presented row in one reused array: join() builds the
       // row as one flat string, where concatenating cell by cell allocates a
       // piece per cell (a bulk DNS run writes tens of thousands of rows).
       // The last two slots give the empty error columns and the line end.
-      const cells = new Array<string>(columns.length + 3).fill('');
-      cells[columns.length + 2] = '\n';
+      const cells = new Array<string>(flatColumns.length + 3).fill('');
+      cells[flatColumns.length + 2] = '\n';
       const presentedRow = (query: string, record: unknown): string => {
         cells[0] = csvCell(query);
-        for (let i = 0; i < columns.length; i++) cells[i + 1] = csvCell(presentColumn(record, columns[i]!) as CsvCell);
+        for (let i = 0; i < flatColumns.length; i++) cells[i + 1] = csvCell(readCsvColumn(record, flatColumns[i]!) as CsvCell);
         return cells.join(',');
       };
       const failedRow = (outcome: Extract<Outcome<unknown>, { ok: false }>) =>
@@ -149,23 +151,25 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
         abort: (error) => ({ text: xmlError('', error.code, error.message) + xmlFooter(), carriesError: false }),
       };
     }
+    case 'value': {
+      const { mainValueColumns, valueText } = await import('./value-format.js');
+      const fields = options.columns ? (fieldsAsked(options.columns) ?? options.columns) : mainValueColumns(schema);
+      return {
+        start: () => '',
+        write: (outcome) => `${outcome.ok ? fields.map((field) => valueText(presentColumn(outcome.value, field))).join('\t') : ''}\n`,
+        end: () => '',
+      };
+    }
     case 'table': {
-      const [{ createHumanView }, { wrapText }] = await Promise.all([import('./human/human-view.js'), import('./human/wrap.js')]);
+      const { createHumanView } = await import('./human/human-view.js');
       const width = options.width ?? DEFAULT_WIDTH;
       const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
-      // The credit stays the view's last line, wrapped like the rest.
-      const credit = schema.credit ? `${wrapText(schema.credit, width).join('\n')}\n` : '';
       if (options.single) {
-        // The error of a failed lookup goes to stderr alone: no credit under no data.
-        let printed = false;
+        // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
         return {
           start: () => '',
-          write: (outcome) => {
-            if (!outcome.ok) return '';
-            printed = true;
-            return view.single(outcome);
-          },
-          end: () => (printed ? credit : ''),
+          write: (outcome) => (outcome.ok ? view.single(outcome) : ''),
+          end: () => '',
         };
       }
       let block: Array<{ query: string; record: unknown; error: { code: string; message: string } | null }> = [];
@@ -184,7 +188,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
           );
           return block.length >= TABLE_BLOCK_ROWS ? flush() : '';
         },
-        end: () => flush() + credit,
+        end: () => flush(),
         abort: () => ({ text: flush(), carriesError: false }),
       };
     }

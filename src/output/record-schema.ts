@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import { NetintelError } from '../errors.js';
 import type { CsvRecordWriter } from './csv-encoder.js';
 
@@ -42,6 +43,27 @@ export interface RecordSchema {
    * the generic writer's over `adapt` (or the plain paths) for every record.
    */
   csvRecordWriter?: (columns: readonly string[]) => Promise<CsvRecordWriter | null>;
+  /**
+   * CSV only: a column written as several flat columns (`findings` as
+   * `findings.max_severity`, counts and ids), each read by `read` from the
+   * column's value, so that no cell holds a multi-line text.
+   */
+  csvFlat?: { column: string; columns: readonly string[]; read: (value: unknown, column: string) => unknown };
+}
+
+/** The CSV columns of a column selection: `csvFlat`'s column replaced by its flat columns. */
+export function csvColumnsOf(schema: RecordSchema, columns: readonly string[]): readonly string[] {
+  const flat = schema.csvFlat;
+  if (flat === undefined || !columns.includes(flat.column)) return columns;
+  return columns.flatMap((column) => (column === flat.column ? flat.columns : [column]));
+}
+
+/** Reads a CSV column: a flat one from `csvFlat`, any other as the text views present it. */
+export function csvColumnReader(schema: RecordSchema, present: (record: unknown, column: string) => unknown): (record: unknown, column: string) => unknown {
+  const flat = schema.csvFlat;
+  if (flat === undefined) return present;
+  const read = schema.readColumn ?? getPath;
+  return (record, column) => (flat.columns.includes(column) ? flat.read(read(record, flat.column), column) : present(record, column));
 }
 
 /**
@@ -58,30 +80,73 @@ export function getPath(record: unknown, path: string): unknown {
   return value;
 }
 
+/** The fields each selection asked for, in the order asked (groups expanded), without the identity columns. */
+const requestedOrder = new WeakMap<readonly string[], readonly string[]>();
+
 /**
  * Resolves a `--fields` list (groups and dot paths, comma separated) to the
- * columns to show, in schema order. Throws `usage` naming an unknown field.
+ * columns to show, in schema order. Throws `usage` naming an unknown field,
+ * with the nearest known fields as suggestions.
  */
 export function selectColumns(schema: RecordSchema, fields: readonly string[] | null): readonly string[] {
   if (fields === null || fields.length === 0) return schema.columns;
   const wanted = new Set<string>(schema.identity);
+  const asked: string[] = [];
   for (const field of fields) {
     // Own keys only: `--fields constructor` names no group (Object.prototype's is not one).
     const group = Object.hasOwn(schema.groups, field) ? schema.groups[field] : undefined;
-    if (group) {
-      group.forEach((column) => wanted.add(column));
-      continue;
+    const matches = group ?? schema.columns.filter((column) => column === field || column.startsWith(`${field}.`));
+    if (matches.length === 0) throw unknownField(schema, field);
+    for (const column of matches) {
+      wanted.add(column);
+      if (!asked.includes(column)) asked.push(column);
     }
-    const matches = schema.columns.filter((column) => column === field || column.startsWith(`${field}.`));
-    if (matches.length === 0) {
-      const known = [...Object.keys(schema.groups), ...schema.columns].join(', ');
-      throw new NetintelError('usage', `unknown field ${JSON.stringify(field)} for ${schema.kind} records; known: ${known}`, {
-        details: { field },
-      });
-    }
-    matches.forEach((column) => wanted.add(column));
   }
-  return schema.columns.filter((column) => wanted.has(column));
+  const selected = schema.columns.filter((column) => wanted.has(column));
+  requestedOrder.set(selected, asked);
+  return selected;
+}
+
+/**
+ * The columns a `selectColumns` result was asked for, in the order `--fields`
+ * named them and without the identity columns it adds; undefined for an array
+ * it did not return.
+ */
+export function fieldsAsked(columns: readonly string[]): readonly string[] | undefined {
+  return requestedOrder.get(columns);
+}
+
+function unknownField(schema: RecordSchema, field: string): NetintelError {
+  const suggestions = suggestFields(schema, field);
+  const hint = suggestions.length > 0 ? `did you mean ${suggestions.map((name) => JSON.stringify(name)).join(' or ')}?; ` : '';
+  return new NetintelError('usage', `unknown field ${JSON.stringify(field)} for ${schema.kind} records (${hint}see --help for the field list)`, {
+    details: { field, ...(suggestions.length > 0 ? { suggestions } : {}) },
+  });
+}
+
+/**
+ * Known fields (groups and columns) close to an unknown one, best first, at
+ * most two: those whose last path segment is the field's (`city` for
+ * `location.city`), then those within a small edit distance of the field or
+ * whose last segment is (`cty`, `location.cty`, `Location`).
+ */
+export function suggestFields(schema: RecordSchema, field: string): string[] {
+  const known = [...Object.keys(schema.groups), ...schema.columns];
+  const wanted = field.toLowerCase();
+  const lastOf = (name: string) => name.slice(name.lastIndexOf('.') + 1).toLowerCase();
+  const wantedLast = lastOf(wanted);
+  // Typos only: a third of the word's letters at most, so `ip` never suggests `zip`.
+  const limit = Math.max(1, Math.floor(wantedLast.length / 3));
+  const scored: Array<{ name: string; score: number }> = [];
+  for (const name of known) {
+    const lower = name.toLowerCase();
+    const whole = distance(wanted, lower);
+    const last = distance(wantedLast, lastOf(lower));
+    const score = last === 0 ? 0 : Math.min(whole, last);
+    if (score <= limit) scored.push({ name, score });
+  }
+  scored.sort((a, b) => a.score - b.score || known.indexOf(a.name) - known.indexOf(b.name));
+  return scored.slice(0, 2).map(({ name }) => name);
 }
 
 /**

@@ -60,7 +60,7 @@ describe('a bug nothing caught', () => {
     for (const argv of [['ip', '8.8.8.8', '--fields', 'constructor'], ['ip', '8.8.8.8', '-t', '1000', '--fields', '__proto__'], ['dns', 'example.test', '--fields', 'toString']]) {
       const result = await spawnCli(argv);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^netintel: unknown field "[^"]+" for \w+ records; known: [^\n]*\n$/);
+      expect(result.stderr).toMatch(/^netintel: unknown field "[^"]+" for \w+ records \([^\n]*see --help for the field list\)\n$/);
     }
   });
 });

@@ -9,6 +9,7 @@ import { parseCsv } from '../output/parse-csv.js';
 import { runCli, type RunOptions } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { listedName, zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
+import { csvColumnsOf } from '../../src/output/record-schema.js';
 
 let server: DnsTestServer;
 
@@ -128,7 +129,7 @@ describe('netintel blacklist', () => {
   it('writes CSV with the schema\'s stable columns and one zone row per line', async () => {
     const result = await blacklist(['192.0.2.99', '192.0.2.1', '--zones', 'bl.test.example', '-f', 'csv']);
     const [header, ...rows] = parseCsv(result.stdout);
-    expect(header).toEqual(['query', ...BLACKLIST_SCHEMA.columns, 'error.code', 'error.message']);
+    expect(header).toEqual(['query', ...csvColumnsOf(BLACKLIST_SCHEMA, BLACKLIST_SCHEMA.columns), 'error.code', 'error.message']);
     expect(rows).toHaveLength(2);
     const zones = rows[0]![header!.indexOf('zones')]!;
     expect(zones).toMatch(/^bl\.test\.example 192\.0\.2\.99 listed 127\.0\.0\.2 /);

@@ -107,7 +107,7 @@ describe('invalid settings', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: `netintel: config file ${path}: "format": format must be one of table, json, ndjson, csv, xml, not "yaml"\n`,
+      stderr: `netintel: config file ${path}: "format": format must be one of table, json, ndjson, csv, xml, value, not "yaml"\n`,
     });
     const timeout = writeConfigFile(join(scratch.path, 'bad-timeout'), { timeout: 0 });
     const second = await runCli(['ip', '10.0.0.1'], { env: { XDG_CONFIG_HOME: timeout } });
@@ -117,7 +117,7 @@ describe('invalid settings', () => {
 
   it('exits 2 naming the variable for a bad NETINTEL_* value', async () => {
     const format = await runCli(['ip', '10.0.0.1'], { env: { NETINTEL_FORMAT: 'yaml' } });
-    expect(format).toEqual({ code: 2, stdout: '', stderr: 'netintel: NETINTEL_FORMAT: format must be one of table, json, ndjson, csv, xml, not "yaml"\n' });
+    expect(format).toEqual({ code: 2, stdout: '', stderr: 'netintel: NETINTEL_FORMAT: format must be one of table, json, ndjson, csv, xml, value, not "yaml"\n' });
     const concurrency = await runCli(['bulk'], { stdin: '', env: { NETINTEL_CONCURRENCY: '-3' } });
     expect(concurrency.code).toBe(2);
     expect(concurrency.stderr).toBe('netintel: NETINTEL_CONCURRENCY: concurrency must be an integer from 1 to 10000, not "-3"\n');

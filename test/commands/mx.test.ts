@@ -33,9 +33,10 @@ describe('netintel mx', () => {
     const run = await runCli(['mx', 'private.test', ...dnsFlags]);
     expect(run.code).toBe(0);
     const table = run.stdout;
-    const error = table.indexOf('ERROR (1)');
-    const warning = table.indexOf('WARNING (1)');
-    const pass = table.indexOf('PASS (1)');
+    expect(table.split('\n')[0]).toBe('private.test MX: 1 error, 1 warning');
+    const error = table.indexOf('\n1 error\n');
+    const warning = table.indexOf('\n1 warning\n');
+    const pass = table.indexOf('\n1 check passed\n');
     expect(error).toBeGreaterThan(-1);
     expect(warning).toBeGreaterThan(error);
     expect(pass).toBeGreaterThan(warning);
@@ -62,8 +63,8 @@ describe('netintel mx', () => {
     const run = await runCli(['mx', '-f', 'csv', ...dnsFlags], { stdin: 'nullmx.test\n# comment\nbad name\ngood.test\nnomx.test\n' });
     expect(run.code).toBe(7);
     const rows = parseCsv(run.stdout);
-    expect(rows[0]).toEqual(['query', 'domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings', 'resolver', 'error.code', 'error.message']);
-    expect(rows.slice(1).map((row) => [row[0], row[3], row[9]])).toEqual([
+    expect(rows[0]).toEqual(['query', 'domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings.max_severity', 'findings.count.error', 'findings.count.warning', 'findings.count.info', 'findings.ids', 'resolver', 'error.code', 'error.message']);
+    expect(rows.slice(1).map((row) => [row[0], row[3], row[13]])).toEqual([
       ['nullmx.test', 'null_mx', ''],
       ['bad name', '', 'invalid_input'],
       ['good.test', 'mx', ''],

@@ -10,6 +10,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmtpResult } from '../../src/engine/smtp/smtp-result.js';
 import { SMTP_SCHEMA } from '../../src/output/schemas/smtp-schema.js';
+import { csvColumnsOf } from '../../src/output/record-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { REPO_ROOT, runCli, spawnCli, tempDir, type RunOptions, type RunResult } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
@@ -109,7 +110,8 @@ describe('netintel smtp', () => {
     const csv = await smtp(server.port, ['-f', 'csv', '--quit-after', 'banner']);
     expect(csv.code).toBe(0);
     const rows = parseCsv(csv.stdout);
-    expect(rows[0]).toEqual(['query', ...SMTP_SCHEMA.columns, 'error.code', 'error.message']);
+    expect(rows[0]).toEqual(['query', ...csvColumnsOf(SMTP_SCHEMA, SMTP_SCHEMA.columns), 'error.code', 'error.message']);
+    expect(rows[0]).toContain('findings.max_severity');
     expect(rows).toHaveLength(2);
     const xml = await smtp(server.port, ['-f', 'xml', '--transcript']);
     expect(xml.code).toBe(0);

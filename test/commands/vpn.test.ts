@@ -47,7 +47,7 @@ describe('netintel vpn', () => {
     expect((record.meta as { data: Record<string, string> }).data['tor-exit']).toBe('2026-11-21T10:00:00Z');
   });
 
-  it('prints CSV with flat flag columns and the evidence one signal per line', async () => {
+  it('prints CSV with flat flag columns and the evidence one signal after another, on the row\'s one line', async () => {
     const result = await runCli(['vpn', '185.220.101.1', '8.8.8.8', '10.0.0.1', '-f', 'csv', '--data-dir', DATA]);
     expect(result.code).toBe(0);
     const rows = parseCsv(result.stdout);
@@ -58,7 +58,7 @@ describe('netintel vpn', () => {
       ['8.8.8.8', 'false', 'low', 'hosting'],
       ['10.0.0.1', '', '', ''],
     ]);
-    expect(rows[1]![column('evidence')]!.split('\n')).toEqual([
+    expect(rows[1]![column('evidence')]!.split(' | ')).toEqual([
       'tor_exit_list tor-exit 185.220.101.1 (2026-11-21T10:00:00Z)',
       'tor_exit_list tor-exit-addresses 185.220.101.1 (2026-11-21T08:02:59Z)',
       'vpn_asn vpn-asn AS60729 [Tor Servers (Tor exit nodes)] (2026-11-10T00:00:00Z)',
@@ -66,12 +66,12 @@ describe('netintel vpn', () => {
     expect(rows[3]![column('reserved')]).toBe('private (RFC 1918)');
   });
 
-  it('shows the evidence in the single-target table, with the data credit', async () => {
+  it('shows the evidence in the single-target view, without the data credit when stdout is not a terminal', async () => {
     const result = await runCli(['vpn', '45.83.104.20', '--data-dir', DATA]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('proxy_list open-proxies 45.83.104.20:3128');
     expect(result.stdout.split('\n')[0]).toBe('45.83.104.20  threat: high (open proxy)');
-    expect(result.stdout).toContain('netintel data status');
+    expect(result.stdout + result.stderr).not.toContain('netintel data status');
   });
 
   it('names the special-purpose block of an address in the table of several targets', async () => {

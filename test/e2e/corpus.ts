@@ -213,5 +213,25 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'cli/unknown-command', argv: ['lookup', '8.8.8.8'] },
     { id: 'cli/unknown-option', argv: ['ip', '8.8.8.8', '--colour'] },
     { id: 'cli/bad-timeout', argv: ['dns', 'example.test', '--timeout', 'soon'] },
+
+    // shell use: -j, -f value, field suggestions, commander's errors in one voice, --version, completion
+    { id: 'shell/j', argv: ['ip', '8.8.8.8', '-j'] },
+    { id: 'shell/j-first', argv: ['-j', 'ip', '8.8.8.8', '1.1.1.1'] },
+    { id: 'shell/value-one-field', argv: ['ip', '8.8.8.8', '--fields', 'location.city', '-f', 'value'] },
+    { id: 'shell/value-fields', argv: ['ip', '8.8.8.8', '1.1.1.1', '--fields', 'network.asn,location.city,location.country_code', '-f', 'value'] },
+    { id: 'shell/value-failed-row', argv: ['ip', '8.8.8.8', '999.1.1.1', '1.1.1.1', '--fields', 'location.city', '-f', 'value'] },
+    { id: 'shell/value-default', argv: ['ip', '8.8.8.8', '-f', 'value'] },
+    { id: 'shell/value-mx', argv: ['mx', 'good.test', '--fields', 'status,records', '-f', 'value', ...dns] },
+    { id: 'shell/did-you-mean', argv: ['ip', '8.8.8.8', '--fields', 'city'] },
+    { id: 'shell/did-you-mean-typo', argv: ['dns', 'example.test', '--fields', 'anwsers', ...dns] },
+    { id: 'shell/unknown-option', argv: ['ip', '8.8.8.8', '--fromat', 'json'] },
+    { id: 'shell/missing-argument', argv: ['smtp'] },
+    { id: 'shell/unknown-command', argv: ['ipp', '8.8.8.8'] },
+    { id: 'shell/excess-arguments', argv: ['quota', 'extra'] },
+    { id: 'shell/missing-option', argv: ['keys', 'create'] },
+    { id: 'shell/version', argv: ['--version'] },
+    { id: 'shell/completion-bash', argv: ['completion', 'bash'] },
+    { id: 'shell/completion-unknown-shell', argv: ['completion', 'tcsh'] },
+    { id: 'shell/subcommand-help', argv: ['mx', '--help'] },
   ];
 }

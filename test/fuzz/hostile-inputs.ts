@@ -26,7 +26,7 @@ export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 18_2026);
 export const FUZZ_SCALE = Number(process.env.FUZZ_SCALE ?? 1);
 
 export const DOCUMENTED_EXIT_CODES = new Set([0, ...Object.values(ERROR_CODES).map((entry) => entry.exit)]);
-export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
+export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml', 'value'] as const;
 
 const LONG = 'A'.repeat(10_000);
 const CONTROL = ['\x00', '\r\n', '\n', '\r', '\t', '\x1b]0;x\x07', '\x1b[2J', '\x7f', '\x85', '\u202e', '\u200b', '\ufeff', '\ud800'];
@@ -185,7 +185,8 @@ export function formatOf(argv: readonly string[]): string {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
-    if (arg === '-f' || arg === '--format') format = argv[++i] ?? format;
+    if (arg === '-j' || arg === '--json') format = 'json';
+    else if (arg === '-f' || arg === '--format') format = argv[++i] ?? format;
     else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
     else if (/^-f./.test(arg)) format = arg.slice(2);
   }
@@ -204,7 +205,8 @@ function asksForHelp(argv: readonly string[]): boolean {
 
 // eslint-disable-next-line no-control-regex
 const TERMINAL_UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const STACK = /^\s+at |node:internal|__export\(|__toESM|Node\.js v\d|\(function \(exports, require/m;
+// A frame names a place (file:line:col, or native); a wrapped message line may start with "at" too.
+const STACK = /^\s+at (?:.*:\d+:\d+\)?$|.*\((?:native|<anonymous>)\)$)|node:internal|__export\(|__toESM|Node\.js v\d|\(function \(exports, require/m;
 
 export interface RunOutcome {
   code: number;
@@ -244,6 +246,13 @@ export function brokenProperty(argv: readonly string[], run: RunOutcome): string
         const rows = parseCsv(run.stdout);
         const widths = new Set(rows.map((row) => row.length));
         if (widths.size > 1) return `csv rows of ${[...widths].join(' and ')} cells`;
+        break;
+      }
+      case 'value': {
+        // Tabs separate the fields; any other control or bidi character is escaped.
+        if (!run.stdout.endsWith('\n')) return 'value output without a final line end';
+        const unsafe = run.stdout.split('\n').find((line) => TERMINAL_UNSAFE.test(line.replace(/\t/g, '')));
+        if (unsafe !== undefined) return `a control character in a value line: ${JSON.stringify(unsafe.slice(0, 200))}`;
         break;
       }
       case 'xml': {

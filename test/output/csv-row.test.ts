@@ -53,8 +53,10 @@ describe('csvRow', () => {
     ['negative numbers with their sign', [-122.085, -0, 0], '-122.085,0,0\n'],
     ['a comma by quoting', ['Cloudflare, Inc.'], '"Cloudflare, Inc."\n'],
     ['a quote by doubling it', ['say "hi"'], '"say ""hi"""\n'],
-    ['a line feed by quoting', ['a\nb'], '"a\nb"\n'],
-    ['a carriage return by quoting', ['a\rb'], '"a\rb"\n'],
+    ['a line feed folded to one line', ['a\nb'], 'a | b\n'],
+    ['a carriage return folded to one line', ['a\rb'], 'a | b\n'],
+    ['line breaks at either end dropped', ['\r\nx\n'], 'x\n'],
+    ['a folded line that still needs quoting', ['a,\n"b"'], '"a, | ""b"""\n'],
     ['a leading = with an apostrophe', ['=1+1'], "'=1+1\n"],
     ['a leading + with an apostrophe', ['+49 30'], "'+49 30\n"],
     ['a leading - in text with an apostrophe', ['-5'], "'-5\n"],
@@ -71,7 +73,7 @@ describe('csvRow', () => {
     expect(csvRowViaLibrary(cells)).toBe(expected);
   });
 
-  it('writes rows that a CSV parser reads back cell for cell', () => {
+  it('writes rows that a CSV parser reads back cell for cell (line breaks folded)', () => {
     const rows: CsvCell[][] = [
       ['query', 'organization', 'prefixes'],
       ['8.8.8.8', 'Google LLC', ['8.8.8.0/24']],
@@ -83,7 +85,7 @@ describe('csvRow', () => {
       ['query', 'organization', 'prefixes'],
       ['8.8.8.8', 'Google LLC', '["8.8.8.0/24"]'],
       ['1.1.1.1', 'Cloudflare, Inc.', '[]'],
-      ['x', 'multi\r\nline "quoted"', ''],
+      ['x', 'multi | line "quoted"', ''],
     ]);
   });
 });

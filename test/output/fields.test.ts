@@ -54,8 +54,9 @@ describe('--fields selection', () => {
   it.each(['nope', 'location.nope', 'Location', 'location.', 'city'])('throws a usage error naming the unknown field %j', (field) => {
     const error = usageError(() => selectColumns(IP_SCHEMA, ['location', field]));
     expect(error.code).toBe('usage');
-    expect(error.message.startsWith(`unknown field ${JSON.stringify(field)} for ip records; known: location, network, security, ip, type, location.country,`)).toBe(true);
-    expect(error.details).toEqual({ field });
+    expect(error.message.startsWith(`unknown field ${JSON.stringify(field)} for ip records (`)).toBe(true);
+    expect(error.message.endsWith('see --help for the field list)')).toBe(true);
+    expect(error.details?.field).toBe(field);
   });
 
   it('splits a comma-separated list, trimming spaces and dropping empty items', () => {

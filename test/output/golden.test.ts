@@ -20,7 +20,7 @@ import { render } from './render.js';
 const GOLDEN_DIR = fileURLToPath(new URL('./golden/', import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-const EXTENSIONS: Record<OutputFormat, string> = { table: 'txt', json: 'json', ndjson: 'ndjson', csv: 'csv', xml: 'xml' };
+const EXTENSIONS: Record<OutputFormat, string> = { table: 'txt', json: 'json', ndjson: 'ndjson', csv: 'csv', xml: 'xml', value: 'value' };
 
 function golden(name: string, actual: string): void {
   const path = join(GOLDEN_DIR, name);

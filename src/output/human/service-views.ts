@@ -58,7 +58,7 @@ interface ApiKey {
   key: string | null;
   plan: string;
   label: string | null;
-  limits: { daily: number | null; perMinute: number | null; burst: number | null; batch: number | null };
+  limits: { daily: number | null; perMinute: number | null; burst: number | null; batch: number | null } | null;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -66,7 +66,7 @@ interface ApiKey {
 export const API_KEY_VIEW: HumanView = {
   block: (ctx, value) => {
     const key = value as ApiKey;
-    const limits = key.limits;
+    const limits = key.limits ?? { daily: null, perMinute: null, burst: null, batch: null };
     const facts: Fact[] = [
       ['key', key.key],
       ['plan', key.plan],

@@ -1,5 +1,6 @@
 import type { RecordSchema } from '../record-schema.js';
 import { getPath } from '../record-schema.js';
+import { FINDINGS_CSV } from '../findings-columns.js';
 
 interface ZoneRow {
   zone: string;
@@ -84,6 +85,7 @@ export const BLACKLIST_SCHEMA: RecordSchema = {
   },
   identity: ['target'],
   tableColumns: ['verdict.status', 'verdict.listedZones', 'verdict.uncheckedZones', 'verdict.zones', 'verdict.message'],
+  csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
     if (value === null || value === undefined) return value;

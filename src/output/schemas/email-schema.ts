@@ -8,6 +8,7 @@ import type { RecordSchema } from '../record-schema.js';
 import { getPath } from '../record-schema.js';
 import { presentMxHosts } from './mx-schema.js';
 import { presentSpfTree } from './spf-schema.js';
+import { FINDINGS_CSV } from '../findings-columns.js';
 
 /** One mail server per line: where it was probed and how far the conversation got. */
 export function presentMailServers(servers: readonly MailServerCheck[]): string {
@@ -67,6 +68,7 @@ export const EMAIL_SCHEMA: RecordSchema = {
   groups: CHECK_GROUPS,
   identity: ['domain', 'test'],
   tableColumns: ['test', 'mx.status', 'spf.status', 'dmarc.policy', 'mtaSts.policy.mode', 'summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
+  csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
     if (value === null || value === undefined) return value;

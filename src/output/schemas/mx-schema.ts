@@ -3,6 +3,7 @@ import type { Finding } from '../../engine/findings.js';
 import { presentFindings } from '../findings-table.js';
 import type { RecordSchema } from '../record-schema.js';
 import { getPath } from '../record-schema.js';
+import { FINDINGS_CSV } from '../findings-columns.js';
 
 /** One MX host per line: preference, exchange, then each address with its PTR and FCrDNS mark. */
 export function presentMxHosts(hosts: readonly MxHost[]): string {
@@ -35,6 +36,7 @@ export const MX_SCHEMA: RecordSchema = {
   groups: {},
   identity: ['domain'],
   tableColumns: ['status', 'records', 'findings'],
+  csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
     if (value === null || value === undefined) return value;

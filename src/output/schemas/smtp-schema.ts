@@ -1,5 +1,6 @@
 import type { RecordSchema } from '../record-schema.js';
 import { getPath } from '../record-schema.js';
+import { FINDINGS_CSV } from '../findings-columns.js';
 
 interface FindingLike {
   id: string;
@@ -143,6 +144,7 @@ export const SMTP_SCHEMA: RecordSchema = {
   },
   identity: ['host', 'port', 'address'],
   tableColumns: ['host', 'port', 'address', 'connected', 'banner.code', 'tls.established', 'tls.certificate.trusted', 'auth.result', 'timings.totalMs', 'findings'],
+  csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
     if (value === null || value === undefined) return value;

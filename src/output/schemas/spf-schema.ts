@@ -5,6 +5,7 @@ import type { Finding } from '../../engine/findings.js';
 import { presentFindings } from '../findings-table.js';
 import type { RecordSchema } from '../record-schema.js';
 import { getPath } from '../record-schema.js';
+import { FINDINGS_CSV } from '../findings-columns.js';
 
 /** The include tree, one record per line, indented by depth, with its own and total lookups. */
 export function presentSpfTree(node: SpfNode, depth = 0): string {
@@ -71,6 +72,7 @@ export const SPF_SCHEMA: RecordSchema = {
   },
   identity: ['domain'],
   tableColumns: ['status', 'lookups', 'voidLookups', 'evaluation.result', 'findings'],
+  csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
     if (value === null || value === undefined) return value;
