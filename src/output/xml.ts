@@ -1,7 +1,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 
 /**
- * XML layout (stable, documented in the README):
+ * XML layout (stable, documented in docs/output-formats.md):
  *
  *   <?xml version="1.0" encoding="UTF-8"?>
  *   <netintel kind="ip">
