@@ -1,6 +1,8 @@
+import { wrapText } from '../output/human/wrap.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import type { GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
+import { terminalWidth } from './terminal-width.js';
 
 /** The runs (by their process surface) that printed a credit already. */
 const credited = new WeakSet<CliIo>();
@@ -9,10 +11,11 @@ const credited = new WeakSet<CliIo>();
  * The data licence's credit of the records shown (DB-IP's CC BY 4.0 asks for
  * it), on stderr, once per run: for the person at the terminal, never in the
  * data. Only when stdout is a terminal (output redirected into a file or a
- * pipe is data), not with -q, and only under at least one record.
+ * pipe is data), not with -q, and only under at least one record;
+ * wrapped to the terminal's width like the view above it.
  */
 export function printCredit(io: CliIo, options: Pick<GlobalOptions, 'quiet'>, schema: RecordSchema, records: number): void {
   if (schema.credit === undefined || records === 0 || options.quiet || io.stdout.isTTY !== true || credited.has(io)) return;
   credited.add(io);
-  io.stderr.write(`${schema.credit}\n`);
+  io.stderr.write(`${wrapText(schema.credit, terminalWidth(io)).join('\n')}\n`);
 }
