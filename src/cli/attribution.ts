@@ -1,4 +1,3 @@
-import { wrapText } from '../output/human/wrap.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import type { GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
@@ -14,8 +13,10 @@ const credited = new WeakSet<CliIo>();
  * pipe is data), not with -q, and only under at least one record;
  * wrapped to the terminal's width like the view above it.
  */
-export function printCredit(io: CliIo, options: Pick<GlobalOptions, 'quiet'>, schema: RecordSchema, records: number): void {
+export async function printCredit(io: CliIo, options: Pick<GlobalOptions, 'quiet'>, schema: RecordSchema, records: number): Promise<void> {
   if (schema.credit === undefined || records === 0 || options.quiet || io.stdout.isTTY !== true || credited.has(io)) return;
   credited.add(io);
+  // The wrapping module loads here: runs whose stdout is data never need it.
+  const { wrapText } = await import('../output/human/wrap.js');
   io.stderr.write(`${wrapText(schema.credit, terminalWidth(io)).join('\n')}\n`);
 }

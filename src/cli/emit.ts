@@ -90,7 +90,7 @@ export async function emitOutcomes(
     }
   }
   if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures));
-  printCredit(io, options, schema, succeeded); // the data licence's credit: stderr, on a terminal only (src/cli/attribution.ts)
+  await printCredit(io, options, schema, succeeded); // the data licence's credit: stderr, on a terminal only (src/cli/attribution.ts)
   return exitCodeForRun(succeeded, failures);
 }
 
