@@ -13,6 +13,9 @@ import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-
 import type { CommandRuntime } from '../cli/runtime.js';
 import type { RemoteEngine } from '../remote/remote-engine.js';
 
+/** A transcript line's time and direction marker, `  1234.5 ms -> ` (presentTranscript): wrapped text goes under what follows. */
+const TRANSCRIPT_MARKER = /^ *[\d.]+ ms .{3} /;
+
 const STAGES: readonly SmtpStage[] = ['connect', 'banner', 'ehlo', 'tls', 'auth', 'mail', 'rcpt'];
 const MECHANISMS: readonly SmtpAuthMechanism[] = ['PLAIN', 'LOGIN', 'CRAM-MD5'];
 
@@ -103,10 +106,18 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
         : options;
     await emitOutcomes(io, tableOptions, SMTP_SCHEMA, [outcomes], { single: results.length === 1, bulk: false });
     if (transcriptAfterTable) {
+      const [{ wrapHanging }, { terminalWidth }] = await Promise.all([import('../output/human/wrap.js'), import('../cli/terminal-width.js')]);
+      const width = terminalWidth(io);
       for (const result of results) {
-        // The table view's text: what the server sent is shown, never obeyed by the terminal.
-        const transcript = escapeTerminalText(presentTranscript(result.transcript ?? []), { keepNewlines: true });
-        io.stdout.write(`\ntranscript of ${escapeTerminalText(result.host)} (${result.address} port ${result.port}):\n${transcript}\n`);
+        // The table view's text: what the server sent is shown, never obeyed by the terminal,
+        // each line wrapped to the width under the text after its time and direction marker.
+        const lines = presentTranscript(result.transcript ?? [])
+          .split('\n')
+          .flatMap((line) => {
+            const marker = TRANSCRIPT_MARKER.exec(line)?.[0] ?? '';
+            return wrapHanging(escapeTerminalText(line.slice(marker.length)), width, marker, ' '.repeat(marker.length));
+          });
+        io.stdout.write(`\ntranscript of ${escapeTerminalText(result.host)} (${result.address} port ${result.port}):\n${lines.join('\n')}\n`);
       }
     }
 

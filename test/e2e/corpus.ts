@@ -182,6 +182,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('email-no-smtp', ['email', 'good.test', '--no-smtp', ...dns]),
         at('smtp', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, ...dns]),
         at('smtp-untrusted', ['smtp', 'mx.mailhost.test', '--port', smtpPort, ...dns]),
+        at('smtp-transcript', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, '--transcript', ...dns]),
         at('blacklist', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
         at('data-status', ['data', 'status']),
       ];
