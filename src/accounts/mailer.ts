@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import nodemailer from 'nodemailer';
+
+import { NetintelError, type ErrorCode } from '../errors.js';
+
+/**
+ * Sends account mail (verification and reset links) through an SMTP relay,
+ * or, with no relay configured, writes each message as an RFC 5322 `.eml`
+ * file into an outbox directory so a development setup can read the links.
+ *
+ * SMTP URLs: `smtp://user:pass@host:port` (STARTTLS when the server offers
+ * it, nodemailer's default; port 587 when omitted) and
+ * `smtps://user:pass@host:port` (TLS from the first byte, RFC 8314; port
+ * 465 when omitted). User and password are percent-decoded.
+ *
+ * Every failure is one `NetintelError` whose message and details name the
+ * relay without its password.
+ */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+export interface MailerOptions {
+  /** The From address, e.g. `netintel <no-reply@example.com>`. */
+  from: string;
+  /** The relay; when absent, messages go to `outboxDir`. */
+  smtpUrl?: string;
+  /** Where `.eml` files are written when there is no `smtpUrl`. */
+  outboxDir?: string;
+  /** PEM of extra CAs to trust for the relay's certificate (a private CA). */
+  ca?: string;
+  /** Limit for connecting, the greeting and each reply (default 30 s). */
+  timeoutMs?: number;
+}
+
+export type MailDelivery =
+  | { via: 'smtp'; messageId: string; relay: string; response: string }
+  | { via: 'outbox'; messageId: string; path: string };
+
+export interface Mailer {
+  send(message: MailMessage): Promise<MailDelivery>;
+  /** Closes pooled connections, if any. */
+  close(): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The URL without its password, for messages and logs. */
+export function redactSmtpUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    // Not a URL: a `user:pass@` part can still be in it.
+    return url.replace(/\/\/([^/@]*?):[^/@]*@/, '//$1:***@');
+  }
+}
+
+interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  pass: string | undefined;
+  redacted: string;
+}
+
+function parseSmtpUrl(url: string): SmtpSettings {
+  const redacted = redactSmtpUrl(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new NetintelError('usage', `the SMTP URL ${redacted} is not a URL (use smtp://user:pass@host:port or smtps://...)`);
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') {
+    throw new NetintelError('usage', `the SMTP URL ${redacted} must start with smtp:// or smtps://`);
+  }
+  if (parsed.hostname === '') throw new NetintelError('usage', `the SMTP URL ${redacted} names no host`);
+  const secure = parsed.protocol === 'smtps:';
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  return {
+    host,
+    port: parsed.port === '' ? (secure ? 465 : 587) : Number(parsed.port),
+    secure,
+    user: parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
+    pass: parsed.password === '' ? undefined : decodeURIComponent(parsed.password),
+    redacted,
+  };
+}
+
+export function createMailer(options: MailerOptions): Mailer {
+  if (options.smtpUrl !== undefined && options.smtpUrl !== '') return smtpMailer(options, parseSmtpUrl(options.smtpUrl));
+  if (options.outboxDir !== undefined && options.outboxDir !== '') return outboxMailer(options, options.outboxDir);
+  throw new NetintelError('usage', 'no way to send mail (give an SMTP URL, or an outbox directory for .eml files)');
+}
+
+function smtpMailer(options: MailerOptions, smtp: SmtpSettings): Mailer {
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
+    ...(options.ca !== undefined ? { tls: { ca: options.ca } } : {}),
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    async send(message) {
+      try {
+        const info = await transport.sendMail({ from: options.from, ...message });
+        return { via: 'smtp', messageId: info.messageId, relay: smtp.redacted, response: info.response };
+      } catch (error) {
+        throw smtpError(error, smtp);
+      }
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+const TLS_ERROR_CODES = new Set([
+  'ETLS',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+function errorCodeOf(code: string, original: string | undefined, responseCode: number | undefined): ErrorCode {
+  if (TLS_ERROR_CODES.has(code) || (original !== undefined && TLS_ERROR_CODES.has(original))) return 'tls';
+  if (code === 'ETIMEDOUT') return 'timeout';
+  if (responseCode !== undefined || code === 'EAUTH' || code === 'EENVELOPE' || code === 'EMESSAGE') return 'upstream';
+  return 'unreachable';
+}
+
+/** Removes the password, in the forms an SMTP client sends it, from a text. */
+function withoutSecret(text: string, smtp: SmtpSettings): string {
+  if (smtp.pass === undefined || smtp.pass === '') return text;
+  const user = smtp.user ?? '';
+  const forms = [
+    smtp.pass,
+    encodeURIComponent(smtp.pass),
+    Buffer.from(smtp.pass).toString('base64'),
+    Buffer.from(`\0${user}\0${smtp.pass}`).toString('base64'),
+  ];
+  return forms.reduce((result, form) => result.split(form).join('***'), text);
+}
+
+function smtpError(error: unknown, smtp: SmtpSettings): NetintelError {
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as {
+    message?: unknown;
+    code?: unknown;
+    originalCode?: unknown;
+    responseCode?: unknown;
+  };
+  const code = typeof fields.code === 'string' ? fields.code : '';
+  const original = typeof fields.originalCode === 'string' ? fields.originalCode : undefined;
+  const responseCode = typeof fields.responseCode === 'number' ? fields.responseCode : undefined;
+  const reason = withoutSecret(typeof fields.message === 'string' ? fields.message : String(error), smtp);
+  const where = `${smtp.host}:${smtp.port}`;
+  const kind = errorCodeOf(code, original, responseCode);
+  const message =
+    kind === 'upstream'
+      ? `the mail relay ${where} refused the message: ${reason}`
+      : kind === 'tls'
+        ? `TLS with the mail relay ${where} failed: ${reason} (check the relay's certificate, or the CA given to trust it)`
+        : kind === 'timeout'
+          ? `the mail relay ${where} did not answer in time (check the SMTP URL and the network)`
+          : `could not reach the mail relay ${where}: ${reason} (check the SMTP URL and that the relay is running)`;
+  // The nodemailer error is not kept as the cause: its fields hold protocol lines that may carry credentials.
+  return new NetintelError(kind, message, {
+    details: {
+      relay: smtp.redacted,
+      ...(code !== '' ? { smtpClientCode: code } : {}),
+      ...(original !== undefined ? { systemCode: original } : {}),
+      ...(responseCode !== undefined ? { replyCode: responseCode } : {}),
+    },
+  });
+}
+
+function outboxMailer(options: MailerOptions, outboxDir: string): Mailer {
+  // streamTransport with buffer: true only builds the message; CRLF line ends as RFC 5322 §2.1 requires.
+  const builder = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'windows',
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    async send(message) {
+      const info = await builder.sendMail({ from: options.from, ...message });
+      const path = await writeOutboxFile(outboxDir, info.message as Buffer);
+      return { via: 'outbox', messageId: info.messageId, path };
+    },
+    close() {
+      builder.close();
+    },
+  };
+}
+
+async function writeOutboxFile(outboxDir: string, content: Buffer): Promise<string> {
+  const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(6).toString('hex')}.eml`;
+  const path = join(outboxDir, name);
+  const temporary = join(outboxDir, `.${name}.tmp`);
+  try {
+    const created = await mkdir(outboxDir, { recursive: true, mode: 0o700 });
+    // mkdir's mode passes through the umask; say it again for the directory made here.
+    if (created !== undefined) await chmod(outboxDir, 0o700);
+    const file = await open(temporary, 'wx', 0o600);
+    try {
+      await file.writeFile(content);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+    return path;
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new NetintelError('output_failed', `could not write mail to the outbox ${outboxDir}: ${reason} (check that the directory is writable)`, {
+      details: { outbox: outboxDir },
+    });
+  }
+}
