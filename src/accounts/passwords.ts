@@ -36,6 +36,7 @@ const LOG2N_RANGE = [10, 20] as const;
 const R_RANGE = [1, 32] as const;
 const P_RANGE = [1, 16] as const;
 const KEY_BYTES_RANGE = [16, 64] as const;
+const MAX_SCRYPT_MEMORY_BYTES = 256 * 1024 * 1024;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -103,6 +104,7 @@ export function parseStoredHash(stored: string): StoredHash | null {
   const [, log2NText = '', rText = '', pText = '', saltText = '', keyText = ''] = parts;
   const parameters = { log2N: decimal(log2NText), r: decimal(rText), p: decimal(pText) };
   if (!inRange(parameters.log2N, LOG2N_RANGE) || !inRange(parameters.r, R_RANGE) || !inRange(parameters.p, P_RANGE)) return null;
+  if (128 * 2 ** parameters.log2N * parameters.r > MAX_SCRYPT_MEMORY_BYTES) return null;
   if (!BASE64URL.test(saltText) || !BASE64URL.test(keyText)) return null;
   const salt = Buffer.from(saltText, 'base64url');
   const key = Buffer.from(keyText, 'base64url');

@@ -1,0 +1,67 @@
+/**
+ * A mail relay for the mailer tests: smtp-server on 127.0.0.1 port 0 with
+ * STARTTLS (a certificate for 127.0.0.1 from a private CA) and mandatory
+ * AUTH, keeping every message it accepts as raw bytes.
+ */
+import type net from 'node:net';
+import { SMTPServer, type SMTPServerAuthentication } from 'smtp-server';
+
+import type { TestCertificate } from '../support/smtp-servers.js';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  /** True when the message came over TLS (after STARTTLS). */
+  secure: boolean;
+  user: string | undefined;
+}
+
+export interface TestRelay {
+  port: number;
+  received: ReceivedMail[];
+  authAttempts: () => number;
+  close(): Promise<void>;
+}
+
+export async function startTestRelay(options: { certificate: TestCertificate; user: string; pass: string }): Promise<TestRelay> {
+  const received: ReceivedMail[] = [];
+  let authAttempts = 0;
+  const server = new SMTPServer({
+    name: 'relay.example.test',
+    disableReverseLookup: true,
+    logger: false,
+    key: options.certificate.key,
+    cert: options.certificate.cert,
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: false,
+    onAuth(auth: SMTPServerAuthentication, _session, callback) {
+      authAttempts += 1;
+      if (auth.username === options.user && auth.password === options.pass) return callback(null, { user: auth.username });
+      return callback(Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 }));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        received.push({
+          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw: Buffer.concat(chunks),
+          secure: session.secure,
+          user: typeof session.user === 'string' ? session.user : undefined,
+        });
+        callback();
+      });
+    },
+  });
+  server.on('error', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.server.address() as net.AddressInfo).port;
+  return {
+    port,
+    received,
+    authAttempts: () => authAttempts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
