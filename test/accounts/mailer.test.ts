@@ -110,6 +110,26 @@ describe('mailer through an SMTP relay (STARTTLS, AUTH)', () => {
   });
 });
 
+describe('mailer through an smtps:// relay (TLS from the first byte)', () => {
+  it('delivers over implicit TLS', async () => {
+    const ca = createCertificateAuthority();
+    const certificate = issueCertificate({ commonName: '127.0.0.1', dnsNames: [], ipAddresses: ['127.0.0.1'], issuer: ca });
+    const relay = await startTestRelay({ certificate, user: USER, pass: PASS, implicitTls: true });
+    try {
+      const url = smtpUrl(relay.port).replace(/^smtp:/, 'smtps:');
+      const mailer = createMailer({ from: FROM, smtpUrl: url, ca: ca.cert, timeoutMs: 5_000 });
+      const delivery = await mailer.send(message);
+      mailer.close();
+      expect(delivery.via).toBe('smtp');
+      expect(relay.received).toHaveLength(1);
+      expect(relay.received[0]!.secure).toBe(true);
+      expect((await simpleParser(relay.received[0]!.raw)).subject).toBe(message.subject);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
 describe('mailer errors that need no relay', () => {
   it('reports a relay that is not listening as unreachable', async () => {
     const server = net.createServer();
@@ -191,6 +211,18 @@ describe('mailer without a relay: the outbox', () => {
     expect(parsed.text).toContain(LINK);
     expect(parsed.messageId).toBe(delivery.messageId);
     expect(parsed.date).toBeInstanceOf(Date);
+  });
+
+  it('keeps a line break in the subject from adding headers', async () => {
+    const outbox = join(root, 'outbox');
+    const mailer = createMailer({ from: FROM, outboxDir: outbox });
+    const delivery = await mailer.send({ ...message, subject: 'Hello\r\nBcc: mallory@example.test\r\nX-Injected: yes' });
+    if (delivery.via !== 'outbox') throw new Error('expected the outbox');
+    const parsed = await simpleParser(readFileSync(delivery.path));
+    expect(parsed.bcc).toBeUndefined();
+    expect(parsed.headers.has('x-injected')).toBe(false);
+    expect(addresses(parsed.to)).toEqual(['ada@example.test']);
+    expect(parsed.subject).toContain('Bcc: mallory@example.test');
   });
 
   it('writes one file per message, never the same name', async () => {

@@ -1,6 +1,6 @@
 /**
  * A mail relay for the mailer tests: smtp-server on 127.0.0.1 port 0 with
- * STARTTLS (a certificate for 127.0.0.1 from a private CA) and mandatory
+ * STARTTLS, or TLS from the first byte (a certificate for 127.0.0.1 from a private CA) and mandatory
  * AUTH, keeping every message it accepts as raw bytes.
  */
 import type net from 'node:net';
@@ -24,13 +24,14 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
-export async function startTestRelay(options: { certificate: TestCertificate; user: string; pass: string }): Promise<TestRelay> {
+export async function startTestRelay(options: { certificate: TestCertificate; user: string; pass: string; implicitTls?: boolean }): Promise<TestRelay> {
   const received: ReceivedMail[] = [];
   let authAttempts = 0;
   const server = new SMTPServer({
     name: 'relay.example.test',
     disableReverseLookup: true,
     logger: false,
+    secure: options.implicitTls === true,
     key: options.certificate.key,
     cert: options.certificate.cert,
     authMethods: ['PLAIN', 'LOGIN'],
