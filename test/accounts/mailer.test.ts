@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { createMailer, redactSmtpUrl, type MailMessage } from '../../src/accounts/mailer.js';
 import { NetintelError } from '../../src/errors.js';
-import { createCertificateAuthority, issueCertificate, type TestCertificate } from '../support/smtp-servers.js';
+import { createCertificateAuthority, issueCertificate, startScriptedSmtpServer, type TestCertificate } from '../support/smtp-servers.js';
 import { startTestRelay, type TestRelay } from './relay.js';
 
 const USER = 'mailer@example.test';
@@ -145,6 +145,21 @@ describe('mailer errors that need no relay', () => {
     expect(error.message).toContain(`could not reach the mail relay 127.0.0.1:${port}`);
     expect(error.details).toMatchObject({ systemCode: 'ECONNREFUSED' });
     expectNoSecret(error, PASS);
+  });
+
+  it('reports a relay that accepts the connection and never greets as timeout', async () => {
+    const silent = await startScriptedSmtpServer(() => {});
+    try {
+      const mailer = createMailer({ from: FROM, smtpUrl: smtpUrl(silent.port), timeoutMs: 300 });
+      const error = await rejection(mailer.send(message));
+      mailer.close();
+      expect(error.code).toBe('timeout');
+      expect(error.message).toBe(`the mail relay 127.0.0.1:${silent.port} did not answer in time (check the SMTP URL and the network)`);
+      expect(silent.connections()).toBe(1);
+      expectNoSecret(error, PASS);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('refuses a URL that is not smtp:// or smtps://, naming it without the password', () => {
