@@ -35,7 +35,7 @@ export interface MailerOptions {
   outboxDir?: string;
   /** PEM of extra CAs to trust for the relay's certificate (a private CA). */
   ca?: string;
-  /** Limit for connecting, the greeting and each reply (default 30 s). */
+  /** Limit in milliseconds for connecting, the greeting and each reply (default `DEFAULT_TIMEOUT_MS`). */
   timeoutMs?: number;
 }
 
@@ -49,7 +49,7 @@ export interface Mailer {
   close(): void;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The URL without its password, for messages and logs. */
 export function redactSmtpUrl(url: string): string {

@@ -26,7 +26,7 @@ export interface ThrottleState {
   retryAfterMs: number;
 }
 
-/** Five failures per fifteen minutes, per address and per account. */
+/** The setting for sign-in failures, applied once per client address and once per account. */
 export const SIGN_IN_FAILURES: Readonly<Pick<ThrottleOptions, 'limit' | 'windowMs'>> = Object.freeze({ limit: 5, windowMs: 15 * 60_000 });
 
 const DEFAULT_MAX_KEYS = 100_000;
