@@ -35,7 +35,7 @@ export const PASSWORD_MAX_BYTES = 256;
 const LOG2N_RANGE = [10, 20] as const;
 const R_RANGE = [1, 32] as const;
 const P_RANGE = [1, 16] as const;
-const KEY_BYTES_RANGE = [16, 64] as const;
+const SALT_BYTES_RANGE = [16, 64] as const;
 const MAX_SCRYPT_MEMORY_BYTES = 256 * 1024 * 1024;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -110,7 +110,9 @@ export function parseStoredHash(stored: string): StoredHash | null {
   const key = Buffer.from(keyText, 'base64url');
   // Reject texts that do not round-trip: base64url with stray trailing bits is not what hashPassword writes.
   if (salt.toString('base64url') !== saltText || key.toString('base64url') !== keyText) return null;
-  if (salt.length < 8 || !inRange(key.length, KEY_BYTES_RANGE)) return null;
+  // scrypt's output for a shorter length is a prefix of the longer one (RFC 7914 §6 ends in PBKDF2), so a key
+  // cut short would still match: the key length is fixed by the format, not read from the string.
+  if (!inRange(salt.length, SALT_BYTES_RANGE) || key.length !== KEY_BYTES) return null;
   return { parameters, salt, key };
 }
 
@@ -122,7 +124,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parsed = parseStoredHash(stored);
   if (parsed === null) return false;
   try {
-    const key = await derive(normalise(password), parsed.salt, parsed.key.length, parsed.parameters);
+    const key = await derive(normalise(password), parsed.salt, KEY_BYTES, parsed.parameters);
     return timingSafeEqual(key, parsed.key);
   } catch {
     return false;

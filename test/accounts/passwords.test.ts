@@ -67,6 +67,17 @@ describe('password hashing', () => {
     }
   });
 
+  it('refuses a key cut short or lengthened, though scrypt of that length would match its prefix', async () => {
+    const stored = await hashPassword('prefix password', CHEAP);
+    const parsed = parseStoredHash(stored)!;
+    const head = stored.split('$').slice(0, 5).join('$');
+    const short = scryptSync(Buffer.from('prefix password'), parsed.salt, 24, { N: 2 ** 10, r: 1, p: 1 });
+    const long = scryptSync(Buffer.from('prefix password'), parsed.salt, 48, { N: 2 ** 10, r: 1, p: 1 });
+    expect(short.equals(parsed.key.subarray(0, 24))).toBe(true);
+    expect(await verifyPassword('prefix password', `${head}$${short.toString('base64url')}`)).toBe(false);
+    expect(await verifyPassword('prefix password', `${head}$${long.toString('base64url')}`)).toBe(false);
+  });
+
   it('hashes and verifies any string (property)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 40 }), async (password, other) => {
