@@ -3,6 +3,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import fc from 'fast-check';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -173,6 +174,30 @@ describe('mailer errors that need no relay', () => {
     expect((error as NetintelError).code).toBe('usage');
     expect((error as NetintelError).message).not.toContain('hunter2-secret');
     expect((error as NetintelError).message).toContain('smtp://');
+  });
+
+  it('redacts any password of an SMTP URL (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.constantFrom('smtp', 'smtps'), (user, pass, scheme) => {
+        const url = `${scheme}://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@mail.example.test:2525`;
+        expect(redactSmtpUrl(url)).toBe(`${scheme}://${encodeURIComponent(user)}:***@mail.example.test:2525`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes any SMTP URL text without throwing anything but a usage error (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string().map((rest) => `smtp://${rest}`), fc.string().map((rest) => `smtps://u:${rest}`)), (text) => {
+        try {
+          createMailer({ from: FROM, smtpUrl: text }).close();
+        } catch (error) {
+          expect(error).toBeInstanceOf(NetintelError);
+          expect((error as NetintelError).code).toBe('usage');
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('needs an SMTP URL or an outbox directory', () => {

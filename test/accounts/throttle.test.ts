@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { FailureThrottle, SIGN_IN_FAILURES } from '../../src/accounts/throttle.js';
@@ -70,6 +71,32 @@ describe('FailureThrottle', () => {
     clock.advance(MINUTE);
     throttle.prune();
     expect(throttle.size).toBe(0);
+  });
+
+  it('agrees with a list of every failure, whatever the order and spacing of events (property)', () => {
+    const event = fc.record({ advance: fc.nat({ max: 5 * MINUTE }), key: fc.constantFrom('a', 'b', 'c'), fail: fc.boolean() });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 20 * MINUTE }), fc.array(event, { maxLength: 60 }), (limit, windowMs, events) => {
+        const clock = fakeClock();
+        const throttle = new FailureThrottle({ limit, windowMs, now: clock.now });
+        const all: Array<{ key: string; at: number }> = [];
+        for (const { advance, key, fail } of events) {
+          clock.advance(advance);
+          if (fail) {
+            throttle.recordFailure(key);
+            all.push({ key, at: clock.now() });
+          }
+          const inWindow = all.filter((failure) => failure.key === key && failure.at > clock.now() - windowMs).map((failure) => failure.at);
+          const state = throttle.check(key);
+          expect(state.allowed).toBe(inWindow.length < limit);
+          expect(state.remaining).toBe(Math.max(0, limit - inWindow.length));
+          // Blocked until enough failures leave that fewer than `limit` remain.
+          const expectedRetry = inWindow.length < limit ? 0 : inWindow[inWindow.length - limit]! + windowMs - clock.now();
+          expect(state.retryAfterMs).toBe(expectedRetry);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses a limit or window that makes no sense', () => {
