@@ -365,12 +365,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return done();
     }
     if (typeof header !== 'string') return done(identify(request, reply, client, { ok: false, reason: 'malformed', id: null }));
-    // The key store may be a remote database: the request waits for its answer; its failure is answered (503 when unreachable).
+    // The key store may be a remote database: the request waits for its
+    // answer. When it cannot answer, the log says why and the caller gets a
+    // 503 that names no host of the service's own.
     keys.check(header.trim()).then(
       (check) => done(identify(request, reply, client, check)),
       (error: unknown) => {
         request.netintel = anonymousState(client);
-        done(error as Error);
+        request.log.error({ err: error }, 'the API key could not be checked');
+        done(new NetintelError('data_unavailable', 'the API key could not be checked: the key database is unavailable; retry later'));
       },
     );
   });

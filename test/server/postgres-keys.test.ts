@@ -13,6 +13,7 @@ import { spawnCli } from '../support/cli.js';
 import { freePort } from '../support/peers.js';
 import { findPostgres, startPostgresServer, type PostgresTestServer } from '../support/postgres.js';
 import { serve, type Served } from '../support/served.js';
+import { startTestServer } from './harness.js';
 
 const crypto = vi.hoisted(() => ({ compared: 0 }));
 vi.mock('node:crypto', async (importOriginal) => {
@@ -192,5 +193,29 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       const json = await spawnCli(['keys', 'list', '--db', closed, '-f', 'json']);
       expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'data_unavailable', details: { db: closed.replace(':Cl0sed-Passw0rd@', ':***@') } });
     });
+  });
+
+  // Last: it stops PostgreSQL.
+  it('answers a keyed request 503 (data_unavailable) while PostgreSQL is down, and keeps serving callers without a key', async () => {
+    const url = await server.createDatabase('outage');
+    const keys = await openPostgresKeyStore(url);
+    const lines: string[] = [];
+    const api = await startTestServer({ keys, logger: { level: 'error', stream: { write: (line: string) => lines.push(line) } } });
+    try {
+      const key = await api.key('pro');
+      const ask = (headers: Record<string, string>) => api.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers });
+      expect((await ask({ 'x-api-key': key })).statusCode).toBe(200);
+      await server.stop();
+      const down = await ask({ 'x-api-key': key });
+      expect(down.statusCode).toBe(503);
+      expect(down.json()).toMatchObject({ code: 'data_unavailable', detail: 'the API key could not be checked: the key database is unavailable; retry later' });
+      expect(down.body).not.toContain('127.0.0.1');
+      expect(lines.join('\n')).toMatch(/"msg":"the API key could not be checked"/);
+      expect(lines.join('\n')).toMatch(/cannot query PostgreSQL at 127\.0\.0\.1:\d+: .* \(check --db\)/);
+      expect(lines.join('\n')).not.toContain(server.password);
+      expect((await ask({})).statusCode).toBe(200);
+    } finally {
+      await api.close();
+    }
   });
 });

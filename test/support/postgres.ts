@@ -102,11 +102,11 @@ export async function startPostgresServer(programs: PostgresPrograms): Promise<P
   const url = (database: string, pass = password) => `postgres://postgres:${encodeURIComponent(pass)}@127.0.0.1:${port}/${database}`;
   const stop = async () => {
     // SIGINT to the postmaster itself (runuser may not pass signals on): fast shutdown, sessions ended.
-    const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     try {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
       if (pid > 0) process.kill(pid, 'SIGINT');
     } catch {
-      // Already gone.
+      // Already stopped: its pid file is gone.
     }
     if (child.exitCode === null) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     rmSync(dir, { recursive: true, force: true });
