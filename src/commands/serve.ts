@@ -132,7 +132,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         import('../engine/data/data-files.js'),
       ]);
       const plans = loadPlanTable(flags.plans);
-      // Read before anything is opened (Redis), so that a bad value leaves nothing to close.
+      // Read before anything is opened (the key database, Redis), so that a bad value leaves nothing to close.
       const connection = {
         headersTimeoutMs: connectionSetting('headersTimeout', flags, io.env),
         requestTimeoutMs: connectionSetting('requestTimeout', flags, io.env),

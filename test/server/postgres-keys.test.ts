@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresKeyStore } from '../../src/keys/postgres-key-store.js';
 import { migrate, POSTGRES_MIGRATIONS } from '../../src/keys/postgres-migrations.js';
 import { isPostgresUrl, postgresEndpoint, redactPostgresUrl } from '../../src/keys/postgres-url.js';
-import { spawnCli } from '../support/cli.js';
+import { runCli, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/peers.js';
 import { findPostgres, startPostgresServer, type PostgresTestServer } from '../support/postgres.js';
 import { serve, type Served } from '../support/served.js';
@@ -47,7 +47,14 @@ describe('PostgreSQL URLs (--db)', () => {
       }),
     );
     expect(redactPostgresUrl('postgres://app:s3cret@db.internal:6432/netintel')).toBe('postgres://app:***@db.internal:6432/netintel');
+    expect(redactPostgresUrl('postgresql://app@db.internal/netintel?sslmode=require&password=s3cret')).toBe('postgresql://app@db.internal/netintel?sslmode=require&password=***');
     expect(postgresEndpoint('postgres:///netintel?host=/run/postgresql')).toBe('/run/postgresql:5432');
+  });
+
+  it('refuse a URL that cannot be read with exit 2, in one line without the password', async () => {
+    const result = await runCli(['keys', 'list', '--db', 'postgres://app:Secr3t-pw@db.internal:99999/netintel']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('netintel: postgres://app:***@db.internal:99999/netintel is not a valid PostgreSQL URL (check --db: postgres://user:password@host:port/database)\n');
   });
 });
 
