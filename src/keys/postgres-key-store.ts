@@ -23,6 +23,8 @@ export interface PostgresKeyStoreOptions {
   maxConnections?: number;
   /** Time to connect before giving up, in ms (default 10 s). */
   connectTimeoutMs?: number;
+  /** Time a query may take, in ms (default 10 s): a database that stops answering fails requests rather than holding them. */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
     connectionString: url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    query_timeout: options.queryTimeoutMs ?? 10_000,
     application_name: 'netintel',
   });
   // A connection the server drops while idle is replaced at the next query; its error must not end the process.
