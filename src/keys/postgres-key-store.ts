@@ -45,7 +45,7 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
   const password = postgresPassword(url);
   const hide = (text: string): string => (password === null ? text : text.split(password).join('***'));
   const unavailable = (error: unknown, what: string): NetintelError =>
-    new NetintelError('data_unavailable', hide(`${what} PostgreSQL at ${endpoint}: ${(error as Error).message} (check --db)`), {
+    new NetintelError('data_unavailable', hide(`${what} PostgreSQL at ${endpoint}: ${reasonOf(error)} (check --db)`), {
       details: { db: redactPostgresUrl(url), ...((error as { code?: unknown }).code === undefined ? {} : { reason: String((error as { code?: unknown }).code) }) },
     });
 
@@ -128,6 +128,16 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * What went wrong, on one line: a connection tried on several addresses
+ * fails with an AggregateError whose own message is empty.
+ */
+function reasonOf(error: unknown): string {
+  const errors = error instanceof AggregateError ? error.errors : [error];
+  const reasons = errors.map((each) => (each instanceof Error ? each.message || String((each as { code?: unknown }).code ?? each.name) : String(each)));
+  return reasons.join('; ').replace(/\s*\n\s*/g, ' ');
 }
 
 function toRecord(row: KeyRow): ApiKeyRecord {
