@@ -87,7 +87,7 @@ const processGlobal = {
 // serve, keys and remote runs: they would make every start-up pay for them.
 // undici (data update's downloads) and pino-pretty (serve's terminal log)
 // likewise load only for the command that uses them.
-const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'ioredis', 'undici', 'pino-pretty'];
+const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty'];
 
 function isExternal(path) {
   return (

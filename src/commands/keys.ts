@@ -35,7 +35,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
     .command('keys')
     .description('API keys of `netintel serve`: create (shown once), list, revoke')
     .addHelpText('after', '\nExamples:\n  netintel keys create --plan pro --label "billing team"\n  netintel keys list -f json\n  netintel keys revoke abcdefghijkl');
-  const dbOption = () => new Option('--db <path>', 'key database (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)');
+  const dbOption = () => new Option('--db <path>', 'key database: a SQLite file, or postgres://user:password@host:port/db (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)');
 
   keys
     .command('create')
@@ -60,7 +60,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       effectivePlan(table, flags.plan, limits);
       const store = await openStore(runtime, flags);
       try {
-        const { record, key } = store.create({ plan: flags.plan, label: flags.label ?? null, limits });
+        const { record, key } = await store.create({ plan: flags.plan, label: flags.label ?? null, limits });
         const { kind, id, ...rest } = record;
         if (!options.quiet) runtime.io.stderr.write('netintel: this is the only time the key is shown; the database keeps only its hash\n');
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: id, value: { kind, id, key, ...rest } }]], {
@@ -68,7 +68,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
           bulk: false,
         });
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -80,10 +80,10 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       const options = runtime.options(command);
       const store = await openStore(runtime, flags);
       try {
-        const records = store.list().map((record) => ({ ok: true as const, query: record.id, value: record }));
+        const records = (await store.list()).map((record) => ({ ok: true as const, query: record.id, value: record }));
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [records], { single: false, bulk: false });
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -96,13 +96,13 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       const options = runtime.options(command);
       const store = await openStore(runtime, flags);
       try {
-        const record = store.revoke(id.replace(/^ni_([a-z2-7]{12})(?:_.*)?$/, '$1'));
+        const record = await store.revoke(id.replace(/^ni_([a-z2-7]{12})(?:_.*)?$/, '$1'));
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: record.id, value: record }]], {
           single: true,
           bulk: false,
         });
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -110,6 +110,6 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
 }
 
 async function openStore(runtime: CommandRuntime, flags: KeyFlags) {
-  const [{ openSqliteKeyStore }, { keyDbPath }] = await Promise.all([import('../keys/sqlite-key-store.js'), import('../keys/key-db-path.js')]);
-  return openSqliteKeyStore(keyDbPath(flags.db, runtime.io.env));
+  const { openKeyStore } = await import('../keys/open-key-store.js');
+  return openKeyStore(flags.db, runtime.io.env, 1);
 }

@@ -44,6 +44,9 @@ const CONNECTION_SETTINGS = {
  */
 const SHUTDOWN_GRACE_MS = 2_000;
 
+/** PostgreSQL connections a server holds for its key checks (one query each, so a few serve many requests). */
+const KEY_DB_CONNECTIONS = 10;
+
 function whole(name: string, max: number, minimum = 1): (value: string) => number {
   return (value) => {
     const number = Number(value);
@@ -86,7 +89,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .description('run the HTTP API (endpoints, keys, plans, rate limits; docs at /docs) until SIGTERM/SIGINT')
     .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(8080))
-    .addOption(new Option('--db <path>', 'key database (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)'))
+    .addOption(new Option('--db <path>', 'key database: a SQLite file, or postgres://user:password@host:port/db shared by several servers (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)'))
     .addOption(new Option('--plans <file>', 'plans file (default: the shipped data/plans.json)'))
     .addOption(new Option('--redis-url <url>', 'keep rate limits in Redis, shared by every server given the same URL (env: NETINTEL_REDIS_URL)'))
     .addOption(new Option('--allow-private-targets', 'let server-side probes reach private, loopback, link-local and metadata addresses'))
@@ -121,16 +124,15 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       setMaxListeners(0, shutdown.signal);
       ctx.signal = shutdown.signal;
       const { io } = runtime;
-      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openSqliteKeyStore }, { keyDbPath }, { packageRoot }] = await Promise.all([
+      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openKeyStore }, { packageRoot }] = await Promise.all([
         import('../server/build-server.js'),
         import('../server/crash-net.js'),
         import('../keys/plans.js'),
-        import('../keys/sqlite-key-store.js'),
-        import('../keys/key-db-path.js'),
+        import('../keys/open-key-store.js'),
         import('../engine/data/data-files.js'),
       ]);
       const plans = loadPlanTable(flags.plans);
-      // Read before anything is opened (Redis), so that a bad value leaves nothing to close.
+      // Read before anything is opened (the key database, Redis), so that a bad value leaves nothing to close.
       const connection = {
         headersTimeoutMs: connectionSetting('headersTimeout', flags, io.env),
         requestTimeoutMs: connectionSetting('requestTimeout', flags, io.env),
@@ -139,10 +141,15 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       };
       const graceMs = connectionSetting('shutdownGrace', flags, io.env) ?? SHUTDOWN_GRACE_MS;
       const redisUrl = flags.redisUrl ?? (io.env.NETINTEL_REDIS_URL || undefined);
-      const limits = redisUrl
-        ? await (await import('../server/limits/redis-limit-store.js')).createRedisLimitStore(redisUrl)
-        : (await import('../server/limits/memory-limit-store.js')).createMemoryLimitStore();
-      const keys = openSqliteKeyStore(keyDbPath(flags.db, io.env));
+      // The keys first: a database that cannot be reached leaves nothing else open.
+      const keys = await openKeyStore(flags.db, io.env, KEY_DB_CONNECTIONS);
+      let limits: Awaited<ReturnType<typeof openLimits>>;
+      try {
+        limits = await openLimits(redisUrl);
+      } catch (error) {
+        await keys.close();
+        throw error;
+      }
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
       const app = buildServer({
         ctx,
@@ -171,6 +178,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
           {
             url: `http://${host}:${bound.port}`,
             limits: limits.kind,
+            keys: keys.location,
             plans: plans.source,
             connections: {
               headersTimeoutMs: app.server.headersTimeout,
@@ -211,10 +219,17 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         await app.close();
         await limits.close();
         await ctx.close();
-        keys.close();
+        await keys.close();
         removeCrashNet();
       }
     });
+}
+
+/** The limit store: Redis, shared by every server given the URL, else this process's memory. */
+async function openLimits(redisUrl: string | undefined) {
+  return redisUrl
+    ? (await import('../server/limits/redis-limit-store.js')).createRedisLimitStore(redisUrl)
+    : (await import('../server/limits/memory-limit-store.js')).createMemoryLimitStore();
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */

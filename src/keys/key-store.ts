@@ -29,26 +29,23 @@ export type KeyCheck =
   | { ok: false; reason: 'malformed' | 'unknown' | 'revoked'; id: string | null };
 
 /**
- * Where API keys live. The SQLite store (sqlite-key-store.ts) is the one
- * netintel ships; the server only needs `check` and `generation`.
+ * Where API keys live: SQLite (sqlite-key-store.ts, one machine) or
+ * PostgreSQL (postgres-key-store.ts, shared by several servers); the
+ * server only needs `check`. Every operation may wait on a database, so
+ * each returns a promise.
  */
 export interface KeyStore {
-  create(input: CreateKeyInput): CreatedApiKey;
-  list(): ApiKeyRecord[];
+  /** Where the keys are, for logs: the file, or the URL with its password hidden. */
+  readonly location: string;
+  create(input: CreateKeyInput): Promise<CreatedApiKey>;
+  list(): Promise<ApiKeyRecord[]>;
   /**
    * Revokes a key by id; revoking a revoked key keeps its first date.
    *
    * @throws NetintelError `not_found` for an unknown id.
    */
-  revoke(id: string): ApiKeyRecord;
+  revoke(id: string): Promise<ApiKeyRecord>;
   /** Checks a presented key: hashed, then compared in constant time with the stored hash. */
-  check(key: string): KeyCheck;
-  /**
-   * A number that changes whenever an answer of `check` may have changed:
-   * a key created or revoked through this store, or the store written by
-   * another process (seen as soon as `check` would see it). A caller may
-   * reuse an answer of `check` for the same key while this stays the same.
-   */
-  generation(): number;
-  close(): void;
+  check(key: string): Promise<KeyCheck>;
+  close(): Promise<void>;
 }

@@ -40,6 +40,16 @@ export interface SqliteKeyStoreOptions {
   recheckMs?: number;
 }
 
+export interface SqliteKeyStore extends KeyStore {
+  /**
+   * A number that changes whenever an answer of `check` may have changed:
+   * a key created or revoked through this store, or the store written by
+   * another process (seen as soon as `check` would see it). A caller may
+   * reuse an answer of `check` for the same key while this stays the same.
+   */
+  generation(): number;
+}
+
 /**
  * API keys in SQLite (better-sqlite3), WAL mode so `netintel keys ...` can
  * write while a server reads. Holds only SHA-256 hashes of keys. A database
@@ -48,7 +58,7 @@ export interface SqliteKeyStoreOptions {
  *
  * @throws NetintelError `usage` when the database cannot be opened.
  */
-export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): KeyStore {
+export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): SqliteKeyStore {
   const now = options.now ?? (() => new Date());
   const recheckMs = options.recheckMs ?? 1000;
   let db: Database.Database;
@@ -82,7 +92,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord } | null>();
   let seenVersion = dataVersion.get()!.data_version;
   let lastLook = performance.now();
-  // Changes whenever an answer of `check` may have changed (see KeyStore.generation).
+  // Changes whenever an answer of `check` may have changed (see SqliteKeyStore.generation).
   let generation = 0;
   // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
   const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
@@ -113,7 +123,8 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   };
 
   return {
-    create(input: CreateKeyInput): CreatedApiKey {
+    location: path,
+    async create(input: CreateKeyInput): Promise<CreatedApiKey> {
       const created = generateApiKey();
       const row: KeyRow = {
         id: created.id,
@@ -129,8 +140,8 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       generation++;
       return { record: toRecord(row), key: created.key };
     },
-    list: () => all.all().map(toRecord),
-    revoke(id: string): ApiKeyRecord {
+    list: async () => all.all().map(toRecord),
+    async revoke(id: string): Promise<ApiKeyRecord> {
       revokeStatement.run(now().toISOString(), id);
       cache.delete(id);
       generation++;
@@ -138,7 +149,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
       return toRecord(row);
     },
-    check(key: string): KeyCheck {
+    async check(key: string): Promise<KeyCheck> {
       const id = apiKeyId(key);
       if (id === null) return { ok: false, reason: 'malformed', id: null };
       const entry = cached(id);
@@ -152,7 +163,9 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       lookForChanges();
       return generation;
     },
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }
 

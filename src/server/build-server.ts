@@ -7,7 +7,7 @@ import type { EngineContext } from '../engine/context.js';
 import { ipDatabasesFor, type AccessMode } from '../engine/ip/ip-databases.js';
 import { createIpTextLookup } from '../engine/ip/lookup-ip.js';
 import { NetintelError } from '../errors.js';
-import type { ApiKeyRecord, KeyStore } from '../keys/key-store.js';
+import type { ApiKeyRecord, KeyCheck, KeyStore } from '../keys/key-store.js';
 import { effectivePlan, type Plan, type PlanTable } from '../keys/plans.js';
 import type { ApiContext, ApiRoute, RequestState } from './api-route.js';
 import { addressSubject, clientAddress, parseTrustedProxies, type ProxyHeader } from './client-address.js';
@@ -318,14 +318,43 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.decorateRequest('netintel', null as unknown as RequestState);
 
-  // A key's plan with its own limits applied, per key record: the key store
-  // hands out the same record until the key changes, and then a new one.
+  // A key's plan with its own limits applied, per key record: the SQLite
+  // store hands out the same record until the key changes, and then a new
+  // one (the PostgreSQL store a new one at every check).
   const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
 
   let closing = false;
 
   // Until a key is verified the caller is counted by address (also when refused).
   const anonymousState = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null });
+
+  /** Sets the caller's state from the answer about its key; returns the error to answer with, if any. */
+  const identify = (request: FastifyRequest, reply: FastifyReply, client: string, check: KeyCheck): NetintelError | undefined => {
+    if (!check.ok) {
+      request.netintel = anonymousState(client);
+      // Off the API (health, docs) a bad key is ignored; on it, refused.
+      if (request.routeOptions.config.api !== true) return undefined;
+      reply.header('www-authenticate', WWW_AUTHENTICATE);
+      const message = {
+        malformed: 'the X-API-Key header does not hold a netintel API key (ni_<id>_<secret>)',
+        unknown: 'the API key is not known to this server',
+        revoked: 'the API key has been revoked',
+      }[check.reason];
+      return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } }));
+    }
+    let plan = planOfKey.get(check.record);
+    if (plan === undefined) {
+      try {
+        plan = effectivePlan(plans, check.record.plan, check.record.limits);
+      } catch (error) {
+        request.netintel = anonymousState(client);
+        return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } });
+      }
+      planOfKey.set(check.record, plan);
+    }
+    request.netintel = { client, plan, subject: `key:${check.record.id}`, keyId: check.record.id, limit: null };
+    return undefined;
+  };
 
   // Who is calling, and with which plan.
   app.addHook('onRequest', (request, reply, done) => {
@@ -335,31 +364,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       request.netintel = anonymousState(client);
       return done();
     }
-    const check = typeof header === 'string' ? keys.check(header.trim()) : ({ ok: false, reason: 'malformed', id: null } as const);
-    if (!check.ok) {
-      request.netintel = anonymousState(client);
-      // Off the API (health, docs) a bad key is ignored; on it, refused.
-      if (request.routeOptions.config.api !== true) return done();
-      reply.header('www-authenticate', WWW_AUTHENTICATE);
-      const message = {
-        malformed: 'the X-API-Key header does not hold a netintel API key (ni_<id>_<secret>)',
-        unknown: 'the API key is not known to this server',
-        revoked: 'the API key has been revoked',
-      }[check.reason];
-      return done(withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } })));
-    }
-    let plan = planOfKey.get(check.record);
-    if (plan === undefined) {
-      try {
-        plan = effectivePlan(plans, check.record.plan, check.record.limits);
-      } catch (error) {
+    if (typeof header !== 'string') return done(identify(request, reply, client, { ok: false, reason: 'malformed', id: null }));
+    // The key store may be a remote database: the request waits for its
+    // answer. When it cannot answer, the log says why and the caller gets a
+    // 503 that names no host of the service's own.
+    keys.check(header.trim()).then(
+      (check) => done(identify(request, reply, client, check)),
+      (error: unknown) => {
         request.netintel = anonymousState(client);
-        return done(new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } }));
-      }
-      planOfKey.set(check.record, plan);
-    }
-    request.netintel = { client, plan, subject: `key:${check.record.id}`, keyId: check.record.id, limit: null };
-    done();
+        request.log.error({ err: error }, 'the API key could not be checked');
+        done(new NetintelError('data_unavailable', 'the API key could not be checked: the key database is unavailable; retry later'));
+      },
+    );
   });
 
   // While closing, answers to requests in flight end their connection, so

@@ -17,8 +17,8 @@ describe('netintel keys', () => {
     expect(created.key).toMatch(/^ni_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/);
     expect(created.key.slice(3, 15)).toBe(created.id);
     const store = openSqliteKeyStore(db);
-    expect(store.check(created.key)).toMatchObject({ ok: true, record: { id: created.id, plan: 'pro' } });
-    store.close();
+    expect(await store.check(created.key)).toMatchObject({ ok: true, record: { id: created.id, plan: 'pro' } });
+    await store.close();
   });
 
   it('lists keys without the keys themselves, and revokes by id', async () => {
@@ -34,8 +34,8 @@ describe('netintel keys', () => {
     const table = await runCli(['keys', 'list', '--db', db]);
     expect(table.stdout).toContain(made.id);
     const store = openSqliteKeyStore(db);
-    expect(store.check(made.key)).toMatchObject({ ok: false, reason: 'revoked' });
-    store.close();
+    expect(await store.check(made.key)).toMatchObject({ ok: false, reason: 'revoked' });
+    await store.close();
   });
 
   it('refuses an unknown plan, an unknown id, and custom limits on a non-enterprise plan', async () => {
@@ -61,9 +61,9 @@ describe('netintel keys', () => {
   it('finds the database through NETINTEL_DB, else in the XDG data dir', async () => {
     const viaEnv = join(dir.path, 'env.db');
     expect((await runCli(['keys', 'create', '--plan', 'free'], { env: { NETINTEL_DB: viaEnv } })).code).toBe(0);
-    expect(openSqliteKeyStore(viaEnv).list()).toHaveLength(1);
+    expect(await openSqliteKeyStore(viaEnv).list()).toHaveLength(1);
     const xdg = join(dir.path, 'xdg');
     expect((await runCli(['keys', 'create', '--plan', 'free'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0);
-    expect(openSqliteKeyStore(join(xdg, 'netintel', 'keys.db')).list()).toHaveLength(1);
+    expect(await openSqliteKeyStore(join(xdg, 'netintel', 'keys.db')).list()).toHaveLength(1);
   });
 });

@@ -13,7 +13,7 @@ describe('netintel quota', () => {
   afterAll(() => server.close());
 
   it('shows the key\'s plan and what is left, without spending any of it', async () => {
-    const key = server.key('pro');
+    const key = await server.key('pro');
     await runCli(['ip', '8.8.8.8', '1.1.1.1', '--server', url, '--api-key', key]);
     for (let i = 0; i < 2; i++) {
       const result = await runCli(['quota', '--server', url, '--api-key', key, '-f', 'json']);

@@ -60,7 +60,7 @@ beforeAll(async () => {
     smtpPorts: [25, Number(smtpPort)],
   });
   url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  pro = server.key('pro');
+  pro = await server.key('pro');
 });
 
 afterAll(async () => {
@@ -119,7 +119,7 @@ describe('remote vpn', () => {
     const free = await remote(['vpn', '8.8.8.8', '-f', 'json'], null);
     expect(free.code).toBe(8);
     expect(JSON.parse(free.stdout).error.code).toBe('unauthorized');
-    expect((await remote(['vpn', '8.8.8.8', '-f', 'json'], server.key('starter'))).code).toBe(0);
+    expect((await remote(['vpn', '8.8.8.8', '-f', 'json'], await server.key('starter'))).code).toBe(0);
   });
 });
 
@@ -265,7 +265,7 @@ describe('remote email', () => {
     });
     let b: RunResult;
     try {
-      b = await remote(args, server.key('starter'), input);
+      b = await remote(args, await server.key('starter'), input);
     } finally {
       fetchSpy.mockRestore();
     }

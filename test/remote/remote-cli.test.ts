@@ -30,8 +30,8 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     // The server's clock is the real one: remote runs wait real (short) times after a 429.
     server = await startTestServer({ clock: { now: Date.now, advance: () => {}, set: () => {} }, engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000 } });
     url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    pro = server.key('pro');
-    starter = server.key('starter');
+    pro = await server.key('pro');
+    starter = await server.key('starter');
   });
   afterAll(async () => {
     await server.close();
@@ -89,7 +89,7 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     const queries = Array.from({ length: 90 }, (_, i) => (i % 3 === 0 ? `AS${i + 1}` : `${(i % 200) + 1}.1.1.1`));
     const args = ['asn', queries.join(','), '-f', 'ndjson'];
     same(await local(args), await remote(args, starter));
-    expect(server.keys.list().find((record) => record.plan === 'starter')).toBeDefined();
+    expect((await server.keys.list()).find((record) => record.plan === 'starter')).toBeDefined();
   });
 
   it('dns: the same records (latency aside) for one type, several, ALL, NXDOMAIN and SERVFAIL', async () => {

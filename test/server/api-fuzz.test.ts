@@ -351,7 +351,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     });
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     port = (server.app.server.address() as { port: number }).port;
-    callers = { pro: server.key('enterprise'), free: server.key('free') };
+    callers = { pro: await server.key('enterprise'), free: await server.key('free') };
   });
 
   afterAll(async () => {
@@ -562,7 +562,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     try {
       await guarded.app.listen({ host: '127.0.0.1', port: 0 });
       port = (guarded.app.server.address() as { port: number }).port;
-      const key = guarded.key('enterprise');
+      const key = await guarded.key('enterprise');
       const privateTarget = fc.constantFrom(
         '127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '0177.0.0.1', '::1', '[::1]', '::127.0.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1',
         '64:ff9b::7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '0.0.0.0', '::', '10.0.0.25', '192.168.1.1', '172.16.0.1',

@@ -48,9 +48,9 @@ describe('the HTTP API (buildServer)', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    pro = server.key('pro');
-    starter = server.key('starter');
-    free = server.key('free');
+    pro = await server.key('pro');
+    starter = await server.key('starter');
+    free = await server.key('free');
   });
   afterAll(() => server.close());
 
@@ -196,7 +196,7 @@ describe('the HTTP API (buildServer)', () => {
     });
 
     it('counts each address against the daily allowance and the bucket', async () => {
-      const key = server.key('pro');
+      const key = await server.key('pro');
       const response = await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': key }, payload: { ips: ['8.8.8.8', '1.1.1.1', 'x'] } });
       expect(response.headers['x-ratelimit-remaining']).toBe(String(100_000 - 3));
       expect(response.headers['x-ratelimit-burst-remaining']).toBe(String(1000 - 3));
@@ -229,7 +229,7 @@ describe('the HTTP API (buildServer)', () => {
       expect((await server.app.inject({ url: `/api/asn-lookup?bulk=${list(10)}`, remoteAddress: '203.0.113.10' })).statusCode).toBe(200);
       const over = expectProblem(await server.app.inject({ url: `/api/asn-lookup?bulk=${list(11)}`, remoteAddress: '203.0.113.10' }), 403, 'forbidden');
       expect(over.details).toEqual({ plan: 'free', batch: 10, items: 11 });
-      const key = server.key('starter');
+      const key = await server.key('starter');
       expect((await server.app.inject({ url: `/api/asn-lookup?bulk=${list(50)}`, headers: { 'x-api-key': key } })).statusCode).toBe(200);
       expectProblem(await server.app.inject({ url: `/api/asn-lookup?bulk=${list(51)}`, headers: { 'x-api-key': key } }), 403, 'forbidden');
     });
@@ -251,7 +251,7 @@ describe('the HTTP API (buildServer)', () => {
         'unauthorized',
       );
       expect(unknown.details).toEqual({ reason: 'unknown', keyId: 'aaaaaaaaaaaa' });
-      const key = server.key('pro');
+      const key = await server.key('pro');
       const id = key.slice(3, 15);
       // The right id with a wrong secret is unknown too.
       const forged = expectProblem(
@@ -260,7 +260,7 @@ describe('the HTTP API (buildServer)', () => {
         'unauthorized',
       );
       expect(forged.details).toEqual({ reason: 'unknown', keyId: id });
-      server.keys.revoke(id);
+      await server.keys.revoke(id);
       const revoked = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } });
       expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', keyId: id });
       expect(revoked.headers['www-authenticate']).toMatch(/X-API-Key/);
@@ -291,8 +291,8 @@ describe('the HTTP API (buildServer)', () => {
               })
               .on('error', reject);
           });
-        const first = own.key('pro');
-        const second = own.key('pro');
+        const first = await own.key('pro');
+        const second = await own.key('pro');
         const forged = `${first.slice(0, -1)}${first.endsWith('A') ? 'B' : 'A'}`;
 
         expect([await get(first), await get(first), await get(first)]).toEqual([200, 200, 200]);
@@ -301,7 +301,7 @@ describe('the HTTP API (buildServer)', () => {
         // A key one character off an accepted one is refused.
         expect([await get(forged), await get(first)]).toEqual([401, 200]);
         expect(checks).toBe(7);
-        own.keys.revoke(first.slice(3, 15));
+        await own.keys.revoke(first.slice(3, 15));
         expect(await get(first)).toBe(401);
         expect(await get(second)).toBe(200);
         expect(ports.size).toBe(1);
@@ -357,7 +357,7 @@ describe('the HTTP API (buildServer)', () => {
 
   describe('GET /api/quota', () => {
     it('shows the plan and what is left without charging', async () => {
-      const key = server.key('starter');
+      const key = await server.key('starter');
       await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } });
       for (let i = 0; i < 3; i++) {
         const quota = json(await server.app.inject({ url: '/api/quota', headers: { 'x-api-key': key } }));

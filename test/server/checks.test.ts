@@ -28,7 +28,7 @@ describe('the check endpoints', () => {
     const engine = { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000 };
     guarded = await startTestServer({ engine });
     open = await startTestServer({ engine, allowPrivateTargets: true, smtpPorts: [25, smtp.port] });
-    pro = guarded.key('pro');
+    pro = await guarded.key('pro');
   });
   afterAll(async () => {
     await Promise.all([guarded.close(), open.close(), dns.close(), smtp.close()]);

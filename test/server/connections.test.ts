@@ -204,7 +204,7 @@ describe('answers before routing and around it', () => {
   });
 
   it('answers 415 to a text/plain or other non-JSON body', async () => {
-    const key = server.key('pro');
+    const key = await server.key('pro');
     for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'application/xml']) {
       for (const url of ['/api/bulk', '/api/email-tests/bulk']) {
         const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': type, 'x-api-key': key }, body: '8.8.8.8' });

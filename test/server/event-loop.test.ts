@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('a heavy request beside light ones', () => {
   it('answers /healthz while fifty large ASes are being looked up in one request', async () => {
-    const key = server.key('pro');
+    const key = await server.key('pro');
     let bulkDone = false;
     const bulk = fetch(`${base}/api/asn-lookup?bulk=${LARGE_ASES.map((asn) => `AS${asn}`).join(',')}`, { headers: { 'x-api-key': key } }).then(async (response) => {
       const body = (await response.json()) as { results: unknown[] };

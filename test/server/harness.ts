@@ -45,7 +45,7 @@ export interface TestServer {
   /** Answers seen so far that /openapi.json does not allow (inject throws at once; real HTTP ones are checked at close). */
   contractViolations: string[];
   /** Makes a key of the plan and returns it. */
-  key(plan: string, limits?: Record<string, number>): string;
+  key(plan: string, limits?: Record<string, number>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -109,13 +109,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     plans,
     limits,
     clock,
-    key: (plan, overrides) => keys.create({ plan, label: 'test', limits: overrides ?? null }).key,
+    key: async (plan, overrides) => (await keys.create({ plan, label: 'test', limits: overrides ?? null })).key,
     close: async () => {
       await app.close();
       checkSeen();
       if (violations.length > 0) throw new Error(`answers not allowed by /openapi.json:\n${[...new Set(violations)].join('\n')}`);
       await limits.close();
-      keys.close();
+      await keys.close();
       await ctx.close();
     },
   };

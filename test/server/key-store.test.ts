@@ -27,23 +27,23 @@ describe('the SQLite key store', () => {
     return join(dir.path, 'nested', 'keys.db');
   };
 
-  it('makes random keys of 256 secret bits with a public id', () => {
+  it('makes random keys of 256 secret bits with a public id', async () => {
     const store = openSqliteKeyStore(':memory:');
-    const keys = Array.from({ length: 50 }, () => store.create({ plan: 'pro' }).key);
+    const keys = await Promise.all(Array.from({ length: 50 }, async () => (await store.create({ plan: 'pro' })).key));
     expect(new Set(keys).size).toBe(50);
     for (const key of keys) {
       expect(key).toMatch(API_KEY_PATTERN);
       expect(Buffer.from(key.slice(16), 'base64url')).toHaveLength(32);
     }
     expect(new Set(keys.map((key) => apiKeyId(key))).size).toBe(50);
-    store.close();
+    await store.close();
   });
 
-  it('stores only the SHA-256 of a key, never the key or its secret', () => {
+  it('stores only the SHA-256 of a key, never the key or its secret', async () => {
     const path = dbPath();
     const store = openSqliteKeyStore(path);
-    const { key, record } = store.create({ plan: 'starter', label: 'ops' });
-    store.close();
+    const { key, record } = await store.create({ plan: 'starter', label: 'ops' });
+    await store.close();
     const db = new Database(path, { readonly: true });
     const row = db.prepare('SELECT * FROM api_keys').get() as Record<string, unknown>;
     db.close();
@@ -59,67 +59,67 @@ describe('the SQLite key store', () => {
       }
       expect(bytes.includes(Buffer.from(secret)), file).toBe(false);
     }
-    expect(JSON.stringify(openSqliteKeyStore(path).list())).not.toContain(secret);
+    expect(JSON.stringify(await openSqliteKeyStore(path).list())).not.toContain(secret);
   });
 
-  it('checks a key by its hash in constant time, and tells malformed, unknown and revoked apart', () => {
+  it('checks a key by its hash in constant time, and tells malformed, unknown and revoked apart', async () => {
     const store = openSqliteKeyStore(':memory:');
-    const { key, record } = store.create({ plan: 'pro' });
+    const { key, record } = await store.create({ plan: 'pro' });
     crypto.compared = 0;
-    expect(store.check(key)).toEqual({ ok: true, record });
+    expect(await store.check(key)).toEqual({ ok: true, record });
     expect(crypto.compared).toBe(1);
-    expect(store.check(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toEqual({ ok: false, reason: 'unknown', id: record.id });
+    expect(await store.check(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toEqual({ ok: false, reason: 'unknown', id: record.id });
     // An unknown id is compared too (against a stand-in), so it costs what a wrong secret does.
-    expect(store.check(`ni_zzzzzzzzzzzz_${key.slice(16)}`)).toEqual({ ok: false, reason: 'unknown', id: 'zzzzzzzzzzzz' });
+    expect(await store.check(`ni_zzzzzzzzzzzz_${key.slice(16)}`)).toEqual({ ok: false, reason: 'unknown', id: 'zzzzzzzzzzzz' });
     expect(crypto.compared).toBe(3);
-    expect(store.check('Bearer abc')).toEqual({ ok: false, reason: 'malformed', id: null });
-    expect(store.check(`${key}x`)).toMatchObject({ reason: 'malformed' });
-    store.revoke(record.id);
-    expect(store.check(key)).toEqual({ ok: false, reason: 'revoked', id: record.id });
-    store.close();
+    expect(await store.check('Bearer abc')).toEqual({ ok: false, reason: 'malformed', id: null });
+    expect(await store.check(`${key}x`)).toMatchObject({ reason: 'malformed' });
+    await store.revoke(record.id);
+    expect(await store.check(key)).toEqual({ ok: false, reason: 'revoked', id: record.id });
+    await store.close();
   });
 
-  it('sees a revocation made by another process (connection) within its recheck interval', () => {
+  it('sees a revocation made by another process (connection) within its recheck interval', async () => {
     const path = dbPath();
     const server = openSqliteKeyStore(path, { recheckMs: 0 });
     const admin = openSqliteKeyStore(path);
-    const { key, record } = admin.create({ plan: 'pro' });
-    expect(server.check(key).ok).toBe(true);
-    admin.revoke(record.id);
-    expect(server.check(key)).toMatchObject({ ok: false, reason: 'revoked' });
-    server.close();
-    admin.close();
+    const { key, record } = await admin.create({ plan: 'pro' });
+    expect((await server.check(key)).ok).toBe(true);
+    await admin.revoke(record.id);
+    expect(await server.check(key)).toMatchObject({ ok: false, reason: 'revoked' });
+    await server.close();
+    await admin.close();
   });
 
-  it('moves its generation when a key is created or revoked, here or by another process', () => {
+  it('moves its generation when a key is created or revoked, here or by another process', async () => {
     const path = dbPath();
     const server = openSqliteKeyStore(path, { recheckMs: 0 });
     const admin = openSqliteKeyStore(path);
     const start = server.generation();
     expect(server.generation()).toBe(start);
-    const { key, record } = server.create({ plan: 'pro' });
+    const { key, record } = await server.create({ plan: 'pro' });
     const created = server.generation();
     expect(created).not.toBe(start);
-    expect(server.check(key).ok).toBe(true);
+    expect((await server.check(key)).ok).toBe(true);
     expect(server.generation()).toBe(created);
-    admin.revoke(record.id);
+    await admin.revoke(record.id);
     expect(server.generation()).not.toBe(created);
     const afterAdmin = server.generation();
-    server.revoke(server.create({ plan: 'pro' }).record.id);
+    await server.revoke((await server.create({ plan: 'pro' })).record.id);
     expect(server.generation()).not.toBe(afterAdmin);
-    server.close();
-    admin.close();
+    await server.close();
+    await admin.close();
   });
 
-  it('keeps an enterprise key\'s own limits, and says not_found for an unknown id', () => {
+  it('keeps an enterprise key\'s own limits, and says not_found for an unknown id', async () => {
     const store = openSqliteKeyStore(':memory:');
-    const { record } = store.create({ plan: 'enterprise', limits: { daily: 5_000_000, burst: 20_000 } });
-    expect(store.list()).toEqual([record]);
+    const { record } = await store.create({ plan: 'enterprise', limits: { daily: 5_000_000, burst: 20_000 } });
+    expect(await store.list()).toEqual([record]);
     expect(record.limits).toEqual({ daily: 5_000_000, burst: 20_000 });
-    expect(() => store.revoke('nosuchid')).toThrow(expect.objectContaining({ code: 'not_found' }));
-    const first = store.revoke(record.id).revokedAt;
-    expect(store.revoke(record.id).revokedAt).toBe(first);
-    store.close();
+    await expect(store.revoke('nosuchid')).rejects.toThrow(expect.objectContaining({ code: 'not_found' }));
+    const first = (await store.revoke(record.id)).revokedAt;
+    expect((await store.revoke(record.id)).revokedAt).toBe(first);
+    await store.close();
   });
 });
 
@@ -131,18 +131,18 @@ describe('the key database on disk', () => {
     try {
       const path = join(dir.path, 'data', 'netintel', 'keys.db');
       const store = openSqliteKeyStore(path);
-      store.create({ plan: 'pro', label: 'mode' });
+      await store.create({ plan: 'pro', label: 'mode' });
       const mode = (file: string) => statSync(file).mode & 0o777;
       expect(mode(path).toString(8)).toBe('600');
       expect(mode(`${path}-wal`).toString(8)).toBe('600');
       expect(mode(`${path}-shm`).toString(8)).toBe('600');
       expect(mode(join(dir.path, 'data', 'netintel')).toString(8)).toBe('700');
       expect(mode(join(dir.path, 'data')).toString(8)).toBe('700');
-      store.close();
+      await store.close();
       // Opening it again keeps it working and private.
       const again = openSqliteKeyStore(path);
-      expect(again.list()).toHaveLength(1);
-      again.close();
+      expect(await again.list()).toHaveLength(1);
+      await again.close();
       expect(mode(path).toString(8)).toBe('600');
     } finally {
       process.umask(previous);

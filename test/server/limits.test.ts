@@ -139,7 +139,7 @@ describe('every plan\'s burst, per-minute and daily limits over HTTP, with a con
 
     it(`${plan}: accepts a burst of ${burst}, refuses the next for ${Math.ceil(60 / perMinute)} s, then refills ${perMinute} a minute`, async () => {
       clock.set(Date.UTC(2030, 0, 1, 10));
-      const key = server.key(plan);
+      const key = await server.key(plan);
       await spend(key, plan, burst);
       const refused = await one(key);
       expect429(refused, 'burst', Math.ceil(60 / perMinute));
@@ -155,7 +155,7 @@ describe('every plan\'s burst, per-minute and daily limits over HTTP, with a con
 
     it(`${plan}: accepts ${daily.toLocaleString('en-US')} a day, then refuses until 00:00 UTC`, async () => {
       clock.set(Date.UTC(2030, 0, 5, 0, 10));
-      const key = server.key(plan);
+      const key = await server.key(plan);
       await spend(key, plan, daily, MINUTE / perMinute);
       clock.advance(MINUTE);
       const refused = await one(key);
@@ -184,7 +184,7 @@ describe('every plan\'s burst, per-minute and daily limits over HTTP, with a con
 
   it('gives an enterprise key its own limits when it has them', async () => {
     clock.set(Date.UTC(2030, 0, 9, 10));
-    const key = server.key('enterprise', { daily: 150, perMinute: 1, burst: 120, batch: 10 });
+    const key = await server.key('enterprise', { daily: 150, perMinute: 1, burst: 120, batch: 10 });
     const bulk = await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': key }, payload: { ips: Array(100).fill('8.8.8.8') } });
     expect(bulk.statusCode).toBe(200);
     for (let i = 0; i < 20; i++) expect((await one(key)).statusCode).toBe(200);
@@ -208,7 +208,7 @@ describe('exactly the allowance under 200 concurrent requests (real sockets)', (
     const server = await startTestServer({ plans });
     try {
       const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-      const key = server.key('tight');
+      const key = await server.key('tight');
       const fire = (headers: Record<string, string>) =>
         Promise.all(Array.from({ length: 200 }, () => fetch(`${url}/api/ipinfo?ip=8.8.8.8`, { headers }).then(async (response) => {
           await response.arrayBuffer();

@@ -67,7 +67,7 @@ describe('the plans file', () => {
     try {
       for (let i = 0; i < 2; i++) expect((await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8' })).statusCode).toBe(200);
       expect((await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8' })).statusCode).toBe(429);
-      const key = server.key('team');
+      const key = await server.key('team');
       const bulk = await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': key }, payload: { ips: ['8.8.8.8', '1.1.1.1'] } });
       expect(bulk.statusCode).toBe(200);
       expect(bulk.headers['x-ratelimit-remaining']).toBe('3');

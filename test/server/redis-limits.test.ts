@@ -34,7 +34,7 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
       );
     }
     urls = await Promise.all(servers.map((server) => server.app.listen({ host: '127.0.0.1', port: 0 })));
-    key = servers[0]!.key('starter');
+    key = await servers[0]!.key('starter');
   });
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));
@@ -75,7 +75,7 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
 
   it('resets the shared daily count at 00:00 UTC by the servers\' clock', async () => {
     clock.set(Date.UTC(2030, 0, 3, 23, 59));
-    const daily = servers[0]!.key('enterprise', { daily: 3, perMinute: 600, burst: 100, batch: 3 });
+    const daily = await servers[0]!.key('enterprise', { daily: 3, perMinute: 600, burst: 100, batch: 3 });
     for (let i = 0; i < 3; i++) expect((await get(urls[i % 2]!, { 'x-api-key': daily })).status).toBe(200);
     const refused = await get(urls[1]!, { 'x-api-key': daily });
     expect(refused.status).toBe(429);

@@ -69,7 +69,7 @@ describe('SSRF: server-side probes against loopback peers', () => {
     dns = await startDnsServer({ records: ZONE });
     guarded = await startTestServer({ engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1500 }, smtpPorts: [25, smtp.port] });
     // A pro key: the burst of the free plan would end these tests with 429s.
-    const key = guarded.key('pro');
+    const key = await guarded.key('pro');
     get = (url) => guarded.app.inject({ url, headers: { 'x-api-key': key } });
   });
   afterAll(async () => {

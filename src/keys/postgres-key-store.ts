@@ -1,0 +1,153 @@
+import type { Pool, PoolClient } from 'pg';
+import { NetintelError } from '../errors.js';
+import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
+import type { ApiKeyRecord, CreateKeyInput, CreatedApiKey, KeyCheck, KeyStore } from './key-store.js';
+import type { PlanLimits } from './plans.js';
+import { migrate } from './postgres-migrations.js';
+import { parsePostgresUrl, postgresEndpoint, postgresPassword, redactPostgresUrl } from './postgres-url.js';
+
+interface KeyRow {
+  id: string;
+  key_hash: Buffer;
+  plan: string;
+  label: string | null;
+  limits: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface PostgresKeyStoreOptions {
+  /** Clock for created/revoked dates. */
+  now?: () => Date;
+  /** Connections held at once (default 10; the CLI's commands use 1). */
+  maxConnections?: number;
+  /** Time to connect before giving up, in ms (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Time a query may take, in ms (default 10 s): a database that stops answering fails requests rather than holding them. */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * API keys in PostgreSQL (node-postgres), shared by every server given the
+ * same URL. Opening it applies the migrations the database lacks
+ * (postgres-migrations.ts). Nothing is cached: every `check` asks the
+ * database, so a key revoked through any server or `netintel keys revoke`
+ * is refused by every server from its next request on.
+ *
+ * @throws NetintelError `usage` for a URL that cannot be read;
+ *   `data_unavailable` when the database cannot be reached or migrated.
+ *   No message holds the URL's password.
+ */
+export async function openPostgresKeyStore(url: string, options: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
+  parsePostgresUrl(url);
+  const now = options.now ?? (() => new Date());
+  const endpoint = postgresEndpoint(url);
+  const password = postgresPassword(url);
+  const hide = (text: string): string => (password === null ? text : text.split(password).join('***'));
+  const unavailable = (error: unknown, what: string): NetintelError =>
+    new NetintelError('data_unavailable', hide(`${what} PostgreSQL at ${endpoint}: ${reasonOf(error)} (check --db)`), {
+      details: { db: redactPostgresUrl(url), ...((error as { code?: unknown }).code === undefined ? {} : { reason: String((error as { code?: unknown }).code) }) },
+    });
+
+  const { default: pg } = await import('pg');
+  const pool: Pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    query_timeout: options.queryTimeoutMs ?? 10_000,
+    application_name: 'netintel',
+  });
+  // A connection the server drops while idle is replaced at the next query; its error must not end the process.
+  pool.on('error', () => {});
+
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw unavailable(error, 'cannot connect to');
+  }
+  try {
+    await migrate(client);
+  } catch (error) {
+    client.release(true);
+    await pool.end().catch(() => {});
+    throw unavailable(error, 'cannot apply the schema migrations of');
+  }
+  client.release();
+
+  const query = async <Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> => {
+    try {
+      return (await pool.query<Row>(text, values)).rows;
+    } catch (error) {
+      throw unavailable(error, 'cannot query');
+    }
+  };
+  const byId = async (id: string): Promise<KeyRow | undefined> => (await query<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]))[0];
+  // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
+  const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+
+  return {
+    location: redactPostgresUrl(url),
+    async create(input: CreateKeyInput): Promise<CreatedApiKey> {
+      const created = generateApiKey();
+      const row: KeyRow = {
+        id: created.id,
+        key_hash: created.hash,
+        plan: input.plan,
+        label: input.label ?? null,
+        limits: input.limits && Object.keys(input.limits).length > 0 ? JSON.stringify(input.limits) : null,
+        created_at: now(),
+        revoked_at: null,
+      };
+      await query('INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        row.id,
+        row.key_hash,
+        row.plan,
+        row.label,
+        row.limits,
+        row.created_at,
+      ]);
+      return { record: toRecord(row), key: created.key };
+    },
+    list: async () => (await query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).map(toRecord),
+    async revoke(id: string): Promise<ApiKeyRecord> {
+      await query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now(), id]);
+      const row = await byId(id);
+      if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
+      return toRecord(row);
+    },
+    async check(key: string): Promise<KeyCheck> {
+      const id = apiKeyId(key);
+      if (id === null) return { ok: false, reason: 'malformed', id: null };
+      const row = await byId(id);
+      const matches = hashesMatch(row ? row.key_hash : decoy, hashApiKey(key));
+      if (!row || !matches) return { ok: false, reason: 'unknown', id };
+      if (row.revoked_at !== null) return { ok: false, reason: 'revoked', id };
+      return { ok: true, record: toRecord(row) };
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * What went wrong, on one line: a connection tried on several addresses
+ * fails with an AggregateError whose own message is empty.
+ */
+function reasonOf(error: unknown): string {
+  const errors = error instanceof AggregateError ? error.errors : [error];
+  const reasons = errors.map((each) => (each instanceof Error ? each.message || String((each as { code?: unknown }).code ?? each.name) : String(each)));
+  return reasons.join('; ').replace(/\s*\n\s*/g, ' ');
+}
+
+function toRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    kind: 'api-key',
+    id: row.id,
+    plan: row.plan,
+    label: row.label,
+    limits: row.limits === null ? null : (JSON.parse(row.limits) as Partial<PlanLimits>),
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at === null ? null : row.revoked_at.toISOString(),
+  };
+}
