@@ -33,7 +33,7 @@ export interface MailerOptions {
   smtpUrl?: string;
   /** Where `.eml` files are written when there is no `smtpUrl`. */
   outboxDir?: string;
-  /** PEM of extra CAs to trust for the relay's certificate (a private CA). */
+  /** PEM of the CA certificates to trust for the relay, instead of Node's built-in list (a private CA). */
   ca?: string;
   /** Limit in milliseconds for connecting, the greeting and each reply (default `DEFAULT_TIMEOUT_MS`). */
   timeoutMs?: number;
