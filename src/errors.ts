@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   unreachable: { exit: 5, http: 502, meaning: 'connection refused, reset, or no route' },
   upstream: { exit: 5, http: 502, meaning: 'the peer said it could not answer (SERVFAIL, REFUSED)' },
   tls: { exit: 5, http: 502, meaning: 'TLS handshake or certificate failure' },
-  data_unavailable: { exit: 6, http: 503, meaning: 'a local dataset is missing or invalid' },
+  data_unavailable: { exit: 6, http: 503, meaning: 'a local dataset is missing or invalid, or the key database cannot be reached' },
   partial: { exit: 7, http: null, meaning: 'some, not all, targets of a run failed' },
   unauthorized: { exit: 8, http: 401, meaning: 'API key missing, malformed, unknown or revoked' },
   // Also a server-side probe refused by the SSRF rule (details.rule `private-target`, `smtp-port`,
