@@ -22,6 +22,8 @@ export interface CreateKeyInput {
   plan: string;
   label?: string | null;
   limits?: Partial<PlanLimits> | null;
+  /** The account the key belongs to (made in the dashboard); none for `keys create`. */
+  accountId?: string | null;
 }
 
 export type KeyCheck =

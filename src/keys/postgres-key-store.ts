@@ -6,7 +6,7 @@ import type { PlanLimits } from './plans.js';
 import { migrate } from './postgres-migrations.js';
 import { parsePostgresUrl, postgresEndpoint, postgresPassword, redactPostgresUrl } from './postgres-url.js';
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   key_hash: Buffer;
   plan: string;
@@ -14,6 +14,9 @@ interface KeyRow {
   limits: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  account_id?: string | null;
+  /** When the key's account was disabled, from the join in `check`. */
+  account_disabled_at?: Date | null;
 }
 
 export interface PostgresKeyStoreOptions {
@@ -27,20 +30,24 @@ export interface PostgresKeyStoreOptions {
   queryTimeoutMs?: number;
 }
 
+export interface PostgresConnection {
+  pool: Pool;
+  /** Runs one statement; a failure is a `data_unavailable` error without the password. */
+  query<Row extends object>(text: string, values?: unknown[]): Promise<Row[]>;
+  /** Runs `work` in one transaction on one connection, failures as `query`'s. */
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+  location: string;
+}
+
 /**
- * API keys in PostgreSQL (node-postgres), shared by every server given the
- * same URL. Opening it applies the migrations the database lacks
- * (postgres-migrations.ts). Nothing is cached: every `check` asks the
- * database, so a key revoked through any server or `netintel keys revoke`
- * is refused by every server from its next request on.
+ * A pool on the database `url` names, with the migrations it lacks applied
+ * (postgres-migrations.ts): what the key store and the account store share.
  *
  * @throws NetintelError `usage` for a URL that cannot be read;
  *   `data_unavailable` when the database cannot be reached or migrated.
- *   No message holds the URL's password.
  */
-export async function openPostgresKeyStore(url: string, options: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
+export async function connectPostgres(url: string, options: PostgresKeyStoreOptions = {}): Promise<PostgresConnection> {
   parsePostgresUrl(url);
-  const now = options.now ?? (() => new Date());
   const endpoint = postgresEndpoint(url);
   const password = postgresPassword(url);
   const hide = (text: string): string => (password === null ? text : text.split(password).join('***'));
@@ -83,12 +90,49 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
       throw unavailable(error, 'cannot query');
     }
   };
+  const transaction = async <T>(work: (client: PoolClient) => Promise<T>): Promise<T> => {
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw unavailable(error, 'cannot connect to');
+    }
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release();
+      if (error instanceof NetintelError) throw error;
+      throw unavailable(error, 'cannot query');
+    }
+  };
+  return { pool, query, transaction, location: redactPostgresUrl(url) };
+}
+
+/**
+ * API keys in PostgreSQL (node-postgres), shared by every server given the
+ * same URL. Opening it applies the migrations the database lacks
+ * (postgres-migrations.ts). Nothing is cached: every `check` asks the
+ * database, so a key revoked through any server or `netintel keys revoke`
+ * is refused by every server from its next request on.
+ *
+ * @throws NetintelError `usage` for a URL that cannot be read;
+ *   `data_unavailable` when the database cannot be reached or migrated.
+ *   No message holds the URL's password.
+ */
+export async function openPostgresKeyStore(url: string, options: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
+  const now = options.now ?? (() => new Date());
+  const { pool, query, location } = await connectPostgres(url, options);
   const byId = async (id: string): Promise<KeyRow | undefined> => (await query<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]))[0];
   // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
   const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 
   return {
-    location: redactPostgresUrl(url),
+    location,
     async create(input: CreateKeyInput): Promise<CreatedApiKey> {
       const created = generateApiKey();
       const row: KeyRow = {
@@ -100,31 +144,35 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
         created_at: now(),
         revoked_at: null,
       };
-      await query('INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      await query('INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
         row.id,
         row.key_hash,
         row.plan,
         row.label,
         row.limits,
         row.created_at,
+        input.accountId ?? null,
       ]);
-      return { record: toRecord(row), key: created.key };
+      return { record: keyRecordOf(row), key: created.key };
     },
-    list: async () => (await query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).map(toRecord),
+    list: async () => (await query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).map(keyRecordOf),
     async revoke(id: string): Promise<ApiKeyRecord> {
       await query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now(), id]);
       const row = await byId(id);
       if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
-      return toRecord(row);
+      return keyRecordOf(row);
     },
     async check(key: string): Promise<KeyCheck> {
       const id = apiKeyId(key);
       if (id === null) return { ok: false, reason: 'malformed', id: null };
-      const row = await byId(id);
+      const row = (
+        await query<KeyRow>('SELECT k.*, a.disabled_at AS account_disabled_at FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.id = $1', [id])
+      )[0];
       const matches = hashesMatch(row ? row.key_hash : decoy, hashApiKey(key));
       if (!row || !matches) return { ok: false, reason: 'unknown', id };
-      if (row.revoked_at !== null) return { ok: false, reason: 'revoked', id };
-      return { ok: true, record: toRecord(row) };
+      // A disabled account's keys are refused as revoked ones are.
+      if (row.revoked_at !== null || (row.account_disabled_at ?? null) !== null) return { ok: false, reason: 'revoked', id };
+      return { ok: true, record: keyRecordOf(row) };
     },
     close: () => pool.end(),
   };
@@ -140,7 +188,8 @@ function reasonOf(error: unknown): string {
   return reasons.join('; ').replace(/\s*\n\s*/g, ' ');
 }
 
-function toRecord(row: KeyRow): ApiKeyRecord {
+/** The record of a row of api_keys. */
+export function keyRecordOf(row: KeyRow): ApiKeyRecord {
   return {
     kind: 'api-key',
     id: row.id,

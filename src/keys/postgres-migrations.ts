@@ -28,6 +28,32 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         revoked_at timestamptz
       )`,
   },
+  {
+    version: 2,
+    name: 'accounts',
+    // The tables of the SQLite store's second migration (sqlite-schema.ts);
+    // keys made by `netintel keys create` keep a null account_id.
+    sql: `
+      CREATE TABLE accounts (
+        id                text PRIMARY KEY,
+        email             text NOT NULL UNIQUE,
+        email_verified_at timestamptz,
+        password_hash     text,
+        plan              text NOT NULL DEFAULT 'free',
+        created_at        timestamptz NOT NULL,
+        disabled_at       timestamptz
+      );
+      ALTER TABLE api_keys ADD COLUMN account_id text REFERENCES accounts (id) ON DELETE CASCADE;
+      CREATE INDEX api_keys_account ON api_keys (account_id);
+      CREATE TABLE account_links (
+        token_hash text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        purpose    text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        used_at    timestamptz
+      );
+      CREATE INDEX account_links_account ON account_links (account_id)`,
+  },
 ];
 
 /**

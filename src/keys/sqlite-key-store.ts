@@ -5,20 +5,9 @@ import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
 import type { ApiKeyRecord, CreateKeyInput, CreatedApiKey, KeyCheck, KeyStore } from './key-store.js';
 import type { PlanLimits } from './plans.js';
+import { migrateSqlite } from './sqlite-schema.js';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS api_keys (
-  id         TEXT PRIMARY KEY,
-  key_hash   BLOB NOT NULL,
-  plan       TEXT NOT NULL,
-  label      TEXT,
-  limits     TEXT,
-  created_at TEXT NOT NULL,
-  revoked_at TEXT
-) STRICT;
-`;
-
-interface KeyRow {
+export interface KeyRow {
   id: string;
   key_hash: Buffer;
   plan: string;
@@ -26,6 +15,9 @@ interface KeyRow {
   limits: string | null;
   created_at: string;
   revoked_at: string | null;
+  account_id?: string | null;
+  /** When the key's account was disabled, from the join in `check`. */
+  account_disabled_at?: string | null;
 }
 
 export interface SqliteKeyStoreOptions {
@@ -73,7 +65,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
-    db.exec(SCHEMA);
+    migrateSqlite(db);
   } catch (error) {
     throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, {
       cause: error,
@@ -81,15 +73,17 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
     });
   }
   const insert = db.prepare(
-    'INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at) VALUES (@id, @key_hash, @plan, @label, @limits, @created_at)',
+    'INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at, account_id) VALUES (@id, @key_hash, @plan, @label, @limits, @created_at, @account_id)',
   );
-  const byId = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
+  const byId = db.prepare<[string], KeyRow>(
+    'SELECT k.*, a.disabled_at AS account_disabled_at FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.id = ?',
+  );
   const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
 
   // Checked keys by id: their hash and record, until another process writes.
-  const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord } | null>();
+  const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord; accountDisabled: boolean } | null>();
   let seenVersion = dataVersion.get()!.data_version;
   let lastLook = performance.now();
   // Changes whenever an answer of `check` may have changed (see SqliteKeyStore.generation).
@@ -110,12 +104,12 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
     }
   };
 
-  const cached = (id: string): { hash: Buffer; record: ApiKeyRecord } | null => {
+  const cached = (id: string): { hash: Buffer; record: ApiKeyRecord; accountDisabled: boolean } | null => {
     lookForChanges();
     let entry = cache.get(id);
     if (entry === undefined) {
       const row = byId.get(id);
-      entry = row ? { hash: row.key_hash, record: toRecord(row) } : null;
+      entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: (row.account_disabled_at ?? null) !== null } : null;
       if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
       cache.set(id, entry);
     }
@@ -134,20 +128,21 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
         limits: input.limits && Object.keys(input.limits).length > 0 ? JSON.stringify(input.limits) : null,
         created_at: now().toISOString(),
         revoked_at: null,
+        account_id: input.accountId ?? null,
       };
       insert.run(row);
       cache.delete(row.id);
       generation++;
-      return { record: toRecord(row), key: created.key };
+      return { record: keyRecordOf(row), key: created.key };
     },
-    list: async () => all.all().map(toRecord),
+    list: async () => all.all().map(keyRecordOf),
     async revoke(id: string): Promise<ApiKeyRecord> {
       revokeStatement.run(now().toISOString(), id);
       cache.delete(id);
       generation++;
       const row = byId.get(id);
       if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
-      return toRecord(row);
+      return keyRecordOf(row);
     },
     async check(key: string): Promise<KeyCheck> {
       const id = apiKeyId(key);
@@ -156,7 +151,8 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       const presented = hashApiKey(key);
       const matches = hashesMatch(entry ? entry.hash : decoy, presented);
       if (!entry || !matches) return { ok: false, reason: 'unknown', id };
-      if (entry.record.revokedAt !== null) return { ok: false, reason: 'revoked', id };
+      // A disabled account's keys are refused as revoked ones are.
+      if (entry.record.revokedAt !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: entry.record };
     },
     generation(): number {
@@ -169,7 +165,8 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   };
 }
 
-function toRecord(row: KeyRow): ApiKeyRecord {
+/** The record of a row of api_keys. */
+export function keyRecordOf(row: Omit<KeyRow, 'account_disabled_at'>): ApiKeyRecord {
   return {
     kind: 'api-key',
     id: row.id,
