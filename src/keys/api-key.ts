@@ -26,10 +26,15 @@ export interface NewApiKey {
   hash: Buffer;
 }
 
-export function generateApiKey(): NewApiKey {
-  const idBytes = randomBytes(12);
+/** 12 random base32 characters (60 bits): the id of a key, and of an account. */
+export function randomId(): string {
   let id = '';
-  for (const byte of idBytes) id += BASE32[byte & 31];
+  for (const byte of randomBytes(12)) id += BASE32[byte & 31];
+  return id;
+}
+
+export function generateApiKey(): NewApiKey {
+  const id = randomId();
   const key = `ni_${id}_${randomBytes(32).toString('base64url')}`;
   return { id, key, hash: hashApiKey(key) };
 }

@@ -55,13 +55,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const recheckMs = options.recheckMs ?? 1000;
   let db: Database.Database;
   try {
-    if (path !== ':memory:' && !path.startsWith('file:')) {
-      // Key hashes and plans are the operator's alone: a directory made here
-      // is 0700, and the file is made 0600 before SQLite opens it, since
-      // SQLite gives the -wal and -shm files the database file's mode.
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      closeSync(openSync(path, 'a', 0o600));
-    }
+    prepareKeyDbFile(path);
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
@@ -163,6 +157,17 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       db.close();
     },
   };
+}
+
+/**
+ * Makes the database file before SQLite opens it. Key hashes and plans are
+ * the operator's alone: a directory made here is 0700, and the file is made
+ * 0600, since SQLite gives the -wal and -shm files the database file's mode.
+ */
+export function prepareKeyDbFile(path: string): void {
+  if (path === ':memory:' || path.startsWith('file:')) return;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
 }
 
 /** The record of a row of api_keys. */

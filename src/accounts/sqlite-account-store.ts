@@ -1,0 +1,156 @@
+import Database from 'better-sqlite3';
+import { NetintelError } from '../errors.js';
+import { randomId } from '../keys/api-key.js';
+import type { ApiKeyRecord } from '../keys/key-store.js';
+import { effectivePlan, type PlanTable } from '../keys/plans.js';
+import { keyRecordOf, prepareKeyDbFile, type KeyRow } from '../keys/sqlite-key-store.js';
+import { migrateSqlite } from '../keys/sqlite-schema.js';
+import { accountNotFound, emailTaken, normaliseEmail, type AccountRecord, type AccountStore, type CreateAccountInput, type NewLinkRow } from './account-store.js';
+import { hashLinkToken, type LinkPurpose } from './link-tokens.js';
+
+interface AccountRow {
+  id: string;
+  email: string;
+  email_verified_at: string | null;
+  password_hash: string | null;
+  plan: string;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+/**
+ * Accounts in the SQLite file of the keys (sqlite-key-store.ts opens the
+ * same file, the schema is shared: sqlite-schema.ts). Its own connection:
+ * a server's key store sees changes made here as it sees those of
+ * `netintel keys`.
+ *
+ * @throws NetintelError `usage` when the database cannot be opened.
+ */
+export function openSqliteAccountStore(path: string, options: { now?: () => Date } = {}): AccountStore {
+  const now = options.now ?? (() => new Date());
+  let db: Database.Database;
+  try {
+    prepareKeyDbFile(path);
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    migrateSqlite(db);
+  } catch (error) {
+    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+  }
+  const byId = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
+  const byEmail = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE email = ?');
+  const update = (column: 'email_verified_at' | 'disabled_at') => db.prepare(`UPDATE accounts SET ${column} = ? WHERE id = ? AND ${column} IS NULL`);
+  const verify = update('email_verified_at');
+  const disable = update('disabled_at');
+
+  const row = (id: string): AccountRow => {
+    const found = byId.get(id);
+    if (!found) throw accountNotFound(id);
+    return found;
+  };
+  const removeAll = db.transaction((id: string) => {
+    db.prepare('DELETE FROM api_keys WHERE account_id = ?').run(id);
+    db.prepare('DELETE FROM account_links WHERE account_id = ?').run(id);
+    db.prepare('DELETE FROM accounts WHERE id = ?').run(id);
+  });
+
+  const store: AccountStore = {
+    location: path,
+    async create(input: CreateAccountInput): Promise<AccountRecord> {
+      const created: AccountRow = {
+        id: randomId(),
+        email: normaliseEmail(input.email),
+        email_verified_at: null,
+        password_hash: input.passwordHash,
+        plan: input.plan ?? 'free',
+        created_at: now().toISOString(),
+        disabled_at: null,
+      };
+      try {
+        db.prepare(
+          'INSERT INTO accounts (id, email, email_verified_at, password_hash, plan, created_at, disabled_at) VALUES (@id, @email, @email_verified_at, @password_hash, @plan, @created_at, @disabled_at)',
+        ).run(created);
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw emailTaken(created.email);
+        throw error;
+      }
+      return accountRecordOf(created);
+    },
+    byId: async (id) => {
+      const found = byId.get(id);
+      return found ? accountRecordOf(found) : null;
+    },
+    byEmail: async (email) => {
+      const found = byEmail.get(normaliseEmail(email));
+      return found ? accountRecordOf(found) : null;
+    },
+    async find(idOrEmail) {
+      const found = idOrEmail.includes('@') ? await store.byEmail(idOrEmail) : await store.byId(idOrEmail);
+      if (!found) throw accountNotFound(idOrEmail);
+      return found;
+    },
+    list: async () => db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY created_at, id').all().map(accountRecordOf),
+    passwordHash: async (id) => row(id).password_hash,
+    async markVerified(id) {
+      verify.run(now().toISOString(), id);
+      return accountRecordOf(row(id));
+    },
+    async setPasswordHash(id, hash) {
+      db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(hash, id);
+      return accountRecordOf(row(id));
+    },
+    async setPlan(id, plan, plans: PlanTable) {
+      effectivePlan(plans, plan, null);
+      db.prepare('UPDATE accounts SET plan = ? WHERE id = ?').run(plan, id);
+      return accountRecordOf(row(id));
+    },
+    async disable(id) {
+      disable.run(now().toISOString(), id);
+      return accountRecordOf(row(id));
+    },
+    async delete(id) {
+      const record = accountRecordOf(row(id));
+      removeAll.immediate(id);
+      return record;
+    },
+    async storeLink(link: NewLinkRow) {
+      row(link.accountId);
+      db.prepare('INSERT INTO account_links (token_hash, account_id, purpose, expires_at) VALUES (?, ?, ?, ?)').run(
+        link.tokenHash,
+        link.accountId,
+        link.purpose,
+        link.expiresAt.toISOString(),
+      );
+    },
+    async consumeLink(token: string, purpose: LinkPurpose, at: Date = now()) {
+      const used = db
+        .prepare<[{ at: string; hash: string; purpose: string }], { account_id: string }>(
+          'UPDATE account_links SET used_at = @at WHERE token_hash = @hash AND purpose = @purpose AND used_at IS NULL AND expires_at > @at RETURNING account_id',
+        )
+        .get({ at: at.toISOString(), hash: hashLinkToken(token), purpose });
+      return used ? used.account_id : null;
+    },
+    async keysOf(id): Promise<ApiKeyRecord[]> {
+      row(id);
+      return db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(id).map(keyRecordOf);
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+  return store;
+}
+
+function accountRecordOf(row: AccountRow): AccountRecord {
+  return {
+    kind: 'account',
+    id: row.id,
+    email: row.email,
+    emailVerifiedAt: row.email_verified_at,
+    plan: row.plan,
+    hasPassword: row.password_hash !== null,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+  };
+}
