@@ -83,7 +83,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       expect(rows.map((row) => row.version)).toEqual(versions);
       expect(rows[0].applied_at).toBeInstanceOf(Date);
       const columns = (await clients[0]!.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'api_keys' ORDER BY ordinal_position")).rows;
-      expect(columns.map((row) => row.column_name)).toEqual(['id', 'key_hash', 'plan', 'label', 'limits', 'created_at', 'revoked_at']);
+      expect(columns.map((row) => row.column_name)).toEqual(['id', 'key_hash', 'plan', 'label', 'limits', 'created_at', 'revoked_at', 'account_id']);
       for (const client of clients) client.release();
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
