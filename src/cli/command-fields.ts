@@ -1,4 +1,5 @@
 import type { RecordSchema } from '../output/record-schema.js';
+import { ACCOUNT_SCHEMA } from '../output/schemas/account-schema.js';
 import { API_KEY_SCHEMA } from '../output/schemas/api-key-schema.js';
 import { ASN_SCHEMA } from '../output/schemas/asn-schema.js';
 import { BLACKLIST_SCHEMA } from '../output/schemas/blacklist-schema.js';
@@ -31,6 +32,12 @@ const COMMAND_SCHEMAS: Readonly<Record<string, RecordSchema>> = {
   'keys create': API_KEY_SCHEMA,
   'keys list': API_KEY_SCHEMA,
   'keys revoke': API_KEY_SCHEMA,
+  'accounts list': ACCOUNT_SCHEMA,
+  'accounts show': ACCOUNT_SCHEMA,
+  'accounts create': ACCOUNT_SCHEMA,
+  'accounts set-plan': ACCOUNT_SCHEMA,
+  'accounts disable': ACCOUNT_SCHEMA,
+  'accounts delete': ACCOUNT_SCHEMA,
 };
 
 /** The names `--fields` takes for a command (groups, then every column), or none for a command without records. */

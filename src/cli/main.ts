@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ['blacklist', async () => (await import('../commands/blacklist.js')).registerBlacklistCommand],
   ['serve', async () => (await import('../commands/serve.js')).registerServeCommand],
   ['keys', async () => (await import('../commands/keys.js')).registerKeysCommand],
+  ['accounts', async () => (await import('../commands/accounts.js')).registerAccountsCommand],
   ['quota', async () => (await import('../commands/quota.js')).registerQuotaCommand],
   ['completion', async () => (await import('../commands/completion.js')).registerCompletionCommand],
 ];
