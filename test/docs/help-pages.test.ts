@@ -22,6 +22,7 @@ const PAGES: Record<string, string[][]> = {
   blacklist: [['blacklist']],
   data: [['data'], ['data', 'update'], ['data', 'status']],
   keys: [['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke']],
+  accounts: [['accounts'], ['accounts', 'list'], ['accounts', 'show'], ['accounts', 'create'], ['accounts', 'set-plan'], ['accounts', 'disable'], ['accounts', 'delete']],
   quota: [['quota']],
   serve: [['serve']],
   config: [[]],
