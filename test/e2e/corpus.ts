@@ -209,6 +209,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'data/status', argv: ['data', 'status'] },
     { id: 'data/status-json', argv: ['data', 'status', '-f', 'json'] },
     { id: 'keys/bad-plan', argv: ['keys', 'create', '--plan', 'platinum'] },
+    { id: 'accounts/list-empty', argv: ['accounts', 'list', '-f', 'json'] },
     { id: 'quota/no-server', argv: ['quota'] },
     { id: 'cli/help', argv: ['--help'] },
     { id: 'cli/ip-help', argv: ['ip', '--help'] },
