@@ -1,3 +1,4 @@
+import { NetintelError } from '../errors.js';
 import type { PlanLimits } from './plans.js';
 
 /** A stored API key as `keys list` shows it: never the key, never its hash. */
@@ -50,4 +51,9 @@ export interface KeyStore {
   /** Checks a presented key: hashed, then compared in constant time with the stored hash. */
   check(key: string): Promise<KeyCheck>;
   close(): Promise<void>;
+}
+
+/** The error of a key made for an account the database does not hold. */
+export function unknownAccount(id: string): NetintelError {
+  return new NetintelError('not_found', `no account has the id ${JSON.stringify(id)}`, { details: { account: id } });
 }

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
-import type { ApiKeyRecord, CreateKeyInput, CreatedApiKey, KeyCheck, KeyStore } from './key-store.js';
+import { unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
 import type { PlanLimits } from './plans.js';
 import { migrate } from './postgres-migrations.js';
 import { parsePostgresUrl, postgresEndpoint, postgresPassword, redactPostgresUrl } from './postgres-url.js';
@@ -134,6 +134,7 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
   return {
     location,
     async create(input: CreateKeyInput): Promise<CreatedApiKey> {
+      if (input.accountId != null && (await query('SELECT id FROM accounts WHERE id = $1', [input.accountId])).length === 0) throw unknownAccount(input.accountId);
       const created = generateApiKey();
       const row: KeyRow = {
         id: created.id,

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
-import type { ApiKeyRecord, CreateKeyInput, CreatedApiKey, KeyCheck, KeyStore } from './key-store.js';
+import { unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
 import type { PlanLimits } from './plans.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
@@ -74,6 +74,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   );
   const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const accountExists = db.prepare<[string], { id: string }>('SELECT id FROM accounts WHERE id = ?');
   const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
 
   // Checked keys by id: their hash and record, until another process writes.
@@ -113,6 +114,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   return {
     location: path,
     async create(input: CreateKeyInput): Promise<CreatedApiKey> {
+      if (input.accountId != null && !accountExists.get(input.accountId)) throw unknownAccount(input.accountId);
       const created = generateApiKey();
       const row: KeyRow = {
         id: created.id,

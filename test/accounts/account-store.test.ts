@@ -145,6 +145,7 @@ for (const backend of backends) {
       const operators = await stores.keys.create({ plan: 'pro' });
       expect(await stores.keys.check(own.key)).toEqual({ ok: true, record: own.record });
       expect(await stores.accounts.keysOf(account.id)).toEqual([own.record]);
+      await expect(stores.keys.create({ plan: 'free', accountId: 'nosuchaccnt2' })).rejects.toMatchObject({ code: 'not_found' });
       const disabled = await stores.accounts.disable(account.id);
       expect(disabled.disabledAt).not.toBeNull();
       expect((await stores.accounts.disable(account.id)).disabledAt).toBe(disabled.disabledAt);
