@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.js';
 import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { spawnCli, tempDir } from '../support/cli.js';
+import { serve } from '../support/served.js';
 
 describe('netintel accounts', () => {
   const dir = tempDir('netintel-accounts-cmd-');
@@ -92,4 +93,32 @@ describe('netintel accounts', () => {
     await keys.close();
     expect((await spawnCli(['accounts', 'show', ada.id, '--db', db])).code).toBe(3);
   });
+
+  it('makes a running server refuse the keys of an account disabled by `accounts disable` (401, revoked)', async () => {
+    const path = join(dir.path, 'served.db');
+    const accounts = openSqliteAccountStore(path);
+    const keys = openSqliteKeyStore(path);
+    const account = await accounts.create({ email: 'served@example.org', passwordHash: null });
+    const own = await keys.create({ plan: 'pro', accountId: account.id });
+    const operators = await keys.create({ plan: 'pro' });
+    await Promise.all([accounts.close(), keys.close()]);
+    const served = await serve(['--db', path]);
+    try {
+      const ask = (key: string) => fetch(`${served.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': key } });
+      expect((await ask(own.key)).status).toBe(200);
+      expect((await spawnCli(['accounts', 'disable', 'served@example.org', '--db', path])).code).toBe(0);
+      const disabledAt = Date.now();
+      let response = await ask(own.key);
+      while (response.status === 200 && Date.now() - disabledAt < 5000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        response = await ask(own.key);
+      }
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ code: 'unauthorized', details: { reason: 'revoked', keyId: own.record.id } });
+      expect((await ask(operators.key)).status).toBe(200);
+    } finally {
+      served.child.kill('SIGKILL');
+      await served.exit;
+    }
+  }, 30_000);
 });
