@@ -9,7 +9,7 @@ import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { spawnCli, tempDir } from '../support/cli.js';
 import { serve } from '../support/served.js';
 
-describe('netintel accounts', () => {
+describe('netintel accounts', { timeout: 30_000 }, () => {
   const dir = tempDir('netintel-accounts-cmd-');
   afterAll(() => dir.remove());
   const db = join(dir.path, 'keys.db');
