@@ -18,7 +18,7 @@ import { loadPlanTable } from '../../src/keys/plans.js';
 import { openPostgresKeyStore } from '../../src/keys/postgres-key-store.js';
 import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/keys/sqlite-schema.js';
-import { tempDir } from '../support/cli.js';
+import { spawnCli, tempDir } from '../support/cli.js';
 import { findPostgres, startPostgresServer, type PostgresTestServer } from '../support/postgres.js';
 
 interface Stores {
@@ -254,4 +254,27 @@ describe('a keys database of the previous schema', () => {
       await accounts.close();
     }
   });
+});
+
+describe.skipIf(programs === null)('netintel accounts --db postgres://...', () => {
+  it('lists, changes the plan of and disables accounts of a PostgreSQL database (built CLI)', async () => {
+    const url = await postgres!.createDatabase('accounts_cli');
+    const accounts = await openPostgresAccountStore(url);
+    const keys = await openPostgresKeyStore(url);
+    const account = await accounts.create({ email: 'ops@Example.net', passwordHash: null });
+    const own = await keys.create({ plan: 'free', accountId: account.id });
+    try {
+      const list = await spawnCli(['accounts', 'list', '--db', url, '-f', 'json']);
+      expect(list.code).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual([account]);
+      const set = await spawnCli(['accounts', 'set-plan', 'ops@example.NET', 'starter', '-f', 'json'], { env: { NETINTEL_DB: url } });
+      expect(JSON.parse(set.stdout)).toMatchObject({ id: account.id, plan: 'starter' });
+      expect((await spawnCli(['accounts', 'set-plan', account.id, 'gold', '--db', url])).code).toBe(2);
+      expect((await spawnCli(['accounts', 'show', 'nobody@example.net', '--db', url])).code).toBe(3);
+      expect((await spawnCli(['accounts', 'disable', account.id, '--db', url])).code).toBe(0);
+      expect(await keys.check(own.key)).toEqual({ ok: false, reason: 'revoked', id: own.record.id });
+    } finally {
+      await Promise.all([accounts.close(), keys.close()]);
+    }
+  }, 60_000);
 });
