@@ -16,7 +16,9 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
   let ada: { id: string; key: string };
 
   beforeAll(async () => {
-    const accounts = openSqliteAccountStore(db);
+    // A clock a second apart per account, so that the list order (by creation) is known.
+    let second = 0;
+    const accounts = openSqliteAccountStore(db, { now: () => new Date(Date.UTC(2030, 0, 1, 0, 0, second++)) });
     const keys = openSqliteKeyStore(db);
     const account = await accounts.create({ email: 'ada@Example.org', passwordHash: 'scrypt$secret-hash' });
     await accounts.create({ email: 'bob@example.net', passwordHash: null });
