@@ -1,10 +1,7 @@
-import Database from 'better-sqlite3';
-import { NetintelError } from '../errors.js';
 import { randomId } from '../keys/api-key.js';
 import type { ApiKeyRecord } from '../keys/key-store.js';
 import { effectivePlan, type PlanTable } from '../keys/plans.js';
-import { keyRecordOf, prepareKeyDbFile, type KeyRow } from '../keys/sqlite-key-store.js';
-import { migrateSqlite } from '../keys/sqlite-schema.js';
+import { keyRecordOf, openKeyDatabase, type KeyRow } from '../keys/sqlite-key-store.js';
 import { accountNotFound, emailTaken, normaliseEmail, type AccountRecord, type AccountStore, type CreateAccountInput, type NewLinkRow } from './account-store.js';
 import { hashLinkToken, type LinkPurpose } from './link-tokens.js';
 
@@ -28,16 +25,7 @@ interface AccountRow {
  */
 export function openSqliteAccountStore(path: string, options: { now?: () => Date } = {}): AccountStore {
   const now = options.now ?? (() => new Date());
-  let db: Database.Database;
-  try {
-    prepareKeyDbFile(path);
-    db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    migrateSqlite(db);
-  } catch (error) {
-    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
-  }
+  const db = openKeyDatabase(path);
   const byId = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
   const byEmail = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE email = ?');
   const update = (column: 'email_verified_at' | 'disabled_at') => db.prepare(`UPDATE accounts SET ${column} = ? WHERE id = ? AND ${column} IS NULL`);

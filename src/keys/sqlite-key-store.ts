@@ -53,19 +53,7 @@ export interface SqliteKeyStore extends KeyStore {
 export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): SqliteKeyStore {
   const now = options.now ?? (() => new Date());
   const recheckMs = options.recheckMs ?? 1000;
-  let db: Database.Database;
-  try {
-    prepareKeyDbFile(path);
-    db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    migrateSqlite(db);
-  } catch (error) {
-    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, {
-      cause: error,
-      details: { path },
-    });
-  }
+  const db = openKeyDatabase(path);
   const insert = db.prepare(
     'INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at, account_id) VALUES (@id, @key_hash, @plan, @label, @limits, @created_at, @account_id)',
   );
@@ -166,6 +154,27 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
  * the operator's alone: a directory made here is 0700, and the file is made
  * 0600, since SQLite gives the -wal and -shm files the database file's mode.
  */
+/**
+ * The key database file, opened and migrated to the current schema: the
+ * one database of keys and accounts (WAL, so servers and the CLI can use it
+ * at once).
+ */
+export function openKeyDatabase(path: string): Database.Database {
+  try {
+    prepareKeyDbFile(path);
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    migrateSqlite(db);
+    return db;
+  } catch (error) {
+    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
+  }
+}
+
 export function prepareKeyDbFile(path: string): void {
   if (path === ':memory:' || path.startsWith('file:')) return;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
