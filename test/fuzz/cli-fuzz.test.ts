@@ -250,6 +250,21 @@ describe('CLI fuzzing, in-process', () => {
       .chain((sub) => hostileGlobalFlags.map((flags) => ({ argv: ['keys', ...sub, ...flags] }))),
   );
 
+  fuzzCommand('accounts', 100, () => {
+    const who = fc.oneof(hostileDomain, fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('a@b.example', 'A@B.EXAMPLE', '@', 'a@', '', '__proto__', 'abcdefghijkl'));
+    const plan = fc.constantFrom('free', 'pro', 'bogus', '', '__proto__', 'toString', 'constructor');
+    return fc
+      .oneof(
+        fc.constant(['list']),
+        who.map((target) => ['create', '--email', target]),
+        who.map((target) => ['show', target]),
+        fc.tuple(who, plan).map(([target, name]) => ['set-plan', target, name]),
+        who.map((target) => ['disable', target]),
+        who.map((target) => ['delete', target]),
+      )
+      .chain((sub) => hostileGlobalFlags.map((flags) => ({ argv: ['accounts', ...sub, ...flags] })));
+  });
+
   fuzzCommand('quota', 100, () =>
     fc
       .record({ server: fc.constantFrom('http://127.0.0.1:1', 'http://[::1]:1/', 'ftp://127.0.0.1', 'not a url', ''), key: maybe(fc.constantFrom('ni_bogus', '', 'x\r\ny', '\x00')), flags: hostileGlobalFlags })
@@ -259,7 +274,7 @@ describe('CLI fuzzing, in-process', () => {
   fuzzCommand('global flags and command words', 150, () =>
     fc
       .record({
-        word: fc.constantFrom('ip', 'asn', 'vpn', 'bulk', 'dns', 'mx', 'spf', 'email', 'blacklist', 'data', 'keys', 'quota', 'help', '', 'nope', '-x', '--version', '-V', '--help', 'IP', 'constructor', '__proto__'),
+        word: fc.constantFrom('ip', 'asn', 'vpn', 'bulk', 'dns', 'mx', 'spf', 'email', 'blacklist', 'data', 'keys', 'accounts', 'completion', 'quota', 'help', '', 'nope', '-x', '--version', '-V', '--help', 'IP', 'constructor', '__proto__'),
         flags: hostileGlobalFlags,
         format: maybe(hostileFormat),
         fields: maybe(hostileFields),
