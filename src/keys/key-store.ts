@@ -54,6 +54,11 @@ export interface KeyStore {
 }
 
 /** The error of a key made for an account the database does not hold. */
+/** An enterprise key's own limits as a store keeps them: JSON text, or null when there are none. */
+export function storedLimits(limits: CreateKeyInput['limits']): string | null {
+  return limits && Object.keys(limits).length > 0 ? JSON.stringify(limits) : null;
+}
+
 export function unknownAccount(id: string): NetintelError {
   return new NetintelError('not_found', `no account has the id ${JSON.stringify(id)}`, { details: { account: id } });
 }

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
-import { unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
+import { storedLimits, unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
 import type { PlanLimits } from './plans.js';
 import { migrate } from './postgres-migrations.js';
 import { parsePostgresUrl, postgresEndpoint, postgresPassword, redactPostgresUrl } from './postgres-url.js';
@@ -141,7 +141,7 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
         key_hash: created.hash,
         plan: input.plan,
         label: input.label ?? null,
-        limits: input.limits && Object.keys(input.limits).length > 0 ? JSON.stringify(input.limits) : null,
+        limits: storedLimits(input.limits),
         created_at: now(),
         revoked_at: null,
       };

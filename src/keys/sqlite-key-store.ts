@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
-import { unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
+import { storedLimits, unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
 import type { PlanLimits } from './plans.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
@@ -109,7 +109,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
         key_hash: created.hash,
         plan: input.plan,
         label: input.label ?? null,
-        limits: input.limits && Object.keys(input.limits).length > 0 ? JSON.stringify(input.limits) : null,
+        limits: storedLimits(input.limits),
         created_at: now().toISOString(),
         revoked_at: null,
         account_id: input.accountId ?? null,
