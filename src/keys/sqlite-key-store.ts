@@ -32,16 +32,6 @@ export interface SqliteKeyStoreOptions {
   recheckMs?: number;
 }
 
-export interface SqliteKeyStore extends KeyStore {
-  /**
-   * A number that changes whenever an answer of `check` may have changed:
-   * a key created or revoked through this store, or the store written by
-   * another process (seen as soon as `check` would see it). A caller may
-   * reuse an answer of `check` for the same key while this stays the same.
-   */
-  generation(): number;
-}
-
 /**
  * API keys in SQLite (better-sqlite3), WAL mode so `netintel keys ...` can
  * write while a server reads. Holds only SHA-256 hashes of keys. A database
@@ -50,7 +40,7 @@ export interface SqliteKeyStore extends KeyStore {
  *
  * @throws NetintelError `usage` when the database cannot be opened.
  */
-export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): SqliteKeyStore {
+export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): KeyStore {
   const now = options.now ?? (() => new Date());
   const recheckMs = options.recheckMs ?? 1000;
   const db = openKeyDatabase(path);
@@ -69,8 +59,6 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord; accountDisabled: boolean } | null>();
   let seenVersion = dataVersion.get()!.data_version;
   let lastLook = performance.now();
-  // Changes whenever an answer of `check` may have changed (see SqliteKeyStore.generation).
-  let generation = 0;
   // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
   const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 
@@ -83,7 +71,6 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
     if (version !== seenVersion) {
       seenVersion = version;
       cache.clear();
-      generation++;
     }
   };
 
@@ -116,14 +103,12 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       };
       insert.run(row);
       cache.delete(row.id);
-      generation++;
       return { record: keyRecordOf(row), key: created.key };
     },
     list: async () => all.all().map(keyRecordOf),
     async revoke(id: string): Promise<ApiKeyRecord> {
       revokeStatement.run(now().toISOString(), id);
       cache.delete(id);
-      generation++;
       const row = byId.get(id);
       if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
       return keyRecordOf(row);
@@ -139,21 +124,12 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       if (entry.record.revokedAt !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: entry.record };
     },
-    generation(): number {
-      lookForChanges();
-      return generation;
-    },
     close: async () => {
       db.close();
     },
   };
 }
 
-/**
- * Makes the database file before SQLite opens it. Key hashes and plans are
- * the operator's alone: a directory made here is 0700, and the file is made
- * 0600, since SQLite gives the -wal and -shm files the database file's mode.
- */
 /**
  * The key database file, opened and migrated to the current schema: the
  * one database of keys and accounts (WAL, so servers and the CLI can use it
@@ -175,6 +151,11 @@ export function openKeyDatabase(path: string): Database.Database {
   }
 }
 
+/**
+ * Makes the database file before SQLite opens it. Key hashes and plans are
+ * the operator's alone: a directory made here is 0700, and the file is made
+ * 0600, since SQLite gives the -wal and -shm files the database file's mode.
+ */
 export function prepareKeyDbFile(path: string): void {
   if (path === ':memory:' || path.startsWith('file:')) return;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
