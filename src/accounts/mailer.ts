@@ -90,10 +90,19 @@ function parseSmtpUrl(url: string): SmtpSettings {
     host,
     port: parsed.port === '' ? (secure ? 465 : 587) : Number(parsed.port),
     secure,
-    user: parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
-    pass: parsed.password === '' ? undefined : decodeURIComponent(parsed.password),
+    user: parsed.username === '' ? undefined : decodedCredential(parsed.username, 'user name', redacted),
+    pass: parsed.password === '' ? undefined : decodedCredential(parsed.password, 'password', redacted),
     redacted,
   };
+}
+
+/** A percent-encoded user name or password of the URL; a malformed escape (`%zz`) is a usage error. */
+function decodedCredential(text: string, what: string, redacted: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new NetintelError('usage', `the ${what} in the SMTP URL ${redacted} has a malformed %-escape (write % as %25)`);
+  }
 }
 
 export function createMailer(options: MailerOptions): Mailer {
