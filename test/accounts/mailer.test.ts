@@ -182,8 +182,7 @@ describe('mailer errors that need no relay', () => {
         const url = `${scheme}://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@mail.example.test:2525`;
         expect(redactSmtpUrl(url)).toBe(`${scheme}://${encodeURIComponent(user)}:***@mail.example.test:2525`);
       }),
-      // A malformed %-escape in the credentials, which a seed once found.
-      { numRuns: 300, examples: [['smtps://u:%zz@relay.example'], ['smtp://%E0%A4%A@relay.example']] },
+      { numRuns: 300 },
     );
   });
 
@@ -197,7 +196,8 @@ describe('mailer errors that need no relay', () => {
           expect((error as NetintelError).code).toBe('usage');
         }
       }),
-      { numRuns: 300 },
+      // A malformed %-escape in the credentials, which a seed once found.
+      { numRuns: 300, examples: [['smtps://u:%zz@relay.example'], ['smtp://%E0%A4%A@relay.example']] },
     );
   });
 
