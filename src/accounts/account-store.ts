@@ -53,7 +53,11 @@ export interface AccountStore {
   /** Marks the address verified; a second call keeps the first date. */
   markVerified(id: string): Promise<AccountRecord>;
   setPasswordHash(id: string, hash: string | null): Promise<AccountRecord>;
-  /** @throws NetintelError `usage` for a plan not in `plans` (effectivePlan). */
+  /**
+   * Sets the plan of the account and of every key it has, in one transaction.
+   *
+   * @throws NetintelError `usage` for a plan not in `plans` (effectivePlan).
+   */
   setPlan(id: string, plan: string, plans: PlanTable): Promise<AccountRecord>;
   /** Disables the account: `check` refuses its keys from then on. A second call keeps the first date. */
   disable(id: string): Promise<AccountRecord>;
@@ -68,6 +72,16 @@ export interface AccountStore {
    */
   consumeLink(token: string, purpose: LinkPurpose, now?: Date): Promise<string | null>;
   keysOf(id: string): Promise<ApiKeyRecord[]>;
+  /** The account's session counter: a session made under a lower one is over. */
+  sessionEpoch(id: string): Promise<number>;
+  /** Ends every session of the account (raises its counter); returns the new counter. */
+  endSessions(id: string): Promise<number>;
+  /**
+   * The key that seals the account pages' session cookies: 32 random bytes
+   * made by the first server that asks and kept in the database, so every
+   * server sharing it reads every session.
+   */
+  sessionKey(): Promise<Buffer>;
   close(): Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { randomId } from '../keys/api-key.js';
 import type { ApiKeyRecord } from '../keys/key-store.js';
 import { effectivePlan, type PlanTable } from '../keys/plans.js';
@@ -13,6 +14,7 @@ interface AccountRow {
   plan: string;
   created_at: Date;
   disabled_at: Date | null;
+  session_epoch: number;
 }
 
 /**
@@ -67,7 +69,12 @@ export async function openPostgresAccountStore(url: string, options: PostgresKey
     setPasswordHash: (id, hash) => updated(id, 'UPDATE accounts SET password_hash = $1 WHERE id = $2', [hash, id]),
     async setPlan(id, plan, plans: PlanTable) {
       effectivePlan(plans, plan, null);
-      return updated(id, 'UPDATE accounts SET plan = $1 WHERE id = $2', [plan, id]);
+      return transaction(async (client) => {
+        const changed = (await client.query<AccountRow>('UPDATE accounts SET plan = $1 WHERE id = $2 RETURNING *', [plan, id])).rows[0];
+        if (!changed) throw accountNotFound(id);
+        await client.query('UPDATE api_keys SET plan = $1 WHERE account_id = $2', [plan, id]);
+        return accountRecordOf(changed);
+      });
     },
     disable: (id) => updated(id, 'UPDATE accounts SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL', [now(), id]),
     async delete(id) {
@@ -99,6 +106,17 @@ export async function openPostgresAccountStore(url: string, options: PostgresKey
     async keysOf(id): Promise<ApiKeyRecord[]> {
       await row(id);
       return (await query<KeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [id])).map(keyRecordOf);
+    },
+    sessionEpoch: async (id) => (await row(id)).session_epoch,
+    async endSessions(id) {
+      const rows = await query<{ session_epoch: number }>('UPDATE accounts SET session_epoch = session_epoch + 1 WHERE id = $1 RETURNING session_epoch', [id]);
+      if (rows.length === 0) throw accountNotFound(id);
+      return rows[0]!.session_epoch;
+    },
+    async sessionKey() {
+      await query("INSERT INTO settings (name, value) VALUES ('session_key', $1) ON CONFLICT (name) DO NOTHING", [randomBytes(32).toString('base64')]);
+      const rows = await query<{ value: string }>("SELECT value FROM settings WHERE name = 'session_key'");
+      return Buffer.from(rows[0]!.value, 'base64');
     },
     close: () => pool.end(),
   };

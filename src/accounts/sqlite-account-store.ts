@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { randomId } from '../keys/api-key.js';
 import type { ApiKeyRecord } from '../keys/key-store.js';
 import { effectivePlan, type PlanTable } from '../keys/plans.js';
@@ -13,6 +14,7 @@ interface AccountRow {
   plan: string;
   created_at: string;
   disabled_at: string | null;
+  session_epoch: number;
 }
 
 /**
@@ -37,6 +39,14 @@ export function openSqliteAccountStore(path: string, options: { now?: () => Date
     if (!found) throw accountNotFound(id);
     return found;
   };
+  const setPlan = db.transaction((id: string, plan: string) => {
+    db.prepare('UPDATE accounts SET plan = ? WHERE id = ?').run(plan, id);
+    db.prepare('UPDATE api_keys SET plan = ? WHERE account_id = ?').run(plan, id);
+  });
+  const sessionKey = db.transaction((): string => {
+    db.prepare("INSERT INTO settings (name, value) VALUES ('session_key', ?) ON CONFLICT (name) DO NOTHING").run(randomBytes(32).toString('base64'));
+    return db.prepare<[], { value: string }>("SELECT value FROM settings WHERE name = 'session_key'").get()!.value;
+  });
   const removeAll = db.transaction((id: string) => {
     db.prepare('DELETE FROM api_keys WHERE account_id = ?').run(id);
     db.prepare('DELETE FROM account_links WHERE account_id = ?').run(id);
@@ -54,6 +64,7 @@ export function openSqliteAccountStore(path: string, options: { now?: () => Date
         plan: input.plan ?? 'free',
         created_at: now().toISOString(),
         disabled_at: null,
+        session_epoch: 0,
       };
       try {
         db.prepare(
@@ -90,7 +101,8 @@ export function openSqliteAccountStore(path: string, options: { now?: () => Date
     },
     async setPlan(id, plan, plans: PlanTable) {
       effectivePlan(plans, plan, null);
-      db.prepare('UPDATE accounts SET plan = ? WHERE id = ?').run(plan, id);
+      row(id);
+      setPlan.immediate(id, plan);
       return accountRecordOf(row(id));
     },
     async disable(id) {
@@ -123,6 +135,12 @@ export function openSqliteAccountStore(path: string, options: { now?: () => Date
       row(id);
       return db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(id).map(keyRecordOf);
     },
+    sessionEpoch: async (id) => row(id).session_epoch,
+    async endSessions(id) {
+      row(id);
+      return db.prepare<[string], { session_epoch: number }>('UPDATE accounts SET session_epoch = session_epoch + 1 WHERE id = ? RETURNING session_epoch').get(id)!.session_epoch;
+    },
+    sessionKey: async () => Buffer.from(sessionKey.immediate(), 'base64'),
     close: async () => {
       db.close();
     },

@@ -11,7 +11,7 @@ interface AccountFlags {
 
 interface CreateFlags extends AccountFlags {
   email: string;
-  plan: string;
+  plan?: string;
 }
 
 /** `netintel accounts list|show|create|set-plan|disable|delete`: the self-service accounts, in the key database. */
@@ -59,20 +59,22 @@ export function registerAccountsCommand(program: Command, runtime: CommandRuntim
     .command('create')
     .description('make an account without a password (its holder sets one through a reset link)')
     .requiredOption('--email <address>', 'the e-mail address; the domain is stored lower-cased')
-    .addOption(new Option('--plan <plan>', 'free, starter, pro or enterprise (or a plan of --plans FILE)').default('free'))
+    .addOption(new Option('--plan <plan>', 'free-account, starter, pro or enterprise, or a plan of --plans FILE (default: the plans file\'s newAccounts, free-account)'))
     .addOption(plansOption())
     .addOption(dbOption())
     .action(async (flags: CreateFlags, command: Command) => {
       const { effectivePlan } = await import('../keys/plans.js');
-      effectivePlan(await plansOf(flags), flags.plan, null);
-      await run(flags, command, async (store) => [await store.create({ email: flags.email, passwordHash: null, plan: flags.plan })], true);
+      const plans = await plansOf(flags);
+      const plan = flags.plan ?? plans.newAccounts;
+      effectivePlan(plans, plan, null);
+      await run(flags, command, async (store) => [await store.create({ email: flags.email, passwordHash: null, plan })], true);
     });
 
   accounts
     .command('set-plan')
     .description("change an account's plan (a plan of the plans file)")
     .argument(account, accountHelp)
-    .argument('<plan>', 'free, starter, pro or enterprise (or a plan of --plans FILE)')
+    .argument('<plan>', 'free-account, starter, pro or enterprise (or a plan of --plans FILE)')
     .addOption(plansOption())
     .addOption(dbOption())
     .action(async (target: string, plan: string, flags: AccountFlags, command: Command) => {

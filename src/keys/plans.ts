@@ -33,6 +33,8 @@ export interface Plan extends PlanLimits {
 export interface PlanTable {
   /** The plan of requests without a key. */
   anonymous: string;
+  /** The plan of an account made on the sign-up page (and of its keys). */
+  newAccounts: string;
   /** The most addresses POST /api/bulk accepts in one request (SPEC: 100). */
   bulkMax: number;
   plans: Readonly<Record<string, Plan>>;
@@ -93,9 +95,11 @@ export function parsePlanTable(json: unknown, source: string): PlanTable {
   }
   const anonymous = json.anonymous ?? 'free';
   if (typeof anonymous !== 'string' || !Object.hasOwn(plans, anonymous)) fail(`"anonymous" must name a plan (the plan of requests without a key)`);
+  const newAccounts = json.newAccounts ?? anonymous;
+  if (typeof newAccounts !== 'string' || !Object.hasOwn(plans, newAccounts)) fail(`"newAccounts" must name a plan (the plan of accounts made on the sign-up page)`);
   const bulkMax = json.bulkMax ?? 100;
   if (!isCount(bulkMax)) fail('"bulkMax" must be a positive integer');
-  const table: PlanTable = { anonymous: anonymous as string, bulkMax: bulkMax as number, plans: Object.freeze(plans), source };
+  const table: PlanTable = { anonymous: anonymous as string, newAccounts: newAccounts as string, bulkMax: bulkMax as number, plans: Object.freeze(plans), source };
   for (const plan of Object.values(plans)) checkPlanFits(plan, table, fail);
   return table;
 }

@@ -54,6 +54,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX account_links_account ON account_links (account_id)`,
   },
+  {
+    version: 4,
+    name: 'sessions',
+    // The third migration of the SQLite store (sqlite-schema.ts): the key
+    // session cookies are sealed with, and the per-account session counter.
+    sql: `
+      CREATE TABLE settings (
+        name  text PRIMARY KEY,
+        value text NOT NULL
+      );
+      ALTER TABLE accounts ADD COLUMN session_epoch integer NOT NULL DEFAULT 0`,
+  },
 ];
 
 /**

@@ -37,6 +37,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      used_at    TEXT
    ) STRICT;
    CREATE INDEX account_links_account ON account_links (account_id);`,
+  // The account pages: the key their session cookies are sealed with, made
+  // once and shared by every server on the database; and a counter per
+  // account that ends its sessions when raised (password reset, sign out everywhere).
+  `CREATE TABLE settings (
+     name  TEXT PRIMARY KEY,
+     value TEXT NOT NULL
+   ) STRICT;
+   ALTER TABLE accounts ADD COLUMN session_epoch INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /**
