@@ -83,11 +83,11 @@ const processGlobal = {
 };
 
 // Data packages are read from disk at run time, never bundled. The server's
-// packages (better-sqlite3 is native) load from node_modules, and only for
+// packages (better-sqlite3 and secure-session's sodium-native are native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
 // undici (data update's downloads) and pino-pretty (serve's terminal log)
 // likewise load only for the command that uses them.
-const EXTERNAL = ['@ip-location-db/*', 'fastify', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty'];
+const EXTERNAL = ['@ip-location-db/*', 'fastify', '@fastify/*', 'openid-client', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty'];
 
 function isExternal(path) {
   return (

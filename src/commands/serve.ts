@@ -22,6 +22,10 @@ interface ServeFlags {
   keepAliveTimeout?: number;
   maxConnections?: number;
   shutdownGrace?: number;
+  accounts: boolean;
+  publicUrl?: string;
+  smtpUrl?: string;
+  mailFrom?: string;
 }
 
 /**
@@ -104,16 +108,22 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open, in ms (env: NETINTEL_KEEP_ALIVE_TIMEOUT; default 5000)').argParser(whole('--keep-alive-timeout', 600_000)))
     .addOption(new Option('--max-connections <n>', 'connections held at once; more are closed at once (env: NETINTEL_MAX_CONNECTIONS; default 1024)').argParser(whole('--max-connections', 1_000_000)))
     .addOption(new Option('--shutdown-grace <ms>', 'time requests in flight get to finish after SIGTERM, in ms (env: NETINTEL_SHUTDOWN_GRACE; default 2000)').argParser(whole('--shutdown-grace', 600_000, 0)))
+    .addOption(new Option('--no-accounts', 'serve the API only: no sign-up, log-in or dashboard pages'))
+    .addOption(new Option('--public-url <url>', 'the address people reach this server at, for links in mail and the dashboard (env: NETINTEL_PUBLIC_URL; default the listening address); https makes session cookies Secure').argParser(publicUrl))
+    .addOption(new Option('--smtp-url <url>', 'mail relay for verification and reset links: smtp[s]://user:password@host:port (env: NETINTEL_SMTP_URL; default: write each message to the outbox directory of the data dir)'))
+    .addOption(new Option('--mail-from <address>', 'From address of that mail (env: NETINTEL_MAIL_FROM; default netintel <no-reply@HOST of the public URL>)'))
     .addOption(new Option('--log-level <level>', 'log level (stderr: JSON lines, or one readable line each on a terminal)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
     .addHelpText(
       'after',
       [
         '',
         'Logs go to stderr: JSON lines, or on a terminal one readable line each (colour unless NO_COLOR).',
-        'The address line goes to stdout. Keys: `netintel keys create --plan pro`.',
+        'The address line goes to stdout. Accounts sign up at /signup and make their keys in /dashboard;',
+        'operators make keys with `netintel keys create --plan pro` and manage accounts with `netintel accounts`.',
         'Examples:',
         '  netintel serve',
         '  netintel serve --host 0.0.0.0 --port 8080 --redis-url redis://127.0.0.1:6379 --trust-proxy 10.0.0.0/8',
+        '  netintel serve --public-url https://api.example.com --smtp-url smtps://mailer:secret@smtp.example.com:465 --db postgres://netintel@db/netintel',
       ].join('\n'),
     )
     .action(async (flags: ServeFlags, command: Command) => {
@@ -124,7 +134,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       setMaxListeners(0, shutdown.signal);
       ctx.signal = shutdown.signal;
       const { io } = runtime;
-      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openKeyStore }, { packageRoot }] = await Promise.all([
+      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openKeyStore }, { packageRoot, defaultDataDir }] = await Promise.all([
         import('../server/build-server.js'),
         import('../server/crash-net.js'),
         import('../keys/plans.js'),
@@ -150,6 +160,15 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         await keys.close();
         throw error;
       }
+      let pages: Awaited<ReturnType<typeof openAccountPages>> | null = null;
+      try {
+        if (flags.accounts) pages = await openAccountPages(flags, io.env, options.dataDir ?? defaultDataDir(io.env));
+      } catch (error) {
+        await limits.close();
+        await keys.close();
+        throw error;
+      }
+      let listeningUrl = '';
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
       const app = buildServer({
         ctx,
@@ -163,6 +182,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         logger: { level: flags.logLevel, stream: await serveLogStream(io) },
         version,
         ...connection,
+        ...(pages ? { accountPages: { ...pages.deps, publicUrl: () => pages.publicUrl ?? listeningUrl } } : {}),
       });
       // An error no handler caught is logged with its request and answered 500; the server keeps serving.
       const removeCrashNet = installCrashNet(app, process);
@@ -173,6 +193,11 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         const address = app.server.address();
         const bound = typeof address === 'object' && address !== null ? address : { address: flags.host, port: flags.port };
         const host = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
+        // A wildcard address is not one to put in a link: localhost is, at least on this machine.
+        listeningUrl = `http://${['0.0.0.0', '::'].includes(bound.address) ? 'localhost' : host}:${bound.port}`;
+        if (pages && pages.publicUrl === undefined && ['0.0.0.0', '::'].includes(bound.address)) {
+          app.log.warn('listening on every address without --public-url: links in mail point at localhost; give --public-url');
+        }
         io.stdout.write(`listening on http://${host}:${bound.port}\n`);
         app.log.info(
           {
@@ -180,6 +205,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
             limits: limits.kind,
             keys: keys.location,
             plans: plans.source,
+            accounts: pages ? { signUp: `${pages.publicUrl ?? listeningUrl}/signup`, mail: pages.mail } : false,
             connections: {
               headersTimeoutMs: app.server.headersTimeout,
               requestTimeoutMs: app.server.requestTimeout,
@@ -219,10 +245,59 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         await app.close();
         await limits.close();
         await ctx.close();
+        if (pages) await pages.close();
         await keys.close();
         removeCrashNet();
       }
     });
+}
+
+/**
+ * What the account pages need beyond the API's own parts: the account store
+ * (in the key database), the mailer (an SMTP relay, else .eml files in the
+ * outbox directory of the data dir), the session key, and the public URL
+ * when one is given.
+ */
+async function openAccountPages(flags: ServeFlags, env: Readonly<Record<string, string | undefined>>, dataDir: string) {
+  const [{ openAccountStore }, { createMailer, redactSmtpUrl }] = await Promise.all([import('../accounts/open-account-store.js'), import('../accounts/mailer.js')]);
+  const given = flags.publicUrl ?? (env.NETINTEL_PUBLIC_URL ? publicUrl(env.NETINTEL_PUBLIC_URL) : undefined);
+  const smtpUrl = flags.smtpUrl ?? (env.NETINTEL_SMTP_URL || undefined);
+  const host = given ? new URL(given).hostname : 'localhost';
+  const from = flags.mailFrom ?? (env.NETINTEL_MAIL_FROM || `netintel <no-reply@${host.includes('.') ? host : 'localhost'}>`);
+  const outboxDir = join(dataDir, 'outbox');
+  const mailer = createMailer({ from, ...(smtpUrl ? { smtpUrl } : { outboxDir }) });
+  const accounts = await openAccountStore(flags.db, env, KEY_DB_CONNECTIONS);
+  try {
+    const sessionKey = await accounts.sessionKey();
+    return {
+      publicUrl: given,
+      mail: smtpUrl ? { relay: redactSmtpUrl(smtpUrl), from } : { outbox: outboxDir, from },
+      deps: { accounts, mailer, sessionKey, https: given?.startsWith('https:') === true },
+      close: async () => {
+        mailer.close();
+        await accounts.close();
+      },
+    };
+  } catch (error) {
+    mailer.close();
+    await accounts.close();
+    throw error;
+  }
+}
+
+/** An http(s) URL without path, query or fragment, given without its trailing slash. */
+function publicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`--public-url must be a URL such as https://api.example.com, not ${JSON.stringify(value)}`);
+  }
+  // The pages link to each other by absolute path: they are served at the root of their host.
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw new InvalidArgumentError(`--public-url must be an http or https URL of a host, without user, path, query or fragment (such as https://api.example.com), not ${JSON.stringify(value)}`);
+  }
+  return url.origin;
 }
 
 /** The limit store: Redis, shared by every server given the URL, else this process's memory. */

@@ -19,6 +19,7 @@ import { limitHeaders, setLimitHeaders } from './rate-limit-headers.js';
 import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } from './request-scope.js';
 import { apiRoutes } from './routes/route-table.js';
 import { createTargetGuard } from './target-guard.js';
+import { registerAccountPages, type AccountPagesDeps } from '../web/account-pages.js';
 
 /** What the server is built from; everything with I/O comes in here, so tests hand it fakes and clocks. */
 export interface ServerDeps {
@@ -58,6 +59,8 @@ export interface ServerDeps {
   /** How the IP datasets are read: `memory` (default, fastest) or `pread`. */
   dataMode?: AccessMode;
   version?: string;
+  /** The self-service account pages (sign-up, log in, dashboard); none when absent. */
+  accountPages?: Omit<AccountPagesDeps, 'keys' | 'plans' | 'limits' | 'now'>;
   /** Adjusts the route table before it is registered (tests replace handlers). */
   routes?: (routes: ApiRoute[]) => ApiRoute[];
 }
@@ -479,6 +482,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const routes = deps.routes ? deps.routes(apiRoutes(plans)) : apiRoutes(plans);
   for (const route of routes) registerApiRoute(app, route, api, limits, now, handlerTimeoutMs);
   registerOperationRoutes(app, { routes, plans, limits, now, version: deps.version ?? '0.0.0' });
+  if (deps.accountPages) registerAccountPages(app, { ...deps.accountPages, keys, plans, limits, now });
   return app;
 }
 
