@@ -3,7 +3,8 @@
  * chromium, driven by playwright-core, loads a page from a local server,
  * reads it and takes a screenshot.
  */
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -22,6 +23,37 @@ const PAGE = `<!doctype html>
 <h1 id="title">Several servers, one service</h1>
 <table><tr><td>8.8.8.8</td><td>AS15169</td><td>Google LLC</td></tr><tr><td>1.1.1.1</td><td>AS13335</td><td>Cloudflare</td></tr></table>
 </body></html>`;
+
+describe('findChromium', () => {
+  const withPath = <T>(path: string, run: () => T): T => {
+    const saved = process.env['PATH'];
+    process.env['PATH'] = path;
+    try {
+      return run();
+    } finally {
+      process.env['PATH'] = saved;
+    }
+  };
+
+  it('takes chromium from PATH before chromium-browser, and a launcher script as the binary it starts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netintel-chromium-'));
+    try {
+      const program = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        chmodSync(join(dir, name), 0o755);
+      };
+      program('chromium-browser', '\x7fELF');
+      expect(withPath(dir, findChromium)).toBe(join(dir, 'chromium-browser'));
+      program('chromium', '\x7fELF');
+      expect(withPath(dir, findChromium)).toBe(join(dir, 'chromium'));
+      program('chromium', '#!/bin/sh\nexec /usr/lib/chromium/chromium "$@"\n');
+      const debianBinary = existsSync('/usr/lib/chromium/chromium');
+      expect(withPath(dir, findChromium)).toBe(debianBinary ? '/usr/lib/chromium/chromium' : join(dir, 'chromium'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('screenshotPath', () => {
   it('names a PNG under test-artifacts/screenshots of the repository, and makes that directory', () => {
