@@ -21,6 +21,7 @@
  */
 
 import * as client from 'openid-client';
+import { normaliseEmail } from '../accounts/account-store.js';
 import { NetintelError, type ErrorCode } from '../errors.js';
 import type { OidcProviderConfig } from './oidc-config.js';
 
@@ -71,14 +72,16 @@ const DEFAULT_MAX_PENDING_MS = 15 * 60_000;
  * provider vouches for (`email_verified: true`, OpenID Connect Core 1.0 §5.1)
  * links a login to an existing account: an unverified address could be any
  * address someone typed at the provider, and linking by it would hand that
- * account over to them.
+ * account over to them. The address comes back in the form the account
+ * store keeps (normaliseEmail), so it can be looked up as it is.
  */
 export function linkableEmail(identity: OidcIdentity): string | null {
   if (!identity.emailVerified || identity.email === null) return null;
-  const email = identity.email.trim();
-  const at = email.lastIndexOf('@');
-  if (at <= 0 || at === email.length - 1 || /\s/.test(email) || email.length > 254) return null;
-  return `${email.slice(0, at)}@${email.slice(at + 1).toLowerCase()}`;
+  try {
+    return normaliseEmail(identity.email);
+  } catch {
+    return null;
+  }
 }
 
 export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLoginOptions = {}): OidcLogin {
