@@ -54,6 +54,11 @@ export interface OidcLoginOptions {
   timeoutMs?: number;
   /** How long a started login may wait for its callback. */
   maxPendingMs?: number;
+  /**
+   * The fetch for every request to a provider, e.g. one that goes through the
+   * HTTPS_PROXY of the host (Node's own fetch ignores it). Node's fetch by default.
+   */
+  fetch?: client.CustomFetch;
   now?: () => number;
 }
 
@@ -107,7 +112,7 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
   function configurationOf(provider: OidcProviderConfig): Promise<client.Configuration> {
     let configuration = discovered.get(provider.id);
     if (configuration === undefined) {
-      configuration = discover(provider, timeoutMs, options.allowHttpIssuers === true);
+      configuration = discover(provider, timeoutMs, options.allowHttpIssuers === true, options.fetch);
       discovered.set(provider.id, configuration);
       configuration.catch(() => {
         if (discovered.get(provider.id) === configuration) discovered.delete(provider.id);
@@ -191,11 +196,12 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
   };
 }
 
-async function discover(provider: OidcProviderConfig, timeoutMs: number, allowHttp: boolean): Promise<client.Configuration> {
+async function discover(provider: OidcProviderConfig, timeoutMs: number, allowHttp: boolean, fetch: client.CustomFetch | undefined): Promise<client.Configuration> {
   try {
     return await client.discovery(new URL(provider.issuer), provider.clientId, undefined, secretAuthentication(provider.clientSecret), {
       timeout: timeoutMs / 1000,
       execute: allowHttp ? [client.allowInsecureRequests] : [],
+      ...(fetch === undefined ? {} : { [client.customFetch]: fetch }),
     });
   } catch (error) {
     throw describeFailure(error, provider, 'discovery');

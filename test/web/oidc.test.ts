@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -385,6 +386,135 @@ describe('OIDC login when the issuer is down', () => {
 
   it('refuses an http issuer unless allowed', () => {
     expect(() => createOidcLogin([corpProvider('http://127.0.0.1:1')])).toThrow(expect.objectContaining({ code: 'usage', message: 'the login provider corp has the issuer http://127.0.0.1:1, which is not https (give its https URL)' }));
+  });
+});
+
+/**
+ * Microsoft's multi-tenant endpoints (`common`, `organizations`) publish the issuer
+ * `https://login.microsoftonline.com/{tenantid}/v2.0` while each ID token names the user's own
+ * tenant. A stand-in for login.microsoftonline.com on 127.0.0.1 serves that discovery document
+ * and signs ID tokens, reached through the `fetch` option, to pin down how openid-client treats
+ * the placeholder: it accepts the discovery document and checks each ID token's `iss` against
+ * the template filled with the token's own `tid`.
+ */
+describe('OIDC login with the Microsoft preset (common tenant)', () => {
+  const MICROSOFT = 'https://login.microsoftonline.com';
+  const TENANT = '11111111-2222-3333-4444-555555555555';
+  const OTHER_TENANT = '99999999-8888-7777-6666-555555555555';
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const kid = 'test-key';
+  let server: Server;
+  let origin: string;
+  /** What the next ID token says, set by each case. */
+  let nextIdToken: Record<string, unknown> = {};
+  const codes = new Map<string, string>();
+
+  function signedJwt(payload: Record<string, unknown>): string {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const input = `${part({ alg: 'RS256', kid, typ: 'JWT' })}.${part(payload)}`;
+    return `${input}.${sign('RSA-SHA256', Buffer.from(input), privateKey).toString('base64url')}`;
+  }
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      const json = (body: unknown) => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify(body));
+      };
+      if (path === '/common/v2.0/.well-known/openid-configuration') {
+        json({
+          issuer: `${MICROSOFT}/{tenantid}/v2.0`,
+          authorization_endpoint: `${MICROSOFT}/common/oauth2/v2.0/authorize`,
+          token_endpoint: `${MICROSOFT}/common/oauth2/v2.0/token`,
+          jwks_uri: `${MICROSOFT}/common/discovery/v2.0/keys`,
+          response_types_supported: ['code', 'id_token', 'code id_token', 'id_token token'],
+          subject_types_supported: ['pairwise'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt', 'client_secret_basic'],
+          scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
+        });
+      } else if (path === '/common/discovery/v2.0/keys') {
+        json({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' }] });
+      } else if (path === '/common/oauth2/v2.0/token') {
+        let body = '';
+        request.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+        request.on('end', () => {
+          const form = new URLSearchParams(body);
+          const nonce = codes.get(form.get('code') ?? '');
+          // client_secret_basic: both parts form-encoded, then Base64 (RFC 6749 §2.3.1).
+          const [id, secret] = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':').map(decodeURIComponent);
+          if (nonce === undefined || id !== CLIENT_ID || secret !== CLIENT_SECRET) {
+            response.statusCode = 400;
+            json({ error: 'invalid_grant' });
+            return;
+          }
+          const now = Math.floor(Date.now() / 1000);
+          json({
+            token_type: 'Bearer',
+            access_token: randomUUID(),
+            expires_in: 3600,
+            id_token: signedJwt({ aud: CLIENT_ID, iat: now, nbf: now, exp: now + 3600, nonce, ver: '2.0', ...nextIdToken }),
+          });
+        });
+      } else {
+        response.statusCode = 404;
+        response.end();
+      }
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.close();
+  });
+
+  function microsoftLogin(): OidcLogin {
+    const [provider] = parseOidcConfig({ providers: [{ id: 'microsoft', preset: 'microsoft', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }] }, 'oidc.json', {});
+    // Every request meant for login.microsoftonline.com goes to the stand-in.
+    const toStandIn = (url: string, init: RequestInit) => fetch(url.replace(MICROSOFT, origin), init);
+    return createOidcLogin([provider!], { fetch: toStandIn });
+  }
+
+  /** The callback Microsoft would send the browser to after the person logged in. */
+  async function callbackFor(login: OidcLogin): Promise<{ callback: URL; pending: OidcPending }> {
+    const { url, pending } = await login.begin('microsoft', REDIRECT_URI);
+    expect(new URL(url).href.startsWith(`${MICROSOFT}/common/oauth2/v2.0/authorize?`)).toBe(true);
+    const code = randomUUID();
+    codes.set(code, pending.nonce);
+    const callback = new URL(REDIRECT_URI);
+    callback.searchParams.set('code', code);
+    callback.searchParams.set('state', pending.state);
+    return { callback, pending };
+  }
+
+  it('accepts an ID token whose iss is the {tenantid} template filled with its own tid; the identity names that tenant', async () => {
+    const login = microsoftLogin();
+    nextIdToken = { iss: `${MICROSOFT}/${TENANT}/v2.0`, tid: TENANT, sub: 'pairwise-sub-1', email: 'ada@contoso.example', xms_edov: true };
+    const { callback, pending } = await callbackFor(login);
+    const identity = await login.finish('microsoft', callback, pending);
+    expect(identity).toEqual({ issuer: `${MICROSOFT}/${TENANT}/v2.0`, subject: 'pairwise-sub-1', email: 'ada@contoso.example', emailVerified: true });
+    expect(linkableEmail(identity)).toBe('ada@contoso.example');
+  });
+
+  it('treats a Microsoft address without xms_edov (or email_verified) as unverified', async () => {
+    const login = microsoftLogin();
+    nextIdToken = { iss: `${MICROSOFT}/${TENANT}/v2.0`, tid: TENANT, sub: 'pairwise-sub-2', email: 'boss@contoso.example' };
+    const { callback, pending } = await callbackFor(login);
+    const identity = await login.finish('microsoft', callback, pending);
+    expect(identity.emailVerified).toBe(false);
+    expect(linkableEmail(identity)).toBeNull();
+  });
+
+  it('refuses an ID token whose iss names another tenant than its tid', async () => {
+    const login = microsoftLogin();
+    nextIdToken = { iss: `${MICROSOFT}/${OTHER_TENANT}/v2.0`, tid: TENANT, sub: 'pairwise-sub-3', email: 'ada@contoso.example', xms_edov: true };
+    const { callback, pending } = await callbackFor(login);
+    const error = await errorOf(login.finish('microsoft', callback, pending));
+    expect(error.code).toBe('unauthorized');
+    expect(error.message).toBe('the answer from Microsoft did not pass the login checks (ID token: jwt_claim_comparison_failed); start the login again');
+    expectReadable(error, pending);
   });
 });
 
