@@ -145,6 +145,8 @@ function parseIssuer(value: unknown, field: string, fail: Fail): string {
   // OpenID Connect Discovery 1.0 §3: an Issuer Identifier has no query or fragment component.
   if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) fail(field, `${quote(value)} must not have a query or fragment`);
   if (url.username !== '' || url.password !== '') fail(field, 'must not hold a user name or password');
+  // Given the discovery document's own URL, openid-client skips the check that the document names this issuer.
+  if (url.pathname.includes('/.well-known/')) fail(field, `${quote(value)} is a discovery document URL (give the issuer: the URL before /.well-known/)`);
   return value;
 }
 

@@ -572,6 +572,7 @@ describe('OIDC config file', () => {
       [{ providers: [{ ...ok, issuer: 'sso.example' }] }, 'providers[0].issuer "sso.example" is not a URL'],
       [{ providers: [{ ...ok, issuer: 'ftp://sso.example' }] }, 'providers[0].issuer "ftp://sso.example" must be an https URL'],
       [{ providers: [{ ...ok, issuer: 'https://sso.example/?tenant=1' }] }, 'providers[0].issuer "https://sso.example/?tenant=1" must not have a query or fragment'],
+      [{ providers: [{ ...ok, issuer: 'https://sso.example/.well-known/openid-configuration' }] }, 'providers[0].issuer "https://sso.example/.well-known/openid-configuration" is a discovery document URL (give the issuer: the URL before /.well-known/)'],
       [{ providers: [{ ...ok, preset: 'github' }] }, 'providers[0].preset must be "google" or "microsoft" (or left out, with "issuer" given)'],
       [{ providers: [{ ...ok, preset: 'google' }] }, 'providers[0].issuer cannot be given with "preset": "google" (the preset sets it)'],
       [{ providers: [{ ...ok, tenant: 'common' }] }, 'providers[0].tenant applies only to "preset": "microsoft"'],
