@@ -71,6 +71,7 @@ export interface OidcLogin {
 const SCOPE = 'openid email profile';
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_PENDING_MS = 15 * 60_000;
+const CLOCK_SLACK_MS = 60_000;
 
 /**
  * The address an account may be found by, or null. Only an address the
@@ -153,7 +154,8 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
       if (!isPending(pending) || pending.provider !== provider.id) {
         throw failure('usage', `no login with ${provider.name} was started in this browser (start the login again)`, provider, 'no_pending_login');
       }
-      if (now() - pending.startedAt > maxPendingMs || pending.startedAt > now()) {
+      // A little slack for a start time set by another server of the same site whose clock runs ahead.
+      if (now() - pending.startedAt > maxPendingMs || pending.startedAt > now() + CLOCK_SLACK_MS) {
         throw failure('usage', `the login with ${provider.name} took too long (start the login again)`, provider, 'login_expired');
       }
       // RFC 6749 §10.12: a callback whose state is not the one this browser sent is someone else's

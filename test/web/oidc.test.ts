@@ -55,6 +55,7 @@ async function startIssuer(options: { claimsInIdToken: boolean; port?: number })
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     conformIdTokenClaims: !options.claimsInIdToken,
     cookies: { keys: ['netintel-test-cookie-key'] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
     async findAccount(_ctx: unknown, sub: string) {
@@ -515,6 +516,25 @@ describe('OIDC login with the Microsoft preset (common tenant)', () => {
     expect(error.code).toBe('unauthorized');
     expect(error.message).toBe('the answer from Microsoft did not pass the login checks (ID token: jwt_claim_comparison_failed); start the login again');
     expectReadable(error, pending);
+  });
+});
+
+describe('linkableEmail', () => {
+  const identity = (email: string | null, emailVerified: boolean): OidcIdentity => ({ issuer: 'https://sso.example', subject: 's', email, emailVerified });
+
+  it('gives the address in the account store\'s form only when the provider verified it', () => {
+    expect(linkableEmail(identity(' Ada@Example.COM ', true))).toBe('Ada@example.com');
+    expect(linkableEmail(identity('ada@example.com', false))).toBeNull();
+    expect(linkableEmail(identity(null, true))).toBeNull();
+    expect(linkableEmail(identity('not an address', true))).toBeNull();
+  });
+
+  it('never throws, and never links an unverified address (property)', () => {
+    fc.assert(fc.property(fc.option(fc.string()), fc.boolean(), (email, verified) => {
+      const linked = linkableEmail(identity(email, verified));
+      if (!verified || email === null) expect(linked).toBeNull();
+      if (linked !== null) expect(linked).toContain('@');
+    }));
   });
 });
 
