@@ -127,7 +127,7 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
 
     async begin(id, redirectUri) {
       const provider = providerFor(id);
-      if (!isWebUrl(redirectUri)) throw new NetintelError('usage', `the redirect URI ${JSON.stringify(redirectUri)} is not an absolute http(s) URL without a fragment`, { details: { redirectUri } });
+      if (!isWebUrl(redirectUri)) throw new NetintelError('usage', `the redirect URI ${JSON.stringify(redirectUri)} is not an absolute http(s) URL without query or fragment`, { details: { redirectUri } });
       const configuration = await configurationOf(provider);
       const pending: OidcPending = {
         provider: provider.id,
@@ -301,7 +301,8 @@ function isTimeoutException(error: unknown): boolean {
 function isWebUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hash === '' && !value.includes('#');
+    // No query: finish puts the callback's query onto this URL.
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === '' && !/[?#]/.test(value);
   } catch {
     return false;
   }

@@ -301,8 +301,11 @@ for (const claimsInIdToken of [true, false]) {
       const unknown = await errorOf(login.begin('nope', REDIRECT_URI));
       expect(unknown.code).toBe('not_found');
       expect(unknown.message).toBe('there is no login provider "nope" (the login page lists the ones there are)');
-      const relative = await errorOf(login.begin('corp', '/login/corp/callback'));
-      expect(relative.code).toBe('usage');
+      for (const bad of ['/login/corp/callback', `${REDIRECT_URI}?next=/`, `${REDIRECT_URI}#top`, 'javascript:alert(1)']) {
+        const error = await errorOf(login.begin('corp', bad));
+        expect(error.code).toBe('usage');
+        expect(error.message).toBe(`the redirect URI ${JSON.stringify(bad)} is not an absolute http(s) URL without query or fragment`);
+      }
     });
 
     it('refuses a login that waited too long for its callback', async () => {
