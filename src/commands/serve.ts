@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { CustomFetch } from 'openid-client';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { NetintelError } from '../errors.js';
 import { serveLogStream } from './serve-log.js';
@@ -26,6 +27,7 @@ interface ServeFlags {
   publicUrl?: string;
   smtpUrl?: string;
   mailFrom?: string;
+  oidcConfig?: string;
 }
 
 /**
@@ -112,6 +114,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option('--public-url <url>', 'the address people reach this server at, for links in mail and the dashboard (env: NETINTEL_PUBLIC_URL; default the listening address); https makes session cookies Secure').argParser(publicUrl))
     .addOption(new Option('--smtp-url <url>', 'mail relay for verification and reset links: smtp[s]://user:password@host:port (env: NETINTEL_SMTP_URL; default: write each message to the outbox directory of the data dir)'))
     .addOption(new Option('--mail-from <address>', 'From address of that mail (env: NETINTEL_MAIL_FROM; default netintel <no-reply@HOST of the public URL>)'))
+    .addOption(new Option('--oidc-config <file>', 'log in with Google, Microsoft or any OpenID Connect provider: a JSON file of providers, see docs/oidc.md (env: NETINTEL_OIDC_CONFIG)'))
     .addOption(new Option('--log-level <level>', 'log level (stderr: JSON lines, or one readable line each on a terminal)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
     .addHelpText(
       'after',
@@ -205,7 +208,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
             limits: limits.kind,
             keys: keys.location,
             plans: plans.source,
-            accounts: pages ? { signUp: `${pages.publicUrl ?? listeningUrl}/signup`, mail: pages.mail } : false,
+            accounts: pages ? { signUp: `${pages.publicUrl ?? listeningUrl}/signup`, mail: pages.mail, socialLogin: pages.social } : false,
             connections: {
               headersTimeoutMs: app.server.headersTimeout,
               requestTimeoutMs: app.server.requestTimeout,
@@ -265,6 +268,9 @@ async function openAccountPages(flags: ServeFlags, env: Readonly<Record<string, 
   const host = given ? new URL(given).hostname : 'localhost';
   const from = flags.mailFrom ?? (env.NETINTEL_MAIL_FROM || `netintel <no-reply@${host.includes('.') ? host : 'localhost'}>`);
   const outboxDir = join(dataDir, 'outbox');
+  const oidcConfig = flags.oidcConfig ?? (env.NETINTEL_OIDC_CONFIG || undefined);
+  // Read first: a mistake in the file stops the start before anything is opened.
+  const social = oidcConfig ? await openSocialLogin(oidcConfig, env) : undefined;
   const mailer = createMailer({ from, ...(smtpUrl ? { smtpUrl } : { outboxDir }) });
   const accounts = await openAccountStore(flags.db, env, KEY_DB_CONNECTIONS);
   try {
@@ -272,7 +278,8 @@ async function openAccountPages(flags: ServeFlags, env: Readonly<Record<string, 
     return {
       publicUrl: given,
       mail: smtpUrl ? { relay: redactSmtpUrl(smtpUrl), from } : { outbox: outboxDir, from },
-      deps: { accounts, mailer, sessionKey, https: given?.startsWith('https:') === true },
+      social: social ? social.providers().map((provider) => provider.id) : [],
+      deps: { accounts, mailer, sessionKey, https: given?.startsWith('https:') === true, ...(social ? { social } : {}) },
       close: async () => {
         mailer.close();
         await accounts.close();
@@ -283,6 +290,22 @@ async function openAccountPages(flags: ServeFlags, env: Readonly<Record<string, 
     await accounts.close();
     throw error;
   }
+}
+
+/** The OpenID Connect providers of the file; their requests go through HTTPS_PROXY when one is set, as `data update`'s do. */
+async function openSocialLogin(path: string, env: Readonly<Record<string, string | undefined>>) {
+  const [{ loadOidcConfig }, { createOidcLogin }, { downloadNetwork }, undici] = await Promise.all([
+    import('../web/oidc-config.js'),
+    import('../web/oidc.js'),
+    import('../cli/download-network.js'),
+    import('undici'),
+  ]);
+  const providers = loadOidcConfig(path, env as NodeJS.ProcessEnv);
+  const network = downloadNetwork(env);
+  if (network.proxies.length === 0) return createOidcLogin(providers);
+  // undici's Response is the one Node's fetch returns; only the type packages differ.
+  const viaProxy: CustomFetch = (url, options) => undici.fetch(url, { ...(options as Parameters<typeof undici.fetch>[1]), dispatcher: network.dispatcher }) as unknown as Promise<Response>;
+  return createOidcLogin(providers, { fetch: viaProxy });
 }
 
 /** An http(s) URL without path, query or fragment, given without its trailing slash. */

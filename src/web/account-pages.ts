@@ -26,6 +26,7 @@ import {
   type KeyRow,
   type Provider,
 } from './pages.js';
+import { linkableEmail, type OidcIdentity, type OidcLogin, type OidcPending } from './oidc.js';
 import { FormThrottles, type ThrottleName, type Throttled } from './throttles.js';
 
 declare module '@fastify/secure-session' {
@@ -35,17 +36,10 @@ declare module '@fastify/secure-session' {
     /** Its session counter when signing in (AccountStore.sessionEpoch). */
     epoch: number;
     /** A social sign-in under way: the provider and what its callback is checked against. */
-    oidc: { provider: string; pending: unknown };
+    oidc: { provider: string; pending: OidcPending };
     /** A one-time message for the next page. */
     flash: string;
   }
-}
-
-/** Social sign-in, as src/web/oidc.ts provides it. */
-export interface SocialLogin {
-  providers(): Provider[];
-  begin(id: string, redirectUri: string): Promise<{ url: string; pending: unknown }>;
-  finish(id: string, callbackUrl: URL, pending: unknown): Promise<{ email: string | null; emailVerified: boolean }>;
 }
 
 /** Use of keys as the key store counts it (written every few seconds by the server). */
@@ -64,7 +58,8 @@ export interface AccountPagesDeps {
   https: boolean;
   /** Seals the session cookies (AccountStore.sessionKey: one per database, so every server reads every session). */
   sessionKey: Buffer;
-  social?: SocialLogin;
+  /** Log in with an OpenID Connect provider (oidc.ts), when any is configured. */
+  social?: OidcLogin;
   usage?: KeyUsageReader;
   now?: () => number;
 }
@@ -451,15 +446,15 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
       request.session.set('oidc', undefined);
       const failed = (text: string) => sendPage(reply, 400, logInPage(base(reply, null), { providers: providers(), error: text }));
       if (!known(provider) || started === undefined || started.provider !== provider) return failed('That sign-in did not start here, or took too long. Try again.');
-      let identity: { email: string | null; emailVerified: boolean };
+      let identity: OidcIdentity;
       try {
         identity = await social.finish(provider, new URL(request.url, deps.publicUrl()), started.pending);
       } catch (error) {
         request.log.warn({ err: error, provider }, 'social sign-in failed');
-        return failed(error instanceof NetintelError ? `Sign-in did not complete: ${error.message}` : 'Sign-in did not complete. Try again.');
+        return failed(error instanceof NetintelError ? `Sign-in did not complete: ${error.message}.` : 'Sign-in did not complete. Try again.');
       }
-      const email = identity.email !== null && identity.emailVerified ? emailOrNull(identity.email) : null;
       // An account is linked by an address the provider has verified, and by nothing else.
+      const email = linkableEmail(identity);
       if (email === null) return failed('That account has no verified e-mail address, so it cannot be linked to one here. Verify the address with the provider, or sign up with your e-mail address.');
       let account = await accounts.byEmail(email);
       if (account === null) {

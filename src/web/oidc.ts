@@ -48,7 +48,11 @@ export interface OidcIdentity {
 }
 
 export interface OidcLoginOptions {
-  /** Allows http:// issuers. Only for a provider on the loopback interface in tests. */
+  /**
+   * Allows http:// issuers anywhere. Without it an issuer must be https,
+   * unless it is on the loopback interface (localhost, 127.0.0.0/8, [::1]),
+   * where no network sits between the server and the provider.
+   */
   allowHttpIssuers?: boolean;
   /** Deadline of each request to a provider (discovery, token, keys, userinfo). */
   timeoutMs?: number;
@@ -95,8 +99,9 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
   const maxPendingMs = options.maxPendingMs ?? DEFAULT_MAX_PENDING_MS;
   const now = options.now ?? Date.now;
   const byId = new Map<string, OidcProviderConfig>();
+  const httpAllowed = (provider: OidcProviderConfig) => options.allowHttpIssuers === true || isLoopbackUrl(provider.issuer);
   for (const provider of providers) {
-    if (!options.allowHttpIssuers && new URL(provider.issuer).protocol !== 'https:') {
+    if (!httpAllowed(provider) && new URL(provider.issuer).protocol !== 'https:') {
       throw new NetintelError('usage', `the login provider ${provider.id} has the issuer ${provider.issuer}, which is not https (give its https URL)`, { details: { provider: provider.id } });
     }
     byId.set(provider.id, provider);
@@ -113,7 +118,7 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
   function configurationOf(provider: OidcProviderConfig): Promise<client.Configuration> {
     let configuration = discovered.get(provider.id);
     if (configuration === undefined) {
-      configuration = discover(provider, timeoutMs, options.allowHttpIssuers === true, options.fetch);
+      configuration = discover(provider, timeoutMs, httpAllowed(provider), options.fetch);
       discovered.set(provider.id, configuration);
       configuration.catch(() => {
         if (discovered.get(provider.id) === configuration) discovered.delete(provider.id);
@@ -196,6 +201,11 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
       return { issuer: claims.iss, subject: claims.sub, email, emailVerified: email !== null && vouchesForEmail(source, provider) };
     },
   };
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 async function discover(provider: OidcProviderConfig, timeoutMs: number, allowHttp: boolean, fetch: client.CustomFetch | undefined): Promise<client.Configuration> {

@@ -388,8 +388,12 @@ describe('OIDC login when the issuer is down', () => {
     }
   });
 
-  it('refuses an http issuer unless allowed', () => {
-    expect(() => createOidcLogin([corpProvider('http://127.0.0.1:1')])).toThrow(expect.objectContaining({ code: 'usage', message: 'the login provider corp has the issuer http://127.0.0.1:1, which is not https (give its https URL)' }));
+  it('refuses an http issuer unless it is on the loopback interface, or allowed', () => {
+    expect(() => createOidcLogin([corpProvider('http://sso.corp.example')])).toThrow(expect.objectContaining({ code: 'usage', message: 'the login provider corp has the issuer http://sso.corp.example, which is not https (give its https URL)' }));
+    expect(() => createOidcLogin([corpProvider('http://127.0.0.2:1')])).not.toThrow();
+    expect(() => createOidcLogin([corpProvider('http://[::1]:1')])).not.toThrow();
+    expect(() => createOidcLogin([corpProvider('http://localhost:1')])).not.toThrow();
+    expect(() => createOidcLogin([corpProvider('http://sso.corp.example')], { allowHttpIssuers: true })).not.toThrow();
   });
 });
 
