@@ -467,7 +467,13 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
         }
       }
       if (account.disabledAt !== null) return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
-      if (account.emailVerifiedAt === null) account = await accounts.markVerified(account.id);
+      if (account.emailVerifiedAt === null) {
+        // An unverified account with this address was made by someone who never proved it theirs: its password
+        // and sessions are dropped, so that whoever chose them cannot use the account the owner now takes over.
+        await accounts.setPasswordHash(account.id, null);
+        await accounts.endSessions(account.id);
+        account = await accounts.markVerified(account.id);
+      }
       await signIn(request, account);
       return reply.redirect('/dashboard', 303);
     });

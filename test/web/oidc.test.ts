@@ -1,142 +1,17 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetintelError } from '../../src/errors.js';
 import { createOidcLogin, linkableEmail, type OidcIdentity, type OidcLogin, type OidcPending } from '../../src/web/oidc.js';
 import { loadOidcConfig, parseOidcConfig, parseOidcConfigText, type OidcProviderConfig } from '../../src/web/oidc-config.js';
+import { CLIENT_ID, CLIENT_SECRET, ProviderBrowser, REDIRECT_URI, startIssuer, type TestIssuer } from '../support/oidc-provider.js';
 
-const CLIENT_ID = 'netintel-web';
-const CLIENT_SECRET = 'test-client-secret-5b0f0c3e9d1a4f7e';
-// The provider redirects the browser here; the test reads the Location instead of serving it.
-const REDIRECT_URI = 'http://127.0.0.1:9/login/corp/callback';
-
-/** Accounts of the test provider: their claims are what the ID token or userinfo carry. */
-const ACCOUNTS: Record<string, Record<string, unknown>> = {
-  'ada': { email: 'Ada@Example.COM', email_verified: true, name: 'Ada' },
-  'mallory': { email: 'ada@example.com', email_verified: false, name: 'Mallory' },
-  'noemail': { name: 'No Mail' },
-};
-
-interface TestIssuer {
-  issuer: string;
-  port: number;
-  /** Paths the provider was asked for, in order. */
-  requests: string[];
-  close(): Promise<void>;
-}
-
-/**
- * A real OpenID Provider (oidc-provider) on 127.0.0.1. `claimsInIdToken` false keeps the
- * provider's default (OpenID Connect Core 1.0 §5.4: scope claims come from userinfo when an
- * access token is issued); true puts them into the ID token as well.
- */
-async function startIssuer(options: { claimsInIdToken: boolean; port?: number }): Promise<TestIssuer> {
-  const server: Server = createServer();
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const issuer = `http://127.0.0.1:${port}`;
-  const provider = new Provider(issuer, {
-    clients: [{
-      client_id: CLIENT_ID,
-      client_secret: CLIENT_SECRET,
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    }],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    conformIdTokenClaims: !options.claimsInIdToken,
-    cookies: { keys: ['netintel-test-cookie-key'] },
-    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
-    features: { devInteractions: { enabled: true } },
-    pkce: { required: () => true },
-    async findAccount(_ctx: unknown, sub: string) {
-      const claims = ACCOUNTS[sub];
-      if (claims === undefined) return undefined;
-      return { accountId: sub, claims: async () => ({ sub, ...claims }) };
-    },
-  });
-  const requests: string[] = [];
-  const handle = provider.callback();
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    requests.push(new URL(request.url ?? '/', issuer).pathname);
-    void handle(request, response);
-  });
-  return {
-    issuer,
-    port,
-    requests,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
-
-/** A browser for one login: it keeps the provider's cookies and follows redirects by hand. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-
-  async request(url: string, init: { method?: string; body?: URLSearchParams } = {}): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    if (init.body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attributes.some((attribute) => /^\s*expires=.*1970/i.test(attribute));
-      if (value === '' || expired) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  /**
-   * Walks from the authorization URL through the provider's login and consent pages to the
-   * redirect back to netintel, and returns that callback URL. `choice` says what the person does
-   * on the login page: log in as an account, or cancel.
-   */
-  async logIn(authorizationUrl: string, choice: { account: string } | 'cancel'): Promise<URL> {
-    let url = authorizationUrl;
-    let init: { method?: string; body?: URLSearchParams } = {};
-    for (let step = 0; step < 20; step += 1) {
-      if (url.startsWith(REDIRECT_URI)) return new URL(url);
-      const response = await this.request(url, init);
-      init = {};
-      const location = response.headers.get('location');
-      if (response.status >= 300 && response.status < 400 && location !== null) {
-        url = new URL(location, url).href;
-        await response.arrayBuffer();
-        continue;
-      }
-      const page = await response.text();
-      expect(response.status, page).toBe(200);
-      const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1];
-      if (prompt === 'login' && choice === 'cancel') {
-        url = new URL(`${new URL(url).pathname}/abort`, url).href;
-      } else if (prompt === 'login' && choice !== 'cancel') {
-        init = { method: 'POST', body: new URLSearchParams({ prompt: 'login', login: choice.account, password: 'any' }) };
-      } else if (prompt === 'consent') {
-        init = { method: 'POST', body: new URLSearchParams({ prompt: 'consent' }) };
-      } else {
-        throw new Error(`unexpected page at ${url}: ${page.slice(0, 300)}`);
-      }
-    }
-    throw new Error('the login did not come back to the redirect URI');
-  }
-}
 
 function corpProvider(issuer: string): OidcProviderConfig {
   return { id: 'corp', name: 'Corp SSO', issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, preset: null };
@@ -178,7 +53,7 @@ for (const claimsInIdToken of [true, false]) {
 
     async function loginAs(account: string): Promise<{ identity: OidcIdentity; pending: OidcPending; callback: URL }> {
       const { url, pending } = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, { account });
+      const callback = await new ProviderBrowser().logIn(url, { account });
       const identity = await login.finish('corp', callback, JSON.parse(JSON.stringify(pending)) as OidcPending);
       return { identity, pending, callback };
     }
@@ -233,7 +108,7 @@ for (const claimsInIdToken of [true, false]) {
 
     it('refuses a callback whose state was tampered with, before using its code', async () => {
       const { url, pending } = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, { account: 'ada' });
+      const callback = await new ProviderBrowser().logIn(url, { account: 'ada' });
       const tampered = new URL(callback);
       tampered.searchParams.set('state', `${pending.state}x`);
       const tokenCallsBefore = issuer.requests.filter((path) => path === '/token').length;
@@ -249,7 +124,7 @@ for (const claimsInIdToken of [true, false]) {
 
     it('refuses a callback without a started login, or one for another login', async () => {
       const { url, pending } = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, { account: 'ada' });
+      const callback = await new ProviderBrowser().logIn(url, { account: 'ada' });
       const other = (await login.begin('corp', REDIRECT_URI)).pending;
       for (const wrong of [undefined, null, {}, { ...pending, codeVerifier: 7 }, other]) {
         const error = await errorOf(login.finish('corp', callback, wrong as unknown as OidcPending));
@@ -261,7 +136,7 @@ for (const claimsInIdToken of [true, false]) {
     it('refuses a callback with the right state but another login\'s nonce and PKCE verifier (checked by openid-client)', async () => {
       const first = await login.begin('corp', REDIRECT_URI);
       const second = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(first.url, { account: 'ada' });
+      const callback = await new ProviderBrowser().logIn(first.url, { account: 'ada' });
       // The state matches; the code verifier is another login's, so the token endpoint refuses the code (RFC 7636 §4.6).
       const wrongVerifier = await errorOf(login.finish('corp', callback, { ...first.pending, codeVerifier: second.pending.codeVerifier }));
       expect(wrongVerifier.code).toBe('upstream');
@@ -269,7 +144,7 @@ for (const claimsInIdToken of [true, false]) {
       expectReadable(wrongVerifier, first.pending);
 
       const third = await login.begin('corp', REDIRECT_URI);
-      const callback3 = await new Browser().logIn(third.url, { account: 'ada' });
+      const callback3 = await new ProviderBrowser().logIn(third.url, { account: 'ada' });
       const wrongNonce = await errorOf(login.finish('corp', callback3, { ...third.pending, nonce: second.pending.nonce }));
       expect(wrongNonce.code).toBe('unauthorized');
       expect(wrongNonce.message).toMatch(/^the answer from Corp SSO did not pass the login checks \(ID token: /);
@@ -278,7 +153,7 @@ for (const claimsInIdToken of [true, false]) {
 
     it('reports a code used twice as a refusal by the provider', async () => {
       const { url, pending } = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, { account: 'ada' });
+      const callback = await new ProviderBrowser().logIn(url, { account: 'ada' });
       await login.finish('corp', callback, pending);
       const error = await errorOf(login.finish('corp', callback, pending));
       expect(error.code).toBe('upstream');
@@ -289,7 +164,7 @@ for (const claimsInIdToken of [true, false]) {
 
     it('reports a login cancelled at the provider (error=access_denied)', async () => {
       const { url, pending } = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, 'cancel');
+      const callback = await new ProviderBrowser().logIn(url, 'cancel');
       expect(callback.searchParams.get('error')).toBe('access_denied');
       const error = await errorOf(login.finish('corp', callback, pending));
       expect(error.code).toBe('forbidden');
@@ -312,7 +187,7 @@ for (const claimsInIdToken of [true, false]) {
       let clock = Date.now();
       const slow = createOidcLogin([corpProvider(issuer.issuer)], { allowHttpIssuers: true, maxPendingMs: 60_000, now: () => clock });
       const { url, pending } = await slow.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, { account: 'ada' });
+      const callback = await new ProviderBrowser().logIn(url, { account: 'ada' });
       clock += 60_001;
       const error = await errorOf(slow.finish('corp', callback, pending));
       expect(error.code).toBe('usage');
@@ -343,7 +218,7 @@ describe('OIDC login when the issuer is down', () => {
     const issuer = await startIssuer({ claimsInIdToken: true, port });
     try {
       const { url, pending } = await login.begin('corp', REDIRECT_URI);
-      const callback = await new Browser().logIn(url, { account: 'ada' });
+      const callback = await new ProviderBrowser().logIn(url, { account: 'ada' });
       const identity = await login.finish('corp', callback, pending);
       expect(linkableEmail(identity)).toBe('Ada@example.com');
       // Discovery is cached once it worked.
