@@ -279,6 +279,11 @@ describe.skipIf(chromiumProgram === null)('account pages in chromium, mail throu
       await heading(onPhone, 'Dashboard');
       await expectNoSideScroll(onPhone);
       await shoot(onPhone, 'dashboard-phone');
+      // Stacked on a phone, the key table's header row is hidden: each cell shows its column's name from data-label.
+      const columns = await onPhone.locator('table.keys thead th').evaluateAll((headers) => headers.map((header) => (header.querySelector('.visually-hidden') ? null : (header.textContent ?? '').trim())));
+      const cellLabels = await onPhone.locator('table.keys tbody tr').first().locator('td').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-label') ?? ''));
+      // Soft: the log-out below still runs when a cell lacks its name.
+      expect.soft(cellLabels.filter((_label, index) => columns[index] !== null), 'names beside the cells of the stacked key table').toEqual(columns.filter((column) => column !== null));
 
       // 6. Log out; the dashboard sends to the log-in page.
       const loggedOut = await submit(page, () => page.getByRole('button', { name: 'Log out' }).click());
