@@ -184,7 +184,7 @@ describe.skipIf(chromiumProgram === null)('account pages in chromium, mail throu
       await phone.close();
     }
 
-    const desktop = await browser.newContext(DESKTOP);
+    const desktop = await browser.newContext({ ...DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
     let context: BrowserContext | undefined;
     try {
       const page = await desktop.newPage();
@@ -243,6 +243,10 @@ describe.skipIf(chromiumProgram === null)('account pages in chromium, mail throu
       expect(key).not.toBe('');
       expect(await page.locator('#curl-example').textContent()).toContain(key);
       await shoot(page, 'dashboard-new-key');
+      // The copy button puts the key on the clipboard (http://127.0.0.1 is a secure context, so the Clipboard API is there).
+      await page.getByRole('button', { name: 'Copy key' }).click();
+      await page.getByRole('button', { name: 'Copied' }).waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
 
       // 4. The key works, with the fields of the plan.
       const answered = await ipinfo(key);
