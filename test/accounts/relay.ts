@@ -2,6 +2,10 @@
  * A mail relay for the mailer tests: smtp-server on 127.0.0.1 port 0 with
  * STARTTLS, or TLS from the first byte (a certificate for 127.0.0.1 from a private CA) and mandatory
  * AUTH, keeping every message it accepts as raw bytes.
+ *
+ * `{ plain: true }` gives the relay of a local network instead: no TLS and
+ * no AUTH offered, every message accepted (what `--smtp-url
+ * smtp://host:port` without a user talks to).
  */
 import type net from 'node:net';
 import { SMTPServer, type SMTPServerAuthentication } from 'smtp-server';
@@ -24,21 +28,24 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
-export async function startTestRelay(options: { certificate: TestCertificate; user: string; pass: string; implicitTls?: boolean }): Promise<TestRelay> {
+export type TestRelayOptions = { certificate: TestCertificate; user: string; pass: string; implicitTls?: boolean } | { plain: true };
+
+export async function startTestRelay(options: TestRelayOptions): Promise<TestRelay> {
   const received: ReceivedMail[] = [];
   let authAttempts = 0;
+  const security =
+    'plain' in options
+      ? // Neither STARTTLS nor AUTH advertised: a client that would upgrade opportunistically stays in plain text (RFC 3207 §4).
+        { secure: false, authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'] }
+      : { secure: options.implicitTls === true, key: options.certificate.key, cert: options.certificate.cert, authMethods: ['PLAIN', 'LOGIN'], authOptional: false };
   const server = new SMTPServer({
     name: 'relay.example.test',
     disableReverseLookup: true,
     logger: false,
-    secure: options.implicitTls === true,
-    key: options.certificate.key,
-    cert: options.certificate.cert,
-    authMethods: ['PLAIN', 'LOGIN'],
-    authOptional: false,
+    ...security,
     onAuth(auth: SMTPServerAuthentication, _session, callback) {
       authAttempts += 1;
-      if (auth.username === options.user && auth.password === options.pass) return callback(null, { user: auth.username });
+      if (!('plain' in options) && auth.username === options.user && auth.password === options.pass) return callback(null, { user: auth.username });
       return callback(Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 }));
     },
     onData(stream, session, callback) {
