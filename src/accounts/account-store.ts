@@ -71,6 +71,8 @@ export interface AccountStore {
    * later one) gets null.
    */
   consumeLink(token: string, purpose: LinkPurpose, now?: Date): Promise<string | null>;
+  /** The account a link would act for, without using it: null when it is unknown, used, expired or of another purpose. */
+  linkHolder(token: string, purpose: LinkPurpose, now?: Date): Promise<AccountRecord | null>;
   keysOf(id: string): Promise<ApiKeyRecord[]>;
   /** The account's session counter: a session made under a lower one is over. */
   sessionEpoch(id: string): Promise<number>;

@@ -103,6 +103,13 @@ export async function openPostgresAccountStore(url: string, options: PostgresKey
       );
       return rows[0]?.account_id ?? null;
     },
+    async linkHolder(token: string, purpose: LinkPurpose, at: Date = now()) {
+      const rows = await query<AccountRow>(
+        'SELECT a.* FROM account_links l JOIN accounts a ON a.id = l.account_id WHERE l.token_hash = $1 AND l.purpose = $2 AND l.used_at IS NULL AND l.expires_at > $3',
+        [hashLinkToken(token), purpose, at],
+      );
+      return rows[0] ? accountRecordOf(rows[0]) : null;
+    },
     async keysOf(id): Promise<ApiKeyRecord[]> {
       await row(id);
       return (await query<KeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [id])).map(keyRecordOf);

@@ -131,6 +131,14 @@ export function openSqliteAccountStore(path: string, options: { now?: () => Date
         .get({ at: at.toISOString(), hash: hashLinkToken(token), purpose });
       return used ? used.account_id : null;
     },
+    async linkHolder(token: string, purpose: LinkPurpose, at: Date = now()) {
+      const found = db
+        .prepare<[{ at: string; hash: string; purpose: string }], AccountRow>(
+          'SELECT a.* FROM account_links l JOIN accounts a ON a.id = l.account_id WHERE l.token_hash = @hash AND l.purpose = @purpose AND l.used_at IS NULL AND l.expires_at > @at',
+        )
+        .get({ at: at.toISOString(), hash: hashLinkToken(token), purpose });
+      return found ? accountRecordOf(found) : null;
+    },
     async keysOf(id): Promise<ApiKeyRecord[]> {
       row(id);
       return db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(id).map(keyRecordOf);

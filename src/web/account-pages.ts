@@ -287,8 +287,9 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
   pages.get<{ Params: { token: string } }>('/verify/:token', async (request, reply) => {
     const token = linkToken(request.params.token);
     const account = await signedIn(request);
-    if (token === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), 'verify'));
-    return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what: 'verify' }));
+    const holder = token === null ? null : await accounts.linkHolder(token, 'verify-email', new Date(now()));
+    if (token === null || holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), 'verify'));
+    return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what: 'verify', email: holder.email }));
   });
 
   pages.post('/verify', protect, async (request, reply) => {
@@ -337,8 +338,9 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
   pages.get<{ Params: { token: string } }>('/reset/:token', async (request, reply) => {
     const token = linkToken(request.params.token);
     const account = await signedIn(request);
-    if (token === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), 'reset'));
-    return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what: 'reset' }));
+    const holder = token === null ? null : await accounts.linkHolder(token, 'reset-password', new Date(now()));
+    if (token === null || holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), 'reset'));
+    return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what: 'reset', email: holder.email }));
   });
 
   pages.post('/reset', protect, async (request, reply) => {
@@ -347,7 +349,11 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     if (!LINK_TOKEN_PATTERN.test(body.token)) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
     // The password is checked before the link is used, so a refused password does not spend it.
     const problem = passwordProblem(body.password);
-    if (problem !== null) return sendPage(reply, 400, confirmLinkPage(base(reply, current), { token: body.token, what: 'reset', error: `${capitalise(problem)}.` }));
+    if (problem !== null) {
+      const holder = await accounts.linkHolder(body.token, 'reset-password', new Date(now()));
+      if (holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
+      return sendPage(reply, 400, confirmLinkPage(base(reply, current), { token: body.token, what: 'reset', email: holder.email, error: `${capitalise(problem)}.` }));
+    }
     const id = await accounts.consumeLink(body.token, 'reset-password', new Date(now()));
     if (id === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
     assertAcceptablePassword(body.password);
@@ -355,7 +361,8 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     // The link came by mail: the address is the holder's.
     await accounts.markVerified(id);
     await accounts.endSessions(id);
-    request.session.delete();
+    // A fresh session (not a deleted one, whose cookie is cleared with everything in it) carries the notice.
+    request.session.regenerate();
     request.session.set('flash', 'Your password is changed, and every other session is logged out. Log in with the new password.');
     return reply.redirect('/login', 303);
   });

@@ -23,7 +23,10 @@ h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .5rem; }
 a { color: var(--accent); }
 label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
-.hint { display: block; color: var(--muted); font-size: .875rem; font-weight: 400; margin-top: .2rem; }
+.hint { display: block; color: var(--muted); font-size: .875rem; font-weight: 400; margin: -.1rem 0 .3rem; }
+td .hint, p.hint { display: inline; margin: 0; }
+p.hint { display: block; margin: .5rem 0; }
+.revoked { white-space: nowrap; color: var(--muted); }
 input[type=email], input[type=password], input[type=text] { width: 100%; font: inherit; padding: .55rem .6rem; border: 1px solid var(--muted); border-radius: 6px; background: var(--bg); color: var(--fg); }
 input[aria-invalid=true] { border-color: var(--error); }
 button, .button { display: inline-block; font: inherit; font-weight: 600; padding: .55rem 1rem; margin-top: 1rem; border-radius: 6px; border: 1px solid var(--accent);

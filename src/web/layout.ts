@@ -66,7 +66,8 @@ export function field(options: {
 }): Html {
   const id = `field-${options.name}`;
   const described = [options.hint ? `${id}-hint` : '', options.error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return html`<label for="${id}">${options.label}${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</label>
+  // The hint follows the label rather than sitting in it: the label is the field's name, the hint its description.
+  return html`<label for="${id}">${options.label}</label>${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}
 <input id="${id}" name="${options.name}" type="${options.type}" autocomplete="${options.autocomplete}"${options.value !== undefined ? html` value="${options.value}"` : ''}${
     options.required !== false ? html` required` : ''
   }${options.autofocus ? html` autofocus` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${

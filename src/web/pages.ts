@@ -72,11 +72,12 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
 }
 
 /** The page of a mailed link: a button does the work, because mail scanners open links (GET) on their own. */
-export function confirmLinkPage(base: Base, options: { token: string; what: 'verify' | 'reset'; error?: string }): string {
+export function confirmLinkPage(base: Base, options: { token: string; what: 'verify' | 'reset'; email: string; error?: string }): string {
   if (options.what === 'verify') {
     return page(
       { ...base, title: 'Verify your address', narrow: true },
       html`<h1>Verify your e-mail address</h1>
+<p>Confirm that <strong>${options.email}</strong> is yours.</p>
 <form method="post" action="/verify">
 ${csrfField(base.csrf)}<input type="hidden" name="token" value="${options.token}">
 <button type="submit" autofocus>Verify my address</button>
@@ -86,6 +87,7 @@ ${csrfField(base.csrf)}<input type="hidden" name="token" value="${options.token}
   return page(
     { ...base, title: 'Choose a new password', narrow: true },
     html`<h1>Choose a new password</h1>
+<p>For the account <strong>${options.email}</strong>.</p>
 ${options.error ? message('error', 'Please correct the field marked below.') : ''}
 <form method="post" action="/reset" novalidate>
 ${csrfField(base.csrf)}<input type="hidden" name="token" value="${options.token}">
@@ -150,8 +152,10 @@ export function dashboardPage(base: Base, view: DashboardView): string {
   const verified = account.emailVerifiedAt !== null;
   const curlKey = view.newKey ? view.newKey.key : '$NETINTEL_KEY';
   const curl = `curl -H "X-API-Key: ${curlKey}" '${view.publicUrl}/api/ipinfo?ip=8.8.8.8'`;
-  const usageCell = (value: number | null, limit: number | null) =>
-    value === null ? html`<td class="number">&ndash;</td>` : html`<td class="number">${count(value)}${limit === null ? '' : html` <span class="hint">of ${count(limit)}</span>`}</td>`;
+  const usageCell = (label: string, value: number | null, limit: number | null) =>
+    value === null
+      ? html`<td class="number" data-label="${label}">&ndash;</td>`
+      : html`<td class="number" data-label="${label}">${count(value)}${limit === null ? '' : html` <span class="hint">of ${count(limit)}</span>`}</td>`;
   return page(
     { ...base, title: 'Dashboard', script: true },
     html`<h1>Dashboard</h1>
@@ -198,12 +202,12 @@ ${view.keys.map(
 <td data-label="Key id"><code>${row.record.id}</code></td>
 <td data-label="Created">${day(row.record.createdAt)}</td>
 <td data-label="Last used">${day(row.lastUsedAt)}</td>
-${usageCell(row.today, plan.daily)}
-${usageCell(row.month, null)}
-<td data-label="">${
+${usageCell('Today', row.today, plan.daily)}
+${usageCell('This month', row.month, null)}
+<td data-label="Status">${
     row.record.revokedAt === null
       ? html`<form method="post" action="/dashboard/keys/${row.record.id}/revoke">${csrfField(base.csrf)}<button class="secondary" type="submit" aria-label="Revoke key ${row.record.label ?? row.record.id}">Revoke</button></form>`
-      : html`revoked ${day(row.record.revokedAt)}`
+      : html`<span class="revoked">revoked ${day(row.record.revokedAt)}</span>`
   }</td>
 </tr>`,
 )}

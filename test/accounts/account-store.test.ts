@@ -168,18 +168,24 @@ for (const backend of backends) {
       expect((await stores.accounts.create({ email: 'delete@example.org', passwordHash: null })).id).not.toBe(account.id);
     });
 
-    it('lets exactly one of two consumers at once use a link, and none use an expired one or another purpose', async () => {
+    it('lets exactly one of two consumers at once use a link, and none use an expired one or another purpose; shows its holder until then', async () => {
       const account = await stores.accounts.create({ email: 'links@example.org', passwordHash: null });
       const link = createLinkToken('reset-password');
       await stores.accounts.storeLink({ accountId: account.id, purpose: 'reset-password', tokenHash: link.hash, expiresAt: link.expiresAt });
       expect(await stores.accounts.consumeLink(link.token, 'verify-email')).toBeNull();
+      // Looking at a link does not use it.
+      expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toEqual(account);
+      expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toEqual(account);
+      expect(await stores.accounts.linkHolder(link.token, 'verify-email')).toBeNull();
       const results = await Promise.all([stores.accounts.consumeLink(link.token, 'reset-password'), stores.accounts.consumeLink(link.token, 'reset-password')]);
       expect(results.filter((result) => result === account.id)).toHaveLength(1);
       expect(results.filter((result) => result === null)).toHaveLength(1);
       expect(await stores.accounts.consumeLink(link.token, 'reset-password')).toBeNull();
+      expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toBeNull();
 
       const old = createLinkToken('verify-email', new Date('2030-01-01T00:00:00Z'));
       await stores.accounts.storeLink({ accountId: account.id, purpose: 'verify-email', tokenHash: old.hash, expiresAt: old.expiresAt });
+      expect(await stores.accounts.linkHolder(old.token, 'verify-email', old.expiresAt)).toBeNull();
       expect(await stores.accounts.consumeLink(old.token, 'verify-email', old.expiresAt)).toBeNull();
       expect(await stores.accounts.consumeLink(old.token, 'verify-email', new Date(old.expiresAt.getTime() - 1))).toBe(account.id);
       expect(await stores.accounts.consumeLink('not-a-token', 'verify-email')).toBeNull();
