@@ -69,18 +69,20 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const accountExists = db.prepare<[string], { id: string }>('SELECT id FROM accounts WHERE id = ?');
   const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
   // A key that is gone changes no row, and its usage is skipped.
-  const touch = db.prepare<[string, string]>('UPDATE api_keys SET last_used_at = CASE WHEN last_used_at IS NULL OR last_used_at < ?1 THEN ?1 ELSE last_used_at END WHERE id = ?2');
+  const touch = db.prepare<[{ at: string; id: string }]>(
+    'UPDATE api_keys SET last_used_at = CASE WHEN last_used_at IS NULL OR last_used_at < @at THEN @at ELSE last_used_at END WHERE id = @id',
+  );
   const addUsage = db.prepare<[string, string, number]>(
     'INSERT INTO key_usage (key_id, day, count) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET count = count + excluded.count',
   );
-  const usageOf = db.prepare<[string, string, string, string], { key_id: string; today: number; month: number }>(
-    `SELECT key_id, sum(CASE WHEN day = ?2 THEN count ELSE 0 END) AS today, sum(count) AS month
-       FROM key_usage WHERE key_id IN (SELECT value FROM json_each(?1)) AND day BETWEEN ?3 AND ?4 GROUP BY key_id`,
+  const usageOf = db.prepare<[{ ids: string; today: string; first: string; last: string }], { key_id: string; today: number; month: number }>(
+    `SELECT key_id, sum(CASE WHEN day = @today THEN count ELSE 0 END) AS today, sum(count) AS month
+       FROM key_usage WHERE key_id IN (SELECT value FROM json_each(@ids)) AND day BETWEEN @first AND @last GROUP BY key_id`,
   );
   const writeUsage = db.transaction((entries: readonly KeyUsageEntry[]) => {
     const { counts, lastUsed } = mergeUsage(entries);
     const known = new Set<string>();
-    for (const [id, at] of lastUsed) if (touch.run(at.toISOString(), id).changes > 0) known.add(id);
+    for (const [id, at] of lastUsed) if (touch.run({ at: at.toISOString(), id }).changes > 0) known.add(id);
     for (const { keyId, day, count } of counts) if (known.has(keyId)) addUsage.run(keyId, day, count);
     return known;
   });
@@ -164,7 +166,7 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       const month = today.slice(0, 7);
       const result = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: 0, month: 0 }]));
       if (keyIds.length === 0) return result;
-      for (const row of usageOf.all(JSON.stringify(keyIds), today, `${month}-01`, `${month}-31`)) result.set(row.key_id, { today: row.today, month: row.month });
+      for (const row of usageOf.all({ ids: JSON.stringify(keyIds), today, first: `${month}-01`, last: `${month}-31` })) result.set(row.key_id, { today: row.today, month: row.month });
       return result;
     },
     close: async () => {
