@@ -186,7 +186,8 @@ export function openKeyDatabase(path: string): Database.Database {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
-    // Off by default in SQLite, per connection: key_usage rows go with their key (ON DELETE CASCADE).
+    // key_usage rows go with their key (ON DELETE CASCADE). better-sqlite3's build turns foreign keys on
+    // by default where SQLite's own is off: said here so that the cascade does not rest on a build option.
     db.pragma('foreign_keys = ON');
     migrateSqlite(db);
     return db;
