@@ -198,7 +198,7 @@ describe('a keys database of the previous schema', () => {
     const { key, record } = await before.create({ plan: 'pro', label: 'old' });
     await before.close();
     const raw = new Database(path);
-    raw.exec('DROP TABLE IF EXISTS key_usage; DROP TABLE IF EXISTS accounts; DROP TABLE IF EXISTS account_links; DROP INDEX IF EXISTS api_keys_account;');
+    raw.exec('DROP TABLE IF EXISTS key_usage; DROP TABLE IF EXISTS settings; DROP TABLE IF EXISTS accounts; DROP TABLE IF EXISTS account_links; DROP INDEX IF EXISTS api_keys_account;');
     raw.exec(`CREATE TABLE old_keys AS SELECT id, key_hash, plan, label, limits, created_at, revoked_at FROM api_keys; DROP TABLE api_keys; ${oldApiKeys} INSERT INTO api_keys SELECT * FROM old_keys; DROP TABLE old_keys;`);
     raw.pragma('user_version = 0');
     raw.close();
