@@ -446,3 +446,36 @@ describe('netintel serve records usage (built CLI)', () => {
     }
   }, 60_000);
 });
+
+describe.skipIf(programs === null)('netintel serve records usage in a shared PostgreSQL (built CLI)', () => {
+  it('adds the counts of two servers sharing the database, each written by its timer', async () => {
+    const url = await postgres!.createDatabase('usage_servers');
+    const keys = await openPostgresKeyStore(url);
+    const servers = await Promise.all([serve(['--db', url, '--log-level', 'silent']), serve(['--db', url, '--log-level', 'silent'])]);
+    try {
+      const made = await keys.create({ plan: 'pro' });
+      const other = await keys.create({ plan: 'pro' });
+      const sent = [0, 0];
+      for (let round = 0; round < 3; round++) {
+        for (const [index, served] of servers.entries()) {
+          const ips = Array(index + 1 + round).fill('8.8.8.8');
+          const response = await fetch(`${served.url}/api/bulk`, { method: 'POST', headers: { 'x-api-key': made.key, 'content-type': 'application/json' }, body: JSON.stringify({ ips }) });
+          expect(response.status).toBe(200);
+          await response.arrayBuffer();
+          sent[index]! += ips.length;
+        }
+      }
+      const total = sent[0]! + sent[1]!;
+      // Written by each server's timer, while both still run.
+      await expect
+        .poll(async () => (await keys.usage([made.record.id, other.record.id], new Date())).get(made.record.id), { timeout: 15_000, interval: 250 })
+        .toEqual({ today: total, month: total });
+      expect((await keys.usage([other.record.id], new Date())).get(other.record.id)).toEqual({ today: 0, month: 0 });
+      expect((await keys.list()).find((record) => record.id === made.record.id)!.lastUsedAt).not.toBeNull();
+    } finally {
+      for (const served of servers) served.child.kill('SIGTERM');
+      await Promise.all(servers.map((served) => served.exit));
+      await keys.close();
+    }
+  }, 60_000);
+});
