@@ -26,7 +26,7 @@ export interface KeyRow {
   limits: string | null;
   created_at: Date;
   revoked_at: Date | null;
-  /** Absent from rows made by `create` before any use. */
+  /** Absent from the row `create` builds: a new key has no use yet. */
   last_used_at?: Date | null;
   account_id?: string | null;
   /** When the key's account was disabled, from the join in `check`. */

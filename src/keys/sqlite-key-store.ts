@@ -27,7 +27,7 @@ export interface KeyRow {
   limits: string | null;
   created_at: string;
   revoked_at: string | null;
-  /** Absent from rows made by `create` before any use. */
+  /** Absent from the row `create` builds: a new key has no use yet. */
   last_used_at?: string | null;
   account_id?: string | null;
   /** When the key's account was disabled, from the join in `check`. */

@@ -61,8 +61,8 @@ interface ApiKey {
   limits: { daily: number | null; perMinute: number | null; burst: number | null; batch: number | null } | null;
   createdAt: string;
   revokedAt: string | null;
-  /** Absent from records of `keys create`'s key, which no request has used. */
-  lastUsedAt?: string | null;
+  /** Null for a key no request has used. */
+  lastUsedAt: string | null;
 }
 
 export const API_KEY_VIEW: HumanView = {
