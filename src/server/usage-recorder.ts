@@ -112,7 +112,10 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
     return next;
   };
 
-  const timer = setInterval(() => flush().catch(onError), intervalMs);
+  // A tick during a slow write waits for the next: writes do not queue up behind a database that hangs.
+  const timer = setInterval(() => {
+    if (writing === null) flush().catch(onError);
+  }, intervalMs);
   timer.unref();
 
   return {

@@ -354,6 +354,41 @@ describe('the usage recorder', () => {
     }
   });
 
+  it('runs a flush asked for during a write after it, writing each count once', async () => {
+    const { keys } = fileStore();
+    const id = (await keys.create({ plan: 'pro' })).record.id;
+    const calls: number[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The real store, reached once the test lets the first write through.
+    const slow: KeyStore = {
+      ...keys,
+      recordUsage: async (entries) => {
+        calls.push(entries.map((each) => each.count));
+        await gate;
+        return keys.recordUsage(entries);
+      },
+    };
+    const usage = createUsageRecorder(slow, { now: clock.now, flushIntervalMs: 60_000 });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      usage.count(id, 2);
+      const first = usage.flush();
+      await turn();
+      usage.count(id, 3);
+      const later = [usage.flush(), usage.flush()];
+      await turn();
+      expect(calls).toEqual([[2]]);
+      release();
+      await Promise.all([first, ...later]);
+      expect(calls).toEqual([[2], [3]]);
+      expect((await keys.usage([id], new Date(clock.now()))).get(id)).toEqual({ today: 5, month: 5 });
+    } finally {
+      await usage.close();
+      await keys.close();
+    }
+  });
+
   it('writes what is left when closed, and counts nothing afterwards', async () => {
     const { keys, counted, calls } = fileStore();
     const id = (await keys.create({ plan: 'pro' })).record.id;
