@@ -137,12 +137,13 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       setMaxListeners(0, shutdown.signal);
       ctx.signal = shutdown.signal;
       const { io } = runtime;
-      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openKeyStore }, { packageRoot, defaultDataDir }] = await Promise.all([
+      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openKeyStore }, { packageRoot, defaultDataDir }, { createUsageRecorder }] = await Promise.all([
         import('../server/build-server.js'),
         import('../server/crash-net.js'),
         import('../keys/plans.js'),
         import('../keys/open-key-store.js'),
         import('../engine/data/data-files.js'),
+        import('../server/usage-recorder.js'),
       ]);
       const plans = loadPlanTable(flags.plans);
       // Read before anything is opened (the key database, Redis), so that a bad value leaves nothing to close.
@@ -172,12 +173,15 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         throw error;
       }
       let listeningUrl = '';
+      // Each key's usage goes to the key database in batches; a failed write is retried with the next.
+      const usage = createUsageRecorder(keys, { onError: (error) => app.log.warn({ err: error }, 'usage not written to the key database') });
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
       const app = buildServer({
         ctx,
         keys,
         plans,
         limits,
+        usage,
         allowPrivateTargets: flags.allowPrivateTargets === true,
         trustProxy: flags.trustProxy ?? [],
         proxyHeader: flags.proxyHeader,
@@ -249,6 +253,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         await limits.close();
         await ctx.close();
         if (pages) await pages.close();
+        await usage.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage counted since the last write is lost: the key database did not take it'));
         await keys.close();
         removeCrashNet();
       }

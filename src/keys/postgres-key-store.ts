@@ -1,7 +1,19 @@
 import type { Pool, PoolClient } from 'pg';
 import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
-import { storedLimits, unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
+import {
+  mergeUsage,
+  storedLimits,
+  unknownAccount,
+  utcDay,
+  type ApiKeyRecord,
+  type CreateKeyInput,
+  type CreatedApiKey,
+  type KeyCheck,
+  type KeyStore,
+  type KeyUsage,
+  type KeyUsageEntry,
+} from './key-store.js';
 import type { PlanLimits } from './plans.js';
 import { migrate } from './postgres-migrations.js';
 import { parsePostgresUrl, postgresEndpoint, postgresPassword, redactPostgresUrl } from './postgres-url.js';
@@ -14,6 +26,8 @@ export interface KeyRow {
   limits: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  /** Absent from the row `create` builds: a new key has no use yet. */
+  last_used_at?: Date | null;
   account_id?: string | null;
   /** When the key's account was disabled, from the join in `check`. */
   account_disabled_at?: Date | null;
@@ -126,7 +140,7 @@ export async function connectPostgres(url: string, options: PostgresKeyStoreOpti
  */
 export async function openPostgresKeyStore(url: string, options: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
   const now = options.now ?? (() => new Date());
-  const { pool, query, location } = await connectPostgres(url, options);
+  const { pool, query, transaction, location } = await connectPostgres(url, options);
   const byId = async (id: string): Promise<KeyRow | undefined> => (await query<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]))[0];
   // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
   const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
@@ -175,6 +189,49 @@ export async function openPostgresKeyStore(url: string, options: PostgresKeyStor
       if (row.revoked_at !== null || (row.account_disabled_at ?? null) !== null) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: keyRecordOf(row) };
     },
+    async recordUsage(entries: readonly KeyUsageEntry[]): Promise<void> {
+      if (entries.length === 0) return;
+      const { counts, lastUsed } = mergeUsage(entries);
+      await transaction(async (client) => {
+        // The keys' rows locked first, in id order, so that servers writing at
+        // once wait for each other instead of deadlocking, and a key being
+        // deleted is either waited for or skipped.
+        const known = new Set(
+          (await client.query<{ id: string }>('SELECT id FROM api_keys WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [[...lastUsed.keys()]])).rows.map(
+            (row) => row.id,
+          ),
+        );
+        if (known.size === 0) return;
+        const touched = [...lastUsed].filter(([id]) => known.has(id));
+        await client.query(
+          'UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.at) FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id',
+          [touched.map(([id]) => id), touched.map(([, at]) => at)],
+        );
+        const added = counts.filter((entry) => known.has(entry.keyId));
+        await client.query(
+          `INSERT INTO key_usage (key_id, day, count)
+             SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[])
+           ON CONFLICT (key_id, day) DO UPDATE SET count = key_usage.count + excluded.count`,
+          [added.map((entry) => entry.keyId), added.map((entry) => entry.day), added.map((entry) => entry.count)],
+        );
+      });
+    },
+    async usage(keyIds: readonly string[], at: Date): Promise<Map<string, KeyUsage>> {
+      const today = utcDay(at);
+      const monthStart = `${today.slice(0, 7)}-01`;
+      const nextMonth = utcDay(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+      const result = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: 0, month: 0 }]));
+      if (keyIds.length === 0) return result;
+      // Sums of bigint are numeric, which node-postgres hands over as text.
+      const rows = await query<{ key_id: string; today: string; month: string }>(
+        `SELECT key_id, coalesce(sum(count) FILTER (WHERE day = $2::date), 0)::text AS today, sum(count)::text AS month
+           FROM key_usage WHERE key_id = ANY($1::text[]) AND day >= $3::date AND day < $4::date
+          GROUP BY key_id`,
+        [[...keyIds], today, monthStart, nextMonth],
+      );
+      for (const row of rows) result.set(row.key_id, { today: Number(row.today), month: Number(row.month) });
+      return result;
+    },
     close: () => pool.end(),
   };
 }
@@ -199,5 +256,6 @@ export function keyRecordOf(row: KeyRow): ApiKeyRecord {
     limits: row.limits === null ? null : (JSON.parse(row.limits) as Partial<PlanLimits>),
     createdAt: row.created_at.toISOString(),
     revokedAt: row.revoked_at === null ? null : row.revoked_at.toISOString(),
+    lastUsedAt: row.last_used_at == null ? null : row.last_used_at.toISOString(),
   };
 }

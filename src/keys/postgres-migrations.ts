@@ -55,6 +55,20 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX account_links_account ON account_links (account_id)`,
   },
   {
+    version: 3,
+    name: 'key usage',
+    // The SQLite store's fourth migration (sqlite-schema.ts): items charged
+    // per key and UTC day, written in batches by every server.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
+      CREATE TABLE key_usage (
+        key_id text NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        day    date NOT NULL,
+        count  bigint NOT NULL,
+        PRIMARY KEY (key_id, day)
+      )`,
+  },
+  {
     version: 4,
     name: 'sessions',
     // The third migration of the SQLite store (sqlite-schema.ts): the key

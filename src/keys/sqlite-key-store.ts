@@ -3,7 +3,19 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { NetintelError } from '../errors.js';
 import { apiKeyId, generateApiKey, hashApiKey, hashesMatch } from './api-key.js';
-import { storedLimits, unknownAccount, type ApiKeyRecord, type CreateKeyInput, type CreatedApiKey, type KeyCheck, type KeyStore } from './key-store.js';
+import {
+  mergeUsage,
+  storedLimits,
+  unknownAccount,
+  utcDay,
+  type ApiKeyRecord,
+  type CreateKeyInput,
+  type CreatedApiKey,
+  type KeyCheck,
+  type KeyStore,
+  type KeyUsage,
+  type KeyUsageEntry,
+} from './key-store.js';
 import type { PlanLimits } from './plans.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
@@ -15,6 +27,8 @@ export interface KeyRow {
   limits: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** Absent from the row `create` builds: a new key has no use yet. */
+  last_used_at?: string | null;
   account_id?: string | null;
   /** When the key's account was disabled, from the join in `check`. */
   account_disabled_at?: string | null;
@@ -54,6 +68,24 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
   const revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const accountExists = db.prepare<[string], { id: string }>('SELECT id FROM accounts WHERE id = ?');
   const dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
+  // A key that is gone changes no row, and its usage is skipped.
+  const touch = db.prepare<[{ at: string; id: string }]>(
+    'UPDATE api_keys SET last_used_at = CASE WHEN last_used_at IS NULL OR last_used_at < @at THEN @at ELSE last_used_at END WHERE id = @id',
+  );
+  const addUsage = db.prepare<[string, string, number]>(
+    'INSERT INTO key_usage (key_id, day, count) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET count = count + excluded.count',
+  );
+  const usageOf = db.prepare<[{ ids: string; today: string; first: string; last: string }], { key_id: string; today: number; month: number }>(
+    `SELECT key_id, sum(CASE WHEN day = @today THEN count ELSE 0 END) AS today, sum(count) AS month
+       FROM key_usage WHERE key_id IN (SELECT value FROM json_each(@ids)) AND day BETWEEN @first AND @last GROUP BY key_id`,
+  );
+  const writeUsage = db.transaction((entries: readonly KeyUsageEntry[]) => {
+    const { counts, lastUsed } = mergeUsage(entries);
+    const known = new Set<string>();
+    for (const [id, at] of lastUsed) if (touch.run({ at: at.toISOString(), id }).changes > 0) known.add(id);
+    for (const { keyId, day, count } of counts) if (known.has(keyId)) addUsage.run(keyId, day, count);
+    return known;
+  });
 
   // Checked keys by id: their hash and record, until another process writes.
   const cache = new Map<string, { hash: Buffer; record: ApiKeyRecord; accountDisabled: boolean } | null>();
@@ -124,6 +156,19 @@ export function openSqliteKeyStore(path: string, options: SqliteKeyStoreOptions 
       if (entry.record.revokedAt !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: entry.record };
     },
+    async recordUsage(entries: readonly KeyUsageEntry[]): Promise<void> {
+      if (entries.length === 0) return;
+      // Checked records carry lastUsedAt: those of the keys written are read afresh.
+      for (const id of writeUsage.immediate(entries)) cache.delete(id);
+    },
+    async usage(keyIds: readonly string[], at: Date): Promise<Map<string, KeyUsage>> {
+      const today = utcDay(at);
+      const month = today.slice(0, 7);
+      const result = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: 0, month: 0 }]));
+      if (keyIds.length === 0) return result;
+      for (const row of usageOf.all({ ids: JSON.stringify(keyIds), today, first: `${month}-01`, last: `${month}-31` })) result.set(row.key_id, { today: row.today, month: row.month });
+      return result;
+    },
     close: async () => {
       db.close();
     },
@@ -141,6 +186,9 @@ export function openKeyDatabase(path: string): Database.Database {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
+    // key_usage rows go with their key (ON DELETE CASCADE). better-sqlite3's build turns foreign keys on
+    // by default where SQLite's own is off: said here so that the cascade does not rest on a build option.
+    db.pragma('foreign_keys = ON');
     migrateSqlite(db);
     return db;
   } catch (error) {
@@ -172,5 +220,6 @@ export function keyRecordOf(row: Omit<KeyRow, 'account_disabled_at'>): ApiKeyRec
     limits: row.limits === null ? null : (JSON.parse(row.limits) as Partial<PlanLimits>),
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at ?? null,
   };
 }

@@ -45,6 +45,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      value TEXT NOT NULL
    ) STRICT;
    ALTER TABLE accounts ADD COLUMN session_epoch INTEGER NOT NULL DEFAULT 0;`,
+  // Usage: items charged per key and UTC day, written in batches by the
+  // server; a key's rows go with it (openKeyDatabase turns foreign keys on).
+  `ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+   CREATE TABLE key_usage (
+     key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+     day    TEXT NOT NULL,
+     count  INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day)
+   ) STRICT, WITHOUT ROWID;`,
 ];
 
 /**

@@ -20,6 +20,7 @@ import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } 
 import { apiRoutes } from './routes/route-table.js';
 import { createTargetGuard } from './target-guard.js';
 import { registerAccountPages, type AccountPagesDeps } from '../web/account-pages.js';
+import type { UsageRecorder } from './usage-recorder.js';
 
 /** What the server is built from; everything with I/O comes in here, so tests hand it fakes and clocks. */
 export interface ServerDeps {
@@ -28,6 +29,8 @@ export interface ServerDeps {
   keys: KeyStore;
   plans: PlanTable;
   limits: LimitStore;
+  /** Counts each accepted key's charged items for the key database (usage-recorder.ts); none counts nothing. */
+  usage?: UsageRecorder;
   /** The clock of the limits, ms since the epoch (default Date.now). */
   now?: () => number;
   /**
@@ -480,13 +483,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   }
 
   const routes = deps.routes ? deps.routes(apiRoutes(plans)) : apiRoutes(plans);
-  for (const route of routes) registerApiRoute(app, route, api, limits, now, handlerTimeoutMs);
+  for (const route of routes) registerApiRoute(app, route, api, limits, now, handlerTimeoutMs, deps.usage);
   registerOperationRoutes(app, { routes, plans, limits, now, version: deps.version ?? '0.0.0' });
   if (deps.accountPages) registerAccountPages(app, { ...deps.accountPages, keys, plans, limits, now });
   return app;
 }
 
-function registerApiRoute(app: FastifyInstance, route: ApiRoute, api: ApiContext, limits: LimitStore, now: () => number, handlerTimeoutMs: number): void {
+function registerApiRoute(
+  app: FastifyInstance,
+  route: ApiRoute,
+  api: ApiContext,
+  limits: LimitStore,
+  now: () => number,
+  handlerTimeoutMs: number,
+  usage: UsageRecorder | undefined,
+): void {
   const handler = route.handler;
   app.route({
     method: route.method,
@@ -496,7 +507,7 @@ function registerApiRoute(app: FastifyInstance, route: ApiRoute, api: ApiContext
     schema: { ...(route.querystring ? { querystring: route.querystring } : {}), ...(route.body ? { body: route.body } : {}) },
     // Before validation, so that a caller without the right key hears that first.
     preValidation: (request, _reply, done) => done(gate(route, request) ?? singleValuedQuery(request)),
-    preHandler: (request, reply, done) => charge(route, request, reply, limits, now, done),
+    preHandler: (request, reply, done) => charge(route, request, reply, limits, now, usage, done),
     handler: (request, reply) => handler!(request, reply, api),
   });
 }
@@ -570,19 +581,21 @@ function safePath(url: string | undefined): string | undefined {
   return url.split('?')[0];
 }
 
-/** Batch size, then one atomic charge of every item against the bucket and the day. */
+/** Batch size, then one atomic charge of every item against the bucket and the day; a key's accepted items count as its usage. */
 function charge(
   route: ApiRoute,
   request: FastifyRequest,
   reply: FastifyReply,
   limits: LimitStore,
   now: () => number,
+  usage: UsageRecorder | undefined,
   done: (error?: Error) => void,
 ): void {
   const state = request.netintel;
   let result: LimitState | Promise<LimitState>;
+  let items: number;
   try {
-    const items = route.items ? route.items(request) : 1;
+    items = route.items ? route.items(request) : 1;
     if (route.batched && items > state.plan.batch) {
       return done(
         new NetintelError('forbidden', `the ${state.plan.name} plan allows ${state.plan.batch} items per request; this one has ${items}`, {
@@ -594,8 +607,13 @@ function charge(
   } catch (error) {
     return done(error as Error);
   }
-  if (result instanceof Promise) result.then((limit) => done(applyLimit(request, reply, limit)), done);
-  else done(applyLimit(request, reply, result));
+  const settle = (limit: LimitState): NetintelError | undefined => {
+    const refused = applyLimit(request, reply, limit);
+    if (refused === undefined && state.keyId !== null) usage?.count(state.keyId, items);
+    return refused;
+  };
+  if (result instanceof Promise) result.then((limit) => done(settle(limit)), done);
+  else done(settle(result));
 }
 
 function applyLimit(request: FastifyRequest, reply: FastifyReply, limit: LimitState): NetintelError | undefined {

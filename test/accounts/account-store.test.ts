@@ -16,6 +16,7 @@ import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.
 import type { KeyStore } from '../../src/keys/key-store.js';
 import { loadPlanTable } from '../../src/keys/plans.js';
 import { openPostgresKeyStore } from '../../src/keys/postgres-key-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/keys/postgres-migrations.js';
 import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/keys/sqlite-schema.js';
 import { spawnCli, tempDir } from '../support/cli.js';
@@ -203,7 +204,7 @@ describe('a keys database of the previous schema', () => {
     const { key, record } = await before.create({ plan: 'pro', label: 'old' });
     await before.close();
     const raw = new Database(path);
-    raw.exec('DROP TABLE IF EXISTS accounts; DROP TABLE IF EXISTS account_links; DROP INDEX IF EXISTS api_keys_account;');
+    raw.exec('DROP TABLE IF EXISTS key_usage; DROP TABLE IF EXISTS settings; DROP TABLE IF EXISTS accounts; DROP TABLE IF EXISTS account_links; DROP INDEX IF EXISTS api_keys_account;');
     raw.exec(`CREATE TABLE old_keys AS SELECT id, key_hash, plan, label, limits, created_at, revoked_at FROM api_keys; DROP TABLE api_keys; ${oldApiKeys} INSERT INTO api_keys SELECT * FROM old_keys; DROP TABLE old_keys;`);
     raw.pragma('user_version = 0');
     raw.close();
@@ -253,7 +254,7 @@ describe('a keys database of the previous schema', () => {
       expect(await accounts.keysOf(account.id)).toEqual([own.record]);
       const raw = new pg.Client({ connectionString: url });
       await raw.connect();
-      expect((await raw.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([1, 2]);
+      expect((await raw.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((migration) => migration.version));
       await raw.end();
     } finally {
       await keys.close();

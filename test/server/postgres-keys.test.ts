@@ -83,7 +83,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       expect(rows.map((row) => row.version)).toEqual(versions);
       expect(rows[0].applied_at).toBeInstanceOf(Date);
       const columns = (await clients[0]!.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'api_keys' ORDER BY ordinal_position")).rows;
-      expect(columns.map((row) => row.column_name)).toEqual(['id', 'key_hash', 'plan', 'label', 'limits', 'created_at', 'revoked_at', 'account_id']);
+      expect(columns.map((row) => row.column_name)).toEqual(['id', 'key_hash', 'plan', 'label', 'limits', 'created_at', 'revoked_at', 'account_id', 'last_used_at']);
       for (const client of clients) client.release();
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
@@ -103,6 +103,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
         limits: { daily: 5_000_000, burst: 20_000 },
         createdAt: '2030-01-01T10:00:00.123Z',
         revokedAt: null,
+        lastUsedAt: null,
       });
       expect(await store.list()).toEqual([record]);
       crypto.compared = 0;
@@ -148,7 +149,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       expect(made).toMatchObject({ kind: 'api-key', plan: 'pro', label: 'billing', limits: null, revokedAt: null });
       const list = await spawnCli(['keys', 'list', '-f', 'json'], { env: { NETINTEL_DB: url } });
       expect(list.code).toBe(0);
-      expect(JSON.parse(list.stdout)).toContainEqual({ kind: 'api-key', id: made.id, plan: 'pro', label: 'billing', limits: null, createdAt: made.createdAt, revokedAt: null });
+      expect(JSON.parse(list.stdout)).toContainEqual({ kind: 'api-key', id: made.id, plan: 'pro', label: 'billing', limits: null, createdAt: made.createdAt, revokedAt: null, lastUsedAt: null });
       expect(list.stdout).not.toContain(made.key.slice(16));
       const revoked = await spawnCli(['keys', 'revoke', made.id, '--db', url, '-f', 'json']);
       expect(revoked.code).toBe(0);

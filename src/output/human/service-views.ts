@@ -61,6 +61,8 @@ interface ApiKey {
   limits: { daily: number | null; perMinute: number | null; burst: number | null; batch: number | null } | null;
   createdAt: string;
   revokedAt: string | null;
+  /** Null for a key no request has used. */
+  lastUsedAt: string | null;
 }
 
 export const API_KEY_VIEW: HumanView = {
@@ -75,6 +77,7 @@ export const API_KEY_VIEW: HumanView = {
       ['per minute', limits.perMinute === null ? null : `${grouped(limits.perMinute)} (burst ${limits.burst ?? '-'})`],
       ['batch', limits.batch],
       ['created', key.createdAt],
+      ['last used', key.lastUsedAt ?? 'never'],
       ['revoked', key.revokedAt],
     ];
     return sections(headline(ctx, `key ${key.id}`, key.revokedAt ? 'revoked' : 'active', key.revokedAt ? 'warn' : 'good'), factList(ctx, facts));
@@ -85,11 +88,12 @@ export const API_KEY_VIEW: HumanView = {
       { header: 'plan', priority: 0 },
       { header: 'label', priority: 2, wrap: true },
       { header: 'created', priority: 1 },
+      { header: 'last used', priority: 1 },
       { header: 'revoked', priority: 3 },
     ],
     cells: (value) => {
       const key = value as ApiKey;
-      return [key.id, key.plan, key.label ?? '', key.createdAt, key.revokedAt ?? ''];
+      return [key.id, key.plan, key.label ?? '', key.createdAt, key.lastUsedAt ?? 'never', key.revokedAt ?? ''];
     },
     key: (value) => (value as ApiKey).id,
   },

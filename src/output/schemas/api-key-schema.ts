@@ -14,8 +14,9 @@ export const API_KEY_SCHEMA: RecordSchema = {
     'limits.batch',
     'createdAt',
     'revokedAt',
+    'lastUsedAt',
   ],
   groups: { limits: ['limits.daily', 'limits.perMinute', 'limits.burst', 'limits.batch'] },
   identity: ['id'],
-  tableColumns: ['id', 'plan', 'label', 'createdAt', 'revokedAt'],
+  tableColumns: ['id', 'plan', 'label', 'createdAt', 'revokedAt', 'lastUsedAt'],
 };
