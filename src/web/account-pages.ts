@@ -42,9 +42,6 @@ declare module '@fastify/secure-session' {
   }
 }
 
-/** Use of keys as the key store counts it (written every few seconds by the server). */
-export type KeyUsageReader = (keyIds: readonly string[], now: Date) => Promise<Map<string, { today: number; month: number }>>;
-
 export interface AccountPagesDeps {
   accounts: AccountStore;
   keys: KeyStore;
@@ -60,7 +57,6 @@ export interface AccountPagesDeps {
   sessionKey: Buffer;
   /** Log in with an OpenID Connect provider (oidc.ts), when any is configured. */
   social?: OidcLogin;
-  usage?: KeyUsageReader;
   now?: () => number;
 }
 
@@ -369,12 +365,11 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
 
   const dashboard = async (reply: FastifyReply, account: AccountRecord, extra: { newKey?: { key: string; label: string | null }; notice?: string; error?: string }, status = 200) => {
     const records = await accounts.keysOf(account.id);
-    const usage = deps.usage ? await deps.usage(records.map((record) => record.id), new Date(now())) : null;
+    const usage = await keys.usage(records.map((record) => record.id), new Date(now()));
     const rows: KeyRow[] = records.map((record) => ({
       record,
-      lastUsedAt: (record as { lastUsedAt?: string | null }).lastUsedAt ?? null,
-      today: usage ? (usage.get(record.id)?.today ?? 0) : null,
-      month: usage ? (usage.get(record.id)?.month ?? 0) : null,
+      today: usage.get(record.id)?.today ?? 0,
+      month: usage.get(record.id)?.month ?? 0,
     }));
     const plan = effectivePlan(plans, account.plan, null);
     return sendPage(reply, status, dashboardPage(base(reply, account), { account, plan, keys: rows, publicUrl: deps.publicUrl(), ...extra }));

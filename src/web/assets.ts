@@ -50,7 +50,8 @@ header nav button.link { font-size: 1rem; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
-td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th { white-space: nowrap; }
 td form { margin: 0; }
 td time { white-space: nowrap; }
 td button { margin: 0; padding: .3rem .7rem; }

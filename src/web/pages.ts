@@ -127,9 +127,9 @@ ${field({ name: 'email', label: 'E-mail address', type: 'email', autocomplete: '
 
 export interface KeyRow {
   record: ApiKeyRecord;
-  lastUsedAt: string | null;
-  today: number | null;
-  month: number | null;
+  /** Lookups charged to the key today and this month (UTC), as written so far. */
+  today: number;
+  month: number;
 }
 
 export interface DashboardView {
@@ -145,6 +145,7 @@ export interface DashboardView {
 }
 
 const count = (value: number) => value.toLocaleString('en-US');
+const moment = (iso: string | null) => (iso === null ? 'never' : html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`);
 const day = (iso: string | null) => (iso === null ? 'never' : html`<time datetime="${iso}" title="${iso.slice(0, 16).replace('T', ' ')} UTC">${iso.slice(0, 10)}</time>`);
 
 export function dashboardPage(base: Base, view: DashboardView): string {
@@ -152,10 +153,8 @@ export function dashboardPage(base: Base, view: DashboardView): string {
   const verified = account.emailVerifiedAt !== null;
   const curlKey = view.newKey ? view.newKey.key : '$NETINTEL_KEY';
   const curl = `curl -H "X-API-Key: ${curlKey}" '${view.publicUrl}/api/ipinfo?ip=8.8.8.8'`;
-  const usageCell = (label: string, value: number | null, limit: number | null) =>
-    value === null
-      ? html`<td class="number" data-label="${label}">&ndash;</td>`
-      : html`<td class="number" data-label="${label}">${count(value)}${limit === null ? '' : html` <span class="hint">of ${count(limit)}</span>`}</td>`;
+  const usageCell = (label: string, value: number, limit: number | null) =>
+    html`<td class="number" data-label="${label}"><span>${count(value)}${limit === null ? '' : html` <span class="hint">of ${count(limit)}</span>`}</span></td>`;
   return page(
     { ...base, title: 'Dashboard', script: true },
     html`<h1>Dashboard</h1>
@@ -201,7 +200,7 @@ ${view.keys.map(
 <td data-label="Label">${row.record.label ?? html`<span class="hint">none</span>`}</td>
 <td data-label="Key id"><code>${row.record.id}</code></td>
 <td data-label="Created">${day(row.record.createdAt)}</td>
-<td data-label="Last used">${day(row.lastUsedAt)}</td>
+<td data-label="Last used">${moment(row.record.lastUsedAt)}</td>
 ${usageCell('Today', row.today, plan.daily)}
 ${usageCell('This month', row.month, null)}
 <td data-label="Status">${

@@ -294,7 +294,10 @@ describe('forgotten password', () => {
     expect((await browser.post('/login', { email: 'ada@example.org', password: 'a brand new passphrase' })).status).toBe(303);
     // Used once: the same link again does nothing.
     const again = client('192.0.2.21');
-    await again.get(path);
+    const opened = await again.get(path);
+    expect(opened.status).toBe(400);
+    expect(opened.body).toContain('This link does not work any more');
+    await again.get('/forgot');
     const reused = await again.post('/reset', { token, password: 'yet another passphrase' });
     expect(reused.status).toBe(400);
     expect(reused.body).toContain('This link does not work any more');
