@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * Single-use, expiring tokens for the links mailed to an account holder:
@@ -9,8 +9,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * - The caller stores only its SHA-256 (hex), the expiry, and when it was
  *   used. 256 random bits cannot be guessed, so a fast one-way hash is
  *   enough; a leaked table does not give working links.
- * - A presented token is compared with the stored hash by
- *   `crypto.timingSafeEqual` on the two digests.
+ * - A presented token is looked up by its hash (AccountStore.consumeLink):
+ *   what a lookup's timing could tell is about a hash, not the token.
  */
 export type LinkPurpose = 'verify-email' | 'reset-password';
 
@@ -31,15 +31,6 @@ export interface NewLinkToken {
   expiresAt: Date;
 }
 
-export interface StoredLinkToken {
-  hash: string;
-  expiresAt: Date;
-  /** When the link was followed; null while unused. */
-  usedAt: Date | null;
-}
-
-export type LinkTokenStatus = 'ok' | 'expired' | 'used' | 'unknown';
-
 /** SHA-256 of a token as 64 hex digits, the key a store looks tokens up by. */
 export function hashLinkToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -48,19 +39,4 @@ export function hashLinkToken(token: string): string {
 export function createLinkToken(purpose: LinkPurpose, now: Date = new Date()): NewLinkToken {
   const token = randomBytes(32).toString('base64url');
   return { token, hash: hashLinkToken(token), expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS[purpose]) };
-}
-
-/**
- * What a presented token is worth at `now` against the stored row (or
- * undefined when no row was found): `unknown` when it does not match,
- * else `used` once followed, else `expired` from `expiresAt` on, else `ok`.
- * The caller marks the row used when it acts on `ok`.
- */
-export function checkLinkToken(presented: string, stored: StoredLinkToken | undefined, now: Date): LinkTokenStatus {
-  if (stored === undefined || !LINK_TOKEN_PATTERN.test(presented) || !/^[0-9a-f]{64}$/i.test(stored.hash)) return 'unknown';
-  const presentedDigest = createHash('sha256').update(presented, 'utf8').digest();
-  if (!timingSafeEqual(presentedDigest, Buffer.from(stored.hash, 'hex'))) return 'unknown';
-  if (stored.usedAt !== null) return 'used';
-  if (now.getTime() >= stored.expiresAt.getTime()) return 'expired';
-  return 'ok';
 }

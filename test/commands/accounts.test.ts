@@ -60,7 +60,7 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
     expect(JSON.parse(set.stdout)).toMatchObject({ id: ada.id, plan: 'pro' });
     const bad = await spawnCli(['accounts', 'set-plan', 'ada@example.org', 'platinum', '--db', db]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^netintel: plan "platinum" is not in the plans file .* \(known: free, starter, pro, enterprise\)\n$/);
+    expect(bad.stderr).toMatch(/^netintel: plan "platinum" is not in the plans file .* \(known: free, free-account, starter, pro, enterprise\)\n$/);
     expect((await spawnCli(['accounts', 'set-plan', 'ada@example.org', 'toString', '--db', db])).code).toBe(2);
     const accounts = openSqliteAccountStore(db);
     expect((await accounts.byId(ada.id))!.plan).toBe('pro');

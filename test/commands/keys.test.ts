@@ -41,7 +41,7 @@ describe('netintel keys', () => {
   it('refuses an unknown plan, an unknown id, and custom limits on a non-enterprise plan', async () => {
     const plan = await runCli(['keys', 'create', '--plan', 'gold', '--db', db]);
     expect(plan.code).toBe(2);
-    expect(plan.stderr).toMatch(/plan "gold" is not in the plans file .* \(known: free, starter, pro, enterprise\)/);
+    expect(plan.stderr).toMatch(/plan "gold" is not in the plans file .* \(known: free, free-account, starter, pro, enterprise\)/);
     const missing = await runCli(['keys', 'revoke', 'aaaaaaaaaaaa', '--db', db]);
     expect(missing.code).toBe(3);
     const custom = await runCli(['keys', 'create', '--plan', 'pro', '--daily', '5', '--db', db]);

@@ -18,6 +18,13 @@ import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { BIN, REPO_ROOT, tempDir } from '../support/cli.js';
 import { findExecutable, freePort } from '../support/peers.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
+import { startTestRelay, type TestRelay } from '../accounts/relay.js';
+import { findRedisServer, startRedisServer } from '../server/redis-server.js';
+import { findPostgres, startPostgresServer } from '../support/postgres.js';
+import { CLIENT_ID, CLIENT_SECRET, startIssuer } from '../support/oidc-provider.js';
+import { PageClient } from '../web/page-client.js';
+import { simpleParser } from 'mailparser';
+import pg from 'pg';
 
 interface Recipe {
   title: string;
@@ -72,8 +79,18 @@ afterAll(async () => {
   shims?.remove();
 });
 
+interface RecipeRun {
+  /** Text replaced in every line before it runs: the recipe's hosts by the test's peers. */
+  replace?: Record<string, string>;
+  prepare?: (dir: string) => void;
+  /** Runs while the recipe's background lines still run: `port` is the one that replaced 8080. */
+  during?: (port: number, env: Record<string, string>, dir: string) => Promise<void>;
+}
+
 /** Runs a recipe's lines in order in a new directory; background lines are stopped at the end. */
-async function runRecipe(recipe: Recipe, prepare: (dir: string) => void = () => {}): Promise<{ results: LineResult[]; dir: string }> {
+async function runRecipe(recipe: Recipe, prepareOrRun: ((dir: string) => void) | RecipeRun = {}): Promise<{ results: LineResult[]; dir: string }> {
+  const run: RecipeRun = typeof prepareOrRun === 'function' ? { prepare: prepareOrRun } : prepareOrRun;
+  const prepare = run.prepare ?? (() => {});
   const scratch = tempDir('netintel-recipe-');
   const home = join(scratch.path, 'home');
   mkdirSync(home);
@@ -93,14 +110,15 @@ async function runRecipe(recipe: Recipe, prepare: (dir: string) => void = () => 
   const results: LineResult[] = [];
   try {
     for (const written of recipe.lines) {
-      const line = written.replaceAll('8080', String(port));
+      const line = Object.entries(run.replace ?? {}).reduce((text, [from, to]) => text.replaceAll(from, to), written.replaceAll('8080', String(port)));
       if (line.trimEnd().endsWith('&')) {
-        background.push(spawn('bash', ['-c', `exec ${line.trimEnd().slice(0, -1)}`], { cwd: dir, env, stdio: 'ignore' }));
+        background.push(spawn('bash', ['-c', `exec env ${line.trimEnd().slice(0, -1)}`], { cwd: dir, env, stdio: 'ignore' }));
         await waitForPort(port);
         continue;
       }
       results.push({ line: written, ...(await runLine(line, dir, env)) });
     }
+    await run.during?.(port, env, dir);
   } finally {
     for (const child of background) child.kill('SIGTERM');
   }
@@ -153,6 +171,7 @@ describe('README recipes', () => {
       'A cron job that writes CSV and fails on problems',
       'Get a single value for a script',
       'Run the API and use a key',
+      'Run the API for a team',
     ]);
   });
 
@@ -212,6 +231,89 @@ describe('README recipes', () => {
     expect(viaCli.location.city).toBe(viaCurl.location.city);
   });
 });
+
+const postgresPrograms = findPostgres();
+const redisBinary = findRedisServer();
+const teamPeers = curl !== null && postgresPrograms !== null && redisBinary !== null;
+
+describe.skipIf(!teamPeers)('README recipe: run the API for a team', () => {
+  it('two servers on one PostgreSQL and Redis, mail through the relay, OIDC buttons: an account made on one works on the other', async () => {
+    const [postgres, redis, relay] = await Promise.all([startPostgresServer(postgresPrograms!), startRedisServer(redisBinary!), startTestRelay({ plain: true }) as Promise<TestRelay>]);
+    const issuer = await startIssuer({ claimsInIdToken: true, redirectUris: ['https://api.example.com/login/google/callback'] });
+    try {
+      const db = await postgres.createDatabase('team');
+      const recipeLine = recipe('Run the API for a team').lines[0]!;
+      const replace = {
+        'postgres://netintel:secret@db.internal:5432/netintel': db,
+        'redis://cache.internal:6379': redis.url,
+        'smtps://mailer:secret@smtp.example.com:465': `smtp://127.0.0.1:${relay.port}`,
+      };
+      // The README's oidc.json names Google; here the same file names the local provider.
+      const oidc = { providers: [{ id: 'google', name: 'Google', issuer: issuer.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }] };
+      const { results } = await runRecipe(recipe('Run the API for a team'), {
+        replace,
+        prepare: (dir) => writeFileSync(join(dir, 'oidc.json'), JSON.stringify(oidc)),
+        during: async (port, env, dir) => {
+          // A second server from the same line, as on the next machine behind the balancer.
+          const second = await freePort();
+          const line = Object.entries(replace).reduce((text, [from, to]) => text.replaceAll(from, to), recipeLine.replaceAll('8080', String(second))).trimEnd().slice(0, -1);
+          const other = spawn('bash', ['-c', `exec env ${line}`], { cwd: dir, env, stdio: 'ignore' });
+          try {
+            await waitForPort(second);
+            const [one, two] = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${second}`];
+            const browser = new PageClient(one, { 'x-forwarded-for': '10.1.2.3' });
+            const login = await browser.get('/login');
+            expect(login.body).toContain('Log in with Google');
+            await browser.get('/signup');
+            expect((await browser.post('/signup', { email: 'ada@example.com', password: 'correct horse battery' })).status).toBe(200);
+            for (let waited = 0; relay.received.length === 0 && waited < 100; waited++) await sleep(50);
+            const mail = await simpleParser(relay.received[0]!.raw);
+            expect(mail.from?.value).toEqual([{ name: 'netintel', address: 'no-reply@example.com' }]);
+            const link = /https:\/\/api\.example\.com(\/verify\/[\w-]{43})/.exec(mail.text ?? '')![1]!;
+            // The link opened on the other server, the log-in on the first, the key made on the other.
+            browser.use(two);
+            await browser.get(link);
+            expect((await browser.post('/verify', { token: link.split('/').at(-1)! })).status).toBe(303);
+            browser.use(one);
+            await browser.get('/login');
+            expect((await browser.post('/login', { email: 'ada@example.com', password: 'correct horse battery' })).status).toBe(303);
+            browser.use(two);
+            await browser.get('/dashboard');
+            const made = await browser.post('/dashboard/keys', { label: 'team' });
+            expect(made.status).toBe(201);
+            const key = /id="new-key-value">(ni_[\w-]+)</.exec(made.body)![1]!;
+            const answer = await fetch(`${one}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': key } });
+            expect(answer.status).toBe(200);
+            expect(((await answer.json()) as { network: { asn: number } }).network.asn).toBe(15169);
+            // Secure cookies: the public URL is https.
+            expect(String(login.headers['set-cookie'])).toContain('__Host-netintel-session=');
+            const client = new pg.Client({ connectionString: db });
+            await client.connect();
+            try {
+              expect((await client.query('SELECT email, plan FROM accounts')).rows).toEqual([{ email: 'ada@example.com', plan: 'free-account' }]);
+            } finally {
+              await client.end();
+            }
+          } finally {
+            other.kill('SIGTERM');
+          }
+        },
+      });
+      for (const result of results) expectClean(result);
+      expect(results[0]!.code, results[0]!.stderr).toBe(0);
+      expect(JSON.parse(results[0]!.stdout)).toMatchObject({ status: 'ok', limits: { store: 'redis', ok: true } });
+    } finally {
+      await issuer.close();
+      await relay.close();
+      await redis.stop();
+      await postgres.stop();
+    }
+  }, 90_000);
+});
+
+if (!teamPeers) {
+  console.warn('README recipes: the team recipe is SKIPPED: it needs curl, postgresql and redis-server (apt-get install -y curl postgresql redis-server)');
+}
 
 if (curl === null) {
   console.warn('README recipes: curl is not installed; the API recipe is SKIPPED (apt-get install -y curl)');

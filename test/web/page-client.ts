@@ -1,25 +1,56 @@
 /**
- * A browser's part in page tests over fastify's inject: keeps cookies as a
- * browser would (by name, dropped when expired or emptied), reads the CSRF
- * token of the last page, and posts forms with it.
+ * A browser's part in page tests, over fastify's inject or over HTTP to a
+ * running server: keeps cookies as a browser would (by name, dropped when
+ * expired or emptied), reads the CSRF token of the last page, and posts
+ * forms with it. Redirects are not followed: tests look at them.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 export interface Page {
   status: number;
-  headers: LightMyRequestResponse['headers'];
+  headers: Record<string, string | string[] | number | undefined>;
   body: string;
   location: string | undefined;
+}
+
+type Send = (request: { method: 'GET' | 'POST'; url: string; headers: Record<string, string>; payload?: string }) => Promise<Omit<Page, 'location'>>;
+
+function viaInject(app: FastifyInstance): Send {
+  return async ({ method, url, headers, payload }) => {
+    const response = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  };
+}
+
+/** Over HTTP: `base` is a server's address, e.g. http://127.0.0.1:8080. */
+function viaHttp(base: string): Send {
+  return async ({ method, url, headers, payload }) => {
+    const response = await fetch(new URL(url, base), { method, headers, body: payload, redirect: 'manual' });
+    const collected: Page['headers'] = Object.fromEntries(response.headers);
+    collected['set-cookie'] = response.headers.getSetCookie();
+    return { status: response.status, headers: collected, body: await response.text() };
+  };
 }
 
 export class PageClient {
   readonly cookies = new Map<string, string>();
   csrf = '';
 
+  private send: Send;
+
+  /** `server`: an app to inject into, or the address of a running server (then `use` switches servers, as a load balancer would). */
   constructor(
-    private readonly app: FastifyInstance,
+    server: FastifyInstance | string,
     private readonly headers: Record<string, string> = {},
-  ) {}
+  ) {
+    this.send = typeof server === 'string' ? viaHttp(server) : viaInject(server);
+  }
+
+  /** From now on, the same browser (its cookies) talks to another server, as behind a load balancer. */
+  use(server: FastifyInstance | string): this {
+    this.send = typeof server === 'string' ? viaHttp(server) : viaInject(server);
+    return this;
+  }
 
   async get(url: string): Promise<Page> {
     return this.request('GET', url);
@@ -36,7 +67,7 @@ export class PageClient {
   }
 
   private async request(method: 'GET' | 'POST', url: string, payload?: string): Promise<Page> {
-    const response = await this.app.inject({
+    const response = await this.send({
       method,
       url,
       headers: {
@@ -47,7 +78,7 @@ export class PageClient {
       ...(payload !== undefined ? { payload } : {}),
     });
     // Kept as sent (still URL-encoded), as a browser returns them.
-    const setCookies = [response.headers['set-cookie'] ?? []].flat();
+    const setCookies = [response.headers['set-cookie'] ?? []].flat().map(String);
     for (const line of setCookies) {
       const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
       const equals = pair.indexOf('=');
@@ -60,6 +91,6 @@ export class PageClient {
     const token = /name="_csrf" value="([^"]+)"/.exec(response.body);
     if (token) this.csrf = token[1]!;
     const location = response.headers.location;
-    return { status: response.statusCode, headers: response.headers, body: response.body, location: typeof location === 'string' ? location : undefined };
+    return { ...response, location: typeof location === 'string' ? location : undefined };
   }
 }
