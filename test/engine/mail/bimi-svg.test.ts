@@ -5,7 +5,7 @@ import { checkSvgIndicator } from '../../../src/engine/mail/bimi-svg.js';
 import { readMarkCertificate } from '../../../src/engine/mail/bimi-certificate.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/smtp-servers.js';
 
-export const VALID_SVG = [
+const VALID_SVG = [
   '<?xml version="1.0" encoding="UTF-8"?>',
   '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 64 64">',
   '  <title>Example Brand</title>',
