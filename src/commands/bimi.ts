@@ -37,9 +37,6 @@ export function registerBimiCommand(program: Command, runtime: CommandRuntime): 
     );
   addFailOnOption(command).action(async (domains: string[], flags: BimiFlags, self: Command) => {
     const options = runtime.options(self);
-    if (options.remote) {
-      throw new NetintelError('usage', 'remote mode does not serve bimi yet: run netintel bimi without --server');
-    }
     const { checkBimi, normaliseSelector } = await import('../engine/mail/check-bimi.js');
     const selector = normaliseSelector(flags.selector ?? 'default');
     const ca = flags.tlsCa === undefined ? undefined : [...rootCertificates, ...readCaFile(flags.tlsCa)];
