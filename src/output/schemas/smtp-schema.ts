@@ -38,7 +38,24 @@ const CERTIFICATE_COLUMNS = [
   'tls.certificate.chain',
 ];
 
-const DANE_COLUMNS = ['dane.verdict', 'dane.tlsa.name', 'dane.tlsa.status', 'dane.tlsa.records', 'dane.dnssec.status', 'dane.dnssec.reason', 'dane.matches'];
+const DANE_COLUMNS = [
+  'dane.tlsa.host',
+  'dane.tlsa.port',
+  'dane.tlsa.name',
+  'dane.tlsa.tried',
+  'dane.tlsa.aliases',
+  'dane.tlsa.status',
+  'dane.tlsa.records',
+  'dane.tlsa.ttlSeconds',
+  'dane.tlsa.dnssec.status',
+  'dane.tlsa.dnssec.reason',
+  'dane.tlsa.error',
+  'dane.tlsa.resolver',
+  'dane.dnssec.status',
+  'dane.dnssec.reason',
+  'dane.matches',
+  'dane.verdict',
+];
 
 interface TlsaLike {
   usage: number;
