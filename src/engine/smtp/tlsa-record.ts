@@ -92,11 +92,11 @@ export function parseTlsaRdata(rdata: Uint8Array): TlsaRecord | null {
  * data in hex, which may be split by white space. Null when it is not one.
  */
 export function parseTlsaText(text: string): TlsaRecord | null {
-  const match = /^\s*(\d{1,3})\s+(\d{1,3})\s+(\d{1,3})\s+([0-9a-fA-F\s]+?)\s*$/.exec(text);
-  if (!match) return null;
-  const [usage, selector, matchingType] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
-  const hex = match[4]!.replace(/\s+/g, '');
-  if (usage > 255 || selector > 255 || matchingType > 255 || hex.length === 0 || hex.length % 2 !== 0) return null;
+  const fields = text.trim().split(/\s+/);
+  if (fields.length < 4 || !fields.slice(0, 3).every((field) => /^\d{1,3}$/.test(field))) return null;
+  const [usage, selector, matchingType] = fields.slice(0, 3).map(Number) as [number, number, number];
+  const hex = fields.slice(3).join('');
+  if (usage > 255 || selector > 255 || matchingType > 255 || !/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return null;
   return tlsaRecord({ usage, selector, matchingType, data: Buffer.from(hex, 'hex') });
 }
 

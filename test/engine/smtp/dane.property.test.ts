@@ -36,6 +36,11 @@ describe('TLSA parsers on any input', () => {
     );
   });
 
+  it('parseTlsaText takes data split by white space and refuses what is not the presentation format', () => {
+    expect(parseTlsaText(' 3 1 1 AB cd\n ef ')).toMatchObject({ usage: 3, selector: 1, matchingType: 1, data: 'abcdef' });
+    for (const bad of ['3 1 1', '3 1 1 abc', '3 1 1 zz', '256 1 1 ab', '3 1 x ab', '-3 1 1 ab', `3 1 1 ${' '.repeat(50_000)}x`]) expect(parseTlsaText(bad)).toBeNull();
+  });
+
   it('tlsaFromDecoded accepts only well-typed fields, whatever it is given', () => {
     const field = fc.oneof(byte, fc.integer(), fc.double(), fc.string(), fc.constant(null), fc.constant(undefined));
     fc.assert(
