@@ -148,7 +148,8 @@ async function queryTlsa(ctx: EngineContext, host: string, port: number, name: s
     base.resolver = exchange.resolver;
   } catch (error) {
     base.error = error instanceof NetintelError ? error.message : String(error);
-    base.dnssec = await authenticate(name, 'TLSA');
+    // Asking again would wait out the same failure.
+    base.dnssec = { status: 'indeterminate', reason: 'the TLSA lookup failed' };
     return base;
   }
   const { target, aliases } = followCnames(response, name);

@@ -221,9 +221,13 @@ describe('lookupTlsa over a DNS server on 127.0.0.1', () => {
     expect((await lookupTlsa(ctx, `none.${ZONE}`)).status).toBe('nxdomain');
     expect((await lookupTlsa(ctx, `empty.${ZONE}`)).status).toBe('nodata');
     expect((await lookupTlsa(ctx, `nowhere.${ZONE}`)).status).toBe('nxdomain');
+    const asked = () => dns.queries.filter((query) => query.name === `_25._tcp.broken.${ZONE}`).length;
+    const before = asked();
     const failed = await lookupTlsa(ctx, `broken.${ZONE}`);
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('SERVFAIL');
+    expect(failed.dnssec).toEqual({ status: 'indeterminate', reason: 'the TLSA lookup failed' });
+    expect(asked() - before, 'asked once: no second query to judge DNSSEC').toBe(1);
   });
 
   it('another port asks _<port>._tcp', async () => {
