@@ -150,6 +150,11 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'smtp/untrusted', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, ...dns] },
     { id: 'smtp/relay', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--relay-test', ...dns] },
     { id: 'smtp/quit-after-ehlo', argv: ['smtp', '127.0.0.1', '--port', smtpPort, '--quit-after', 'ehlo', '-f', 'json', ...dns] },
+    // DANE: TLSA records at _25._tcp.<host>, checked on the test port with --dane
+    // Without --tls-ca: the server sends its leaf alone, so DANE-EE matches and DANE-TA (the CA, not sent) does not.
+    { id: 'smtp/dane', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', ...dns] },
+    { id: 'smtp/dane-fields', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', '--fields', 'host,dane.verdict,dane.tlsa.name,dane.dnssec.status', '-f', 'json', ...dns] },
+    { id: 'smtp/dane-no-starttls', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--dane', ...dns] },
     { id: 'smtp/bad-port', argv: ['smtp', 'mx.mailhost.test', '--port', '65536', ...dns] },
     { id: 'smtp/missing-host', argv: ['smtp'] },
 
