@@ -9,7 +9,9 @@ import { createEngineContext, type EngineContext } from '../../../src/engine/con
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { checkDkimMessage } from '../../../src/engine/mail/dkim-message.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
-import { makeDkimZone, type TestKey } from './dkim-zone.js';
+import { readFileSync } from 'node:fs';
+import { REPO_ROOT } from '../../support/cli.js';
+import { FIXED_DKIM_ZONE, makeDkimZone, SIGNED_MESSAGE_FILE, type TestKey } from './dkim-zone.js';
 
 let server: DnsTestServer;
 let ctx: EngineContext;
@@ -110,6 +112,21 @@ describe('checkDkimMessage', () => {
     const result = await checkDkimMessage(ctx, third, 'esp.eml');
     expect(result.signatures[0]).toMatchObject({ domain: 'esp.test', result: 'pass', aligned: false });
     expect(result.findings.map((item) => item.id)).toEqual(['dkim_signature_pass', 'dkim_signature_not_aligned']);
+  });
+
+  it('verifies the kept fixture message against the kept keys (the end-to-end goldens use both)', async () => {
+    const fixed = await startDnsServer({ records: [...FIXED_DKIM_ZONE] });
+    const fixedCtx = createEngineContext({ resolvers: [parseResolverAddress(fixed.address)], timeoutMs: 1000, dnsRetries: 0 });
+    try {
+      const result = await checkDkimMessage(fixedCtx, readFileSync(`${REPO_ROOT}${SIGNED_MESSAGE_FILE}`), 'fixture');
+      expect(result.signatures.map((item) => [item.selector, item.result, item.signedAt])).toEqual([
+        ['rsa2048', 'pass', '2026-01-01T10:00:05.000Z'],
+        ['ed', 'pass', '2026-01-01T10:00:05.000Z'],
+      ]);
+    } finally {
+      await fixedCtx.close();
+      await fixed.close();
+    }
   });
 
   it('refuses input that is not a message', async () => {
