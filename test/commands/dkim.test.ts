@@ -101,7 +101,7 @@ describe('netintel dkim', () => {
     const selector = await runCli(['dkim', 'dkim.test', '--selector', 'bad selector', ...dnsFlags]);
     expect(selector.code).toBe(2);
     expect(selector.stderr.trim().split('\n')).toHaveLength(1);
-    expect(selector.stderr).toContain('Invalid DKIM selector "bad selector"');
+    expect(selector.stderr).toContain('invalid DKIM selector "bad selector" (give DNS labels');
   });
 
   it('says it has no remote mode yet', async () => {

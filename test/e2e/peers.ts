@@ -17,6 +17,7 @@ import {
 } from '../support/smtp-servers.js';
 import { EXAMPLE_ZONE } from '../engine/dns/example-zone.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
+import { FIXED_DKIM_ZONE } from '../engine/mail/dkim-zone.js';
 import { listedName, zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 
 export interface Peers {
@@ -46,6 +47,7 @@ export async function startPeers(): Promise<Peers> {
   const dns = await startDnsServer({
     records: [
       ...MAIL_ZONE,
+      ...FIXED_DKIM_ZONE,
       ...EXAMPLE_ZONE,
       { name: 'relay.example.test', type: 'A', data: '127.0.0.1' },
       { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: 'mx.mailhost.test' },

@@ -76,7 +76,8 @@ export async function checkDkim(ctx: EngineContext, domain: string, options: Che
   const selectors = probed === 'given' ? [...new Set(given)] : COMMON_DKIM_SELECTORS;
   const dns = options.dns ?? createMailDns(ctx);
   const outcomes = await Promise.all(selectors.map((selector) => checkSelector(dns, name.ascii, selector, probed)));
-  const results = outcomes.map((outcome) => outcome.result);
+  // Findings last, after what they are about.
+  const results = outcomes.map(({ result: { findings, ...rest } }): DkimSelectorResult => ({ ...rest, findings }));
 
   const answered = outcomes.find((outcome) => outcome.resolver !== null);
   if (!answered) {
@@ -119,9 +120,12 @@ export async function checkDkim(ctx: EngineContext, domain: string, options: Che
 /** A selector as it goes into DNS: lower case, one or more labels (RFC 6376 §3.1: sub-domain *("." sub-domain)). */
 function normaliseSelector(input: string): string {
   const selector = input.trim().toLowerCase();
-  const problem = selector === '' ? 'it is empty' : /^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)*$/.test(selector) ? null : 'a selector is one or more DNS labels of letters, digits, "-" and "_"';
-  if (problem !== null || dnsNameProblem(`${selector}._domainkey.x`) !== null) {
-    throw new NetintelError('invalid_input', `Invalid DKIM selector ${JSON.stringify(input)}: ${problem ?? 'it is too long'}`, { details: { input } });
+  const label = '[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?';
+  const valid = new RegExp(`^${label}(?:\\.${label})*$`).test(selector) && dnsNameProblem(`${selector}._domainkey.x`) === null;
+  if (!valid) {
+    throw new NetintelError('invalid_input', `invalid DKIM selector ${JSON.stringify(input)} (give DNS labels of letters, digits, "-" and "_", as in s= of a DKIM-Signature, e.g. --selector google,s1)`, {
+      details: { input },
+    });
   }
   return selector;
 }

@@ -238,10 +238,20 @@ const RESULT_SEVERITY: Readonly<Record<DkimSignatureResultCode, Finding['severit
   neutral: 'warning',
 };
 
+/** Where each result comes from: RFC 6376 §6.1.1 (signature), §6.1.2 (key), §6.1.3 (hashes); RFC 8301 §3.2 (key size). */
+const SIGNATURE_RFC: Readonly<Record<DkimSignatureResultCode, string>> = {
+  pass: 'RFC 6376 §6.1.3',
+  fail: 'RFC 6376 §6.1.3',
+  permerror: 'RFC 6376 §6.1.1, §6.1.2',
+  policy: 'RFC 8301 §3.2',
+  temperror: 'RFC 6376 §6.1.2',
+  neutral: 'RFC 6376 §3.5',
+};
+
 function signatureFinding(signature: DkimSignatureCheck, index: number): Finding {
   const who = `Signature ${index + 1} (d=${signature.domain ?? '?'}, s=${signature.selector ?? '?'}, ${signature.algorithm ?? 'no a='})`;
   const message = signature.result === 'pass' ? `${who} verifies` : `${who}: ${signature.result}, ${signature.reason ?? 'no reason given'}`;
-  return finding(`dkim_signature_${signature.result}`, RESULT_SEVERITY[signature.result], message, signature.result === 'pass' ? 'RFC 6376 §6.1.3' : 'RFC 6376 §6.1', {
+  return finding(`dkim_signature_${signature.result}`, RESULT_SEVERITY[signature.result], message, SIGNATURE_RFC[signature.result], {
     index: index + 1,
     domain: signature.domain,
     selector: signature.selector,
