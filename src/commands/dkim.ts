@@ -20,7 +20,7 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export function registerDkimCommand(program: Command, runtime: CommandRuntime): void {
   const command = program
     .command('dkim')
-    .description('DKIM keys of domains: the key record at each selector (RFC 6376), key type and strength from the key itself, revoked and testing keys, CNAME-delegated selectors; without --selector, common selectors are probed. With --message, verifies the DKIM-Signature headers of a saved message')
+    .description('DKIM keys of domains at given or common selectors (RFC 6376): key type and strength from the key itself, revoked and testing keys, CNAME delegation; with --message, the signatures of a saved message verified')
     .argument('[domains...]', 'domains; read from stdin (one per line) when piped')
     .addOption(new Option('--selector <list>', 'selectors to check, comma-separated (default: probe common selectors)'))
     .addOption(new Option('--message <file>', 'verify the DKIM signatures of a saved message (RFC 5322 file, "-" for stdin) instead of checking domains'))
