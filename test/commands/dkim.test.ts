@@ -2,7 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Outcome } from '../../src/engine/outcome.js';
+import { DKIM_MESSAGE_SCHEMA, DKIM_SCHEMA } from '../../src/output/schemas/dkim-schema.js';
+import { render } from '../output/render.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { makeDkimZone } from '../engine/mail/dkim-zone.js';
@@ -108,5 +112,44 @@ describe('netintel dkim', () => {
     const run = await runCli(['dkim', 'example.com', '--server', 'http://127.0.0.1:9']);
     expect(run.stderr).toContain('netintel dkim has no remote mode yet');
     expect(run.code).not.toBe(0);
+  });
+});
+
+/** Anything a terminal would act on; LF is allowed where the layout puts it. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const INJECTIONS = ['\x1b]0;pwned\x07', '\x1b[2J', '\r', '\x00', '\x9b31m', '\u202e', '\t', '\n'];
+
+/** `value` with every string in it replaced by `text`. */
+function poison(value: unknown, text: string): unknown {
+  if (typeof value === 'string') return text;
+  if (Array.isArray(value)) return value.map((item) => poison(item, text));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, poison(child, text)]));
+  return value;
+}
+
+describe('the dkim views with hostile strings (key records and messages come from outside)', () => {
+  it('hold no control or bidi character in the table view, one record or many, every column too', async () => {
+    const key = JSON.parse((await runCli(['dkim', 'dkim.test', '--selector', 'rsa1024,esp,revoked,gone', '-f', 'json', ...dnsFlags])).stdout);
+    const message = JSON.parse((await runCli(['dkim', '--message', tamperedFile, '-f', 'json', ...dnsFlags])).stdout);
+    const hostile = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom(...INJECTIONS), fc.string({ maxLength: 10 })).map(([a, b, c]) => a + b + c),
+    );
+    for (const [schema, value] of [[DKIM_SCHEMA, key], [DKIM_MESSAGE_SCHEMA, message]] as const) {
+      await fc.assert(
+        fc.asyncProperty(hostile, async (text) => {
+          const ok: Outcome<unknown> = { ok: true, query: text, value: poison(value, text) };
+          for (const output of [
+            await render(schema, 'table', [ok], { single: true }),
+            await render(schema, 'table', [ok, ok], { single: false }),
+            await render(schema, 'table', [ok], { single: true, columns: schema.columns }),
+          ]) {
+            expect(UNSAFE.exec(output)).toBeNull();
+          }
+        }),
+        { numRuns: 60 },
+      );
+    }
   });
 });
