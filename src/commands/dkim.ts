@@ -54,7 +54,10 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
         schema: DKIM_MESSAGE_SCHEMA,
         targets: [source],
         usage: '--message needs a file',
-        check: async (file) => checkDkimMessage(ctx, await readMessage(runtime, file), file === '-' ? 'stdin' : file),
+        check: async (file) => {
+          const message = await readMessage(runtime, file);
+          return withoutLibraryPrints(ctx.debug, () => checkDkimMessage(ctx, message, file === '-' ? 'stdin' : file));
+        },
         findingsOf: (result) => result.findings,
         failOn: flags.failOn,
       });
@@ -73,6 +76,21 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
       failOn: flags.failOn,
     });
   });
+}
+
+/**
+ * Runs `run` with console.log sent to the debug sink: mailauth 4 prints a
+ * stray diagnostic line with console.log when a signature's l= differs from
+ * the body length it hashed, which would land in the middle of stdout.
+ */
+async function withoutLibraryPrints<T>(debug: (message: string) => void, run: () => Promise<T>): Promise<T> {
+  const log = console.log;
+  console.log = (...args: unknown[]) => debug(`mailauth: ${args.map(String).join(' ')}`);
+  try {
+    return await run();
+  } finally {
+    console.log = log;
+  }
 }
 
 function selectorList(text: string): string[] {

@@ -95,6 +95,19 @@ describe('netintel dkim', () => {
     expect(JSON.parse(piped.stdout)).toMatchObject({ source: 'stdin', status: 'none' });
   });
 
+  it('keeps stdout to the record when a signature has l= (mailauth prints a diagnostic then), and warns about l=', async () => {
+    const signature = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem, maxBodyLength: 5000 }] });
+    const file = join(scratch.path, 'limited.eml');
+    // mailauth's signer caps l= at the body's length; a larger l= is what makes the verifier print.
+    expect(signature.signatures).toMatch(/l=\d+;/);
+    writeFileSync(file, signature.signatures.replace(/l=\d+;/, 'l=5000;') + MESSAGE);
+    const run = await runCli(['dkim', '--message', file, '-f', 'json', '-v', ...dnsFlags]);
+    const record = JSON.parse(run.stdout);
+    expect(record.signatures[0]).toMatchObject({ bodyLengthLimit: 5000 });
+    expect(record.findings.map((item: { id: string }) => item.id)).toContain('dkim_signature_body_length');
+    expect(run.stderr).toContain('netintel: mailauth: ');
+  });
+
   it('refuses bad input with one line and exit 2', async () => {
     const missing = await runCli(['dkim', '--message', join(scratch.path, 'nope.eml'), ...dnsFlags]);
     expect(missing.code).toBe(2);
