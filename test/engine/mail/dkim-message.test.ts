@@ -82,6 +82,27 @@ describe('checkDkimMessage', () => {
     expect(result.signatures[0]).toMatchObject({ result: 'fail', reason: expect.stringContaining('signature did not verify') });
   });
 
+  it('gives neutral for a signature past its x= expiry, judged by the context clock', async () => {
+    const result = await dkimSign(MESSAGE, {
+      signTime: new Date('2026-01-01T00:00:00Z'),
+      expires: new Date('2026-01-02T00:00:00Z'),
+      signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }],
+    });
+    const message = Buffer.from(result.signatures + MESSAGE);
+    const before = createEngineContext({ resolvers: [parseResolverAddress(server.address)], timeoutMs: 1000, dnsRetries: 0, now: () => new Date('2026-01-01T12:00:00Z') });
+    const after = createEngineContext({ resolvers: [parseResolverAddress(server.address)], timeoutMs: 1000, dnsRetries: 0, now: () => new Date('2026-03-01T00:00:00Z') });
+    try {
+      expect((await checkDkimMessage(before, message, 'm.eml')).signatures[0]).toMatchObject({ result: 'pass', expiresAt: '2026-01-02T00:00:00.000Z' });
+      const late = await checkDkimMessage(after, message, 'm.eml');
+      expect(late.signatures[0]).toMatchObject({ result: 'neutral', reason: expect.stringContaining('the signature expired') });
+      expect(late.findings[0]).toMatchObject({ id: 'dkim_signature_neutral', severity: 'warning' });
+      expect(late.status).toBe('fail');
+    } finally {
+      await before.close();
+      await after.close();
+    }
+  });
+
   it('gives permerror for a missing or revoked key, policy for a weak one, temperror for a failed lookup', async () => {
     const message = await signed(MESSAGE, [
       { selector: 'absent', key: zone.keys.rsa2048 },
