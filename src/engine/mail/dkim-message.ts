@@ -2,6 +2,7 @@ import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
+import { failureText } from './mail-errors.js';
 import { parseDkimRecord } from './dkim-record.js';
 
 /** RFC 8601 §2.7.1 result names, as Authentication-Results writes them. */
@@ -77,7 +78,8 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
   }
   const dns = options.dns ?? createMailDns(ctx);
   const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
-  const verified = await dkimVerify(message, { resolver: mailauthResolver(dns), curTime: ctx.now() });
+  const failures = new Map<string, string>();
+  const verified = await dkimVerify(message, { resolver: mailauthResolver(dns, failures), curTime: ctx.now() });
   const results = (verified.results as unknown as MailauthDkimResult[]).filter((result) => result.signingDomain);
   const headerLines = (verified.headers?.parsed ?? []).filter((header) => header.key === 'dkim-signature').map((header) => String(header.line));
 
@@ -85,7 +87,7 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
   for (const line of headerLines) {
     const tags = signatureTags(line);
     const result = results.find((item) => item.signature !== undefined && item.signature === tags.get('b')?.replace(/\s+/g, ''));
-    signatures.push(result ? fromMailauth(result, tags) : unreadable(tags));
+    signatures.push(result ? fromMailauth(result, tags, failures) : unreadable(tags));
   }
 
   const from = verified.headerFrom;
@@ -129,13 +131,14 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
  * strings of each record, or an error whose code says NXDOMAIN (ENOTFOUND)
  * or no record (ENODATA); any other code is a temperror.
  */
-function mailauthResolver(dns: MailDns): (name: string, type: string) => Promise<string[][]> {
+function mailauthResolver(dns: MailDns, failures: Map<string, string>): (name: string, type: string) => Promise<string[][]> {
   return async (name, type) => {
     if (type !== 'TXT') throw Object.assign(new Error(`no ${type} lookups here`), { code: 'ENOTIMP' });
     let lookup;
     try {
       lookup = await dns.lookup(name, 'TXT');
     } catch (error) {
+      failures.set(name.toLowerCase(), failureText(error));
       const code = error instanceof NetintelError ? error.code : 'internal';
       throw Object.assign(new Error(error instanceof Error ? error.message : String(error)), { code });
     }
@@ -177,7 +180,7 @@ function baseOf(tags: Map<string, string>): Omit<DkimSignatureCheck, 'result' | 
 }
 
 /** mailauth's outcome in RFC 8601 terms; its "neutral" covers cases RFC 6376 §6.1 calls PERMFAIL. */
-function fromMailauth(result: MailauthDkimResult, tags: Map<string, string>): DkimSignatureCheck {
+function fromMailauth(result: MailauthDkimResult, tags: Map<string, string>, failures: ReadonlyMap<string, string>): DkimSignatureCheck {
   const comment = result.status.comment ?? null;
   let code: DkimSignatureResultCode;
   let reason = comment;
@@ -193,9 +196,13 @@ function fromMailauth(result: MailauthDkimResult, tags: Map<string, string>): Dk
       code = 'policy';
       reason = 'the key is too short (RSA under 1024 bits)';
       break;
-    case 'temperror':
+    case 'temperror': {
       code = 'temperror';
+      const name = `${result.selector}._domainkey.${result.signingDomain}`.toLowerCase();
+      const failure = failures.get(name);
+      if (failure !== undefined) reason = `the key lookup failed: ${failure}`;
       break;
+    }
     default:
       if (comment === 'body hash did not verify') {
         // RFC 6376 §6.1.3 step 4: the body was changed after signing.
