@@ -2,6 +2,7 @@ import type { RecordSchema } from '../output/record-schema.js';
 import { ACCOUNT_SCHEMA } from '../output/schemas/account-schema.js';
 import { API_KEY_SCHEMA } from '../output/schemas/api-key-schema.js';
 import { ASN_SCHEMA } from '../output/schemas/asn-schema.js';
+import { BIMI_SCHEMA } from '../output/schemas/bimi-schema.js';
 import { BLACKLIST_SCHEMA } from '../output/schemas/blacklist-schema.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
@@ -25,6 +26,7 @@ const COMMAND_SCHEMAS: Readonly<Record<string, RecordSchema>> = {
   mx: MX_SCHEMA,
   spf: SPF_SCHEMA,
   dkim: DKIM_SCHEMA,
+  bimi: BIMI_SCHEMA,
   email: EMAIL_SCHEMA,
   vpn: VPN_SCHEMA,
   blacklist: BLACKLIST_SCHEMA,

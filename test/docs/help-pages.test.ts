@@ -18,6 +18,7 @@ const PAGES: Record<string, string[][]> = {
   mx: [['mx']],
   spf: [['spf']],
   dkim: [['dkim']],
+  bimi: [['bimi']],
   email: [['email']],
   smtp: [['smtp']],
   blacklist: [['blacklist']],

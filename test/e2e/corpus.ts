@@ -149,6 +149,13 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
     { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', 'http://127.0.0.1:9'] },
 
+    // bimi: DMARC prerequisites met and not, no record, a bad selector
+    ...everyFormat('bimi/no-record', ['bimi', 'good.test', ...dns]),
+    { id: 'bimi/dmarc-none', argv: ['bimi', 'monitor.test', ...dns] },
+    { id: 'bimi/dmarc-partial-json', argv: ['bimi', 'partial.test', '--selector', 'brand', '-f', 'json', ...dns] },
+    { id: 'bimi/fail-on', argv: ['bimi', 'nothing.test', '--fail-on', 'error', '-f', 'ndjson', ...dns] },
+    { id: 'bimi/bad-selector', argv: ['bimi', 'good.test', '--selector', 'a b', ...dns] },
+
     // email: the general test with and without SMTP, and one test at a time
     ...everyFormat('email/general', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
     { id: 'email/no-smtp', argv: ['email', 'good.test', '--no-smtp', ...dns] },
@@ -198,6 +205,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('mx', ['mx', 'good.test', ...dns]),
         at('mx-list', ['mx', ...dns], { stdin: 'good.test\nnullmx.test\ncname.test\n' }),
         at('spf', ['spf', 'good.test', ...dns]),
+        at('bimi', ['bimi', 'monitor.test', ...dns]),
         at('spf-ip', ['spf', 'good.test', '--ip', '45.33.32.156', ...dns]),
         at('email', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
         at('email-no-smtp', ['email', 'good.test', '--no-smtp', ...dns]),

@@ -1,6 +1,7 @@
 import type { Outcome } from '../../engine/outcome.js';
 import type { RecordSchema } from '../record-schema.js';
 import { ASN_VIEW } from './asn-view.js';
+import { BIMI_VIEW } from './bimi-view.js';
 import { BLACKLIST_VIEW } from './blacklist-view.js';
 import { safe } from './blocks.js';
 import { BULK_VIEW } from './bulk-view.js';
@@ -28,6 +29,7 @@ const VIEWS: Readonly<Record<string, HumanView>> = {
   spf: SPF_VIEW,
   dkim: DKIM_VIEW,
   'dkim-message': DKIM_MESSAGE_VIEW,
+  bimi: BIMI_VIEW,
   email: EMAIL_VIEW,
   smtp: SMTP_VIEW,
   blacklist: BLACKLIST_VIEW,
