@@ -3,11 +3,13 @@
  * (RSA 2048 and Ed25519 keys made by the test), verified against keys
  * served by a real DNS server on 127.0.0.1, then tampered with.
  */
+import fc from 'fast-check';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { checkDkimMessage } from '../../../src/engine/mail/dkim-message.js';
+import { NetintelError } from '../../../src/errors.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../../support/cli.js';
@@ -148,6 +150,34 @@ describe('checkDkimMessage', () => {
       await fixedCtx.close();
       await fixed.close();
     }
+  });
+
+  it('property: any DKIM-Signature value or any input gives a result or invalid_input, never another exception', async () => {
+    const tag = fc.tuple(fc.constantFrom('v', 'a', 'b', 'bh', 'c', 'd', 'h', 'i', 'l', 'q', 's', 't', 'x', 'z', 'A', ''), fc.string({ maxLength: 30 })).map(([name, value]) => `${name}=${value}`);
+    const header = fc.oneof(
+      fc.array(tag, { maxLength: 10 }).map((tags) => tags.join('; ')),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(header, fc.boolean(), async (value, folded) => {
+        const line = `DKIM-Signature: ${folded ? value.replace(/; /g, ';\r\n ') : value}`.replace(/\r?\n(?![ \t])/g, ' ');
+        const result = await checkDkimMessage(ctx, Buffer.from(`${line}\r\n${MESSAGE}`), 'fuzz.eml');
+        for (const signature of result.signatures) expect(['pass', 'fail', 'neutral', 'policy', 'temperror', 'permerror']).toContain(signature.result);
+        expect(['pass', 'fail', 'none']).toContain(result.status);
+      }),
+      { numRuns: 300 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), async (bytes) => {
+        try {
+          await checkDkimMessage(ctx, Buffer.from(bytes), 'bytes');
+        } catch (error) {
+          expect(error).toBeInstanceOf(NetintelError);
+          expect((error as NetintelError).code).toBe('invalid_input');
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses input that is not a message', async () => {
