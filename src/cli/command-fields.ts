@@ -6,6 +6,7 @@ import { BIMI_SCHEMA } from '../output/schemas/bimi-schema.js';
 import { BLACKLIST_SCHEMA } from '../output/schemas/blacklist-schema.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
+import { DKIM_SCHEMA } from '../output/schemas/dkim-schema.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
@@ -24,6 +25,7 @@ const COMMAND_SCHEMAS: Readonly<Record<string, RecordSchema>> = {
   smtp: SMTP_SCHEMA,
   mx: MX_SCHEMA,
   spf: SPF_SCHEMA,
+  dkim: DKIM_SCHEMA,
   bimi: BIMI_SCHEMA,
   email: EMAIL_SCHEMA,
   vpn: VPN_SCHEMA,

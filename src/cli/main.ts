@@ -21,6 +21,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ['smtp', async () => (await import('../commands/smtp.js')).registerSmtpCommand],
   ['mx', async () => (await import('../commands/mx.js')).registerMxCommand],
   ['spf', async () => (await import('../commands/spf.js')).registerSpfCommand],
+  ['dkim', async () => (await import('../commands/dkim.js')).registerDkimCommand],
   ['bimi', async () => (await import('../commands/bimi.js')).registerBimiCommand],
   ['email', async () => (await import('../commands/email.js')).registerEmailCommand],
   ['vpn', async () => (await import('../commands/vpn.js')).registerVpnCommand],

@@ -3,6 +3,8 @@
  * format, the argument forms of each, error cases and their exit codes.
  * Each case names its golden file (test/e2e/golden/<id>.txt).
  */
+import { readFileSync } from 'node:fs';
+import { SIGNED_MESSAGE_FILE } from '../engine/mail/dkim-zone.js';
 import type { Peers } from './peers.js';
 
 export interface GoldenCase {
@@ -46,6 +48,11 @@ export function seededTargets(count: number, seed = 20261127): string {
     else lines.push(`not-an-address-${value % 1000}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The signed fixture message with its body changed after signing. */
+function tamperedMessage(): string {
+  return readFileSync(new URL(`../../${SIGNED_MESSAGE_FILE}`, import.meta.url), 'utf8').replace('The figures are attached.', 'The figures are attached. New bank details below.');
 }
 
 export function goldenCorpus(peers: Peers): GoldenCase[] {
@@ -129,6 +136,19 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'spf/servfail', argv: ['spf', 'servfail.test', ...dns] },
     { id: 'spf/fields', argv: ['spf', 'good.test', '--fields', 'findings', '-f', 'json', ...dns] },
 
+    // dkim: given selectors (RSA 2048 and 1024, Ed25519, an ESP's CNAME), problems, the common-selector probe, a saved message
+    ...everyFormat('dkim/given', ['dkim', 'dkim.test', '--selector', 'rsa2048,rsa1024,ed,esp', ...dns]),
+    { id: 'dkim/problems', argv: ['dkim', 'dkim.test', '--selector', 'revoked,testing,rsa512,gone,v2,absent', ...dns] },
+    { id: 'dkim/common', argv: ['dkim', 'common.test', ...dns] },
+    { id: 'dkim/none', argv: ['dkim', 'nodkim.test', ...dns] },
+    { id: 'dkim/many', argv: ['dkim', '--selector', 'google,selector1', ...dns], stdin: 'common.test\nnodkim.test\n' },
+    { id: 'dkim/message', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, ...dns] },
+    { id: 'dkim/message-json', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, '-f', 'json', ...dns] },
+    { id: 'dkim/message-tampered', argv: ['dkim', '--message', '-', '--fail-on', 'error', ...dns], stdin: tamperedMessage() },
+    { id: 'dkim/bad-selector', argv: ['dkim', 'dkim.test', '--selector', 'no such', ...dns] },
+    { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
+    { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', 'http://127.0.0.1:9'] },
+
     // bimi: DMARC prerequisites met and not, no record, a bad selector
     ...everyFormat('bimi/no-record', ['bimi', 'good.test', ...dns]),
     { id: 'bimi/dmarc-none', argv: ['bimi', 'monitor.test', ...dns] },
@@ -191,6 +211,9 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('mx-list', ['mx', ...dns], { stdin: 'good.test\nnullmx.test\ncname.test\n' }),
         at('spf', ['spf', 'good.test', ...dns]),
         at('bimi', ['bimi', 'monitor.test', ...dns]),
+        at('dkim', ['dkim', 'dkim.test', '--selector', 'rsa1024,esp,revoked,gone', ...dns]),
+        at('dkim-list', ['dkim', '--selector', 'google,selector1', ...dns], { stdin: 'common.test\nnodkim.test\n' }),
+        at('dkim-message', ['dkim', '--message', '-', ...dns], { stdin: tamperedMessage() }),
         at('spf-ip', ['spf', 'good.test', '--ip', '45.33.32.156', ...dns]),
         at('email', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
         at('email-no-smtp', ['email', 'good.test', '--no-smtp', ...dns]),

@@ -18,6 +18,7 @@ import {
 } from '../support/smtp-servers.js';
 import { EXAMPLE_ZONE } from '../engine/dns/example-zone.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
+import { FIXED_DKIM_ZONE } from '../engine/mail/dkim-zone.js';
 import { listedName, zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 
 export interface Peers {
@@ -47,6 +48,7 @@ export async function startPeers(): Promise<Peers> {
   const dns = await startDnsServer({
     records: [
       ...MAIL_ZONE,
+      ...FIXED_DKIM_ZONE,
       ...EXAMPLE_ZONE,
       { name: 'relay.example.test', type: 'A', data: '127.0.0.1' },
       // DANE (RFC 7672): the MX host's leaf key and its CA, signed (AD set below); a TLSA record for the relay, which has no STARTTLS.
