@@ -34,6 +34,8 @@ const VOLATILE: Replacement[] = [
   { pattern: /(<([A-Za-z]*Ms)>)\d+(?:\.\d+)?(<\/\2>)/g, with: '$1<ms>$3' },
   // Table rows of durations ("timings.connectMs  12") and human forms ("took 12 ms", "in 0.3 s")
   { pattern: /([A-Za-z]*Ms\b[ │|]+)\d+(?:\.\d+)?/g, with: '$1<ms>' },
+  // The SMTP transcript's time column is right-aligned to its widest figure: the padding varies with the times.
+  { pattern: /^ +\d+(?:\.\d+)? ms (?====|<-| ->)/gm, with: '    <ms> ms ' },
   { pattern: /\b\d+(?:\.\d+)? ?ms\b/g, with: '<ms> ms' },
   { pattern: /\b\d+\.\d+ s\b/g, with: '<s> s' },
   { pattern: /\bni_[A-Za-z0-9_-]{20,}/g, with: 'ni_<key>' },
