@@ -9,7 +9,7 @@ import type { EmailReport } from '../engine/mail/check-email.js';
 import { runMailCommand } from './mail-run.js';
 
 interface EmailFlags {
-  type?: 'general' | 'mx' | 'spf' | 'smtp';
+  type?: 'general' | 'mx' | 'spf' | 'smtp' | 'dkim' | 'bimi' | 'dnssec' | 'dane';
   host?: string;
   port?: number;
   smtp: boolean;
@@ -25,9 +25,9 @@ function port(value: string): number {
 export function registerEmailCommand(program: Command, runtime: CommandRuntime): void {
   const command = program
     .command('email')
-    .description('The e-mail test of domains: MX, SPF, DMARC, MTA-STS, TLS-RPT and SMTP connectivity of each MX (port 25, STARTTLS) in one report of findings; --type mx|spf|smtp runs one test')
+    .description('The e-mail test of domains: MX, SPF, DMARC, MTA-STS, TLS-RPT, DKIM (common selectors), BIMI, DNSSEC, SMTP connectivity of each MX (port 25, STARTTLS) and DANE in one report of findings; --type runs one test')
     .argument('[domains...]', 'domains; read from stdin (one per line) when piped')
-    .addOption(new Option('--type <test>', 'one test instead of the general one').choices(['general', 'mx', 'spf', 'smtp']))
+    .addOption(new Option('--type <test>', 'one test instead of the general one').choices(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']))
     .addOption(new Option('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
     .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(port))
     .addOption(new Option('--no-smtp', 'general test without the SMTP connections'))

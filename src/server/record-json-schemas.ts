@@ -6,7 +6,14 @@ import { DNS_RECORD_TYPES } from '../engine/dns/dns-type.js';
 import type { Finding } from '../engine/findings.js';
 import type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta } from '../engine/ip/ip-record.js';
 import type { DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
-import type { EmailCheckError, EmailReport, FindingSummary } from '../engine/mail/check-email.js';
+import type { DaneHost, EmailCheckError, EmailReport, FindingSummary } from '../engine/mail/check-email.js';
+import type { DkimResult, DkimSelectorResult } from '../engine/mail/check-dkim.js';
+import type { DkimKeyRecord } from '../engine/mail/dkim-record.js';
+import type { DkimPublicKey } from '../engine/mail/dkim-key.js';
+import type { BimiCertificate, BimiDmarcPrerequisites, BimiLogo, BimiResult } from '../engine/mail/check-bimi.js';
+import type { BimiTags } from '../engine/mail/bimi-record.js';
+import type { SvgFacts } from '../engine/mail/bimi-svg.js';
+import type { MarkCertificate } from '../engine/mail/bimi-certificate.js';
 import type { MailServerCheck } from '../engine/mail/check-mail-servers.js';
 import type { MtaStsPolicy, MtaStsResult } from '../engine/mail/check-mta-sts.js';
 import type { SpfNode, SpfResult } from '../engine/mail/check-spf.js';
@@ -238,24 +245,22 @@ const TLSA_RECORD = record<TlsaRecord>({
   label: eg(str, 'DANE-EE(3) SPKI(1) SHA2-256(1)'),
   unusable: nullable(str),
 });
-const SMTP_DANE = record<SmtpDane>({
-  tlsa: record<TlsaLookup>({
-    host: str,
-    port: int,
-    name: eg(str, '_25._tcp.mx.example.com'),
-    tried: strings,
-    aliases: strings,
-    status: oneOfStrings(['answer', 'nodata', 'nxdomain', 'failed']),
-    records: arrayOf(TLSA_RECORD),
-    ttlSeconds: nullable(int),
-    dnssec: DNSSEC_VERDICT,
-    error: nullable(str),
-    resolver: nullable(str),
-  }),
+const TLSA_LOOKUP = record<TlsaLookup>({
+  host: str,
+  port: int,
+  name: eg(str, '_25._tcp.mx.example.com'),
+  tried: strings,
+  aliases: strings,
+  status: oneOfStrings(['answer', 'nodata', 'nxdomain', 'failed']),
+  records: arrayOf(TLSA_RECORD),
+  ttlSeconds: nullable(int),
   dnssec: DNSSEC_VERDICT,
-  matches: arrayOf(record<TlsaMatch>({ record: TLSA_RECORD, matched: bool, depth: nullable(int), nameMatch: nullable(bool), reason: nullable(str) })),
-  verdict: oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 'not-applicable', 'failed']),
+  error: nullable(str),
+  resolver: nullable(str),
 });
+const TLSA_MATCHES = arrayOf(record<TlsaMatch>({ record: TLSA_RECORD, matched: bool, depth: nullable(int), nameMatch: nullable(bool), reason: nullable(str) }));
+const DANE_VERDICT = oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 'not-applicable', 'failed']);
+const SMTP_DANE = record<SmtpDane>({ tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT });
 
 const REPLY = record<SmtpReply>({ code: int, enhancedCode: nullable(str), text: str });
 const SMTP_RECORD = record<SmtpResult>({
@@ -483,10 +488,102 @@ const MTA_STS_RECORD = record<MtaStsResult>({
 
 const TLS_RPT_RECORD = record<TlsRptResult>({ kind: { const: 'tls-rpt' }, domain: str, record: nullable(str), records: strings, rua: strings, findings });
 
-const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'smtp'] as const;
+const DKIM_RECORD = record<DkimResult>({
+  kind: { const: 'dkim' },
+  domain: eg(str, 'example.com'),
+  domainUnicode: str,
+  status: oneOfStrings(['valid', 'invalid', 'none', 'temperror']),
+  probed: described(oneOfStrings(['given', 'common']), 'given: the selectors asked for; common: a list of common selectors was probed (selectors cannot be listed from DNS, so none found is not "no DKIM").'),
+  selectors: arrayOf(
+    record<DkimSelectorResult>({
+      selector: eg(str, 'selector1'),
+      name: eg(str, 'selector1._domainkey.example.com'),
+      found: bool,
+      cname: nullable(str),
+      text: nullable(str),
+      record: nullable(
+        record<DkimKeyRecord>({
+          tags: arrayOf({ type: 'object', properties: { name: str, value: str }, required: ['name', 'value'], additionalProperties: false }),
+          version: nullable(str),
+          keyType: str,
+          publicKey: nullable(str),
+          hashAlgorithms: nullable(strings),
+          serviceTypes: strings,
+          flags: strings,
+          testing: bool,
+          strictSubdomains: bool,
+          notes: nullable(str),
+        }),
+      ),
+      key: nullable(record<DkimPublicKey>({ type: oneOfStrings(['rsa', 'ed25519']), bits: int, encoding: oneOfStrings(['spki', 'pkcs1', 'raw', 'spki-ed25519']) })),
+      error: nullable({ type: 'object', properties: { code: str, message: str }, required: ['code', 'message'], additionalProperties: false }),
+      findings,
+    }),
+  ),
+  findings,
+  resolver: nullable(str),
+});
+
+const BIMI_RECORD = record<BimiResult>({
+  kind: { const: 'bimi' },
+  domain: eg(str, 'example.com'),
+  domainUnicode: str,
+  selector: eg(str, 'default'),
+  status: oneOfStrings(['none', 'declined', 'fail', 'pass']),
+  organisationalDomain: str,
+  location: nullable(str),
+  inherited: bool,
+  record: nullable(str),
+  records: strings,
+  tags: nullable(record<BimiTags>({ v: nullable(str), l: nullable(str), a: nullable(str), lps: nullable(str), avp: nullable(str) })),
+  dmarc: record<BimiDmarcPrerequisites>({
+    met: nullable(bool),
+    location: nullable(str),
+    policy: nullable(oneOfStrings(['none', 'quarantine', 'reject'])),
+    percent: nullable(int),
+    organisationalPolicy: nullable(str),
+    subdomainPolicy: nullable(str),
+    error: nullable(FAILURE),
+  }),
+  logo: nullable(
+    record<BimiLogo>({
+      url: str,
+      finalUrl: nullable(str),
+      redirects: strings,
+      contentType: nullable(str),
+      octets: nullable(int),
+      truncated: bool,
+      compressed: bool,
+      svg: nullable(
+        record<SvgFacts>({
+          root: nullable(str),
+          baseProfile: nullable(str),
+          version: nullable(str),
+          title: nullable(str),
+          viewBox: nullable(str),
+          viewBoxSize: nullable({ type: 'object', properties: { width: num, height: num }, required: ['width', 'height'], additionalProperties: false }),
+        }),
+      ),
+      error: nullable(FAILURE),
+    }),
+  ),
+  certificate: nullable(
+    record<BimiCertificate>({
+      url: str,
+      octets: nullable(int),
+      certificate: nullable(
+        record<MarkCertificate>({ certificates: int, subject: str, issuer: str, validFrom: str, validTo: str, extensions: strings, logotype: bool }),
+      ),
+      error: nullable(FAILURE),
+    }),
+  ),
+  findings,
+});
+
+const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'smtp', 'dane'] as const;
 const EMAIL_RECORD = record<EmailReport>({
   kind: { const: 'email' },
-  test: oneOfStrings(['general', 'mx', 'spf', 'smtp']),
+  test: oneOfStrings(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']),
   domain: described(nullable(eg(str, 'example.com')), 'The domain tested (ASCII); null for smtp with a server.'),
   domainUnicode: nullable(str),
   server: nullable(str),
@@ -496,6 +593,8 @@ const EMAIL_RECORD = record<EmailReport>({
   dmarc: nullable(ref('DmarcResult')),
   mtaSts: nullable(ref('MtaStsResult')),
   tlsRpt: nullable(ref('TlsRptResult')),
+  dkim: nullable(ref('DkimResult')),
+  bimi: nullable(ref('BimiResult')),
   smtp: nullable(
     arrayOf(
       record<MailServerCheck>({
@@ -509,6 +608,7 @@ const EMAIL_RECORD = record<EmailReport>({
       }),
     ),
   ),
+  dane: nullable(arrayOf(record<DaneHost>({ host: str, tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT, findings }))),
   errors: arrayOf(record<EmailCheckError>({ check: oneOfStrings(EMAIL_CHECK_NAMES), code: str, message: str })),
   findings,
   summary: record<FindingSummary>({ error: int, warning: int, info: int, pass: int }),
@@ -643,6 +743,8 @@ export const RECORD_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   DmarcResult: DMARC_RECORD,
   MtaStsResult: MTA_STS_RECORD,
   TlsRptResult: TLS_RPT_RECORD,
+  DkimResult: DKIM_RECORD,
+  BimiResult: BIMI_RECORD,
   EmailReport: EMAIL_RECORD,
   VpnResult: VPN_RECORD,
   BlacklistResult: BLACKLIST_RECORD,

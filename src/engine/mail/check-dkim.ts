@@ -15,16 +15,16 @@ export interface DkimSelectorResult {
   name: string;
   /** A TXT record was published at the name (after any CNAME). */
   found: boolean;
-  /** Where a CNAME at the name leads (the end of the chain), when the selector is delegated (an ESP's key). */
-  cname?: string;
-  /** The key record (character strings joined) as published. */
-  text?: string;
-  /** The key record read tag by tag; absent when nothing was found. */
-  record?: DkimKeyRecord;
-  /** The key itself; absent when there is none or it cannot be read (revoked, malformed). */
-  key?: DkimPublicKey;
-  /** Why the lookup failed (timeout, SERVFAIL): not "no key". */
-  error?: { code: string; message: string };
+  /** Where a CNAME at the name leads (the end of the chain), when the selector is delegated (an ESP's key); else null. */
+  cname: string | null;
+  /** The key record (character strings joined) as published; null when none was found. */
+  text: string | null;
+  /** The key record read tag by tag; null when nothing was found or it is not a tag list. */
+  record: DkimKeyRecord | null;
+  /** The key itself; null when there is none or it cannot be read (revoked, malformed). */
+  key: DkimPublicKey | null;
+  /** Why the lookup failed (timeout, SERVFAIL): not "no key"; else null. */
+  error: { code: string; message: string } | null;
   findings: Finding[];
 }
 
@@ -139,7 +139,7 @@ interface SelectorOutcome {
 async function checkSelector(dns: MailDns, domain: string, selector: string, probed: DkimResult['probed']): Promise<SelectorOutcome> {
   const name = `${selector}._domainkey.${domain}`;
   const findings: Finding[] = [];
-  const result: DkimSelectorResult = { selector, name, found: false, findings };
+  const result: DkimSelectorResult = { selector, name, found: false, cname: null, text: null, record: null, key: null, error: null, findings };
   const evidence = (extra: Record<string, unknown> = {}) => ({ selector, name, ...extra });
   let lookup;
   try {
@@ -160,7 +160,7 @@ async function checkSelector(dns: MailDns, domain: string, selector: string, pro
   const records = lookup.records.filter((record) => looksLikeDkimRecord(record.text));
 
   if (records.length === 0) {
-    if (result.cname !== undefined && lookup.status !== 'answer') {
+    if (result.cname !== null && lookup.status !== 'answer') {
       // A CNAME to an ESP's name that does not answer: the delegation was set up and the ESP side removed or never made.
       findings.push(
         finding(
@@ -189,7 +189,7 @@ async function checkSelector(dns: MailDns, domain: string, selector: string, pro
   result.found = true;
   const published = records[0]!;
   result.text = published.text;
-  if (result.cname !== undefined) {
+  if (result.cname !== null) {
     findings.push(
       finding('dkim_cname_delegated', 'info', `Selector ${selector} is delegated by CNAME to ${result.cname} (a provider publishes and rotates the key)`, 'RFC 6376 §3.6.2.1', evidence({ cname: result.cname, chain })),
     );

@@ -11,13 +11,16 @@ import { checkSpf, type SpfResult } from './check-spf.js';
 import { checkTlsRpt, type TlsRptResult } from './check-tls-rpt.js';
 import { createMailDns } from './mail-dns.js';
 import { resolveMx, type MxResult } from './resolve-mx.js';
+import { checkDkim, type DkimResult } from './check-dkim.js';
+import { checkBimi, type BimiResult } from './check-bimi.js';
+import { adBitAuthenticator, checkDane, type Authenticate, type DaneResult } from '../smtp/dane.js';
 
-/** The tests of GET /api/email-tests: form 2 (`general`) or form 1 (`type=mx|spf|smtp`). */
-export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp'] as const;
+/** The tests of GET /api/email-tests: form 2 (`general`) or form 1 (`type=mx|spf|smtp|dkim|bimi|dnssec|dane`). */
+export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
 export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
 
 /** The checks of the report, in the order their findings are listed. */
-export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'smtp'] as const;
+export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'smtp', 'dane'] as const;
 export type EmailCheck = (typeof EMAIL_CHECKS)[number];
 
 /** A check that could not run: its result is null, and this says why (never "no record"). */
@@ -25,6 +28,11 @@ export interface EmailCheckError {
   check: EmailCheck;
   code: string;
   message: string;
+}
+
+/** DANE of one MX host; its findings name the host. */
+export interface DaneHost extends DaneResult {
+  host: string;
 }
 
 /** Findings per severity. */
@@ -54,8 +62,14 @@ export interface EmailReport {
   dmarc: DmarcResult | null;
   mtaSts: MtaStsResult | null;
   tlsRpt: TlsRptResult | null;
+  /** DKIM keys at the common selectors (selectors cannot be listed: none found is not "no DKIM"). */
+  dkim: DkimResult | null;
+  /** The BIMI record, its DMARC prerequisites and its logo. */
+  bimi: BimiResult | null;
   /** SMTP connectivity of each mail server (port 25, STARTTLS), null when not tested. */
   smtp: MailServerCheck[] | null;
+  /** DANE (RFC 7672) of each MX host: its TLSA records, their DNSSEC status, and the match with the presented chain. */
+  dane: DaneHost[] | null;
   errors: EmailCheckError[];
   /** Every finding of every check, in check order. */
   findings: Finding[];
@@ -77,6 +91,14 @@ export interface CheckEmailOptions {
   smtp?: MailServerOptions;
   /** How the MTA-STS policy is fetched (tests point it at a local HTTPS server). */
   mtaSts?: MtaStsFetchOptions;
+  /** How the BIMI logo and certificate are fetched (tests trust a local CA). */
+  bimi?: { port?: number; ca?: string | Buffer | Array<string | Buffer> };
+  /** DKIM selectors to look at instead of the common ones. */
+  dkimSelectors?: readonly string[];
+  /** The BIMI selector (default `default`). */
+  bimiSelector?: string;
+  /** How DNSSEC answers are judged for DANE (default: the DNSSEC validator). */
+  authenticate?: Authenticate;
 }
 
 /**
@@ -104,7 +126,10 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     dmarc: null,
     mtaSts: null,
     tlsRpt: null,
+    dkim: null,
+    bimi: null,
     smtp: null,
+    dane: null,
     errors: [],
     findings: [],
     summary: { error: 0, warning: 0, info: 0, pass: 0 },
@@ -135,29 +160,59 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     }
   };
 
-  const wants = (check: EmailCheck) => test === 'general' || test === check || (test === 'smtp' && check === 'mx');
-  const [mx, spf, dmarc, tlsRpt] = await Promise.all([
+  // The MX hosts are needed by the SMTP and DANE tests too; only the general and mx tests report them.
+  const wants = (check: EmailCheck) => test === 'general' || test === check || ((test === 'smtp' || test === 'dane') && check === 'mx');
+  const [mx, spf, dmarc, tlsRpt, dkim, bimi] = await Promise.all([
     wants('mx') ? run('mx', () => resolveMx(ctx, name.ascii, { dns })) : null,
     wants('spf') ? run('spf', () => checkSpf(ctx, name.ascii, { dns })) : null,
     wants('dmarc') ? run('dmarc', () => checkDmarc(ctx, name.ascii, { dns })) : null,
     wants('tlsRpt') ? run('tlsRpt', () => checkTlsRpt(ctx, name.ascii, { dns })) : null,
+    wants('dkim') ? run('dkim', () => checkDkim(ctx, name.ascii, { dns, ...(options.dkimSelectors ? { selectors: options.dkimSelectors } : {}) })) : null,
+    wants('bimi') ? run('bimi', () => checkBimi(ctx, name.ascii, { dns, ...(options.bimiSelector ? { selector: options.bimiSelector } : {}), ...(options.bimi ? { fetch: options.bimi } : {}) })) : null,
   ]);
-  report.mx = test === 'smtp' ? null : mx;
+  report.mx = test === 'general' || test === 'mx' ? mx : null;
   report.spf = spf;
   report.dmarc = dmarc;
   report.tlsRpt = tlsRpt;
+  report.dkim = dkim;
+  report.bimi = bimi;
   const mxHosts = mx ? mx.records.map((record) => record.exchange).filter((exchange) => exchange !== '.') : [];
-  const smtpWanted = test === 'smtp' || (test === 'general' && !options.skipSmtp);
+  const daneWanted = test === 'general' || test === 'dane';
+  // DANE's chain comes from the SMTP probe; without one (--no-smtp) the TLSA records and their DNSSEC are still judged.
+  const smtpWanted = test === 'smtp' || test === 'dane' || (test === 'general' && !options.skipSmtp);
+  const authenticate = options.authenticate ?? adBitAuthenticator(ctx);
+  const probeOptions: MailServerOptions = {
+    ...(options.smtp ?? {}),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(daneWanted ? { dane: { authenticate } } : {}),
+  };
   const [mtaSts, smtp] = await Promise.all([
     wants('mtaSts') ? run('mtaSts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
-    smtpWanted && mx ? run('smtp', () => checkMailServers(ctx, mx, { ...(options.smtp ?? {}), ...(options.port === undefined ? {} : { port: options.port }) }, dns)) : null,
+    smtpWanted && mx ? run('smtp', () => checkMailServers(ctx, mx, probeOptions, dns)) : null,
   ]);
   report.mtaSts = mtaSts;
-  report.smtp = smtp;
+  report.smtp = test === 'dane' ? null : smtp;
+  if (daneWanted && mx) report.dane = await run('dane', () => daneOfHosts(ctx, mxHosts, smtp, authenticate));
   if (smtpWanted && !mx && !report.errors.some((error) => error.check === 'smtp')) {
     report.errors.push({ check: 'smtp', code: 'not_found', message: 'SMTP was not tested: the MX hosts could not be told' });
   }
   return finish(report);
+}
+
+/**
+ * DANE per MX host: from the SMTP probe when it ran (it looked the TLSA
+ * records up while it talked, and matched the chain it was shown), else
+ * the TLSA records and their DNSSEC alone.
+ */
+async function daneOfHosts(ctx: EngineContext, hosts: readonly string[], probes: MailServerCheck[] | null, authenticate: Authenticate): Promise<DaneHost[]> {
+  return Promise.all(
+    hosts.map(async (host): Promise<DaneHost> => {
+      const check = probes?.find((server) => server.host === host);
+      if (check?.probe?.dane) return { host, ...check.probe.dane, findings: check.findings.filter(isDaneFinding) };
+      const dane = await checkDane(ctx, host, null, { authenticate });
+      return { host, ...dane, findings: dane.findings.map((item) => ({ ...item, message: `${host}: ${item.message}`, evidence: { host, ...(item.evidence ?? {}) } })) };
+    }),
+  );
 }
 
 const CHECK_NAMES: Record<EmailCheck, string> = {
@@ -166,7 +221,10 @@ const CHECK_NAMES: Record<EmailCheck, string> = {
   dmarc: 'DMARC',
   mtaSts: 'MTA-STS',
   tlsRpt: 'TLS-RPT',
+  dkim: 'DKIM',
+  bimi: 'BIMI',
   smtp: 'SMTP',
+  dane: 'DANE',
 };
 
 const CHECK_IDS: Record<EmailCheck, string> = {
@@ -175,7 +233,10 @@ const CHECK_IDS: Record<EmailCheck, string> = {
   dmarc: 'dmarc_check_failed',
   mtaSts: 'mta_sts_check_failed',
   tlsRpt: 'tls_rpt_check_failed',
+  dkim: 'dkim_check_failed',
+  bimi: 'bimi_check_failed',
   smtp: 'smtp_check_failed',
+  dane: 'dane_check_failed',
 };
 
 function finish(report: EmailReport): EmailReport {
@@ -191,7 +252,10 @@ function finish(report: EmailReport): EmailReport {
       continue;
     }
     if (check === 'smtp') {
-      for (const server of report.smtp ?? []) findings.push(...server.findings);
+      // The probe's DANE findings are listed under DANE.
+      for (const server of report.smtp ?? []) findings.push(...server.findings.filter((item) => !isDaneFinding(item)));
+    } else if (check === 'dane') {
+      for (const host of report.dane ?? []) findings.push(...host.findings);
     } else {
       findings.push(...(report[check]?.findings ?? []));
     }
@@ -199,6 +263,10 @@ function finish(report: EmailReport): EmailReport {
   report.findings = findings;
   report.summary = summarise(findings);
   return report;
+}
+
+function isDaneFinding(item: Finding): boolean {
+  return item.id.startsWith('dane_');
 }
 
 /** Counts findings per severity. */

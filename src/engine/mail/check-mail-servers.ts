@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
+import type { Authenticate } from '../smtp/dane.js';
 import type { SmtpResult } from '../smtp/smtp-result.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, type FailureJson } from './mail-errors.js';
@@ -37,6 +38,8 @@ export interface MailServerOptions {
   greetingTimeoutMs?: number;
   /** Extra trusted CA certificates (PEM) for the STARTTLS certificate check. */
   tlsCa?: readonly string[];
+  /** Also look up the host's TLSA records and match them with its certificate chain (RFC 7672). */
+  dane?: { authenticate?: Authenticate };
 }
 
 /**
@@ -113,6 +116,7 @@ export async function checkMailServer(
       ...(options.stageTimeoutMs === undefined ? {} : { stageTimeoutMs: options.stageTimeoutMs }),
       ...(options.greetingTimeoutMs === undefined ? {} : { greetingTimeoutMs: options.greetingTimeoutMs }),
       ...(options.tlsCa === undefined ? {} : { tlsCa: options.tlsCa }),
+      ...(options.dane === undefined ? {} : { dane: options.dane }),
     });
   } catch (error) {
     check.error = failureJson(error);

@@ -1,5 +1,7 @@
 import type { Finding } from '../../engine/findings.js';
-import type { EmailReport } from '../../engine/mail/check-email.js';
+import type { BimiResult } from '../../engine/mail/check-bimi.js';
+import type { DkimResult } from '../../engine/mail/check-dkim.js';
+import type { DaneHost, EmailReport } from '../../engine/mail/check-email.js';
 import type { SpfResult } from '../../engine/mail/check-spf.js';
 import type { MxResult } from '../../engine/mail/resolve-mx.js';
 import { presentMailServers } from '../schemas/email-schema.js';
@@ -114,10 +116,37 @@ function emailFacts(report: EmailReport): Fact[] {
     ['DMARC', dmarcText],
     ['MTA-STS', mtaStsText],
     ['TLS-RPT', tlsRpt ? tlsRpt.record ?? 'no record' : null],
+    ['DKIM', report.dkim ? dkimSummary(report.dkim) : null],
+    ['BIMI', report.bimi ? bimiSummary(report.bimi) : null],
     ['SMTP', report.smtp ? presentMailServers(report.smtp) : null],
+    ['DANE', report.dane ? report.dane.map((host) => `${host.host}: ${DANE_VERDICTS[host.verdict]}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n') : null],
     ['not checked', report.errors.length > 0 ? report.errors.map((error) => `${error.check}: ${error.code} (${error.message})`).join('\n') : null],
   ];
 }
+
+/** One line: the keys found at the selectors asked, or why there are none. */
+function dkimSummary(dkim: DkimResult): string {
+  const found = dkim.selectors.filter((selector) => selector.found);
+  if (found.length === 0) return dkim.probed === 'common' ? `no key at ${dkim.selectors.length} common selectors (selectors cannot be listed: not proof of no DKIM)` : `no key at ${dkim.selectors.map((item) => item.selector).join(', ')}`;
+  const keys = found.map((selector) => `${selector.selector}${selector.key ? ` ${selector.key.type === 'rsa' ? 'RSA' : 'Ed25519'} ${selector.key.bits}` : selector.record?.publicKey === '' ? ' revoked' : ''}`);
+  return `${dkim.status}: ${keys.join(', ')}`;
+}
+
+function bimiSummary(bimi: BimiResult): string {
+  if (bimi.status === 'none') return 'no record';
+  if (bimi.status === 'declined') return 'declined (empty record)';
+  const dmarc = bimi.dmarc.met === true ? 'DMARC prerequisites met' : bimi.dmarc.met === false ? 'DMARC prerequisites not met' : 'DMARC unknown';
+  return `${bimi.status}, ${dmarc}${bimi.logo ? `, logo ${bimi.logo.error ? 'not fetched' : 'fetched'}` : ''}`;
+}
+
+const DANE_VERDICTS: Record<DaneHost['verdict'], string> = {
+  matched: 'TLSA matches the certificate',
+  mismatch: 'TLSA does not match the certificate',
+  unusable: 'no TLSA record senders can use',
+  'no-tls': 'TLSA published, but no certificate was seen',
+  'not-applicable': 'not in use',
+  failed: 'lookup failed or bogus',
+};
 
 export const EMAIL_VIEW: HumanView = {
   block: (ctx, value) => {

@@ -1,4 +1,4 @@
-import type { EmailCheckError } from '../../engine/mail/check-email.js';
+import type { DaneHost, EmailCheckError } from '../../engine/mail/check-email.js';
 import type { MailServerCheck } from '../../engine/mail/check-mail-servers.js';
 import type { MxHost } from '../../engine/mail/resolve-mx.js';
 import type { SpfNode } from '../../engine/mail/check-spf.js';
@@ -9,6 +9,8 @@ import { getPath } from '../record-schema.js';
 import { presentMxHosts } from './mx-schema.js';
 import { presentSpfTree } from './spf-schema.js';
 import { FINDINGS_CSV } from '../findings-columns.js';
+import type { DkimSelectorResult } from '../../engine/mail/check-dkim.js';
+import { presentDkimSelectors } from './dkim-schema.js';
 
 /** One mail server per line: where it was probed and how far the conversation got. */
 export function presentMailServers(servers: readonly MailServerCheck[]): string {
@@ -36,7 +38,10 @@ const CHECK_GROUPS = {
   dmarc: ['dmarc.location', 'dmarc.record', 'dmarc.policy'],
   mtaSts: ['mtaSts.record', 'mtaSts.policy.mode', 'mtaSts.policyError.message'],
   tlsRpt: ['tlsRpt.record'],
+  dkim: ['dkim.status', 'dkim.selectors'],
+  bimi: ['bimi.status', 'bimi.record', 'bimi.dmarc.met'],
   smtp: ['smtp'],
+  dane: ['dane'],
   summary: ['summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
 } as const;
 
@@ -59,7 +64,10 @@ export const EMAIL_SCHEMA: RecordSchema = {
     ...CHECK_GROUPS.dmarc,
     ...CHECK_GROUPS.mtaSts,
     ...CHECK_GROUPS.tlsRpt,
+    ...CHECK_GROUPS.dkim,
+    ...CHECK_GROUPS.bimi,
     ...CHECK_GROUPS.smtp,
+    ...CHECK_GROUPS.dane,
     'errors',
     ...CHECK_GROUPS.summary,
     'findings',
@@ -79,6 +87,10 @@ export const EMAIL_SCHEMA: RecordSchema = {
         return presentSpfTree(value as SpfNode);
       case 'smtp':
         return presentMailServers(value as MailServerCheck[]);
+      case 'dkim.selectors':
+        return presentDkimSelectors(value as DkimSelectorResult[], getPath(record, 'dkim.probed') as 'given' | 'common');
+      case 'dane':
+        return (value as DaneHost[]).map((host) => `${host.host}: ${host.verdict}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n');
       case 'errors':
         return (value as EmailCheckError[]).length === 0 ? null : (value as EmailCheckError[]).map((error) => `${error.check}: ${error.code} (${error.message})`).join('\n');
       case 'findings':

@@ -61,7 +61,7 @@ async function smtpTest(request: FastifyRequest, api: ApiContext): Promise<unkno
 }
 
 async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unknown> {
-  const query = request.query as { type?: 'smtp' | 'mx' | 'spf'; domain?: string; server?: string; port?: number; smtp?: boolean };
+  const query = request.query as { type?: 'smtp' | 'mx' | 'spf' | 'dkim' | 'bimi' | 'dnssec' | 'dane'; domain?: string; server?: string; port?: number; smtp?: boolean; selector?: string };
   const { checkEmail } = await import('../../engine/mail/check-email.js');
   if (query.type === undefined) {
     if (query.domain === undefined) throw new NetintelError('usage', 'give domain (the general test), or type with domain or server');
@@ -69,9 +69,16 @@ async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unk
     return checkEmail(api.ctx, query.domain, generalOptions(api, query));
   }
   if (query.smtp !== undefined) throw new NetintelError('usage', 'smtp=false goes with the general test (no type)');
+  if (query.selector !== undefined && query.type !== 'dkim' && query.type !== 'bimi') throw new NetintelError('usage', 'selector goes with type=dkim or type=bimi');
   if (query.type !== 'smtp') {
     if (query.domain === undefined) throw new NetintelError('usage', `type=${query.type} needs domain`);
-    return checkEmail(api.ctx, query.domain, { type: query.type });
+    if (query.type === 'dane') return checkEmail(api.ctx, query.domain, { type: 'dane', ...generalOptions(api, { ...(query.port === undefined ? {} : { port: query.port }) }) });
+    const selectors = query.selector?.split(',').map((item) => item.trim()).filter(Boolean);
+    return checkEmail(api.ctx, query.domain, {
+      type: query.type,
+      ...(selectors && query.type === 'dkim' ? { dkimSelectors: selectors } : {}),
+      ...(selectors && query.type === 'bimi' ? { bimiSelector: selectors[0] } : {}),
+    });
   }
   const port = query.port ?? 25;
   api.guard.checkSmtpPort(port);
@@ -119,15 +126,19 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
   method: 'GET',
   url: '/api/email-tests',
   operationId: 'getEmailTests',
-  summary: 'E-mail tests: typed (smtp, mx, spf) or general (domain only)',
+  summary: 'E-mail tests: typed (smtp, mx, spf, dkim, bimi, dnssec, dane) or general (domain only)',
   description:
-    'Form 1: `type` smtp (with `server`, optional `port`), mx or spf (with `domain`). Form 2: only `domain`: MX records, ' +
-    'SPF validation and SMTP connectivity of the domain\'s mail servers.',
+    'Form 1: `type` smtp (with `server`, optional `port`), or mx, spf, dkim (optional `selector`, a comma-separated list; ' +
+    'else common selectors are probed), bimi (optional `selector`, default `default`), dnssec (the domain\'s and each MX ' +
+    'host\'s DNSSEC chain, validated from the root trust anchor) or dane (TLSA of each MX host matched with the certificate ' +
+    'its port 25 presents) with `domain`. Form 2: only `domain`: MX, SPF, DMARC, MTA-STS, TLS-RPT, DKIM, BIMI, DNSSEC, ' +
+    'SMTP connectivity and DANE of the domain\'s mail servers.',
   feature: null,
   querystring: {
     type: 'object',
     properties: {
-      type: { type: 'string', enum: ['smtp', 'mx', 'spf'], description: 'Form 1: the test to run.' },
+      type: { type: 'string', enum: ['smtp', 'mx', 'spf', 'dkim', 'bimi', 'dnssec', 'dane'], description: 'Form 1: the test to run.' },
+      selector: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9._,-]+$', description: 'dkim: selectors to look at (comma-separated); bimi: the BIMI selector.' },
       domain: { type: 'string', minLength: 1, maxLength: 255, description: 'Domain to test (mx, spf, form 2).' },
       server: { type: 'string', minLength: 1, maxLength: 255, description: 'Mail server host name (smtp).' },
       port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Server port (smtp; form 2: the port of the MX probes).' },
@@ -138,19 +149,20 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
     // server goes with type=smtp; smtp=false only with the general test.
     dependentRequired: { server: ['type'] },
     oneOf: [
-      { description: 'Form 2, the general test: domain, without type.', required: ['domain'], properties: { type: false } },
-      { description: 'Form 1, mx or spf: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf'] }, smtp: false } },
+      { description: 'Form 2, the general test: domain, without type.', required: ['domain'], properties: { type: false, selector: false } },
+      { description: 'Form 1, mx, spf, dnssec or dane: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf', 'dnssec', 'dane'] }, smtp: false, selector: false } },
+      { description: 'Form 1, dkim or bimi: type and domain, optional selector.', required: ['type', 'domain'], properties: { type: { enum: ['dkim', 'bimi'] }, smtp: false } },
       {
         description: 'Form 1, smtp: type=smtp with server (or domain: its MX hosts).',
         required: ['type'],
-        properties: { type: { const: 'smtp' }, smtp: false },
+        properties: { type: { const: 'smtp' }, smtp: false, selector: false },
         anyOf: [{ required: ['server'] }, { required: ['domain'] }],
       },
     ],
   },
   responseSchema: { $ref: '#/components/schemas/EmailReport' },
   responseDescription: 'The e-mail test record of `netintel email`.',
-  examples: [{ query: '?type=mx&domain=example.com' }, { query: '?domain=example.com' }],
+  examples: [{ query: '?type=mx&domain=example.com' }, { query: '?type=dkim&domain=example.com&selector=selector1,selector2' }, { query: '?domain=example.com' }],
   handler: (request, _reply, api) => emailTests(request, api),
 };
 
