@@ -1,7 +1,7 @@
 import type { RecordType } from 'dns-packet';
 import type { EngineContext } from '../../context.js';
 import { NetintelError, toNetintelError } from '../../../errors.js';
-import type { DnsAnswer } from '../dns-result.js';
+import type { DnsAnswer, DnsTransportKind } from '../dns-result.js';
 import { createDnsTransport, type DnsTransport } from '../dns-transport.js';
 import { normaliseDomain } from '../dns-name.js';
 import { readSystemResolvers } from '../resolver-address.js';
@@ -47,6 +47,10 @@ export interface DnssecAnswer {
   records: DnsAnswer[];
   /** The resolver's AD bit on a query without CD; null when that query failed. */
   authenticData: boolean | null;
+  /** The resolver that answered the question, `host:port`. */
+  resolver: string;
+  transport: DnsTransportKind;
+  latencyMs: number;
 }
 
 export interface DnssecVerdict {
@@ -67,15 +71,19 @@ interface Asked {
   message: WireMessage;
   answers: DnsAnswer[];
   rcode: string;
+  resolver: string;
+  transport: DnsTransportKind;
+  latencyMs: number;
 }
 
 /**
  * Validates the RRset of `type` at `name`, or the proof that it does not
- * exist, from the trust anchor down. Network failures give `indeterminate`
- * with the error as the reason; this never throws for DNS trouble.
+ * exist, from the trust anchor down. A question of the chain (DS, DNSKEY)
+ * that gets no answer gives `indeterminate` with the error as the reason.
  *
  * @throws NetintelError `invalid_input` for a name that is not a domain
- *   name, `usage` for a type netintel cannot ask.
+ *   name, `usage` for a type netintel cannot ask; `timeout`, `unreachable`,
+ *   `upstream` when the question itself gets no answer (as DnsTransport.query).
  */
 export async function validateRrset(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<DnssecVerdict> {
   const ascii = name === '.' ? '.' : normaliseDomain(name).ascii;
@@ -99,10 +107,20 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
   }
 }
 
-/** The status and reason of {@link validateRrset}, for reports that need only those. */
+/**
+ * The status and reason of {@link validateRrset}, for reports that need
+ * only those; a question that gets no answer is `indeterminate` here,
+ * never an exception (but a bad name or type still throws).
+ */
 export async function dnssecStatusOf(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<{ status: DnssecStatus; reason: string | null }> {
-  const { status, reason } = await validateRrset(ctx, name, type, options);
-  return { status, reason };
+  try {
+    const { status, reason } = await validateRrset(ctx, name, type, options);
+    return { status, reason };
+  } catch (error) {
+    const failure = toNetintelError(error);
+    if (failure.code === 'usage' || failure.code === 'invalid_input') throw failure;
+    return { status: 'indeterminate', reason: `no answer: ${failure.message}` };
+  }
 }
 
 type Lookup = (name: WireName, type: number) => Promise<Asked>;
@@ -119,6 +137,9 @@ function memoisedLookup(transport: DnsTransport): Lookup {
         message: readMessage(exchange.message),
         answers: exchange.answers,
         rcode: exchange.rcode,
+        resolver: exchange.resolver,
+        transport: exchange.transport,
+        latencyMs: exchange.latencyMs,
       }));
       asked.set(key, pending);
     }
@@ -140,19 +161,22 @@ class Verdict extends Error {
 
 async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireName, qtype: number, now: Date): Promise<DnssecVerdict> {
   const chain: DnssecChainLink[] = [];
-  let asked: Asked | null = null;
+  // The question itself: its failure is the caller's error, not a verdict.
+  const asked = await lookup(qname, qtype);
   const answerOf = (): DnssecVerdict['answer'] => ({
     name: presentName(qname),
     type: typeName(qtype),
-    rcode: asked?.rcode ?? 'unknown',
-    records: asked?.answers ?? [],
+    rcode: asked.rcode,
+    records: asked.answers,
     authenticData: null,
+    resolver: asked.resolver,
+    transport: asked.transport,
+    latencyMs: asked.latencyMs,
   });
   try {
     if (!isAtOrBelow(qname, anchor.owner)) {
       throw new Verdict('indeterminate', `no trust anchor: ${presentName(qname)} is outside ${presentName(anchor.owner)}`);
     }
-    asked = await lookup(qname, qtype);
     let zone = anchor.owner;
     let keys = await trustedKeys(lookup, zone, anchor.ds, anchor.dnskeys, null, chain, now);
     const target = signerOf(asked.message, qname, qtype, anchor.owner) ?? qname;
