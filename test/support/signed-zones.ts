@@ -41,8 +41,15 @@ interface ZoneSpec {
 
 const SOA = (zone: string): string => `$TTL 300\n@ IN SOA ns.${zone} host.${zone} 1 3600 600 86400 300\n@ IN NS ns.${zone}\nns IN A 127.0.0.1\n`;
 
+/** Records of the types netintel shows from generic data, to compare with dig's presentation. */
+export const PRESENTATION_RECORDS = `_25._tcp.www IN TLSA 3 1 1 0B9FA5A59EED715C26C1020C711B4F6EC42D58B0015E14337A39DAD301C5AFC3
+_443._tcp.www IN TLSA 2 0 2 ${'AB'.repeat(64)}
+svc IN HTTPS 1 . alpn="h2,h3" port=8443 ipv4hint=192.0.2.1,192.0.2.2 ipv6hint=2001:db8::1
+alias IN SVCB 0 www.child.test.
+`;
+
 const CHILDREN: ZoneSpec[] = [
-  { name: 'child.test.', algorithm: 'RSASHA256', body: 'www IN A 192.0.2.10\n*.wild IN TXT "wildcard"\nmail IN MX 10 www.child.test.\n', nsec3: ['-3', '-', '-H', '0'] },
+  { name: 'child.test.', algorithm: 'RSASHA256', body: 'www IN A 192.0.2.10\n*.wild IN TXT "wildcard"\nmail IN MX 10 www.child.test.\n' + PRESENTATION_RECORDS, nsec3: ['-3', '-', '-H', '0'] },
   { name: 'ed.test.', algorithm: 'ED25519', body: 'www IN A 192.0.2.11\n' },
   { name: 'p384.test.', algorithm: 'ECDSAP384SHA384', body: 'www IN A 192.0.2.12\n' },
   { name: 'bogus.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.13\n' },

@@ -15,6 +15,10 @@ import { buildSignedZones, type SignedZones } from '../../support/signed-zones.j
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { createDnsTransport } from '../../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
+import { toDnsAnswer } from '../../../src/engine/dns/dns-records.js';
+import type { DnsRecordType } from '../../../src/engine/dns/dns-type.js';
+import { resolveDns } from '../../../src/engine/dns/resolve-dns.js';
+import { presentDnsAnswer } from '../../../src/output/dns-presentation.js';
 import { parseTrustAnchors, type TrustAnchor } from '../../../src/engine/dns/dnssec/trust-anchor.js';
 import { dnssecStatusOf, validateRrset, type DnssecStatus } from '../../../src/engine/dns/dnssec/validate.js';
 
@@ -134,5 +138,75 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
       status: 'indeterminate',
       reason: 'no trust anchor: www.example. is outside test.',
     });
+  });
+});
+
+describe.skipIf(missing.length > 0 || !findExecutable('dig'))('DNSSEC, TLSA and SVCB records shown as dig shows them', () => {
+  let zones: SignedZones;
+  let nsd: RunningNsd;
+
+  beforeAll(async () => {
+    zones = await buildSignedZones();
+    nsd = await startNsd(TOOLS.nsd!, zones.zones, async (port) => {
+      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
+      try {
+        return (await transport.query('test', 'SOA')).rcode === 'NOERROR';
+      } finally {
+        await transport.close();
+      }
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await nsd?.stop();
+    await zones?.cleanup();
+  });
+
+  it.each<[string, DnsRecordType]>([
+    ['test', 'DNSKEY'],
+    ['child.test', 'DS'],
+    ['www.child.test', 'RRSIG'],
+    ['test', 'NSEC'],
+    ['_25._tcp.www.child.test', 'TLSA'],
+    ['_443._tcp.www.child.test', 'TLSA'],
+    ['svc.child.test', 'HTTPS'],
+    ['alias.child.test', 'SVCB'],
+  ])('%s %s', async (name, type) => {
+    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${nsd.port}`)], timeoutMs: 2000, retries: 0 });
+    try {
+      const [result] = await resolveDns(transport, { domain: name, types: [type] });
+      const ours = result!.answers.filter((answer) => answer.type === type).map((answer) => presentDnsAnswer(answer)).sort();
+      const { stdout } = await run(findExecutable('dig')!, ['@127.0.0.1', '-p', String(nsd.port), '+norecurse', '+noall', '+answer', name, type]);
+      const digs = stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith(';'))
+        .map((line) => line.trim().replace(/^(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+/, '$1 $2 $3 $4 '))
+        .sort();
+      expect(ours.length).toBeGreaterThan(0);
+      expect(ours).toEqual(digs);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('shows the NSEC3 records of a denial as dig does', async () => {
+    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${nsd.port}`)], timeoutMs: 2000, retries: 0, dnssec: 'dnssec' });
+    try {
+      const exchange = await transport.query('nx.child.test', 'A');
+      const ours = (exchange.response.authorities ?? [])
+        .filter((rr) => rr.type === 'NSEC3')
+        .map((rr) => presentDnsAnswer(toDnsAnswer(rr)!))
+        .sort();
+      const { stdout } = await run(findExecutable('dig')!, ['@127.0.0.1', '-p', String(nsd.port), '+norecurse', '+dnssec', '+noall', '+authority', 'nx.child.test', 'A']);
+      const digs = stdout
+        .split('\n')
+        .filter((line) => line.split(/\s+/)[3] === 'NSEC3')
+        .map((line) => line.trim().replace(/^(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+/, '$1 $2 $3 $4 '))
+        .sort();
+      expect(ours.length).toBeGreaterThan(0);
+      expect(ours).toEqual(digs);
+    } finally {
+      await transport.close();
+    }
   });
 });

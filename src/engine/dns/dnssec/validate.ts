@@ -101,7 +101,7 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
       () => null,
     );
     const verdict = await runValidation(lookup, anchor, parseName(ascii), qtype, ctx.now());
-    return { ...verdict, answer: { ...verdict.answer, name: presentName(parseName(ascii)), type: typeName(qtype), authenticData: await adBit } };
+    return { ...verdict, answer: { ...verdict.answer, authenticData: await adBit } };
   } finally {
     await Promise.all([checking.close(), plain.close()]);
   }
@@ -113,6 +113,11 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
  * never an exception (but a bad name or type still throws).
  */
 export async function dnssecStatusOf(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<{ status: DnssecStatus; reason: string | null }> {
+  const anchor = options.trustAnchors ?? rootTrustAnchor();
+  const qname = parseName(name === '.' ? '.' : normaliseDomain(name).ascii);
+  if (!isAtOrBelow(qname, anchor.owner)) {
+    return { status: 'indeterminate', reason: outsideAnchor(qname, anchor) };
+  }
   try {
     const { status, reason } = await validateRrset(ctx, name, type, options);
     return { status, reason };
@@ -121,6 +126,10 @@ export async function dnssecStatusOf(ctx: EngineContext, name: string, type: str
     if (failure.code === 'usage' || failure.code === 'invalid_input') throw failure;
     return { status: 'indeterminate', reason: `no answer: ${failure.message}` };
   }
+}
+
+function outsideAnchor(qname: WireName, anchor: TrustAnchor): string {
+  return `no trust anchor: ${presentName(qname)} is outside ${presentName(anchor.owner)}`;
 }
 
 type Lookup = (name: WireName, type: number) => Promise<Asked>;
@@ -175,7 +184,7 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
   });
   try {
     if (!isAtOrBelow(qname, anchor.owner)) {
-      throw new Verdict('indeterminate', `no trust anchor: ${presentName(qname)} is outside ${presentName(anchor.owner)}`);
+      throw new Verdict('indeterminate', outsideAnchor(qname, anchor));
     }
     let zone = anchor.owner;
     let keys = await trustedKeys(lookup, zone, anchor.ds, anchor.dnskeys, null, chain, now);
