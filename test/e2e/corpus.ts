@@ -108,6 +108,13 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dns/many-csv', argv: ['dns', '--type', 'A,MX', '-f', 'csv', ...dns], stdin: 'example.test\ngood.test\nnothing-here.example.test\n' },
     { id: 'dns/bad-type', argv: ['dns', 'example.test', '--type', 'BOGUS', ...dns] },
     { id: 'dns/bad-name', argv: ['dns', 'exa mple.test', ...dns] },
+    // dns --dnssec: the test DNS server signs nothing, so the chain breaks at the anchor's own keys (a test key, then the root's).
+    { id: 'dns/dnssec-no-dnskey', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', ...dns] },
+    { id: 'dns/dnssec-no-dnskey-json', argv: ['dns', 'example.test', '--type', 'MX', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', '-f', 'json', ...dns] },
+    { id: 'dns/dnssec-root-anchor', argv: ['dns', 'example.test', 'nothing-here.example.test', '--dnssec', ...dns] },
+    { id: 'dns/dnssec-missing-anchor', argv: ['dns', 'example.test', '--trust-anchor', '/nonexistent/anchor.key', ...dns] },
+    { id: 'dns/dnssec-broken-anchor', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/broken-anchor.ds', ...dns] },
+    { id: 'dns/dnssec-remote', argv: ['dns', 'example.test', '--dnssec', '--server', 'http://127.0.0.1:9'] },
 
     // mx
     ...everyFormat('mx/good', ['mx', 'good.test', ...dns]),
