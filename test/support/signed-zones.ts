@@ -3,7 +3,7 @@
  * dnssec-signzone (Debian bind9-utils), for NSD to serve on 127.0.0.1:
  *
  *   test.            ECDSA P-256, NSEC: the trust anchor's zone, parent of all below
- *   child.test.      RSA/SHA-256, NSEC3: www A, a wildcard, NXDOMAIN and NODATA
+ *   child.test.      RSA/SHA-256, NSEC3: www A, a wildcard, NXDOMAIN and NODATA, CNAMEs into ed.test. and bogus.test.
  *   ed.test.         Ed25519, NSEC
  *   p384.test.       ECDSA P-384, NSEC
  *   bogus.test.      ECDSA P-256: the RRSIG over www A tampered after signing
@@ -48,8 +48,11 @@ svc IN HTTPS 1 . alpn="h2,h3" port=8443 ipv4hint=192.0.2.1,192.0.2.2 ipv6hint=20
 alias IN SVCB 0 www.child.test.
 `;
 
+/** CNAMEs into other zones, whose targets must validate too. */
+const CNAME_RECORDS = 'cname-ed IN CNAME www.ed.test.\ncname-bogus IN CNAME www.bogus.test.\n';
+
 const CHILDREN: ZoneSpec[] = [
-  { name: 'child.test.', algorithm: 'RSASHA256', body: 'www IN A 192.0.2.10\n*.wild IN TXT "wildcard"\nmail IN MX 10 www.child.test.\n' + PRESENTATION_RECORDS, nsec3: ['-3', '-', '-H', '0'] },
+  { name: 'child.test.', algorithm: 'RSASHA256', body: 'www IN A 192.0.2.10\n*.wild IN TXT "wildcard"\nmail IN MX 10 www.child.test.\n' + PRESENTATION_RECORDS + CNAME_RECORDS, nsec3: ['-3', '-', '-H', '0'] },
   { name: 'ed.test.', algorithm: 'ED25519', body: 'www IN A 192.0.2.11\n' },
   { name: 'p384.test.', algorithm: 'ECDSAP384SHA384', body: 'www IN A 192.0.2.12\n' },
   { name: 'bogus.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.13\n' },

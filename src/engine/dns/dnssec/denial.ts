@@ -77,7 +77,7 @@ function proveWithNsec(entries: NsecEntry[], qname: WireName, qtype: number, nxd
     if (qtype === TYPE.DS && types.has(TYPE.NS) && !types.has(TYPE.SOA)) return { kind: 'insecure-delegation' };
     return { kind: 'nodata' };
   }
-  const covering = entries.find((e) => nsecCovers(e, qname));
+  const covering = entries.find((e) => nsecCovers(e, qname) && !isAncestorDelegation(e, qname));
   if (!covering) return { kind: 'none', reason: 'denial not proven (no NSEC covers the name)' };
   // RFC 4035 §3.1.3.2: an empty non-terminal is covered by an NSEC whose next name is below it.
   if (isAtOrBelow(covering.nsec.next, qname) && !sameName(covering.nsec.next, qname)) {
@@ -90,6 +90,18 @@ function proveWithNsec(entries: NsecEntry[], qname: WireName, qtype: number, nxd
   if (!wildcardDenied) return { kind: 'none', reason: 'denial not proven (no NSEC denies the wildcard)' };
   return nxdomain ? { kind: 'nxdomain' } : { kind: 'none', reason: 'denial not proven (NSEC shows NXDOMAIN for a NOERROR answer)' };
 }
+
+/**
+ * RFC 6840 §4.1: an NSEC at a delegation point (NS without SOA) or at a
+ * DNAME says nothing about the names below it, which belong to the child.
+ */
+function isAncestorDelegation(entry: NsecEntry, name: WireName): boolean {
+  const types = entry.nsec.types;
+  const cut = (types.has(TYPE.NS) && !types.has(TYPE.SOA)) || types.has(DNAME);
+  return cut && isAtOrBelow(name, entry.owner) && !sameName(name, entry.owner);
+}
+
+const DNAME = 39;
 
 /** True when `name` falls strictly between an NSEC's owner and next name, in canonical order, wrapping at the apex. */
 function nsecCovers(entry: NsecEntry, name: WireName): boolean {

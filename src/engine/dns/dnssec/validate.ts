@@ -10,7 +10,7 @@ import { dsMatchesKey, isSupportedDigest, readDnskey, readDs, TYPE, typeName, ty
 import { checkRrsetSignatures, findRrset, ownerLabelCount, rrsetsOf, type SignedRrset } from './rrset.js';
 import { rootTrustAnchor, type TrustAnchor } from './trust-anchor.js';
 import { isSupportedAlgorithm } from './verify-signature.js';
-import { isAtOrBelow, parseName, presentName, readMessage, sameName, type WireMessage, type WireName } from './wire.js';
+import { isAtOrBelow, parseName, presentName, readMessage, readName, sameName, type WireMessage, type WireName } from './wire.js';
 
 /**
  * DNSSEC validation done here rather than trusted from the resolver's AD
@@ -183,24 +183,53 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
     latencyMs: asked.latencyMs,
   });
   try {
-    if (!isAtOrBelow(qname, anchor.owner)) {
-      throw new Verdict('indeterminate', outsideAnchor(qname, anchor));
+    let name = qname;
+    let message = asked.message;
+    // RFC 4035 §5.3.3 validates each RRset of the answer on its own: a CNAME
+    // and then the records of its target, which may sit in another zone.
+    for (let hops = 0; ; hops++) {
+      const next = await validateAnswer(lookup, anchor, message, name, qtype, now, chain);
+      if (next === null) break;
+      if (hops >= MAX_CNAME_HOPS) throw new Verdict('indeterminate', `more than ${MAX_CNAME_HOPS} CNAMEs from ${presentName(qname)}`);
+      name = next;
+      message = (await lookup(name, qtype)).message;
     }
-    let zone = anchor.owner;
-    let keys = await trustedKeys(lookup, zone, anchor.ds, anchor.dnskeys, null, chain, now);
-    const target = signerOf(asked.message, qname, qtype, anchor.owner) ?? qname;
-    for (let depth = zone.length + 1; depth <= target.length; depth++) {
-      const child = target.slice(target.length - depth);
-      const step = await descend(lookup, zone, keys, child, chain, now);
-      if (step === null) continue;
-      zone = child;
-      keys = step;
-    }
-    checkAnswer(asked.message, zone, keys, qname, qtype, now);
     return { status: 'secure', reason: null, chain, answer: answerOf() };
   } catch (error) {
     if (error instanceof Verdict) return { status: error.status, reason: error.reason, chain, answer: answerOf() };
     return { status: 'indeterminate', reason: `no answer: ${toNetintelError(error).message}`, chain, answer: answerOf() };
+  }
+}
+
+/** CNAMEs followed before giving up (a loop, or a chain no resolver would follow). */
+const MAX_CNAME_HOPS = 8;
+
+/**
+ * One name's answer in `message`: the chain from the anchor to the zone that
+ * signed it, then its RRSIGs or denial. Gives the CNAME target when the
+ * answer was a CNAME to follow, null when done; throws a Verdict otherwise.
+ * Links of zones already in `chain` are not added twice.
+ */
+async function validateAnswer(lookup: Lookup, anchor: TrustAnchor, message: WireMessage, qname: WireName, qtype: number, now: Date, chain: DnssecChainLink[]): Promise<WireName | null> {
+  if (!isAtOrBelow(qname, anchor.owner)) throw new Verdict('indeterminate', outsideAnchor(qname, anchor));
+  const links: DnssecChainLink[] = [];
+  const keep = (): void => {
+    for (const link of links) if (!chain.some((known) => known.zone === link.zone)) chain.push(link);
+  };
+  try {
+    let zone = anchor.owner;
+    let keys = await trustedKeys(lookup, zone, anchor.ds, anchor.dnskeys, null, links, now);
+    const target = signerOf(message, qname, qtype, anchor.owner) ?? qname;
+    for (let depth = zone.length + 1; depth <= target.length; depth++) {
+      const child = target.slice(target.length - depth);
+      const step = await descend(lookup, zone, keys, child, links, now);
+      if (step === null) continue;
+      zone = child;
+      keys = step;
+    }
+    return checkAnswer(message, zone, keys, qname, qtype, now);
+  } finally {
+    keep();
   }
 }
 
@@ -317,8 +346,11 @@ function signedDenial(message: WireMessage, zone: WireName, keys: Dnskey[], now:
   return { sets, error: null };
 }
 
-/** The answer RRset's signatures, or the denial of it, in the zone whose keys are known. */
-function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname: WireName, qtype: number, now: Date): void {
+/**
+ * The answer RRset's signatures, or the denial of it, in the zone whose keys
+ * are known; the CNAME's target when the answer is a CNAME to follow.
+ */
+function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname: WireName, qtype: number, now: Date): WireName | null {
   const sets = rrsetsOf(message.answer);
   const answerSet = findRrset(sets, qname, qtype) ?? (qtype === TYPE.CNAME ? null : findRrset(sets, qname, TYPE.CNAME));
   const what = (set: SignedRrset): string => `${presentName(set.owner)} ${typeName(set.type)}`;
@@ -333,7 +365,8 @@ function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname
         throw new Verdict('bogus', `wildcard answer: denial not proven for ${presentName(qname)}`);
       }
     }
-    return;
+    if (answerSet.type === TYPE.CNAME && qtype !== TYPE.CNAME) return readName(answerSet.records[0]!.rdata, 0).name;
+    return null;
   }
   const denial = signedDenial(message, zone, keys, now, `${presentName(qname)} ${typeName(qtype)}`);
   if (denial.error) throw new Verdict('bogus', denial.error);
@@ -342,6 +375,7 @@ function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname
   if (proof.kind === 'too-many-iterations') throw new Verdict('insecure', `NSEC3 with ${proof.iterations} iterations, above the limit (RFC 9276 §3.2)`);
   if (proof.kind === 'none') throw new Verdict('bogus', `${proof.reason} for ${presentName(qname)} ${typeName(qtype)}`);
   if (proof.kind === 'nxdomain' && !nxdomain) throw new Verdict('bogus', `denial not proven (NXDOMAIN proof in a NOERROR answer)`);
+  return null;
 }
 
 /** The wildcard check of RFC 4035 §5.3.4 (NSEC), RFC 5155 §8.8 (NSEC3): the next closer name is proven absent. */
