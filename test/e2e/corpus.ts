@@ -182,6 +182,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('dns-all', ['dns', 'example.test', '--type', 'ALL', ...dns]),
         at('dns-long-txt', ['dns', 'long.example.test', '--type', 'TXT', ...dns]),
         at('dns-nxdomain', ['dns', 'nothing-here.example.test', ...dns]),
+        at('dns-dnssec', ['dns', 'example.test', '--type', 'MX', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', ...dns]),
         at('mx', ['mx', 'good.test', ...dns]),
         at('mx-list', ['mx', ...dns], { stdin: 'good.test\nnullmx.test\ncname.test\n' }),
         at('spf', ['spf', 'good.test', ...dns]),
