@@ -183,6 +183,9 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
     latencyMs: asked.latencyMs,
   });
   try {
+    if (qtype === TYPE.RRSIG) {
+      throw new Verdict('indeterminate', 'RRSIG records are not signed themselves (RFC 4035 §2.2); ask for the type they cover');
+    }
     let name = qname;
     let message = asked.message;
     // RFC 4035 §5.3.3 validates each RRset of the answer on its own: a CNAME
