@@ -10,7 +10,7 @@ import { dsMatchesKey, isSupportedDigest, readDnskey, readDs, TYPE, typeName, ty
 import { checkRrsetSignatures, findRrset, ownerLabelCount, rrsetsOf, type SignedRrset } from './rrset.js';
 import { rootTrustAnchor, type TrustAnchor } from './trust-anchor.js';
 import { isSupportedAlgorithm } from './verify-signature.js';
-import { isAtOrBelow, parseName, presentName, readMessage, readName, sameName, type WireMessage, type WireName } from './wire.js';
+import { isAtOrBelow, parseName, presentName, readMessage, readName, sameName, WireFormatError, type WireMessage, type WireName } from './wire.js';
 
 /**
  * DNSSEC validation done here rather than trusted from the resolver's AD
@@ -143,7 +143,7 @@ function memoisedLookup(transport: DnsTransport): Lookup {
     if (!pending) {
       const query = text === '.' ? '.' : text.slice(0, -1);
       pending = transport.query(query, wireTypeName(type)).then((exchange) => ({
-        message: readMessage(exchange.message),
+        message: readWire(exchange.message, exchange.resolver, key),
         answers: exchange.answers,
         rcode: exchange.rcode,
         resolver: exchange.resolver,
@@ -154,6 +154,16 @@ function memoisedLookup(transport: DnsTransport): Lookup {
     }
     return pending;
   };
+}
+
+/** The wire form of a response; one that cannot be read is the resolver's fault (`upstream`). */
+function readWire(message: Buffer, resolver: string, question: string): WireMessage {
+  try {
+    return readMessage(message);
+  } catch (error) {
+    if (!(error instanceof WireFormatError)) throw error;
+    throw new NetintelError('upstream', `DNS server ${resolver} sent a malformed response for ${question}: ${error.message}`, { details: { resolver } });
+  }
 }
 
 /** The type as dns-packet spells it on the wire (`UNKNOWN_64` for types it has no name for). */

@@ -121,6 +121,7 @@ function canonicalRdata(message: Buffer, type: number, start: number, end: numbe
   const layout = NAME_LAYOUTS[type];
   if (!layout) return Buffer.from(message.subarray(start, end));
   const [fixed, names, rest] = layout;
+  if (start + fixed > end) throw new WireFormatError(`rdata of type ${type} cut short`);
   const parts: Buffer[] = [message.subarray(start, start + fixed)];
   let at = start + fixed;
   for (let i = 0; i < names; i++) {
@@ -128,6 +129,7 @@ function canonicalRdata(message: Buffer, type: number, start: number, end: numbe
     parts.push(nameWire(name));
     at = after;
   }
+  if (at > end) throw new WireFormatError(`rdata of type ${type} cut short`);
   if (rest) parts.push(message.subarray(at, end));
   else if (at !== end) throw new WireFormatError(`rdata of type ${type} has trailing octets`);
   return Buffer.from(Buffer.concat(parts));
