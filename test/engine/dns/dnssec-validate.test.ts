@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli.js';
 import { startNsd, type RunningNsd } from '../../support/nsd.js';
 import { findExecutable } from '../../support/peers.js';
 import { buildSignedZones, type SignedZones } from '../../support/signed-zones.js';
@@ -122,6 +123,21 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
     expect(verdict.chain.map((link) => link.zone)).toEqual(['test.', 'child.test.', 'ed.test.']);
     // The answer is what the server gave for the question: NSD adds the target's records from its other zone.
     expect(verdict.answer.records.map((r) => r.type)).toEqual(['CNAME', 'RRSIG', 'A', 'RRSIG']);
+  });
+
+  it('netintel dns --dnssec --trust-anchor gives each target its verdict, with findings, in ndjson', async () => {
+    const anchorFile = join(zones.dir, 'anchor.key');
+    await writeFile(anchorFile, zones.anchorKeyFile);
+    const run = await runCli(['dns', 'www.child.test', 'www.bogus.test', 'www.unsigned.test', '--dnssec', '--trust-anchor', anchorFile, '--resolver', `127.0.0.1:${nsd.port}`, '--retries', '0', '-f', 'ndjson']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const records = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { domain: string; answers: Array<{ type: string }>; dnssec: { status: string; findings: Array<{ id: string; severity: string }> } });
+    expect(records.map((r) => [r.domain, r.dnssec.status, r.dnssec.findings.map((f) => `${f.id}:${f.severity}`)])).toEqual([
+      ['www.child.test', 'secure', ['dnssec_secure:pass', 'dnssec_resolver_not_validating:info']],
+      ['www.bogus.test', 'bogus', ['dnssec_bogus:error']],
+      ['www.unsigned.test', 'insecure', ['dnssec_insecure:info']],
+    ]);
+    expect(records[0]!.answers.map((a) => a.type)).toEqual(['A', 'RRSIG']);
   });
 
   it('accepts the anchor as a DS record (dnssec-dsfromkey) as well as a DNSKEY', async () => {
