@@ -74,7 +74,7 @@ export async function buildSignedZones(): Promise<SignedZones> {
     const input = join(dir, `${zone}unsigned`);
     const output = join(dir, `${zone}signed`);
     await writeFile(input, text);
-    await run('dnssec-signzone', ['-q', '-K', dir, '-S', '-O', 'full', ...extra, '-o', zone, '-f', output, input]);
+    await run('dnssec-signzone', ['-q', '-K', dir, '-d', dir, '-S', '-O', 'full', ...extra, '-o', zone, '-f', output, input]);
     return readFile(output, 'utf8');
   };
 
