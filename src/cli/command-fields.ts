@@ -2,9 +2,11 @@ import type { RecordSchema } from '../output/record-schema.js';
 import { ACCOUNT_SCHEMA } from '../output/schemas/account-schema.js';
 import { API_KEY_SCHEMA } from '../output/schemas/api-key-schema.js';
 import { ASN_SCHEMA } from '../output/schemas/asn-schema.js';
+import { BIMI_SCHEMA } from '../output/schemas/bimi-schema.js';
 import { BLACKLIST_SCHEMA } from '../output/schemas/blacklist-schema.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
+import { DKIM_SCHEMA } from '../output/schemas/dkim-schema.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
@@ -23,6 +25,8 @@ const COMMAND_SCHEMAS: Readonly<Record<string, RecordSchema>> = {
   smtp: SMTP_SCHEMA,
   mx: MX_SCHEMA,
   spf: SPF_SCHEMA,
+  dkim: DKIM_SCHEMA,
+  bimi: BIMI_SCHEMA,
   email: EMAIL_SCHEMA,
   vpn: VPN_SCHEMA,
   blacklist: BLACKLIST_SCHEMA,

@@ -37,6 +37,8 @@ interface SmtpFlags {
   to?: string;
   ptr?: boolean;
   transcript?: boolean;
+  /** Set by --dane (true) or --no-dane (false); undefined: on for port 25. */
+  dane?: boolean;
   failOn?: FailOn;
 }
 
@@ -62,6 +64,8 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     .addOption(new Option('--to <address>', 'RCPT TO of the relay test (default relay-test@example.net), or a recipient to check'))
     .addOption(new Option('--no-ptr', 'skip the reverse DNS (PTR) check of the address'))
     .addOption(new Option('--transcript', 'include the conversation (credentials redacted)'))
+    .addOption(new Option('--dane', 'check DANE (the TLSA records of _25._tcp.<host>) on any port; on by default on port 25'))
+    .addOption(new Option('--no-dane', 'skip the DANE check'))
     .addHelpText(
       'after',
       [
@@ -69,6 +73,8 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
         'The per-stage deadline is --timeout (default 5000 ms); the greeting gets at least 30 s, since servers',
         'delay it on purpose. What the server answers is data (exit 0, see --fail-on); exit 5 when no TCP',
         'connection or greeting could be had (4 on a timeout), 7 when only some addresses failed.',
+        'On port 25 (or with --dane) the TLSA records of _25._tcp.<host> are matched against the presented',
+        'certificate chain (DANE, RFC 7672); DNSSEC is read from the resolver\'s AD bit.',
         'Examples:',
         '  netintel smtp mx.example.com',
         '  netintel smtp mx.example.com --tls --transcript',
@@ -76,6 +82,7 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
         '  netintel smtp smtp.example.com -p 465 -f json',
         '  netintel smtp mx.example.com --relay-test --fail-on error',
         '  netintel smtp mx.example.com --ip 192.0.2.25 --quit-after ehlo',
+        '  netintel smtp mx.example.com --no-dane',
       ].join('\n'),
     );
   addFailOnOption(command);
@@ -146,6 +153,7 @@ function remoteProbeParams(probe: ProbeSmtpOptions, flags: SmtpFlags): Record<st
     [flags.greetingTimeout !== undefined, '--greeting-timeout'],
     [flags.relayTest === true, '--relay-test'],
     [flags.from !== undefined || flags.to !== undefined, '--from/--to'],
+    [flags.dane === true, '--dane'],
   ];
   const port = probe.port ?? 25;
   // The API's tls=true means STARTTLS, or TLS on connect on port 465.
@@ -236,6 +244,8 @@ function probeOptions(
     ...(!flags.relayTest && envelope ? { envelope } : {}),
     reverseDns: flags.ptr !== false,
     transcript: flags.transcript === true,
+    // RFC 7672 concerns MX hosts, reached on port 25; elsewhere DANE is checked when asked for.
+    dane: flags.dane ?? port === 25,
     ...(tlsCa ? { tlsCa } : {}),
   };
 }

@@ -35,7 +35,9 @@ import type {
   SmtpTls,
   SmtpTranscriptLine,
 } from '../engine/smtp/smtp-result.js';
-import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from '../engine/smtp/smtp-result.js';
+import { SMTP_AUTH_MECHANISMS, SMTP_STAGES, type SmtpDane } from '../engine/smtp/smtp-result.js';
+import type { DnssecVerdict, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
+import type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
 import { ERROR_CODES } from '../errors.js';
 import type { QuotaRecord } from './operation-routes.js';
 import type { JsonSchema } from './api-route.js';
@@ -227,6 +229,34 @@ const DNS_RECORD = record<DnsResult>({
   latencyMs: num,
 });
 
+const DNSSEC_VERDICT = record<DnssecVerdict>({ status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']), reason: nullable(str) });
+const TLSA_RECORD = record<TlsaRecord>({
+  usage: int,
+  selector: int,
+  matchingType: int,
+  data: described(str, 'The certificate association data, lower-case hex.'),
+  label: eg(str, 'DANE-EE(3) SPKI(1) SHA2-256(1)'),
+  unusable: nullable(str),
+});
+const SMTP_DANE = record<SmtpDane>({
+  tlsa: record<TlsaLookup>({
+    host: str,
+    port: int,
+    name: eg(str, '_25._tcp.mx.example.com'),
+    tried: strings,
+    aliases: strings,
+    status: oneOfStrings(['answer', 'nodata', 'nxdomain', 'failed']),
+    records: arrayOf(TLSA_RECORD),
+    ttlSeconds: nullable(int),
+    dnssec: DNSSEC_VERDICT,
+    error: nullable(str),
+    resolver: nullable(str),
+  }),
+  dnssec: DNSSEC_VERDICT,
+  matches: arrayOf(record<TlsaMatch>({ record: TLSA_RECORD, matched: bool, depth: nullable(int), nameMatch: nullable(bool), reason: nullable(str) })),
+  verdict: oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 'not-applicable', 'failed']),
+});
+
 const REPLY = record<SmtpReply>({ code: int, enhancedCode: nullable(str), text: str });
 const SMTP_RECORD = record<SmtpResult>({
   kind: { const: 'smtp' },
@@ -305,6 +335,7 @@ const SMTP_RECORD = record<SmtpResult>({
     }),
   ),
   reverseDns: nullable(record<SmtpReverseDns>({ names: strings, forwardConfirmed: nullable(bool) })),
+  dane: nullable(SMTP_DANE),
   timings: record<SmtpTimings>({
     dnsMs: nullable(num),
     connectMs: nullable(num),

@@ -280,13 +280,17 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     return reply.redirect('/login', 303);
   });
 
-  pages.get<{ Params: { token: string } }>('/verify/:token', async (request, reply) => {
-    const token = linkToken(request.params.token);
-    const account = await signedIn(request);
-    const holder = token === null ? null : await accounts.linkHolder(token, 'verify-email', new Date(now()));
-    if (token === null || holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), 'verify'));
-    return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what: 'verify', email: holder.email }));
-  });
+  /** The page a mailed link opens: its form when the link still works, else why not (before anything is typed). */
+  const linkPage = (what: 'verify' | 'reset', purpose: LinkPurpose) =>
+    pages.get<{ Params: { token: string } }>(`/${what}/:token`, async (request, reply) => {
+      const token = linkToken(request.params.token);
+      const account = await signedIn(request);
+      const holder = token === null ? null : await accounts.linkHolder(token, purpose, new Date(now()));
+      if (token === null || holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), what));
+      return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what, email: holder.email }));
+    });
+
+  linkPage('verify', 'verify-email');
 
   pages.post('/verify', protect, async (request, reply) => {
     const token = formFields(request.body).token;
@@ -331,13 +335,7 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     return sendPage(reply, 200, checkMailPage(base(reply, current), { email, what: 'reset' }));
   });
 
-  pages.get<{ Params: { token: string } }>('/reset/:token', async (request, reply) => {
-    const token = linkToken(request.params.token);
-    const account = await signedIn(request);
-    const holder = token === null ? null : await accounts.linkHolder(token, 'reset-password', new Date(now()));
-    if (token === null || holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), 'reset'));
-    return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what: 'reset', email: holder.email }));
-  });
+  linkPage('reset', 'reset-password');
 
   pages.post('/reset', protect, async (request, reply) => {
     const body = formFields(request.body);

@@ -17,6 +17,8 @@ const PAGES: Record<string, string[][]> = {
   dns: [['dns']],
   mx: [['mx']],
   spf: [['spf']],
+  dkim: [['dkim']],
+  bimi: [['bimi']],
   email: [['email']],
   smtp: [['smtp']],
   blacklist: [['blacklist']],

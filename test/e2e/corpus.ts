@@ -3,6 +3,8 @@
  * format, the argument forms of each, error cases and their exit codes.
  * Each case names its golden file (test/e2e/golden/<id>.txt).
  */
+import { readFileSync } from 'node:fs';
+import { SIGNED_MESSAGE_FILE } from '../engine/mail/dkim-zone.js';
 import type { Peers } from './peers.js';
 
 export interface GoldenCase {
@@ -46,6 +48,11 @@ export function seededTargets(count: number, seed = 20261127): string {
     else lines.push(`not-an-address-${value % 1000}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The signed fixture message with its body changed after signing. */
+function tamperedMessage(): string {
+  return readFileSync(new URL(`../../${SIGNED_MESSAGE_FILE}`, import.meta.url), 'utf8').replace('The figures are attached.', 'The figures are attached. New bank details below.');
 }
 
 export function goldenCorpus(peers: Peers): GoldenCase[] {
@@ -136,6 +143,26 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'spf/servfail', argv: ['spf', 'servfail.test', ...dns] },
     { id: 'spf/fields', argv: ['spf', 'good.test', '--fields', 'findings', '-f', 'json', ...dns] },
 
+    // dkim: given selectors (RSA 2048 and 1024, Ed25519, an ESP's CNAME), problems, the common-selector probe, a saved message
+    ...everyFormat('dkim/given', ['dkim', 'dkim.test', '--selector', 'rsa2048,rsa1024,ed,esp', ...dns]),
+    { id: 'dkim/problems', argv: ['dkim', 'dkim.test', '--selector', 'revoked,testing,rsa512,gone,v2,absent', ...dns] },
+    { id: 'dkim/common', argv: ['dkim', 'common.test', ...dns] },
+    { id: 'dkim/none', argv: ['dkim', 'nodkim.test', ...dns] },
+    { id: 'dkim/many', argv: ['dkim', '--selector', 'google,selector1', ...dns], stdin: 'common.test\nnodkim.test\n' },
+    { id: 'dkim/message', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, ...dns] },
+    { id: 'dkim/message-json', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, '-f', 'json', ...dns] },
+    { id: 'dkim/message-tampered', argv: ['dkim', '--message', '-', '--fail-on', 'error', ...dns], stdin: tamperedMessage() },
+    { id: 'dkim/bad-selector', argv: ['dkim', 'dkim.test', '--selector', 'no such', ...dns] },
+    { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
+    { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', 'http://127.0.0.1:9'] },
+
+    // bimi: DMARC prerequisites met and not, no record, a bad selector
+    ...everyFormat('bimi/no-record', ['bimi', 'good.test', ...dns]),
+    { id: 'bimi/dmarc-none', argv: ['bimi', 'monitor.test', ...dns] },
+    { id: 'bimi/dmarc-partial-json', argv: ['bimi', 'partial.test', '--selector', 'brand', '-f', 'json', ...dns] },
+    { id: 'bimi/fail-on', argv: ['bimi', 'nothing.test', '--fail-on', 'error', '-f', 'ndjson', ...dns] },
+    { id: 'bimi/bad-selector', argv: ['bimi', 'good.test', '--selector', 'a b', ...dns] },
+
     // email: the general test with and without SMTP, and one test at a time
     ...everyFormat('email/general', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
     { id: 'email/no-smtp', argv: ['email', 'good.test', '--no-smtp', ...dns] },
@@ -150,6 +177,11 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'smtp/untrusted', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, ...dns] },
     { id: 'smtp/relay', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--relay-test', ...dns] },
     { id: 'smtp/quit-after-ehlo', argv: ['smtp', '127.0.0.1', '--port', smtpPort, '--quit-after', 'ehlo', '-f', 'json', ...dns] },
+    // DANE: TLSA records at _25._tcp.<host>, checked on the test port with --dane
+    // Without --tls-ca: the server sends its leaf alone, so DANE-EE matches and DANE-TA (the CA, not sent) does not.
+    { id: 'smtp/dane', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', ...dns] },
+    { id: 'smtp/dane-fields', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', '--fields', 'host,dane.verdict,dane.tlsa.name,dane.dnssec.status', '-f', 'json', ...dns] },
+    { id: 'smtp/dane-no-starttls', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--dane', ...dns] },
     { id: 'smtp/bad-port', argv: ['smtp', 'mx.mailhost.test', '--port', '65536', ...dns] },
     { id: 'smtp/missing-host', argv: ['smtp'] },
 
@@ -186,6 +218,10 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('mx', ['mx', 'good.test', ...dns]),
         at('mx-list', ['mx', ...dns], { stdin: 'good.test\nnullmx.test\ncname.test\n' }),
         at('spf', ['spf', 'good.test', ...dns]),
+        at('bimi', ['bimi', 'monitor.test', ...dns]),
+        at('dkim', ['dkim', 'dkim.test', '--selector', 'rsa1024,esp,revoked,gone', ...dns]),
+        at('dkim-list', ['dkim', '--selector', 'google,selector1', ...dns], { stdin: 'common.test\nnodkim.test\n' }),
+        at('dkim-message', ['dkim', '--message', '-', ...dns], { stdin: tamperedMessage() }),
         at('spf-ip', ['spf', 'good.test', '--ip', '45.33.32.156', ...dns]),
         at('email', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
         at('email-no-smtp', ['email', 'good.test', '--no-smtp', ...dns]),

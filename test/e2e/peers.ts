@@ -4,6 +4,7 @@
  * with STARTTLS and AUTH, one open relay without TLS). Every host name of
  * the corpus resolves here; nothing leaves 127.0.0.1.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import {
 } from '../support/smtp-servers.js';
 import { EXAMPLE_ZONE } from '../engine/dns/example-zone.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
+import { FIXED_DKIM_ZONE } from '../engine/mail/dkim-zone.js';
 import { listedName, zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 
 export interface Peers {
@@ -46,8 +48,13 @@ export async function startPeers(): Promise<Peers> {
   const dns = await startDnsServer({
     records: [
       ...MAIL_ZONE,
+      ...FIXED_DKIM_ZONE,
       ...EXAMPLE_ZONE,
       { name: 'relay.example.test', type: 'A', data: '127.0.0.1' },
+      // DANE (RFC 7672): the MX host's leaf key and its CA, signed (AD set below); a TLSA record for the relay, which has no STARTTLS.
+      { name: '_25._tcp.mx.mailhost.test', type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: sha256(certificate.x509.publicKey.export({ type: 'spki', format: 'der' })) } },
+      { name: '_25._tcp.mx.mailhost.test', type: 'TLSA', data: { usage: 2, selector: 0, matchingType: 1, certificate: sha256(Buffer.from(ca.x509.raw)) } },
+      { name: '_25._tcp.relay.example.test', type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: sha256(Buffer.from('no certificate')) } },
       { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: 'mx.mailhost.test' },
       ...zoneRecords('bl.test.example', { '192.0.2.99': { a: ['127.0.0.2'], txt: 'spam source, see https://bl.test.example/192.0.2.99' } }),
       ...zoneRecords('other.test.example', {}),
@@ -55,6 +62,7 @@ export async function startPeers(): Promise<Peers> {
       { name: 'bad.example', type: 'MX', data: { preference: 10, exchange: 'mx.bad.example' } },
       { name: 'mx.bad.example', type: 'A', data: '192.0.2.99' },
     ],
+    authenticData: (name) => name.startsWith('_25._tcp.'),
     behaviours: {
       ...MAIL_BEHAVIOURS,
       ...Object.fromEntries(['192.0.2.99', '192.0.2.1', '127.0.0.2', '127.0.0.1'].map((ip) => [listedName(ip, 'quiet.test.example'), 'silent' as const])),
@@ -78,4 +86,8 @@ export async function startPeers(): Promise<Peers> {
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+function sha256(bytes: Buffer): Buffer {
+  return createHash('sha256').update(bytes).digest();
 }

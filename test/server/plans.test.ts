@@ -12,12 +12,14 @@ const base = {
 };
 
 describe('the plans file', () => {
-  it('ships SPEC\'s plan table', () => {
+  it('ships SPEC\'s plan table, and a plan for accounts made on the sign-up page', () => {
     const table = loadPlanTable();
     expect(table.anonymous).toBe('free');
+    expect(table.newAccounts).toBe('free-account');
     expect(table.bulkMax).toBe(100);
     expect(Object.fromEntries(Object.values(table.plans).map((plan) => [plan.name, [plan.daily, plan.perMinute, plan.burst, plan.batch, plan.features]]))).toEqual({
       free: [1000, 10, 20, 10, []],
+      'free-account': [5000, 20, 40, 10, ['premium']],
       starter: [10_000, 50, 100, 50, ['premium']],
       pro: [100_000, 500, 1000, 50, ['premium', 'bulk']],
       enterprise: [1_000_000, 5000, 10_000, 50, ['premium', 'bulk']],
@@ -32,6 +34,7 @@ describe('the plans file', () => {
     [{ ...base, plans: { free: { ...base.plans.free, features: ['bulk'] } } }, /"burst" \(20\) is below "bulkMax" \(100\)/],
     [{ ...base, plans: { free: { ...base.plans.free, features: ['teleport'] } } }, /"features" must be a list of premium, bulk/],
     [{ ...base, plans: { Free: base.plans.free } }, /plan name "Free"/],
+    [{ ...base, newAccounts: 'gold' }, /"newAccounts" must name a plan/],
   ])('refuses a table that cannot be served (%#)', (json, message) => {
     expect(() => parsePlanTable(json, 'plans.json')).toThrow(message);
   });

@@ -64,6 +64,11 @@ export interface DnsServerOptions {
   delayMs?: number;
   /** Loopback address to listen on; default 127.0.0.1. */
   host?: '127.0.0.1' | '::1';
+  /**
+   * Set the AD bit (RFC 4035 §3.2.3) in replies: for every name, or for the
+   * names (any case, no trailing dot) the function says; default never.
+   */
+  authenticData?: boolean | ((name: string, type: string) => boolean);
 }
 
 export interface LoggedQuery {
@@ -98,6 +103,7 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
   const defaultBehaviour = options.defaultBehaviour ?? 'normal';
   const delayMs = options.delayMs ?? 0;
   const host = options.host ?? '127.0.0.1';
+  const authenticData = options.authenticData ?? false;
   const queries: LoggedQuery[] = [];
   const tcpSockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -125,6 +131,7 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
     const behaviour = behaviours.get(lower(question.name)) ?? defaultBehaviour;
     if (behaviour === 'silent') return [];
 
+    const ad = (typeof authenticData === 'function' ? authenticData(lower(question.name), question.type) : authenticData) ? dnsPacket.AUTHENTIC_DATA : 0;
     const base = (rcode: number, extraFlags = 0): Packet => ({
       type: 'response',
       id: query.id ?? 0,
@@ -132,6 +139,7 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
         dnsPacket.AUTHORITATIVE_ANSWER |
         ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) |
         dnsPacket.RECURSION_AVAILABLE |
+        ad |
         extraFlags |
         rcode,
       questions: [question],
@@ -289,7 +297,11 @@ function lookupZone(
 function toAnswer(record: ZoneRecord): Answer {
   // dns-packet's encoders write into the data they are given (TXT strings
   // become Buffers), so each answer gets its own copy of the zone's data.
-  const data = structuredClone(record.data);
+  // structuredClone turns a Buffer (TLSA certificate data) into a plain Uint8Array, which dns-packet refuses.
+  const data = structuredClone(record.data) as unknown;
+  if (record.data !== null && typeof record.data === 'object' && !Array.isArray(record.data) && data !== null && typeof data === 'object') {
+    for (const [key, value] of Object.entries(record.data)) if (Buffer.isBuffer(value)) (data as Record<string, unknown>)[key] = Buffer.from(value);
+  }
   return { name: record.name, type: record.type, ttl: record.ttl ?? 300, class: 'IN', data } as Answer;
 }
 

@@ -20,7 +20,8 @@ import {
 import type { SmtpAuthMechanism, SmtpReply, SmtpResult, SmtpStage, SmtpTlsMode } from './smtp-result.js';
 import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from './smtp-result.js';
 import { SmtpSession, type ReplyOutcome } from './smtp-session.js';
-import { judgeCertificate, probeTlsOptions } from './tls-certificate.js';
+import { judgeCertificate, peerChainDer, probeTlsOptions } from './tls-certificate.js';
+import { daneFromLookup, lookupTlsa, type Authenticate } from './dane.js';
 import { resolveReverseDns } from './reverse-dns.js';
 import { reportStage } from '../stage.js';
 
@@ -63,6 +64,14 @@ export interface ProbeSmtpOptions {
   reverseDns?: boolean;
   /** Extra trusted CA certificates (PEM), on top of Node's bundled roots. */
   tlsCa?: readonly string[];
+  /**
+   * DANE (RFC 7672): look up the TLSA records of `_25._tcp.<host>` (or of
+   * `port`) while the conversation runs and match them against the chain
+   * presented. `true` uses the resolver's AD bit for DNSSEC; pass
+   * `authenticate` to judge DNSSEC otherwise. Ignored when `host` is an IP
+   * address. Default off.
+   */
+  dane?: boolean | { authenticate?: Authenticate; port?: number };
   /** When a greeting counts as delayed and a stage as slow (defaults GREETING_DELAY_MS, SLOW_STAGE_MS). */
   thresholds?: { greetingDelayMs?: number; slowStageMs?: number };
 }
@@ -88,6 +97,7 @@ interface ProbeInput {
   transcript: boolean;
   reverseDns: boolean;
   tlsCa: readonly string[];
+  dane: { authenticate: Authenticate | undefined; port: number } | null;
   thresholds: { greetingDelayMs: number; slowStageMs: number };
 }
 
@@ -154,11 +164,18 @@ export function normaliseProbeOptions(options: ProbeSmtpOptions, defaultTimeoutM
     transcript: options.transcript === true,
     reverseDns: options.reverseDns !== false,
     tlsCa,
+    dane: daneOption(options.dane, isIp),
     thresholds: {
       greetingDelayMs: positiveMs('greeting delay threshold', options.thresholds?.greetingDelayMs ?? GREETING_DELAY_MS),
       slowStageMs: positiveMs('slow stage threshold', options.thresholds?.slowStageMs ?? SLOW_STAGE_MS),
     },
   };
+}
+
+function daneOption(option: ProbeSmtpOptions['dane'], hostIsIp: boolean): ProbeInput['dane'] {
+  if (!option || hostIsIp) return null;
+  const settings = option === true ? {} : option;
+  return { authenticate: settings.authenticate, port: settings.port === undefined ? 25 : assertPort(settings.port) };
 }
 
 function positiveMs(label: string, value: number): number {
@@ -290,6 +307,8 @@ interface ProbeState {
   result: SmtpResult;
   findings: Finding[];
   session: SmtpSession | null;
+  /** The DER of the chain the server presented, leaf first; null without a TLS session. */
+  chainDer: Buffer[] | null;
 }
 
 async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, dnsMs: number | null): Promise<SmtpResult> {
@@ -313,6 +332,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     auth: { mechanismsBeforeTls: null, mechanismsAfterTls: null, tested: null, result: null, reply: null, skippedReason: null },
     envelope: null,
     reverseDns: null,
+    dane: null,
     timings: {
       dnsMs,
       connectMs: null,
@@ -328,11 +348,18 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     findings: [],
     transcript: null,
   };
-  const state: ProbeState = { startedAt, result, findings: [], session: null };
+  const state: ProbeState = { startedAt, result, findings: [], session: null, chainDer: null };
   const reverse = input.reverseDns
     ? resolveReverseDns(ctx, address).then(
         (value) => ({ ok: true as const, value }),
         (error: unknown) => ({ ok: false as const, error: error instanceof NetintelError ? error.message : String(error) }),
+      )
+    : null;
+
+  const tlsa = input.dane
+    ? lookupTlsa(ctx, input.host, input.dane.port, input.dane.authenticate ? { authenticate: input.dane.authenticate } : {}).then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
       )
     : null;
 
@@ -351,13 +378,32 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     if (outcome.ok) result.reverseDns = outcome.value;
     else reverseError = outcome.error;
   }
+  const daneFindings: Finding[] = [];
+  if (tlsa) {
+    const outcome = await tlsa;
+    // The host was normalised before any traffic: a lookup can only fail the way the probe's own DNS did.
+    if (!outcome.ok) throw outcome.error;
+    const { findings: found, ...dane } = daneFromLookup(outcome.value, state.chainDer, starttlsOffered(result));
+    result.dane = dane;
+    daneFindings.push(...found);
+  }
   if (input.transcript && state.session) result.transcript = state.session.transcript;
   else if (input.transcript) result.transcript = [];
   // Most serious first; within a severity, in the order the conversation met them.
-  result.findings = [...state.findings, ...judgeSmtpResult(result, { reverseError, ...input.thresholds })].sort(
+  result.findings = [...state.findings, ...judgeSmtpResult(result, { reverseError, ...input.thresholds }), ...daneFindings].sort(
     (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity),
   );
   return result;
+}
+
+/**
+ * Whether STARTTLS was offered, for DANE: null when the conversation
+ * ended before it could tell, or before TLS was tried though offered.
+ */
+function starttlsOffered(result: SmtpResult): boolean | null {
+  if (result.extensions === null) return null;
+  if (!result.tls.offered) return false;
+  return result.tls.method !== null ? true : null;
 }
 
 /** Runs the conversation; returns when it ended, however it ended. */
@@ -690,6 +736,7 @@ async function handshake(ctx: EngineContext, input: ProbeInput, state: ProbeStat
   result.tls.protocol = socket.getProtocol() ?? null;
   result.tls.cipher = socket.getCipher()?.name ?? null;
   result.tls.certificate = judgeCertificate(socket, input.host, ctx.now(), input.tlsCa);
+  state.chainDer = peerChainDer(socket);
   session.note(`TLS started: ${result.tls.protocol ?? '?'} ${result.tls.cipher ?? '?'} in ${result.timings.tlsMs} ms`);
   const certificate = result.tls.certificate;
   if (certificate) {

@@ -1,4 +1,8 @@
 import type { Finding } from '../findings.js';
+import type { DaneResult } from './dane.js';
+
+/** The DANE section of a probe (RFC 7672); its findings join the probe's. */
+export type SmtpDane = Omit<DaneResult, 'findings'>;
 
 /**
  * The stages of an SMTP probe, in conversation order (swaks' stop points).
@@ -221,6 +225,8 @@ export interface SmtpResult {
   auth: SmtpAuth;
   envelope: SmtpEnvelope | null;
   reverseDns: SmtpReverseDns | null;
+  /** TLSA records of `_25._tcp.<host>` matched against the presented chain, when asked for (`dane`) and the host is a name; else null. */
+  dane: SmtpDane | null;
   timings: SmtpTimings;
   findings: Finding[];
   /** The conversation when asked for (`transcript: true`), else null. */

@@ -63,6 +63,17 @@ function peerChain(leaf: tls.DetailedPeerCertificate): tls.DetailedPeerCertifica
   return chain;
 }
 
+/**
+ * The DER of each certificate of the peer's chain, leaf first, as node:tls
+ * links it (the certificates presented, completed from the trust store):
+ * what DANE matches TLSA records against (RFC 6698 §2.1.2).
+ */
+export function peerChainDer(socket: TLSSocket): Buffer[] {
+  const leaf = socket.getPeerCertificate(true);
+  if (!leaf || !leaf.raw) return [];
+  return peerChain(leaf).map((certificate) => certificate.raw);
+}
+
 /** `CN=mx.example.com, O=Example` from node's object form of a distinguished name. */
 function distinguishedName(name: PeerCertificate['subject'] | undefined): string {
   if (!name) return '';

@@ -1,9 +1,11 @@
 import type { Outcome } from '../../engine/outcome.js';
 import type { RecordSchema } from '../record-schema.js';
 import { ASN_VIEW } from './asn-view.js';
+import { BIMI_VIEW } from './bimi-view.js';
 import { BLACKLIST_VIEW } from './blacklist-view.js';
 import { safe } from './blocks.js';
 import { BULK_VIEW } from './bulk-view.js';
+import { DKIM_MESSAGE_VIEW, DKIM_VIEW } from './dkim-view.js';
 import { DNS_VIEW } from './dns-view.js';
 import { fittedTable, type TableRow } from './fitted-table.js';
 import { columnsView } from './generic-view.js';
@@ -25,6 +27,9 @@ const VIEWS: Readonly<Record<string, HumanView>> = {
   dns: DNS_VIEW,
   mx: MX_VIEW,
   spf: SPF_VIEW,
+  dkim: DKIM_VIEW,
+  'dkim-message': DKIM_MESSAGE_VIEW,
+  bimi: BIMI_VIEW,
   email: EMAIL_VIEW,
   smtp: SMTP_VIEW,
   blacklist: BLACKLIST_VIEW,

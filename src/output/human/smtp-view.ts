@@ -29,6 +29,32 @@ function certificateFacts(smtp: SmtpResult): Fact[] {
   ];
 }
 
+/** The DANE line: the verdict first, then what it rests on. */
+function daneText(smtp: SmtpResult): string | null {
+  const dane = smtp.dane;
+  if (!dane) return null;
+  const { tlsa } = dane;
+  const count = `${tlsa.records.length} TLSA record${tlsa.records.length === 1 ? '' : 's'} at ${tlsa.name}`;
+  const dnssec = `DNSSEC ${dane.dnssec.status}`;
+  const matched = dane.matches.filter((match) => match.matched).map((match) => match.record.label);
+  switch (dane.verdict) {
+    case 'matched':
+      return `matched: ${matched.join(', ')} (${count}, ${dnssec})`;
+    case 'mismatch':
+      return `no match with the presented chain (${count}, ${dnssec})`;
+    case 'unusable':
+      return `unusable for SMTP: PKIX or unknown usages only (${count})`;
+    case 'no-tls':
+      return `no certificate to match (${count}, ${dnssec})`;
+    case 'failed':
+      return dane.dnssec.status === 'bogus' ? `DNSSEC bogus at ${tlsa.name}${dane.dnssec.reason ? `: ${dane.dnssec.reason}` : ''}` : `TLSA lookup failed: ${tlsa.error ?? 'unknown error'}`;
+    case 'not-applicable':
+      return tlsa.records.length === 0
+        ? `not in use (no TLSA records at ${tlsa.name})`
+        : `${matched.length > 0 ? 'matches, but ' : ''}ignored by senders: ${count}, ${dnssec}`;
+  }
+}
+
 function authText(smtp: SmtpResult): string | null {
   const auth = smtp.auth;
   const mechanisms = auth.mechanismsAfterTls ?? auth.mechanismsBeforeTls;
@@ -68,6 +94,7 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
     ['size limit', extensions?.sizeLimitBytes ? `${grouped(extensions.sizeLimitBytes)} bytes` : null],
     ['TLS', tlsText(smtp)],
     ...certificateFacts(smtp),
+    ['DANE', daneText(smtp)],
     ['AUTH', authText(smtp)],
     ...envelopeFacts(smtp),
     ['stopped at', smtp.completed ? null : smtp.stoppedAt],

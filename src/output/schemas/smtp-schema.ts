@@ -38,6 +38,32 @@ const CERTIFICATE_COLUMNS = [
   'tls.certificate.chain',
 ];
 
+const DANE_COLUMNS = [
+  'dane.tlsa.host',
+  'dane.tlsa.port',
+  'dane.tlsa.name',
+  'dane.tlsa.tried',
+  'dane.tlsa.aliases',
+  'dane.tlsa.status',
+  'dane.tlsa.records',
+  'dane.tlsa.ttlSeconds',
+  'dane.tlsa.dnssec.status',
+  'dane.tlsa.dnssec.reason',
+  'dane.tlsa.error',
+  'dane.tlsa.resolver',
+  'dane.dnssec.status',
+  'dane.dnssec.reason',
+  'dane.matches',
+  'dane.verdict',
+];
+
+interface TlsaLike {
+  usage: number;
+  selector: number;
+  matchingType: number;
+  data: string;
+}
+
 const ENVELOPE_COLUMNS = [
   'envelope.from',
   'envelope.to',
@@ -124,6 +150,7 @@ export const SMTP_SCHEMA: RecordSchema = {
     ...ENVELOPE_COLUMNS,
     'reverseDns.names',
     'reverseDns.forwardConfirmed',
+    ...DANE_COLUMNS,
     'timings.dnsMs',
     'timings.connectMs',
     'timings.bannerMs',
@@ -141,6 +168,7 @@ export const SMTP_SCHEMA: RecordSchema = {
     certificate: CERTIFICATE_COLUMNS,
     relay: ENVELOPE_COLUMNS,
     ptr: ['reverseDns.names', 'reverseDns.forwardConfirmed'],
+    dane: DANE_COLUMNS,
   },
   identity: ['host', 'port', 'address'],
   tableColumns: ['host', 'port', 'address', 'connected', 'banner.code', 'tls.established', 'tls.certificate.trusted', 'auth.result', 'timings.totalMs', 'findings'],
@@ -153,6 +181,14 @@ export const SMTP_SCHEMA: RecordSchema = {
     if (column === 'tls.certificate.chain') {
       return (value as Array<{ subject: string; issuer: string; validTo: string }>)
         .map((item, i) => `${i}: ${item.subject} (issuer ${item.issuer}, until ${item.validTo.slice(0, 10)})`)
+        .join('\n');
+    }
+    if (column === 'dane.tlsa.records') {
+      return (value as TlsaLike[]).map((item) => `${item.usage} ${item.selector} ${item.matchingType} ${item.data}`).join('\n');
+    }
+    if (column === 'dane.matches') {
+      return (value as Array<{ record: TlsaLike & { label: string }; matched: boolean; reason: string | null }>)
+        .map((item) => `${item.record.label}: ${item.matched ? 'matches' : `no (${item.reason ?? 'no match'})`}`)
         .join('\n');
     }
     if (column === 'auth.reply' || column === 'envelope.mail' || column === 'envelope.rcpt') {

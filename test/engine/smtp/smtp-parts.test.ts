@@ -221,6 +221,7 @@ function record(overrides: Partial<SmtpResult> = {}): SmtpResult {
     auth: { mechanismsBeforeTls: [], mechanismsAfterTls: [], tested: null, result: null, reply: null, skippedReason: null },
     envelope: null,
     reverseDns: { names: ['mx.example.com'], forwardConfirmed: true },
+    dane: null,
     timings: { dnsMs: 1, connectMs: 10, bannerMs: 20, ehloMs: 5, tlsMs: null, ehloAfterTlsMs: null, authMs: null, mailMs: null, rcptMs: null, totalMs: 40 },
     findings: [],
     transcript: null,
@@ -348,6 +349,24 @@ describe('text presentation', () => {
       failure: { code: 'timeout', stage: 'banner', message: 'x' },
       tls: { ...record().tls, certificate: EXPIRED },
       envelope: { from: '', to: 'a@b.example', authenticated: false, mail: null, rcpt: null, relayTest: true, relayVerdict: null },
+      dane: {
+        tlsa: {
+          host: 'mx.example.com',
+          port: 25,
+          name: '_25._tcp.mx.example.com',
+          tried: ['_25._tcp.mx.example.com'],
+          aliases: [],
+          status: 'nodata',
+          records: [],
+          ttlSeconds: null,
+          dnssec: { status: 'secure', reason: null },
+          error: null,
+          resolver: '192.0.2.53:53',
+        },
+        dnssec: { status: 'secure', reason: null },
+        matches: [],
+        verdict: 'not-applicable',
+      },
     });
     expect(leaves(full).filter((column) => column !== 'kind')).toEqual(SMTP_SCHEMA.columns);
   });

@@ -1,0 +1,531 @@
+/**
+ * DANE for SMTP (RFC 7672): the TLSA records of an MX host, whether DNSSEC
+ * vouches for them, and whether the certificate chain the host presents
+ * matches them (RFC 6698 §2.1, RFC 7671, RFC 7672 §3).
+ */
+import { createHash, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
+import type { DecodedPacket } from 'dns-packet';
+import { NetintelError } from '../../errors.js';
+import type { EngineContext } from '../context.js';
+import { asciiName } from '../dns/query-records.js';
+import { finding, type Finding } from '../findings.js';
+import { presentTlsa, tlsaFromDecoded, type TlsaRecord } from './tlsa-record.js';
+
+/** How DNSSEC judged an RRset (RFC 4035 §4.3). */
+export type DnssecStatus = 'secure' | 'insecure' | 'bogus' | 'indeterminate';
+
+export interface DnssecVerdict {
+  status: DnssecStatus;
+  /** Why, for people (`the resolver did not set AD`, `RRSIG expired`...), or null. */
+  reason: string | null;
+}
+
+/** Judges whether the RRset `type` at `name` is DNSSEC-authenticated. */
+export type Authenticate = (name: string, type: string) => Promise<DnssecVerdict>;
+
+/** AD, bit 5 of the header's flags (RFC 4035 §3.2.3). */
+const AUTHENTIC_DATA = 1 << 5;
+
+/**
+ * The default authentication: asks the context's resolver again and reads
+ * the AD bit of its answer (RFC 4035 §3.2.3). The resolver is trusted to
+ * have validated, and the path to it to be safe (RFC 4035 §4.9.3, RFC 7672
+ * §2.1.3); a resolver sets AD only when the query signals DNSSEC interest
+ * (RFC 6840 §5.7), so without it an answer reads as insecure. A validator
+ * of netintel's own replaces this through the `authenticate` options.
+ */
+export function adBitAuthenticator(ctx: EngineContext): Authenticate {
+  return async (name, type) => {
+    const transport = await ctx.dnsTransport();
+    try {
+      const exchange = await transport.query(asciiName(name), type as Parameters<typeof transport.query>[1]);
+      const ad = ((exchange.response.flags ?? 0) & AUTHENTIC_DATA) !== 0 || exchange.response.flag_ad === true;
+      return ad
+        ? { status: 'secure', reason: `${exchange.resolver} set the AD bit` }
+        : { status: 'insecure', reason: `${exchange.resolver} did not set the AD bit` };
+    } catch (error) {
+      const message = error instanceof NetintelError ? error.message : String(error);
+      // A validating resolver answers SERVFAIL to bogus data (RFC 4035 §5.5), as it does to other failures.
+      return { status: 'indeterminate', reason: message };
+    }
+  };
+}
+
+/** The TLSA RRset of one MX host. */
+export interface TlsaLookup {
+  /** The MX host name (ASCII, no trailing dot). */
+  host: string;
+  port: number;
+  /** The TLSA owner name asked for (`_25._tcp.mx.example.com`). */
+  name: string;
+  /**
+   * The names tried, in order: the CNAME-expanded host's TLSA name first
+   * when the host is a secure alias (RFC 7672 §2.2.3), then the host's own.
+   */
+  tried: string[];
+  /** The CNAMEs followed from `name` to the TLSA RRset (RFC 7672 §2.2.3), owner names in order. */
+  aliases: string[];
+  /** `answer`, `nodata`, `nxdomain`, or `failed` (the lookup failed: `error` says why). */
+  status: 'answer' | 'nodata' | 'nxdomain' | 'failed';
+  records: TlsaRecord[];
+  ttlSeconds: number | null;
+  /** DNSSEC's verdict on the TLSA RRset (on the denial of it when there is none). */
+  dnssec: DnssecVerdict;
+  /** Why the lookup failed, or null. */
+  error: string | null;
+  resolver: string | null;
+}
+
+export interface DaneOptions {
+  /** DNSSEC authentication of an RRset; default {@link adBitAuthenticator}. */
+  authenticate?: Authenticate;
+}
+
+/** `_25._tcp.mx.example.com` (RFC 6698 §3, RFC 7672 §2.2.3). */
+export function tlsaName(host: string, port = 25): string {
+  return `_${port}._tcp.${host}`;
+}
+
+/**
+ * Looks up the TLSA RRset of an MX host (RFC 7672 §2.2.3). CNAMEs of the
+ * TLSA name are followed as the resolver returns them; when the host name
+ * itself is an alias and its expansion is DNSSEC-secure, the expanded
+ * name's TLSA records are looked for first, then the host's own.
+ *
+ * @throws NetintelError `invalid_input` for a host that is not a domain name.
+ */
+export async function lookupTlsa(ctx: EngineContext, mxHost: string, port = 25, options: DaneOptions = {}): Promise<TlsaLookup> {
+  const authenticate = options.authenticate ?? adBitAuthenticator(ctx);
+  const host = asciiName(mxHost.replace(/\.$/, '')).toLowerCase();
+  const candidates = [tlsaName(host, port)];
+  const expanded = await secureExpansion(ctx, host, authenticate);
+  if (expanded !== null && expanded !== host) candidates.unshift(tlsaName(expanded, port));
+  let lookup: TlsaLookup | null = null;
+  for (const name of candidates) {
+    lookup = await queryTlsa(ctx, host, port, name, authenticate);
+    lookup.tried = candidates.slice(0, candidates.indexOf(name) + 1);
+    if (lookup.status === 'answer' || lookup.status === 'failed') break;
+  }
+  return lookup!;
+}
+
+/** The host's CNAME-expanded name when its A lookup went through CNAMEs that DNSSEC vouches for, else null. */
+async function secureExpansion(ctx: EngineContext, host: string, authenticate: Authenticate): Promise<string | null> {
+  try {
+    const transport = await ctx.dnsTransport();
+    const exchange = await transport.query(host, 'A');
+    const { target, aliases } = followCnames(exchange.response, host);
+    if (aliases.length === 0) return null;
+    const verdict = await authenticate(host, 'A');
+    return verdict.status === 'secure' ? target : null;
+  } catch {
+    // The probe resolves the host itself and reports its failures.
+    return null;
+  }
+}
+
+async function queryTlsa(ctx: EngineContext, host: string, port: number, name: string, authenticate: Authenticate): Promise<TlsaLookup> {
+  const base: TlsaLookup = {
+    host,
+    port,
+    name,
+    tried: [name],
+    aliases: [],
+    status: 'failed',
+    records: [],
+    ttlSeconds: null,
+    dnssec: { status: 'indeterminate', reason: 'not asked' },
+    error: null,
+    resolver: null,
+  };
+  let response: DecodedPacket;
+  let rcode: string;
+  try {
+    const transport = await ctx.dnsTransport();
+    const exchange = await transport.query(name, 'TLSA');
+    response = exchange.response;
+    rcode = exchange.rcode;
+    base.resolver = exchange.resolver;
+  } catch (error) {
+    base.error = error instanceof NetintelError ? error.message : String(error);
+    // Asking again would wait out the same failure.
+    base.dnssec = { status: 'indeterminate', reason: 'the TLSA lookup failed' };
+    return base;
+  }
+  const { target, aliases } = followCnames(response, name);
+  base.aliases = aliases;
+  for (const answer of response.answers ?? []) {
+    if (answer.type !== 'TLSA' || lowerName(answer.name) !== target) continue;
+    const record = tlsaFromDecoded((answer as { data?: unknown }).data);
+    if (!record) continue;
+    base.records.push(record);
+    const ttl = (answer as { ttl?: number }).ttl ?? 0;
+    base.ttlSeconds = base.ttlSeconds === null ? ttl : Math.min(base.ttlSeconds, ttl);
+  }
+  base.status = base.records.length > 0 ? 'answer' : rcode === 'NXDOMAIN' ? 'nxdomain' : 'nodata';
+  base.dnssec = await authenticate(name, 'TLSA');
+  return base;
+}
+
+/** Follows the CNAME chain of an answer section from `name` (RFC 1034 §3.6.2); the aliases are the owners passed. */
+function followCnames(response: DecodedPacket, name: string): { target: string; aliases: string[] } {
+  const aliases: string[] = [];
+  let current = lowerName(name);
+  const answers = response.answers ?? [];
+  for (let hop = 0; hop < 16; hop++) {
+    const cname = answers.find((answer) => answer.type === 'CNAME' && lowerName(answer.name) === current);
+    const target = cname ? (cname as { data?: unknown }).data : undefined;
+    if (typeof target !== 'string') break;
+    aliases.push(current);
+    current = lowerName(target);
+  }
+  return { target: current, aliases };
+}
+
+function lowerName(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') && lower.length > 1 ? lower.slice(0, -1) : lower;
+}
+
+// ---------------------------------------------------------------------------
+// Matching (RFC 6698 §2.1, RFC 7671 §5, RFC 7672 §3.1)
+
+/** How one TLSA record fared against the presented chain. */
+export interface TlsaMatch {
+  record: TlsaRecord;
+  /** The record matched and, for DANE-TA(2), the chain up to the matched anchor verifies. */
+  matched: boolean;
+  /** The position in the chain of the certificate matched (0: the leaf), the chain's length for a bare trust-anchor key, or null. */
+  depth: number | null;
+  /**
+   * DANE-TA(2) only: the leaf names the MX host (RFC 7672 §3.2.2, as
+   * node's checkHost reads the certificate); null for other usages or without a match.
+   */
+  nameMatch: boolean | null;
+  /** Why the record did not match or cannot be used, or null. */
+  reason: string | null;
+}
+
+/** One certificate of the chain, with what matching needs from it. */
+interface ChainEntry {
+  der: Buffer;
+  x509: X509Certificate | null;
+  spki: Buffer | null;
+}
+
+function chainEntry(certificate: X509Certificate | Uint8Array): ChainEntry {
+  if (certificate instanceof X509Certificate) {
+    return { der: Buffer.from(certificate.raw), x509: certificate, spki: spkiOf(certificate) };
+  }
+  const der = Buffer.from(certificate);
+  let x509: X509Certificate | null = null;
+  try {
+    x509 = new X509Certificate(der);
+  } catch {
+    // Not a certificate: only a full-certificate record (selector 0) can match its bytes.
+  }
+  return { der, x509, spki: x509 ? spkiOf(x509) : null };
+}
+
+function spkiOf(certificate: X509Certificate): Buffer | null {
+  try {
+    return certificate.publicKey.export({ type: 'spki', format: 'der' });
+  } catch {
+    return null;
+  }
+}
+
+/** The record's data computed from `selected` (RFC 6698 §2.1.3), hex. */
+function associationData(selected: Buffer, matchingType: number): string {
+  if (matchingType === 1) return createHash('sha256').update(selected).digest('hex');
+  if (matchingType === 2) return createHash('sha512').update(selected).digest('hex');
+  return selected.toString('hex');
+}
+
+function matchesEntry(record: TlsaRecord, entry: ChainEntry): boolean {
+  const selected = record.selector === 0 ? entry.der : entry.spki;
+  return selected !== null && associationData(selected, record.matchingType) === record.data;
+}
+
+/** Each certificate up to `depth` is issued and signed by the next (RFC 5280 §6.1, names and signatures only). */
+function chainLinks(chain: readonly ChainEntry[], depth: number): boolean {
+  for (let i = 0; i < depth; i++) {
+    const child = chain[i]!.x509;
+    const issuer = chain[i + 1]?.x509;
+    if (!child || !issuer || !safe(() => child.checkIssued(issuer) && child.verify(issuer.publicKey))) return false;
+  }
+  return true;
+}
+
+function safe(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Matches TLSA records against a presented chain (leaf first), as RFC
+ * 6698 §2.1 with the SMTP rules of RFC 7672 §3.1:
+ * - DANE-EE(3): the leaf only; its names and dates are not checked (§3.1.1).
+ * - DANE-TA(2): any certificate of the chain, which then must lead from the
+ *   leaf to it by issuer names and signatures (§3.1.2); a full public key
+ *   (selector 1, matching 0) may also be an anchor the chain does not
+ *   carry, when the chain's last certificate is signed by it (RFC 7671
+ *   §5.2.3). The leaf's names are checked against `hostnames` (§3.2.2).
+ * - PKIX-TA(0), PKIX-EE(1) and unknown parameters: unusable (§3.1.3).
+ * Never throws, whatever the bytes.
+ */
+export function matchTlsa(
+  records: readonly TlsaRecord[],
+  presentedChain: ReadonlyArray<X509Certificate | Uint8Array>,
+  hostnames: readonly string[] = [],
+): TlsaMatch[] {
+  const chain = presentedChain.map(chainEntry);
+  return records.map((record) => matchOne(record, chain, hostnames));
+}
+
+function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: readonly string[]): TlsaMatch {
+  const none = (reason: string): TlsaMatch => ({ record, matched: false, depth: null, nameMatch: null, reason });
+  if (record.unusable) return none(record.unusable);
+  if (chain.length === 0) return none('no certificate was presented');
+  if (record.usage === 3) {
+    return matchesEntry(record, chain[0]!)
+      ? { record, matched: true, depth: 0, nameMatch: null, reason: null }
+      : none('the server certificate does not match');
+  }
+  // DANE-TA(2)
+  const depth = chain.findIndex((entry) => matchesEntry(record, entry));
+  const nameMatch = leafNames(chain[0]!, hostnames);
+  if (depth >= 0) {
+    if (!chainLinks(chain, depth)) return { record, matched: false, depth, nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
+    return { record, matched: true, depth, nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+  }
+  const anchorKey = record.selector === 1 && record.matchingType === 0 ? publicKeyOf(record.data) : null;
+  if (anchorKey) {
+    const last = chain[chain.length - 1]!.x509;
+    if (last && chainLinks(chain, chain.length - 1) && safe(() => last.verify(anchorKey))) {
+      return { record, matched: true, depth: chain.length, nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+    }
+  }
+  return none('no certificate of the chain matches');
+}
+
+function publicKeyOf(hex: string): KeyObject | null {
+  try {
+    return createPublicKey({ key: Buffer.from(hex, 'hex'), format: 'der', type: 'spki' });
+  } catch {
+    return null;
+  }
+}
+
+function leafNames(leaf: ChainEntry, hostnames: readonly string[]): boolean | null {
+  if (hostnames.length === 0 || !leaf.x509) return null;
+  const x509 = leaf.x509;
+  return hostnames.some((name) => safe(() => x509.checkHost(name) !== undefined));
+}
+
+// ---------------------------------------------------------------------------
+// The check
+
+/** The DANE section of an MX host. */
+export interface DaneResult {
+  tlsa: TlsaLookup;
+  /** The TLSA RRset's DNSSEC verdict (as `tlsa.dnssec`). */
+  dnssec: DnssecVerdict;
+  /** Per record, against the presented chain; [] when there was no chain or no record. */
+  matches: TlsaMatch[];
+  /**
+   * `matched`: a usable record matches (DANE senders deliver); `mismatch`:
+   * none does; `unusable`: no record senders can use; `no-tls`: records but
+   * no certificate; `not-applicable`: no TLSA, or not DNSSEC-secure
+   * (senders ignore it); `failed`: the lookup failed.
+   */
+  verdict: 'matched' | 'mismatch' | 'unusable' | 'no-tls' | 'not-applicable' | 'failed';
+  findings: Finding[];
+}
+
+export interface CheckDaneOptions extends DaneOptions {
+  /** Port of the TLSA name (default 25: `_25._tcp`, RFC 7672 §2.2.3). */
+  port?: number;
+  /** Whether the server offered STARTTLS; false gives `dane_starttls_missing` when TLSA records exist. */
+  starttlsOffered?: boolean | null;
+}
+
+/**
+ * Looks up the MX host's TLSA records and matches them against the chain
+ * it presented (DER, leaf first; null when no TLS session was had).
+ *
+ * @throws NetintelError `invalid_input` for a host that is not a domain name.
+ */
+export async function checkDane(
+  ctx: EngineContext,
+  mxHost: string,
+  presentedChainDer: ReadonlyArray<Uint8Array | X509Certificate> | null,
+  options: CheckDaneOptions = {},
+): Promise<DaneResult> {
+  const tlsa = await lookupTlsa(ctx, mxHost, options.port ?? 25, options);
+  return daneFromLookup(tlsa, presentedChainDer, options.starttlsOffered ?? null);
+}
+
+/** {@link checkDane} from a lookup already made (the SMTP probe looks up while it talks). */
+export function daneFromLookup(
+  tlsa: TlsaLookup,
+  presentedChainDer: ReadonlyArray<Uint8Array | X509Certificate> | null,
+  starttlsOffered: boolean | null,
+): DaneResult {
+  const hostnames = [...new Set([tlsa.host, baseDomain(tlsa)])];
+  const matches = tlsa.records.length > 0 && presentedChainDer && presentedChainDer.length > 0 ? matchTlsa(tlsa.records, presentedChainDer, hostnames) : [];
+  const { verdict, findings } = judgeDane(tlsa, matches, presentedChainDer, starttlsOffered);
+  return { tlsa, dnssec: tlsa.dnssec, matches, verdict, findings };
+}
+
+/** The TLSA base domain: the name the TLSA records were found at, without `_port._tcp.` (RFC 7672 §2.2.3). */
+function baseDomain(tlsa: TlsaLookup): string {
+  return tlsa.name.replace(/^_\d+\._tcp\./, '');
+}
+
+function judgeDane(
+  tlsa: TlsaLookup,
+  matches: readonly TlsaMatch[],
+  chain: ReadonlyArray<unknown> | null,
+  starttlsOffered: boolean | null,
+): { verdict: DaneResult['verdict']; findings: Finding[] } {
+  const findings: Finding[] = [];
+  const where = { name: tlsa.name, ...(tlsa.aliases.length > 0 ? { aliases: tlsa.aliases } : {}) };
+  const dnssec = tlsa.dnssec;
+
+  if (tlsa.status === 'failed') {
+    findings.push(
+      finding('dane_tlsa_lookup_failed', 'error', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
+        ...where,
+        error: tlsa.error,
+        dnssec,
+      }),
+    );
+    return { verdict: 'failed', findings };
+  }
+  if (dnssec.status === 'bogus') {
+    findings.push(
+      finding('dane_tlsa_bogus', 'error', `DNSSEC validation of the TLSA answer for ${tlsa.name} fails (${dnssec.reason ?? 'bogus'}): DANE senders do not deliver to this host`, 'RFC 7672 §2.1.1', {
+        ...where,
+        dnssec,
+      }),
+    );
+    return { verdict: 'failed', findings };
+  }
+  if (tlsa.records.length === 0) {
+    findings.push(
+      finding('dane_tlsa_missing', 'info', `no TLSA records at ${tlsa.name}: DANE is not in use for this host (senders fall back to opportunistic TLS)`, 'RFC 7672 §2.2', {
+        ...where,
+        status: tlsa.status,
+      }),
+    );
+    return { verdict: 'not-applicable', findings };
+  }
+  const records = tlsa.records.map(presentTlsa);
+  if (dnssec.status !== 'secure') {
+    const indeterminate = dnssec.status === 'indeterminate';
+    findings.push(
+      finding(
+        indeterminate ? 'dane_dnssec_indeterminate' : 'dane_tlsa_insecure',
+        'warning',
+        indeterminate
+          ? `whether the TLSA records at ${tlsa.name} are DNSSEC-signed could not be decided (${dnssec.reason ?? 'unknown'})`
+          : `the TLSA records at ${tlsa.name} are not DNSSEC-authenticated${dnssec.reason ? ` (${dnssec.reason})` : ''}: senders ignore them; sign the zone`,
+        'RFC 7672 §2.2',
+        { ...where, records, dnssec },
+      ),
+    );
+  }
+
+  const usable = tlsa.records.filter((record) => record.unusable === null);
+  const unusable = tlsa.records.filter((record) => record.unusable !== null);
+  if (usable.length === 0) {
+    findings.push(
+      finding(
+        'dane_unusable_only',
+        'error',
+        `every TLSA record at ${tlsa.name} is unusable for SMTP (${unusable.map((record) => record.unusable).join('; ')}): senders still require TLS but authenticate nothing; publish DANE-EE(3) or DANE-TA(2) records`,
+        'RFC 7672 §3.1.3',
+        { ...where, records },
+      ),
+    );
+  } else if (unusable.length > 0) {
+    findings.push(
+      finding('dane_unusable_record', 'info', `${unusable.length} of the ${tlsa.records.length} TLSA records are unusable for SMTP and are ignored: ${unusable.map((record) => record.unusable).join('; ')}`, 'RFC 7672 §3.1.3', {
+        ...where,
+        records: unusable.map(presentTlsa),
+      }),
+    );
+  }
+  if (tlsa.records.length === 1 && tlsa.records[0]!.usage === 3 && tlsa.records[0]!.unusable === null) {
+    findings.push(
+      finding(
+        'dane_no_rollover_record',
+        'warning',
+        'a single DANE-EE(3) TLSA record: the next certificate or key change breaks delivery from DANE senders; publish a second record for the next key before the change (the "current + next" rollover)',
+        'RFC 7671 §8.1, RFC 7672 §8.1',
+        { ...where, records },
+      ),
+    );
+  }
+
+  if (starttlsOffered === false) {
+    findings.push(
+      finding('dane_starttls_missing', 'error', `the host publishes TLSA records but does not offer STARTTLS: DANE senders do not deliver to it`, 'RFC 7672 §2.2', { ...where, records }),
+    );
+    return { verdict: 'no-tls', findings };
+  }
+  if (!chain || chain.length === 0) {
+    if (starttlsOffered !== null) {
+      findings.push(
+        finding('dane_no_certificate', 'error', 'the host publishes TLSA records but no TLS session (and no certificate) could be had: DANE senders do not deliver to it', 'RFC 7672 §2.2', {
+          ...where,
+          records,
+        }),
+      );
+    }
+    return { verdict: 'no-tls', findings };
+  }
+  if (usable.length === 0) return { verdict: 'unusable', findings };
+
+  const matched = matches.filter((match) => match.matched);
+  const named = matched.filter((match) => match.record.usage === 3 || match.nameMatch !== false);
+  const secure = dnssec.status === 'secure';
+  if (named.length > 0) {
+    findings.push(
+      finding(
+        'dane_match',
+        secure ? 'pass' : 'info',
+        `the presented certificate chain matches ${named.map((match) => match.record.label).join(', ')}${secure ? '' : ' (but senders ignore records without DNSSEC)'}`,
+        'RFC 7672 §3.1',
+        { ...where, matched: named.map((match) => ({ record: presentTlsa(match.record), depth: match.depth })) },
+      ),
+    );
+    return { verdict: secure ? 'matched' : 'not-applicable', findings };
+  }
+  if (matched.length > 0) {
+    findings.push(
+      finding(
+        'dane_ta_name_mismatch',
+        secure ? 'error' : 'warning',
+        `the chain leads to a DANE-TA(2) trust anchor, but the server certificate does not name ${tlsa.host}${baseDomain(tlsa) !== tlsa.host ? ` or ${baseDomain(tlsa)}` : ''}`,
+        'RFC 7672 §3.2.2',
+        { ...where, matched: matched.map((match) => presentTlsa(match.record)) },
+      ),
+    );
+    return { verdict: secure ? 'mismatch' : 'not-applicable', findings };
+  }
+  findings.push(
+    finding(
+      'dane_no_match',
+      secure ? 'error' : 'warning',
+      `no TLSA record at ${tlsa.name} matches the presented certificate chain${secure ? ': DANE senders do not deliver to this host' : ''}`,
+      'RFC 7672 §3.1',
+      { ...where, records, reasons: matches.map((match) => ({ record: presentTlsa(match.record), reason: match.reason })) },
+    ),
+  );
+  return { verdict: secure ? 'mismatch' : 'not-applicable', findings };
+}

@@ -1,0 +1,121 @@
+import type { Finding } from '../../engine/findings.js';
+import type { BimiLogo } from '../../engine/mail/check-bimi.js';
+import { presentFindings } from '../findings-table.js';
+import type { RecordSchema } from '../record-schema.js';
+import { getPath } from '../record-schema.js';
+import { FINDINGS_CSV } from '../findings-columns.js';
+
+/** The logo fetch in one line: size, type, redirects. */
+export function presentBimiLogo(logo: BimiLogo): string {
+  if (logo.error) return `${logo.url}: ${logo.error.code}: ${logo.error.message}`;
+  const size = logo.truncated ? `over ${logo.octets} octets` : `${logo.octets} octets${logo.compressed ? ' (gzip)' : ''}`;
+  const via = logo.redirects.length > 0 ? `, via ${logo.redirects.join(' -> ')}` : '';
+  return `${logo.url} (${size}, ${logo.contentType ?? 'no Content-Type'}${via})`;
+}
+
+/**
+ * Columns of the BIMI record (`netintel bimi`). In table and CSV views the
+ * findings are grouped by severity; json, ndjson and xml keep the record.
+ */
+export const BIMI_SCHEMA: RecordSchema = {
+  kind: 'bimi',
+  columns: [
+    'domain',
+    'domainUnicode',
+    'selector',
+    'status',
+    'organisationalDomain',
+    'location',
+    'inherited',
+    'record',
+    'records',
+    'tags.v',
+    'tags.l',
+    'tags.a',
+    'tags.lps',
+    'tags.avp',
+    'dmarc.met',
+    'dmarc.location',
+    'dmarc.policy',
+    'dmarc.percent',
+    'dmarc.organisationalPolicy',
+    'dmarc.subdomainPolicy',
+    'dmarc.error',
+    'logo.url',
+    'logo.finalUrl',
+    'logo.redirects',
+    'logo.contentType',
+    'logo.octets',
+    'logo.truncated',
+    'logo.compressed',
+    'logo.svg.root',
+    'logo.svg.baseProfile',
+    'logo.svg.version',
+    'logo.svg.title',
+    'logo.svg.viewBox',
+    'logo.error',
+    'certificate.url',
+    'certificate.octets',
+    'certificate.certificate.certificates',
+    'certificate.certificate.subject',
+    'certificate.certificate.issuer',
+    'certificate.certificate.validFrom',
+    'certificate.certificate.validTo',
+    'certificate.certificate.logotype',
+    'certificate.error',
+    'findings',
+  ],
+  groups: {
+    tags: ['tags.v', 'tags.l', 'tags.a', 'tags.lps', 'tags.avp'],
+    dmarc: ['dmarc.met', 'dmarc.location', 'dmarc.policy', 'dmarc.percent', 'dmarc.organisationalPolicy', 'dmarc.subdomainPolicy', 'dmarc.error'],
+    logo: [
+      'logo.url',
+      'logo.finalUrl',
+      'logo.redirects',
+      'logo.contentType',
+      'logo.octets',
+      'logo.truncated',
+      'logo.compressed',
+      'logo.svg.root',
+      'logo.svg.baseProfile',
+      'logo.svg.version',
+      'logo.svg.title',
+      'logo.svg.viewBox',
+      'logo.error',
+    ],
+    certificate: [
+      'certificate.url',
+      'certificate.octets',
+      'certificate.certificate.certificates',
+      'certificate.certificate.subject',
+      'certificate.certificate.issuer',
+      'certificate.certificate.validFrom',
+      'certificate.certificate.validTo',
+      'certificate.certificate.logotype',
+      'certificate.error',
+    ],
+  },
+  identity: ['domain'],
+  tableColumns: ['selector', 'status', 'dmarc.met', 'logo.url', 'findings'],
+  csvFlat: FINDINGS_CSV,
+  presentColumn: (record, column) => {
+    const value = getPath(record, column);
+    if (value === null || value === undefined) return value;
+    switch (column) {
+      case 'records':
+        return (value as string[]).map((text) => JSON.stringify(text)).join('\n');
+      case 'logo.redirects':
+        return (value as string[]).join(' ');
+      case 'dmarc.error':
+      case 'logo.error':
+      case 'certificate.error': {
+        const error = value as { code: string; message: string };
+        return `${error.code}: ${error.message}`;
+      }
+      case 'findings':
+        return presentFindings(value as Finding[]);
+      default:
+        return value;
+    }
+  },
+};

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { readDkimKey } from '../../../src/engine/mail/dkim-key.js';
+import { looksLikeDkimRecord, parseDkimRecord } from '../../../src/engine/mail/dkim-record.js';
+
+describe('DKIM key record parsing (RFC 6376 §3.2, §3.6.1)', () => {
+  it('reads every tag, with the defaults for those left out', () => {
+    const parsed = parseDkimRecord('v=DKIM1; k=ed25519; h=sha256; s=email; t=y:s; n=rotated 2024; p=MCowBQ==');
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.record).toEqual({
+      tags: [
+        { name: 'v', value: 'DKIM1' },
+        { name: 'k', value: 'ed25519' },
+        { name: 'h', value: 'sha256' },
+        { name: 's', value: 'email' },
+        { name: 't', value: 'y:s' },
+        { name: 'n', value: 'rotated 2024' },
+        { name: 'p', value: 'MCowBQ==' },
+      ],
+      version: 'DKIM1',
+      keyType: 'ed25519',
+      publicKey: 'MCowBQ==',
+      hashAlgorithms: ['sha256'],
+      serviceTypes: ['email'],
+      flags: ['y', 's'],
+      testing: true,
+      strictSubdomains: true,
+      notes: 'rotated 2024',
+    });
+    const bare = parseDkimRecord('p=MCowBQ==');
+    expect(bare.problems).toEqual([]);
+    expect(bare.record).toMatchObject({ version: null, keyType: 'rsa', hashAlgorithms: null, serviceTypes: ['*'], flags: [], testing: false });
+  });
+
+  it('tolerates folding whitespace around tags, inside p= and a trailing ";"', () => {
+    const parsed = parseDkimRecord(' v=DKIM1 ;\r\n\tk = rsa;p=MCow\r\n BQ== ; ');
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.record?.publicKey).toBe('MCowBQ==');
+    expect(parsed.record?.keyType).toBe('rsa');
+  });
+
+  it('reads an empty p= as a revoked key and a missing p= as an error', () => {
+    expect(parseDkimRecord('v=DKIM1; p=').record?.publicKey).toBe('');
+    expect(parseDkimRecord('v=DKIM1; p=').problems).toEqual([]);
+    expect(parseDkimRecord('v=DKIM1; k=rsa').problems.map((item) => item.code)).toEqual(['no_public_key']);
+  });
+
+  it('names each problem', () => {
+    const codes = (text: string) => parseDkimRecord(text).problems.map((item) => item.code);
+    expect(codes('v=DKIM2; p=')).toEqual(['bad_version']);
+    expect(codes('p=; v=DKIM1')).toEqual(['bad_version']);
+    expect(codes('v=DKIM1; p=; p=')).toEqual(['duplicate_tag']);
+    expect(codes('v=DKIM1;; p=')).toEqual(['syntax']);
+    expect(codes('v=DKIM1; 1x=2; p=')).toEqual(['syntax']);
+    expect(codes('v=DKIM1; p=abc\x01')).toEqual(['syntax', 'no_public_key']);
+    expect(codes('v=DKIM1; p=abc!')).toEqual(['bad_base64']);
+    expect(codes('v=DKIM1; p=abc')).toEqual(['bad_base64']);
+    expect(codes('v=DKIM1; k=dsa; p=')).toEqual(['unknown_key_type']);
+    expect(codes('v=DKIM1; h=sha1; p=')).toEqual(['sha1_only']);
+    expect(codes('v=DKIM1; h=sha256:sha512; p=')).toEqual(['unknown_hash']);
+    expect(codes('v=DKIM1; s=xmpp; p=')).toEqual(['not_for_email']);
+    // Tag names are case-sensitive: P= is an unknown tag, so the key is missing.
+    expect(codes('v=DKIM1; P=MCowBQ==')).toEqual(['no_public_key']);
+    expect(parseDkimRecord('just text').record).toBeNull();
+  });
+
+  it('tells key records from other TXT records', () => {
+    expect(looksLikeDkimRecord('v=DKIM1; p=abc')).toBe(true);
+    expect(looksLikeDkimRecord('k=rsa; p=abc')).toBe(true);
+    expect(looksLikeDkimRecord('p=')).toBe(true);
+    expect(looksLikeDkimRecord('google-site-verification=abc')).toBe(false);
+    expect(looksLikeDkimRecord('v=spf1 -all')).toBe(false);
+  });
+
+  it('property: any string gives a parse result or a list of problems, never an exception', () => {
+    const tagish = fc.oneof(
+      fc.string(),
+      fc.array(fc.tuple(fc.constantFrom('v', 'k', 'p', 'h', 's', 't', 'n', 'x', 'P', '', ' '), fc.string()), { maxLength: 8 }).map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join(';')),
+      fc.string({ unit: 'binary' }),
+    );
+    fc.assert(
+      fc.property(tagish, (text) => {
+        const parsed = parseDkimRecord(text);
+        expect(Array.isArray(parsed.problems)).toBe(true);
+        if (parsed.record === null) expect(parsed.problems.length).toBeGreaterThan(0);
+        else {
+          expect(KNOWN_SHAPE(parsed.record)).toBe(true);
+          if (parsed.record.publicKey !== null) expect(() => readDkimKey(parsed.record!.keyType, parsed.record!.publicKey!)).not.toThrow();
+        }
+        for (const problem of parsed.problems) expect(['error', 'warning', 'info']).toContain(problem.severity);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+function KNOWN_SHAPE(record: NonNullable<ReturnType<typeof parseDkimRecord>['record']>): boolean {
+  return typeof record.keyType === 'string' && Array.isArray(record.flags) && Array.isArray(record.serviceTypes) && record.testing === record.flags.includes('y');
+}
+
+describe('reading the key (node:crypto)', () => {
+  it('reads RSA sizes from SPKI and PKCS#1, and Ed25519 from its 32 raw octets', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
+    expect(readDkimKey('rsa', rsa.export({ format: 'der', type: 'spki' }).toString('base64'))).toEqual({ type: 'rsa', bits: 1024, encoding: 'spki' });
+    expect(readDkimKey('rsa', rsa.export({ format: 'der', type: 'pkcs1' }).toString('base64'))).toEqual({ type: 'rsa', bits: 1024, encoding: 'pkcs1' });
+    const ed = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+    expect(readDkimKey('ed25519', ed.subarray(12).toString('base64'))).toEqual({ type: 'ed25519', bits: 256, encoding: 'raw' });
+    expect(readDkimKey('ed25519', ed.toString('base64'))).toEqual({ type: 'ed25519', bits: 256, encoding: 'spki-ed25519' });
+  });
+
+  it('refuses a key of the wrong type or no key at all', () => {
+    const ed = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    expect(readDkimKey('rsa', ed)).toMatchObject({ message: expect.stringContaining('k= says rsa') });
+    expect(readDkimKey('ed25519', 'AAAA')).toMatchObject({ message: expect.stringContaining('32 octets of the key') });
+    expect(readDkimKey('rsa', 'bm90IGEga2V5')).toHaveProperty('message');
+  });
+});
