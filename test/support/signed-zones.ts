@@ -2,7 +2,7 @@
  * Signed test zones made at test time with BIND's dnssec-keygen and
  * dnssec-signzone (Debian bind9-utils), for NSD to serve on 127.0.0.1:
  *
- *   test.            ECDSA P-256, NSEC: the trust anchor's zone, parent of all below
+ *   test.            ECDSA P-256, NSEC: the trust anchor's zone, parent of all below, a wildcard
  *   child.test.      RSA/SHA-256, NSEC3: www A, a wildcard, NXDOMAIN and NODATA, CNAMEs into ed.test. and bogus.test.
  *   ed.test.         Ed25519, NSEC
  *   p384.test.       ECDSA P-384, NSEC
@@ -104,7 +104,7 @@ export async function buildSignedZones(): Promise<SignedZones> {
   const delegations = CHILDREN.filter((c) => c.name.split('.').length === 3)
     .map((c) => `${c.name} IN NS ns.${c.name}\nns.${c.name} IN A 127.0.0.1\n`)
     .join('');
-  const parent = await sign('test.', SOA('test.') + 'www IN A 192.0.2.1\n' + delegations + parentDs.join('\n') + '\n');
+  const parent = await sign('test.', SOA('test.') + 'www IN A 192.0.2.1\n*.w IN TXT "wildcard"\n' + delegations + parentDs.join('\n') + '\n');
   zones.push({ name: 'test', text: parent });
 
   const anchorKeyFile = await readFile(join(dir, `${anchorKsk}.key`), 'utf8');

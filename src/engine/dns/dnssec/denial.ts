@@ -83,12 +83,17 @@ function proveWithNsec(entries: NsecEntry[], qname: WireName, qtype: number, nxd
   if (isAtOrBelow(covering.nsec.next, qname) && !sameName(covering.nsec.next, qname)) {
     return nxdomain ? { kind: 'none', reason: 'denial not proven (the name is an empty non-terminal)' } : { kind: 'nodata' };
   }
-  // RFC 4035 §5.4: NXDOMAIN also needs proof that no wildcard at the closest encloser exists.
   const encloser = closestEncloser(qname, covering);
   const wildcard = [Buffer.from('*'), ...encloser];
-  const wildcardDenied = entries.some((e) => nsecCovers(e, wildcard)) || entries.some((e) => sameName(e.owner, wildcard) && !e.nsec.types.has(qtype) && !e.nsec.types.has(TYPE.CNAME));
-  if (!wildcardDenied) return { kind: 'none', reason: 'denial not proven (no NSEC denies the wildcard)' };
-  return nxdomain ? { kind: 'nxdomain' } : { kind: 'none', reason: 'denial not proven (NSEC shows NXDOMAIN for a NOERROR answer)' };
+  if (!nxdomain) {
+    // RFC 4035 §3.1.3.4: NODATA from a wildcard, the name covered and the wildcard without the type.
+    const atWildcard = entries.find((e) => sameName(e.owner, wildcard));
+    if (atWildcard && !atWildcard.nsec.types.has(qtype) && !atWildcard.nsec.types.has(TYPE.CNAME)) return { kind: 'nodata' };
+    return { kind: 'none', reason: 'denial not proven (NSEC shows NXDOMAIN for a NOERROR answer)' };
+  }
+  // RFC 4035 §5.4: NXDOMAIN also needs proof that no wildcard at the closest encloser exists.
+  if (!entries.some((e) => nsecCovers(e, wildcard))) return { kind: 'none', reason: 'denial not proven (no NSEC denies the wildcard)' };
+  return { kind: 'nxdomain' };
 }
 
 /**
@@ -152,12 +157,15 @@ function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, n
     const nextCloser = qname.slice(i - 1);
     const cover = covering(nextCloser);
     if (!cover) return { kind: 'none', reason: 'denial not proven (no NSEC3 covers the next closer name)' };
+    const wildcard = [Buffer.from('*'), ...encloser];
     if (!nxdomain) {
       // RFC 5155 §8.6: a DS NODATA under opt-out, the child may be an unsigned delegation.
       if (qtype === TYPE.DS && (cover.nsec3.flags & OPT_OUT_FLAG) !== 0) return { kind: 'insecure-delegation' };
+      // RFC 5155 §8.7: NODATA from a wildcard, which matches an NSEC3 without the type.
+      const atWildcard = matching(wildcard);
+      if (atWildcard && !atWildcard.nsec3.types.has(qtype) && !atWildcard.nsec3.types.has(TYPE.CNAME)) return { kind: 'nodata' };
       return { kind: 'none', reason: 'denial not proven (no NSEC3 matches the name)' };
     }
-    const wildcard = [Buffer.from('*'), ...encloser];
     if (!covering(wildcard)) return { kind: 'none', reason: 'denial not proven (no NSEC3 denies the wildcard)' };
     return { kind: 'nxdomain' };
   }

@@ -241,6 +241,14 @@ async function validateAnswer(lookup: Lookup, anchor: TrustAnchor, message: Wire
       keys = step;
     }
     return checkAnswer(message, zone, keys, qname, qtype, now);
+  } catch (error) {
+    // A question of the chain that got no answer leaves its link undecided.
+    const last = links[links.length - 1];
+    if (!(error instanceof Verdict) && last && last.status === 'secure') {
+      last.status = 'indeterminate';
+      last.reason = `no answer: ${toNetintelError(error).message}`;
+    }
+    throw error;
   } finally {
     keep();
   }
