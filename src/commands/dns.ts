@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
@@ -19,32 +20,45 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
     .command('dns')
     .description('DNS records of names (an IP address means a reverse PTR lookup), typed, with rcodes, TTLs and the resolver that answered')
     .argument('[targets...]', 'domain names or IP addresses; read from stdin when piped')
-    .addOption(new Option('--type <types>', 'A, AAAA, CNAME, MX, NS, SOA, TXT, CAA, PTR, SRV, comma-separated, or ALL'))
+    .addOption(new Option('--type <types>', 'A, AAAA, CNAME, MX, NS, SOA, TXT, CAA, PTR, SRV, DS, DNSKEY, RRSIG, NSEC, NSEC3, TLSA, SVCB, HTTPS, comma-separated, or ALL'))
+    .addOption(new Option('--dnssec', 'ask with the DO bit, show RRSIGs and the AD bit, and validate the chain from the trust anchor'))
+    .addOption(new Option('--trust-anchor <file>', 'with --dnssec: DS or DNSKEY records in zone-file form to start from (default: the IANA root KSKs)'))
     .addHelpText(
       'after',
       [
         '',
         'NXDOMAIN and NODATA are answers (exit 0); SERVFAIL/REFUSED (exit 5) and timeouts (exit 4) are errors.',
         'ALL asks A AAAA CNAME MX NS SOA TXT CAA concurrently (ANY is deprecated by RFC 8482).',
+        '--dnssec gives each answer a verdict: secure, insecure, bogus (an error finding) or indeterminate.',
         'Examples:',
         '  netintel dns example.com --type MX',
         '  netintel dns example.com --type ALL -f json',
         '  netintel dns 8.8.8.8                      # PTR',
         '  netintel dns bücher.example --resolver 9.9.9.9 --tcp',
         '  netintel dns --type A,AAAA -f csv < names.txt',
+        '  netintel dns example.com --type MX --dnssec',
+        '  netintel dns www.example.test --dnssec --trust-anchor Kexample.test.+013+12345.key',
       ].join('\n'),
     )
-    .action(async (targets: string[], flags: { type?: string }, command: Command) => {
+    .action(async (targets: string[], flags: { type?: string; dnssec?: boolean; trustAnchor?: string }, command: Command) => {
       const options = runtime.options(command);
       const ctx = runtime.context(options);
       const { io } = runtime;
       // The DNS engine (and its sockets, crypto, dns-packet) loads only when this command runs.
       const dns = await loadDnsEngine();
       const types = flags.type === undefined ? null : dns.parseDnsTypes(flags.type);
+      const dnssec = flags.dnssec === true || flags.trustAnchor !== undefined;
+      if (dnssec && options.remote) {
+        throw new NetintelError('usage', 'dns --dnssec validates on this machine (drop --server, or drop --dnssec)');
+      }
       // Remote mode (--server): the same records, asked of a netintel server (which uses its own resolvers).
       const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress) : null;
       const asked = types === null ? null : dns.expandDnsTypes(types);
-      const lookup = remote ? (query: string) => remote.dnsOutcomes(query, asked) : createDnsLookup(dns, ctx, types);
+      const lookup = remote
+        ? (query: string) => remote.dnsOutcomes(query, asked)
+        : dnssec
+          ? await createDnssecLookup(dns, ctx, types, flags.trustAnchor)
+          : createDnsLookup(dns, ctx, types);
       if (targets.length === 0) {
         // Without this, a bare `netintel dns` at a terminal would sit waiting for typed input.
         if (!stdinBringsList(io)) {
@@ -71,6 +85,55 @@ async function loadDnsEngine() {
 }
 
 type DnsEngine = Awaited<ReturnType<typeof loadDnsEngine>>;
+
+/**
+ * The `--dnssec` lookup of one target: each type validated from the trust
+ * anchor (`--trust-anchor FILE`, or the IANA root), one outcome per type.
+ */
+async function createDnssecLookup(
+  dns: DnsEngine,
+  ctx: EngineContext,
+  types: readonly DnsQueryType[] | null,
+  anchorFile: string | undefined,
+): Promise<(query: string) => Promise<Array<Outcome<DnsResult>>>> {
+  const [{ resolveDnssecType }, anchors] = await Promise.all([import('../engine/dns/dnssec/dnssec-report.js'), import('../engine/dns/dnssec/trust-anchor.js')]);
+  const anchor = anchorFile === undefined ? anchors.rootTrustAnchor() : await readTrustAnchor(anchors, anchorFile);
+  const asked = types === null ? null : dns.expandDnsTypes(types);
+  return async (query) => {
+    let target: DnsTarget;
+    try {
+      target = dns.parseDnsTarget(query);
+    } catch (error) {
+      return [{ ok: false, query, error: toNetintelError(error) }];
+    }
+    const typesOfTarget = asked ?? [target.reverse ? 'PTR' : 'A'];
+    return Promise.all(
+      typesOfTarget.map((type) =>
+        resolveDnssecType(ctx, target, type, anchor).then(
+          (value): Outcome<DnsResult> => ({ ok: true, query, value }),
+          (error: unknown): Outcome<DnsResult> => ({ ok: false, query: typesOfTarget.length > 1 ? `${query} ${type}` : query, error: toNetintelError(error) }),
+        ),
+      ),
+    );
+  };
+}
+
+/** The trust anchor file of `--trust-anchor`, read and parsed; its faults are usage errors naming the file. */
+async function readTrustAnchor(anchors: typeof import('../engine/dns/dnssec/trust-anchor.js'), file: string) {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new NetintelError('usage', `cannot read the trust anchor file ${file} (${reason}: give a file of DS or DNSKEY records to --trust-anchor)`, { details: { path: file } });
+  }
+  try {
+    return anchors.parseTrustAnchors(text);
+  } catch (error) {
+    if (!(error instanceof anchors.RecordSyntaxError)) throw error;
+    throw new NetintelError('usage', `the trust anchor file ${file} is not usable: ${error.message} (give DS or DNSKEY records in zone-file form, as dnssec-dsfromkey prints them)`, { details: { path: file } });
+  }
+}
 
 /**
  * The lookup of one target: one outcome per type asked, so that a type that

@@ -1,12 +1,15 @@
+import { presentGenericRdata } from './dnssec-presentation.js';
+
 /**
  * DNS record data in presentation (zone-file) form, as dig prints it
- * (RFC 1035 §5.1; CAA RFC 8659 §4.1; SRV RFC 2782; unknown types RFC 3597 §5),
+ * (RFC 1035 §5.1; CAA RFC 8659 §4.1; SRV RFC 2782; DNSSEC, TLSA and SVCB types
+ * in dnssec-presentation.ts; unknown types RFC 3597 §5),
  * for the table and CSV views.
  */
 export function presentDnsData(type: string, data: unknown): string {
   if (typeof data === 'string') {
     if (type === 'A' || type === 'AAAA') return data;
-    if (data.startsWith('\\#')) return presentGeneric(data);
+    if (data.startsWith('\\#')) return presentGenericRdata(type, data) ?? presentGeneric(data);
     return presentName(data);
   }
   const record = data as Record<string, unknown>;

@@ -115,6 +115,13 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dns/many-csv', argv: ['dns', '--type', 'A,MX', '-f', 'csv', ...dns], stdin: 'example.test\ngood.test\nnothing-here.example.test\n' },
     { id: 'dns/bad-type', argv: ['dns', 'example.test', '--type', 'BOGUS', ...dns] },
     { id: 'dns/bad-name', argv: ['dns', 'exa mple.test', ...dns] },
+    // dns --dnssec: the test DNS server signs nothing, so the chain breaks at the anchor's own keys (a test key, then the root's).
+    { id: 'dns/dnssec-no-dnskey', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', ...dns] },
+    { id: 'dns/dnssec-no-dnskey-json', argv: ['dns', 'example.test', '--type', 'MX', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', '-f', 'json', ...dns] },
+    { id: 'dns/dnssec-root-anchor', argv: ['dns', 'example.test', 'nothing-here.example.test', '--dnssec', ...dns] },
+    { id: 'dns/dnssec-missing-anchor', argv: ['dns', 'example.test', '--trust-anchor', '/nonexistent/anchor.key', ...dns] },
+    { id: 'dns/dnssec-broken-anchor', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/broken-anchor.ds', ...dns] },
+    { id: 'dns/dnssec-remote', argv: ['dns', 'example.test', '--dnssec', '--server', 'http://127.0.0.1:9'] },
 
     // mx
     ...everyFormat('mx/good', ['mx', 'good.test', ...dns]),
@@ -207,6 +214,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('dns-all', ['dns', 'example.test', '--type', 'ALL', ...dns]),
         at('dns-long-txt', ['dns', 'long.example.test', '--type', 'TXT', ...dns]),
         at('dns-nxdomain', ['dns', 'nothing-here.example.test', ...dns]),
+        at('dns-dnssec', ['dns', 'example.test', '--type', 'MX', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', ...dns]),
         at('mx', ['mx', 'good.test', ...dns]),
         at('mx-list', ['mx', ...dns], { stdin: 'good.test\nnullmx.test\ncname.test\n' }),
         at('spf', ['spf', 'good.test', ...dns]),

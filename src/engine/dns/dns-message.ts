@@ -23,6 +23,15 @@ export interface DnsQuestion {
  */
 export const EDNS_UDP_PAYLOAD = 1232;
 
+/**
+ * Whether a query carries an EDNS0 OPT record: `false` none, `true` plain,
+ * `'dnssec'` with the DO bit (RFC 4035 §3.2.1) so that RRSIG, NSEC and NSEC3
+ * come back, `'dnssec-cd'` with DO and the CD bit (RFC 4035 §3.2.2) for a
+ * caller that validates itself and wants the data even where the resolver
+ * would call it bogus.
+ */
+export type EdnsMode = boolean | 'dnssec' | 'dnssec-cd';
+
 /** A uniformly random 16-bit query id: ids must be unpredictable (RFC 5452 §4.3). */
 export function randomQueryId(): number {
   return randomInt(0x10000);
@@ -41,21 +50,22 @@ export interface PreparedQuery {
  * with an EDNS0 OPT record (RFC 6891) when `edns` is true. The name must
  * have passed {@link assertQueryName}.
  */
-export function prepareQuery(id: number, question: DnsQuestion, edns: boolean): PreparedQuery {
+export function prepareQuery(id: number, question: DnsQuestion, edns: EdnsMode): PreparedQuery {
+  const dnssecOk = edns === 'dnssec' || edns === 'dnssec-cd';
   const message = dnsPacket.encode({
     type: 'query',
     id,
-    flags: dnsPacket.RECURSION_DESIRED,
+    flags: dnsPacket.RECURSION_DESIRED | (edns === 'dnssec-cd' ? dnsPacket.CHECKING_DISABLED : 0),
     questions: [{ name: question.name, type: question.type, class: 'IN' }],
     additionals: edns
-      ? [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }]
+      ? [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0, flag_do: dnssecOk, options: [] }]
       : [],
   });
   return { id, question, message };
 }
 
 /** The bytes of {@link prepareQuery}'s query. */
-export function encodeQuery(id: number, question: DnsQuestion, edns: boolean): Buffer {
+export function encodeQuery(id: number, question: DnsQuestion, edns: EdnsMode): Buffer {
   return prepareQuery(id, question, edns).message;
 }
 

@@ -67,10 +67,14 @@ function srvData(data: dnsPacket.SrvData): DnsSrvData {
 }
 
 const OTHER_TYPES: ReadonlySet<string> = new Set(OTHER_DNS_TYPE_NAMES);
+const GENERIC_RECORD_TYPES: ReadonlySet<string> = new Set(['DS', 'DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'TLSA']);
+// Types newer than dns-packet's table, by number (RFC 9460).
+const NUMBERED_TYPES: Record<string, string> = { UNKNOWN_64: 'SVCB', UNKNOWN_65: 'HTTPS' };
 
 /** dns-packet names types it does not know `UNKNOWN_<n>`; RFC 3597 §5 spells them `TYPE<n>`. */
 function typeMnemonic(type: string): OtherDnsType {
-  if (OTHER_TYPES.has(type)) return type as OtherDnsType;
+  if (OTHER_TYPES.has(type) || GENERIC_RECORD_TYPES.has(type)) return type as OtherDnsType;
+  if (NUMBERED_TYPES[type]) return NUMBERED_TYPES[type] as OtherDnsType;
   const unknown = /^UNKNOWN_(\d+)$/.exec(type);
   // A mnemonic added by a later dns-packet release is kept as it is.
   return (unknown ? `TYPE${unknown[1]}` : type) as OtherDnsType;

@@ -58,6 +58,15 @@ export interface DnsDataByType {
   TXT: DnsTxtData;
   CAA: DnsCaaData;
   SRV: DnsSrvData;
+  /** The DNSSEC types, TLSA and SVCB/HTTPS: RFC 3597 §5 generic form, `\\# <length> <hex>`. */
+  DS: string;
+  DNSKEY: string;
+  RRSIG: string;
+  NSEC: string;
+  NSEC3: string;
+  TLSA: string;
+  SVCB: string;
+  HTTPS: string;
 }
 
 /** One resource record of a supported type, as it appeared in the answer section. */

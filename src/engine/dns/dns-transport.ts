@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { ConnectGuard } from '../connect-guard.js';
-import { assertQueryName, type DnsQuestion, type DnsReply } from './dns-message.js';
+import { assertQueryName, type DnsQuestion, type DnsReply, type EdnsMode } from './dns-message.js';
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
@@ -31,6 +31,11 @@ export interface DnsTransportOptions {
   /** Send an EDNS0 OPT record advertising a 1232-octet UDP payload (default true). */
   edns?: boolean;
   /**
+   * Ask with the DO bit (`'dnssec'`, RFC 4035 §3.2.1), or with DO and CD
+   * (`'dnssec-cd'`, §3.2.2) for a caller that validates the answers itself.
+   */
+  dnssec?: 'dnssec' | 'dnssec-cd';
+  /**
    * Judges each resolver's address before any socket opens to it: set for a
    * resolver a caller chose (the server's `resolver=`), absent for the
    * operator's own. Resolvers are IP literals that nothing resolves again,
@@ -46,6 +51,8 @@ export interface DnsExchange {
   response: DecodedPacket;
   /** The answer section as typed answers (see toDnsAnswer), the OPT pseudo-record left out. */
   answers: DnsAnswer[];
+  /** The response as received, for readers of the wire form (DNSSEC canonical data). */
+  message: Buffer;
   /** Its response code: `NOERROR` or `NXDOMAIN` (other codes are thrown as errors). */
   rcode: string;
   /** The resolver that answered, as its label (`192.0.2.53:53`). */
@@ -123,7 +130,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
   const useTcp = options.tcp ?? false;
-  const useEdns = options.edns ?? true;
+  const useEdns: EdnsMode = options.dnssec ?? options.edns ?? true;
   if (resolvers.length === 0) throw new NetintelError('usage', 'No DNS resolver to ask');
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
     throw new NetintelError('usage', `The DNS timeout must be a positive number of milliseconds, not ${timeoutMs}`);
@@ -288,6 +295,10 @@ class Exchange implements DnsExchange {
     readonly transport: DnsTransportKind,
     readonly latencyMs: number,
   ) {}
+
+  get message(): Buffer {
+    return this.reply.message;
+  }
 
   get response(): DecodedPacket {
     return this.reply.packet;

@@ -1,7 +1,15 @@
+import type { RecordType } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
 
-/** The record types `netintel dns` can ask for, in the order used for display. */
-export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT', 'CAA', 'PTR', 'SRV'] as const;
+/**
+ * The record types `netintel dns` can ask for, in the order used for
+ * display. The DNSSEC types (RFC 4034, RFC 5155), TLSA (RFC 6698) and
+ * SVCB/HTTPS (RFC 9460) carry their data in RFC 3597 generic form; the
+ * output layer presents them as dig does.
+ */
+export const DNS_RECORD_TYPES = [
+  'A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT', 'CAA', 'PTR', 'SRV', 'DS', 'DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'TLSA', 'SVCB', 'HTTPS',
+] as const;
 
 /** One record type `netintel dns` can ask for. */
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
@@ -11,9 +19,9 @@ export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
  * and that dns-packet names; netintel shows their data in generic form.
  */
 export const OTHER_DNS_TYPE_NAMES = [
-  'AFSDB', 'ANY', 'APL', 'AXFR', 'CDNSKEY', 'CDS', 'CERT', 'DHCID', 'DLV', 'DNAME', 'DNSKEY', 'DS', 'HINFO',
-  'HIP', 'IPSECKEY', 'IXFR', 'KEY', 'KX', 'LOC', 'NAPTR', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'NULL', 'RP',
-  'RRSIG', 'SIG', 'SPF', 'SSHFP', 'TA', 'TKEY', 'TLSA', 'TSIG', 'URI',
+  'AFSDB', 'ANY', 'APL', 'AXFR', 'CDNSKEY', 'CDS', 'CERT', 'DHCID', 'DLV', 'DNAME', 'HINFO',
+  'HIP', 'IPSECKEY', 'IXFR', 'KEY', 'KX', 'LOC', 'NAPTR', 'NSEC3PARAM', 'NULL', 'RP',
+  'SIG', 'SPF', 'SSHFP', 'TA', 'TKEY', 'TSIG', 'URI',
 ] as const;
 
 /**
@@ -32,6 +40,16 @@ export type DnsQueryType = DnsRecordType | 'ALL';
  * it with one arbitrary RRset or a synthesised HINFO).
  */
 export const DNS_ALL_TYPES: readonly DnsRecordType[] = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'TXT', 'CAA'];
+
+/**
+ * The type as dns-packet encodes it: SVCB (64) and HTTPS (65) are newer
+ * than its type table and go by its generic `UNKNOWN_<n>` names.
+ */
+export function wireRecordType(type: DnsRecordType): RecordType {
+  if (type === 'SVCB') return 'UNKNOWN_64' as RecordType;
+  if (type === 'HTTPS') return 'UNKNOWN_65' as RecordType;
+  return type;
+}
 
 /** True when `value` is a record type `netintel dns` supports (exact, upper case). */
 export function isDnsRecordType(value: string): value is DnsRecordType {

@@ -1,7 +1,7 @@
 import type { DnsTransport } from './dns-transport.js';
 import { isPlainAsciiName, normaliseDomain } from './dns-name.js';
 import type { DnsAnswer, DnsDataByType, DnsStatus, DnsTransportKind } from './dns-result.js';
-import type { DnsRecordType } from './dns-type.js';
+import { wireRecordType, type DnsRecordType } from './dns-type.js';
 
 /** The records of one type at one name, for engine code that needs the data rather than a display record. */
 export interface DnsRecordSet<T extends DnsRecordType> {
@@ -39,7 +39,7 @@ export async function queryRecords<T extends DnsRecordType>(
   type: T,
 ): Promise<DnsRecordSet<T>> {
   const ascii = asciiName(name);
-  const exchange = await transport.query(ascii, type);
+  const exchange = await transport.query(ascii, wireRecordType(type));
   const answers = exchange.answers;
   const records: Array<DnsDataByType[T]> = [];
   let ttlSeconds: number | null = null;

@@ -2,7 +2,7 @@ import { toNetintelError, type NetintelError } from '../../errors.js';
 import type { DnsTransport } from './dns-transport.js';
 import { parseDnsTarget, type DnsTarget } from './dns-name.js';
 import type { DnsResult } from './dns-result.js';
-import { expandDnsTypes, type DnsQueryType, type DnsRecordType } from './dns-type.js';
+import { expandDnsTypes, wireRecordType, type DnsQueryType, type DnsRecordType } from './dns-type.js';
 import { answerStatus, asciiName } from './query-records.js';
 
 /** A `dns` lookup as the CLI and `GET /api/dns-lookup` ask for it. */
@@ -96,7 +96,7 @@ function resolveDnsTypeThen(
     done(toNetintelError(error), null);
     return;
   }
-  transport.ask(name, type, (error, exchange) => {
+  transport.ask(name, wireRecordType(type), (error, exchange) => {
     if (error !== null) {
       done(error, null);
       return;

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion } from './dns-message.js';
+import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode } from './dns-message.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { unroutableReason } from './unroutable-address.js';
@@ -20,7 +20,7 @@ const MAX_FRAME = 2 + 0xffff;
 export function tcpExchange(
   resolver: ResolverAddress,
   question: DnsQuestion,
-  edns: boolean,
+  edns: EdnsMode,
   timeoutMs: number,
 ): Promise<ExchangeOutcome> {
   const query = prepareQuery(randomQueryId(), question, edns);

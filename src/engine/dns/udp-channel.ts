@@ -1,6 +1,6 @@
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
-import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type PreparedQuery } from './dns-message.js';
+import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { unroutableReason } from './unroutable-address.js';
@@ -21,9 +21,9 @@ export interface UdpChannel {
    * reply, or after the channel's timeout, or when the network refuses.
    * `done` may be called before `send` returns (a closed channel).
    */
-  send(question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void): void;
+  send(question: DnsQuestion, edns: EdnsMode, done: (outcome: ExchangeOutcome) => void): void;
   /** {@link UdpChannel.send} as a promise. Never rejects. */
-  exchange(question: DnsQuestion, edns: boolean): Promise<ExchangeOutcome>;
+  exchange(question: DnsQuestion, edns: EdnsMode): Promise<ExchangeOutcome>;
   /** Queries currently waiting for a reply. */
   readonly inFlight: number;
   /** Ends every waiting query as unreachable (`ECLOSED`) and closes the socket. */
@@ -49,7 +49,7 @@ class Waiting {
 }
 
 /** A send that waits for the socket to open or for a free id. */
-type Deferred = [question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void];
+type Deferred = [question: DnsQuestion, edns: EdnsMode, done: (outcome: ExchangeOutcome) => void];
 
 // The id space is 16 bits. Leaving a margin keeps random draws cheap and
 // ids unguessable; further queries wait for a free slot.
@@ -222,7 +222,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     return id;
   }
 
-  function send(question: DnsQuestion, edns: boolean, done: (outcome: ExchangeOutcome) => void): void {
+  function send(question: DnsQuestion, edns: EdnsMode, done: (outcome: ExchangeOutcome) => void): void {
     if (closed) {
       done({ kind: 'unreachable', code: 'ECLOSED' });
       return;

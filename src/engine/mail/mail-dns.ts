@@ -2,7 +2,7 @@ import type { Answer, RecordType } from 'dns-packet';
 import type { EngineContext } from '../context.js';
 import { toDnsAnswer } from '../dns/dns-records.js';
 import type { DnsAnswer, DnsDataByType, DnsStatus, DnsTxtData } from '../dns/dns-result.js';
-import type { DnsRecordType } from '../dns/dns-type.js';
+import { wireRecordType, type DnsRecordType } from '../dns/dns-type.js';
 import { NetintelError, toNetintelError } from '../../errors.js';
 
 /** The records of one type at one name, as the mail checks read them. */
@@ -83,7 +83,7 @@ export function createMailDns(ctx: EngineContext): MailDns {
       const ascii = queryName(name);
       return cached(`${type} ${ascii}`, async () => {
         const transport = await ctx.dnsTransport();
-        const exchange = await transport.query(ascii, type).catch((error: unknown) => {
+        const exchange = await transport.query(ascii, wireRecordType(type)).catch((error: unknown) => {
           throw toNetintelError(error);
         });
         const answers: DnsAnswer[] = [];

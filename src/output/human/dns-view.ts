@@ -1,5 +1,6 @@
 import { presentDnsData } from '../dns-presentation.js';
-import { factList, headline, safe, sections, type Fact } from './blocks.js';
+import type { Finding } from '../../engine/findings.js';
+import { factList, findingsBlock, headline, safe, sections, type Fact } from './blocks.js';
 import { fittedTable, type TableColumn, type TableRow } from './fitted-table.js';
 import type { Tone, ViewContext } from './style.js';
 import { plural, type HumanView, type ViewRow } from './view.js';
@@ -12,7 +13,27 @@ interface DnsAnswer {
   data: unknown;
 }
 
+interface DnssecLink {
+  zone: string;
+  ds: Array<{ keyTag: number; algorithm: number; digestType: number }>;
+  dnskeys: Array<{ tag: number; algorithm: number; flags: number }>;
+  signer: string | null;
+  status: string;
+  reason: string | null;
+}
+
+/** The `--dnssec` part of a record (engine/dns/dnssec/dnssec-report.ts). */
+interface DnssecPart {
+  status: string;
+  reason: string | null;
+  trustAnchor: string;
+  authenticData: boolean | null;
+  chain: DnssecLink[];
+  findings: Finding[];
+}
+
 interface DnsRecord {
+  dnssec?: DnssecPart;
   target: string;
   domain: string;
   domainUnicode: string;
@@ -56,8 +77,37 @@ function emptyVerdict(dns: DnsRecord): { text: string; tone: Tone } {
   }
 }
 
+const DNSSEC_TONE: Record<string, Tone> = { secure: 'good', insecure: 'warn', bogus: 'bad', indeterminate: 'warn' };
+
+/** One zone of the chain: `child.test.  secure  DS 34979/8/2 by test.; keys 257:34979/8 256:41983/8`. */
+function chainLine(link: DnssecLink): string {
+  const ds = link.ds.length > 0 ? `DS ${link.ds.map((d) => `${d.keyTag}/${d.algorithm}/${d.digestType}`).join(' ')}` : null;
+  const from = link.signer === null ? 'trust anchor' : ds === null ? `no DS from ${link.signer}` : `${ds} from ${link.signer}`;
+  const keys = link.dnskeys.length > 0 ? `keys ${link.dnskeys.map((k) => `${k.flags}:${k.tag}/${k.algorithm}`).join(' ')}` : null;
+  return [`${link.zone} ${link.status}`, from, keys, link.reason].filter((part) => part !== null).join('; ');
+}
+
+/** `--dnssec`: the verdict first, the answers with their RRSIGs, the chain of trust, the findings. */
+function dnssecBlock(ctx: ViewContext, dns: DnsRecord, dnssec: DnssecPart): string {
+  const answers = dns.answers.length > 0 ? plural(dns.answers.length, 'answer') : emptyVerdict(dns).text;
+  const facts: Fact[] = [
+    ['DNSSEC', dnssec.reason === null ? dnssec.status : `${dnssec.status}: ${dnssec.reason}`],
+    ['AD bit', dnssec.authenticData === null ? 'unknown (the query without CD failed)' : dnssec.authenticData ? 'set by the resolver' : 'not set by the resolver'],
+    ['anchor', dnssec.trustAnchor],
+    ['chain', dnssec.chain.map(chainLine).join('\n')],
+    ['resolver', `${dns.resolver} (${dns.transport})`],
+  ];
+  return sections(
+    headline(ctx, `${dns.domainUnicode} ${dns.type}`, `${dnssec.status} (DNSSEC), ${answers}`, DNSSEC_TONE[dnssec.status] ?? 'warn', ': '),
+    answerTable(ctx, dns.answers),
+    factList(ctx, facts),
+    findingsBlock(ctx, dnssec.findings),
+  );
+}
+
 function dnsBlock(ctx: ViewContext, value: unknown): string {
   const dns = value as DnsRecord;
+  if (dns.dnssec) return dnssecBlock(ctx, dns, dns.dnssec);
   const verdict = dns.answers.length > 0 ? { text: plural(dns.answers.length, 'answer'), tone: 'good' as Tone } : emptyVerdict(dns);
   const facts: Fact[] = [
     ['name', dns.domainUnicode !== dns.domain ? `${dns.domainUnicode} (${dns.domain})` : null],
@@ -78,8 +128,10 @@ function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const verdict = `${plural(answers.length, 'answer')} in ${plural(records.length - empty.length, 'type')}${failed.length > 0 ? `, ${plural(failed.length, 'failed lookup')}` : ''}`;
   const list = (items: readonly string[]) => (items.length === 0 ? '' : `${items.flatMap((item) => wrapHanging(safe(item), ctx.width, '  ', '    ')).join('\n')}\n`);
   const resolvers = [...new Set(records.map((dns) => `${dns.resolver} (${dns.transport})`))];
+  const verdicts = records.flatMap((dns) => (dns.dnssec ? [`${dns.domainUnicode} ${dns.type}: ${dns.dnssec.status}${dns.dnssec.reason === null ? '' : ` (${dns.dnssec.reason})`}`] : []));
   return sections(
     headline(ctx, title, verdict, failed.length > 0 ? 'bad' : answers.length > 0 ? 'good' : 'warn', ': '),
+    verdicts.length > 0 ? `${ctx.chalk.bold('DNSSEC')}\n${list(verdicts)}` : '',
     answerTable(ctx, answers),
     empty.length > 0 ? `${ctx.chalk.bold('No answer')}\n${list(empty)}` : '',
     failed.length > 0 ? `${ctx.chalk.red.bold('Failed')}\n${list(failed)}` : '',

@@ -7,6 +7,7 @@ describe('parseDnsTypes', () => {
     expect(parseDnsTypes('a, AAAA,txt')).toEqual(['A', 'AAAA', 'TXT']);
     expect(parseDnsTypes('all')).toEqual(['ALL']);
     expect(parseDnsTypes('ptr,caa,srv')).toEqual(['PTR', 'CAA', 'SRV']);
+    expect(parseDnsTypes('ds,dnskey,rrsig,nsec,nsec3,tlsa,svcb,https')).toEqual(['DS', 'DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'TLSA', 'SVCB', 'HTTPS']);
   });
 
   it('refuses an unknown or empty type with usage, listing the supported ones', () => {
@@ -14,8 +15,8 @@ describe('parseDnsTypes', () => {
       expect.objectContaining({ code: 'usage', message: expect.stringContaining('"ANY"') }),
     );
     expect(() => parseDnsTypes('A,')).toThrow(expect.objectContaining({ message: expect.stringContaining('an empty type') }));
-    expect(() => parseDnsTypes('TLSA')).toThrow(
-      expect.objectContaining({ message: expect.stringContaining('A, AAAA, CNAME, MX, NS, SOA, TXT, CAA, PTR, SRV or ALL') }),
+    expect(() => parseDnsTypes('ANY')).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('A, AAAA, CNAME, MX, NS, SOA, TXT, CAA, PTR, SRV, DS, DNSKEY, RRSIG, NSEC, NSEC3, TLSA, SVCB, HTTPS or ALL') }),
     );
   });
 });
