@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
@@ -96,8 +95,12 @@ async function createDnssecLookup(
   types: readonly DnsQueryType[] | null,
   anchorFile: string | undefined,
 ): Promise<(query: string) => Promise<Array<Outcome<DnsResult>>>> {
-  const [{ resolveDnssecType }, anchors] = await Promise.all([import('../engine/dns/dnssec/dnssec-report.js'), import('../engine/dns/dnssec/trust-anchor.js')]);
-  const anchor = anchorFile === undefined ? anchors.rootTrustAnchor() : await readTrustAnchor(anchors, anchorFile);
+  const [{ resolveDnssecType }, { rootTrustAnchor }, { readTrustAnchorFile }] = await Promise.all([
+    import('../engine/dns/dnssec/dnssec-report.js'),
+    import('../engine/dns/dnssec/trust-anchor.js'),
+    import('../cli/trust-anchor-file.js'),
+  ]);
+  const anchor = anchorFile === undefined ? rootTrustAnchor() : readTrustAnchorFile(anchorFile);
   const asked = types === null ? null : dns.expandDnsTypes(types);
   return async (query) => {
     let target: DnsTarget;
@@ -116,23 +119,6 @@ async function createDnssecLookup(
       ),
     );
   };
-}
-
-/** The trust anchor file of `--trust-anchor`, read and parsed; its faults are usage errors naming the file. */
-async function readTrustAnchor(anchors: typeof import('../engine/dns/dnssec/trust-anchor.js'), file: string) {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new NetintelError('usage', `cannot read the trust anchor file ${file} (${reason}: give a file of DS or DNSKEY records to --trust-anchor)`, { details: { path: file } });
-  }
-  try {
-    return anchors.parseTrustAnchors(text);
-  } catch (error) {
-    if (!(error instanceof anchors.RecordSyntaxError)) throw error;
-    throw new NetintelError('usage', `the trust anchor file ${file} is not usable: ${error.message} (give DS or DNSKEY records in zone-file form, as dnssec-dsfromkey prints them)`, { details: { path: file } });
-  }
 }
 
 /**

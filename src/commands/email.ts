@@ -10,6 +10,7 @@ import { runMailCommand } from './mail-run.js';
 
 interface EmailFlags {
   type?: 'general' | 'mx' | 'spf' | 'smtp' | 'dkim' | 'bimi' | 'dnssec' | 'dane';
+  trustAnchor?: string;
   host?: string;
   port?: number;
   smtp: boolean;
@@ -31,6 +32,7 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
     .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(port))
     .addOption(new Option('--no-smtp', 'general test without the SMTP connections'))
+    .addOption(new Option('--trust-anchor <file>', 'DNSSEC and DANE: validate from these DS or DNSKEY records (default: the IANA root KSKs)'))
     .addHelpText(
       'after',
       [
@@ -61,9 +63,11 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     if (host !== undefined && domains.length > 0) throw new NetintelError('usage', `--type smtp ${named !== null ? '--server' : '--host'} tests one server: give no domain`);
     const options = runtime.options(self, { mayNameMailServer: true });
     const ctx = runtime.context(options);
+    if (options.remote && flags.trustAnchor !== undefined) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates from the root; run without --server');
     const settings = {
       type: test,
       skipSmtp: !flags.smtp,
+      ...(flags.trustAnchor === undefined ? {} : { trustAnchors: (await import('../cli/trust-anchor-file.js')).readTrustAnchorFile(flags.trustAnchor) }),
       ...(host === undefined ? {} : { server: host }),
       ...(flags.port === undefined ? {} : { port: flags.port }),
     };

@@ -11,6 +11,7 @@ import { emitOutcomes } from '../cli/emit.js';
 import { exitCodeForRun } from '../cli/exit-codes.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { readTrustAnchorFile } from '../cli/trust-anchor-file.js';
 import type { RemoteEngine } from '../remote/remote-engine.js';
 
 /** A transcript line's time and direction marker, `  1234.5 ms -> ` (presentTranscript): wrapped text goes under what follows. */
@@ -39,6 +40,7 @@ interface SmtpFlags {
   transcript?: boolean;
   /** Set by --dane (true) or --no-dane (false); undefined: on for port 25. */
   dane?: boolean;
+  trustAnchor?: string;
   failOn?: FailOn;
 }
 
@@ -66,6 +68,7 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     .addOption(new Option('--transcript', 'include the conversation (credentials redacted)'))
     .addOption(new Option('--dane', 'check DANE (the TLSA records of _25._tcp.<host>) on any port; on by default on port 25'))
     .addOption(new Option('--no-dane', 'skip the DANE check'))
+    .addOption(new Option('--trust-anchor <file>', 'DANE: validate the TLSA records\' DNSSEC from these DS or DNSKEY records (default: the IANA root KSKs)'))
     .addHelpText(
       'after',
       [
@@ -74,7 +77,7 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
         'delay it on purpose. What the server answers is data (exit 0, see --fail-on); exit 5 when no TCP',
         'connection or greeting could be had (4 on a timeout), 7 when only some addresses failed.',
         'On port 25 (or with --dane) the TLSA records of _25._tcp.<host> are matched against the presented',
-        'certificate chain (DANE, RFC 7672); DNSSEC is read from the resolver\'s AD bit.',
+        'certificate chain (DANE, RFC 7672); their DNSSEC is validated by netintel from the root trust anchor.',
         'Examples:',
         '  netintel smtp mx.example.com',
         '  netintel smtp mx.example.com --tls --transcript',
@@ -154,6 +157,7 @@ function remoteProbeParams(probe: ProbeSmtpOptions, flags: SmtpFlags): Record<st
     [flags.relayTest === true, '--relay-test'],
     [flags.from !== undefined || flags.to !== undefined, '--from/--to'],
     [flags.dane === true, '--dane'],
+    [flags.trustAnchor !== undefined, '--trust-anchor'],
   ];
   const port = probe.port ?? 25;
   // The API's tls=true means STARTTLS, or TLS on connect on port 465.
@@ -245,7 +249,7 @@ function probeOptions(
     reverseDns: flags.ptr !== false,
     transcript: flags.transcript === true,
     // RFC 7672 concerns MX hosts, reached on port 25; elsewhere DANE is checked when asked for.
-    dane: flags.dane ?? port === 25,
+    dane: (flags.dane ?? port === 25) ? (flags.trustAnchor === undefined ? true : { trustAnchors: readTrustAnchorFile(flags.trustAnchor) }) : false,
     ...(tlsCa ? { tlsCa } : {}),
   };
 }

@@ -7,6 +7,7 @@ import type { Finding } from '../engine/findings.js';
 import type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta } from '../engine/ip/ip-record.js';
 import type { DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
 import type { DaneHost, EmailCheckError, EmailReport, FindingSummary } from '../engine/mail/check-email.js';
+import type { MailDnssecCheck, MailDnssecResult } from '../engine/mail/check-mail-dnssec.js';
 import type { DkimResult, DkimSelectorResult } from '../engine/mail/check-dkim.js';
 import type { DkimKeyRecord } from '../engine/mail/dkim-record.js';
 import type { DkimPublicKey } from '../engine/mail/dkim-key.js';
@@ -580,7 +581,16 @@ const BIMI_RECORD = record<BimiResult>({
   findings,
 });
 
-const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'smtp', 'dane'] as const;
+const MAIL_DNSSEC_CHECK = record<MailDnssecCheck>({
+  name: str,
+  type: oneOfStrings(['MX', 'A']),
+  status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']),
+  reason: nullable(str),
+  signer: nullable(str),
+});
+const MAIL_DNSSEC_RECORD = record<MailDnssecResult>({ domain: MAIL_DNSSEC_CHECK, mx: arrayOf(MAIL_DNSSEC_CHECK), findings });
+
+const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
 const EMAIL_RECORD = record<EmailReport>({
   kind: { const: 'email' },
   test: oneOfStrings(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']),
@@ -595,6 +605,7 @@ const EMAIL_RECORD = record<EmailReport>({
   tlsRpt: nullable(ref('TlsRptResult')),
   dkim: nullable(ref('DkimResult')),
   bimi: nullable(ref('BimiResult')),
+  dnssec: described(nullable(MAIL_DNSSEC_RECORD), 'DNSSEC of the MX records and of each MX host, validated from the IANA root trust anchor.'),
   smtp: nullable(
     arrayOf(
       record<MailServerCheck>({

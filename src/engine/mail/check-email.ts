@@ -13,14 +13,16 @@ import { createMailDns } from './mail-dns.js';
 import { resolveMx, type MxResult } from './resolve-mx.js';
 import { checkDkim, type DkimResult } from './check-dkim.js';
 import { checkBimi, type BimiResult } from './check-bimi.js';
-import { adBitAuthenticator, checkDane, type Authenticate, type DaneResult } from '../smtp/dane.js';
+import { checkDane, validatingAuthenticator, type Authenticate, type DaneResult } from '../smtp/dane.js';
+import { checkMailDnssec, type MailDnssecResult } from './check-mail-dnssec.js';
+import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 
 /** The tests of GET /api/email-tests: form 2 (`general`) or form 1 (`type=mx|spf|smtp|dkim|bimi|dnssec|dane`). */
 export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
 export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
 
 /** The checks of the report, in the order their findings are listed. */
-export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'smtp', 'dane'] as const;
+export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
 export type EmailCheck = (typeof EMAIL_CHECKS)[number];
 
 /** A check that could not run: its result is null, and this says why (never "no record"). */
@@ -66,6 +68,8 @@ export interface EmailReport {
   dkim: DkimResult | null;
   /** The BIMI record, its DMARC prerequisites and its logo. */
   bimi: BimiResult | null;
+  /** DNSSEC of the domain's MX records and of each MX host's address, validated from the trust anchor. */
+  dnssec: MailDnssecResult | null;
   /** SMTP connectivity of each mail server (port 25, STARTTLS), null when not tested. */
   smtp: MailServerCheck[] | null;
   /** DANE (RFC 7672) of each MX host: its TLSA records, their DNSSEC status, and the match with the presented chain. */
@@ -97,7 +101,9 @@ export interface CheckEmailOptions {
   dkimSelectors?: readonly string[];
   /** The BIMI selector (default `default`). */
   bimiSelector?: string;
-  /** How DNSSEC answers are judged for DANE (default: the DNSSEC validator). */
+  /** Where DNSSEC validation starts (default: the IANA root KSKs). */
+  trustAnchors?: TrustAnchor;
+  /** How DANE's TLSA answers are judged (default: the DNSSEC validator from `trustAnchors`). */
   authenticate?: Authenticate;
 }
 
@@ -128,6 +134,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     tlsRpt: null,
     dkim: null,
     bimi: null,
+    dnssec: null,
     smtp: null,
     dane: null,
     errors: [],
@@ -161,7 +168,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   };
 
   // The MX hosts are needed by the SMTP and DANE tests too; only the general and mx tests report them.
-  const wants = (check: EmailCheck) => test === 'general' || test === check || ((test === 'smtp' || test === 'dane') && check === 'mx');
+  const wants = (check: EmailCheck) => test === 'general' || test === check || ((test === 'smtp' || test === 'dane' || test === 'dnssec') && check === 'mx');
   const [mx, spf, dmarc, tlsRpt, dkim, bimi] = await Promise.all([
     wants('mx') ? run('mx', () => resolveMx(ctx, name.ascii, { dns })) : null,
     wants('spf') ? run('spf', () => checkSpf(ctx, name.ascii, { dns })) : null,
@@ -180,17 +187,19 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   const daneWanted = test === 'general' || test === 'dane';
   // DANE's chain comes from the SMTP probe; without one (--no-smtp) the TLSA records and their DNSSEC are still judged.
   const smtpWanted = test === 'smtp' || test === 'dane' || (test === 'general' && !options.skipSmtp);
-  const authenticate = options.authenticate ?? adBitAuthenticator(ctx);
+  const authenticate = options.authenticate ?? validatingAuthenticator(ctx, options.trustAnchors);
   const probeOptions: MailServerOptions = {
     ...(options.smtp ?? {}),
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(daneWanted ? { dane: { authenticate } } : {}),
   };
-  const [mtaSts, smtp] = await Promise.all([
+  const [mtaSts, smtp, dnssec] = await Promise.all([
     wants('mtaSts') ? run('mtaSts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
     smtpWanted && mx ? run('smtp', () => checkMailServers(ctx, mx, probeOptions, dns)) : null,
+    wants('dnssec') ? run('dnssec', () => checkMailDnssec(ctx, name.ascii, mxHosts, options.trustAnchors)) : null,
   ]);
   report.mtaSts = mtaSts;
+  report.dnssec = dnssec;
   report.smtp = test === 'dane' ? null : smtp;
   if (daneWanted && mx) report.dane = await run('dane', () => daneOfHosts(ctx, mxHosts, smtp, authenticate));
   if (smtpWanted && !mx && !report.errors.some((error) => error.check === 'smtp')) {
@@ -223,6 +232,7 @@ const CHECK_NAMES: Record<EmailCheck, string> = {
   tlsRpt: 'TLS-RPT',
   dkim: 'DKIM',
   bimi: 'BIMI',
+  dnssec: 'DNSSEC',
   smtp: 'SMTP',
   dane: 'DANE',
 };
@@ -235,6 +245,7 @@ const CHECK_IDS: Record<EmailCheck, string> = {
   tlsRpt: 'tls_rpt_check_failed',
   dkim: 'dkim_check_failed',
   bimi: 'bimi_check_failed',
+  dnssec: 'dnssec_check_failed',
   smtp: 'smtp_check_failed',
   dane: 'dane_check_failed',
 };

@@ -7,6 +7,8 @@ import { createHash, createPublicKey, X509Certificate, type KeyObject } from 'no
 import type { DecodedPacket } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
 import type { EngineContext } from '../context.js';
+import { dnssecStatusOf } from '../dns/dnssec/validate.js';
+import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 import { asciiName } from '../dns/query-records.js';
 import { finding, type Finding } from '../findings.js';
 import { presentTlsa, tlsaFromDecoded, type TlsaRecord } from './tlsa-record.js';
@@ -27,12 +29,20 @@ export type Authenticate = (name: string, type: string) => Promise<DnssecVerdict
 const AUTHENTIC_DATA = 1 << 5;
 
 /**
- * The default authentication: asks the context's resolver again and reads
- * the AD bit of its answer (RFC 4035 §3.2.3). The resolver is trusted to
- * have validated, and the path to it to be safe (RFC 4035 §4.9.3, RFC 7672
- * §2.1.3); a resolver sets AD only when the query signals DNSSEC interest
- * (RFC 6840 §5.7), so without it an answer reads as insecure. A validator
- * of netintel's own replaces this through the `authenticate` options.
+ * The default authentication: netintel's own validator, from the trust
+ * anchor (the IANA root unless one is given) down to the RRset; no resolver
+ * is trusted to have validated.
+ */
+export function validatingAuthenticator(ctx: EngineContext, trustAnchors?: TrustAnchor): Authenticate {
+  return (name, type) => dnssecStatusOf(ctx, name, type, trustAnchors ? { trustAnchors } : {});
+}
+
+/**
+ * Authentication by a resolver the caller trusts: asks it again and reads
+ * the AD bit of its answer (RFC 4035 §3.2.3), as an MTA with a validating
+ * resolver on its own host does (RFC 7672 §2.1.3; RFC 4035 §4.9.3 on the
+ * path to it). A resolver sets AD only when the query signals DNSSEC
+ * interest (RFC 6840 §5.7), so without it an answer reads as insecure.
  */
 export function adBitAuthenticator(ctx: EngineContext): Authenticate {
   return async (name, type) => {
@@ -77,8 +87,10 @@ export interface TlsaLookup {
 }
 
 export interface DaneOptions {
-  /** DNSSEC authentication of an RRset; default {@link adBitAuthenticator}. */
+  /** DNSSEC authentication of an RRset; default {@link validatingAuthenticator} from `trustAnchors`. */
   authenticate?: Authenticate;
+  /** Where the default authentication's validation starts (default: the IANA root KSKs). */
+  trustAnchors?: TrustAnchor;
 }
 
 /** `_25._tcp.mx.example.com` (RFC 6698 §3, RFC 7672 §2.2.3). */
@@ -95,7 +107,7 @@ export function tlsaName(host: string, port = 25): string {
  * @throws NetintelError `invalid_input` for a host that is not a domain name.
  */
 export async function lookupTlsa(ctx: EngineContext, mxHost: string, port = 25, options: DaneOptions = {}): Promise<TlsaLookup> {
-  const authenticate = options.authenticate ?? adBitAuthenticator(ctx);
+  const authenticate = options.authenticate ?? validatingAuthenticator(ctx, options.trustAnchors);
   const host = asciiName(mxHost.replace(/\.$/, '')).toLowerCase();
   const candidates = [tlsaName(host, port)];
   const expanded = await secureExpansion(ctx, host, authenticate);

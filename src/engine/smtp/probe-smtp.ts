@@ -21,7 +21,8 @@ import type { SmtpAuthMechanism, SmtpReply, SmtpResult, SmtpStage, SmtpTlsMode }
 import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from './smtp-result.js';
 import { SmtpSession, type ReplyOutcome } from './smtp-session.js';
 import { judgeCertificate, peerChainDer, probeTlsOptions } from './tls-certificate.js';
-import { daneFromLookup, lookupTlsa, type Authenticate } from './dane.js';
+import { daneFromLookup, lookupTlsa, type Authenticate, type DaneOptions } from './dane.js';
+import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 import { resolveReverseDns } from './reverse-dns.js';
 import { reportStage } from '../stage.js';
 
@@ -67,11 +68,11 @@ export interface ProbeSmtpOptions {
   /**
    * DANE (RFC 7672): look up the TLSA records of `_25._tcp.<host>` (or of
    * `port`) while the conversation runs and match them against the chain
-   * presented. `true` uses the resolver's AD bit for DNSSEC; pass
-   * `authenticate` to judge DNSSEC otherwise. Ignored when `host` is an IP
-   * address. Default off.
+   * presented. `true` validates their DNSSEC from the IANA root; give
+   * `trustAnchors` to start elsewhere, or `authenticate` to judge DNSSEC
+   * otherwise. Ignored when `host` is an IP address. Default off.
    */
-  dane?: boolean | { authenticate?: Authenticate; port?: number };
+  dane?: boolean | { authenticate?: Authenticate; trustAnchors?: TrustAnchor; port?: number };
   /** When a greeting counts as delayed and a stage as slow (defaults GREETING_DELAY_MS, SLOW_STAGE_MS). */
   thresholds?: { greetingDelayMs?: number; slowStageMs?: number };
 }
@@ -97,7 +98,7 @@ interface ProbeInput {
   transcript: boolean;
   reverseDns: boolean;
   tlsCa: readonly string[];
-  dane: { authenticate: Authenticate | undefined; port: number } | null;
+  dane: { options: DaneOptions; port: number } | null;
   thresholds: { greetingDelayMs: number; slowStageMs: number };
 }
 
@@ -174,8 +175,8 @@ export function normaliseProbeOptions(options: ProbeSmtpOptions, defaultTimeoutM
 
 function daneOption(option: ProbeSmtpOptions['dane'], hostIsIp: boolean): ProbeInput['dane'] {
   if (!option || hostIsIp) return null;
-  const settings = option === true ? {} : option;
-  return { authenticate: settings.authenticate, port: settings.port === undefined ? 25 : assertPort(settings.port) };
+  const { port, ...options } = option === true ? {} : option;
+  return { options, port: port === undefined ? 25 : assertPort(port) };
 }
 
 function positiveMs(label: string, value: number): number {
@@ -357,7 +358,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     : null;
 
   const tlsa = input.dane
-    ? lookupTlsa(ctx, input.host, input.dane.port, input.dane.authenticate ? { authenticate: input.dane.authenticate } : {}).then(
+    ? lookupTlsa(ctx, input.host, input.dane.port, input.dane.options).then(
         (value) => ({ ok: true as const, value }),
         (error: unknown) => ({ ok: false as const, error }),
       )

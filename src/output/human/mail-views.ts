@@ -118,6 +118,7 @@ function emailFacts(report: EmailReport): Fact[] {
     ['TLS-RPT', tlsRpt ? tlsRpt.record ?? 'no record' : null],
     ['DKIM', report.dkim ? dkimSummary(report.dkim) : null],
     ['BIMI', report.bimi ? bimiSummary(report.bimi) : null],
+    ['DNSSEC', report.dnssec ? [report.dnssec.domain, ...report.dnssec.mx].map((check) => `${check.name} ${check.type}: ${check.status}${check.status === 'secure' || check.reason === null ? '' : ` (${check.reason})`}`).join('\n') : null],
     ['SMTP', report.smtp ? presentMailServers(report.smtp) : null],
     ['DANE', report.dane ? report.dane.map((host) => `${host.host}: ${DANE_VERDICTS[host.verdict]}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n') : null],
     ['not checked', report.errors.length > 0 ? report.errors.map((error) => `${error.check}: ${error.code} (${error.message})`).join('\n') : null],

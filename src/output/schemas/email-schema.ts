@@ -11,6 +11,7 @@ import { presentSpfTree } from './spf-schema.js';
 import { FINDINGS_CSV } from '../findings-columns.js';
 import type { DkimSelectorResult } from '../../engine/mail/check-dkim.js';
 import { presentDkimSelectors } from './dkim-schema.js';
+import type { MailDnssecCheck } from '../../engine/mail/check-mail-dnssec.js';
 
 /** One mail server per line: where it was probed and how far the conversation got. */
 export function presentMailServers(servers: readonly MailServerCheck[]): string {
@@ -40,6 +41,7 @@ const CHECK_GROUPS = {
   tlsRpt: ['tlsRpt.record'],
   dkim: ['dkim.status', 'dkim.selectors'],
   bimi: ['bimi.status', 'bimi.record', 'bimi.dmarc.met'],
+  dnssec: ['dnssec.domain.status', 'dnssec.mx'],
   smtp: ['smtp'],
   dane: ['dane'],
   summary: ['summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
@@ -66,6 +68,7 @@ export const EMAIL_SCHEMA: RecordSchema = {
     ...CHECK_GROUPS.tlsRpt,
     ...CHECK_GROUPS.dkim,
     ...CHECK_GROUPS.bimi,
+    ...CHECK_GROUPS.dnssec,
     ...CHECK_GROUPS.smtp,
     ...CHECK_GROUPS.dane,
     'errors',
@@ -89,6 +92,8 @@ export const EMAIL_SCHEMA: RecordSchema = {
         return presentMailServers(value as MailServerCheck[]);
       case 'dkim.selectors':
         return presentDkimSelectors(value as DkimSelectorResult[], getPath(record, 'dkim.probed') as 'given' | 'common');
+      case 'dnssec.mx':
+        return (value as MailDnssecCheck[]).map((check) => `${check.name}: ${check.status}`).join('\n');
       case 'dane':
         return (value as DaneHost[]).map((host) => `${host.host}: ${host.verdict}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n');
       case 'errors':

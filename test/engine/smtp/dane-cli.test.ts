@@ -1,50 +1,95 @@
 /**
- * `netintel smtp` and DANE through main(): on by default on port 25, on
- * another port with --dane, off with --no-dane, refused in remote mode. The
- * TLSA lookup runs beside the conversation, so port 25 needs no server:
- * whatever answers (or not) on 127.0.0.1:25, the DANE section is there.
+ * `netintel smtp` and `netintel email` with DANE and DNSSEC through main(),
+ * against zones signed at test time (test/support/signed-zones.ts) and
+ * served by NSD, validated from the test zone's key (--trust-anchor):
+ * DANE is on by default on port 25, on another port with --dane, off with
+ * --no-dane, refused in remote mode; the e-mail report judges the MX
+ * records, the MX host and its TLSA records from the same anchor. The TLSA
+ * lookup runs beside the conversation, so port 25 needs no server.
  */
-import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDnsTransport } from '../../../src/engine/dns/dns-transport.js';
+import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { runCli } from '../../support/cli.js';
-import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
+import { startNsd, type RunningNsd } from '../../support/nsd.js';
+import { findExecutable } from '../../support/peers.js';
+import { buildSignedZones, type SignedZones } from '../../support/signed-zones.js';
 
-const HOST = 'mx.dane-cli.test';
-let dns: DnsTestServer;
+const HOST = 'www.child.test';
+const TOOLS = { nsd: findExecutable('nsd'), keygen: findExecutable('dnssec-keygen'), signzone: findExecutable('dnssec-signzone') };
+const missing = Object.entries(TOOLS).filter(([, path]) => !path).map(([name]) => name);
+if (missing.length > 0) console.warn(`SKIPPING test/engine/smtp/dane-cli.test.ts: ${missing.join(', ')} not found (Debian nsd, bind9-utils)`);
 
-beforeAll(async () => {
-  dns = await startDnsServer({
-    records: [
-      { name: HOST, type: 'A', data: '127.0.0.1' },
-      { name: `_25._tcp.${HOST}`, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: createHash('sha256').update('key').digest() } },
-    ],
-    authenticData: true,
+describe.skipIf(missing.length > 0)('DANE and DNSSEC from the command line, on signed zones', () => {
+  let zones: SignedZones;
+  let nsd: RunningNsd;
+  let anchorFile: string;
+
+  beforeAll(async () => {
+    zones = await buildSignedZones();
+    nsd = await startNsd(TOOLS.nsd!, zones.zones, async (port) => {
+      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
+      try {
+        return (await transport.query('test', 'SOA')).rcode === 'NOERROR';
+      } finally {
+        await transport.close();
+      }
+    });
+    anchorFile = join(zones.dir, 'anchor.key');
+    await writeFile(anchorFile, zones.anchorKeyFile);
+  }, 60_000);
+
+  afterAll(async () => {
+    await nsd?.stop();
+    await zones?.cleanup();
   });
-});
 
-afterAll(async () => {
-  await dns?.close();
-});
+  const common = () => ['--resolver', `127.0.0.1:${nsd.port}`, '--timeout', '1000', '--retries', '0', '-f', 'json'];
 
-async function smtpJson(...args: string[]): Promise<{ code: number; record: Record<string, unknown>; stderr: string }> {
-  const run = await runCli(['smtp', HOST, '--ip', '127.0.0.1', '--no-ptr', '--resolver', dns.address, '--timeout', '1000', '--retries', '0', '-f', 'json', ...args]);
-  return { code: run.code, record: JSON.parse(run.stdout) as Record<string, unknown>, stderr: run.stderr };
-}
+  async function smtpJson(...args: string[]): Promise<Record<string, unknown>> {
+    const run = await runCli(['smtp', HOST, '--ip', '127.0.0.1', '--no-ptr', '--trust-anchor', anchorFile, ...common(), ...args]);
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  }
 
-describe('netintel smtp and DANE', () => {
-  it('checks DANE by default on port 25', async () => {
-    const { record } = await smtpJson('--port', '25');
-    expect(record.dane).toMatchObject({ tlsa: { name: `_25._tcp.${HOST}`, status: 'answer' }, dnssec: { status: 'secure' } });
+  it('checks DANE by default on port 25, the TLSA records validated from the anchor', async () => {
+    const record = await smtpJson('--port', '25');
+    expect(record.dane).toMatchObject({ tlsa: { name: `_25._tcp.${HOST}`, status: 'answer', records: [{ usage: 3, selector: 1, matchingType: 1 }] }, dnssec: { status: 'secure' } });
   });
 
   it('does not on another port unless --dane', async () => {
-    expect((await smtpJson('--port', '2525')).record.dane).toBeNull();
-    const { record } = await smtpJson('--port', '2525', '--dane');
-    expect(record.dane).toMatchObject({ tlsa: { name: `_25._tcp.${HOST}` } });
+    expect((await smtpJson('--port', '2525')).dane).toBeNull();
+    expect(await smtpJson('--port', '2525', '--dane')).toMatchObject({ dane: { tlsa: { name: `_25._tcp.${HOST}` } } });
   });
 
   it('--no-dane turns it off on port 25', async () => {
-    expect((await smtpJson('--port', '25', '--no-dane')).record.dane).toBeNull();
+    expect((await smtpJson('--port', '25', '--no-dane')).dane).toBeNull();
+  });
+
+  it('without the anchor, the root is the start: the test zones are not under it, so nothing is secure', async () => {
+    const run = await runCli(['smtp', HOST, '--ip', '127.0.0.1', '--no-ptr', ...common(), '--port', '25']);
+    const record = JSON.parse(run.stdout) as { dane: { dnssec: { status: string } } };
+    expect(record.dane.dnssec.status).not.toBe('secure');
+  });
+
+  it('the e-mail report judges DNSSEC of the MX records and host, and DANE of the host, from the same anchor', async () => {
+    const run = await runCli(['email', 'mail.child.test', '--no-smtp', '--trust-anchor', anchorFile, ...common()]);
+    const report = JSON.parse(run.stdout) as {
+      dnssec: { domain: { status: string }; mx: Array<{ name: string; status: string }> };
+      dane: Array<{ host: string; dnssec: { status: string }; tlsa: { records: unknown[] } }>;
+      findings: Array<{ id: string }>;
+    };
+    expect(report.dnssec.domain.status).toBe('secure');
+    expect(report.dnssec.mx).toEqual([expect.objectContaining({ name: HOST, status: 'secure' })]);
+    expect(report.dane).toEqual([expect.objectContaining({ host: HOST, dnssec: expect.objectContaining({ status: 'secure' }) })]);
+    expect(report.findings.map((item) => item.id)).toEqual(expect.arrayContaining(['dnssec_domain_secure', 'dnssec_mx_secure']));
+  });
+
+  it('refuses an unreadable trust anchor file in one line, exit 2', async () => {
+    const run = await runCli(['email', 'mail.child.test', '--trust-anchor', '/nonexistent/anchor.key']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('netintel: cannot read the trust anchor file /nonexistent/anchor.key (ENOENT: give a file of DS or DNSKEY records to --trust-anchor)\n');
   });
 
   it('remote mode refuses --dane in one line', async () => {

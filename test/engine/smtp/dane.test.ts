@@ -9,7 +9,7 @@ import { createHash, type X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
-import { checkDane, lookupTlsa, matchTlsa, type Authenticate } from '../../../src/engine/smtp/dane.js';
+import { adBitAuthenticator, checkDane, lookupTlsa, matchTlsa, type Authenticate } from '../../../src/engine/smtp/dane.js';
 import { probeSmtp, type ProbeSmtpOptions } from '../../../src/engine/smtp/probe-smtp.js';
 import type { SmtpResult } from '../../../src/engine/smtp/smtp-result.js';
 import { parseTlsaText, tlsaRecord, type TlsaRecord } from '../../../src/engine/smtp/tlsa-record.js';
@@ -108,8 +108,16 @@ afterAll(async () => {
   await ctx?.close();
 });
 
+/**
+ * DNSSEC here is the test resolver's AD bit (adBitAuthenticator), as for an
+ * MTA that trusts a validating resolver of its own: these tests are about
+ * TLSA lookups and matching. netintel's validator is tested on signed zones
+ * in test/engine/dns/dnssec-validate.test.ts.
+ */
+const trustingResolver = () => ({ authenticate: adBitAuthenticator(ctx) });
+
 function probe(host: string, options: Partial<ProbeSmtpOptions> = {}): Promise<SmtpResult> {
-  return probeSmtp(ctx, { host, address: '127.0.0.1', port: server.port, reverseDns: false, tlsCa: [ca.cert], dane: true, ...options });
+  return probeSmtp(ctx, { host, address: '127.0.0.1', port: server.port, reverseDns: false, tlsCa: [ca.cert], dane: trustingResolver(), ...options });
 }
 
 function ids(result: { findings: Array<{ id: string }> }): string[] {
@@ -193,37 +201,37 @@ describe('matchTlsa with certificates made by the test', () => {
 
 describe('lookupTlsa over a DNS server on 127.0.0.1', () => {
   it('reads the RRset and the AD bit', async () => {
-    const lookup = await lookupTlsa(ctx, hostOf(3, 1, 1));
+    const lookup = await lookupTlsa(ctx, hostOf(3, 1, 1), 25, trustingResolver());
     expect(lookup).toMatchObject({ name: `_25._tcp.${hostOf(3, 1, 1)}`, status: 'answer', aliases: [], dnssec: { status: 'secure' } });
     expect(lookup.records.map((item) => item.label)).toEqual(['DANE-EE(3) SPKI(1) SHA2-256(1)', 'DANE-EE(3) SPKI(1) SHA2-256(1)']);
     expect(lookup.records[0]!.data).toBe(association(leaf.x509, 1, 1).toString('hex'));
   });
 
   it('an answer without AD is insecure', async () => {
-    const lookup = await lookupTlsa(ctx, hostOf(3, 1, 1, 'insecure'));
+    const lookup = await lookupTlsa(ctx, hostOf(3, 1, 1, 'insecure'), 25, trustingResolver());
     expect(lookup.dnssec.status).toBe('insecure');
     expect(lookup.dnssec.reason).toContain('did not set the AD bit');
   });
 
   it('follows a CNAME of the TLSA name', async () => {
-    const lookup = await lookupTlsa(ctx, `alias.${ZONE}`);
+    const lookup = await lookupTlsa(ctx, `alias.${ZONE}`, 25, trustingResolver());
     expect(lookup.aliases).toEqual([`_25._tcp.alias.${ZONE}`]);
     expect(lookup.records).toHaveLength(2);
   });
 
   it('tries the expanded name of a secure host alias first (RFC 7672 §2.2.3)', async () => {
-    const lookup = await lookupTlsa(ctx, `cname-host.${ZONE}`);
+    const lookup = await lookupTlsa(ctx, `cname-host.${ZONE}`, 25, trustingResolver());
     expect(lookup.tried).toEqual([`_25._tcp.target.${ZONE}`]);
     expect(lookup.records.map((item) => item.label)).toEqual(['DANE-EE(3) Cert(0) SHA2-256(1)', 'DANE-EE(3) SPKI(1) SHA2-256(1)']);
   });
 
   it('no records and a failed lookup are told apart', async () => {
-    expect((await lookupTlsa(ctx, `none.${ZONE}`)).status).toBe('nxdomain');
-    expect((await lookupTlsa(ctx, `empty.${ZONE}`)).status).toBe('nodata');
-    expect((await lookupTlsa(ctx, `nowhere.${ZONE}`)).status).toBe('nxdomain');
+    expect((await lookupTlsa(ctx, `none.${ZONE}`, 25, trustingResolver())).status).toBe('nxdomain');
+    expect((await lookupTlsa(ctx, `empty.${ZONE}`, 25, trustingResolver())).status).toBe('nodata');
+    expect((await lookupTlsa(ctx, `nowhere.${ZONE}`, 25, trustingResolver())).status).toBe('nxdomain');
     const asked = () => dns.queries.filter((query) => query.name === `_25._tcp.broken.${ZONE}`).length;
     const before = asked();
-    const failed = await lookupTlsa(ctx, `broken.${ZONE}`);
+    const failed = await lookupTlsa(ctx, `broken.${ZONE}`, 25, trustingResolver());
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('SERVFAIL');
     expect(failed.dnssec).toEqual({ status: 'indeterminate', reason: 'the TLSA lookup failed' });
@@ -231,7 +239,7 @@ describe('lookupTlsa over a DNS server on 127.0.0.1', () => {
   });
 
   it('another port asks _<port>._tcp', async () => {
-    const lookup = await lookupTlsa(ctx, hostOf(3, 1, 1), 465);
+    const lookup = await lookupTlsa(ctx, hostOf(3, 1, 1), 465, trustingResolver());
     expect(lookup.name).toBe(`_465._tcp.${hostOf(3, 1, 1)}`);
     expect(lookup.status).toBe('nxdomain');
   });
@@ -324,7 +332,7 @@ describe('probeSmtp with dane: a real SMTP server presenting the test chain', ()
 
 describe('checkDane for the e-mail report', () => {
   it('matches a DER chain given by the caller', async () => {
-    const result = await checkDane(ctx, hostOf(2, 0, 0), [Buffer.from(leaf.x509.raw), Buffer.from(ca.x509.raw)], { starttlsOffered: true });
+    const result = await checkDane(ctx, hostOf(2, 0, 0), [Buffer.from(leaf.x509.raw), Buffer.from(ca.x509.raw)], { starttlsOffered: true, ...trustingResolver() });
     expect(result.verdict).toBe('matched');
     expect(result.tlsa.records).toHaveLength(2);
     expect(result.findings.map((item) => item.id)).toEqual(['dane_match']);
@@ -332,13 +340,13 @@ describe('checkDane for the e-mail report', () => {
 
   it('DANE-TA with a leaf that does not name the host', async () => {
     const stranger = issueCertificate({ commonName: 'mx.elsewhere.example', issuer: ca });
-    const result = await checkDane(ctx, hostOf(2, 1, 1), [stranger.x509, ca.x509], { starttlsOffered: true });
+    const result = await checkDane(ctx, hostOf(2, 1, 1), [stranger.x509, ca.x509], { starttlsOffered: true, ...trustingResolver() });
     expect(result.verdict).toBe('mismatch');
     expect(result.findings.map((item) => item.id)).toEqual(['dane_ta_name_mismatch']);
   });
 
   it('TLS offered but no certificate had', async () => {
-    const result = await checkDane(ctx, hostOf(3, 1, 1), null, { starttlsOffered: true });
+    const result = await checkDane(ctx, hostOf(3, 1, 1), null, { starttlsOffered: true, ...trustingResolver() });
     expect(result.findings.map((item) => item.id)).toEqual(['dane_no_certificate']);
   });
 

@@ -1,0 +1,61 @@
+import type { EngineContext } from '../context.js';
+import { finding, type Finding } from '../findings.js';
+import { validateRrset, type DnssecStatus } from '../dns/dnssec/validate.js';
+import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
+
+/** The DNSSEC verdict of one RRset the mail of a domain depends on. */
+export interface MailDnssecCheck {
+  name: string;
+  type: 'MX' | 'A';
+  status: DnssecStatus;
+  /** Why it is not secure, or null. */
+  reason: string | null;
+  /** The zone whose keys signed the answer, when one did. */
+  signer: string | null;
+}
+
+/** DNSSEC of a domain's mail: its MX RRset, and each MX host's address RRset. */
+export interface MailDnssecResult {
+  domain: MailDnssecCheck;
+  mx: MailDnssecCheck[];
+  findings: Finding[];
+}
+
+/**
+ * Validates, from the trust anchor (the IANA root unless given), the RRsets
+ * senders rely on: the domain's MX records and each MX host's A records.
+ * DANE (RFC 7672 §2.2) needs both the MX RRset and the host's TLSA records
+ * to be secure; a bogus answer is one validating resolvers refuse, so mail
+ * to it is deferred.
+ */
+export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHosts: readonly string[], trustAnchors?: TrustAnchor): Promise<MailDnssecResult> {
+  const options = trustAnchors ? { trustAnchors } : {};
+  const check = async (name: string, type: 'MX' | 'A'): Promise<MailDnssecCheck> => {
+    try {
+      const verdict = await validateRrset(ctx, name, type, options);
+      const signer = verdict.chain.at(-1)?.signer ?? null;
+      return { name, type, status: verdict.status, reason: verdict.reason, signer };
+    } catch (error) {
+      return { name, type, status: 'indeterminate', reason: error instanceof Error ? error.message : String(error), signer: null };
+    }
+  };
+  const [own, ...hosts] = await Promise.all([check(domain, 'MX'), ...mxHosts.map((host) => check(host, 'A'))]);
+  const findings: Finding[] = [judge(own!, 'domain'), ...hosts.map((host) => judge(host, 'mx'))];
+  return { domain: own!, mx: hosts, findings };
+}
+
+function judge(check: MailDnssecCheck, of: 'domain' | 'mx'): Finding {
+  const subject = `${check.name} ${check.type}`;
+  const evidence = { name: check.name, type: check.type, status: check.status, reason: check.reason };
+  const id = (suffix: string) => `dnssec_${of}_${suffix}`;
+  switch (check.status) {
+    case 'secure':
+      return finding(id('secure'), 'pass', `${subject} is signed and validates`, 'RFC 4035 §5', evidence);
+    case 'insecure':
+      return finding(id('unsigned'), 'info', `${subject} is not protected by DNSSEC (${check.reason}): answers can be forged, and DANE cannot be used`, 'RFC 7672 §2.2', evidence);
+    case 'bogus':
+      return finding(id('bogus'), 'error', `${subject} fails DNSSEC validation (${check.reason}): validating resolvers answer SERVFAIL and mail is deferred`, 'RFC 4035 §5.5', evidence);
+    default:
+      return finding(id('indeterminate'), 'warning', `${subject}: DNSSEC status cannot be decided (${check.reason})`, 'RFC 4033 §5', evidence);
+  }
+}
