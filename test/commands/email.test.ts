@@ -38,7 +38,7 @@ describe('netintel email', () => {
     const run = await runCli(['email', 'mailhost.test', '--port', smtpPort, '-f', 'json', ...dnsFlags]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report)).toEqual(['kind', 'test', 'domain', 'domainUnicode', 'server', 'port', 'mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'smtp', 'errors', 'findings', 'summary', 'checkedAt']);
+    expect(Object.keys(report)).toEqual(['kind', 'test', 'domain', 'domainUnicode', 'server', 'port', 'mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane', 'errors', 'findings', 'summary', 'checkedAt']);
     expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', errors: [] });
     expect(report.smtp[0]).toMatchObject({ host: 'mx.mailhost.test', address: '127.0.0.1', probe: { connected: true, tls: { established: true } } });
     for (const check of ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt']) expect(report[check], check).not.toBeNull();
@@ -86,7 +86,7 @@ describe('netintel email', () => {
   it('refuses --host without --type smtp, or with a domain', async () => {
     expect((await runCli(['email', '--host', 'mx.example.test', ...dnsFlags])).code).toBe(2);
     expect((await runCli(['email', 'example.test', '--type', 'smtp', '--host', 'mx.example.test', ...dnsFlags])).code).toBe(2);
-    expect((await runCli(['email', 'example.test', '--type', 'dkim', ...dnsFlags])).code).toBe(2);
+    expect((await runCli(['email', 'example.test', '--type', 'arc', ...dnsFlags])).code).toBe(2);
   });
 });
 

@@ -19,6 +19,9 @@ describe('the check endpoints', () => {
         { name: 'example.test', type: 'MX', data: { preference: 10, exchange: 'mx.example.test' } },
         { name: 'example.test', type: 'TXT', data: ['v=spf1 -all'] },
         { name: 'mx.example.test', type: 'A', data: '127.0.0.1' },
+        { name: 'selector1._domainkey.example.test', type: 'TXT', data: ['v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo='] },
+        { name: 'default._bimi.example.test', type: 'TXT', data: ['v=BIMI1; l=; a='] },
+        { name: '_25._tcp.mx.example.test', type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.alloc(32, 7) } },
         { name: 'inside.test', type: 'A', data: '10.0.0.25' },
         // A DNSBL zone: 192.0.2.1 listed, and the zone's own test points.
         { name: '1.2.0.192.bl.test', type: 'A', data: '127.0.0.2' },
@@ -57,6 +60,26 @@ describe('the check endpoints', () => {
   });
 
   describe('GET /api/email-tests and POST /api/email-tests/bulk', () => {
+    it('runs the mail security tests (dkim, bimi, dnssec, dane), each answer allowed by /openapi.json', async () => {
+      const connections = smtp.connections();
+      const dkim = body(await guarded.app.inject({ url: '/api/email-tests?type=dkim&domain=example.test&selector=selector1' }));
+      expect(dkim).toMatchObject({ test: 'dkim', dkim: { status: 'valid', probed: 'given', selectors: [{ selector: 'selector1', key: { type: 'ed25519', bits: 256 } }] }, mx: null, smtp: null });
+      const bimi = body(await guarded.app.inject({ url: '/api/email-tests?type=bimi&domain=example.test' }));
+      expect(bimi).toMatchObject({ test: 'bimi', bimi: { status: 'declined', selector: 'default' } });
+      // No root trust anchor answers here: the validator cannot call anything secure.
+      const dnssec = body(await guarded.app.inject({ url: '/api/email-tests?type=dnssec&domain=example.test' }));
+      expect(dnssec).toMatchObject({ test: 'dnssec', dnssec: { domain: { name: 'example.test', type: 'MX' }, mx: [{ name: 'mx.example.test', type: 'A' }] } });
+      expect(dnssec.dnssec.domain.status).not.toBe('secure');
+      // DANE's TLSA records are looked up; the MX host on loopback is not probed by a guarded server.
+      const dane = body(await guarded.app.inject({ url: '/api/email-tests?type=dane&domain=example.test' }));
+      expect(dane).toMatchObject({ test: 'dane', mx: null, smtp: null, dane: [{ host: 'mx.example.test', tlsa: { status: 'answer', records: [{ usage: 3, selector: 1, matchingType: 1 }] } }] });
+      for (const url of ['/api/email-tests?type=mx&domain=example.test&selector=s1', '/api/email-tests?domain=example.test&selector=s1', '/api/email-tests?type=dkim&domain=example.test&selector=a%20b']) {
+        const refused = await guarded.app.inject({ url });
+        expect(refused.statusCode, url).toBe(400);
+      }
+      expect(smtp.connections()).toBe(connections);
+    });
+
     it('runs the typed tests (mx, spf) and the general test', async () => {
       expect(body(await guarded.app.inject({ url: '/api/email-tests?type=mx&domain=example.test' }))).toMatchObject({ kind: 'email', test: 'mx', domain: 'example.test' });
       const spf = body(await guarded.app.inject({ url: '/api/email-tests?type=spf&domain=example.test' }));
@@ -72,7 +95,7 @@ describe('the check endpoints', () => {
       expect(body(await guarded.app.inject({ url: '/api/email-tests?type=smtp&server=127.0.0.1' })).code).toBe('forbidden');
       expect(body(await guarded.app.inject({ url: '/api/email-tests?type=mx' })).code).toBe('usage');
       expect(body(await guarded.app.inject({ url: '/api/email-tests' })).code).toBe('usage');
-      expect(body(await guarded.app.inject({ url: '/api/email-tests?type=dkim&domain=example.test' })).code).toBe('usage');
+      expect(body(await guarded.app.inject({ url: '/api/email-tests?type=arc&domain=example.test' })).code).toBe('usage');
     });
 
     it('tests many domains in order, with an error item for a bad one, within the plan\'s batch size', async () => {

@@ -111,8 +111,8 @@ export async function checkDkim(ctx: EngineContext, domain: string, options: Che
     }
   }
 
-  const usable = found.some((result) => result.key !== undefined && !result.findings.some((item) => item.severity === 'error'));
-  const failed = results.some((result) => result.error !== undefined);
+  const usable = found.some((result) => result.key !== null && !result.findings.some((item) => item.severity === 'error'));
+  const failed = results.some((result) => result.error !== null);
   const status: DkimStatus = usable ? 'valid' : failed ? 'temperror' : found.length > 0 ? 'invalid' : 'none';
   return { kind: 'dkim', domain: name.ascii, domainUnicode: name.unicode, status, probed, selectors: results, findings, resolver: answered.resolver };
 }

@@ -63,13 +63,13 @@ async function smtpTest(request: FastifyRequest, api: ApiContext): Promise<unkno
 async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unknown> {
   const query = request.query as { type?: 'smtp' | 'mx' | 'spf' | 'dkim' | 'bimi' | 'dnssec' | 'dane'; domain?: string; server?: string; port?: number; smtp?: boolean; selector?: string };
   const { checkEmail } = await import('../../engine/mail/check-email.js');
+  if (query.selector !== undefined && query.type !== 'dkim' && query.type !== 'bimi') throw new NetintelError('usage', 'selector goes with type=dkim or type=bimi');
   if (query.type === undefined) {
     if (query.domain === undefined) throw new NetintelError('usage', 'give domain (the general test), or type with domain or server');
     if (query.server !== undefined) throw new NetintelError('usage', 'server goes with type=smtp');
     return checkEmail(api.ctx, query.domain, generalOptions(api, query));
   }
   if (query.smtp !== undefined) throw new NetintelError('usage', 'smtp=false goes with the general test (no type)');
-  if (query.selector !== undefined && query.type !== 'dkim' && query.type !== 'bimi') throw new NetintelError('usage', 'selector goes with type=dkim or type=bimi');
   if (query.type !== 'smtp') {
     if (query.domain === undefined) throw new NetintelError('usage', `type=${query.type} needs domain`);
     if (query.type === 'dane') return checkEmail(api.ctx, query.domain, { type: 'dane', ...generalOptions(api, { ...(query.port === undefined ? {} : { port: query.port }) }) });

@@ -78,7 +78,7 @@ describe('checkDkim: revoked, testing, delegated', () => {
   it('reports a revoked key (empty p=) and no key object', async () => {
     const { result, selector } = await one('revoked');
     expect(selector.found).toBe(true);
-    expect(selector.key).toBeUndefined();
+    expect(selector.key).toBeNull();
     expect(selector.record?.publicKey).toBe('');
     expect(ids(selector.findings)).toEqual(['dkim_key_revoked']);
     expect(selector.findings[0]!.severity).toBe('warning');
