@@ -39,15 +39,21 @@ export function registerBimiCommand(program: Command, runtime: CommandRuntime): 
     const options = runtime.options(self);
     const { checkBimi, normaliseSelector } = await import('../engine/mail/check-bimi.js');
     const selector = normaliseSelector(flags.selector ?? 'default');
+    if (options.remote && flags.tlsCa !== undefined) throw new NetintelError('usage', 'remote mode cannot send --tls-ca: the server trusts its own CAs; run without --server');
     const ca = flags.tlsCa === undefined ? undefined : [...rootCertificates, ...readCaFile(flags.tlsCa)];
     const ctx = runtime.context(options);
+    // Remote mode (--server): GET /api/email-tests?type=bimi, whose report holds the same BIMI record.
+    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress) : null;
     await runMailCommand<BimiResult>({
       runtime,
       options,
       schema: BIMI_SCHEMA,
       targets: domains,
       usage: 'bimi needs a domain: give one or more, or pipe a list in',
-      check: (domain) => checkBimi(ctx, domain, { selector, ...(ca ? { fetch: { ca } } : {}) }),
+      check: remote
+        ? (domain) => remote.mailCheck<BimiResult>('bimi', domain, { selector })
+        : (domain) => checkBimi(ctx, domain, { selector, ...(ca ? { fetch: { ca } } : {}) }),
+      ...(remote ? { concurrency: remote.concurrency } : {}),
       findingsOf: (result) => result.findings,
       failOn: flags.failOn,
     });

@@ -43,6 +43,7 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
     const options = runtime.options(self);
     const ctx = runtime.context(options);
     if (flags.message !== undefined) {
+      if (options.remote) throw new NetintelError('usage', 'remote mode cannot send a message to the server: run netintel dkim --message without --server');
       if (domains.length > 0 || flags.selector !== undefined) {
         throw new NetintelError('usage', '--message verifies a saved message on its own: give no domain or --selector with it');
       }
@@ -64,6 +65,8 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
       return;
     }
     const selectors = flags.selector === undefined ? undefined : selectorList(flags.selector);
+    // Remote mode (--server): GET /api/email-tests?type=dkim, whose report holds the same DKIM record.
+    const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress) : null;
     const { checkDkim } = await import('../engine/mail/check-dkim.js');
     await runMailCommand<DkimResult>({
       runtime,
@@ -71,7 +74,10 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
       schema: DKIM_SCHEMA,
       targets: domains,
       usage: 'dkim needs a domain: give one or more, or pipe a list in (or --message FILE to verify a saved message)',
-      check: (domain) => checkDkim(ctx, domain, selectors ? { selectors } : {}),
+      check: remote
+        ? (domain) => remote.mailCheck<DkimResult>('dkim', domain, selectors ? { selector: selectors.join(',') } : {})
+        : (domain) => checkDkim(ctx, domain, selectors ? { selectors } : {}),
+      ...(remote ? { concurrency: remote.concurrency } : {}),
       findingsOf: (result) => result.findings,
       failOn: flags.failOn,
     });

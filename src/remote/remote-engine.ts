@@ -59,7 +59,7 @@ export interface RemoteEngine {
    * own record; its failure is thrown as the error the local check throws
    * (code and message; the server's report does not carry the details).
    */
-  mailCheck<T>(check: 'mx' | 'spf', domain: string): Promise<T>;
+  mailCheck<T>(check: 'mx' | 'spf' | 'dkim' | 'bimi', domain: string, parameters?: Record<string, string>): Promise<T>;
   /**
    * The general e-mail test of many domains (`netintel email` on stdin) in
    * POST /api/email-tests/bulk requests of the plan's batch size, in input order.
@@ -208,8 +208,8 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
 
     hostAddresses: resolveHost,
 
-    async mailCheck<T>(check: 'mx' | 'spf', domain: string) {
-      const report = (await client.get('/api/email-tests', { type: check, domain })).body as EmailReport;
+    async mailCheck<T>(check: 'mx' | 'spf' | 'dkim' | 'bimi', domain: string, parameters: Record<string, string> = {}) {
+      const report = (await client.get('/api/email-tests', { ...parameters, type: check, domain })).body as EmailReport;
       const record = report[check];
       if (record !== null) return record as T;
       // The report lists a failed check instead of failing; locally the check itself throws.

@@ -99,9 +99,9 @@ describe('netintel bimi', () => {
     expect(ca.stderr).toMatch(/^netintel: cannot read --tls-ca/);
   });
 
-  it('is refused in remote mode until the API serves it', async () => {
-    const run = await runCli(['bimi', 'brand.test', '--server', 'http://127.0.0.1:9']);
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toBe('netintel: netintel bimi has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)\n');
+  it('refuses --tls-ca in remote mode, in one line', async () => {
+    const run = await runCli(['bimi', 'brand.test', '--tls-ca', '/etc/hostname', '--server', 'http://127.0.0.1:9']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('netintel: remote mode cannot send --tls-ca: the server trusts its own CAs; run without --server\n');
   });
 });

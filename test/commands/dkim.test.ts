@@ -121,10 +121,10 @@ describe('netintel dkim', () => {
     expect(selector.stderr).toContain('invalid DKIM selector "bad selector" (give DNS labels');
   });
 
-  it('says it has no remote mode yet', async () => {
-    const run = await runCli(['dkim', 'example.com', '--server', 'http://127.0.0.1:9']);
-    expect(run.stderr).toContain('netintel dkim has no remote mode yet');
-    expect(run.code).not.toBe(0);
+  it('refuses to send a saved message to a server, in one line', async () => {
+    const run = await runCli(['dkim', '--message', '-', '--server', 'http://127.0.0.1:9'], { stdin: 'Subject: x\r\n\r\nbody\r\n' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('netintel: remote mode cannot send a message to the server: run netintel dkim --message without --server\n');
   });
 });
 

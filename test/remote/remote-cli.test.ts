@@ -24,6 +24,8 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
         { name: 'example.test', type: 'MX', data: { preference: 10, exchange: 'mx.example.test' } },
         { name: 'example.test', type: 'TXT', data: ['v=spf1 ', '-all'] },
         { name: 'www.example.test', type: 'CNAME', data: 'example.test' },
+        { name: 'selector1._domainkey.example.test', type: 'TXT', data: ['v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo='] },
+        { name: 'default._bimi.example.test', type: 'TXT', data: ['v=BIMI1; l=; a='] },
       ],
       behaviours: { 'broken.test': 'servfail' },
     });
@@ -145,6 +147,12 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     const noServer = await runCli(['ip', '8.8.8.8', '--api-key', pro]);
     expect(noServer.code).toBe(2);
     expect(noServer.stderr).toMatch(/--api-key needs --server/);
+  });
+
+  it('dkim and bimi: the same records through GET /api/email-tests', async () => {
+    for (const args of [['dkim', 'example.test', '--selector', 'selector1,missing', '-f', 'json'], ['bimi', 'example.test', '-f', 'json'], ['dkim', 'example.test', '--selector', 'selector1']]) {
+      same(await local(args), await remote(args));
+    }
   });
 
   it('gives the check commands the records their local engines give (recordOutcome)', async () => {
