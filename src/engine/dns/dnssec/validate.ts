@@ -332,7 +332,12 @@ async function trustedKeys(
   }
   const asked = await lookup(zone, TYPE.DNSKEY);
   const keySet = findRrset(rrsetsOf(asked.message.answer), zone, TYPE.DNSKEY);
-  if (!keySet) throw fail('bogus', `missing DNSKEY: ${presentName(zone)} has no DNSKEY RRset`);
+  if (!keySet) {
+    // At the trust anchor nothing has been proven yet: a resolver that strips DNSSEC records (or a
+    // network that blocks large answers) looks like this, and calling every name bogus would blame the domain.
+    if (chain.length === 1) throw fail('indeterminate', `the resolver gave no DNSKEY RRset for the trust anchor ${presentName(zone)}; it may not pass DNSSEC records on, try another --resolver`);
+    throw fail('bogus', `missing DNSKEY: ${presentName(zone)} has no DNSKEY RRset`);
+  }
   const keys = keySet.records.flatMap((r) => {
     try {
       return [readDnskey(r.rdata)];
