@@ -44,18 +44,23 @@ export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHost
   return { domain: own!, mx: hosts, findings };
 }
 
+const IDS = {
+  domain: { secure: 'dnssec_domain_secure', insecure: 'dnssec_domain_unsigned', bogus: 'dnssec_domain_bogus', indeterminate: 'dnssec_domain_indeterminate' },
+  mx: { secure: 'dnssec_mx_secure', insecure: 'dnssec_mx_unsigned', bogus: 'dnssec_mx_bogus', indeterminate: 'dnssec_mx_indeterminate' },
+} as const;
+
 function judge(check: MailDnssecCheck, of: 'domain' | 'mx'): Finding {
   const subject = `${check.name} ${check.type}`;
   const evidence = { name: check.name, type: check.type, status: check.status, reason: check.reason };
-  const id = (suffix: string) => `dnssec_${of}_${suffix}`;
+  const id = IDS[of][check.status];
   switch (check.status) {
     case 'secure':
-      return finding(id('secure'), 'pass', `${subject} is signed and validates`, 'RFC 4035 §5', evidence);
+      return finding(id, 'pass', `${subject} is signed and validates`, 'RFC 4035 §5', evidence);
     case 'insecure':
-      return finding(id('unsigned'), 'info', `${subject} is not protected by DNSSEC (${check.reason}): answers can be forged, and DANE cannot be used`, 'RFC 7672 §2.2', evidence);
+      return finding(id, 'info', `${subject} is not protected by DNSSEC (${check.reason}): answers can be forged, and DANE cannot be used`, 'RFC 7672 §2.2', evidence);
     case 'bogus':
-      return finding(id('bogus'), 'error', `${subject} fails DNSSEC validation (${check.reason}): validating resolvers answer SERVFAIL and mail is deferred`, 'RFC 4035 §5.5', evidence);
+      return finding(id, 'error', `${subject} fails DNSSEC validation (${check.reason}): validating resolvers answer SERVFAIL and mail is deferred`, 'RFC 4035 §5.5', evidence);
     default:
-      return finding(id('indeterminate'), 'warning', `${subject}: DNSSEC status cannot be decided (${check.reason})`, 'RFC 4033 §5', evidence);
+      return finding(id, 'warning', `${subject}: DNSSEC status cannot be decided (${check.reason})`, 'RFC 4033 §5', evidence);
   }
 }
