@@ -88,6 +88,8 @@ export function describeStage(stage: Stage): string {
       return `probing ${target}${detail ? ` (${detail})` : ''}...`;
     case 'mta-sts':
       return `fetching MTA-STS policy from ${target}...`;
+    case 'https':
+      return `fetching ${detail ?? 'a document'} from ${target}...`;
     case 'blacklist':
       return `checking ${detail ?? 'the'} blocklist${detail === '1' ? '' : 's'} for ${target}...`;
   }

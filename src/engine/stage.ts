@@ -9,9 +9,10 @@ import type { EngineContext } from './context.js';
  * - `smtp`: an SMTP stage; target `host:port`, detail the stage
  *   (`connect`, `greeting`, `EHLO`, `STARTTLS`, `TLS`, `AUTH`, `MAIL FROM`, `RCPT TO`)
  * - `mta-sts`: fetching an MTA-STS policy; target the policy host
+ * - `https`: fetching a document a record points to; target the URL, detail what it is (`BIMI logo`)
  * - `blacklist`: asking DNS blocklists; target the address or domain, detail the number of lists
  */
-export type StageKind = 'dns' | 'smtp' | 'mta-sts' | 'blacklist';
+export type StageKind = 'dns' | 'smtp' | 'mta-sts' | 'https' | 'blacklist';
 
 export interface Stage {
   kind: StageKind;

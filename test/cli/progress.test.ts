@@ -13,6 +13,7 @@ describe('describeStage', () => {
     [{ kind: 'dns', target: 'example.com', detail: 'MX' }, 'resolving example.com MX...'],
     [{ kind: 'smtp', target: 'mx1.example.com:25', detail: 'STARTTLS' }, 'probing mx1.example.com:25 (STARTTLS)...'],
     [{ kind: 'mta-sts', target: 'mta-sts.example.com', detail: null }, 'fetching MTA-STS policy from mta-sts.example.com...'],
+    [{ kind: 'https', target: 'https://brand.example/logo.svg', detail: 'BIMI logo' }, 'fetching BIMI logo from https://brand.example/logo.svg...'],
     [{ kind: 'blacklist', target: '192.0.2.1', detail: '42' }, 'checking 42 blocklists for 192.0.2.1...'],
     [{ kind: 'blacklist', target: '192.0.2.1', detail: '1' }, 'checking 1 blocklist for 192.0.2.1...'],
   ] as const)('%j reads %s', (stage, text) => {
@@ -21,7 +22,7 @@ describe('describeStage', () => {
 
   it('never passes a control character or bidi override of a name through to the terminal', () => {
     fc.assert(
-      fc.property(fc.constantFrom('dns', 'smtp', 'mta-sts', 'blacklist' as const), fc.string({ unit: 'binary' }), fc.option(fc.string({ unit: 'binary' })), (kind, target, detail) => {
+      fc.property(fc.constantFrom('dns', 'smtp', 'mta-sts', 'https', 'blacklist' as const), fc.string({ unit: 'binary' }), fc.option(fc.string({ unit: 'binary' })), (kind, target, detail) => {
         // eslint-disable-next-line no-control-regex
         expect(describeStage({ kind, target, detail })).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
       }),

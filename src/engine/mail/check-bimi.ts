@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import type { EngineContext } from '../context.js';
+import { reportStage } from '../stage.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
@@ -309,6 +310,7 @@ function uniqueRecords(own: DmarcResult, organisational: DmarcResult | null): Dm
 async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiLogo> {
   const logo: BimiLogo = { url, finalUrl: null, redirects: [], contentType: null, octets: null, truncated: false, compressed: false, svg: null, error: null };
   let fetched: FetchedDocument;
+  reportStage(ctx, 'https', url, 'BIMI logo');
   try {
     fetched = await fetchHttps(dns, {
       url,
@@ -368,6 +370,7 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
 async function fetchCertificate(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiCertificate> {
   const result: BimiCertificate = { url, octets: null, certificate: null, error: null };
   let fetched: FetchedDocument;
+  reportStage(ctx, 'https', url, 'BIMI certificate');
   try {
     fetched = await fetchHttps(dns, {
       url,
