@@ -85,7 +85,7 @@ describe('netintel smtp', () => {
     });
     expect(Object.keys(record)).toEqual([
       'kind', 'host', 'port', 'address', 'tlsMode', 'ehloName', 'checkedAt', 'connected', 'failure', 'stoppedAt', 'completed',
-      'banner', 'ehlo', 'extensions', 'tls', 'auth', 'envelope', 'reverseDns', 'timings', 'findings', 'transcript',
+      'banner', 'ehlo', 'extensions', 'tls', 'auth', 'envelope', 'reverseDns', 'dane', 'timings', 'findings', 'transcript',
     ]);
   });
 
