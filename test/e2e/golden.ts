@@ -41,6 +41,8 @@ const VOLATILE: Replacement[] = [
   { pattern: /\bni_[A-Za-z0-9_-]{20,}/g, with: 'ni_<key>' },
   // Certificates are made anew by each run: their fingerprints and serial numbers differ
   { pattern: /\b(?:[0-9A-F]{2}:){19,}[0-9A-F]{2}\b/g, with: '<fingerprint>' },
+  // ... and so do the SHA-256 and SHA-512 digests of them that TLSA records carry
+  { pattern: /\b(?:[0-9a-f]{64}){1,2}\b/g, with: '<digest>' },
 ];
 
 const DAY_MS = 86_400_000;
