@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import { NetintelError } from '../../errors.js';
 import type { MailDns } from './mail-dns.js';
+import { httpError } from './https-error.js';
 
 /** How the BIMI fetches connect; tests point them at a local HTTPS server. */
 export interface BimiFetchOptions {
@@ -153,15 +154,4 @@ async function getOnce(dns: MailDns, url: URL, request: FetchRequest): Promise<A
     client.on('error', (error) => finish(error));
     client.end();
   });
-}
-
-function httpError(error: unknown, host: string, timeoutMs: number): NetintelError {
-  if (error instanceof NetintelError) return error;
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const message = error instanceof Error ? error.message : String(error);
-  if (/^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL|HOSTNAME_MISMATCH)/.test(code) || /certificate|SSL|TLS/i.test(message)) {
-    return new NetintelError('tls', `TLS with ${host} failed: ${message}`, { cause: error, details: { host, reason: code } });
-  }
-  if (code === 'ETIMEDOUT') return new NetintelError('timeout', `no answer from ${host} within ${timeoutMs} ms`, { cause: error });
-  return new NetintelError('unreachable', `could not reach ${host}: ${message}`, { cause: error, details: { host, reason: code } });
 }

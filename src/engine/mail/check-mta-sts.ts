@@ -8,6 +8,7 @@ import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
 import { reportStage } from '../stage.js';
+import { httpError } from './https-error.js';
 
 export type MtaStsMode = 'enforce' | 'testing' | 'none';
 
@@ -295,15 +296,4 @@ async function fetchPolicy(
     request.on('error', (error) => reject(httpError(error, host, timeoutMs)));
     request.end();
   });
-}
-
-function httpError(error: unknown, host: string, timeoutMs: number): NetintelError {
-  if (error instanceof NetintelError) return error;
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const message = error instanceof Error ? error.message : String(error);
-  if (/^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL|HOSTNAME_MISMATCH)/.test(code) || /certificate|SSL|TLS/i.test(message)) {
-    return new NetintelError('tls', `TLS with ${host} failed: ${message}`, { cause: error, details: { host, reason: code } });
-  }
-  if (code === 'ETIMEDOUT') return new NetintelError('timeout', `no answer from ${host} within ${timeoutMs} ms`, { cause: error });
-  return new NetintelError('unreachable', `could not reach ${host}: ${message}`, { cause: error, details: { host, reason: code } });
 }
