@@ -1,0 +1,209 @@
+import { createReadStream } from 'node:fs';
+import type { Command } from 'commander';
+import { scanLine, type AddressMatch } from '../engine/grep/address-scanner.js';
+import { createAddressFilter, type FilteredMatch } from '../engine/grep/address-filter.js';
+import { wholeLineText } from '../engine/grep/text-lines.js';
+import { NetintelError } from '../errors.js';
+import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
+import { exitCodeFor } from '../cli/exit-codes.js';
+import { emitOutcomes } from '../cli/emit.js';
+import { createSink, OutputClosed, type CliIo } from '../cli/io.js';
+import { stdinBringsList } from '../cli/io.js';
+import type { CommandRuntime } from '../cli/runtime.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
+import type { Outcome } from '../engine/outcome.js';
+
+interface GrepFlags {
+  onlyMatching?: boolean;
+  unique?: boolean;
+  v4?: boolean;
+  v6?: boolean;
+  cidr?: boolean;
+  excludeReserved?: boolean;
+  lineNumber?: boolean;
+  withFilename?: boolean;
+  noFilename?: boolean;
+}
+
+/** One run's reading: where it is, and what to do with a line's matches. */
+interface Scan {
+  source: string | null;
+  lineNumber: number;
+}
+
+/** Lines of output gathered before a write: fewer, larger writes. */
+const FLUSH_AT = 64 * 1024;
+
+export function registerGrepCommand(program: Command, runtime: CommandRuntime): void {
+  program
+    .command('grep')
+    .description('find IPv4 and IPv6 addresses in any text (logs, mail headers, JSON): matching lines, or the addresses with -o')
+    .argument('[files...]', 'text files ("-" or none: stdin)')
+    .option('-o, --only-matching', 'print each address found, one per line, not the whole line')
+    .option('-u, --unique', 'print each address once, at its first occurrence (implies -o)')
+    .option('-4, --v4', 'IPv4 addresses only')
+    .option('-6, --v6', 'IPv6 addresses only (IPv4-mapped ::ffff:a.b.c.d included)')
+    .option('--cidr', 'take a prefix length after an address as part of it (10.0.0.0/8)')
+    .option('--exclude-reserved', 'skip private, loopback, documentation and other special-purpose addresses')
+    .option('-n, --line-number', 'prefix each output line with its line number in its input')
+    .option('-H, --with-filename', 'prefix each output line with its file name (the default with several files)')
+    .option('--no-filename', 'no file name prefix, even with several files')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when an address was found, 3 when none was.\nExamples:\n  netintel grep -o --unique access.log\n  netintel grep --exclude-reserved -n mail.eml\n  journalctl -u sshd | netintel grep -o --v4 | sort | uniq -c',
+    )
+    .action(async (files: string[], flags: GrepFlags, command: Command) => {
+      const options = runtime.options(command);
+      const { io } = runtime;
+      if (files.length === 0 && !stdinBringsList(io)) {
+        throw new NetintelError('usage', 'grep reads text from files or stdin: give a file, or pipe the text in');
+      }
+      const both = flags.v4 === flags.v6;
+      const versions = new Set<4 | 6>(both ? [4, 6] : flags.v4 ? [4] : [6]);
+      const textOutput = options.format === 'table';
+      const filter = createAddressFilter({
+        versions,
+        excludeReserved: flags.excludeReserved === true,
+        unique: flags.unique === true,
+        classify: !textOutput,
+      });
+      const inputs = files.length === 0 ? ['-'] : files;
+      // --no-filename is commander's negation of a `filename` option.
+      const named = (command.opts() as { filename?: boolean }).filename === false ? false : flags.withFilename === true || inputs.length > 1;
+      const scanOptions = { cidr: flags.cidr === true };
+      const texts = inputTexts(inputs, io);
+      let found = 0;
+      if (textOutput) {
+        const onlyMatching = flags.onlyMatching === true || flags.unique === true;
+        found = await writeText(io, texts, (line, scan, matches) => {
+          let out = '';
+          const prefix = (named ? `${scan.source ?? '(standard input)'}:` : '') + (flags.lineNumber ? `${scan.lineNumber}:` : '');
+          if (onlyMatching) {
+            for (const match of matches) out += `${prefix}${match.text}\n`;
+          } else if (matches.length > 0) {
+            out = `${prefix}${io.stdout.isTTY === true ? escapeTerminalText(line) : line}\n`;
+          }
+          return out;
+        }, scanOptions, filter);
+      } else {
+        const outcomes = matchRecords(texts, scanOptions, filter, () => found++);
+        runtime.exitCode = await emitOutcomes(io, options, GREP_SCHEMA, outcomes, { single: false, bulk: false });
+        if (runtime.exitCode !== 0) return;
+      }
+      runtime.exitCode = found > 0 ? 0 : exitCodeFor('not_found');
+    });
+}
+
+/** Each input's text in whole-line pieces, named when there are several. */
+async function* inputTexts(inputs: readonly string[], io: CliIo): AsyncGenerator<{ source: string | null; text: AsyncIterable<string> }> {
+  for (const file of inputs) {
+    const source = file === '-' ? null : file;
+    const stream = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
+    yield { source, text: readable(wholeLineText(stream), file) };
+  }
+}
+
+async function* readable(text: AsyncIterable<string>, file: string): AsyncGenerator<string> {
+  try {
+    yield* text;
+  } catch (error) {
+    if (error instanceof NetintelError) throw error;
+    throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message} (check the path and its permissions)`, { details: { path: file } });
+  }
+}
+
+type LineWriter = (line: string, scan: Scan, matches: readonly FilteredMatch[]) => string;
+
+/** Scans every line of every input, writing what `render` makes of each; the number of addresses found. */
+async function writeText(
+  io: CliIo,
+  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  render: LineWriter,
+  scanOptions: { cidr: boolean },
+  filter: (match: AddressMatch) => FilteredMatch | null,
+): Promise<number> {
+  const stdout = createSink(io.stdout);
+  let found = 0;
+  let pending = '';
+  const raw: AddressMatch[] = [];
+  const kept: FilteredMatch[] = [];
+  try {
+    for await (const input of inputs) {
+      const scan: Scan = { source: input.source, lineNumber: 0 };
+      for await (const piece of input.text) {
+        let from = 0;
+        while (from < piece.length) {
+          let to = piece.indexOf('\n', from);
+          const next = to === -1 ? piece.length : to + 1;
+          if (to === -1) to = piece.length;
+          // A CRLF line's CR is not part of the line.
+          const line = piece.charCodeAt(to - 1) === 13 && to > from ? piece.slice(from, to - 1) : piece.slice(from, to);
+          from = next;
+          scan.lineNumber++;
+          raw.length = 0;
+          scanLine(line, scanOptions, raw);
+          if (raw.length === 0) continue;
+          kept.length = 0;
+          for (const match of raw) {
+            const result = filter(match);
+            if (result !== null) kept.push(result);
+          }
+          if (kept.length === 0) continue;
+          found += kept.length;
+          pending += render(line, scan, kept);
+          if (pending.length >= FLUSH_AT) {
+            await stdout.write(pending);
+            pending = '';
+          }
+        }
+      }
+    }
+    await stdout.write(pending);
+  } catch (error) {
+    // `| head` closed the pipe: the run stops quietly, having found what it wrote.
+    if (error instanceof OutputClosed) return Math.max(found, 1);
+    throw error;
+  }
+  return found;
+}
+
+/** Every address kept, as a record with its position (data formats), one batch per input piece. */
+async function* matchRecords(
+  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  scanOptions: { cidr: boolean },
+  filter: (match: AddressMatch) => FilteredMatch | null,
+  onFound: () => void,
+): AsyncGenerator<Outcome<unknown>[]> {
+  for await (const input of inputs) {
+    let lineNumber = 0;
+    for await (const piece of input.text) {
+      const batch: Outcome<unknown>[] = [];
+      for (const rawLine of piece.split('\n')) {
+        lineNumber++;
+        const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+        for (const match of scanLine(line, scanOptions)) {
+          const kept = filter(match);
+          if (kept === null) continue;
+          onFound();
+          batch.push({
+            ok: true,
+            query: kept.text,
+            value: {
+              address: kept.text,
+              canonical: kept.canonical,
+              version: kept.version,
+              prefix_length: kept.prefixLength,
+              reserved: kept.reserved,
+              file: input.source,
+              line: lineNumber,
+              column: match.start + 1,
+            },
+          });
+        }
+      }
+      // split() gives an empty last piece after the final newline: not a line.
+      if (piece.endsWith('\n')) lineNumber--;
+      if (batch.length > 0) yield batch;
+    }
+  }
+}
