@@ -1,0 +1,117 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { scanLine } from '../../../src/engine/grep/address-scanner.js';
+import { createAddressFilter } from '../../../src/engine/grep/address-filter.js';
+import { isIPv4Text, isIPv6Text } from '../../../src/engine/ip/ip-text.js';
+
+const found = (line: string, cidr = false) => scanLine(line, { cidr }).map((match) => match.text);
+
+describe('scanLine', () => {
+  it.each([
+    ['plain IPv4', 'from 192.0.2.1 to 198.51.100.2', ['192.0.2.1', '198.51.100.2']],
+    ['a longer dotted digit run is no address', 'version 1.2.3.4.5 here', []],
+    ['leading zeros (octal to resolvers)', 'at 01.2.3.4 and 1.02.3.4', []],
+    ['octets over 255', '256.1.1.1 1.1.1.256 10.0.0.300', []],
+    ['three parts', 'v 1.2.3 x', []],
+    ['sentence end', 'It was 8.8.8.8.', ['8.8.8.8']],
+    ['comma, semicolon, brackets, quotes', '8.8.8.8, (9.9.9.9); "1.1.1.1" <4.4.4.4>', ['8.8.8.8', '9.9.9.9', '1.1.1.1', '4.4.4.4']],
+    ['v4:port', 'peer 1.2.3.4:8080 up', ['1.2.3.4']],
+    ['label:v4', 'inet addr:10.0.0.1 Bcast:10.0.0.255', ['10.0.0.1', '10.0.0.255']],
+    ['v4: message', '1.2.3.4: connection refused', ['1.2.3.4']],
+    ['[v6]:port', 'https://[2001:db8::1]:443/x', ['2001:db8::1']],
+    ['v4 in a URL', 'GET http://93.184.216.34/index.html?ip=8.8.4.4&x=1', ['93.184.216.34', '8.8.4.4']],
+    [':: forms', '::1 fe80:: 2001:db8::8a2e:370:7334 ::', ['::1', 'fe80::', '2001:db8::8a2e:370:7334']],
+    ['IPv4-mapped', 'client ::ffff:192.0.2.128 connected', ['::ffff:192.0.2.128']],
+    ['zone index', 'ping fe80::1%eth0. done', ['fe80::1%eth0']],
+    ['full IPv6, upper case', '2001:0DB8:0000:0000:0000:FF00:0042:8329', ['2001:0DB8:0000:0000:0000:FF00:0042:8329']],
+    ['mail header', 'Received: from x ([192.0.2.1]) by y ([IPv6:2001:db8::25])', ['192.0.2.1', '2001:db8::25']],
+    ['JSON', '{"ip":"203.0.113.7","v6":"2606:4700::1111"}', ['203.0.113.7', '2606:4700::1111']],
+    ['words around', 'v1.2.3.4 1.2.3.4x 4.3.2.1.in-addr.arpa 1.2.3.4.example', []],
+    ['times and MAC addresses', '10:30:00 00:1a:2b:3c:4d:5e', []],
+    ['C++ scope', 'std::vector<int> Foo::bar', []],
+    ['nine groups', '1:2:3:4:5:6:7:8:9', []],
+  ])('%s', (_name, line, expected) => {
+    expect(found(line)).toEqual(expected);
+  });
+
+  it('takes a prefix length with cidr, and the address alone without', () => {
+    expect(found('routes 10.0.0.0/8, 2001:db8::/32.', true)).toEqual(['10.0.0.0/8', '2001:db8::/32']);
+    expect(found('routes 10.0.0.0/8, 2001:db8::/32.')).toEqual(['10.0.0.0', '2001:db8::']);
+    expect(found('bad 1.1.1.1/33 2001:db8::/129 10.0.0.0/08', true)).toEqual(['1.1.1.1', '2001:db8::', '10.0.0.0']);
+  });
+
+  it('reports where each match starts and its version', () => {
+    expect(scanLine('a 1.2.3.4 [::1]', { cidr: false })).toEqual([
+      { text: '1.2.3.4', start: 2, version: 4, prefixLength: null },
+      { text: '::1', start: 11, version: 6, prefixLength: null },
+    ]);
+  });
+});
+
+describe('createAddressFilter', () => {
+  const run = (line: string, options: Partial<Parameters<typeof createAddressFilter>[0]>) => {
+    const filter = createAddressFilter({ versions: new Set([4, 6]), excludeReserved: false, unique: false, classify: true, ...options });
+    return scanLine(line, { cidr: true }).flatMap((match) => {
+      const kept = filter(match);
+      return kept === null ? [] : [kept.canonical];
+    });
+  };
+
+  it('keeps one version', () => {
+    expect(run('8.8.8.8 2001:4860::8888 ::ffff:1.2.3.4', { versions: new Set([4]) })).toEqual(['8.8.8.8']);
+    expect(run('8.8.8.8 2001:4860::8888 ::ffff:1.2.3.4', { versions: new Set([6]) })).toEqual(['2001:4860::8888', '1.2.3.4']);
+  });
+
+  it('drops special-purpose addresses and CIDRs', () => {
+    expect(run('10.1.1.1 8.8.8.8 192.0.2.1 ::1 fe80::1%eth0 2606:4700::1 10.0.0.0/8 ::ffff:127.0.0.1', { excludeReserved: true })).toEqual([
+      '8.8.8.8',
+      '2606:4700::1',
+    ]);
+  });
+
+  it('keeps the first of each address, compared in canonical form', () => {
+    expect(run('2001:DB8::1 2001:db8:0::1 8.8.8.8 8.8.8.8 ::ffff:8.8.8.8 fe80::1%eth0 fe80::1%eth1', { unique: true })).toEqual([
+      '2001:db8::1',
+      '8.8.8.8',
+      'fe80::1%eth0',
+      'fe80::1%eth1',
+    ]);
+  });
+});
+
+// A token boundary: no letter, digit, underscore, dot or colon on either side of a match.
+const boundaryOk = (line: string, start: number, end: number) =>
+  !/[A-Za-z0-9_]/.test(line[start - 1] ?? ' ') && !/[A-Za-z0-9_]/.test(line[end] ?? ' ');
+
+describe('scanLine properties', () => {
+  it('never throws on any text, and every match is a valid address found at a token boundary', () => {
+    const alphabet = fc.constantFrom(...'0123456789abcdefABCDEFxz.:%/[]-_ ,;"\n\té'.split(''));
+    const text = fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: alphabet, maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 80 }));
+    fc.assert(
+      fc.property(text, fc.boolean(), (line, cidr) => {
+        for (const match of scanLine(line, { cidr })) {
+          expect(line.slice(match.start, match.start + match.text.length)).toBe(match.text);
+          expect(boundaryOk(line, match.start, match.start + match.text.length)).toBe(true);
+          const address = match.text.replace(/\/\d+$/, '');
+          expect(match.version === 4 ? isIPv4Text(address) : isIPv6Text(address)).toBe(true);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds every address embedded between separators', () => {
+    const v4 = fc.ipV4();
+    const v6 = fc.ipV6().filter((address) => /[0-9a-f]/i.test(address));
+    const separator = fc.constantFrom(' ', ', ', '. ', '\t', ' (', ') ', '"', '<', '>', '=', '; ', ' [', '] ', '/', '|', '->', ' : ');
+    const piece = fc.tuple(fc.oneof(v4, v6), separator);
+    fc.assert(
+      fc.property(separator, fc.array(piece, { minLength: 1, maxLength: 8 }), (lead, pieces) => {
+        // `x.y` after an IPv6 address would continue it as a dotted tail; a separator ends each.
+        const line = lead + pieces.map(([address, after]) => address + after).join('');
+        expect(found(line)).toEqual(pieces.map(([address]) => address));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
