@@ -1,0 +1,67 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, runCli, tempDir } from '../support/cli.js';
+
+const fixture = (name: string) => join(REPO_ROOT, 'test', 'fixtures', 'grep', name);
+const scratch = tempDir();
+afterAll(() => scratch.remove());
+
+describe('netintel grep', () => {
+  it('finds the addresses of real-looking mail headers, with line numbers, and nothing else', async () => {
+    const result = await runCli(['grep', '-on', fixture('mail-headers.txt')]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(readFileSync(fixture('mail-headers.expected'), 'utf8'));
+  });
+
+  it('finds every address of a generated web-server log, in order', async () => {
+    const result = await runCli(['grep', '-o', fixture('access.log')]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(readFileSync(fixture('access.expected'), 'utf8'));
+  });
+
+  it('prints whole matching lines by default, file names with several inputs, from stdin too', async () => {
+    const text = 'no address\nhost 192.0.2.1 up\r\nalso none 1.2.3\n[2001:db8::1]:443';
+    const path = join(scratch.path, 'a.txt');
+    writeFileSync(path, text);
+    expect((await runCli(['grep'], { stdin: text })).stdout).toBe('host 192.0.2.1 up\n[2001:db8::1]:443\n');
+    const two = await runCli(['grep', '-n', path, '-'], { stdin: text });
+    expect(two.stdout).toBe(`${path}:2:host 192.0.2.1 up\n${path}:4:[2001:db8::1]:443\n(standard input):2:host 192.0.2.1 up\n(standard input):4:[2001:db8::1]:443\n`);
+    expect((await runCli(['grep', '--no-filename', '-o', path, path])).stdout).toBe('192.0.2.1\n2001:db8::1\n192.0.2.1\n2001:db8::1\n');
+  });
+
+  it('filters by version, reserved ranges and first occurrence; takes CIDRs with --cidr', async () => {
+    const text = '8.8.8.8 10.0.0.1 2606:4700::1111 ::1\n8.8.8.8 10.0.0.0/8 2001:db8::/32 9.9.9.0/24\n';
+    expect((await runCli(['grep', '-o', '--v4'], { stdin: text })).stdout).toBe('8.8.8.8\n10.0.0.1\n8.8.8.8\n10.0.0.0\n9.9.9.0\n');
+    expect((await runCli(['grep', '-o', '--v6'], { stdin: text })).stdout).toBe('2606:4700::1111\n::1\n2001:db8::\n');
+    expect((await runCli(['grep', '--unique', '--exclude-reserved'], { stdin: text })).stdout).toBe('8.8.8.8\n2606:4700::1111\n9.9.9.0\n');
+    expect((await runCli(['grep', '-o', '--cidr', '--exclude-reserved'], { stdin: text })).stdout).toBe('8.8.8.8\n2606:4700::1111\n8.8.8.8\n9.9.9.0/24\n');
+  });
+
+  it('gives each address as a record in data formats', async () => {
+    const result = await runCli(['grep', '-f', 'ndjson', '--cidr'], { stdin: 'a\nb 10.0.0.0/8 and ::FFFF:8.8.8.8\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([
+      { address: '10.0.0.0/8', canonical: '10.0.0.0/8', version: 4, prefix_length: 8, reserved: 'private (RFC 1918)', file: null, line: 2, column: 3 },
+      { address: '::FFFF:8.8.8.8', canonical: '8.8.8.8', version: 6, prefix_length: null, reserved: null, file: null, line: 2, column: 18 },
+    ]);
+  });
+
+  it('exits 3 when no address is found, and 2 with one line for a file it cannot read', async () => {
+    const none = await runCli(['grep'], { stdin: 'nothing 1.2.3.4.5 here\n' });
+    expect([none.code, none.stdout, none.stderr]).toEqual([3, '', '']);
+    const missing = await runCli(['grep', join(scratch.path, 'missing.txt')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^netintel: cannot read .*missing\.txt: ENOENT.*\(check the path and its permissions\)\n$/);
+  });
+
+  it('stops quietly when the reader goes away (| head), having read only part of a large input', () => {
+    const path = join(scratch.path, 'big.log');
+    writeFileSync(path, 'client 203.0.113.5 GET /\n'.repeat(400_000));
+    const run = spawnSync('bash', ['-c', `node "${BIN}" grep -o "${path}" | head -2; echo "status \${PIPESTATUS[0]}"`], { encoding: 'utf8' });
+    expect(run.stdout).toBe('203.0.113.5\n203.0.113.5\nstatus 0\n');
+    expect(run.stderr).toBe('');
+  });
+});
