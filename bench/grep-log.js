@@ -4,7 +4,7 @@
 // are not (Chrome/119.0.6045.159). Seeded, so the same seed gives the same log, and
 // every line comes with the addresses it holds, in order: the expected output.
 //
-//   node bench/grep-log.js LINES [SEED] > access.log    (the expected addresses go to fd 3 when open)
+//   node bench/grep-log.js LINES [SEED [EXPECTED_FILE]] > access.log
 
 const AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.6045.159 Safari/537.36',
@@ -65,27 +65,22 @@ export function* accessLogLines(count, seed = 20261127) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { writeSync, fstatSync } = await import('node:fs');
+  const { openSync, writeSync } = await import('node:fs');
   const count = Number(process.argv[2] ?? 1000);
   const seed = Number(process.argv[3] ?? 20261127);
-  let expected = true;
-  try {
-    fstatSync(3);
-  } catch {
-    expected = false;
-  }
+  const expected = process.argv[4] === undefined ? null : openSync(process.argv[4], 'w');
   let out = '';
   let addresses = '';
+  const flush = () => {
+    writeSync(1, out);
+    if (expected !== null) writeSync(expected, addresses);
+    out = '';
+    addresses = '';
+  };
   for (const [line, found] of accessLogLines(count, seed)) {
     out += `${line}\n`;
-    if (expected) addresses += found.map((address) => `${address}\n`).join('');
-    if (out.length > 1 << 20) {
-      writeSync(1, out);
-      out = '';
-      if (expected) writeSync(3, addresses);
-      addresses = '';
-    }
+    if (expected !== null) addresses += found.map((address) => `${address}\n`).join('');
+    if (out.length > 1 << 20) flush();
   }
-  writeSync(1, out);
-  if (expected) writeSync(3, addresses);
+  flush();
 }

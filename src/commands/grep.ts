@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Command } from 'commander';
 import { scanLine, type AddressMatch } from '../engine/grep/address-scanner.js';
-import { createAddressFilter, type FilteredMatch } from '../engine/grep/address-filter.js';
+import { addressFacts, createAddressFilter } from '../engine/grep/address-filter.js';
 import { wholeLineText } from '../engine/grep/text-lines.js';
 import { NetintelError } from '../errors.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
@@ -65,7 +65,6 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
         versions,
         excludeReserved: flags.excludeReserved === true,
         unique: flags.unique === true,
-        classify: !textOutput,
       });
       const inputs = files.length === 0 ? ['-'] : files;
       // --no-filename is commander's negation of a `filename` option.
@@ -112,7 +111,7 @@ async function* readable(text: AsyncIterable<string>, file: string): AsyncGenera
   }
 }
 
-type LineWriter = (line: string, scan: Scan, matches: readonly FilteredMatch[]) => string;
+type LineWriter = (line: string, scan: Scan, matches: readonly AddressMatch[]) => string;
 
 /** Scans every line of every input, writing what `render` makes of each; the number of addresses found. */
 async function writeText(
@@ -120,13 +119,13 @@ async function writeText(
   inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
   render: LineWriter,
   scanOptions: { cidr: boolean },
-  filter: (match: AddressMatch) => FilteredMatch | null,
+  filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
   const stdout = createSink(io.stdout);
   let found = 0;
   let pending = '';
   const raw: AddressMatch[] = [];
-  const kept: FilteredMatch[] = [];
+  const kept: AddressMatch[] = [];
   try {
     for await (const input of inputs) {
       const scan: Scan = { source: input.source, lineNumber: 0 };
@@ -144,10 +143,7 @@ async function writeText(
           scanLine(line, scanOptions, raw);
           if (raw.length === 0) continue;
           kept.length = 0;
-          for (const match of raw) {
-            const result = filter(match);
-            if (result !== null) kept.push(result);
-          }
+          for (const match of raw) if (filter(match)) kept.push(match);
           if (kept.length === 0) continue;
           found += kept.length;
           pending += render(line, scan, kept);
@@ -171,7 +167,7 @@ async function writeText(
 async function* matchRecords(
   inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
   scanOptions: { cidr: boolean },
-  filter: (match: AddressMatch) => FilteredMatch | null,
+  filter: (match: AddressMatch) => boolean,
   onFound: () => void,
 ): AsyncGenerator<Outcome<unknown>[]> {
   for await (const input of inputs) {
@@ -182,18 +178,18 @@ async function* matchRecords(
         lineNumber++;
         const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
         for (const match of scanLine(line, scanOptions)) {
-          const kept = filter(match);
-          if (kept === null) continue;
+          if (!filter(match)) continue;
+          const facts = addressFacts(match);
           onFound();
           batch.push({
             ok: true,
-            query: kept.text,
+            query: match.text,
             value: {
-              address: kept.text,
-              canonical: kept.canonical,
-              version: kept.version,
-              prefix_length: kept.prefixLength,
-              reserved: kept.reserved,
+              address: match.text,
+              canonical: facts.canonical,
+              version: match.version,
+              prefix_length: match.prefixLength,
+              reserved: facts.reserved,
               file: input.source,
               line: lineNumber,
               column: match.start + 1,

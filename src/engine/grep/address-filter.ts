@@ -9,12 +9,10 @@ export interface FilterOptions {
   excludeReserved: boolean;
   /** Keep the first occurrence of each address (compared in canonical form) only. */
   unique: boolean;
-  /** Name the special-purpose block of every address kept (data formats). */
-  classify: boolean;
 }
 
-/** A found address, canonical and classified. */
-export interface FilteredMatch extends AddressMatch {
+/** What a found address is, for the data formats. */
+export interface AddressFacts {
   /** RFC 5952 / dotted-quad form of the address (an IPv4-mapped address as IPv4), zone and length kept. */
   canonical: string;
   /** The special-purpose block the address is in (its RFC), or null. */
@@ -22,24 +20,33 @@ export interface FilteredMatch extends AddressMatch {
 }
 
 /**
- * The filter of a run: version, reserved ranges, first occurrences. Memory
- * for `unique` grows with the number of distinct addresses, not lines.
+ * The filter of a run: version, reserved ranges, first occurrences. A run
+ * that filters by version alone parses nothing more (the scanner has
+ * validated every match). Memory for `unique` grows with the number of
+ * distinct addresses, not with the input.
  */
-export function createAddressFilter(options: FilterOptions): (match: AddressMatch) => FilteredMatch | null {
+export function createAddressFilter(options: FilterOptions): (match: AddressMatch) => boolean {
+  const { versions, excludeReserved } = options;
   const seen = options.unique ? new Set<string>() : null;
+  if (!excludeReserved && seen === null) return (match) => versions.has(match.version);
   return (match) => {
-    if (!options.versions.has(match.version)) return null;
+    if (!versions.has(match.version)) return false;
     const { address, suffix } = splitSuffix(match.text);
     const parsed = parseIpAddress(address);
-    const reserved = options.excludeReserved || options.classify ? specialPurposeOf(parsed) : null;
-    if (options.excludeReserved && reserved !== null) return null;
+    if (excludeReserved && specialPurposeOf(parsed) !== null) return false;
+    if (seen === null) return true;
     const canonical = parsed.text + suffix;
-    if (seen !== null) {
-      if (seen.has(canonical)) return null;
-      seen.add(canonical);
-    }
-    return { ...match, canonical, reserved };
+    if (seen.has(canonical)) return false;
+    seen.add(canonical);
+    return true;
   };
+}
+
+/** The canonical form and special-purpose block of a found address. */
+export function addressFacts(match: AddressMatch): AddressFacts {
+  const { address, suffix } = splitSuffix(match.text);
+  const parsed = parseIpAddress(address);
+  return { canonical: parsed.text + suffix, reserved: specialPurposeOf(parsed) };
 }
 
 /** The address and what follows it (`%zone`, `/length`). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scanLine } from '../../../src/engine/grep/address-scanner.js';
-import { createAddressFilter } from '../../../src/engine/grep/address-filter.js';
+import { addressFacts, createAddressFilter } from '../../../src/engine/grep/address-filter.js';
 import { isIPv4Text, isIPv6Text } from '../../../src/engine/ip/ip-text.js';
 
 const found = (line: string, cidr = false) => scanLine(line, { cidr }).map((match) => match.text);
@@ -50,11 +50,8 @@ describe('scanLine', () => {
 
 describe('createAddressFilter', () => {
   const run = (line: string, options: Partial<Parameters<typeof createAddressFilter>[0]>) => {
-    const filter = createAddressFilter({ versions: new Set([4, 6]), excludeReserved: false, unique: false, classify: true, ...options });
-    return scanLine(line, { cidr: true }).flatMap((match) => {
-      const kept = filter(match);
-      return kept === null ? [] : [kept.canonical];
-    });
+    const filter = createAddressFilter({ versions: new Set([4, 6]), excludeReserved: false, unique: false, ...options });
+    return scanLine(line, { cidr: true }).flatMap((match) => (filter(match) ? [addressFacts(match).canonical] : []));
   };
 
   it('keeps one version', () => {
