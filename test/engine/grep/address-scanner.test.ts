@@ -26,7 +26,7 @@ describe('scanLine', () => {
     ['full IPv6, upper case', '2001:0DB8:0000:0000:0000:FF00:0042:8329', ['2001:0DB8:0000:0000:0000:FF00:0042:8329']],
     ['mail header', 'Received: from x ([192.0.2.1]) by y ([IPv6:2001:db8::25])', ['192.0.2.1', '2001:db8::25']],
     ['JSON', '{"ip":"203.0.113.7","v6":"2606:4700::1111"}', ['203.0.113.7', '2606:4700::1111']],
-    ['words around', 'v1.2.3.4 1.2.3.4x 4.3.2.1.in-addr.arpa 1.2.3.4.example', []],
+    ['words around', 'v1.2.3.4 1.2.3.4x 4.3.2.1.in-addr.arpa 1.2.3.4.example host.1.2.3.4', []],
     ['times and MAC addresses', '10:30:00 00:1a:2b:3c:4d:5e', []],
     ['C++ scope', 'std::vector<int> Foo::bar', []],
     ['nine groups', '1:2:3:4:5:6:7:8:9', []],
