@@ -8,6 +8,7 @@ import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
 import { DKIM_SCHEMA } from '../output/schemas/dkim-schema.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
+import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
 import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { MX_SCHEMA } from '../output/schemas/mx-schema.js';
@@ -29,6 +30,7 @@ const COMMAND_SCHEMAS: Readonly<Record<string, RecordSchema>> = {
   bimi: BIMI_SCHEMA,
   email: EMAIL_SCHEMA,
   vpn: VPN_SCHEMA,
+  grep: GREP_SCHEMA,
   blacklist: BLACKLIST_SCHEMA,
   quota: QUOTA_SCHEMA,
   'data status': DATA_STATUS_SCHEMA,

@@ -61,6 +61,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
   const smtpPort = String(peers.smtp.port);
   const relayPort = String(peers.relay.port);
   const mixed = ['8.8.8.8', '2001:4860:4860::8888', '10.1.2.3', 'not-an-ip'];
+  const grepInput = 'client 203.0.113.9:51234 -> [2001:db8::1]:443\nroute 10.0.0.0/8 via fe80::1%eth0.\n{"ip":"8.8.8.8"}\n'
   const bulkInput = ['8.8.8.8', '# comment', '', 'AS13335', '1.1.1.1', 'bogus', '2606:4700::1111', '192.168.0.1', 'AS0'].join('\n') + '\n';
   return [
     // ip: the literal-address forms (a path of their own today), host names, lists and options
@@ -93,6 +94,14 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     // vpn
     ...everyFormat('vpn/tor-exit', ['vpn', '185.220.101.1']),
     { id: 'vpn/many-csv', argv: ['vpn', '8.8.8.8', '10.0.0.1', '104.16.0.1', '-f', 'csv'] },
+
+    // grep: addresses out of text (a mail header file, stdin), whole lines or -o, filters, data formats
+    { id: 'grep/mail-headers', argv: ['grep', '-n', 'test/fixtures/grep/mail-headers.txt'] },
+    { id: 'grep/only-unique', argv: ['grep', '-o', '--unique', '--exclude-reserved', 'test/fixtures/grep/mail-headers.txt'] },
+    ...everyFormat('grep/records', ['grep', '--cidr'], { stdin: grepInput }),
+    { id: 'grep/v6-two-files', argv: ['grep', '--v6', '-o', 'test/fixtures/grep/mail-headers.txt', '-'], stdin: grepInput },
+    { id: 'grep/none', argv: ['grep'], stdin: 'version 1.2.3.4.5, 256.1.1.1 and 01.2.3.4\n' },
+    { id: 'grep/missing-file', argv: ['grep', 'test/fixtures/grep/no-such-file.txt'] },
 
     // bulk
     ...everyFormat('bulk/mixed', ['bulk'], { stdin: bulkInput }),
