@@ -5,8 +5,8 @@ import { addressFacts, createAddressFilter } from '../engine/grep/address-filter
 import { wholeLineText } from '../engine/grep/text-lines.js';
 import { NetintelError } from '../errors.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
-import { exitCodeFor } from '../cli/exit-codes.js';
 import { emitOutcomes } from '../cli/emit.js';
+import { markWrittenToStdout } from '../cli/report-failure.js';
 import { createSink, OutputClosed, type CliIo } from '../cli/io.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -50,7 +50,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
     .option('--no-filename', 'no file name prefix, even with several files')
     .addHelpText(
       'after',
-      '\nExit status: 0 when an address was found, 3 when none was.\nExamples:\n  netintel grep -o --unique access.log\n  netintel grep --exclude-reserved -n mail.eml\n  journalctl -u sshd | netintel grep -o --v4 | sort | uniq -c',
+      '\nExit status: 0 when an address was found, 3 (and one line on stderr) when none was.\nExamples:\n  netintel grep -o --unique access.log\n  netintel grep --exclude-reserved -n mail.eml\n  journalctl -u sshd | netintel grep -o --v4 | sort | uniq -c',
     )
     .action(async (files: string[], flags: GrepFlags, command: Command) => {
       const options = runtime.options(command);
@@ -89,7 +89,12 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
         runtime.exitCode = await emitOutcomes(io, options, GREP_SCHEMA, outcomes, { single: false, bulk: false });
         if (runtime.exitCode !== 0) return;
       }
-      runtime.exitCode = found > 0 ? 0 : exitCodeFor('not_found');
+      if (found === 0) {
+        const none = new NetintelError('not_found', 'no IPv4 or IPv6 address in the input (see netintel grep --help for what counts as one)');
+        // A data format's empty document already says so on stdout: the error goes to stderr alone.
+        if (!textOutput) markWrittenToStdout(none);
+        throw none;
+      }
     });
 }
 

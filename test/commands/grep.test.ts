@@ -50,8 +50,11 @@ describe('netintel grep', () => {
   });
 
   it('exits 3 when no address is found, and 2 with one line for a file it cannot read', async () => {
+    const message = 'netintel: no IPv4 or IPv6 address in the input (see netintel grep --help for what counts as one)\n';
     const none = await runCli(['grep'], { stdin: 'nothing 1.2.3.4.5 here\n' });
-    expect([none.code, none.stdout, none.stderr]).toEqual([3, '', '']);
+    expect([none.code, none.stdout, none.stderr]).toEqual([3, '', message]);
+    const noneJson = await runCli(['grep', '-f', 'json'], { stdin: 'nothing\n' });
+    expect([noneJson.code, JSON.parse(noneJson.stdout), noneJson.stderr]).toEqual([3, [], message]);
     const missing = await runCli(['grep', join(scratch.path, 'missing.txt')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^netintel: cannot read .*missing\.txt: ENOENT.*\(check the path and its permissions\)\n$/);
