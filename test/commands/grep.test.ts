@@ -40,6 +40,11 @@ describe('netintel grep', () => {
     expect((await runCli(['grep', '-o', '--cidr', '--exclude-reserved'], { stdin: text })).stdout).toBe('8.8.8.8\n2606:4700::1111\n8.8.8.8\n9.9.9.0/24\n');
   });
 
+  it('works on this machine whatever NETINTEL_SERVER says: it makes no lookups', async () => {
+    const result = await runCli(['grep', '-o'], { stdin: 'a 8.8.8.8\n', env: { NETINTEL_SERVER: 'http://127.0.0.1:9' } });
+    expect([result.code, result.stdout, result.stderr]).toEqual([0, '8.8.8.8\n', '']);
+  });
+
   it('gives each address as a record in data formats', async () => {
     const result = await runCli(['grep', '-f', 'ndjson', '--cidr'], { stdin: 'a\nb 10.0.0.0/8 and ::FFFF:8.8.8.8\n' });
     expect(result.code).toBe(0);
@@ -58,6 +63,16 @@ describe('netintel grep', () => {
     const missing = await runCli(['grep', join(scratch.path, 'missing.txt')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^netintel: cannot read .*missing\.txt: ENOENT.*\(check the path and its permissions\)\n$/);
+  });
+
+  it('shows the control characters of a whole line escaped on a terminal, and writes them as read into a pipe', () => {
+    const path = join(scratch.path, 'control.txt');
+    writeFileSync(path, 'host 192.0.2.1 \u001b[31mred\n');
+    const terminal = spawnSync('script', ['-qfec', `node "${BIN}" grep "${path}"`, '/dev/null'], { encoding: 'utf8' });
+    expect(terminal.stdout).toContain('host 192.0.2.1 \\x1b[31mred');
+    expect(terminal.stdout).not.toContain('\u001b');
+    const pipe = spawnSync(process.execPath, [BIN, 'grep', path], { encoding: 'utf8' });
+    expect(pipe.stdout).toBe('host 192.0.2.1 \u001b[31mred\n');
   });
 
   it('stops quietly when the reader goes away (| head), having read only part of a large input', () => {
