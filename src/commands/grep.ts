@@ -7,8 +7,7 @@ import { NetintelError } from '../errors.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { markWrittenToStdout } from '../cli/report-failure.js';
-import { createSink, OutputClosed, type CliIo } from '../cli/io.js';
-import { stdinBringsList } from '../cli/io.js';
+import { createSink, OutputClosed, stdinBringsList, type CliIo } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import type { Outcome } from '../engine/outcome.js';
@@ -22,10 +21,11 @@ interface GrepFlags {
   excludeReserved?: boolean;
   lineNumber?: boolean;
   withFilename?: boolean;
-  noFilename?: boolean;
+  /** False with --no-filename (commander's negated option). */
+  filename?: boolean;
 }
 
-/** One run's reading: where it is, and what to do with a line's matches. */
+/** Where the reading is: the input (null for stdin) and the line number within it. */
 interface Scan {
   source: string | null;
   lineNumber: number;
@@ -67,8 +67,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
         unique: flags.unique === true,
       });
       const inputs = files.length === 0 ? ['-'] : files;
-      // --no-filename is commander's negation of a `filename` option.
-      const named = (command.opts() as { filename?: boolean }).filename === false ? false : flags.withFilename === true || inputs.length > 1;
+      const named = flags.filename !== false && (flags.withFilename === true || inputs.length > 1);
       const scanOptions = { cidr: flags.cidr === true };
       const texts = inputTexts(inputs, io);
       let found = 0;
