@@ -9,7 +9,7 @@ import { emitOutcomes } from '../cli/emit.js';
 import { markWrittenToStdout } from '../cli/report-failure.js';
 import { createSink, OutputClosed, stdinBringsList, type CliIo } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
-import { escapeTerminalText } from '../output/terminal-text.js';
+import { createGrepLineWriter } from '../output/human/grep-view.js';
 import type { Outcome } from '../engine/outcome.js';
 
 interface GrepFlags {
@@ -73,14 +73,15 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
       let found = 0;
       if (textOutput) {
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
+        const draw = createGrepLineWriter({ terminal: io.stdout.isTTY === true, color: options.color });
         found = await writeText(io, texts, (line, scan, matches) => {
+          const prefix = draw.prefix({
+            source: named ? (scan.source ?? '(standard input)') : null,
+            lineNumber: flags.lineNumber === true ? scan.lineNumber : null,
+          });
+          if (!onlyMatching) return `${prefix}${draw.line(line, matches)}\n`;
           let out = '';
-          const prefix = (named ? `${scan.source ?? '(standard input)'}:` : '') + (flags.lineNumber ? `${scan.lineNumber}:` : '');
-          if (onlyMatching) {
-            for (const match of matches) out += `${prefix}${match.text}\n`;
-          } else if (matches.length > 0) {
-            out = `${prefix}${io.stdout.isTTY === true ? escapeTerminalText(line) : line}\n`;
-          }
+          for (const match of matches) out += `${prefix}${draw.line(match.text, [{ start: 0, text: match.text }])}\n`;
           return out;
         }, scanOptions, filter);
       } else {

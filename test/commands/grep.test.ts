@@ -68,9 +68,14 @@ describe('netintel grep', () => {
   it('shows the control characters of a whole line escaped on a terminal, and writes them as read into a pipe', () => {
     const path = join(scratch.path, 'control.txt');
     writeFileSync(path, 'host 192.0.2.1 \u001b[31mred\n');
-    const terminal = spawnSync('script', ['-qfec', `node "${BIN}" grep "${path}"`, '/dev/null'], { encoding: 'utf8' });
-    expect(terminal.stdout).toContain('host 192.0.2.1 \\x1b[31mred');
-    expect(terminal.stdout).not.toContain('\u001b');
+    const onTerminal = (env: Record<string, string>) =>
+      spawnSync('script', ['-qfec', `node "${BIN}" grep -n "${path}"`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, ...env } }).stdout;
+    const plain = onTerminal({ NO_COLOR: '1' });
+    expect(plain).toContain('1:host 192.0.2.1 \\x1b[31mred');
+    expect(plain).not.toContain('\u001b');
+    // With colour: the line number green, the address bold red, the line's own escape still escaped.
+    const colored = onTerminal({ TERM: 'xterm' });
+    expect(colored).toContain('\u001b[32m1\u001b[39m\u001b[36m:\u001b[39mhost \u001b[31m\u001b[1m192.0.2.1\u001b[22m\u001b[39m \\x1b[31mred');
     const pipe = spawnSync(process.execPath, [BIN, 'grep', path], { encoding: 'utf8' });
     expect(pipe.stdout).toBe('host 192.0.2.1 \u001b[31mred\n');
   });
