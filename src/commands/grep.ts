@@ -73,7 +73,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
       let found = 0;
       if (textOutput) {
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
-        const draw = createGrepLineWriter({ terminal: io.stdout.isTTY === true, color: options.color });
+        const draw = createGrepLineWriter({ color: options.color });
         found = await writeText(io, texts, (line, scan, matches) => {
           const prefix = draw.prefix({
             source: named ? (scan.source ?? '(standard input)') : null,

@@ -125,6 +125,17 @@ describe('CLI fuzzing, in-process', () => {
       .map(({ list, flags, files }) => ({ argv: ['bulk', ...safety(), ...flags, ...files], stdin: list })),
   );
 
+  fuzzCommand('grep', 150, () =>
+    fc
+      .record({
+        list: hostileList(fc.oneof(hostileIp, hostileDomain)),
+        flags: hostileGlobalFlags,
+        grepFlags: fc.subarray(['-o', '--unique', '--v4', '--v6', '--cidr', '--exclude-reserved', '-n', '-H', '--no-filename']),
+        files: fc.constantFrom([], [], ['-'], ['/nonexistent/log.txt'], ['/dev/null'], [scratch.path], ['-', '/dev/null']),
+      })
+      .map(({ list, flags, grepFlags, files }) => ({ argv: ['grep', ...flags, ...grepFlags, ...files], stdin: list })),
+  );
+
   fuzzCommand('dns', 200, () =>
     fc
       .record({

@@ -1,9 +1,8 @@
 import { Chalk } from 'chalk';
 import { escapeTerminalText } from '../terminal-text.js';
 
-/** How grep's lines are drawn: on a terminal control characters escaped, colours when allowed. */
+/** How grep's lines are drawn: colours when allowed. */
 export interface GrepLineStyle {
-  terminal: boolean;
   color: boolean;
 }
 
@@ -14,15 +13,18 @@ export interface GrepLinePrefix {
 
 /**
  * grep's output lines: `file:line:` then the whole line with its addresses
- * marked, or each address alone. Colours as GNU grep's defaults: file name
- * magenta, line number green, separators cyan, matches bold red.
+ * marked, or each address alone. Control characters of the text (tabs
+ * included) are written as visible escapes, as in every human view: a log
+ * line may hold terminal escapes an attacker wrote. Colours as GNU grep's
+ * defaults: file name magenta, line number green, separators cyan, matches
+ * bold red.
  */
 export function createGrepLineWriter(style: GrepLineStyle): {
   prefix(prefix: GrepLinePrefix): string;
   line(line: string, matches: ReadonlyArray<{ start: number; text: string }>): string;
 } {
   const chalk = new Chalk({ level: style.color ? 1 : 0 });
-  const text = (part: string) => (style.terminal ? escapeTerminalText(part) : part);
+  const text = (part: string) => escapeTerminalText(part);
   return {
     prefix: ({ source, lineNumber }) =>
       (source === null ? '' : `${chalk.magenta(text(source))}${chalk.cyan(':')}`) + (lineNumber === null ? '' : `${chalk.green(String(lineNumber))}${chalk.cyan(':')}`),
