@@ -81,7 +81,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
           });
           if (!onlyMatching) return `${prefix}${draw.line(line, matches)}\n`;
           let out = '';
-          for (const match of matches) out += `${prefix}${draw.line(match.text, [{ start: 0, text: match.text }])}\n`;
+          for (const match of matches) out += `${prefix}${draw.address(match.text)}\n`;
           return out;
         }, scanOptions, filter);
       } else {

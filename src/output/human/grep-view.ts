@@ -22,6 +22,8 @@ export interface GrepLinePrefix {
 export function createGrepLineWriter(style: GrepLineStyle): {
   prefix(prefix: GrepLinePrefix): string;
   line(line: string, matches: ReadonlyArray<{ start: number; text: string }>): string;
+  /** An address alone (-o): the scanner's matches hold no control character. */
+  address(text: string): string;
 } {
   const chalk = new Chalk({ level: style.color ? 1 : 0 });
   const text = (part: string) => escapeTerminalText(part);
@@ -38,5 +40,6 @@ export function createGrepLineWriter(style: GrepLineStyle): {
       }
       return out + text(line.slice(at));
     },
+    address: style.color ? (address) => chalk.red.bold(address) : (address) => address,
   };
 }
