@@ -17,9 +17,9 @@ describe('netintel grep', () => {
   });
 
   it('finds every address of a generated web-server log, in order', async () => {
-    const result = await runCli(['grep', '-o', fixture('access.log')]);
+    const result = await runCli(['grep', '-o', fixture('access-log.txt')]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(readFileSync(fixture('access.expected'), 'utf8'));
+    expect(result.stdout).toBe(readFileSync(fixture('access-log.expected'), 'utf8'));
   });
 
   it('prints whole matching lines by default, file names with several inputs, from stdin too', async () => {
