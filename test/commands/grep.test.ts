@@ -16,6 +16,7 @@ describe('netintel grep', () => {
     expect(result.stdout).toBe(readFileSync(fixture('mail-headers.expected'), 'utf8'));
   });
 
+  // The log and its expected addresses: node bench/grep-log.js 2000 20261127 test/fixtures/grep/access-log.expected > test/fixtures/grep/access-log.txt
   it('finds every address of a generated web-server log, in order', async () => {
     const result = await runCli(['grep', '-o', fixture('access-log.txt')]);
     expect(result.code).toBe(0);
