@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
 import { createAdaptiveIpLookup, ipTargetOutcomes, isHostNameTarget } from '../engine/ip/ip-target-lookup.js';
-import { DEFAULT_MAX_EXPAND, expandRangeTargets, isRangeTarget, MAX_EXPAND_LIMIT, rangeFailure } from '../engine/ip/ip-range-expand.js';
+import { DEFAULT_MAX_EXPAND, expandable, expandRangeTargets, isRangeTarget, MAX_EXPAND_LIMIT, rangeFailure } from '../engine/ip/ip-range-expand.js';
 import { toNetintelError } from '../errors.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
@@ -53,8 +53,9 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
         runtime.exitCode = await emitOutcomes(io, options, IP_SCHEMA, [outcome], { single: true, bulk: false });
         return;
       }
-      // One target that is neither a host name nor a range has exactly one outcome: json prints it as an object.
-      const single = targets.length === 1 && !isHostNameTarget(targets[0]!.trim()) && !hasRange;
+      // One target that is neither a host name nor an expanded range has exactly one outcome: json prints it as an object.
+      const only = targets.length === 1 ? targets[0]!.trim() : null;
+      const single = only !== null && !isHostNameTarget(only) && expandable(only, maxExpand) === null;
       const outcomes = runtime.progress.track(
         flattenBatches(mapOrdered(expandRangeTargets([targetsFromArguments(targets)], maxExpand), (target) => expand(target.text), options.concurrency)),
         false,

@@ -25,7 +25,7 @@ export function isRangeTarget(text: string): boolean {
 }
 
 /** The range of a target when it expands within `maxExpand` addresses, else null. */
-function expandable(text: string, maxExpand: number): IpRange | null {
+export function expandable(text: string, maxExpand: number): IpRange | null {
   if (!isRangeTarget(text)) return null;
   try {
     const range = parseIpRange(text);
