@@ -26,10 +26,13 @@ const V6_SPACE_BITS = 128n;
  * True when text is meant as a range rather than as one address: it has a
  * `/` or a `-` and nothing but what addresses, prefix lengths and the dash
  * are written with. `ip` and `bulk` expand such a target; anything else
- * keeps its own meaning (an address, a host name, an AS number).
+ * keeps its own meaning (an address, a host name, an AS number). A host
+ * name has neither `/` nor `:`, but may be all hex letters and a dash
+ * (`abc-def.de`): without those two characters, only digits make a range.
  */
 export function looksLikeIpRange(text: string): boolean {
-  return /[/-]/.test(text) && /^[0-9a-f.:/\s-]+$/i.test(text);
+  if (!/[/-]/.test(text) || !/^[0-9a-f.:/\s-]+$/i.test(text)) return false;
+  return /[/:]/.test(text) || /^[\d.\s-]+$/.test(text);
 }
 
 /**

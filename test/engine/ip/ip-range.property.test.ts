@@ -185,6 +185,6 @@ describe('range edge cases', () => {
 
   it('tells ranges from addresses, host names and AS numbers', () => {
     for (const range of ['192.0.2.0/28', '2001:db8::/124', '192.0.2.1-192.0.2.9', '2001:db8::a - 2001:db8::f']) expect(looksLikeIpRange(range)).toBe(true);
-    for (const other of ['192.0.2.1', '2001:db8::1', 'example.com', 'my-host.example', 'AS15169', 'not-an-ip']) expect(looksLikeIpRange(other)).toBe(false);
+    for (const other of ['192.0.2.1', '2001:db8::1', 'example.com', 'my-host.example', 'abc-def.de', 'cafe-babe.be', 'AS15169', 'not-an-ip']) expect(looksLikeIpRange(other)).toBe(false);
   });
 });
