@@ -70,6 +70,13 @@ describe('netintel range', () => {
     expect(some.stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
+  it('is arithmetic on this machine: a server named by --server or NETINTEL_SERVER is not asked', async () => {
+    const flag = await runCli(['range', '10.0.0.0/30', '-f', 'value', '--server', 'http://127.0.0.1:9']);
+    expect([flag.code, flag.stdout, flag.stderr]).toEqual([0, '10.0.0.0/30\n', '']);
+    const env = await runCli(['range', '10.0.0.0/30', '-f', 'value'], { env: { NETINTEL_SERVER: 'http://127.0.0.1:9' } });
+    expect([env.code, env.stdout]).toEqual([0, '10.0.0.0/30\n']);
+  });
+
   it('reads ranges from stdin, one per line, and asks for one when given nothing', async () => {
     const piped = await runCli(['range', '-f', 'ndjson'], { stdin: '# blocks\n10.0.0.0/30\n\n::/0\n' });
     expect(piped.code).toBe(0);
