@@ -69,8 +69,8 @@ describe.skipIf(!BUILT)('netintel imported as a package', () => {
   });
 
   it.each(examples.map((example, index) => [index + 1, example] as const))('runs example %i and prints what the page says', async (index, example) => {
-    // The page names a public resolver; the run asks the local server instead.
-    const code = example.code.replaceAll("'1.1.1.1'", `'${dns.address}'`);
+    // The page names a public resolver (1.1.1.1); the run asks the local server instead.
+    const code = example.code.replace(/resolvers: \[[^\]]*'1\.1\.1\.1'[^\]]*\]/g, `resolvers: ['${dns.address}']`);
     const file = join(project, `example-${index}.mjs`);
     writeFileSync(file, code);
     const { stdout, stderr } = await run(process.execPath, [file], { cwd: project, timeout: 20_000 });
@@ -90,7 +90,7 @@ describe.skipIf(!BUILT)('netintel imported as a package', () => {
       join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { target: 'ES2022', lib: ['ES2023', 'ESNext.Disposable'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
-        files: ['consumer.ts', 'misuse.ts'].slice(0, 1),
+        files: ['consumer.ts'],
       }),
     );
     writeFileSync(
