@@ -162,13 +162,19 @@ const BATCH_SIZE = 256;
 async function* targetBatches(inputs: AsyncIterable<string> | Iterable<string>): AsyncGenerator<SourcedTarget[]> {
   let batch: SourcedTarget[] = [];
   let line = 0;
-  for await (const text of inputs) {
-    line += 1;
-    batch.push({ text: String(text).trim(), line, source: null });
-    if (batch.length >= BATCH_SIZE) {
-      yield batch;
-      batch = [];
+  try {
+    for await (const text of inputs) {
+      line += 1;
+      batch.push({ text: String(text).trim(), line, source: null });
+      if (batch.length >= BATCH_SIZE) {
+        yield batch;
+        batch = [];
+      }
     }
+  } catch (error) {
+    // A source that fails still gets the outcomes of the inputs it gave.
+    if (batch.length > 0) yield batch;
+    throw error;
   }
   if (batch.length > 0) yield batch;
 }
