@@ -13,8 +13,10 @@ export interface GlobalOptions {
   dataDir: string | null;
   timeoutMs: number;
   concurrency: number;
-  /** DNS resolvers as given (`ip[:port]`), or null for the system's. */
+  /** DNS resolvers as given (`ip[:port]`, `https://...`, `tls://...`), or null for the system's. */
   resolvers: string[] | null;
+  /** A PEM file of CA certificates trusted for DNS over HTTPS and TLS resolvers besides Node's, or null. */
+  resolverCa: string | null;
   dnsTcp: boolean;
   dnsRetries: number;
   quiet: boolean;
@@ -53,6 +55,7 @@ export const SETTINGS = {
   timeout: { option: 'timeout', env: 'NETINTEL_TIMEOUT', kind: 'integer', max: 600_000 },
   concurrency: { option: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
   resolver: { option: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
+  'resolver-ca': { option: 'resolverCa', env: 'NETINTEL_RESOLVER_CA', kind: 'text' },
   tcp: { option: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
   retries: { option: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
   server: { option: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
@@ -91,6 +94,7 @@ export function optionsFromValues(
     timeoutMs: raw.timeout as number,
     concurrency: raw.concurrency as number,
     resolvers: resolverList(raw.resolver),
+    resolverCa: typeof raw.resolverCa === 'string' && raw.resolverCa !== '' ? raw.resolverCa : null,
     dnsTcp: raw.tcp === true,
     dnsRetries: raw.retries as number,
     quiet: raw.quiet === true,

@@ -23,12 +23,36 @@ export function tcpExchange(
   edns: EdnsMode,
   timeoutMs: number,
 ): Promise<ExchangeOutcome> {
+  if (unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
+  return framedExchange(
+    () => net.connect({ host: resolver.host, port: resolver.port, family: resolver.family }),
+    'connect',
+    question,
+    edns,
+    timeoutMs,
+  );
+}
+
+/**
+ * One query over its own stream connection with RFC 1035 §4.2.2 framing:
+ * plain TCP, or TLS (RFC 7858 §3.3 keeps the framing). `connect` opens the
+ * stream; the query is written once `readyEvent` fires (`connect`, or
+ * `secureConnect` for TLS). An error of a TLS stream is mapped by
+ * `classify` (see dot-exchange.ts); otherwise every error is `unreachable`.
+ * Never rejects.
+ */
+export function framedExchange(
+  connect: () => net.Socket,
+  readyEvent: 'connect' | 'secureConnect',
+  question: DnsQuestion,
+  edns: EdnsMode,
+  timeoutMs: number,
+  classify: (error: NodeJS.ErrnoException) => ExchangeOutcome = (error) => ({ kind: 'unreachable', code: error.code ?? 'EIO' }),
+): Promise<ExchangeOutcome> {
   const query = prepareQuery(randomQueryId(), question, edns);
   const frame = Buffer.alloc(2 + query.message.length);
   frame.writeUInt16BE(query.message.length, 0);
   query.message.copy(frame, 2);
-
-  if (unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
 
   return new Promise<ExchangeOutcome>((resolve) => {
     let received: Buffer = Buffer.alloc(0);
@@ -37,7 +61,7 @@ export function tcpExchange(
 
     let socket: net.Socket;
     try {
-      socket = net.connect({ host: resolver.host, port: resolver.port, family: resolver.family });
+      socket = connect();
     } catch (error) {
       // Invalid connect arguments throw at once; for the caller it is the
       // same as a connection that failed.
@@ -55,7 +79,7 @@ export function tcpExchange(
     }
 
     socket.setNoDelay(true);
-    socket.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'unreachable', code: error.code ?? 'EIO' }));
+    socket.on('error', (error: NodeJS.ErrnoException) => finish(classify(error)));
     // The server closed the connection without a matching answer.
     socket.on('close', () => finish({ kind: 'unreachable', code: 'ECONNRESET' }));
     socket.on('data', (chunk: Buffer) => {
@@ -77,6 +101,6 @@ export function tcpExchange(
         ignoredReplies += 1;
       }
     });
-    socket.write(frame);
+    socket.once(readyEvent, () => socket.write(frame));
   });
 }
