@@ -159,12 +159,13 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
     return new Promise((resolve) => {
       const client = https.request(
         {
-          host: resolver.host,
-          port: resolver.port,
+          ...tlsOptions(resolver, ['http/1.1']),
+          ...guardOptions(),
           path,
           method,
           headers,
-          ...(socket !== null ? { createConnection: () => socket, agent: false } : { agent: http1Agent() }),
+          // The connection ALPN was chosen on serves the first request; with no agent given, Node uses createConnection.
+          ...(socket !== null ? { createConnection: () => socket } : { agent: http1Agent() }),
         },
         (response) => {
           settle.head(response.statusCode ?? 0, response.headers['content-type']);
