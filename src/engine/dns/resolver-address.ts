@@ -151,6 +151,7 @@ function parseDohAddress(text: string, trimmed: string): ResolverAddress {
   if (url.searchParams.has('dns')) throw invalidResolver(text, 'leave out the dns= parameter: netintel adds each query');
   const host = endpointHost(text, url.hostname);
   const port = url.port === '' ? 443 : Number(url.port);
+  if (port < 1) throw invalidResolver(text, 'the port must be a number from 1 to 65535');
   const href = url.href;
   return { protocol: 'https', host, port, family: ipVersionOf(host) as 0 | 4 | 6, label: href, url: href, method: template ? 'GET' : 'POST' };
 }
