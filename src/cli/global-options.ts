@@ -166,9 +166,10 @@ export function addGlobalOptions(program: Command): void {
         .default(OPTION_DEFAULTS.concurrency),
     )
     .addOption(
-      new Option('--resolver <ip[:port]>', 'DNS resolver to ask, repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
+      new Option('--resolver <address>', 'DNS resolver to ask: ip[:port], https://host/path (DNS over HTTPS) or tls://host[:port] (DNS over TLS); repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
         .argParser((value: string) => (resolversFromFlags = [...resolversFromFlags, ...resolverValues('--resolver', value)])),
     )
+    .addOption(new Option('--resolver-ca <file>', 'PEM file of CA certificates to trust for https:// and tls:// resolvers besides the built-in ones (env: NETINTEL_RESOLVER_CA)'))
     .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
     .addOption(
       new Option('--retries <n>', 'further rounds over the resolvers after a failed one (env: NETINTEL_RETRIES)')

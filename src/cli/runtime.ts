@@ -96,7 +96,7 @@ function readResolverCa(path: string): string[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new NetintelError('usage', `cannot read the resolver CA file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (set NETINTEL_RESOLVER_CA or resolver-ca to a PEM file of CA certificates)`, {
+    throw new NetintelError('usage', `cannot read the resolver CA file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (give --resolver-ca a PEM file of CA certificates)`, {
       details: { path },
     });
   }

@@ -17,7 +17,7 @@ export function tlsFailureOutcome(error: NodeJS.ErrnoException, host: string): E
 function tlsReason(code: string, message: string, host: string): string {
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the certificate is not valid for ${host} (${message})`;
   if (/^(SELF_SIGNED|DEPTH_ZERO|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY)/.test(code)) {
-    return `the certificate is not signed by a trusted CA (${message}); trust a private CA with NETINTEL_RESOLVER_CA or the resolver-ca setting`;
+    return `the certificate is not signed by a trusted CA (${message}); trust a private CA with --resolver-ca FILE`;
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `the certificate is outside its validity period (${message})`;
   return message;

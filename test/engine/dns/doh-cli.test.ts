@@ -30,10 +30,8 @@ afterAll(async () => {
 });
 
 describe('netintel dns over DoH and DoT', () => {
-  it('answers over HTTPS with the CA from NETINTEL_RESOLVER_CA', async () => {
-    const run = await spawnCli(['dns', 'example.test', '--type', 'MX', '-f', 'json', '--resolver', `https://127.0.0.1:${dohServer.port}/dns-query`], {
-      env: { NETINTEL_RESOLVER_CA: caFile },
-    });
+  it('answers over HTTPS with the CA from --resolver-ca', async () => {
+    const run = await spawnCli(['dns', 'example.test', '--type', 'MX', '-f', 'json', '--resolver', `https://127.0.0.1:${dohServer.port}/dns-query`, '--resolver-ca', caFile]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout) as { transport: string; resolver: string; answers: Array<{ data: unknown }> };

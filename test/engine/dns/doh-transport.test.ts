@@ -106,7 +106,7 @@ describe('DNS over HTTPS (RFC 8484)', () => {
     const error = await failure(transportTo([`https://127.0.0.1:${server.port}/dns-query`], { trustTestCa: false }).query('example.test', 'A'));
     expect(error.code).toBe('tls');
     expect(error.message).toContain('not signed by a trusted CA');
-    expect(error.message).toContain('NETINTEL_RESOLVER_CA');
+    expect(error.message).toContain('--resolver-ca FILE');
   });
 
   it.each([
