@@ -166,7 +166,7 @@ export function addGlobalOptions(program: Command): void {
         .default(OPTION_DEFAULTS.concurrency),
     )
     .addOption(
-      new Option('--resolver <address>', 'DNS resolver to ask: ip[:port], https://host/path (DNS over HTTPS) or tls://host[:port] (DNS over TLS); repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
+      new Option('--resolver <ip[:port]>', 'DNS resolver to ask: ip[:port], https://host/path (DNS over HTTPS) or tls://host[:port] (DNS over TLS); repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
         .argParser((value: string) => (resolversFromFlags = [...resolversFromFlags, ...resolverValues('--resolver', value)])),
     )
     .addOption(new Option('--resolver-ca <file>', 'PEM file of CA certificates to trust for https:// and tls:// resolvers besides the built-in ones (env: NETINTEL_RESOLVER_CA)'))
