@@ -104,9 +104,10 @@ interface AttemptRecord {
   /**
    * `rcode`: the server answered with an error code; `unreachable`: the
    * network refused; `tls`: the TLS handshake failed; `protocol`: the
-   * answer over HTTPS was not a DNS message.
+   * answer over HTTPS was not a DNS message; `refused`: the connect guard
+   * refused the address the resolver's name resolved to.
    */
-  outcome: 'rcode' | 'timeout' | 'unreachable' | 'tls' | 'protocol';
+  outcome: 'rcode' | 'timeout' | 'unreachable' | 'tls' | 'protocol' | 'refused';
   /** The rcode (`SERVFAIL`), `timeout`, the errno name (`ECONNREFUSED`), or what went wrong over TLS or HTTPS. */
   reason: string;
   /** Replies with the right source but a wrong id or question, ignored while waiting. */
@@ -363,6 +364,9 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
   const rcodeFailure = [...attempts].reverse().find((a) => a.outcome === 'rcode');
   const timeouts = attempts.filter((a) => a.outcome === 'timeout');
   const details = { domain: name, type, attempts };
+  // A refusal to connect is the caller's answer, whatever the other resolvers did.
+  const refusal = attempts.find((a) => a.outcome === 'refused');
+  if (refusal) return new NetintelError('forbidden', refusal.reason, { details: { ...details, resolver: refusal.resolver, rule: 'private-target' } });
   // A server that spoke, but not DNS, outranks a handshake that failed, which outranks silence.
   const protocolFailure = rcodeFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'protocol');
   const tlsFailure = rcodeFailure || protocolFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'tls');

@@ -15,7 +15,8 @@ export type ExchangeOutcome =
   /**
    * DNS over HTTPS or TLS only: the TLS handshake failed (`tls`: an untrusted
    * or misnamed certificate), or the server's answer was not a DNS message
-   * (`protocol`: an HTTP error status, another content type, garbage).
-   * `reason` says what, for the error message.
+   * (`protocol`: an HTTP error status, another content type, garbage), or
+   * the connect guard refused the address a resolver's name resolved to
+   * (`refused`). `reason` says what, for the error message.
    */
-  | { kind: 'failed'; failure: 'tls' | 'protocol'; code: string; reason: string };
+  | { kind: 'failed'; failure: 'tls' | 'protocol' | 'refused'; code: string; reason: string };

@@ -1,3 +1,4 @@
+import { NetintelError } from '../../errors.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 
 /** OpenSSL's and Node's codes for a certificate or handshake that failed. */
@@ -6,9 +7,12 @@ const TLS_ERROR_CODE = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED
 /**
  * The outcome of a socket error on a DNS over HTTPS or TLS connection: a
  * certificate or handshake failure is `failed`/`tls` with a reason a person
- * can act on; anything else is the network's (`unreachable`).
+ * can act on; a refusal by the connect guard is `failed`/`refused`;
+ * anything else is the network's (`unreachable`).
  */
 export function tlsFailureOutcome(error: NodeJS.ErrnoException, host: string): ExchangeOutcome {
+  // The connect guard refused the address the name resolved to (connect-guard.ts).
+  if (error instanceof NetintelError) return { kind: 'failed', failure: 'refused', code: error.code, reason: error.message };
   const code = error.code ?? '';
   if (!TLS_ERROR_CODE.test(code)) return { kind: 'unreachable', code: code || 'EIO' };
   return { kind: 'failed', failure: 'tls', code, reason: tlsReason(code, error.message, host) };

@@ -198,3 +198,30 @@ describe('DNS over TLS (RFC 7858)', () => {
     expect(error.code).toBe('unreachable');
   });
 });
+
+describe('the connect guard (a caller-chosen resolver on the server)', () => {
+  it.each(['https', 'tls'] as const)('judges the addresses a %s resolver name resolves to, before connecting', async (protocol) => {
+    const server = protocol === 'https' ? await doh({ http2: true }) : await dot();
+    const judged: string[] = [];
+    const guard = (address: string, target: { what: string }) => {
+      judged.push(address);
+      throw new NetintelError('forbidden', `${target.what} localhost resolves to ${address}, which is loopback`);
+    };
+    const text = protocol === 'https' ? `https://localhost:${server.port}/dns-query` : `tls://localhost:${server.port}`;
+    const transport = createDnsTransport({ resolvers: [parseResolverAddress(text, { ca: [pki.ca.cert] })], timeoutMs: 2000, retries: 0, connectGuard: guard });
+    open.push(transport);
+    const error = await failure(transport.query('example.test', 'A'));
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toMatch(/^DNS resolver localhost resolves to (127\.0\.0\.1|::1), which is loopback$/);
+    expect(judged.length).toBeGreaterThan(0);
+    expect(server.connections()).toBe(0);
+  });
+
+  it('judges an IP address before any socket opens', () => {
+    const guard = () => {
+      throw new NetintelError('forbidden', 'refused');
+    };
+    expect(() => createDnsTransport({ resolvers: [parseResolverAddress('tls://127.0.0.1:853')], connectGuard: guard })).toThrow(expect.objectContaining({ code: 'forbidden' }));
+  });
+});
+
