@@ -12,6 +12,9 @@ import { unroutableReason } from './unroutable-address.js';
 /** The media type of DNS messages over HTTPS (RFC 8484 §6). */
 const DNS_MESSAGE = 'application/dns-message';
 
+/** Connections to one HTTP/1.1-only resolver at once. */
+const MAX_HTTP1_CONNECTIONS = 16;
+
 /** A DNS message is at most 65535 octets; a longer body is not one. */
 const MAX_BODY = 0xffff;
 
@@ -98,7 +101,8 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
   }
 
   function http1Agent(): https.Agent {
-    agent ??= new https.Agent({ keepAlive: true, ...tlsOptions(resolver, ['http/1.1']), ...guardOptions() });
+    // A bounded pool: a bulk run queues its queries rather than opening a connection for each.
+    agent ??= new https.Agent({ keepAlive: true, maxSockets: MAX_HTTP1_CONNECTIONS, ...tlsOptions(resolver, ['http/1.1']), ...guardOptions() });
     return agent;
   }
 

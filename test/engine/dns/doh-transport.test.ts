@@ -87,6 +87,15 @@ describe('DNS over HTTPS (RFC 8484)', () => {
     expect(server.requests.map((r) => `${r.method} ${r.httpVersion}`).sort()).toEqual(['GET 1.1', 'POST 1.1', 'POST 1.1']);
   });
 
+  it.each([true, false])('answers a burst of concurrent queries in full (HTTP/2: %s)', async (http2) => {
+    const server = await doh({ http2 });
+    const transport = transportTo([`https://127.0.0.1:${server.port}/dns-query`], { timeoutMs: 10_000 });
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => transport.query(i % 2 === 0 ? 'example.test' : `n${i}.example.test`, 'A')));
+    expect(answers.filter((answer) => answer.rcode === 'NOERROR')).toHaveLength(150);
+    expect(answers.filter((answer) => answer.rcode === 'NXDOMAIN')).toHaveLength(150);
+    expect(server.connections()).toBeLessThanOrEqual(http2 ? 1 : 17);
+  });
+
   it('gives NXDOMAIN as an answer', async () => {
     const server = await doh({ http2: true });
     const answer = await transportTo([`https://127.0.0.1:${server.port}/dns-query`]).query('nope.example.test', 'A');
