@@ -5,7 +5,7 @@ import type { ConnectGuard } from '../connect-guard.js';
 import { assertQueryName, type DnsQuestion, type DnsReply, type EdnsMode } from './dns-message.js';
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
 import { createDohClient, type DohClient } from './doh-exchange.js';
-import { dotExchange } from './dot-exchange.js';
+import { createDotClient, type DotClient } from './dot-exchange.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import { isIP } from 'node:net';
 import type { ResolverAddress } from './resolver-address.js';
@@ -152,12 +152,12 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   const guard = options.connectGuard ?? null;
   for (const resolver of resolvers) if (isIP(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
 
-  const dohClients = new Map<ResolverAddress, DohClient>();
-  function dohClientFor(resolver: ResolverAddress): DohClient {
-    let client = dohClients.get(resolver);
+  const encryptedClients = new Map<ResolverAddress, DohClient | DotClient>();
+  function encryptedClientFor(resolver: ResolverAddress): DohClient | DotClient {
+    let client = encryptedClients.get(resolver);
     if (!client) {
-      client = createDohClient(resolver, guard);
-      dohClients.set(resolver, client);
+      client = resolver.protocol === 'https' ? createDohClient(resolver, guard) : createDotClient(resolver, guard);
+      encryptedClients.set(resolver, client);
     }
     return client;
   }
@@ -188,10 +188,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     if (resolver.protocol === 'https' || resolver.protocol === 'tls') {
       const transport: DnsTransportKind = resolver.protocol;
       for (;;) {
-        const outcome =
-          resolver.protocol === 'https'
-            ? await dohClientFor(resolver).exchange(question, edns, timeoutMs)
-            : await dotExchange(resolver, question, edns, timeoutMs, guard);
+        const outcome = await encryptedClientFor(resolver).exchange(question, edns, timeoutMs);
         if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
           edns = false;
           continue;
@@ -320,8 +317,8 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
       closed = true;
       const open = [...channels.values()];
       channels.clear();
-      for (const client of dohClients.values()) client.close();
-      dohClients.clear();
+      for (const client of encryptedClients.values()) client.close();
+      encryptedClients.clear();
       await Promise.all(open.map((channel) => channel.close()));
     },
   };

@@ -39,6 +39,8 @@ export interface EncryptedDnsServer {
   /** TLS connections accepted. */
   connections(): number;
   mode: EncryptedServerMode;
+  /** Closes the open connections, as a server closing idle ones does. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startDohServer(options: EncryptedServerOptions & { http2: 
     requests: [],
     connections: () => connections,
     mode: options.mode ?? 'forward',
+    dropConnections: () => sockets.forEach((socket) => socket.destroy()),
     close: async () => {},
   };
 
@@ -149,6 +152,7 @@ export async function startDotServer(options: EncryptedServerOptions): Promise<E
     requests: [],
     connections: () => connections,
     mode: options.mode ?? 'forward',
+    dropConnections: () => sockets.forEach((socket) => socket.destroy()),
     close: async () => {},
   };
   const server = tls.createServer({ key: options.certificate.key, cert: options.certificate.cert }, (socket) => {

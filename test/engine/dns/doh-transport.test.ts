@@ -186,11 +186,24 @@ describe('DNS over TLS (RFC 7858)', () => {
     expect(error.code).toBe('tls');
   });
 
-  it('ignores a frame that is not the reply and times out, saying so', async () => {
+  it('reports a server that sends garbage as upstream', async () => {
     const server = await dot({ mode: 'garbage' });
-    const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 300 }).query('example.test', 'A'));
-    expect(error.code).toBe('timeout');
-    expect(error.message).toContain('1 mismatched reply ignored');
+    const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 1000 }).query('example.test', 'A'));
+    expect(error.code).toBe('upstream');
+    expect(error.message).toMatch(/^DNS server tls:\/\/127\.0\.0\.1:\d+ did not answer example\.test A with a DNS message: it sent 16 octets that are not a DNS message$/);
+  });
+
+  it('carries concurrent queries on one connection, answered in any order, and reconnects after the server closes it', async () => {
+    const server = await dot();
+    const transport = transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 10_000 });
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => transport.query(i % 2 === 0 ? 'example.test' : `n${i}.example.test`, 'A')));
+    expect(answers.filter((answer) => answer.rcode === 'NOERROR')).toHaveLength(100);
+    expect(answers.filter((answer) => answer.rcode === 'NXDOMAIN')).toHaveLength(100);
+    expect(server.connections()).toBe(1);
+    server.dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await transport.query('example.test', 'MX')).rcode).toBe('NOERROR');
+    expect(server.connections()).toBe(2);
   });
 
   it('times out on a server that never answers', async () => {
