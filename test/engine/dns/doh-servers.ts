@@ -30,7 +30,8 @@ export function createTestPki(): TestPki {
 }
 
 /** What a server does with a query. */
-export type EncryptedServerMode = 'forward' | 'garbage' | 'html' | 'status-500' | 'silent';
+/** What a server does with a query; `close-on-second` (DoT): closes a connection when its second query comes, unanswered. */
+export type EncryptedServerMode = 'forward' | 'garbage' | 'html' | 'status-500' | 'silent' | 'close-on-second';
 
 export interface EncryptedDnsServer {
   port: number;
@@ -161,6 +162,7 @@ export async function startDotServer(options: EncryptedServerOptions): Promise<E
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     let buffered = Buffer.alloc(0);
+    let queriesOnConnection = 0;
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
@@ -168,6 +170,10 @@ export async function startDotServer(options: EncryptedServerOptions): Promise<E
         buffered = buffered.subarray(2 + message.length);
         state.requests.push({ method: 'query', httpVersion: 'tls', path: '' });
         if (state.mode === 'silent') continue;
+        if (state.mode === 'close-on-second' && ++queriesOnConnection >= 2) {
+          socket.destroy();
+          return;
+        }
         const reply = state.mode === 'garbage' ? Promise.resolve(Buffer.from('garbage, not DNS')) : forward(options.upstream, Buffer.from(message));
         void reply.then((bytes) => {
           const frame = Buffer.alloc(2 + bytes.length);

@@ -206,6 +206,16 @@ describe('DNS over TLS (RFC 7858)', () => {
     expect(server.connections()).toBe(2);
   });
 
+  it('sends a query again on a new connection when the server closes a used one under it', async () => {
+    const server = await dot({ mode: 'close-on-second' });
+    const transport = transportTo([`tls://127.0.0.1:${server.port}`]);
+    expect((await transport.query('example.test', 'A')).rcode).toBe('NOERROR');
+    const again = await transport.query('example.test', 'MX');
+    expect(again.rcode).toBe('NOERROR');
+    expect(server.connections()).toBe(2);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it('times out on a server that never answers', async () => {
     const server = await dot({ mode: 'silent' });
     const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 300 }).query('example.test', 'A'));
