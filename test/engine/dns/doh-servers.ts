@@ -1,14 +1,13 @@
 /**
  * DNS over HTTPS and DNS over TLS servers for tests, on 127.0.0.1 port 0,
- * forwarding every query over UDP to a DNS server (test/support/dns-server.ts
+ * forwarding every query over TCP to a DNS server (test/support/dns-server.ts
  * or NSD), with a certificate from a test CA. Modes make them misbehave:
  * garbage bodies, HTTP errors, another content type, silence.
  */
-import dgram from 'node:dgram';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import tls from 'node:tls';
 import { createCertificateAuthority, issueCertificate, type TestCertificate } from '../../support/smtp-servers.js';
 
@@ -46,26 +45,37 @@ export interface EncryptedDnsServer {
 }
 
 export interface EncryptedServerOptions {
-  /** `host:port` of the UDP DNS server queries are forwarded to. */
+  /** The DNS server (TCP) queries are forwarded to. */
   upstream: { host: string; port: number };
   certificate: TestCertificate;
   mode?: EncryptedServerMode;
 }
 
-/** Forwards one DNS message over UDP and gives the reply. */
+/** Forwards one DNS message over TCP (so that no answer is cut to a UDP size) and gives the reply. */
 function forward(upstream: { host: string; port: number }, message: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket('udp4');
+    const socket = net.connect({ host: upstream.host, port: upstream.port });
     const timer = setTimeout(() => {
-      socket.close();
+      socket.destroy();
       reject(new Error('upstream timeout'));
     }, 3000);
-    socket.on('message', (reply) => {
+    let received = Buffer.alloc(0);
+    socket.on('error', (error) => {
       clearTimeout(timer);
-      socket.close();
-      resolve(reply);
+      reject(error);
     });
-    socket.send(message, upstream.port, upstream.host);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= 2 && received.length >= 2 + received.readUInt16BE(0)) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(received.subarray(2, 2 + received.readUInt16BE(0)));
+      }
+    });
+    const frame = Buffer.alloc(2 + message.length);
+    frame.writeUInt16BE(message.length, 0);
+    message.copy(frame, 2);
+    socket.write(frame);
   });
 }
 
