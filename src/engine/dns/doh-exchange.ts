@@ -42,6 +42,7 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
   const method = resolver.method ?? 'POST';
   const guardOptions = () => guardedConnect(guard, resolver.host, { what: 'DNS resolver', port: resolver.port });
   let connecting: Promise<Connection | ExchangeOutcome> | null = null;
+  let established: Connection | null = null;
   let agent: https.Agent | null = null;
   let closed = false;
   const open = new Set<{ destroy(): void }>();
@@ -49,8 +50,8 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
   /** The connection, opened on first use; a failed or closed one is opened again by the next query. */
   function connection(timeoutMs: number): Promise<Connection | ExchangeOutcome> {
     connecting ??= connect(timeoutMs).then((made) => {
-      if ('kind' in made && (made.kind === 'h2' || made.kind === 'http/1.1')) return made;
-      connecting = null;
+      if (isConnection(made)) established = made;
+      else connecting = null;
       return made;
     });
     return connecting;
@@ -70,7 +71,8 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
         socket.destroy();
         resolve({ kind: 'timeout', ignoredReplies: 0 });
       }, timeoutMs);
-      socket.once('error', (error: NodeJS.ErrnoException) => {
+      // Stays attached: after the handshake the session or request that owns the socket reports its errors.
+      socket.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         resolve(tlsFailureOutcome(error, resolver.host));
       });
@@ -83,18 +85,21 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
         }
         if (socket.alpnProtocol === 'h2') {
           const session = http2.connect(url.origin, { createConnection: () => socket });
+          const made: Connection = { kind: 'h2', session };
           open.add(session);
           session.on('error', () => {});
           // A session that ends (GOAWAY, idle close by the server) is replaced on the next query.
           session.on('close', () => {
             open.delete(session);
-            connecting = null;
+            if (established === made) {
+              established = null;
+              connecting = null;
+            }
           });
           session.unref();
-          resolve({ kind: 'h2', session });
+          resolve(made);
           return;
         }
-        socket.on('error', () => {});
         resolve({ kind: 'http/1.1', socket });
       });
     });
@@ -112,7 +117,7 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
     // RFC 8484 §4.1: id 0, so that identical queries are identical requests (HTTP caches).
     const query = prepareQuery(0, question, edns);
     const made = await connection(timeoutMs);
-    if (!('kind' in made) || (made.kind !== 'h2' && made.kind !== 'http/1.1')) return made as ExchangeOutcome;
+    if (!isConnection(made)) return made;
     const left = Math.max(1, timeoutMs - (Date.now() - started));
     if (made.kind === 'h2') return h2Request(made.session, query, left);
     const socket = made.socket;
@@ -232,7 +237,13 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
       for (const item of [...open]) item.destroy();
       open.clear();
       agent?.destroy();
+      if (established?.kind === 'http/1.1') established.socket?.destroy();
+      established = null;
       connecting = null;
     },
   };
+}
+
+function isConnection(made: Connection | ExchangeOutcome): made is Connection {
+  return made.kind === 'h2' || made.kind === 'http/1.1';
 }

@@ -69,6 +69,16 @@ describe('DNS over HTTPS (RFC 8484)', () => {
     expect(server.connections()).toBe(1);
   });
 
+  it.each([true, false])('connects again after the server closed the connection (HTTP/2: %s)', async (http2) => {
+    const server = await doh({ http2 });
+    const transport = transportTo([`https://127.0.0.1:${server.port}/dns-query`]);
+    expect((await transport.query('example.test', 'A')).rcode).toBe('NOERROR');
+    server.dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await transport.query('example.test', 'MX')).rcode).toBe('NOERROR');
+    expect(server.connections()).toBe(2);
+  });
+
   it('asks with GET and a base64url dns parameter for the {?dns} template', async () => {
     const server = await doh({ http2: true });
     const transport = transportTo([`https://127.0.0.1:${server.port}/dns-query{?dns}`]);
