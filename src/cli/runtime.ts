@@ -12,7 +12,7 @@ import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 /** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
 const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
 /** Commands that work on this machine by nature: --server does not apply to them. */
-const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data']);
+const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'range']);
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {

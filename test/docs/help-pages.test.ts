@@ -13,6 +13,7 @@ const PAGES: Record<string, string[][]> = {
   ip: [['ip']],
   asn: [['asn']],
   bulk: [['bulk']],
+  range: [['range']],
   vpn: [['vpn']],
   dns: [['dns']],
   mx: [['mx']],
