@@ -47,6 +47,8 @@ export interface BulkWorkerSettings {
   format: OutputFormat;
   fields: string[] | null;
   verbose: boolean;
+  /** `--max-expand`: a range that reaches a worker was not expanded, and its error row names this limit. */
+  maxExpand?: number;
 }
 
 /**

@@ -18,6 +18,7 @@ async function serve(): Promise<void> {
   const lookup = createBulkLookup(createEngineContext({ dataDir: settings.dataDir }), {
     inMemoryFromStart: true,
     evidence: rowsShowEvidence(settings.format, settings.fields),
+    ...(settings.maxExpand === undefined ? {} : { maxExpand: settings.maxExpand }),
   });
   const rendering = await createBatchRendering(settings, lookup);
   port.on('message', (message: RenderRequest) => {

@@ -13,6 +13,7 @@ import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { MX_SCHEMA } from '../output/schemas/mx-schema.js';
 import { QUOTA_SCHEMA } from '../output/schemas/quota-schema.js';
+import { RANGE_SCHEMA } from '../output/schemas/range-schema.js';
 import { SMTP_SCHEMA } from '../output/schemas/smtp-schema.js';
 import { SPF_SCHEMA } from '../output/schemas/spf-schema.js';
 import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
@@ -22,6 +23,7 @@ const COMMAND_SCHEMAS: Readonly<Record<string, RecordSchema>> = {
   ip: IP_SCHEMA,
   asn: ASN_SCHEMA,
   bulk: BULK_SCHEMA,
+  range: RANGE_SCHEMA,
   dns: DNS_SCHEMA,
   smtp: SMTP_SCHEMA,
   mx: MX_SCHEMA,

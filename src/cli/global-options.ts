@@ -13,8 +13,10 @@ export interface GlobalOptions {
   dataDir: string | null;
   timeoutMs: number;
   concurrency: number;
-  /** DNS resolvers as given (`ip[:port]`), or null for the system's. */
+  /** DNS resolvers as given (`ip[:port]`, `https://...`, `tls://...`), or null for the system's. */
   resolvers: string[] | null;
+  /** A PEM file of CA certificates trusted for DNS over HTTPS and TLS resolvers besides Node's, or null. */
+  resolverCa: string | null;
   dnsTcp: boolean;
   dnsRetries: number;
   quiet: boolean;
@@ -53,6 +55,7 @@ export const SETTINGS = {
   timeout: { option: 'timeout', env: 'NETINTEL_TIMEOUT', kind: 'integer', max: 600_000 },
   concurrency: { option: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
   resolver: { option: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
+  'resolver-ca': { option: 'resolverCa', env: 'NETINTEL_RESOLVER_CA', kind: 'text' },
   tcp: { option: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
   retries: { option: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
   server: { option: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
@@ -91,6 +94,7 @@ export function optionsFromValues(
     timeoutMs: raw.timeout as number,
     concurrency: raw.concurrency as number,
     resolvers: resolverList(raw.resolver),
+    resolverCa: typeof raw.resolverCa === 'string' && raw.resolverCa !== '' ? raw.resolverCa : null,
     dnsTcp: raw.tcp === true,
     dnsRetries: raw.retries as number,
     quiet: raw.quiet === true,
@@ -162,9 +166,10 @@ export function addGlobalOptions(program: Command): void {
         .default(OPTION_DEFAULTS.concurrency),
     )
     .addOption(
-      new Option('--resolver <ip[:port]>', 'DNS resolver to ask, repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
+      new Option('--resolver <ip[:port]>', 'DNS resolver to ask: ip[:port], https://host/path (DNS over HTTPS) or tls://host[:port] (DNS over TLS); repeatable or comma-separated; default: the system\'s (env: NETINTEL_RESOLVER)')
         .argParser((value: string) => (resolversFromFlags = [...resolversFromFlags, ...resolverValues('--resolver', value)])),
     )
+    .addOption(new Option('--resolver-ca <file>', 'PEM file of CA certificates to trust for https:// and tls:// resolvers besides the built-in ones (env: NETINTEL_RESOLVER_CA)'))
     .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
     .addOption(
       new Option('--retries <n>', 'further rounds over the resolvers after a failed one (env: NETINTEL_RETRIES)')

@@ -17,6 +17,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ['ip', async () => (await import('../commands/ip.js')).registerIpCommand],
   ['asn', async () => (await import('../commands/asn.js')).registerAsnCommand],
   ['bulk', async () => (await import('../commands/bulk.js')).registerBulkCommand],
+  ['range', async () => (await import('../commands/range.js')).registerRangeCommand],
   ['dns', async () => (await import('../commands/dns.js')).registerDnsCommand],
   ['smtp', async () => (await import('../commands/smtp.js')).registerSmtpCommand],
   ['mx', async () => (await import('../commands/mx.js')).registerMxCommand],

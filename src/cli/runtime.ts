@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
-import { parseResolverAddress } from '../engine/dns/resolver-address.js';
+import { readFileSync } from 'node:fs';
+import { parseResolverAddress, parseResolverCa, type ResolverAddress } from '../engine/dns/resolver-address.js';
 import type { ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
 import type { GlobalOptions } from './global-options.js';
@@ -11,7 +12,7 @@ import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 /** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
 const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
 /** Commands that work on this machine by nature: --server does not apply to them. */
-const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'grep']);
+const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'range', 'grep']);
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
@@ -62,7 +63,7 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
       const ctx = createEngineContext({
         dataDir: options.dataDir,
         timeoutMs: options.timeoutMs,
-        resolvers: options.resolvers?.map(parseResolverAddress) ?? null,
+        resolvers: resolversOf(options),
         dnsTcp: options.dnsTcp,
         dnsRetries: options.dnsRetries,
         debug: options.verbose ? (message) => runIo.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
@@ -76,6 +77,30 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
       await Promise.all(contexts.map((ctx) => ctx.close()));
     },
   };
+}
+
+/**
+ * The resolvers of the options, those over HTTPS or TLS trusting the CAs of
+ * `resolverCa` besides Node's own.
+ *
+ * @throws NetintelError `usage` when the CA file cannot be read or holds no certificate.
+ */
+function resolversOf(options: GlobalOptions): ResolverAddress[] | null {
+  if (options.resolvers === null) return null;
+  const ca = options.resolverCa === null ? undefined : readResolverCa(options.resolverCa);
+  return options.resolvers.map((text) => parseResolverAddress(text, ca === undefined ? {} : { ca }));
+}
+
+function readResolverCa(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new NetintelError('usage', `cannot read the resolver CA file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (give --resolver-ca a PEM file of CA certificates)`, {
+      details: { path },
+    });
+  }
+  return parseResolverCa(text, path);
 }
 
 /** The name of the command under `netintel` (`data` for `netintel data status`). */

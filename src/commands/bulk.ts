@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { readTargetBatches } from '../engine/bulk/read-targets.js';
+import { DEFAULT_MAX_EXPAND, expandRangeTargets, isRangeTarget, rangeFailure } from '../engine/ip/ip-range-expand.js';
 import { NetintelError } from '../errors.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { bulkRows, DEFAULT_MAX_BULK_THREADS, defaultBulkThreads, rowsShowEvidence } from '../cli/bulk-threads.js';
@@ -9,6 +10,7 @@ import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { regularFileSize } from '../cli/progress.js';
+import { maxExpandOption } from './ip.js';
 
 /** The most threads --threads accepts: each worker holds its own copy of the datasets. */
 const MAX_THREADS = 64;
@@ -17,14 +19,16 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
   program
     .command('bulk')
     .description('many IPs and AS numbers, one per line: one output row per line, in input order, failures included')
-    .argument('[files...]', 'files with one target per line ("-" or none: stdin); blank lines and # comments are skipped')
+    .argument('[files...]', 'files with one target per line ("-" or none: stdin); blank lines and # comments are skipped; a range line (192.0.2.0/28, 192.0.2.1-192.0.2.9) gives one row per address in its place')
+    .addOption(maxExpandOption())
     .option('--threads <n>', `lookup threads for long lists, except in table output (default: one per CPU but one, at most ${DEFAULT_MAX_BULK_THREADS}; 1: no worker threads)`, parseThreads)
     .addHelpText(
       'after',
       '\nExit status: 0 all rows ok, 7 some failed, the failure\'s own code when all failed.\nExamples:\n  netintel bulk ips.txt -f csv > out.csv\n  zcat ips.gz | netintel bulk --fields location,security -f ndjson',
     )
-    .action(async (files: string[], flags: { threads?: number }, command: Command) => {
+    .action(async (files: string[], flags: { threads?: number; maxExpand?: number }, command: Command) => {
       const options = runtime.options(command);
+      const maxExpand = flags.maxExpand ?? DEFAULT_MAX_EXPAND;
       const ctx = runtime.context(options);
       const { io } = runtime;
       if (files.length === 0 && !stdinBringsList(io)) {
@@ -41,14 +45,16 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
       };
       const read = (chunks: AsyncIterable<string | Uint8Array>) => progress.input(chunks, size);
       // Rows are counted as their targets are taken: local rows are made as the output takes them.
-      const targets = progress.track(inputTargets(files, io.stdin, read), true);
+      // A range line within --max-expand becomes its addresses here, each a row with the range's line number.
+      const targets = progress.track(expandRangeTargets(inputTargets(files, io.stdin, read), maxExpand), true);
       const outcomes = remote
-        ? remote.bulkOutcomes(targets, withLine)
-        : bulkRows(targets, progress.watchLookup(createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields) })), flags.threads ?? defaultBulkThreads(), {
+        ? remote.bulkOutcomes(targets, (error, target) => withLine(isRangeTarget(target.text) ? rangeFailure(target.text, maxExpand) : error, target))
+        : bulkRows(targets, progress.watchLookup(createBulkLookup(ctx, { evidence: rowsShowEvidence(options.format, options.fields), maxExpand })), flags.threads ?? defaultBulkThreads(), {
             dataDir: options.dataDir,
             format: options.format,
             fields: options.fields,
             verbose: options.verbose,
+            maxExpand,
           }, ctx.debug);
       runtime.exitCode = await emitOutcomes(io, options, BULK_SCHEMA, progress.track(outcomes, false), { single: false, bulk: true });
     });

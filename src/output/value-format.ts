@@ -27,6 +27,7 @@ const MAIN_VALUE: Readonly<Record<string, readonly string[]>> = {
   'data-update': ['status'],
   'api-key': ['key'],
   quota: ['daily.remaining'],
+  range: ['cidrs'],
 };
 
 /** The columns `-f value` prints for a schema when `--fields` names none. */

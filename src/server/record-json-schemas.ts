@@ -233,7 +233,7 @@ const DNS_RECORD = record<DnsResult>({
   rcode: str,
   answers: arrayOf(record<OtherDnsAnswer>({ name: str, type: str, ttlSeconds: int, data: DNS_DATA })),
   resolver: eg(str, '192.0.2.53:53'),
-  transport: oneOfStrings(['udp', 'tcp']),
+  transport: oneOfStrings(['udp', 'tcp', 'https', 'tls']),
   latencyMs: num,
 });
 

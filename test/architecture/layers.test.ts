@@ -38,6 +38,18 @@ describe('the layer rule (ARCHITECTURE.md §1)', () => {
     expect(offenders.map((file) => relative(SRC, file))).toEqual([]);
   });
 
+  it('keeps the library entry as pure as the engine: no CLI, output or server, no process, no console', () => {
+    const libFiles = sourceFiles(join(SRC, 'lib'));
+    expect(libFiles.length).toBeGreaterThan(0);
+    const imports = libFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /^(commander|chalk|ora|cli-table3|fastify)$/.test(spec) || /\/(cli|output|commands|server|remote|web|accounts|keys)\//.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(imports).toEqual([]);
+    expect(libFiles.filter((file) => /\b(process|console)\.\w/.test(codeOf(file))).map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it('keeps the output and remote layers from importing the CLI', () => {
     const offenders = [...sourceFiles(join(SRC, 'output')), ...sourceFiles(join(SRC, 'remote'))].flatMap((file) =>
       importsOf(file)

@@ -45,6 +45,14 @@ const ROWS: Row[] = [
     read: (o) => o.resolvers,
     expect: { flag: ['127.0.0.1:1'], env: ['127.0.0.2:2', '127.0.0.4:4'], config: ['127.0.0.3:3'], default: null },
   },
+  {
+    key: 'resolver-ca',
+    flag: ['--resolver-ca', '/flag.pem'],
+    env: '/env.pem',
+    config: '/config.pem',
+    read: (o) => o.resolverCa,
+    expect: { flag: '/flag.pem', env: '/env.pem', config: '/config.pem', default: null },
+  },
   { key: 'retries', flag: ['--retries', '0'], env: '4', config: 6, read: (o) => o.dnsRetries, expect: { flag: 0, env: 4, config: 6, default: 2 } },
   {
     key: 'server',

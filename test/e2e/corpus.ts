@@ -110,6 +110,21 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'bulk/empty', argv: ['bulk', '-f', 'csv'], stdin: '' },
     { id: 'bulk/seeded-100k', argv: ['bulk', '-f', 'csv'], stdin: seededTargets(100_000), digestStdout: true },
     { id: 'bulk/missing-file', argv: ['bulk', '/nonexistent/netintel-list.txt'] },
+    // ranges: a range line of bulk gives its addresses' rows in place; one over --max-expand is one error row
+    { id: 'bulk/ranges', argv: ['bulk', '-f', 'csv', '--fields', 'network.asn'], stdin: '8.8.8.8\n1.1.1.0/31\n10.0.0.0/23\n2001:db8::fffe-2001:db8::1:1\n9.9.9.9-1.1.1.1\n' },
+    { id: 'bulk/ranges-raised', argv: ['bulk', '-f', 'ndjson', '--fields', 'ip', '--max-expand', '512'], stdin: '10.0.0.0/23\n', digestStdout: true },
+    { id: 'ip/range', argv: ['ip', '192.0.2.0/30', '8.8.8.0-8.8.8.1'] },
+    { id: 'ip/range-json', argv: ['ip', '2001:db8::/127', '-f', 'json'] },
+    { id: 'ip/range-too-large', argv: ['ip', '10.0.0.0/8'] },
+    { id: 'ip/range-bad-max-expand', argv: ['ip', '10.0.0.0/30', '--max-expand', 'lots'] },
+    { id: 'range/cidr', argv: ['range', '10.0.0.0/8'] },
+    ...everyFormat('range/mixed', ['range', '192.0.2.5-192.0.2.77', '2001:db8::/32', '198.51.100.9/30']),
+    { id: 'range/ipv6-all', argv: ['range', '::/0', '-f', 'json'] },
+    { id: 'range/a-b', argv: ['range', '2001:db8::5-2001:db8::1:2'] },
+    { id: 'range/cidrs-value', argv: ['range', '192.0.2.5-192.0.2.77', '--fields', 'cidrs', '-f', 'value'] },
+    { id: 'range/start-after-end', argv: ['range', '192.0.2.9-192.0.2.1'] },
+    { id: 'range/mixed-families', argv: ['range', '192.0.2.1-2001:db8::1'] },
+    { id: 'range/stdin', argv: ['range', '-f', 'csv'], stdin: '10.0.0.0/30\n# comment\n192.0.2.0/33\n' },
 
     // dns
     ...everyFormat('dns/a', ['dns', 'example.test', ...dns]),

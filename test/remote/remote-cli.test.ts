@@ -127,6 +127,17 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     expect(free.code).toBe(localFree.code);
   });
 
+  it('ranges: ip and bulk expand them here and ask the server for each address; one over --max-expand is the same error row', async () => {
+    const args = ['ip', '192.0.2.0/30', '8.8.8.0-8.8.8.1', '10.0.0.0/8', '-f', 'csv'];
+    const [a, b] = [await local(args), await remote(args)];
+    expect(a.code).toBe(7);
+    same(a, b);
+    const input = '8.8.8.8\n1.1.1.0/31\n10.0.0.0/23\n2001:db8::fffe-2001:db8::1:1\n9.9.9.9-1.1.1.1\n';
+    const bulk = await local(['bulk', '-f', 'csv'], input);
+    expect(bulk.stdout).toContain('line 3: range 10.0.0.0/23 holds 512 addresses');
+    same(bulk, await remote(['bulk', '-f', 'csv'], pro, input));
+  });
+
   it('free tier: premium groups are left out, and stderr says so once', async () => {
     const result = await remote(['ip', '8.8.8.8', '1.1.1.1', '-f', 'ndjson'], null);
     expect(result.code).toBe(0);

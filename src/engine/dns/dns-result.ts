@@ -107,8 +107,8 @@ export type DnsAnswer = TypedDnsAnswer | OtherDnsAnswer;
  */
 export type DnsStatus = 'answer' | 'nodata' | 'nxdomain';
 
-/** The transport that carried the accepted response. */
-export type DnsTransportKind = 'udp' | 'tcp';
+/** How the answer came: classic DNS over UDP or TCP, DNS over HTTPS (RFC 8484) or TLS (RFC 7858). */
+export type DnsTransportKind = 'udp' | 'tcp' | 'https' | 'tls';
 
 /** The answer to one question (one name, one type) from one resolver. */
 export interface DnsResult {

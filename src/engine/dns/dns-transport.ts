@@ -4,7 +4,10 @@ import { NetintelError, toNetintelError } from '../../errors.js';
 import type { ConnectGuard } from '../connect-guard.js';
 import { assertQueryName, type DnsQuestion, type DnsReply, type EdnsMode } from './dns-message.js';
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
+import { createDohClient, type DohClient } from './doh-exchange.js';
+import { createDotClient, type DotClient } from './dot-exchange.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
+import { isIP } from 'node:net';
 import type { ResolverAddress } from './resolver-address.js';
 import { tcpExchange } from './tcp-exchange.js';
 import { createUdpChannel, type UdpChannel } from './udp-channel.js';
@@ -15,14 +18,16 @@ import { createUdpChannel, type UdpChannel } from './udp-channel.js';
  * response codes (SERVFAIL and REFUSED both become ESERVFAIL/EREFUSED
  * without the resolver that said it), gives TTLs only for A and AAAA, cannot
  * show a CNAME chain, and offers no control over EDNS, TCP or which reply
- * is accepted.
+ * is accepted. DNS over HTTPS (RFC 8484) and over TLS (RFC 7858) are
+ * further exchanges (doh-exchange.ts, dot-exchange.ts), chosen per
+ * resolver by its protocol.
  */
 
 /** How to reach the resolvers. */
 export interface DnsTransportOptions {
   /** Resolvers in order of preference; the next one is tried on timeout, unreachable, SERVFAIL or REFUSED. */
   resolvers: readonly ResolverAddress[];
-  /** Query over TCP only (default false: UDP, with TCP after a truncated reply). */
+  /** Query classic resolvers over TCP only (default false: UDP, with TCP after a truncated reply); encrypted ones keep their protocol. */
   tcp?: boolean;
   /** Deadline of one attempt (one query to one resolver), in milliseconds (default 5000). */
   timeoutMs?: number;
@@ -96,9 +101,14 @@ export type DnsAnswerCallback = (error: NetintelError | null, exchange: DnsExcha
 interface AttemptRecord {
   resolver: string;
   transport: DnsTransportKind;
-  /** `rcode`: the server answered with an error code; `unreachable`: the network refused. */
-  outcome: 'rcode' | 'timeout' | 'unreachable';
-  /** The rcode (`SERVFAIL`), `timeout`, or the errno name (`ECONNREFUSED`). */
+  /**
+   * `rcode`: the server answered with an error code; `unreachable`: the
+   * network refused; `tls`: the TLS handshake failed; `protocol`: the
+   * answer over HTTPS was not a DNS message; `refused`: the connect guard
+   * refused the address the resolver's name resolved to.
+   */
+  outcome: 'rcode' | 'timeout' | 'unreachable' | 'tls' | 'protocol' | 'refused';
+  /** The rcode (`SERVFAIL`), `timeout`, the errno name (`ECONNREFUSED`), or what went wrong over TLS or HTTPS. */
   reason: string;
   /** Replies with the right source but a wrong id or question, ignored while waiting. */
   ignoredReplies?: number;
@@ -138,7 +148,19 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   if (!(Number.isInteger(retries) && retries >= 0)) {
     throw new NetintelError('usage', `The DNS retry count must be a whole number from 0, not ${retries}`);
   }
-  for (const resolver of resolvers) options.connectGuard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
+  // A host name (DNS over HTTPS or TLS) is judged by the addresses it resolves to, when the connection is made.
+  const guard = options.connectGuard ?? null;
+  for (const resolver of resolvers) if (isIP(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
+
+  const encryptedClients = new Map<ResolverAddress, DohClient | DotClient>();
+  function encryptedClientFor(resolver: ResolverAddress): DohClient | DotClient {
+    let client = encryptedClients.get(resolver);
+    if (!client) {
+      client = resolver.protocol === 'https' ? createDohClient(resolver, guard) : createDotClient(resolver, guard);
+      encryptedClients.set(resolver, client);
+    }
+    return client;
+  }
 
   const channels = new Map<ResolverAddress, UdpChannel>();
   let closed = false;
@@ -163,6 +185,17 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   ): Promise<{ outcome: ExchangeOutcome; transport: DnsTransportKind }> {
     let edns = useEdns;
     let given = first;
+    if (resolver.protocol === 'https' || resolver.protocol === 'tls') {
+      const transport: DnsTransportKind = resolver.protocol;
+      for (;;) {
+        const outcome = await encryptedClientFor(resolver).exchange(question, edns, timeoutMs);
+        if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
+          edns = false;
+          continue;
+        }
+        return { outcome, transport };
+      }
+    }
     for (;;) {
       let transport: DnsTransportKind = useTcp ? 'tcp' : 'udp';
       let outcome: ExchangeOutcome;
@@ -211,6 +244,9 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
         } else if (outcome.kind === 'unreachable') {
           attempts.push({ resolver: resolver.label, transport, outcome: 'unreachable', reason: outcome.code });
           givenUp.add(resolver);
+        } else if (outcome.kind === 'failed') {
+          attempts.push({ resolver: resolver.label, transport, outcome: outcome.failure, reason: outcome.reason });
+          givenUp.add(resolver);
         } else {
           attempts.push({
             resolver: resolver.label,
@@ -238,14 +274,14 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     }
     const question: DnsQuestion = { name, type };
     const started = performance.now();
-    if (useTcp) {
+    const resolver = resolvers[0]!;
+    if (useTcp || (resolver.protocol ?? 'dns') !== 'dns') {
       resolveQuestionThen(question, started, null, done);
       return;
     }
     // The common case: the first resolver answers the first UDP query with
     // NOERROR or NXDOMAIN, untruncated. Anything else continues in
     // resolveQuestion from that first outcome.
-    const resolver = resolvers[0]!;
     channelFor(resolver).send(question, useEdns, (outcome) => {
       if (outcome.kind === 'reply' && !outcome.truncated) {
         const rcode = outcome.rcode;
@@ -281,6 +317,8 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
       closed = true;
       const open = [...channels.values()];
       channels.clear();
+      for (const client of encryptedClients.values()) client.close();
+      encryptedClients.clear();
       await Promise.all(open.map((channel) => channel.close()));
     },
   };
@@ -323,6 +361,22 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
   const rcodeFailure = [...attempts].reverse().find((a) => a.outcome === 'rcode');
   const timeouts = attempts.filter((a) => a.outcome === 'timeout');
   const details = { domain: name, type, attempts };
+  // A refusal to connect is the caller's answer, whatever the other resolvers did.
+  const refusal = attempts.find((a) => a.outcome === 'refused');
+  if (refusal) return new NetintelError('forbidden', refusal.reason, { details: { ...details, resolver: refusal.resolver, rule: 'private-target' } });
+  // A server that spoke, but not DNS, outranks a handshake that failed, which outranks silence.
+  const protocolFailure = rcodeFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'protocol');
+  const tlsFailure = rcodeFailure || protocolFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'tls');
+  if (protocolFailure) {
+    return new NetintelError('upstream', `DNS server ${protocolFailure.resolver} did not answer ${question} with a DNS message: ${protocolFailure.reason}`, {
+      details: { ...details, resolver: protocolFailure.resolver },
+    });
+  }
+  if (tlsFailure) {
+    return new NetintelError('tls', `TLS with DNS server ${tlsFailure.resolver} failed for ${question}: ${tlsFailure.reason}`, {
+      details: { ...details, resolver: tlsFailure.resolver },
+    });
+  }
 
   if (rcodeFailure) {
     return new NetintelError(

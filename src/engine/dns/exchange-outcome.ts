@@ -11,4 +11,12 @@ export type ExchangeOutcome =
   /** No matching reply in time; `ignoredReplies` counts datagrams or frames that did not match. */
   | { kind: 'timeout'; ignoredReplies: number }
   /** The network said no: ICMP unreachable (ECONNREFUSED), reset, no route; `code` is the errno name. */
-  | { kind: 'unreachable'; code: string };
+  | { kind: 'unreachable'; code: string }
+  /**
+   * DNS over HTTPS or TLS only: the TLS handshake failed (`tls`: an untrusted
+   * or misnamed certificate), or the server's answer was not a DNS message
+   * (`protocol`: an HTTP error status, another content type, garbage), or
+   * the connect guard refused the address a resolver's name resolved to
+   * (`refused`). `reason` says what, for the error message.
+   */
+  | { kind: 'failed'; failure: 'tls' | 'protocol' | 'refused'; code: string; reason: string };

@@ -24,14 +24,11 @@ export function tcpExchange(
   timeoutMs: number,
 ): Promise<ExchangeOutcome> {
   const query = prepareQuery(randomQueryId(), question, edns);
-  const frame = Buffer.alloc(2 + query.message.length);
-  frame.writeUInt16BE(query.message.length, 0);
-  query.message.copy(frame, 2);
+  const frame = lengthPrefixed(query.message);
 
   if (unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
 
   return new Promise<ExchangeOutcome>((resolve) => {
-    let received: Buffer = Buffer.alloc(0);
     let ignoredReplies = 0;
     let settled = false;
 
@@ -58,25 +55,44 @@ export function tcpExchange(
     socket.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'unreachable', code: error.code ?? 'EIO' }));
     // The server closed the connection without a matching answer.
     socket.on('close', () => finish({ kind: 'unreachable', code: 'ECONNRESET' }));
+    const read = createFrameReader((message) => {
+      const reply = message.length >= 12 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
+      if (reply) finish(reply);
+      else ignoredReplies += 1;
+    });
     socket.on('data', (chunk: Buffer) => {
-      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-      if (received.length > MAX_FRAME * 4) {
-        finish({ kind: 'unreachable', code: 'EPROTO' });
-        return;
-      }
-      while (received.length >= 2) {
-        const length = received.readUInt16BE(0);
-        if (received.length < 2 + length) return;
-        const message = received.subarray(2, 2 + length);
-        received = received.subarray(2 + length);
-        const reply = message.length >= 12 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
-        if (reply) {
-          finish(reply);
-          return;
-        }
-        ignoredReplies += 1;
-      }
+      if (!read(chunk)) finish({ kind: 'unreachable', code: 'EPROTO' });
     });
     socket.write(frame);
   });
+}
+
+/** A message with its 2-octet big-endian length in front (RFC 1035 §4.2.2; RFC 7858 §3.3 over TLS). */
+export function lengthPrefixed(message: Buffer): Buffer {
+  const frame = Buffer.alloc(2 + message.length);
+  frame.writeUInt16BE(message.length, 0);
+  message.copy(frame, 2);
+  return frame;
+}
+
+/**
+ * Reads length-prefixed messages out of a stream's chunks, calling
+ * `onMessage` for each whole one. The returned function takes the next
+ * chunk; it returns false when more is buffered than a few frames can
+ * be, a stream that is not speaking DNS.
+ */
+export function createFrameReader(onMessage: (message: Buffer) => void): (chunk: Buffer) => boolean {
+  let received: Buffer = Buffer.alloc(0);
+  return (chunk) => {
+    received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+    if (received.length > MAX_FRAME * 4) return false;
+    while (received.length >= 2) {
+      const length = received.readUInt16BE(0);
+      if (received.length < 2 + length) return true;
+      const message = received.subarray(2, 2 + length);
+      received = received.subarray(2 + length);
+      onMessage(message);
+    }
+    return true;
+  };
 }

@@ -12,6 +12,7 @@ import { columnsView } from './generic-view.js';
 import { IP_VIEW } from './ip-view.js';
 import { EMAIL_VIEW, MX_VIEW, SPF_VIEW } from './mail-views.js';
 import { API_KEY_VIEW, DATA_STATUS_VIEW, QUOTA_VIEW } from './service-views.js';
+import { RANGE_VIEW } from './range-view.js';
 import { SMTP_VIEW } from './smtp-view.js';
 import { viewContext, type ViewContext } from './style.js';
 import { VPN_VIEW } from './vpn-view.js';
@@ -36,6 +37,7 @@ const VIEWS: Readonly<Record<string, HumanView>> = {
   'data-source': DATA_STATUS_VIEW,
   'api-key': API_KEY_VIEW,
   quota: QUOTA_VIEW,
+  range: RANGE_VIEW,
 };
 
 export interface HumanViewOptions {

@@ -1,0 +1,249 @@
+import http2 from 'node:http2';
+import https from 'node:https';
+import tls from 'node:tls';
+import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
+import { judgeReply, prepareQuery, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
+import { tlsOptions } from './dot-exchange.js';
+import type { ExchangeOutcome } from './exchange-outcome.js';
+import type { ResolverAddress } from './resolver-address.js';
+import { tlsFailureOutcome } from './tls-failure.js';
+import { unroutableReason } from './unroutable-address.js';
+
+/** The media type of DNS messages over HTTPS (RFC 8484 §6). */
+const DNS_MESSAGE = 'application/dns-message';
+
+/** Connections to one HTTP/1.1-only resolver at once. */
+const MAX_HTTP1_CONNECTIONS = 16;
+
+/** A DNS message is at most 65535 octets; a longer body is not one. */
+const MAX_BODY = 0xffff;
+
+/** Queries to one DNS over HTTPS resolver; one client serves any number of concurrent queries. */
+export interface DohClient {
+  /** One query, ended within `timeoutMs` (connecting included). Never rejects. */
+  exchange(question: DnsQuestion, edns: EdnsMode, timeoutMs: number): Promise<ExchangeOutcome>;
+  /** Closes the connections; queries still waiting end as `unreachable`. */
+  close(): void;
+}
+
+/** What ALPN chose for the resolver's connection. */
+type Connection = { kind: 'h2'; session: http2.ClientHttp2Session } | { kind: 'http/1.1'; socket: tls.TLSSocket | null };
+
+/**
+ * A client of one DNS over HTTPS resolver (RFC 8484). The first query opens
+ * a TLS connection offering HTTP/2 and HTTP/1.1 (ALPN): over HTTP/2 every
+ * later query shares that connection as a stream of its own; over HTTP/1.1
+ * the first query uses it and later ones go through a keep-alive agent.
+ * The certificate is checked against the URL's host, with Node's CAs and
+ * the resolver's own (`ca`).
+ */
+export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard | null = null): DohClient {
+  const url = new URL(resolver.url ?? `https://${resolver.host}/dns-query`);
+  const method = resolver.method ?? 'POST';
+  const guardOptions = () => guardedConnect(guard, resolver.host, { what: 'DNS resolver', port: resolver.port });
+  let connecting: Promise<Connection | ExchangeOutcome> | null = null;
+  let established: Connection | null = null;
+  let agent: https.Agent | null = null;
+  let closed = false;
+  const open = new Set<{ destroy(): void }>();
+
+  /** The connection, opened on first use; a failed or closed one is opened again by the next query. */
+  function connection(timeoutMs: number): Promise<Connection | ExchangeOutcome> {
+    connecting ??= connect(timeoutMs).then((made) => {
+      if (isConnection(made)) established = made;
+      else connecting = null;
+      return made;
+    });
+    return connecting;
+  }
+
+  function connect(timeoutMs: number): Promise<Connection | ExchangeOutcome> {
+    if (resolver.family !== 0 && unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
+    return new Promise((resolve) => {
+      let socket: tls.TLSSocket;
+      try {
+        socket = tls.connect({ ...tlsOptions(resolver, ['h2', 'http/1.1']), ...guardOptions() });
+      } catch (error) {
+        resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
+        return;
+      }
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve({ kind: 'timeout', ignoredReplies: 0 });
+      }, timeoutMs);
+      // Stays attached: after the handshake the session or request that owns the socket reports its errors.
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        resolve(tlsFailureOutcome(error, resolver.host));
+      });
+      socket.once('secureConnect', () => {
+        clearTimeout(timer);
+        if (closed) {
+          socket.destroy();
+          resolve({ kind: 'unreachable', code: 'ECLOSED' });
+          return;
+        }
+        if (socket.alpnProtocol === 'h2') {
+          const session = http2.connect(url.origin, { createConnection: () => socket });
+          const made: Connection = { kind: 'h2', session };
+          open.add(session);
+          session.on('error', () => {});
+          // A session that ends (GOAWAY, idle close by the server) is replaced on the next query.
+          session.on('close', () => {
+            open.delete(session);
+            if (established === made) {
+              established = null;
+              connecting = null;
+            }
+          });
+          session.unref();
+          resolve(made);
+          return;
+        }
+        resolve({ kind: 'http/1.1', socket });
+      });
+    });
+  }
+
+  function http1Agent(): https.Agent {
+    // A bounded pool: a bulk run queues its queries rather than opening a connection for each.
+    agent ??= new https.Agent({ keepAlive: true, maxSockets: MAX_HTTP1_CONNECTIONS, ...tlsOptions(resolver, ['http/1.1']), ...guardOptions() });
+    return agent;
+  }
+
+  async function exchange(question: DnsQuestion, edns: EdnsMode, timeoutMs: number): Promise<ExchangeOutcome> {
+    if (closed) return { kind: 'unreachable', code: 'ECLOSED' };
+    const started = Date.now();
+    // RFC 8484 §4.1: id 0, so that identical queries are identical requests (HTTP caches).
+    const query = prepareQuery(0, question, edns);
+    const made = await connection(timeoutMs);
+    if (!isConnection(made)) return made;
+    const left = Math.max(1, timeoutMs - (Date.now() - started));
+    if (made.kind === 'h2') return h2Request(made.session, query, left);
+    const socket = made.socket;
+    made.socket = null;
+    return h1Request(query, left, socket);
+  }
+
+  /** The request path and headers of a query (RFC 8484 §4.1). */
+  function request(query: PreparedQuery): { path: string; headers: Record<string, string>; body: Buffer | null } {
+    if (method === 'GET') {
+      const target = new URL(url);
+      target.searchParams.append('dns', query.message.toString('base64url'));
+      return { path: target.pathname + target.search, headers: { accept: DNS_MESSAGE }, body: null };
+    }
+    return {
+      path: url.pathname + url.search,
+      headers: { accept: DNS_MESSAGE, 'content-type': DNS_MESSAGE, 'content-length': String(query.message.length) },
+      body: query.message,
+    };
+  }
+
+  function h2Request(session: http2.ClientHttp2Session, query: PreparedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
+    const { path, headers, body } = request(query);
+    return new Promise((resolve) => {
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = session.request({ ':method': method, ':path': path, ...headers }, { endStream: body === null });
+      } catch (error) {
+        resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'ECONNRESET' });
+        return;
+      }
+      session.ref();
+      const settle = collect(query, timeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL), (outcome) => {
+        if (session.closed === false) session.unref();
+        resolve(outcome);
+      });
+      stream.on('response', (responseHeaders) => settle.head(Number(responseHeaders[':status']), responseHeaders['content-type']));
+      stream.on('data', (chunk: Buffer) => settle.data(chunk));
+      stream.on('end', () => settle.end());
+      stream.on('error', (error: NodeJS.ErrnoException) => settle.fail({ kind: 'unreachable', code: error.code ?? 'ECONNRESET' }));
+      stream.on('close', () => settle.fail({ kind: 'unreachable', code: 'ECONNRESET' }));
+      if (body !== null) stream.end(body);
+    });
+  }
+
+  function h1Request(query: PreparedQuery, timeoutMs: number, socket: tls.TLSSocket | null): Promise<ExchangeOutcome> {
+    const { path, headers, body } = request(query);
+    return new Promise((resolve) => {
+      const client = https.request(
+        {
+          ...tlsOptions(resolver, ['http/1.1']),
+          ...guardOptions(),
+          path,
+          method,
+          headers,
+          // The connection ALPN was chosen on serves the first request; with no agent given, Node uses createConnection.
+          ...(socket !== null ? { createConnection: () => socket } : { agent: http1Agent() }),
+        },
+        (response) => {
+          settle.head(response.statusCode ?? 0, response.headers['content-type']);
+          response.on('data', (chunk: Buffer) => settle.data(chunk));
+          response.on('end', () => settle.end());
+          response.on('error', (error: NodeJS.ErrnoException) => settle.fail({ kind: 'unreachable', code: error.code ?? 'ECONNRESET' }));
+        },
+      );
+      const settle = collect(query, timeoutMs, () => client.destroy(), resolve);
+      client.on('error', (error: NodeJS.ErrnoException) => settle.fail(tlsFailureOutcome(error, resolver.host)));
+      client.end(body ?? undefined);
+    });
+  }
+
+  /**
+   * Reads one response: status 200, the DNS media type, a body that is the
+   * reply to `query`. Calls `done` once; `cancel` ends the request on a
+   * timeout or a response that cannot be one.
+   */
+  function collect(query: PreparedQuery, timeoutMs: number, cancel: () => void, done: (outcome: ExchangeOutcome) => void) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const entry = { destroy: () => settle({ kind: 'unreachable', code: 'ECLOSED' }) };
+    open.add(entry);
+    const timer = setTimeout(() => settle({ kind: 'timeout', ignoredReplies: 0 }), timeoutMs);
+    function settle(outcome: ExchangeOutcome): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      open.delete(entry);
+      if (outcome.kind !== 'reply') cancel();
+      done(outcome);
+    }
+    const protocolFailure = (reason: string): ExchangeOutcome => ({ kind: 'failed', failure: 'protocol', code: 'EPROTO', reason });
+    return {
+      head(status: number, contentType: string | string[] | undefined) {
+        if (status !== 200) settle(protocolFailure(`it answered HTTP ${status} instead of a DNS message`));
+        const type = String(contentType ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== DNS_MESSAGE) settle(protocolFailure(`it answered ${type === '' ? 'without a content type' : `with ${JSON.stringify(type.slice(0, 60))}`}, not ${DNS_MESSAGE}`));
+      },
+      data(chunk: Buffer) {
+        size += chunk.length;
+        if (size > MAX_BODY) settle(protocolFailure(`its answer is longer than a DNS message can be (over ${MAX_BODY} octets)`));
+        else chunks.push(chunk);
+      },
+      end() {
+        const message = Buffer.concat(chunks);
+        const reply = message.length >= 12 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
+        settle(reply ?? protocolFailure(`its answer is not a DNS reply to the question (${message.length} octets)`));
+      },
+      fail: settle,
+    };
+  }
+
+  return {
+    exchange,
+    close() {
+      closed = true;
+      for (const item of [...open]) item.destroy();
+      open.clear();
+      agent?.destroy();
+      if (established?.kind === 'http/1.1') established.socket?.destroy();
+      established = null;
+      connecting = null;
+    },
+  };
+}
+
+function isConnection(made: Connection | ExchangeOutcome): made is Connection {
+  return made.kind === 'h2' || made.kind === 'http/1.1';
+}

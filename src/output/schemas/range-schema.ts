@@ -1,0 +1,46 @@
+import type { RecordSchema } from '../record-schema.js';
+import { getPath } from '../record-schema.js';
+
+/**
+ * Columns of the range record (`netintel range`). In table and CSV views
+ * `cidrs` is the blocks space-separated; json, ndjson and xml keep the list.
+ */
+export const RANGE_SCHEMA: RecordSchema = {
+  kind: 'range',
+  columns: [
+    'input',
+    'version',
+    'form',
+    'first',
+    'last',
+    'count',
+    'cidrs',
+    'network.cidr',
+    'network.prefixLength',
+    'network.netmask',
+    'network.hostmask',
+    'network.broadcast',
+    'network.hosts',
+    'network.firstHost',
+    'network.lastHost',
+  ],
+  groups: {
+    network: [
+      'network.cidr',
+      'network.prefixLength',
+      'network.netmask',
+      'network.hostmask',
+      'network.broadcast',
+      'network.hosts',
+      'network.firstHost',
+      'network.lastHost',
+    ],
+  },
+  identity: ['input'],
+  tableColumns: ['input', 'first', 'last', 'count', 'cidrs'],
+  presentColumn: (record, column) => {
+    const value = getPath(record, column);
+    if (column === 'cidrs' && Array.isArray(value)) return value.join(' ');
+    return value === undefined ? null : value;
+  },
+};
