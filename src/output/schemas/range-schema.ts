@@ -1,6 +1,17 @@
 import type { RecordSchema } from '../record-schema.js';
 import { getPath } from '../record-schema.js';
 
+const NETWORK_COLUMNS = [
+  'network.cidr',
+  'network.prefixLength',
+  'network.netmask',
+  'network.hostmask',
+  'network.broadcast',
+  'network.hosts',
+  'network.firstHost',
+  'network.lastHost',
+] as const;
+
 /**
  * Columns of the range record (`netintel range`). In table and CSV views
  * `cidrs` is the blocks space-separated; json, ndjson and xml keep the list.
@@ -15,27 +26,9 @@ export const RANGE_SCHEMA: RecordSchema = {
     'last',
     'count',
     'cidrs',
-    'network.cidr',
-    'network.prefixLength',
-    'network.netmask',
-    'network.hostmask',
-    'network.broadcast',
-    'network.hosts',
-    'network.firstHost',
-    'network.lastHost',
+    ...NETWORK_COLUMNS,
   ],
-  groups: {
-    network: [
-      'network.cidr',
-      'network.prefixLength',
-      'network.netmask',
-      'network.hostmask',
-      'network.broadcast',
-      'network.hosts',
-      'network.firstHost',
-      'network.lastHost',
-    ],
-  },
+  groups: { network: NETWORK_COLUMNS },
   identity: ['input'],
   tableColumns: ['input', 'first', 'last', 'count', 'cidrs'],
   presentColumn: (record, column) => {
