@@ -140,13 +140,14 @@ describe('CLI fuzzing, in-process', () => {
     fc
       .record({
         targets: targets(fc.oneof({ weight: 3, arbitrary: hostileDomain }, { weight: 1, arbitrary: hostileIp })),
-        type: maybe(fc.constantFrom('A', 'ALL', 'TXT,MX', 'PTR', 'bogus', '', 'a,,mx', 'constructor', 'ANY', 'SRV', 'CAA', 'SOA', 'NS', 'AAAA')),
+        type: maybe(fc.constantFrom('A', 'ALL', 'TXT,MX', 'PTR', 'bogus', '', 'a,,mx', 'constructor', 'ANY', 'SRV', 'CAA', 'SOA', 'NS', 'AAAA', 'DS', 'DNSKEY,RRSIG', 'NSEC3', 'TLSA', 'HTTPS,SVCB')),
         resolver: fc.constant(null).chain(() => hostileResolver(dns.address)),
+        dnssec: maybe(fc.constantFrom(['--dnssec'], ['--trust-anchor', '/nonexistent/anchor.key'], ['--trust-anchor', '/dev/null'], ['--trust-anchor', scratch.path], ['--dnssec', '--trust-anchor', '/etc/hostname'])),
         flags: hostileGlobalFlags,
         list: maybe(hostileList(hostileDomain)),
       })
-      .map(({ targets: t, type, resolver, flags, list }) => ({
-        argv: ['dns', ...safety(), '--resolver', resolver, ...(type === undefined ? [] : ['--type', type]), ...flags, ...t],
+      .map(({ targets: t, type, resolver, dnssec, flags, list }) => ({
+        argv: ['dns', ...safety(), '--resolver', resolver, ...(type === undefined ? [] : ['--type', type]), ...(dnssec ?? []), ...flags, ...t],
         stdin: list,
       })),
   );
@@ -172,7 +173,7 @@ describe('CLI fuzzing, in-process', () => {
     fc
       .record({
         targets: targets(hostileDomain, 2),
-        type: maybe(fc.constantFrom('general', 'mx', 'spf', 'smtp', 'bogus')),
+        type: maybe(fc.constantFrom('general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane', 'bogus')),
         host: maybe(hostileSmtpHost),
         port: maybe(fc.oneof(hostilePort, fc.constant('SMTP_PORT'))),
         flags: hostileGlobalFlags,
@@ -200,7 +201,7 @@ describe('CLI fuzzing, in-process', () => {
         ehlo: maybe(fc.oneof(hostileDomain, fc.constantFrom('x\r\nMAIL FROM:<a@b>', ''))),
         from: maybe(fc.constantFrom('a@fuzz.test', 'a@b\r\nRCPT TO:<c@d>', '<>', '', 'not an address', '\x00@x')),
         stage: maybe(fc.constantFrom('connect', 'greeting', 'ehlo', 'tls', 'auth', 'bogus')),
-        extra: fc.subarray(['--relay-test', '--transcript', '--no-ptr', '--tls', '--tls-on-connect']),
+        extra: fc.subarray(['--relay-test', '--transcript', '--no-ptr', '--tls', '--tls-on-connect', '--dane', '--no-dane']),
         flags: hostileGlobalFlags,
       })
       .map(({ host, port, ip, ehlo, from, stage, extra, flags }) => ({
@@ -220,6 +221,59 @@ describe('CLI fuzzing, in-process', () => {
           host,
         ],
       })),
+  );
+
+  fuzzCommand('dkim', 120, () =>
+    fc
+      .record({
+        targets: targets(hostileDomain, 2),
+        selector: maybe(fc.oneof(hostileDomain, fc.constantFrom('s1,s2', ',', '', 'a b', '..', '_x', 'selector1,selector1', '\x1b[2J'))),
+        message: maybe(fc.constantFrom('-', '/nonexistent/saved.eml', '/dev/null', 'MESSAGE')),
+        flags: hostileGlobalFlags,
+        list: maybe(hostileList(hostileDomain)),
+      })
+      .map(({ targets: t, selector, message, flags, list }) => ({
+        argv: [
+          'dkim',
+          ...safety(),
+          ...(selector === undefined ? [] : ['--selector', selector]),
+          ...(message === undefined ? [] : ['--message', message === 'MESSAGE' ? scratch.path : message]),
+          ...flags,
+          ...(message === undefined ? t : []),
+        ],
+        // A saved message on stdin: header-shaped hostile text, DKIM-Signature headers included.
+        stdin: message === '-' ? Buffer.from(`DKIM-Signature: v=1; a=rsa-sha256; d=${t[0]}; s=${selector ?? 'x'}; b=;\r\nFrom: a@${t[0]}\r\n\r\n${list?.toString('latin1') ?? ''}`, 'latin1') : list,
+      })),
+  );
+
+  fuzzCommand('bimi', 120, () =>
+    fc
+      .record({
+        targets: targets(hostileDomain, 2),
+        selector: maybe(fc.oneof(hostileDomain, fc.constantFrom('default', '', 'a b', '..', '\x00'))),
+        ca: maybe(fc.constantFrom('/nonexistent/ca.pem', '/dev/null', '/etc/hostname')),
+        flags: hostileGlobalFlags,
+      })
+      .map(({ targets: t, selector, ca, flags }) => ({
+        argv: ['bimi', ...safety(), ...(selector === undefined ? [] : ['--selector', selector]), ...(ca === undefined ? [] : ['--tls-ca', ca]), ...flags, ...t],
+      })),
+  );
+
+  fuzzCommand('range', 150, () =>
+    fc
+      .record({
+        targets: targets(
+          fc.oneof(
+            hostileIp,
+            fc.tuple(hostileIp, fc.integer({ min: -2, max: 130 })).map(([ip, prefix]) => `${ip}/${prefix}`),
+            fc.tuple(hostileIp, hostileIp).map(([a, b]) => `${a}-${b}`),
+            fc.constantFrom('0.0.0.0/0', '::/0', '10.0.0.9-10.0.0.1', '1.2.3.4-::1', '/', '-', '1.2.3.4/', '/24', 'fe80::1%eth0/64'),
+          ),
+        ),
+        flags: hostileGlobalFlags,
+        list: maybe(hostileList(hostileIp)),
+      })
+      .map(({ targets: t, flags, list }) => ({ argv: ['range', ...flags, ...t], stdin: list })),
   );
 
   fuzzCommand('blacklist', 150, () =>
