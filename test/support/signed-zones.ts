@@ -144,3 +144,36 @@ function replaceSignature(zone: string, from: string, owner: string): string {
   if (!current || !old) throw new Error(`no RRSIG over ${owner} A to replace`);
   return zone.replace(current, old);
 }
+
+/** The signed zones served by NSD on 127.0.0.1, once it answers for `test.`; `stop` stops NSD and removes the files. */
+export interface ServedSignedZones {
+  zones: SignedZones;
+  /** NSD's port: `127.0.0.1:<port>` is the resolver to give. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function serveSignedZones(nsdPath: string): Promise<ServedSignedZones> {
+  const [{ startNsd }, { createDnsTransport }, { parseResolverAddress }] = await Promise.all([
+    import('./nsd.js'),
+    import('../../src/engine/dns/dns-transport.js'),
+    import('../../src/engine/dns/resolver-address.js'),
+  ]);
+  const zones = await buildSignedZones();
+  const nsd = await startNsd(nsdPath, zones.zones, async (port) => {
+    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
+    try {
+      return (await transport.query('test', 'SOA')).rcode === 'NOERROR';
+    } finally {
+      await transport.close();
+    }
+  });
+  return {
+    zones,
+    port: nsd.port,
+    stop: async () => {
+      await nsd.stop();
+      await zones.cleanup();
+    },
+  };
+}

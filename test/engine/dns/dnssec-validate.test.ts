@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
-import { startNsd, type RunningNsd } from '../../support/nsd.js';
 import { findExecutable } from '../../support/peers.js';
-import { buildSignedZones, type SignedZones } from '../../support/signed-zones.js';
+import { serveSignedZones, type ServedSignedZones, type SignedZones } from '../../support/signed-zones.js';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { createDnsTransport } from '../../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
@@ -30,22 +29,15 @@ if (missing.length > 0) console.warn(`SKIPPING test/engine/dns/dnssec-validate.t
 
 describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec-signzone, compared with delv', () => {
   let zones: SignedZones;
-  let nsd: RunningNsd;
+  let served: ServedSignedZones;
   let ctx: EngineContext;
   let anchor: TrustAnchor;
   let delvAnchorPath: string;
 
   beforeAll(async () => {
-    zones = await buildSignedZones();
-    nsd = await startNsd(TOOLS.nsd!, zones.zones, async (port) => {
-      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
-      try {
-        return (await transport.query('test', 'SOA')).rcode === 'NOERROR';
-      } finally {
-        await transport.close();
-      }
-    });
-    ctx = createEngineContext({ resolvers: [parseResolverAddress(`127.0.0.1:${nsd.port}`)], timeoutMs: 2000, dnsRetries: 0 });
+    served = await serveSignedZones(TOOLS.nsd!);
+    zones = served.zones;
+    ctx = createEngineContext({ resolvers: [parseResolverAddress(`127.0.0.1:${served.port}`)], timeoutMs: 2000, dnsRetries: 0 });
     anchor = parseTrustAnchors(zones.anchorKeyFile);
     delvAnchorPath = join(zones.dir, 'delv-anchor.conf');
     await writeFile(delvAnchorPath, zones.delvAnchor);
@@ -53,13 +45,12 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
 
   afterAll(async () => {
     await ctx?.close();
-    await nsd?.stop();
-    await zones?.cleanup();
+    await served?.stop();
   });
 
   /** delv's verdict on the same question, mapped to the four statuses. */
   async function delv(name: string, type: string): Promise<DnssecStatus> {
-    const { stdout, stderr } = await run(TOOLS.delv!, ['@127.0.0.1', '-p', String(nsd.port), '-a', delvAnchorPath, '+root=test.', name, type]).catch(
+    const { stdout, stderr } = await run(TOOLS.delv!, ['@127.0.0.1', '-p', String(served.port), '-a', delvAnchorPath, '+root=test.', name, type]).catch(
       (error: { stdout: string; stderr: string }) => error,
     );
     const text = `${stdout}\n${stderr}`;
@@ -131,7 +122,7 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
   it('netintel dns --dnssec --trust-anchor gives each target its verdict, with findings, in ndjson', async () => {
     const anchorFile = join(zones.dir, 'anchor.key');
     await writeFile(anchorFile, zones.anchorKeyFile);
-    const run = await runCli(['dns', 'www.child.test', 'www.bogus.test', 'www.unsigned.test', '--dnssec', '--trust-anchor', anchorFile, '--resolver', `127.0.0.1:${nsd.port}`, '--retries', '0', '-f', 'ndjson']);
+    const run = await runCli(['dns', 'www.child.test', 'www.bogus.test', 'www.unsigned.test', '--dnssec', '--trust-anchor', anchorFile, '--resolver', `127.0.0.1:${served.port}`, '--retries', '0', '-f', 'ndjson']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const records = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { domain: string; answers: Array<{ type: string }>; dnssec: { status: string; findings: Array<{ id: string; severity: string }> } });
@@ -175,23 +166,15 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
 
 describe.skipIf(missing.length > 0 || !findExecutable('dig'))('DNSSEC, TLSA and SVCB records shown as dig shows them', () => {
   let zones: SignedZones;
-  let nsd: RunningNsd;
+  let served: ServedSignedZones;
 
   beforeAll(async () => {
-    zones = await buildSignedZones();
-    nsd = await startNsd(TOOLS.nsd!, zones.zones, async (port) => {
-      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
-      try {
-        return (await transport.query('test', 'SOA')).rcode === 'NOERROR';
-      } finally {
-        await transport.close();
-      }
-    });
+    served = await serveSignedZones(TOOLS.nsd!);
+    zones = served.zones;
   }, 60_000);
 
   afterAll(async () => {
-    await nsd?.stop();
-    await zones?.cleanup();
+    await served?.stop();
   });
 
   it.each<[string, DnsRecordType]>([
@@ -204,11 +187,11 @@ describe.skipIf(missing.length > 0 || !findExecutable('dig'))('DNSSEC, TLSA and 
     ['svc.child.test', 'HTTPS'],
     ['alias.child.test', 'SVCB'],
   ])('%s %s', async (name, type) => {
-    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${nsd.port}`)], timeoutMs: 2000, retries: 0 });
+    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${served.port}`)], timeoutMs: 2000, retries: 0 });
     try {
       const [result] = await resolveDns(transport, { domain: name, types: [type] });
       const ours = result!.answers.filter((answer) => answer.type === type).map((answer) => presentDnsAnswer(answer)).sort();
-      const { stdout } = await run(findExecutable('dig')!, ['@127.0.0.1', '-p', String(nsd.port), '+norecurse', '+noall', '+answer', name, type]);
+      const { stdout } = await run(findExecutable('dig')!, ['@127.0.0.1', '-p', String(served.port), '+norecurse', '+noall', '+answer', name, type]);
       const digs = stdout
         .split('\n')
         .filter((line) => line.trim() !== '' && !line.startsWith(';'))
@@ -222,14 +205,14 @@ describe.skipIf(missing.length > 0 || !findExecutable('dig'))('DNSSEC, TLSA and 
   });
 
   it('shows the NSEC3 records of a denial as dig does', async () => {
-    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${nsd.port}`)], timeoutMs: 2000, retries: 0, dnssec: 'dnssec' });
+    const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${served.port}`)], timeoutMs: 2000, retries: 0, dnssec: 'dnssec' });
     try {
       const exchange = await transport.query('nx.child.test', 'A');
       const ours = (exchange.response.authorities ?? [])
         .filter((rr) => rr.type === 'NSEC3')
         .map((rr) => presentDnsAnswer(toDnsAnswer(rr)!))
         .sort();
-      const { stdout } = await run(findExecutable('dig')!, ['@127.0.0.1', '-p', String(nsd.port), '+norecurse', '+dnssec', '+noall', '+authority', 'nx.child.test', 'A']);
+      const { stdout } = await run(findExecutable('dig')!, ['@127.0.0.1', '-p', String(served.port), '+norecurse', '+dnssec', '+noall', '+authority', 'nx.child.test', 'A']);
       const digs = stdout
         .split('\n')
         .filter((line) => line.split(/\s+/)[3] === 'NSEC3')

@@ -10,12 +10,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDnsTransport } from '../../../src/engine/dns/dns-transport.js';
-import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { runCli } from '../../support/cli.js';
-import { startNsd, type RunningNsd } from '../../support/nsd.js';
 import { findExecutable } from '../../support/peers.js';
-import { buildSignedZones, type SignedZones } from '../../support/signed-zones.js';
+import { serveSignedZones, type ServedSignedZones, type SignedZones } from '../../support/signed-zones.js';
 
 const HOST = 'www.child.test';
 const TOOLS = { nsd: findExecutable('nsd'), keygen: findExecutable('dnssec-keygen'), signzone: findExecutable('dnssec-signzone') };
@@ -24,29 +21,21 @@ if (missing.length > 0) console.warn(`SKIPPING test/engine/smtp/dane-cli.test.ts
 
 describe.skipIf(missing.length > 0)('DANE and DNSSEC from the command line, on signed zones', () => {
   let zones: SignedZones;
-  let nsd: RunningNsd;
+  let served: ServedSignedZones;
   let anchorFile: string;
 
   beforeAll(async () => {
-    zones = await buildSignedZones();
-    nsd = await startNsd(TOOLS.nsd!, zones.zones, async (port) => {
-      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
-      try {
-        return (await transport.query('test', 'SOA')).rcode === 'NOERROR';
-      } finally {
-        await transport.close();
-      }
-    });
+    served = await serveSignedZones(TOOLS.nsd!);
+    zones = served.zones;
     anchorFile = join(zones.dir, 'anchor.key');
     await writeFile(anchorFile, zones.anchorKeyFile);
   }, 60_000);
 
   afterAll(async () => {
-    await nsd?.stop();
-    await zones?.cleanup();
+    await served?.stop();
   });
 
-  const common = () => ['--resolver', `127.0.0.1:${nsd.port}`, '--timeout', '1000', '--retries', '0', '-f', 'json'];
+  const common = () => ['--resolver', `127.0.0.1:${served.port}`, '--timeout', '1000', '--retries', '0', '-f', 'json'];
 
   async function smtpJson(...args: string[]): Promise<Record<string, unknown>> {
     const run = await runCli(['smtp', HOST, '--ip', '127.0.0.1', '--no-ptr', '--trust-anchor', anchorFile, ...common(), ...args]);
