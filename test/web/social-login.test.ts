@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountStore } from '../../src/accounts/account-store.js';
 import { createMailer } from '../../src/accounts/mailer.js';
@@ -128,6 +129,26 @@ describe('log in with an OpenID Connect provider', () => {
     const page = await other.get(`${callback.pathname}${callback.search}`);
     expect(page.status).toBe(400);
     expect(page.body).toContain('That sign-in did not start here');
+    expect(await accounts.list()).toEqual([]);
+  });
+
+  it('answers any callback query with a page, never a 5xx, and signs no one in', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom('code', 'state', 'error', 'error_description', 'iss', 'session_state', 'code[]'), fc.string({ unit: 'binary', maxLength: 80 })),
+        fc.boolean(),
+        async (query, started) => {
+          const browser = new PageClient(server.app);
+          await browser.get('/login');
+          if (started) await browser.get('/login/corp');
+          const page = await browser.get(`/login/corp/callback?${new URLSearchParams(query).toString()}`);
+          expect(page.status).toBeLessThan(500);
+          expect(page.status).not.toBe(303);
+          expect(await browser.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+        },
+      ),
+      { numRuns: 40 },
+    );
     expect(await accounts.list()).toEqual([]);
   });
 
