@@ -1,6 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-import { NetintelError } from '../errors.js';
 
 /**
  * Account passwords: scrypt (RFC 7914) from node:crypto.
@@ -66,15 +65,9 @@ export function passwordProblem(password: string): string | null {
   return `a password must be ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes long and not only spaces`;
 }
 
-/** Throws `invalid_input` with the one rule message when the password is not acceptable. */
-export function assertAcceptablePassword(password: string): void {
-  const problem = passwordProblem(password);
-  if (problem !== null) throw new NetintelError('invalid_input', problem, { details: { rule: 'password' } });
-}
-
 /**
  * Hashes a password into the stored form. Any string is accepted: the rules
- * are checked by `assertAcceptablePassword` when an account sets a password,
+ * are checked by `passwordProblem` when an account sets a password,
  * not here, so that old passwords keep verifying if the rules change.
  */
 export async function hashPassword(password: string, parameters: ScryptParameters = SCRYPT_DEFAULTS): Promise<string> {

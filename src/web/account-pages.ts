@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { normaliseEmail, type AccountRecord, type AccountStore } from '../accounts/account-store.js';
 import { createLinkToken, LINK_TOKEN_PATTERN, type LinkPurpose } from '../accounts/link-tokens.js';
 import type { MailMessage, Mailer } from '../accounts/mailer.js';
-import { assertAcceptablePassword, dummyVerify, hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
+import { dummyVerify, hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
 import { NetintelError } from '../errors.js';
 import type { KeyStore } from '../keys/key-store.js';
 import { effectivePlan, type PlanTable } from '../keys/plans.js';
@@ -350,7 +350,6 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     }
     const id = await accounts.consumeLink(body.token, 'reset-password', new Date(now()));
     if (id === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
-    assertAcceptablePassword(body.password);
     await accounts.setPasswordHash(id, await hashPassword(body.password));
     // The link came by mail: the address is the holder's.
     await accounts.markVerified(id);

@@ -5,7 +5,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
-  assertAcceptablePassword,
   dummyVerify,
   hashPassword,
   parseStoredHash,
@@ -14,7 +13,6 @@ import {
   verifyPassword,
   type ScryptParameters,
 } from '../../src/accounts/passwords.js';
-import { NetintelError } from '../../src/errors.js';
 
 // Properties run many hashes: they use the smallest cost the stored form allows.
 const CHEAP: ScryptParameters = { log2N: 10, r: 1, p: 1 };
@@ -159,16 +157,4 @@ describe('password rules', () => {
     expect(passwordProblem('①②③④⑤⑥⑦⑧⑨⑩')).toBeNull(); // 12345678910: 11 bytes
   });
 
-  it('throws invalid_input from assertAcceptablePassword', () => {
-    expect(() => assertAcceptablePassword('a long enough password')).not.toThrow();
-    let error: unknown;
-    try {
-      assertAcceptablePassword('short');
-    } catch (thrown) {
-      error = thrown;
-    }
-    expect(error).toBeInstanceOf(NetintelError);
-    expect((error as NetintelError).code).toBe('invalid_input');
-    expect((error as NetintelError).message).toBe(MESSAGE);
-  });
 });
