@@ -61,9 +61,9 @@ export interface AccountPagesDeps {
 }
 
 /** How long a sign-in lasts. */
-export const SESSION_SECONDS = 7 * 24 * 3600;
+const SESSION_SECONDS = 7 * 24 * 3600;
 /** Active keys an account may hold at once. */
-export const MAX_KEYS_PER_ACCOUNT = 20;
+const MAX_KEYS_PER_ACCOUNT = 20;
 const FORM_BODY_LIMIT = 16 * 1024;
 const LABEL_MAX = 64;
 

@@ -6,16 +6,13 @@
  */
 export class Html {
   constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
 }
 
 type Part = Html | string | number | null | undefined | false | readonly Part[];
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
 }
 
