@@ -86,8 +86,11 @@ export function scanLine(line: string, options: ScanOptions, found: AddressMatch
     const end = i;
     // An address needs three dots or two colons; most runs (numbers, hex words) stop here.
     if (dots < 3 && colons < 2) continue;
-    // `host.1.2.3.4` is a name; `addr:1.2.3.4` and `IPv6:2001:db8::1` are labelled addresses.
-    if (start > 0 && c === 46 && classOf(line.charCodeAt(start - 1)) === WORD) continue;
+    // `host.1.2.3.4` is a name and `x::1` a scoped identifier (`std::vector`): a dot or `::` glued to a
+    // word continues it. `addr:1.2.3.4` and `IPv6:2001:db8::1` (one colon) are labelled addresses.
+    const gluedToWord = c === 46 || (c === 58 && line.charCodeAt(start + 1) === 58);
+    const before = start > 0 ? classOf(line.charCodeAt(start - 1)) : OTHER;
+    if (gluedToWord && (before === WORD || before === HEX)) continue;
     if (i < length && classOf(line.charCodeAt(i)) === WORD) {
       while (i < length && (classOf(line.charCodeAt(i)) === WORD || classOf(line.charCodeAt(i)) === HEX)) i++;
       continue;

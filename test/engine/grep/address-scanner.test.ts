@@ -81,6 +81,12 @@ const boundaryOk = (line: string, start: number, end: number) =>
   !/[A-Za-z0-9_]/.test(line[start - 1] ?? ' ') && !/[A-Za-z0-9_]/.test(line[end] ?? ' ');
 
 describe('scanLine properties', () => {
+  it('does not read `::` glued to a word as the start of an address (found by the property below)', () => {
+    expect(scanLine('_::0', { cidr: false })).toEqual([]);
+    expect(scanLine('std::1 x::ffff:1.2.3.4', { cidr: false })).toEqual([]);
+    expect(scanLine('IPv6:2001:db8::1', { cidr: false }).map((match) => match.text)).toEqual(['2001:db8::1']);
+  });
+
   it('never throws on any text, and every match is a valid address found at a token boundary', () => {
     const alphabet = fc.constantFrom(...'0123456789abcdefABCDEFxz.:%/[]-_ ,;"\n\té'.split(''));
     const text = fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: alphabet, maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 80 }));
