@@ -21,17 +21,37 @@ import { contextOf, createNetintel, type Netintel, type NetintelOptions } from '
 
 export { NetintelError, createNetintel };
 export type { Netintel, NetintelOptions };
-export type { ErrorCode } from '../errors.js';
-export type { IpInfoRecord, IpLocation, IpNetwork, IpSecurity, ThreatLevel } from '../engine/ip/ip-record.js';
 export type { AsnResult } from '../engine/asn/lookup-asn.js';
-export type { DnsAnswer, DnsResult, DnsStatus } from '../engine/dns/dns-result.js';
-export type { DnsQueryType, DnsRecordType } from '../engine/dns/dns-type.js';
-export type { DnssecStatus, DnssecVerdict } from '../engine/dns/dnssec/validate.js';
-export type { SpfResult, SpfStatus, SpfNode } from '../engine/mail/check-spf.js';
-export type { DkimResult, DkimStatus } from '../engine/mail/check-dkim.js';
-export type { BimiResult, BimiStatus } from '../engine/mail/check-bimi.js';
-export type { EmailReport, EmailTestType } from '../engine/mail/check-email.js';
-export type { Finding } from '../engine/findings.js';
+export type { DnsAnswer, DnsCaaData, DnsDataByType, DnsMxData, DnsResult, DnsSoaData, DnsSrvData, DnsStatus, DnsTransportKind, DnsTxtData, OtherDnsAnswer, TypedDnsAnswer } from '../engine/dns/dns-result.js';
+export type { DnsQueryType, DnsRecordType, OtherDnsType } from '../engine/dns/dns-type.js';
+export type { DnssecAnswer, DnssecChainLink, DnssecStatus, DnssecVerdict } from '../engine/dns/dnssec/validate.js';
+export type { Finding, Severity } from '../engine/findings.js';
+export type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta, IpSecurity, ThreatLevel } from '../engine/ip/ip-record.js';
+export type { MarkCertificate } from '../engine/mail/bimi-certificate.js';
+export type { BimiTags } from '../engine/mail/bimi-record.js';
+export type { SvgFacts } from '../engine/mail/bimi-svg.js';
+export type { BimiCertificate, BimiDmarcPrerequisites, BimiLogo, BimiResult, BimiStatus } from '../engine/mail/check-bimi.js';
+export type { DkimResult, DkimSelectorResult, DkimStatus } from '../engine/mail/check-dkim.js';
+export type { DmarcPolicy, DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
+export type { DaneHost, EmailCheck, EmailCheckError, EmailReport, EmailTestType, FindingSummary } from '../engine/mail/check-email.js';
+export type { MailDnssecCheck, MailDnssecResult } from '../engine/mail/check-mail-dnssec.js';
+export type { MailServerCheck } from '../engine/mail/check-mail-servers.js';
+export type { MtaStsMode, MtaStsPolicy, MtaStsResult } from '../engine/mail/check-mta-sts.js';
+export type { SpfNode, SpfNodeStatus, SpfResult, SpfStatus } from '../engine/mail/check-spf.js';
+export type { TlsRptResult } from '../engine/mail/check-tls-rpt.js';
+export type { DkimPublicKey } from '../engine/mail/dkim-key.js';
+export type { DkimKeyRecord } from '../engine/mail/dkim-record.js';
+export type { FailureJson } from '../engine/mail/mail-errors.js';
+export type { MxAddress, MxHost, MxResult, MxStatus } from '../engine/mail/resolve-mx.js';
+export type { SpfEvaluation, SpfMatch, SpfPathStep, SpfResultCode } from '../engine/mail/spf-evaluate.js';
+export type { SpfQualifier, SpfTerm } from '../engine/mail/spf-record.js';
+export type { SecurityVerdict } from '../engine/security/security-signals.js';
+export type { SecurityEvidence, SignalCoverage, SignalName } from '../engine/security/signals.js';
+export type { ThreatRule } from '../engine/security/threat-rule.js';
+export type { DaneResult, RrsetAuthentication, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
+export type { SmtpAuth, SmtpAuthMechanism, SmtpBanner, SmtpCertificate, SmtpChainCertificate, SmtpDane, SmtpEhlo, SmtpEnvelope, SmtpExtensions, SmtpFailure, SmtpReply, SmtpResult, SmtpReverseDns, SmtpStage, SmtpTimings, SmtpTls, SmtpTlsMode, SmtpTranscriptLine } from '../engine/smtp/smtp-result.js';
+export type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
+export type { ErrorCode, NetintelErrorOptions } from '../errors.js';
 
 /** Runs an engine call and gives every failure as a NetintelError. */
 async function guarded<T>(work: () => T | Promise<T>): Promise<T> {

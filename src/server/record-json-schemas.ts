@@ -44,7 +44,7 @@ import type {
   SmtpTranscriptLine,
 } from '../engine/smtp/smtp-result.js';
 import { SMTP_AUTH_MECHANISMS, SMTP_STAGES, type SmtpDane } from '../engine/smtp/smtp-result.js';
-import type { DnssecVerdict, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
+import type { RrsetAuthentication, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
 import type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
 import { ERROR_CODES } from '../errors.js';
 import type { QuotaRecord } from './operation-routes.js';
@@ -237,7 +237,7 @@ const DNS_RECORD = record<DnsResult>({
   latencyMs: num,
 });
 
-const DNSSEC_VERDICT = record<DnssecVerdict>({ status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']), reason: nullable(str) });
+const DNSSEC_VERDICT = record<RrsetAuthentication>({ status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']), reason: nullable(str) });
 const TLSA_RECORD = record<TlsaRecord>({
   usage: int,
   selector: int,

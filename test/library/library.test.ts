@@ -3,7 +3,7 @@
  * node_modules/netintel is the repository, importing the package's own
  * exports. Runs every example of docs/library.md with node against a local
  * DNS server and type-checks a TypeScript consumer against the emitted
- * declarations. Needs `npm run build` (dist/src/lib, dist/types).
+ * declarations. Needs `npm run build` (dist/src/lib, dist/netintel.d.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
 const DOC = join(ROOT, 'docs', 'library.md');
-const BUILT = existsSync(join(ROOT, 'dist', 'src', 'lib', 'index.js')) && existsSync(join(ROOT, 'dist', 'types', 'lib', 'index.d.ts'));
+const BUILT = existsSync(join(ROOT, 'dist', 'src', 'lib', 'index.js')) && existsSync(join(ROOT, 'dist', 'netintel.d.ts'));
 
 interface Example {
   code: string;
@@ -83,6 +83,17 @@ describe.skipIf(!BUILT)('netintel imported as a package', () => {
     writeFileSync(probe, "await import('netintel/dist/src/engine/context.js').then(() => console.log('open'), (error) => console.log(error.code));");
     const { stdout } = await run(process.execPath, [probe], { cwd: project });
     expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('ships its types as one declaration file with no imports of its own modules', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { types: string; exports: { '.': { types: string } } };
+    expect(manifest.exports['.'].types).toBe(manifest.types);
+    const declarations = readFileSync(join(ROOT, manifest.types), 'utf8');
+    const imported = [...declarations.matchAll(/^(?:import|export)\b.*\bfrom\s+'([^']+)'/gm)].map((match) => match[1]);
+    expect(imported.filter((specifier) => !specifier!.startsWith('node:'))).toEqual([]);
+    for (const name of ['createNetintel', 'lookupIp', 'resolveDns', 'checkSpf', 'checkEmail', 'checkDkim', 'checkBimi', 'validateDnssec', 'bulkLookup', 'NetintelError']) {
+      expect(declarations).toMatch(new RegExp(`^export (?:declare )?(?:function|class) ${name}\\b`, 'm'));
+    }
   });
 
   it('type-checks a TypeScript consumer against the emitted declarations', async () => {

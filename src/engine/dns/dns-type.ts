@@ -26,12 +26,12 @@ export const OTHER_DNS_TYPE_NAMES = [
 
 /**
  * The type of a record netintel does not model: a mnemonic from
- * {@link OTHER_DNS_TYPE_NAMES} or the RFC 3597 `TYPEnnn` form. Disjoint from
+ * `OTHER_DNS_TYPE_NAMES` or the RFC 3597 `TYPEnnn` form. Disjoint from
  * {@link DnsRecordType}, so a `switch` on an answer's type narrows its data.
  */
 export type OtherDnsType = (typeof OTHER_DNS_TYPE_NAMES)[number] | `TYPE${number}`;
 
-/** What a caller may ask for: a record type, or `ALL` (see {@link DNS_ALL_TYPES}). */
+/** What a caller may ask for: a record type, or `ALL` (see `DNS_ALL_TYPES`). */
 export type DnsQueryType = DnsRecordType | 'ALL';
 
 /**
@@ -58,7 +58,7 @@ export function isDnsRecordType(value: string): value is DnsRecordType {
 
 /**
  * Expands `ALL` and removes duplicates, keeping first-seen order.
- * `['MX', 'ALL']` gives MX first, then the rest of {@link DNS_ALL_TYPES}.
+ * `['MX', 'ALL']` gives MX first, then the rest of `DNS_ALL_TYPES`.
  */
 export function expandDnsTypes(types: readonly DnsQueryType[]): DnsRecordType[] {
   const expanded = new Set<DnsRecordType>();

@@ -7,23 +7,21 @@ import { createHash, createPublicKey, X509Certificate, type KeyObject } from 'no
 import type { DecodedPacket } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
 import type { EngineContext } from '../context.js';
-import { dnssecStatusOf } from '../dns/dnssec/validate.js';
+import { dnssecStatusOf, type DnssecStatus } from '../dns/dnssec/validate.js';
 import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 import { asciiName } from '../dns/query-records.js';
 import { finding, type Finding } from '../findings.js';
 import { presentTlsa, tlsaFromDecoded, type TlsaRecord } from './tlsa-record.js';
 
-/** How DNSSEC judged an RRset (RFC 4035 §4.3). */
-export type DnssecStatus = 'secure' | 'insecure' | 'bogus' | 'indeterminate';
-
-export interface DnssecVerdict {
+/** How DNSSEC judged an RRset (RFC 4035 §4.3), and why. */
+export interface RrsetAuthentication {
   status: DnssecStatus;
   /** Why, for people (`the resolver did not set AD`, `RRSIG expired`...), or null. */
   reason: string | null;
 }
 
 /** Judges whether the RRset `type` at `name` is DNSSEC-authenticated. */
-export type Authenticate = (name: string, type: string) => Promise<DnssecVerdict>;
+export type Authenticate = (name: string, type: string) => Promise<RrsetAuthentication>;
 
 /** AD, bit 5 of the header's flags (RFC 4035 §3.2.3). */
 const AUTHENTIC_DATA = 1 << 5;
@@ -80,7 +78,7 @@ export interface TlsaLookup {
   records: TlsaRecord[];
   ttlSeconds: number | null;
   /** DNSSEC's verdict on the TLSA RRset (on the denial of it when there is none). */
-  dnssec: DnssecVerdict;
+  dnssec: RrsetAuthentication;
   /** Why the lookup failed, or null. */
   error: string | null;
   resolver: string | null;
@@ -345,7 +343,7 @@ function leafNames(leaf: ChainEntry, hostnames: readonly string[]): boolean | nu
 export interface DaneResult {
   tlsa: TlsaLookup;
   /** The TLSA RRset's DNSSEC verdict (as `tlsa.dnssec`). */
-  dnssec: DnssecVerdict;
+  dnssec: RrsetAuthentication;
   /** Per record, against the presented chain; [] when there was no chain or no record. */
   matches: TlsaMatch[];
   /**

@@ -112,7 +112,7 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
  * only those; a question that gets no answer is `indeterminate` here,
  * never an exception (but a bad name or type still throws).
  */
-export async function dnssecStatusOf(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<{ status: DnssecStatus; reason: string | null }> {
+export async function dnssecStatusOf(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<Pick<DnssecVerdict, 'status' | 'reason'>> {
   const anchor = options.trustAnchors ?? rootTrustAnchor();
   const qname = parseName(name === '.' ? '.' : normaliseDomain(name).ascii);
   if (!isAtOrBelow(qname, anchor.owner)) {
