@@ -46,7 +46,11 @@ const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }
 // eslint-disable-next-line no-control-regex
 const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** Text made safe for an XML element or a double-quoted attribute. */
+/**
+ * Text made safe for an XML element or a double-quoted attribute. Tab and
+ * line ends become character references: a parser reads a literal CR as LF
+ * (XML 1.0 §2.11) and, in an attribute, any of them as a space (§3.3.3).
+ */
 export function escapeXml(text: string): string {
   return text
     .replace(XML_INVALID, '\ufffd')
@@ -54,7 +58,8 @@ export function escapeXml(text: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+    .replace(/'/g, '&apos;')
+    .replace(/[\t\n\r]/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 /** English names as netintel's other output gives them (ICU's, as `netintel ip` prints), made once per map. */
