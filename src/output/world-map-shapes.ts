@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
-import { geoEqualEarth, geoPath } from 'd3-geo';
+import { geoArea, geoCentroid, geoEqualEarth, geoPath } from 'd3-geo';
 import { iso31661NumericToAlpha2 } from 'iso-3166/1-n-to-1-a2.js';
 import { feature } from 'topojson-client';
-import type { Feature, FeatureCollection, Geometry } from 'geojson';
+import type { Feature, FeatureCollection, Geometry, Polygon } from 'geojson';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 
 /** One country of the atlas, projected into the map's frame. */
@@ -28,19 +28,26 @@ export type MapFrame = readonly [readonly [number, number], readonly [number, nu
 
 type CountryProperties = { name?: string };
 
+type CountryTopology = Topology<{ countries: GeometryCollection<CountryProperties> }>;
+
 /**
- * The atlas is read from the world-atlas package when a map is drawn, never
- * when this module loads: the CLI bundle includes this module, and a lookup
- * that draws no map must not pay for reading and parsing the shapes.
- * world-atlas is Natural Earth at 1:110m, its feature ids ISO 3166-1 numeric.
+ * The atlases are read from the world-atlas package when a map is drawn,
+ * never when this module loads: the CLI bundle includes this module, and a
+ * lookup that draws no map must not pay for reading and parsing the shapes.
+ * world-atlas is Natural Earth; its feature ids are ISO 3166-1 numeric.
  */
-function readAtlas(): Topology<{ countries: GeometryCollection<CountryProperties> }> {
-  return createRequire(import.meta.url)('world-atlas/countries-110m.json') as Topology<{ countries: GeometryCollection<CountryProperties> }>;
+function readAtlas(scale: '110m' | '50m'): CountryTopology {
+  return createRequire(import.meta.url)(`world-atlas/countries-${scale}.json`) as CountryTopology;
 }
 
-/** The resolved path of the atlas file (for tests that check when it is read). */
+/** The resolved path of the map's atlas file (for tests that check when it is read). */
 export function atlasFilePath(): string {
   return createRequire(import.meta.url).resolve('world-atlas/countries-110m.json');
+}
+
+function alpha2Of(id: string | number | undefined): string | null {
+  const numeric = id === undefined ? undefined : String(id);
+  return numeric !== undefined && Object.hasOwn(iso31661NumericToAlpha2, numeric) ? iso31661NumericToAlpha2[numeric]! : null;
 }
 
 const projected = new Map<string, ProjectedAtlas>();
@@ -57,7 +64,7 @@ export function projectAtlas(frame: MapFrame): ProjectedAtlas {
   const cached = projected.get(key);
   if (cached) return cached;
 
-  const topology = readAtlas();
+  const topology = readAtlas('110m');
   const collection = feature(topology, topology.objects.countries) as FeatureCollection<Geometry, CountryProperties>;
   const projection = geoEqualEarth().fitExtent(
     [
@@ -68,9 +75,7 @@ export function projectAtlas(frame: MapFrame): ProjectedAtlas {
   );
   const path = geoPath(projection).digits(1);
   const countries = collection.features.map((country: Feature<Geometry, CountryProperties>) => {
-    const numeric = country.id === undefined ? undefined : String(country.id);
-    const code = numeric !== undefined && Object.hasOwn(iso31661NumericToAlpha2, numeric) ? iso31661NumericToAlpha2[numeric]! : null;
-    return { code, atlasName: country.properties?.name ?? '', path: path(country) ?? '' };
+    return { code: alpha2Of(country.id), atlasName: country.properties?.name ?? '', path: path(country) ?? '' };
   });
   const atlas: ProjectedAtlas = {
     countries,
@@ -79,4 +84,58 @@ export function projectAtlas(frame: MapFrame): ProjectedAtlas {
   };
   projected.set(key, atlas);
   return atlas;
+}
+
+/** A country too small for the map's atlas, drawn as a dot. */
+export interface SmallCountry {
+  readonly code: string;
+  /** Natural Earth's short English name. */
+  readonly atlasName: string;
+  /** The centre of its largest part on the map. */
+  readonly point: readonly [number, number];
+}
+
+let smallCountries: Map<string, { atlasName: string; centre: [number, number] }> | undefined;
+
+/**
+ * The countries of Natural Earth's 1:50m atlas that the 1:110m one leaves
+ * out (Singapore, Hong Kong, Malta, Bahrain...), each with the centre of
+ * its largest part: where an island state's territory is spread (Kiribati),
+ * the dot marks where most of it is.
+ */
+function readSmallCountries(drawn: ReadonlySet<string>): Map<string, { atlasName: string; centre: [number, number] }> {
+  const topology = readAtlas('50m');
+  const found = new Map<string, { atlasName: string; centre: [number, number] }>();
+  for (const geometry of topology.objects.countries.geometries) {
+    const code = alpha2Of(geometry.id);
+    if (code === null || drawn.has(code) || found.has(code)) continue;
+    const shape = feature(topology, geometry) as Feature<Geometry, CountryProperties>;
+    const parts: Polygon[] =
+      shape.geometry.type === 'Polygon'
+        ? [shape.geometry]
+        : shape.geometry.type === 'MultiPolygon'
+          ? shape.geometry.coordinates.map((coordinates) => ({ type: 'Polygon', coordinates }))
+          : [];
+    const largest = parts.reduce<Polygon | undefined>((best, part) => (best === undefined || geoArea(part) > geoArea(best) ? part : best), undefined);
+    if (largest === undefined) continue;
+    found.set(code, { atlasName: shape.properties?.name ?? '', centre: geoCentroid(largest) });
+  }
+  return found;
+}
+
+/**
+ * Where the countries of `codes` that `atlas` does not draw lie, as dots,
+ * sorted by code; a code neither atlas has is left out. The finer atlas is
+ * read only when some code needs it.
+ */
+export function locateSmallCountries(atlas: ProjectedAtlas, codes: Iterable<string>): SmallCountry[] {
+  const drawn = new Set(atlas.countries.flatMap((country) => (country.code === null ? [] : [country.code])));
+  const wanted = [...new Set(codes)].filter((code) => !drawn.has(code)).sort();
+  if (wanted.length === 0) return [];
+  smallCountries ??= readSmallCountries(drawn);
+  return wanted.flatMap((code) => {
+    const small = smallCountries!.get(code);
+    const point = small === undefined ? null : atlas.project(small.centre);
+    return small === undefined || point === null ? [] : [{ code, atlasName: small.atlasName, point: [point[0], point[1]] as const }];
+  });
 }

@@ -1,5 +1,5 @@
 import { logStepScale, mapCount, NO_DATA_COLOUR, type CountStep } from './world-map-scale.js';
-import { projectAtlas, type MapFrame } from './world-map-shapes.js';
+import { locateSmallCountries, projectAtlas, type MapFrame } from './world-map-shapes.js';
 
 /**
  * `summarize --svg FILE`: a world map coloured by the number of addresses
@@ -21,8 +21,10 @@ export interface WorldMap {
   readonly svg: string;
   /**
    * The codes of the counts that the map does not show, sorted: codes that
-   * are not ISO 3166-1 countries ("EU", "ZZ") and countries too small for
-   * the atlas's scale ("SG", "HK", "MT").
+   * are not ISO 3166-1 countries ("EU", "ZZ"), territories Natural Earth
+   * draws as part of another country (Réunion, Guadeloupe), and small
+   * countries without a count. A small country with a count (Singapore,
+   * Hong Kong, Malta) is drawn as a dot.
    */
   readonly unmapped: readonly string[];
 }
@@ -33,6 +35,8 @@ const MAP_FRAME: MapFrame = [
   [12, 44],
   [WIDTH - 12, 496],
 ];
+/** Countries too small to see at the map's scale are dots of this radius. */
+const DOT_RADIUS = 3.5;
 const BACKGROUND = '#ffffff';
 const TEXT_COLOUR = '#222222';
 const MUTED_TEXT_COLOUR = '#555555';
@@ -89,7 +93,7 @@ function stepLabel(step: CountStep): string {
  * character of the sans-serif digits and separators is taken as 0.6 em, and
  * the font shrinks when the row would not fit.
  */
-function legend(steps: readonly CountStep[]): string {
+function legend(steps: readonly CountStep[], hasDots: boolean): string {
   const left = 24;
   const top = 518;
   const swatchHeight = 12;
@@ -98,7 +102,7 @@ function legend(steps: readonly CountStep[]): string {
   const ems = entries.map((entry) => Math.max(5, entry.label.length * 0.6 + 0.5));
   const available = WIDTH - 2 * left - gap * (entries.length - 1);
   const fontSize = Math.max(8, Math.min(12, Math.floor(available / ems.reduce((sum, em) => sum + em, 0))));
-  const caption = steps.length === 0 ? 'No data for any country' : 'Count per country';
+  const caption = steps.length === 0 ? 'No data for any country' : hasDots ? 'Count per country (dots: countries too small to see)' : 'Count per country';
   const lines = [`<g class="legend" font-size="${fontSize}" fill="${TEXT_COLOUR}">`, `<text x="${left}" y="${top - 6}" font-size="12" font-weight="600">${escapeXml(caption)}</text>`];
   let x = left;
   entries.forEach((entry, index) => {
@@ -137,7 +141,9 @@ export function worldMapPoint(place: readonly [number, number]): [number, number
  */
 export function renderWorldMapSvg(counts: ReadonlyMap<string, number>, options: WorldMapOptions = {}): WorldMap {
   const atlas = projectAtlas(MAP_FRAME);
-  const drawn = new Set(atlas.countries.flatMap((country) => (country.code === null ? [] : [country.code])));
+  const counted = [...counts].filter(([, count]) => mapCount(count) !== null).map(([code]) => code);
+  const dots = locateSmallCountries(atlas, counted);
+  const drawn = new Set([...atlas.countries.flatMap((country) => (country.code === null ? [] : [country.code])), ...dots.map((dot) => dot.code)]);
   const unmapped = [...counts.keys()].filter((code) => !drawn.has(code)).sort();
 
   const shown = new Map<string, number>();
@@ -146,7 +152,9 @@ export function renderWorldMapSvg(counts: ReadonlyMap<string, number>, options: 
     if (value !== null && drawn.has(code)) shown.set(code, value);
   }
   const scale = logStepScale([...shown.values()].sort((a, b) => a - b));
+  const fillOf = (count: number | undefined) => (count === undefined ? null : scale.stepOf(count))?.colour ?? NO_DATA_COLOUR;
   const nameOf = countryNamer();
+  const labelOf = (code: string, name: string, count: number | undefined) => `${name} (${code}): ${count === undefined ? 'no data' : formatCount(count)}`;
 
   const title = options.title ?? DEFAULT_TITLE;
   const total = [...shown.values()].reduce((sum, count) => sum + count, 0);
@@ -160,17 +168,30 @@ export function renderWorldMapSvg(counts: ReadonlyMap<string, number>, options: 
     '<g class="countries" stroke="#ffffff" stroke-width="0.5" stroke-linejoin="round">',
   ];
   for (const country of atlas.countries) {
-    const count = country.code === null ? undefined : shown.get(country.code);
-    const step = count === undefined ? null : scale.stepOf(count);
     const name = nameOf(country.code, country.atlasName);
-    const label = country.code === null ? `${name}: no data` : `${name} (${country.code}): ${count === undefined ? 'no data' : formatCount(count)}`;
-    const code = country.code === null ? '' : ` data-country="${escapeXml(country.code)}"`;
-    out.push(`<path${code} fill="${step?.colour ?? NO_DATA_COLOUR}" d="${country.path}"><title>${escapeXml(label)}</title></path>`);
+    if (country.code === null) {
+      out.push(`<path fill="${NO_DATA_COLOUR}" d="${country.path}"><title>${escapeXml(`${name}: no data`)}</title></path>`);
+      continue;
+    }
+    const count = shown.get(country.code);
+    out.push(`<path data-country="${escapeXml(country.code)}" fill="${fillOf(count)}" d="${country.path}"><title>${escapeXml(labelOf(country.code, name, count))}</title></path>`);
+  }
+  out.push('</g>');
+  if (dots.length > 0) {
+    // Outlined in grey: the lightest step would vanish against the ocean.
+    out.push('<g class="small-countries" stroke="#4d4d4d" stroke-width="0.75">');
+    for (const dot of dots) {
+      const count = shown.get(dot.code);
+      const label = labelOf(dot.code, nameOf(dot.code, dot.atlasName), count);
+      out.push(
+        `<circle data-country="${escapeXml(dot.code)}" cx="${dot.point[0].toFixed(1)}" cy="${dot.point[1].toFixed(1)}" r="${DOT_RADIUS}" fill="${fillOf(count)}"><title>${escapeXml(label)}</title></circle>`,
+      );
+    }
+    out.push('</g>');
   }
   out.push(
-    '</g>',
     `<text class="title" x="24" y="30" font-size="20" font-weight="600" fill="${TEXT_COLOUR}">${escapeXml(title)}</text>`,
-    legend(scale.steps),
+    legend(scale.steps, dots.length > 0),
     `<text class="credit" x="${WIDTH - 24}" y="${HEIGHT - 12}" font-size="11" text-anchor="end" fill="${MUTED_TEXT_COLOUR}">${escapeXml(CREDIT)}</text>`,
     '</svg>',
     '',

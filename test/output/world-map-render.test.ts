@@ -31,6 +31,7 @@ const PLACES = {
   mongolia: [103, 46.5] as const,
   southPacific: [-130, -30] as const,
   southAtlantic: [-20, -35] as const,
+  singapore: [103.82, 1.35] as const,
 };
 
 const COUNTS = new Map<string, number>([
@@ -120,18 +121,21 @@ describe.skipIf(chromiumProgram === null)('the world map in chromium', () => {
 
   it('draws the counted countries in the steps of their counts, the others grey, the ocean white', async () => {
     const png = await screenshotOf(renderWorldMapSvg(COUNTS).svg, 'world-map');
-    const [us, brazil, mongolia, pacific, atlantic] = await pixelsAt(png, [
+    const [us, brazil, mongolia, pacific, atlantic, singapore] = await pixelsAt(png, [
       place(PLACES.kansas),
       place(PLACES.centralBrazil),
       place(PLACES.mongolia),
       place(PLACES.southPacific),
       place(PLACES.southAtlantic),
+      place(PLACES.singapore),
     ]);
     expect(us).toEqual(rgb(STEP_COLOURS.at(-1)!));
     expect(brazil).toEqual(rgb(STEP_COLOURS[0]!));
     expect(mongolia).toEqual(rgb(NO_DATA_COLOUR));
     expect(pacific).toEqual(rgb('#ffffff'));
     expect(atlantic).toEqual(rgb('#ffffff'));
+    // Singapore is a dot (4,000: the step of 2,000 to 9,999).
+    expect(singapore).toEqual(rgb(STEP_COLOURS[3]!));
   }, 30_000);
 
   it('draws an empty map: every country grey, still a picture with its legend', async () => {

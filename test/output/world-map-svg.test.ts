@@ -22,7 +22,7 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   trimValues: false,
   htmlEntities: true,
-  isArray: (name) => ['path', 'rect', 'text', 'g'].includes(name),
+  isArray: (name) => ['path', 'circle', 'rect', 'text', 'g'].includes(name),
 });
 
 interface CountryPath {
@@ -31,7 +31,7 @@ interface CountryPath {
   readonly title: string;
 }
 
-/** The parsed document, after checking it is well-formed XML. */
+/** The parsed document, after checking it is well-formed XML; `countries` holds the country paths, then the dots of small countries. */
 function parse(svg: string): { root: Element; countries: CountryPath[]; legendLabels: string[] } {
   const valid = XMLValidator.validate(svg);
   if (valid !== true) throw new Error(`not well-formed: ${JSON.stringify(valid.err)}`);
@@ -39,10 +39,11 @@ function parse(svg: string): { root: Element; countries: CountryPath[]; legendLa
   const root = document.svg;
   const groups = root['g'] as Element[];
   const countryGroup = groups.find((group) => group['@class'] === 'countries')!;
-  const countries = (countryGroup['path'] as Element[]).map((path) => ({
-    code: path['@data-country'] as string | undefined,
-    fill: path['@fill'] as string,
-    title: path['title'] as string,
+  const dotGroup = groups.find((group) => group['@class'] === 'small-countries');
+  const countries = [...(countryGroup['path'] as Element[]), ...((dotGroup?.['circle'] as Element[] | undefined) ?? [])].map((shape) => ({
+    code: shape['@data-country'] as string | undefined,
+    fill: shape['@fill'] as string,
+    title: shape['title'] as string,
   }));
   const legendGroup = groups.find((group) => group['@class'] === 'legend')!;
   const legendLabels = (legendGroup['text'] as Array<Element | string>).map((text) => (typeof text === 'string' ? text : (text['#text'] as string)));
@@ -91,10 +92,27 @@ describe('renderWorldMapSvg', () => {
     expect(countries.filter((country) => country.code !== 'BR').every((country) => country.fill === NO_DATA_COLOUR)).toBe(true);
   });
 
-  it('reports the codes it cannot draw: not countries, and countries too small for the atlas', () => {
-    const { unmapped, svg } = renderWorldMapSvg(new Map([['ZZ', 1], ['US', 9], ['EU', 3], ['SG', 400], ['HK', 0], ['us', 2]]));
-    expect(unmapped).toEqual(['EU', 'HK', 'SG', 'ZZ', 'us']);
-    expect(parse(svg).countries.filter((country) => country.fill !== NO_DATA_COLOUR).map((country) => country.code)).toEqual(['US']);
+  it('reports the codes it cannot draw: not countries, parts of another country, small countries without a count', () => {
+    const { unmapped, svg } = renderWorldMapSvg(new Map([['ZZ', 1], ['US', 9], ['EU', 3], ['RE', 5], ['SG', 400], ['HK', 0], ['us', 2]]));
+    expect(unmapped).toEqual(['EU', 'HK', 'RE', 'ZZ', 'us']);
+    expect(parse(svg).countries.filter((country) => country.fill !== NO_DATA_COLOUR).map((country) => country.code)).toEqual(['US', 'SG']);
+  });
+
+  it('draws a counted country too small for the atlas as a dot, with its tooltip', () => {
+    const counts = new Map([['SG', 400], ['HK', 12_000], ['MT', 3], ['US', 12_000]]);
+    const { svg, unmapped } = renderWorldMapSvg(counts);
+    expect(unmapped).toEqual([]);
+    const document = parser.parse(svg) as { svg: Element };
+    const dots = ((document.svg['g'] as Element[]).find((group) => group['@class'] === 'small-countries')!['circle'] as Element[]).map((dot) => ({
+      code: dot['@data-country'],
+      fill: dot['@fill'],
+      title: dot['title'],
+    }));
+    const us = parse(svg).countries.find((country) => country.code === 'US')!;
+    expect(dots.map((dot) => dot.code)).toEqual(['HK', 'MT', 'SG']);
+    expect(dots.find((dot) => dot.code === 'HK')).toEqual({ code: 'HK', fill: us.fill, title: 'Hong Kong SAR China (HK): 12,000' });
+    expect(dots.find((dot) => dot.code === 'SG')?.title).toBe('Singapore (SG): 400');
+    expect(STEP_COLOURS).toContain(dots.find((dot) => dot.code === 'MT')?.fill);
   });
 
   it('draws an empty map: every country grey, a legend saying there is no data', () => {
