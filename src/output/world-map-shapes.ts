@@ -40,11 +40,6 @@ function readAtlas(scale: '110m' | '50m'): CountryTopology {
   return createRequire(import.meta.url)(`world-atlas/countries-${scale}.json`) as CountryTopology;
 }
 
-/** The resolved path of the map's atlas file (for tests that check when it is read). */
-export function atlasFilePath(): string {
-  return createRequire(import.meta.url).resolve('world-atlas/countries-110m.json');
-}
-
 function alpha2Of(id: string | number | undefined): string | null {
   const numeric = id === undefined ? undefined : String(id);
   return numeric !== undefined && Object.hasOwn(iso31661NumericToAlpha2, numeric) ? iso31661NumericToAlpha2[numeric]! : null;

@@ -42,9 +42,12 @@ const TEXT_COLOUR = '#222222';
 const MUTED_TEXT_COLOUR = '#555555';
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const DEFAULT_TITLE = 'Addresses by country';
+/** What fits on one line across the picture at the heading's size. */
+const MAX_HEADING_CHARACTERS = 72;
 const CREDIT = 'Shapes: Natural Earth · Data: DB-IP';
 
-const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** Made on first use: loading ICU's number data is for runs that draw a map. */
+let numberFormat: Intl.NumberFormat | undefined;
 
 /** Characters XML 1.0 cannot carry (C0 controls other than tab and line ends, U+FFFE, U+FFFF, lone surrogates). */
 // eslint-disable-next-line no-control-regex
@@ -55,7 +58,7 @@ const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud80
  * line ends become character references: a parser reads a literal CR as LF
  * (XML 1.0 §2.11) and, in an attribute, any of them as a space (§3.3.3).
  */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(XML_INVALID, '\ufffd')
     .replace(/&/g, '&amp;')
@@ -79,7 +82,15 @@ function countryNamer(): (code: string | null, atlasName: string) => string {
   };
 }
 
+/** The heading as drawn: a title longer than the picture is wide is cut, whole characters kept; the accessible name keeps it all. */
+function visibleHeading(title: string): string {
+  const characters = Array.from(title.replace(/\s+/g, ' '));
+  return characters.length <= MAX_HEADING_CHARACTERS ? characters.join('') : `${characters.slice(0, MAX_HEADING_CHARACTERS - 1).join('')}…`;
+}
+
+/** A count with thousands separators: 1,234,567. */
 function formatCount(count: number): string {
+  numberFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   return numberFormat.format(count);
 }
 
@@ -117,7 +128,7 @@ function legend(steps: readonly CountStep[], hasDots: boolean): string {
   return lines.join('\n');
 }
 
-function describe(countries: number, total: number, steps: readonly CountStep[]): string {
+function description(countries: number, total: number, steps: readonly CountStep[]): string {
   if (steps.length === 0) return 'World map with no data: every country is grey.';
   const low = steps[0]!.from;
   const high = steps.at(-1)!.to;
@@ -162,7 +173,7 @@ export function renderWorldMapSvg(counts: ReadonlyMap<string, number>, options: 
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-labelledby="map-title map-desc" font-family="${escapeXml(FONT)}">`,
     `<title id="map-title">${escapeXml(title)}</title>`,
-    `<desc id="map-desc">${escapeXml(describe(shown.size, total, scale.steps))}</desc>`,
+    `<desc id="map-desc">${escapeXml(description(shown.size, total, scale.steps))}</desc>`,
     `<rect class="background" width="${WIDTH}" height="${HEIGHT}" fill="${BACKGROUND}"/>`,
     `<path class="sphere" d="${atlas.sphere}" fill="${BACKGROUND}" stroke="#bbbbbb" stroke-width="0.75"/>`,
     '<g class="countries" stroke="#ffffff" stroke-width="0.5" stroke-linejoin="round">',
@@ -190,7 +201,7 @@ export function renderWorldMapSvg(counts: ReadonlyMap<string, number>, options: 
     out.push('</g>');
   }
   out.push(
-    `<text class="title" x="24" y="30" font-size="20" font-weight="600" fill="${TEXT_COLOUR}">${escapeXml(title)}</text>`,
+    `<text class="title" x="24" y="30" font-size="20" font-weight="600" fill="${TEXT_COLOUR}">${escapeXml(visibleHeading(title))}</text>`,
     legend(scale.steps, dots.length > 0),
     `<text class="credit" x="${WIDTH - 24}" y="${HEIGHT - 12}" font-size="11" text-anchor="end" fill="${MUTED_TEXT_COLOUR}">${escapeXml(CREDIT)}</text>`,
     '</svg>',

@@ -153,6 +153,16 @@ describe('renderWorldMapSvg', () => {
     expect(root['title']).toEqual(expect.objectContaining({ '#text': expected }));
   });
 
+  it('cuts a heading too long for the picture, and keeps the whole title as the accessible name', () => {
+    const title = `Visitors of ${'example.com, '.repeat(10)}by country 🌍`;
+    const { root } = parse(renderWorldMapSvg(new Map(), { title }).svg);
+    expect(root['title']).toEqual(expect.objectContaining({ '#text': title }));
+    const heading = (root['text'] as Element[])[0]!['#text'] as string;
+    expect(Array.from(heading)).toHaveLength(72);
+    expect(heading.endsWith('…')).toBe(true);
+    expect(title.startsWith(heading.slice(0, -1))).toBe(true);
+  });
+
   it('escapes any title (fast-check)', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\r', '\n', '\t', '&', '<', ']]>', '"', "'", '\ud800'), fc.string({ unit: 'binary', maxLength: 1 })), maxLength: 40 }), (title) => {
