@@ -90,6 +90,7 @@ export interface SmallCountry {
   readonly point: readonly [number, number];
 }
 
+let assignedCodes: Set<string> | undefined;
 let smallCountries: Map<string, { atlasName: string; centre: [number, number] }> | undefined;
 
 /**
@@ -121,11 +122,13 @@ function readSmallCountries(drawn: ReadonlySet<string>): Map<string, { atlasName
 /**
  * Where the countries of `codes` that `atlas` does not draw lie, as dots,
  * sorted by code; a code neither atlas has is left out. The finer atlas is
- * read only when some code needs it.
+ * read only when some country code needs it.
  */
 export function locateSmallCountries(atlas: ProjectedAtlas, codes: Iterable<string>): SmallCountry[] {
   const drawn = new Set(atlas.countries.flatMap((country) => (country.code === null ? [] : [country.code])));
-  const wanted = [...new Set(codes)].filter((code) => !drawn.has(code)).sort();
+  // Codes that name no country ("EU", "ZZ") need no atlas to be left out.
+  assignedCodes ??= new Set(Object.values(iso31661NumericToAlpha2));
+  const wanted = [...new Set(codes)].filter((code) => !drawn.has(code) && assignedCodes!.has(code)).sort();
   if (wanted.length === 0) return [];
   smallCountries ??= readSmallCountries(drawn);
   return wanted.flatMap((code) => {

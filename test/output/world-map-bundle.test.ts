@@ -9,19 +9,24 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
 const ATLAS = require.resolve('world-atlas/countries-110m.json');
+const FINER_ATLAS = require.resolve('world-atlas/countries-50m.json');
 
 describe('loading the world atlas', () => {
   it('happens on the first map drawn, not when the module loads', async () => {
     const { renderWorldMapSvg } = await import('../../src/output/world-map-svg.js');
     expect(require.cache[ATLAS]).toBeUndefined();
-    renderWorldMapSvg(new Map([['US', 1]]));
+    renderWorldMapSvg(new Map([['US', 1], ['EU', 4], ['SG', 0]]));
     expect(require.cache[ATLAS]).toBeDefined();
+    // The finer atlas only for a small country with a count.
+    expect(require.cache[FINER_ATLAS]).toBeUndefined();
+    renderWorldMapSvg(new Map([['SG', 2]]));
+    expect(require.cache[FINER_ATLAS]).toBeDefined();
   });
 });
 
