@@ -7,7 +7,7 @@ import type { GeometryCollection, Topology } from 'topojson-specification';
 
 /** One country of the atlas, projected into the map's frame. */
 export interface CountryShape {
-  /** ISO 3166-1 alpha-2, or null for a territory the atlas gives no code (Kosovo, N. Cyprus, Somaliland). */
+  /** ISO 3166-1 alpha-2 (XK for Kosovo), or null for a territory without one (N. Cyprus, Somaliland). */
   readonly code: string | null;
   /** Natural Earth's short English name, e.g. "Dem. Rep. Congo". */
   readonly atlasName: string;
@@ -40,9 +40,16 @@ function readAtlas(scale: '110m' | '50m'): CountryTopology {
   return createRequire(import.meta.url)(`world-atlas/countries-${scale}.json`) as CountryTopology;
 }
 
-function alpha2Of(id: string | number | undefined): string | null {
+/**
+ * Kosovo has no ISO 3166-1 entry, so the atlas gives it no id; DB-IP (like
+ * the EU and most registries) codes it XK, a user-assigned code.
+ */
+const CODES_BY_ATLAS_NAME: Readonly<Record<string, string>> = { Kosovo: 'XK' };
+
+function alpha2Of(id: string | number | undefined, atlasName?: string): string | null {
   const numeric = id === undefined ? undefined : String(id);
-  return numeric !== undefined && Object.hasOwn(iso31661NumericToAlpha2, numeric) ? iso31661NumericToAlpha2[numeric]! : null;
+  if (numeric !== undefined && Object.hasOwn(iso31661NumericToAlpha2, numeric)) return iso31661NumericToAlpha2[numeric]!;
+  return atlasName !== undefined && Object.hasOwn(CODES_BY_ATLAS_NAME, atlasName) ? CODES_BY_ATLAS_NAME[atlasName]! : null;
 }
 
 const projected = new Map<string, ProjectedAtlas>();
@@ -70,7 +77,8 @@ export function projectAtlas(frame: MapFrame): ProjectedAtlas {
   );
   const path = geoPath(projection).digits(1);
   const countries = collection.features.map((country: Feature<Geometry, CountryProperties>) => {
-    return { code: alpha2Of(country.id), atlasName: country.properties?.name ?? '', path: path(country) ?? '' };
+    const atlasName = country.properties?.name ?? '';
+    return { code: alpha2Of(country.id, atlasName), atlasName, path: path(country) ?? '' };
   });
   const atlas: ProjectedAtlas = {
     countries,
