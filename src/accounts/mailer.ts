@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import nodemailer from 'nodemailer';
 
 import { NetintelError, type ErrorCode } from '../errors.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 /**
  * Sends account mail (verification and reset links) through an SMTP relay,
@@ -228,22 +229,13 @@ function outboxMailer(options: MailerOptions, outboxDir: string): Mailer {
 async function writeOutboxFile(outboxDir: string, content: Buffer): Promise<string> {
   const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(6).toString('hex')}.eml`;
   const path = join(outboxDir, name);
-  const temporary = join(outboxDir, `.${name}.tmp`);
   try {
     const created = await mkdir(outboxDir, { recursive: true, mode: 0o700 });
     // mkdir's mode passes through the umask; say it again for the directory made here.
     if (created !== undefined) await chmod(outboxDir, 0o700);
-    const file = await open(temporary, 'wx', 0o600);
-    try {
-      await file.writeFile(content);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
+    await writeFileAtomically(path, content, 0o600);
     return path;
   } catch (error) {
-    await unlink(temporary).catch(() => {});
     const reason = error instanceof Error ? error.message : String(error);
     throw new NetintelError('output_failed', `could not write mail to the outbox ${outboxDir}: ${reason} (check that the directory is writable)`, {
       details: { outbox: outboxDir },

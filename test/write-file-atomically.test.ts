@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeOutputFile } from '../src/cli/output-file.js';
+import { NetintelError } from '../src/errors.js';
+import { writeFileAtomically } from '../src/write-file-atomically.js';
+
+describe('writeFileAtomically', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'netintel-atomic-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('replaces an existing file whole, with the mode asked, and leaves nothing else behind', async () => {
+    const path = join(dir, 'map.svg');
+    writeFileSync(path, 'old');
+    await writeFileAtomically(path, '<svg/>', 0o600);
+    expect(readFileSync(path, 'utf8')).toBe('<svg/>');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['map.svg']);
+  });
+
+  it('removes its temporary file when the final rename fails (the target is a directory)', async () => {
+    const path = join(dir, 'map.svg');
+    mkdirSync(path);
+    await expect(writeFileAtomically(path, 'x')).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(readdirSync(dir)).toEqual(['map.svg']);
+  });
+});
+
+describe('writeOutputFile', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'netintel-output-file-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fails with output_failed naming the file and the reason when the directory is missing', async () => {
+    const path = join(dir, 'no-such-dir', 'map.svg');
+    const failure = await writeOutputFile(path, 'x', 'the map').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NetintelError);
+    expect((failure as NetintelError).code).toBe('output_failed');
+    expect((failure as NetintelError).message).toBe(`cannot write the map to ${path}: ENOENT (check that the directory exists and is writable, and the disk has room)`);
+  });
+
+  it('writes the file whole', async () => {
+    const path = join(dir, 'map.svg');
+    await writeOutputFile(path, '<svg/>', 'the map');
+    expect(readFileSync(path, 'utf8')).toBe('<svg/>');
+    expect(statSync(path).mode & 0o777).toBe(0o644 & ~process.umask());
+  });
+});
