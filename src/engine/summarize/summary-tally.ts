@@ -1,0 +1,182 @@
+import type { Outcome } from '../outcome.js';
+import { shareOf, type FlagTable, type RankedRow, type RankedTable, type SummaryReport } from './summary-report.js';
+
+/** Distinct addresses counted exactly; past this many the count stops (a lower bound), so memory stays bounded. */
+export const DEFAULT_UNIQUE_CAP = 1_000_000;
+
+/** The boolean flags of an IP record's security group, as the report names them. */
+export const SECURITY_FLAGS = [
+  ['vpn', 'VPN', 'is_vpn'],
+  ['proxy', 'proxy', 'is_proxy'],
+  ['tor', 'Tor exit', 'is_tor'],
+  ['hosting', 'hosting', 'is_hosting'],
+] as const;
+
+/** What the tally reads of a lookup's record: an IP record (ip-record.ts), any group possibly absent (a plan may withhold one). */
+interface RecordView {
+  ip?: unknown;
+  reserved?: unknown;
+  location?: { country?: unknown; country_code?: unknown; region?: unknown; city?: unknown } | null;
+  network?: { asn?: unknown; organization?: unknown } | null;
+  security?: Record<string, unknown> | null;
+}
+
+/** A counted key and the name shown beside it. */
+interface Counted {
+  count: number;
+  name: string;
+  /** Orders keys that tie on count. */
+  order: string | number;
+}
+
+/** What the input reading counts before any lookup (summarize-input.ts). */
+export interface InputCounts {
+  lines: number;
+  invalidLines: number;
+  ipv4: number;
+  ipv6: number;
+}
+
+/**
+ * The counts of a summarize run: the input's lines and addresses, then each
+ * lookup's outcome. Memory grows with the distinct countries, ASNs and
+ * cities (bounded by the datasets) and the distinct addresses up to the
+ * cap, never with the number of lines.
+ */
+export class SummaryTally {
+  readonly input: InputCounts = { lines: 0, invalidLines: 0, ipv4: 0, ipv6: 0 };
+  private readonly uniqueCap: number;
+  private readonly seen = new Set<string>();
+  private uniqueCapped = false;
+  private reserved = 0;
+  private failures = 0;
+  private readonly countries = new Map<string, Counted>();
+  private readonly asns = new Map<number, Counted>();
+  private readonly cities = new Map<string, Counted>();
+  private readonly threat = new Map<string, Counted>();
+  private readonly flags = SECURITY_FLAGS.map(() => 0);
+  /** Records that carried a security group at all. */
+  private withSecurity = 0;
+  private readonly failureCodes = new Map<string, number>();
+  /** Why the first failed lookup failed: what a run that fails says once. */
+  firstFailure: string | null = null;
+
+  constructor(options: { uniqueCap?: number } = {}) {
+    this.uniqueCap = options.uniqueCap ?? DEFAULT_UNIQUE_CAP;
+  }
+
+  /** All address occurrences found so far. */
+  get addresses(): number {
+    return this.input.ipv4 + this.input.ipv6;
+  }
+
+  /** How many lookups failed, by error code. */
+  get failuresByCode(): ReadonlyMap<string, number> {
+    return this.failureCodes;
+  }
+
+  /** Counts one lookup (the address was counted by the input already). */
+  add(outcome: Outcome<unknown>): void {
+    if (!outcome.ok) {
+      this.failures++;
+      this.firstFailure ??= outcome.error.message;
+      this.failureCodes.set(outcome.error.code, (this.failureCodes.get(outcome.error.code) ?? 0) + 1);
+      this.see(outcome.query);
+      return;
+    }
+    const record = outcome.value as RecordView;
+    this.see(typeof record.ip === 'string' ? record.ip : outcome.query);
+    if (typeof record.reserved === 'string') {
+      this.reserved++;
+      return;
+    }
+    const location = record.location;
+    const code = text(location?.country_code);
+    if (code !== null) bump(this.countries, code, text(location?.country) ?? code, code);
+    const city = text(location?.city);
+    if (city !== null) {
+      const region = text(location?.region);
+      const key = `${code ?? ''}/${region ?? ''}/${city}`;
+      bump(this.cities, key, [city, region, code].filter((part) => part !== null).join(', '), key);
+    }
+    const asn = record.network?.asn;
+    if (typeof asn === 'number') bump(this.asns, asn, text(record.network?.organization) ?? '', asn);
+    const security = record.security;
+    if (security !== null && typeof security === 'object') {
+      this.withSecurity++;
+      for (let i = 0; i < SECURITY_FLAGS.length; i++) if (security[SECURITY_FLAGS[i]![2]] === true) this.flags[i]!++;
+      const level = text(security.threat_level);
+      if (level !== null) bump(this.threat, level, level, level);
+    }
+  }
+
+  private see(address: string): void {
+    if (this.uniqueCapped || this.seen.has(address)) return;
+    if (this.seen.size >= this.uniqueCap) {
+      this.uniqueCapped = true;
+      return;
+    }
+    this.seen.add(address);
+  }
+
+  /** Occurrences per country (ISO 3166-1 alpha-2), every country counted, not only the top rows. */
+  countryCounts(): ReadonlyMap<string, number> {
+    return new Map([...this.countries].map(([code, counted]) => [code, counted.count]));
+  }
+
+  /** The report, each ranked table cut at `top` rows. */
+  report(top: number): SummaryReport {
+    const total = this.addresses;
+    const ranked = (counts: ReadonlyMap<string | number, Counted>, key: (raw: string | number) => string) => rankTable(counts, key, top, total);
+    return {
+      totals: {
+        lines: this.input.lines,
+        addresses: total,
+        ipv4: this.input.ipv4,
+        ipv6: this.input.ipv6,
+        unique: this.seen.size,
+        unique_capped: this.uniqueCapped,
+        reserved: this.reserved,
+        invalid_lines: this.input.invalidLines,
+        lookup_failures: this.failures,
+      },
+      top,
+      countries: ranked(this.countries, String),
+      asns: ranked(this.asns, (asn) => `AS${asn}`),
+      cities: ranked(this.cities, String),
+      flags: this.flagTable(total),
+      threat_levels: ranked(this.threat, String),
+    };
+  }
+
+  private flagTable(total: number): FlagTable {
+    const rows: RankedRow[] = SECURITY_FLAGS.map(([key, name], i) => ({ rank: i + 1, key, name, ...shareOf(this.flags[i]!, total) }));
+    return { rows, no_data: shareOf(total - this.withSecurity, total) };
+  }
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function bump<K>(counts: Map<K, Counted>, key: K, name: string, order: string | number): void {
+  const counted = counts.get(key);
+  if (counted) counted.count++;
+  else counts.set(key, { count: 1, name, order });
+}
+
+/** Count descending, then key ascending (numerically for AS numbers): the same order on every run. */
+function byRank(a: Counted, b: Counted): number {
+  if (a.count !== b.count) return b.count - a.count;
+  return a.order < b.order ? -1 : a.order > b.order ? 1 : 0;
+}
+
+/** The top rows of a table, the rest as `other`, and the addresses without a key as `no_data`. */
+export function rankTable<K>(counts: ReadonlyMap<K, Counted>, keyText: (key: K) => string, top: number, total: number): RankedTable {
+  const entries = [...counts].sort((a, b) => byRank(a[1], b[1]));
+  const rows: RankedRow[] = entries.slice(0, top).map(([key, counted], i) => ({ rank: i + 1, key: keyText(key), name: counted.name, ...shareOf(counted.count, total) }));
+  let keyed = 0;
+  for (const [, counted] of entries) keyed += counted.count;
+  const shown = rows.reduce((sum, row) => sum + row.count, 0);
+  return { rows, other: shareOf(keyed - shown, total), no_data: shareOf(total - keyed, total), distinct: entries.length };
+}
