@@ -1,4 +1,5 @@
 import type { Outcome } from '../outcome.js';
+import { DistinctAddresses } from './distinct-addresses.js';
 import { shareOf, type FlagTable, type RankedRow, type RankedTable, type SummaryReport } from './summary-report.js';
 
 /** Distinct addresses counted exactly; past this many the count stops (a lower bound), so memory stays bounded. */
@@ -45,9 +46,7 @@ export interface InputCounts {
  */
 export class SummaryTally {
   readonly input: InputCounts = { lines: 0, invalidLines: 0, ipv4: 0, ipv6: 0 };
-  private readonly uniqueCap: number;
-  private readonly seen = new Set<string>();
-  private uniqueCapped = false;
+  private readonly distinct: DistinctAddresses;
   private reserved = 0;
   private failures = 0;
   private readonly countries = new Map<string, Counted>();
@@ -62,7 +61,7 @@ export class SummaryTally {
   firstFailure: string | null = null;
 
   constructor(options: { uniqueCap?: number } = {}) {
-    this.uniqueCap = options.uniqueCap ?? DEFAULT_UNIQUE_CAP;
+    this.distinct = new DistinctAddresses(options.uniqueCap ?? DEFAULT_UNIQUE_CAP);
   }
 
   /** All address occurrences found so far. */
@@ -81,11 +80,11 @@ export class SummaryTally {
       this.failures++;
       this.firstFailure ??= outcome.error.message;
       this.failureCodes.set(outcome.error.code, (this.failureCodes.get(outcome.error.code) ?? 0) + 1);
-      this.see(outcome.query);
+      this.distinct.add(outcome.query);
       return;
     }
     const record = outcome.value as RecordView;
-    this.see(typeof record.ip === 'string' ? record.ip : outcome.query);
+    this.distinct.add(typeof record.ip === 'string' ? record.ip : outcome.query);
     if (typeof record.reserved === 'string') {
       this.reserved++;
       return;
@@ -110,15 +109,6 @@ export class SummaryTally {
     }
   }
 
-  private see(address: string): void {
-    if (this.uniqueCapped || this.seen.has(address)) return;
-    if (this.seen.size >= this.uniqueCap) {
-      this.uniqueCapped = true;
-      return;
-    }
-    this.seen.add(address);
-  }
-
   /** Occurrences per country (ISO 3166-1 alpha-2), every country counted, not only the top rows. */
   countryCounts(): ReadonlyMap<string, number> {
     return new Map([...this.countries].map(([code, counted]) => [code, counted.count]));
@@ -134,8 +124,8 @@ export class SummaryTally {
         addresses: total,
         ipv4: this.input.ipv4,
         ipv6: this.input.ipv6,
-        unique: this.seen.size,
-        unique_capped: this.uniqueCapped,
+        unique: this.distinct.size,
+        unique_capped: this.distinct.capped,
         reserved: this.reserved,
         invalid_lines: this.input.invalidLines,
         lookup_failures: this.failures,
