@@ -51,7 +51,7 @@ export class SummaryTally {
   private failures = 0;
   private readonly countries = new Map<string, Counted>();
   private readonly asns = new Map<number, Counted>();
-  private readonly cities = new Map<string, Counted>();
+  private readonly cities = new Map<string, Array<Counted & { region: string | null; code: string | null }>>();
   private readonly threat = new Map<string, Counted>();
   private readonly flags = SECURITY_FLAGS.map(() => 0);
   /** Records that carried a security group at all. */
@@ -89,24 +89,62 @@ export class SummaryTally {
       this.reserved++;
       return;
     }
+    // Names are read only for a key's first occurrence: a record's fields may be decoded on demand.
     const location = record.location;
     const code = text(location?.country_code);
-    if (code !== null) bump(this.countries, code, text(location?.country) ?? code, code);
-    const city = text(location?.city);
-    if (city !== null) {
-      const region = text(location?.region);
-      const key = `${code ?? ''}/${region ?? ''}/${city}`;
-      bump(this.cities, key, [city, region, code].filter((part) => part !== null).join(', '), key);
+    if (code !== null) {
+      const counted = this.countries.get(code);
+      if (counted) counted.count++;
+      else this.countries.set(code, { count: 1, name: text(location?.country) ?? code, order: code });
     }
-    const asn = record.network?.asn;
-    if (typeof asn === 'number') bump(this.asns, asn, text(record.network?.organization) ?? '', asn);
+    const city = text(location?.city);
+    if (city !== null) this.countCity(city, text(location?.region), code);
+    const network = record.network;
+    const asn = network?.asn;
+    if (typeof asn === 'number') {
+      const counted = this.asns.get(asn);
+      if (counted) counted.count++;
+      else this.asns.set(asn, { count: 1, name: text(network?.organization) ?? '', order: asn });
+    }
     const security = record.security;
     if (security !== null && typeof security === 'object') {
       this.withSecurity++;
       for (let i = 0; i < SECURITY_FLAGS.length; i++) if (security[SECURITY_FLAGS[i]![2]] === true) this.flags[i]!++;
       const level = text(security.threat_level);
-      if (level !== null) bump(this.threat, level, level, level);
+      if (level !== null) {
+        const counted = this.threat.get(level);
+        if (counted) counted.count++;
+        else this.threat.set(level, { count: 1, name: level, order: level });
+      }
     }
+  }
+
+  /**
+   * Cities are keyed by name, then region and country: the texts come from
+   * the datasets as they are, where a key made of the three would be a new
+   * string to hash for every address.
+   */
+  private countCity(city: string, region: string | null, code: string | null): void {
+    let places = this.cities.get(city);
+    if (places === undefined) {
+      places = [];
+      this.cities.set(city, places);
+    }
+    for (const place of places) {
+      if (place.region === region && place.code === code) {
+        place.count++;
+        return;
+      }
+    }
+    const key = `${code ?? ''}/${region ?? ''}/${city}`;
+    places.push({ region, code, count: 1, name: [city, region, code].filter((part) => part !== null).join(', '), order: key });
+  }
+
+  /** Every city with its count, keyed `country/region/city`. */
+  private cityCounts(): Map<string, Counted> {
+    const counts = new Map<string, Counted>();
+    for (const places of this.cities.values()) for (const place of places) counts.set(place.order as string, place);
+    return counts;
   }
 
   /** Occurrences per country (ISO 3166-1 alpha-2), every country counted, not only the top rows. */
@@ -133,7 +171,7 @@ export class SummaryTally {
       top,
       countries: ranked(this.countries, String),
       asns: ranked(this.asns, (asn) => `AS${asn}`),
-      cities: ranked(this.cities, String),
+      cities: ranked(this.cityCounts(), String),
       flags: this.flagTable(total),
       threat_levels: ranked(this.threat, String),
     };
@@ -147,12 +185,6 @@ export class SummaryTally {
 
 function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
-}
-
-function bump<K>(counts: Map<K, Counted>, key: K, name: string, order: string | number): void {
-  const counted = counts.get(key);
-  if (counted) counted.count++;
-  else counts.set(key, { count: 1, name, order });
 }
 
 /** Count descending, then key ascending (numerically for AS numbers): the same order on every run. */
