@@ -51,7 +51,8 @@ export class SummaryTally {
   private failures = 0;
   private readonly countries = new Map<string, Counted>();
   private readonly asns = new Map<number, Counted>();
-  private readonly cities = new Map<string, Array<Counted & { region: string | null; code: string | null }>>();
+  /** Per city name, its places: the key and name of each are made for the report only. */
+  private readonly cities = new Map<string, Array<{ region: string | null; code: string | null; count: number }>>();
   private readonly threat = new Map<string, Counted>();
   private readonly flags = SECURITY_FLAGS.map(() => 0);
   /** Records that carried a security group at all. */
@@ -136,14 +137,18 @@ export class SummaryTally {
         return;
       }
     }
-    const key = `${code ?? ''}/${region ?? ''}/${city}`;
-    places.push({ region, code, count: 1, name: [city, region, code].filter((part) => part !== null).join(', '), order: key });
+    places.push({ region, code, count: 1 });
   }
 
   /** Every city with its count, keyed `country/region/city`. */
   private cityCounts(): Map<string, Counted> {
     const counts = new Map<string, Counted>();
-    for (const places of this.cities.values()) for (const place of places) counts.set(place.order as string, place);
+    for (const [city, places] of this.cities) {
+      for (const { region, code, count } of places) {
+        const key = `${code ?? ''}/${region ?? ''}/${city}`;
+        counts.set(key, { count, name: [city, region, code].filter((part) => part !== null).join(', '), order: key });
+      }
+    }
     return counts;
   }
 
