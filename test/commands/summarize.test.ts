@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
@@ -232,4 +233,23 @@ describe('netintel summarize --server', () => {
     expect(run.stderr.split('\n')).toHaveLength(2);
     expect(run.stderr).toBe(bulk.stderr);
   }, 30_000);
+});
+
+describe('the summarize view', () => {
+  it('fits every width from 20 to 200 columns, long names wrapped, whatever the counts', async () => {
+    const { summarizeView } = await import('../../src/output/human/summarize-view.js');
+    const run = await runCli(['summarize', '-f', 'json', '--top', '20'], { stdin: generateAccessLog(800, 3).text });
+    const report = JSON.parse(run.stdout) as SummaryReport;
+    // A name longer than any terminal: the organisation column must wrap it.
+    report.asns.rows[0]!.name = 'Ｗｉｄｅ Ｎａｍｅ '.repeat(20);
+    fc.assert(
+      fc.property(fc.integer({ min: 20, max: 200 }), (width) => {
+        const text = summarizeView(report, { width, color: false });
+        const over = text.split('\n').filter((line) => stringWidth(line) > width);
+        expect(over).toEqual([]);
+        expect(text).toContain('Top countries');
+      }),
+      { numRuns: 60 },
+    );
+  });
 });

@@ -1,9 +1,9 @@
 import type { RankedRow, Share, SummaryReport } from '../../engine/summarize/summary-report.js';
-import { factList, headline, heading, sections, type Fact } from './blocks.js';
+import { factList, headline, heading, safe, sections, type Fact } from './blocks.js';
 import { fittedTable, type TableColumn } from './fitted-table.js';
 import { viewContext, type ViewContext } from './style.js';
 import { grouped } from './view.js';
-import { displayWidth } from './wrap.js';
+import { displayWidth, wrapHanging, wrapText } from './wrap.js';
 
 /** The partial blocks of a bar's last cell, one eighth to seven eighths wide. */
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -87,7 +87,12 @@ function rankedTable(ctx: ViewContext, table: TableText, total: number, widths: 
     withBar ? bar(row.count, total, barWidth).padEnd(barWidth) : '',
   ]);
   const drawn = fittedTable(ctx, withBar ? columns : columns.slice(0, 4), cells.map((row) => ({ cells: row })));
-  return heading(ctx, table.title) + (drawn ?? cells.map((row) => `${row.slice(0, 4).join('  ').trim()}\n`).join(''));
+  return wrapText(table.title, ctx.width).map((line) => heading(ctx, line)).join('') + (drawn ?? narrowRows(ctx, cells));
+}
+
+/** A table's rows as lines of text, wrapped, when even its narrowest form does not fit the width. */
+function narrowRows(ctx: ViewContext, cells: ReadonlyArray<readonly string[]>): string {
+  return cells.map((row) => `${wrapHanging(safe(row.slice(0, 4).join('  ').trim()), ctx.width, '', '    ').join('\n')}\n`).join('');
 }
 
 /** The rows of a table as the view names them: the ranked ones, then `other` and `no data` when they count. */
