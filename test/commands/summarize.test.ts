@@ -199,6 +199,18 @@ describe('netintel summarize on a terminal', () => {
   }, 60_000);
 });
 
+describe('netintel summarize progress', () => {
+  it.skipIf(!hasScript)('shows the progress line on a terminal\'s stderr, the report on stdout untouched', () => {
+    const path = join(scratch.path, 'long.log');
+    writeFileSync(path, Array.from({ length: 400_000 }, (_, i) => `${11 + (i % 80)}.${(i >>> 8) & 255}.${i & 255}.9`).join('\n'));
+    const out = join(scratch.path, 'long.json');
+    const terminal = spawnSync('script', ['-qfec', `stty cols 100 rows 40; '${process.execPath}' '${BIN}' summarize -f json '${path}' > '${out}'`, '/dev/null'], { encoding: 'utf8' }).stdout;
+    expect(terminal).toMatch(/[\d,]+ rows, [\d,]+\/s/);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as SummaryReport;
+    expect(report.totals.addresses).toBe(400_000);
+  }, 60_000);
+});
+
 describe('netintel summarize --server', () => {
   let server: TestServer;
   let url: string;
