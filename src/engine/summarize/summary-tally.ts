@@ -19,7 +19,7 @@ interface RecordView {
   reserved?: unknown;
   location?: { country?: unknown; country_code?: unknown; region?: unknown; city?: unknown } | null;
   network?: { asn?: unknown; organization?: unknown } | null;
-  security?: Record<string, unknown> | null;
+  security?: { is_vpn?: unknown; is_proxy?: unknown; is_tor?: unknown; is_hosting?: unknown; threat_level?: unknown } | null;
 }
 
 /** A counted key and the name shown beside it. */
@@ -110,7 +110,12 @@ export class SummaryTally {
     const security = record.security;
     if (security !== null && typeof security === 'object') {
       this.withSecurity++;
-      for (let i = 0; i < SECURITY_FLAGS.length; i++) if (security[SECURITY_FLAGS[i]![2]] === true) this.flags[i]!++;
+      // Read by name, in SECURITY_FLAGS' order: a property named at run time is a slower read on every record.
+      const flags = this.flags;
+      if (security.is_vpn === true) flags[0]!++;
+      if (security.is_proxy === true) flags[1]!++;
+      if (security.is_tor === true) flags[2]!++;
+      if (security.is_hosting === true) flags[3]!++;
       const level = text(security.threat_level);
       if (level !== null) {
         const counted = this.threat.get(level);
