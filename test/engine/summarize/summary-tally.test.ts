@@ -116,6 +116,29 @@ describe('summarize: the tally', () => {
     expect(tally.countryCounts().size).toBe(0);
   });
 
+  it('counts the same with two tallies over the same shared records, and leaves the records as they print', () => {
+    const texts = ['8.8.8.8', '8.8.4.4', '1.1.1.1', '8.8.8.8', '185.220.101.1', '2001:4860:4860::8888', '1.0.0.1', '8.8.8.8'];
+    const outcomes = texts.map((text, i) => lookup({ text, line: i + 1, source: null }));
+    const printed = JSON.stringify(outcomes);
+    const [a, b] = [new SummaryTally(), new SummaryTally()];
+    for (const tally of [a, b]) {
+      tally.input.ipv4 = 7;
+      tally.input.ipv6 = 1;
+    }
+    // Interleaved: each tally finds the other's counters on a location object and must not use them.
+    for (const outcome of outcomes) {
+      a.add(outcome);
+      b.add(outcome);
+    }
+    for (const outcome of outcomes) a.add(outcome);
+    a.input.ipv4 *= 2;
+    a.input.ipv6 *= 2;
+    expect(b.report(10).countries.rows.map((row) => [row.key, row.count])).toEqual([['US', 4], ['AU', 2], ['CA', 1], ['DE', 1]]);
+    expect(a.report(10).countries.rows.map((row) => [row.key, row.count])).toEqual([['US', 8], ['AU', 4], ['CA', 2], ['DE', 2]]);
+    expect(b.report(10).cities.rows[0]).toMatchObject({ key: 'US/California/Mountain View', count: 4 });
+    expect(JSON.stringify(outcomes)).toBe(printed);
+  });
+
   it('gives the count of every country, not only the top rows, for the world map', async () => {
     const { tally } = await summarize('8.8.8.8\n8.8.4.4\n1.1.1.1\n185.220.101.1\n2001:4860:4860::8888\n', 1);
     expect(Object.fromEntries(tally.countryCounts())).toEqual({ US: 2, AU: 1, DE: 1, CA: 1 });
