@@ -70,11 +70,13 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
       const read = (chunks: AsyncIterable<string | Uint8Array>) => progress.input(chunks, size);
       const targets = progress.track(inputTargets(inputs, io, read, tally.input), true);
       // The lookups bulk makes, local or asked of a netintel server (--server) in batches of the plan's size.
+      // Local ones on this thread: bulk's worker threads hand back rows rendered as bytes, which a report
+      // cannot count, and bulkRows starts none for the table format.
       const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, progress) : null;
       const ctx = runtime.context(options);
       const outcomes = remote
         ? remote.bulkOutcomes(targets, withLine)
-        : bulkRows(targets, createBulkLookup(ctx, { evidence: false }), 1, { dataDir: options.dataDir, format: 'table', fields: null, verbose: false }, ctx.debug);
+        : bulkRows(targets, progress.watchLookup(createBulkLookup(ctx, { evidence: false })), 1, { dataDir: options.dataDir, format: 'table', fields: null, verbose: false }, ctx.debug);
       for await (const batch of progress.track(outcomes, false)) {
         for (const outcome of batch as Iterable<Outcome<unknown>>) tally.add(outcome);
       }
