@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ['email', async () => (await import('../commands/email.js')).registerEmailCommand],
   ['vpn', async () => (await import('../commands/vpn.js')).registerVpnCommand],
   ['grep', async () => (await import('../commands/grep.js')).registerGrepCommand],
+  ['summarize', async () => (await import('../commands/summarize.js')).registerSummarizeCommand],
   ['data', async () => (await import('../commands/data.js')).registerDataCommand],
   ['blacklist', async () => (await import('../commands/blacklist.js')).registerBlacklistCommand],
   ['serve', async () => (await import('../commands/serve.js')).registerServeCommand],

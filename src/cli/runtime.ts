@@ -10,7 +10,7 @@ import { escapeTerminalText } from '../output/terminal-text.js';
 import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 
 /** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
-const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
+const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'summarize', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
 /** Commands that work on this machine by nature: --server does not apply to them. */
 const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'range', 'grep']);
 

@@ -14,6 +14,7 @@ const PAGES: Record<string, string[][]> = {
   asn: [['asn']],
   bulk: [['bulk']],
   grep: [['grep']],
+  summarize: [['summarize']],
   range: [['range']],
   vpn: [['vpn']],
   dns: [['dns']],

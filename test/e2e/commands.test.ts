@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 async function runCase(testCase: GoldenCase): Promise<string> {
-  const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', env: testCase.env ?? {}, timeoutMs: 60_000 });
+  const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', devNullStdin: testCase.devNullStdin, env: testCase.env ?? {}, timeoutMs: 60_000 });
   expect(run.signal, `killed by ${run.signal}: ${run.stderr}`).toBeNull();
   return goldenText({ argv: testCase.argv, code: run.code, stdout: run.stdout, stderr: run.stderr }, replacementsFor(testCase.argv), testCase.digestStdout);
 }

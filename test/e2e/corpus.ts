@@ -15,6 +15,8 @@ export interface GoldenCase {
   env?: Record<string, string>;
   /** Keep a digest and line count of stdout instead of its text (large outputs). */
   digestStdout?: boolean;
+  /** stdin is /dev/null, not a pipe: what a command sees when nothing is piped in (as on a terminal). */
+  devNullStdin?: boolean;
 }
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml'] as const;
@@ -102,6 +104,16 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'grep/v6-two-files', argv: ['grep', '--v6', '-o', 'test/fixtures/grep/mail-headers.txt', '-'], stdin: grepInput },
     { id: 'grep/none', argv: ['grep'], stdin: 'version 1.2.3.4.5, 256.1.1.1 and 01.2.3.4\n' },
     { id: 'grep/missing-file', argv: ['grep', 'test/fixtures/grep/no-such-file.txt'] },
+
+    // summarize: a report on the addresses of a generated access log and of mail headers; usage errors, no addresses
+    { id: 'summarize/access-log.json', argv: ['summarize', 'test/fixtures/summarize/access-log.txt', '-f', 'json'] },
+    { id: 'summarize/access-log.csv', argv: ['summarize', 'test/fixtures/summarize/access-log.txt', '-f', 'csv'] },
+    { id: 'summarize/mail-headers-top-3', argv: ['summarize', '--top', '3', 'test/fixtures/grep/mail-headers.txt'], env: { COLUMNS: '80' } },
+    { id: 'summarize/bad-top', argv: ['summarize', '--top', '0'], stdin: '8.8.8.8\n' },
+    { id: 'summarize/no-input', argv: ['summarize'], devNullStdin: true },
+    { id: 'summarize/empty', argv: ['summarize'], stdin: '' },
+    { id: 'summarize/missing-file', argv: ['summarize', 'test/fixtures/summarize/no-such-file.log'] },
+    { id: 'summarize/value', argv: ['summarize', '-f', 'value'], stdin: '8.8.8.8\n' },
 
     // bulk
     ...everyFormat('bulk/mixed', ['bulk'], { stdin: bulkInput }),
@@ -254,6 +266,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('smtp-transcript', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, '--transcript', ...dns]),
         at('blacklist', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
         at('data-status', ['data', 'status']),
+        at('summarize', ['summarize', 'test/fixtures/summarize/access-log.txt']),
       ];
     }),
     { id: 'view/ip-all', argv: ['ip', '10.1.2.3', '--all', '-f', 'table'], env: { COLUMNS: '80' } },

@@ -45,6 +45,16 @@ describe('human views at 80 columns', () => {
     const text = lines.join('').replace(/[│ ]/g, '');
     expect(text).toContain('a'.repeat(100));
   }, 60_000);
+
+  it('fits summarize\'s tables and bars to 40, 60, 100 and 200 columns, the bars left out only when they cannot fit', async () => {
+    for (const columns of [40, 60, 100, 200]) {
+      const run = await spawnCli(['summarize', 'test/fixtures/summarize/access-log.txt', '-f', 'table'], { env: { COLUMNS: String(columns) }, timeoutMs: 30_000 });
+      expect(run.code).toBe(0);
+      const over = run.stdout.split('\n').filter((line) => stringWidth(line) > columns);
+      expect(over, `summarize at ${columns} columns`).toEqual([]);
+      expect(run.stdout.includes('█'), `bars at ${columns} columns`).toBe(columns >= 60);
+    }
+  }, 60_000);
 });
 
 describe('--all', () => {

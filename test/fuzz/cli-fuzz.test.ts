@@ -136,6 +136,17 @@ describe('CLI fuzzing, in-process', () => {
       .map(({ list, flags, grepFlags, files }) => ({ argv: ['grep', ...flags, ...grepFlags, ...files], stdin: list })),
   );
 
+  fuzzCommand('summarize', 150, () =>
+    fc
+      .record({
+        list: hostileList(fc.oneof(hostileIp, hostileDomain)),
+        flags: hostileGlobalFlags,
+        top: maybe(fc.constantFrom('1', '3', '1000', '0', '1001', '-1', 'ten', '', ' 5', '1e3', '0x10')),
+        files: fc.constantFrom([], [], ['-'], ['/nonexistent/log.txt'], ['/dev/null'], [scratch.path], ['-', '/dev/null']),
+      })
+      .map(({ list, flags, top, files }) => ({ argv: ['summarize', ...safety(), ...flags, ...(top === undefined ? [] : ['--top', top]), ...files], stdin: list })),
+  );
+
   fuzzCommand('dns', 200, () =>
     fc
       .record({
