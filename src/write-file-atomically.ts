@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -9,9 +9,20 @@ import { basename, dirname, join } from 'node:path';
  * file or the new one, never half of one. On failure (full disk, no
  * permission, a directory in the way) the temporary file is removed and the
  * file system's error is thrown for the caller to word.
+ *
+ * A symbolic link is followed, so the file it names is replaced and the
+ * link kept. A target that is not a regular file (`/dev/stdout`, a FIFO, a
+ * device) is written in place: there is no file to replace, and a rename
+ * would put a file where the device was.
  */
 export async function writeFileAtomically(path: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const target = await realpath(path).catch(() => path);
+  const existing = await stat(target).catch(() => null);
+  if (existing !== null && !existing.isFile()) {
+    await writeFile(target, content);
+    return;
+  }
+  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const file = await open(temporary, 'wx', mode);
     try {
@@ -20,7 +31,7 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
     } finally {
       await file.close();
     }
-    await rename(temporary, path);
+    await rename(temporary, target);
   } catch (error) {
     await unlink(temporary).catch(() => {});
     throw error;

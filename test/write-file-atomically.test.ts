@@ -1,4 +1,6 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createReadStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,7 +26,28 @@ describe('writeFileAtomically', () => {
     expect(readdirSync(dir)).toEqual(['map.svg']);
   });
 
-  it('removes its temporary file when the final rename fails (the target is a directory)', async () => {
+  it('replaces the file a symbolic link names and keeps the link', async () => {
+    const real = join(dir, 'real.svg');
+    const link = join(dir, 'link.svg');
+    writeFileSync(real, 'old');
+    symlinkSync(real, link);
+    await writeFileAtomically(link, 'new');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toBe('new');
+    expect(readdirSync(dir).sort()).toEqual(['link.svg', 'real.svg']);
+  });
+
+  it('writes into a FIFO in place instead of renaming a file over it', async () => {
+    const fifo = join(dir, 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const received = text(createReadStream(fifo));
+    await writeFileAtomically(fifo, '<svg/>');
+    expect(await received).toBe('<svg/>');
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(dir)).toEqual(['pipe']);
+  });
+
+  it('fails with the file system\'s error when a directory is in the way, leaving nothing behind', async () => {
     const path = join(dir, 'map.svg');
     mkdirSync(path);
     await expect(writeFileAtomically(path, 'x')).rejects.toMatchObject({ code: 'EISDIR' });

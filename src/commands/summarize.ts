@@ -14,6 +14,7 @@ import { exitCodeForRun } from '../cli/exit-codes.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import { createSink, OutputClosed, stdinBringsList, type CliIo } from '../cli/io.js';
 import { regularFileSize } from '../cli/progress.js';
+import { writeOutputFile } from '../cli/output-file.js';
 import { markWrittenToStdout } from '../cli/report-failure.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { terminalWidth } from '../cli/terminal-width.js';
@@ -32,6 +33,7 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
     .description('a report on the addresses in lists or logs: totals, top countries, networks and cities, security flags, threat levels')
     .argument('[files...]', 'address lists or any text with addresses in it (logs, mail headers; "-" or none: stdin); blank lines and # lines are skipped')
     .option('--top <n>', `rows of each ranked table before "other" (1 to ${MAX_TOP}, default ${DEFAULT_TOP})`, parseTop)
+    .option('--svg <file>', 'also write a world map of the addresses per country, an SVG image, to this file (replaced whole)')
     .addHelpText(
       'after',
       [
@@ -45,10 +47,11 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
         '  netintel summarize access.log',
         '  netintel grep -ou access.log | netintel summarize',
         '  netintel summarize --top 20 ips.txt',
+        '  netintel summarize access.log --svg visitors.svg',
         '  zcat access.log.gz | netintel summarize -f csv > report.csv',
       ].join('\n'),
     )
-    .action(async (files: string[], flags: { top?: number }, command: Command) => {
+    .action(async (files: string[], flags: { top?: number; svg?: string }, command: Command) => {
       const options = runtime.options(command);
       const { io, progress } = runtime;
       if (options.format === 'value') {
@@ -81,8 +84,12 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
         for (const outcome of batch as Iterable<Outcome<unknown>>) tally.add(outcome);
       }
       const report = tally.report(top);
-      if (!(await writeReport(io, options, report))) return;
-      await printCredit(io, options, SUMMARIZE_SCHEMA, report.totals.addresses - report.totals.reserved - report.totals.lookup_failures);
+      const reportWritten = await writeReport(io, options, report);
+      if (reportWritten) await printCredit(io, options, SUMMARIZE_SCHEMA, report.totals.addresses - report.totals.reserved - report.totals.lookup_failures);
+      // After the report, so that a mistyped map path does not cost the report of a long run;
+      // and also when the reader went away (`| head`): the map is a file of its own.
+      if (flags.svg !== undefined) await writeMap(io, options, flags.svg, tally.countryCounts(), files);
+      if (!reportWritten) return;
       runtime.exitCode = failureExit(io, options, report, tally);
       if (report.totals.addresses === 0) {
         const none = new NetintelError('not_found', 'no IPv4 or IPv6 address in the input (see netintel grep --help for what counts as one)');
@@ -149,6 +156,18 @@ async function writeReport(io: CliIo, options: GlobalOptions, report: SummaryRep
     if (error instanceof OutputClosed) return false;
     throw error;
   }
+}
+
+/** Writes the world map of the counts per country (atomically) and says on stderr what it holds. */
+async function writeMap(io: CliIo, options: GlobalOptions, path: string, counts: ReadonlyMap<string, number>, files: readonly string[]): Promise<void> {
+  const { renderWorldMapSvg } = await import('../output/world-map-svg.js');
+  const named = files.filter((file) => file !== '-');
+  const map = renderWorldMapSvg(counts, { title: named.length === 0 ? 'Addresses by country' : `Addresses by country: ${named.join(', ')}` });
+  await writeOutputFile(path, map.svg, 'the map');
+  if (options.quiet) return;
+  const drawn = counts.size - map.unmapped.length;
+  const left = map.unmapped.length === 0 ? '' : `; not on the map: ${map.unmapped.join(', ')}`;
+  io.stderr.write(`map of ${drawn} ${drawn === 1 ? 'country' : 'countries'} written to ${escapeTerminalText(path)}${escapeTerminalText(left)}\n`);
 }
 
 /** The exit code the failed lookups give (0 when none failed), said in one line on stderr, the first failure's reason in another. */

@@ -171,10 +171,47 @@ describe('netintel summarize', () => {
     }
   });
 
+  it('writes with --svg a world map whose countries carry the counts of the report', async () => {
+    const mapPath = join(scratch.path, 'visitors.svg');
+    const run = await runCli(['summarize', logPath, '-f', 'json', '--svg', mapPath]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as SummaryReport;
+    const svg = readFileSync(mapPath, 'utf8');
+    const shapes = [...svg.matchAll(/<(?:path|circle) data-country="([A-Z]{2})"[^>]*? fill="(#[0-9a-f]{6})"[^>]*><title>([^<]*)<\/title>/g)].map((match) => ({
+      code: match[1]!,
+      fill: match[2]!,
+      title: match[3]!,
+    }));
+    const noData = shapes.find((shape) => shape.title.endsWith(': no data'))!.fill;
+    // Every country of the report's table is on the map, with its count and a shade that is not no-data's.
+    for (const row of report.countries.rows) {
+      const shape = shapes.find((candidate) => candidate.code === row.key);
+      if (shape === undefined) continue; // a country too small for the atlas without a dot is reported on stderr
+      expect(shape.title).toMatch(new RegExp(`\\(${row.key}\\): ${row.count.toLocaleString('en-US')}$`));
+      expect(shape.fill).not.toBe(noData);
+    }
+    expect(report.countries.rows.filter((row) => shapes.some((shape) => shape.code === row.key)).length).toBeGreaterThanOrEqual(report.countries.rows.length - 1);
+    expect(svg).toContain('Addresses by country: ');
+    expect(svg).toContain('Data: DB-IP');
+    const drawn = new Set(shapes.filter((shape) => shape.fill !== noData).map((shape) => shape.code)).size;
+    expect(run.stderr).toMatch(new RegExp(`^map of ${drawn} countries written to ${mapPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(; not on the map: [A-Z, ]+)?\n$`));
+  }, 60_000);
+
+  it('keeps the report when the map cannot be written, and exits 11 (output failed) naming the file', async () => {
+    const mapPath = join(scratch.path, 'no-such-dir', 'map.svg');
+    const run = await runCli(['summarize', logPath, '-f', 'json', '--svg', mapPath]);
+    expect(run.code).toBe(11);
+    expect(JSON.parse(run.stdout)).toHaveProperty('totals');
+    expect(run.stderr).toBe(`netintel: cannot write the map to ${mapPath}: ENOENT (check that the directory exists and is writable, and the disk has room)\n`);
+  }, 60_000);
+
   it('stops quietly when the reader goes away', async () => {
-    const run = await spawnCli(['summarize', logPath], { stdout: 'close-after-first-chunk', timeoutMs: 30_000 });
+    const mapPath = join(scratch.path, 'after-head.svg');
+    const run = await spawnCli(['summarize', logPath, '-q', '--svg', mapPath], { stdout: 'close-after-first-chunk', timeoutMs: 30_000 });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+    // The map is a file of its own: written though stdout's reader left.
+    expect(readFileSync(mapPath, 'utf8')).toMatch(/<\/svg>\n$/);
   }, 30_000);
 });
 

@@ -114,6 +114,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'summarize/empty', argv: ['summarize'], stdin: '' },
     { id: 'summarize/missing-file', argv: ['summarize', 'test/fixtures/summarize/no-such-file.log'] },
     { id: 'summarize/value', argv: ['summarize', '-f', 'value'], stdin: '8.8.8.8\n' },
+    { id: 'summarize/svg-unwritable', argv: ['summarize', '-f', 'csv', '--svg', '/nonexistent-dir/map.svg'], stdin: '8.8.8.8\n2001:4860:4860::8888\n' },
 
     // bulk
     ...everyFormat('bulk/mixed', ['bulk'], { stdin: bulkInput }),

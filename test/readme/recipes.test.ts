@@ -168,6 +168,7 @@ describe('README recipes', () => {
       "Check my domain's mail",
       'Is this IP listed?',
       'Enrich a log file',
+      'Summarize a log',
       'A cron job that writes CSV and fails on problems',
       'Get a single value for a script',
       'Run the API and use a key',
@@ -201,6 +202,23 @@ describe('README recipes', () => {
     const rows = readFileSync(join(dir, 'visitors.csv'), 'utf8').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^query,/);
     expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(['1.1.1.1', '8.8.8.8']);
+  });
+
+  it('summarize a log: the report, the map, and each address once through grep', async () => {
+    const log = [
+      '8.8.8.8 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512',
+      '81.2.69.142 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 404 0',
+      '8.8.8.8 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 12',
+    ];
+    const { results, dir } = await runRecipe(recipe('Summarize a log'), (work) => writeFileSync(join(work, 'access.log'), `${log.join('\n')}\n`));
+    for (const result of results) expectClean(result);
+    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    expect(results[0]!.stdout.split('\n')[0]).toBe('3 addresses from 3 lines · 2 unique · 2 countries');
+    expect(results[0]!.stderr).toBe('map of 2 countries written to visitors.svg\n');
+    const svg = readFileSync(join(dir, 'visitors.svg'), 'utf8');
+    expect(svg).toContain('<title>United States (US): 2</title>');
+    expect(svg).toContain('<title>United Kingdom (GB): 1</title>');
+    expect(results[1]!.stdout.split('\n')[0]).toBe('2 addresses from 2 lines · 2 unique · 2 countries');
   });
 
   it('cron CSV: one line per domain with flat findings columns', async () => {

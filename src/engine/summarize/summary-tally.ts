@@ -31,12 +31,8 @@ interface Place {
 
 type LocationView = NonNullable<RecordView['location']>;
 
-/** The key the counters of a location object are kept under on it (SummaryTally.countPlace). */
-const PLACE_MEMO = Symbol('summarize place');
-
-/** The counters of one location object, for the tally that made them. */
-interface PlaceMemo {
-  tally: SummaryTally;
+/** The counters one location object counts into. */
+interface PlaceCounters {
   country: Counted | null;
   city: Place | null;
 }
@@ -73,6 +69,8 @@ export class SummaryTally {
   /** Per city name, its places: the key and name of each are made for the report only. */
   private readonly cities = new Map<string, Place[]>();
   private readonly threat = new Map<string, Counted>();
+  /** The counters of each location object met; weak, as the engine makes a new object for a record it does not keep cached. */
+  private readonly placeCounters = new WeakMap<LocationView, PlaceCounters>();
   private readonly flags = SECURITY_FLAGS.map(() => 0);
   /** Records that carried a security group at all. */
   private withSecurity = 0;
@@ -161,16 +159,15 @@ export class SummaryTally {
   /**
    * Counts a location's country and city. The engine shares one location
    * object among the addresses of a city record (lookup-ip.ts), so the
-   * counters found for it are kept on the object, under a symbol no output
-   * shows (as the CSV encoder keeps a group's bytes): the next address of
-   * that city costs one property read instead of two map lookups by name.
-   * Names are read at a key's first occurrence only.
+   * counters are found by the object itself: the next address of that city
+   * costs one map lookup instead of two by name. Names are read at a key's
+   * first occurrence only.
    */
   private countPlace(location: LocationView): void {
-    const memo = (location as { [PLACE_MEMO]?: PlaceMemo })[PLACE_MEMO];
-    if (memo !== undefined && memo.tally === this) {
-      if (memo.country !== null) memo.country.count++;
-      if (memo.city !== null) memo.city.count++;
+    const known = this.placeCounters.get(location);
+    if (known !== undefined) {
+      if (known.country !== null) known.country.count++;
+      if (known.city !== null) known.city.count++;
       return;
     }
     const code = text(location.country_code);
@@ -182,7 +179,7 @@ export class SummaryTally {
     }
     const city = text(location.city);
     const place = city === null ? null : this.countCity(city, text(location.region), code);
-    if (Object.isExtensible(location)) Object.defineProperty(location, PLACE_MEMO, { value: { tally: this, country, city: place }, writable: true, configurable: true });
+    this.placeCounters.set(location, { country, city: place });
   }
 
   /** Every city with its count, keyed `country/region/city`. */
