@@ -24,9 +24,6 @@ import { escapeTerminalText } from '../output/terminal-text.js';
 export const DEFAULT_TOP = 10;
 const MAX_TOP = 1000;
 
-/** Bytes read from a file at once: fewer, larger pieces for the scanner. */
-const READ_CHUNK = 256 * 1024;
-
 export function registerSummarizeCommand(program: Command, runtime: CommandRuntime): void {
   program
     .command('summarize')
@@ -118,7 +115,7 @@ async function* inputTargets(
   for (const file of inputs) {
     const source = inputs.length === 1 ? null : file === '-' ? 'stdin' : file;
     try {
-      yield* addressTargets(wholeLineText(read(file === '-' ? io.stdin : createReadStream(file, { highWaterMark: READ_CHUNK }))), source, counts);
+      yield* addressTargets(wholeLineText(read(file === '-' ? io.stdin : createReadStream(file))), source, counts);
     } catch (error) {
       if (error instanceof NetintelError) throw error;
       throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message} (check the path and its permissions)`, { details: { path: file } });
