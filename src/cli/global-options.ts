@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { integerIn } from './integer-option.js';
 import { NetintelError } from '../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formatter.js';
 import { parseFieldList } from '../output/record-schema.js';
@@ -119,26 +120,6 @@ function resolverList(value: unknown): string[] | null {
   return list.length > 0 ? list : null;
 }
 
-function positiveInteger(name: string, max: number) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < 1 || number > max) {
-      throw new InvalidArgumentError(`${name} must be an integer from 1 to ${max}, not ${JSON.stringify(value)}`);
-    }
-    return number;
-  };
-}
-
-function countFrom0(name: string, max: number) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (!/^\d+$/.test(value.trim()) || number > max) {
-      throw new InvalidArgumentError(`${name} must be an integer from 0 to ${max}, not ${JSON.stringify(value)}`);
-    }
-    return number;
-  };
-}
-
 /**
  * Declares the global options on the program. Their NETINTEL_* variables are
  * read from the CLI's own environment by `applyEnvironment`, not by commander
@@ -157,12 +138,12 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('--data-dir <dir>', 'directory whose datasets override the bundled ones; default $XDG_DATA_HOME/netintel (env: NETINTEL_DATA_DIR)'))
     .addOption(
       new Option('-t, --timeout <ms>', 'deadline of one network lookup, in milliseconds (env: NETINTEL_TIMEOUT)')
-        .argParser(positiveInteger('--timeout', SETTINGS.timeout.max))
+        .argParser(integerIn('--timeout', 1, SETTINGS.timeout.max))
         .default(OPTION_DEFAULTS.timeout),
     )
     .addOption(
       new Option('-c, --concurrency <n>', 'network lookups in flight at once over many targets (DNS, mail, remote); local IP lookups need none (env: NETINTEL_CONCURRENCY)')
-        .argParser(positiveInteger('--concurrency', SETTINGS.concurrency.max))
+        .argParser(integerIn('--concurrency', 1, SETTINGS.concurrency.max))
         .default(OPTION_DEFAULTS.concurrency),
     )
     .addOption(
@@ -173,7 +154,7 @@ export function addGlobalOptions(program: Command): void {
     .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
     .addOption(
       new Option('--retries <n>', 'further rounds over the resolvers after a failed one (env: NETINTEL_RETRIES)')
-        .argParser(countFrom0('--retries', SETTINGS.retries.max))
+        .argParser(integerIn('--retries', 0, SETTINGS.retries.max))
         .default(OPTION_DEFAULTS.retries),
     )
     .addOption(new Option('--server <url>', 'ask this netintel server (remote mode) instead of the local engine (env: NETINTEL_SERVER)'))
@@ -198,8 +179,8 @@ function resolverValues(name: string, value: unknown): string[] {
 
 /** Checks a config or environment value of a setting; throws InvalidArgumentError. */
 function settingValue(key: string, kind: Setting, value: unknown): unknown {
-  if (kind.kind === 'integer') return positiveInteger(key, kind.max!)(String(value));
-  if (kind.kind === 'count') return countFrom0(key, kind.max!)(String(value));
+  if (kind.kind === 'integer') return integerIn(key, 1, kind.max!)(String(value));
+  if (kind.kind === 'count') return integerIn(key, 0, kind.max!)(String(value));
   if (kind.kind === 'list') return resolverValues(key, value);
   if (kind.kind === 'format' && !(OUTPUT_FORMATS as readonly string[]).includes(String(value))) {
     throw new InvalidArgumentError(`format must be one of ${OUTPUT_FORMATS.join(', ')}, not ${JSON.stringify(value)}`);

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { integerIn } from '../cli/integer-option.js';
 import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { readTargetBatches } from '../engine/bulk/read-targets.js';
 import { DEFAULT_MAX_EXPAND, expandRangeTargets, isRangeTarget, rangeFailure } from '../engine/ip/ip-range-expand.js';
@@ -21,7 +22,7 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
     .description('many IPs and AS numbers, one per line: one output row per line, in input order, failures included')
     .argument('[files...]', 'files with one target per line ("-" or none: stdin); blank lines and # comments are skipped; a range line (192.0.2.0/28, 192.0.2.1-192.0.2.9) gives one row per address in its place')
     .addOption(maxExpandOption())
-    .option('--threads <n>', `lookup threads for long lists, except in table output (default: one per CPU but one, at most ${DEFAULT_MAX_BULK_THREADS}; 1: no worker threads)`, parseThreads)
+    .option('--threads <n>', `lookup threads for long lists, except in table output (default: one per CPU but one, at most ${DEFAULT_MAX_BULK_THREADS}; 1: no worker threads)`, integerIn('--threads', 1, MAX_THREADS))
     .addHelpText(
       'after',
       '\nExit status: 0 all rows ok, 7 some failed, the failure\'s own code when all failed.\nExamples:\n  netintel bulk ips.txt -f csv > out.csv\n  zcat ips.gz | netintel bulk --fields location,security -f ndjson',
@@ -60,13 +61,6 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
     });
 }
 
-function parseThreads(value: string): number {
-  const threads = Number(value);
-  if (!/^\d+$/.test(value.trim()) || threads < 1 || threads > MAX_THREADS) {
-    throw new InvalidArgumentError(`--threads takes a whole number from 1 to ${MAX_THREADS}, not ${JSON.stringify(value)}`);
-  }
-  return threads;
-}
 /**
  * The targets of every input in order: each file, or stdin for "-" or when no
  * file is named. Line numbers count within each input, and with several

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { integerIn } from '../cli/integer-option.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { addFailOnOption, type FailOn } from '../cli/fail-on.js';
 import { NetintelError } from '../errors.js';
@@ -17,12 +18,6 @@ interface EmailFlags {
   failOn?: FailOn;
 }
 
-function port(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < 1 || number > 65535) throw new InvalidArgumentError(`--port must be an integer from 1 to 65535, not ${JSON.stringify(value)}`);
-  return number;
-}
-
 export function registerEmailCommand(program: Command, runtime: CommandRuntime): void {
   const command = program
     .command('email')
@@ -30,7 +25,7 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     .argument('[domains...]', 'domains; read from stdin (one per line) when piped')
     .addOption(new Option('--type <test>', 'one test instead of the general one').choices(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']))
     .addOption(new Option('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
-    .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(port))
+    .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(integerIn('--port', 1, 65535)))
     .addOption(new Option('--no-smtp', 'general test without the SMTP connections'))
     .addOption(new Option('--trust-anchor <file>', 'DNSSEC and DANE: validate from these DS or DNSKEY records (default: the IANA root KSKs)'))
     .addHelpText(

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { integerIn } from '../cli/integer-option.js';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import { readTargetBatches, targetsFromArguments } from '../engine/bulk/read-targets.js';
 import { createAdaptiveIpLookup, ipTargetOutcomes, isHostNameTarget } from '../engine/ip/ip-target-lookup.js';
@@ -66,13 +67,6 @@ export function registerIpCommand(program: Command, runtime: CommandRuntime): vo
 
 /** `--max-expand <n>` of `ip` and `bulk`: how many addresses a range target may expand to. */
 export function maxExpandOption(): Option {
-  return new Option('--max-expand <n>', `most addresses a range expands to, one row each; a larger range is one error (default: ${DEFAULT_MAX_EXPAND}, at most ${MAX_EXPAND_LIMIT})`).argParser(parseMaxExpand);
+  return new Option('--max-expand <n>', `most addresses a range expands to, one row each; a larger range is one error (default: ${DEFAULT_MAX_EXPAND}, at most ${MAX_EXPAND_LIMIT})`).argParser(integerIn('--max-expand', 1, MAX_EXPAND_LIMIT));
 }
 
-function parseMaxExpand(value: string): number {
-  const count = Number(value);
-  if (!/^\d+$/.test(value.trim()) || count < 1 || count > MAX_EXPAND_LIMIT) {
-    throw new InvalidArgumentError(`--max-expand takes a whole number from 1 to ${MAX_EXPAND_LIMIT}, not ${JSON.stringify(value)}`);
-  }
-  return count;
-}

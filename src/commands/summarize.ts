@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { integerIn } from '../cli/integer-option.js';
 import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { wholeLineText } from '../engine/grep/text-lines.js';
 import type { Outcome } from '../engine/outcome.js';
@@ -29,7 +30,7 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
     .command('summarize')
     .description('a report on the addresses in lists or logs: totals, top countries, networks and cities, security flags, threat levels')
     .argument('[files...]', 'address lists or any text with addresses in it (logs, mail headers; "-" or none: stdin); blank lines and # lines are skipped')
-    .option('--top <n>', `rows of each ranked table before "other" (1 to ${MAX_TOP}, default ${DEFAULT_TOP})`, parseTop)
+    .option('--top <n>', `rows of each ranked table before "other" (1 to ${MAX_TOP}, default ${DEFAULT_TOP})`, integerIn('--top', 1, MAX_TOP))
     .option('--svg <file>', 'also write a world map of the addresses per country, an SVG image, to this file (replaced whole)')
     .addHelpText(
       'after',
@@ -95,14 +96,6 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
         throw none;
       }
     });
-}
-
-function parseTop(value: string): number {
-  const top = Number(value);
-  if (!/^\d+$/.test(value.trim()) || top < 1 || top > MAX_TOP) {
-    throw new InvalidArgumentError(`--top takes a whole number from 1 to ${MAX_TOP}, not ${JSON.stringify(value)}`);
-  }
-  return top;
 }
 
 /** The lookup targets of every input in order, each input's lines counted into `counts`. */

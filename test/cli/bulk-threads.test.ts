@@ -51,7 +51,7 @@ describe('netintel bulk --threads', () => {
   it('rejects a thread count that is not a whole number from 1', async () => {
     const result = await spawnCli(['bulk', input, '--threads', '0']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--threads takes a whole number from 1 to 64, not "0"');
+    expect(result.stderr).toContain('--threads must be an integer from 1 to 64, not "0"');
   });
 
   it('ends quietly when piped into `head -3` while worker threads run', async () => {

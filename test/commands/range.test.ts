@@ -107,7 +107,7 @@ describe('ranges in ip and bulk', () => {
     expect(parseCsv(raised.stdout)).toHaveLength(513);
     const bad = await runCli(['ip', '192.0.2.0/30', '--max-expand', '0']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--max-expand takes a whole number from 1 to 16777216, not "0"');
+    expect(bad.stderr).toContain('--max-expand must be an integer from 1 to 16777216, not "0"');
   });
 
   it('ip expands ranges piped on stdin as well', async () => {

@@ -142,9 +142,9 @@ describe('netintel summarize', () => {
 
   it('refuses bad usage in one line with exit 2', async () => {
     for (const [args, message] of [
-      [['--top', '0'], '--top takes a whole number from 1 to 1000, not "0"'],
-      [['--top', '1001'], '--top takes a whole number from 1 to 1000'],
-      [['--top', 'ten'], '--top takes a whole number'],
+      [['--top', '0'], '--top must be an integer from 1 to 1000, not "0"'],
+      [['--top', '1001'], '--top must be an integer from 1 to 1000'],
+      [['--top', 'ten'], '--top must be an integer'],
       [['-f', 'value'], 'summarize has no -f value output'],
       [['--fields', 'country'], 'summarize has no --fields'],
       [[join(scratch.path, 'missing.log')], `cannot read ${join(scratch.path, 'missing.log')}: ENOENT`],
