@@ -305,4 +305,22 @@ describe('the summarize view', () => {
       { numRuns: 60 },
     );
   });
+
+  it('right-aligns the counts and percentages, so that their digits line up', async () => {
+    const { summarizeView } = await import('../../src/output/human/summarize-view.js');
+    const run = await runCli(['summarize', '-f', 'json', '--top', '5'], { stdin: generateAccessLog(800, 3).text });
+    const report = JSON.parse(run.stdout) as SummaryReport;
+    const text = summarizeView(report, { width: 100, color: false });
+    const table = text.split('Top countries\n')[1]!.split('\n\n')[0]!.split('\n');
+    const cellsOf = (line: string) => line.split('│').slice(1, -1);
+    const rows = table.filter((line) => line.startsWith('│')).map(cellsOf);
+    expect(rows.length).toBeGreaterThan(3);
+    const [header, ...body] = rows;
+    expect(header!.map((cell) => cell.trim()).slice(0, 4)).toEqual(['#', 'country', 'count', '%']);
+    for (const column of [0, 2, 3]) {
+      // Every filled cell of the column ends one space before its rule: right-aligned, whatever its length.
+      for (const row of [header!, ...body]) if (row[column]!.trim() !== '') expect(row[column]).toMatch(/\S $/);
+    }
+    expect(new Set(body.map((row) => row[2]!.trim().length)).size).toBeGreaterThan(1);
+  });
 });

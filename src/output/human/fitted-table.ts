@@ -9,6 +9,8 @@ export interface TableColumn {
   priority: number;
   /** The column may be narrowed, its cells wrapped (text); otherwise it keeps its widest cell's width (numbers, codes, addresses). */
   wrap?: boolean;
+  /** Right for quantities, so that their digits line up; left otherwise. */
+  align?: 'left' | 'right';
 }
 
 /** A row: its cells (one per column, in order), or an error that spans the row. */
@@ -86,6 +88,7 @@ export function fittedTable(ctx: ViewContext, allColumns: readonly TableColumn[]
   const table = new Table({
     head: kept.map((index) => ctx.chalk.bold(safe(columns[index]!.header))),
     colWidths: kept.map((index) => widths.get(index)! + 2),
+    colAligns: kept.map((index) => columns[index]!.align ?? 'left'),
     wordWrap: false,
     style: { head: [], border: [] },
     ...(oneLineRows ? { chars: COMPACT_ROWS } : {}),

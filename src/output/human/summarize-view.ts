@@ -73,10 +73,10 @@ function rankedTable(ctx: ViewContext, table: TableText, total: number, widths: 
   if (table.rows.length === 0) return '';
   const withBar = barWidth >= MIN_BAR;
   const columns: TableColumn[] = [
-    { header: '#', priority: 0 },
+    { header: '#', priority: 0, align: 'right' },
     { header: table.nameHeader, priority: 0, wrap: true },
-    { header: 'count', priority: 0 },
-    { header: '%', priority: 1 },
+    { header: 'count', priority: 0, align: 'right' },
+    { header: '%', priority: 1, align: 'right' },
     { header: 'share', priority: 2 },
   ];
   const cells = table.rows.map((row) => [
