@@ -6,6 +6,8 @@
 //
 //   node bench/grep-log.js LINES [SEED [EXPECTED_FILE]] > access.log
 
+import { createPrng } from './lib/ip-list.js';
+
 const AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.6045.159 Safari/537.36',
   'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0',
@@ -16,20 +18,10 @@ const AGENTS = [
 const PATHS = ['/', '/index.html', '/api/v1/items?id=42', '/static/app.3f2a1b.js', '/login', '/wp-login.php', '/.env'];
 const STATUSES = [200, 200, 200, 304, 404, 301, 500];
 
-export function createRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Yields [line, addresses] pairs: each line of the log and the addresses in it, in order. */
 export function* accessLogLines(count, seed = 20261127) {
-  const random = createRandom(seed);
+  const next = createPrng(seed);
+  const random = () => next() / 4294967296;
   const pick = (items) => items[Math.floor(random() * items.length)];
   const octet = () => Math.floor(random() * 256);
   const v4 = () => `${1 + Math.floor(random() * 223)}.${octet()}.${octet()}.${octet()}`;

@@ -11,3 +11,13 @@ export function netintelErrorOf(action: () => unknown): NetintelError {
   }
   throw new Error('expected a NetintelError, nothing was thrown');
 }
+
+/** The NetintelError that `promise` rejects with; fails the test when it settles otherwise. */
+export async function netintelRejectionOf(promise: Promise<unknown>): Promise<NetintelError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(NetintelError);
+  return error as NetintelError;
+}

@@ -5,6 +5,7 @@ import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.j
 import { NetintelError } from '../../../src/errors.js';
 import { DECOY_ADDRESS, startDnsServer, type DnsServerOptions, type DnsTestServer } from '../../support/dns-server.js';
 import { EXAMPLE_ZONE } from './example-zone.js';
+import { netintelRejectionOf } from '../../support/netintel-error.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 
@@ -27,15 +28,6 @@ function transportTo(servers: Array<DnsTestServer | string>, options: Partial<Dn
   });
   open.push(transport);
   return transport;
-}
-
-async function failure(promise: Promise<unknown>): Promise<NetintelError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(NetintelError);
-  return error as NetintelError;
 }
 
 /** A local UDP port with nothing listening: the kernel answers ICMP port unreachable. */
@@ -75,7 +67,7 @@ describe('createDnsTransport', () => {
 
   it('throws upstream naming the domain, rcode and resolver when the server answers SERVFAIL', async () => {
     const dns = await server({ behaviours: { 'broken.example.test': 'servfail' } });
-    const error = await failure(transportTo([dns]).query('broken.example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([dns]).query('broken.example.test', 'A'));
     expect(error.code).toBe('upstream');
     expect(error.message).toBe(`DNS server ${dns.address} answered SERVFAIL for broken.example.test A`);
     expect(error.details).toMatchObject({ rcode: 'SERVFAIL', resolver: dns.address, domain: 'broken.example.test' });
@@ -83,7 +75,7 @@ describe('createDnsTransport', () => {
 
   it('throws upstream with rcode REFUSED when the server refuses', async () => {
     const dns = await server({ defaultBehaviour: 'refused' });
-    const error = await failure(transportTo([dns]).query('example.test', 'MX'));
+    const error = await netintelRejectionOf(transportTo([dns]).query('example.test', 'MX'));
     expect(error.code).toBe('upstream');
     expect(error.details).toMatchObject({ rcode: 'REFUSED', resolver: dns.address });
     expect(error.message).toContain('REFUSED');
@@ -92,7 +84,7 @@ describe('createDnsTransport', () => {
   it('times out against a silent server after each attempt and names domain and resolver', async () => {
     const dns = await server({ defaultBehaviour: 'silent' });
     const started = Date.now();
-    const error = await failure(transportTo([dns], { timeoutMs: 150, retries: 1 }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([dns], { timeoutMs: 150, retries: 1 }).query('example.test', 'A'));
     const elapsed = Date.now() - started;
     expect(error.code).toBe('timeout');
     expect(error.message).toBe(`No answer from DNS server ${dns.address} for example.test A within 150 ms (2 attempts)`);
@@ -105,7 +97,7 @@ describe('createDnsTransport', () => {
   it('throws unreachable at once when the resolver port answers ICMP unreachable', async () => {
     const port = await closedPort();
     const started = Date.now();
-    const error = await failure(transportTo([`127.0.0.1:${port}`], { timeoutMs: 2000 }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`127.0.0.1:${port}`], { timeoutMs: 2000 }).query('example.test', 'A'));
     expect(error.code).toBe('unreachable');
     expect(error.message).toBe(`Cannot reach DNS server 127.0.0.1:${port} for example.test A (ECONNREFUSED)`);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -134,7 +126,7 @@ describe('createDnsTransport', () => {
   it('reports the SERVFAIL rather than the timeout when no resolver answers usefully', async () => {
     const silent = await server({ defaultBehaviour: 'silent' });
     const failing = await server({ defaultBehaviour: 'servfail' });
-    const error = await failure(transportTo([silent, failing], { timeoutMs: 100, retries: 1 }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([silent, failing], { timeoutMs: 100, retries: 1 }).query('example.test', 'A'));
     expect(error.code).toBe('upstream');
     expect(error.details['resolver']).toBe(failing.address);
     // The silent one is asked in both rounds, the failing one only once.
@@ -225,7 +217,7 @@ describe('createDnsTransport', () => {
 
   it('refuses a name that cannot be encoded with invalid_input', async () => {
     const dns = await server();
-    const error = await failure(transportTo([dns]).query(`${'a'.repeat(64)}.example.test`, 'A'));
+    const error = await netintelRejectionOf(transportTo([dns]).query(`${'a'.repeat(64)}.example.test`, 'A'));
     expect(error.code).toBe('invalid_input');
     expect(dns.queries).toHaveLength(0);
   });
@@ -236,9 +228,9 @@ describe('createDnsTransport', () => {
     const pending = transport.query('example.test', 'A');
     await new Promise((resolve) => setTimeout(resolve, 20));
     await transport.close();
-    const error = await failure(pending);
+    const error = await netintelRejectionOf(pending);
     expect(error.code).toBe('unreachable');
-    const late = await failure(transport.query('example.test', 'A'));
+    const late = await netintelRejectionOf(transport.query('example.test', 'A'));
     expect(late.code).toBe('internal');
   });
 

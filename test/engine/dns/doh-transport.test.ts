@@ -5,6 +5,7 @@ import { NetintelError } from '../../../src/errors.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { createTestPki, startDohServer, startDotServer, type EncryptedDnsServer, type TestPki } from './doh-servers.js';
 import { EXAMPLE_ZONE } from './example-zone.js';
+import { netintelRejectionOf } from '../../support/netintel-error.js';
 
 let pki: TestPki;
 let upstream: DnsTestServer;
@@ -43,15 +44,6 @@ function transportTo(resolvers: string[], options: { trustTestCa?: boolean; time
   const transport = createDnsTransport({ resolvers: resolvers.map((text) => parseResolverAddress(text, ca)), timeoutMs: options.timeoutMs ?? 2000, retries: 0 });
   open.push(transport);
   return transport;
-}
-
-async function failure(promise: Promise<unknown>): Promise<NetintelError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(NetintelError);
-  return error as NetintelError;
 }
 
 describe('DNS over HTTPS (RFC 8484)', () => {
@@ -114,7 +106,7 @@ describe('DNS over HTTPS (RFC 8484)', () => {
 
   it('refuses a certificate for another name with a tls error', async () => {
     const server = await doh({ http2: true, wrongName: true });
-    const error = await failure(transportTo([`https://127.0.0.1:${server.port}/dns-query`]).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`https://127.0.0.1:${server.port}/dns-query`]).query('example.test', 'A'));
     expect(error.code).toBe('tls');
     expect(error.message).toMatch(/TLS with DNS server https:\/\/127\.0\.0\.1:\d+\/dns-query failed for example\.test A: the certificate is not valid for 127\.0\.0\.1/);
     expect(server.requests).toEqual([]);
@@ -122,7 +114,7 @@ describe('DNS over HTTPS (RFC 8484)', () => {
 
   it('refuses a certificate from a CA it was not given, and says how to trust one', async () => {
     const server = await doh({ http2: true });
-    const error = await failure(transportTo([`https://127.0.0.1:${server.port}/dns-query`], { trustTestCa: false }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`https://127.0.0.1:${server.port}/dns-query`], { trustTestCa: false }).query('example.test', 'A'));
     expect(error.code).toBe('tls');
     expect(error.message).toContain('not signed by a trusted CA');
     expect(error.message).toContain('--resolver-ca FILE');
@@ -135,7 +127,7 @@ describe('DNS over HTTPS (RFC 8484)', () => {
   ] as const)('reports a server that answers %s as upstream', async (mode, message) => {
     for (const http2 of [true, false]) {
       const server = await doh({ http2, mode });
-      const error = await failure(transportTo([`https://127.0.0.1:${server.port}/dns-query`]).query('example.test', 'A'));
+      const error = await netintelRejectionOf(transportTo([`https://127.0.0.1:${server.port}/dns-query`]).query('example.test', 'A'));
       expect(error.code).toBe('upstream');
       expect(error.message).toMatch(message);
     }
@@ -144,7 +136,7 @@ describe('DNS over HTTPS (RFC 8484)', () => {
   it('times out on a server that never answers', async () => {
     const server = await doh({ http2: true, mode: 'silent' });
     const started = Date.now();
-    const error = await failure(transportTo([`https://127.0.0.1:${server.port}/dns-query`], { timeoutMs: 300 }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`https://127.0.0.1:${server.port}/dns-query`], { timeoutMs: 300 }).query('example.test', 'A'));
     expect(error.code).toBe('timeout');
     expect(error.message).toContain('within 300 ms');
     expect(Date.now() - started).toBeLessThan(2000);
@@ -161,7 +153,7 @@ describe('DNS over HTTPS (RFC 8484)', () => {
   it('ends waiting queries when the transport closes', async () => {
     const server = await doh({ http2: true, mode: 'silent' });
     const transport = transportTo([`https://127.0.0.1:${server.port}/dns-query`], { timeoutMs: 5000 });
-    const pending = failure(transport.query('example.test', 'A'));
+    const pending = netintelRejectionOf(transport.query('example.test', 'A'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = Date.now();
     await transport.close();
@@ -183,7 +175,7 @@ describe('DNS over TLS (RFC 7858)', () => {
 
   it('refuses a certificate for another name with a tls error', async () => {
     const server = await dot({ wrongName: true });
-    const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`]).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`tls://127.0.0.1:${server.port}`]).query('example.test', 'A'));
     expect(error.code).toBe('tls');
     expect(error.message).toContain(`TLS with DNS server tls://127.0.0.1:${server.port} failed`);
     expect(error.message).toContain('the certificate is not valid for 127.0.0.1');
@@ -192,13 +184,13 @@ describe('DNS over TLS (RFC 7858)', () => {
 
   it('refuses an untrusted CA', async () => {
     const server = await dot();
-    const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`], { trustTestCa: false }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`tls://127.0.0.1:${server.port}`], { trustTestCa: false }).query('example.test', 'A'));
     expect(error.code).toBe('tls');
   });
 
   it('reports a server that sends garbage as upstream', async () => {
     const server = await dot({ mode: 'garbage' });
-    const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 1000 }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 1000 }).query('example.test', 'A'));
     expect(error.code).toBe('upstream');
     expect(error.message).toMatch(/^DNS server tls:\/\/127\.0\.0\.1:\d+ did not answer example\.test A with a DNS message: it sent 16 octets that are not a DNS message$/);
   });
@@ -228,7 +220,7 @@ describe('DNS over TLS (RFC 7858)', () => {
 
   it('times out on a server that never answers', async () => {
     const server = await dot({ mode: 'silent' });
-    const error = await failure(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 300 }).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`tls://127.0.0.1:${server.port}`], { timeoutMs: 300 }).query('example.test', 'A'));
     expect(error.code).toBe('timeout');
   });
 
@@ -236,7 +228,7 @@ describe('DNS over TLS (RFC 7858)', () => {
     const server = await dot();
     const port = server.port;
     await server.close();
-    const error = await failure(transportTo([`tls://127.0.0.1:${port}`]).query('example.test', 'A'));
+    const error = await netintelRejectionOf(transportTo([`tls://127.0.0.1:${port}`]).query('example.test', 'A'));
     expect(error.code).toBe('unreachable');
   });
 });
@@ -252,7 +244,7 @@ describe('the connect guard (a caller-chosen resolver on the server)', () => {
     const text = protocol === 'https' ? `https://localhost:${server.port}/dns-query` : `tls://localhost:${server.port}`;
     const transport = createDnsTransport({ resolvers: [parseResolverAddress(text, { ca: [pki.ca.cert] })], timeoutMs: 2000, retries: 0, connectGuard: guard });
     open.push(transport);
-    const error = await failure(transport.query('example.test', 'A'));
+    const error = await netintelRejectionOf(transport.query('example.test', 'A'));
     expect(error.code).toBe('forbidden');
     expect(error.message).toMatch(/^DNS resolver localhost resolves to (127\.0\.0\.1|::1), which is loopback$/);
     expect(judged.length).toBeGreaterThan(0);
