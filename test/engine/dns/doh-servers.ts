@@ -80,11 +80,10 @@ function forward(upstream: { host: string; port: number }, message: Buffer): Pro
 }
 
 /**
- * A DoH server (RFC 8484): `http2: true` offers h2 and http/1.1 by ALPN
- * (node:http2 with allowHTTP1), `http2: false` only HTTP/1.1 (node:https).
+ * What both servers keep: their connections, counted and held so that a
+ * test can drop them all, and the listening on 127.0.0.1 port 0.
  */
-export async function startDohServer(options: EncryptedServerOptions & { http2: boolean; path?: string }): Promise<EncryptedDnsServer> {
-  const path = options.path ?? '/dns-query';
+function bookkeeping(options: EncryptedServerOptions): { state: EncryptedDnsServer; track: (socket: net.Socket) => void; listen: (server: tls.Server) => Promise<void> } {
   let connections = 0;
   const sockets = new Set<net.Socket>();
   const state: EncryptedDnsServer = {
@@ -95,6 +94,31 @@ export async function startDohServer(options: EncryptedServerOptions & { http2: 
     dropConnections: () => sockets.forEach((socket) => socket.destroy()),
     close: async () => {},
   };
+  const track = (socket: net.Socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const listen = async (server: tls.Server) => {
+    server.on('tlsClientError', () => {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    state.port = (server.address() as net.AddressInfo).port;
+    state.close = () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      });
+  };
+  return { state, track, listen };
+}
+
+/**
+ * A DoH server (RFC 8484): `http2: true` offers h2 and http/1.1 by ALPN
+ * (node:http2 with allowHTTP1), `http2: false` only HTTP/1.1 (node:https).
+ */
+export async function startDohServer(options: EncryptedServerOptions & { http2: boolean; path?: string }): Promise<EncryptedDnsServer> {
+  const path = options.path ?? '/dns-query';
+  const { state, track, listen } = bookkeeping(options);
 
   async function handle(request: IncomingMessage | http2.Http2ServerRequest, response: ServerResponse | http2.Http2ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'https://localhost');
@@ -138,38 +162,16 @@ export async function startDohServer(options: EncryptedServerOptions & { http2: 
   const server = options.http2
     ? http2.createSecureServer({ ...tlsSettings, allowHTTP1: true }, onRequest)
     : https.createServer({ ...tlsSettings, ALPNProtocols: ['http/1.1'] }, onRequest);
-  server.on('secureConnection', (socket: tls.TLSSocket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('tlsClientError', () => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  state.port = (server.address() as net.AddressInfo).port;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
+  server.on('secureConnection', track);
+  await listen(server);
   return state;
 }
 
 /** A DoT server (RFC 7858): TLS, two-octet length before each message. */
 export async function startDotServer(options: EncryptedServerOptions): Promise<EncryptedDnsServer> {
-  let connections = 0;
-  const sockets = new Set<net.Socket>();
-  const state: EncryptedDnsServer = {
-    port: 0,
-    requests: [],
-    connections: () => connections,
-    mode: options.mode ?? 'forward',
-    dropConnections: () => sockets.forEach((socket) => socket.destroy()),
-    close: async () => {},
-  };
+  const { state, track, listen } = bookkeeping(options);
   const server = tls.createServer({ key: options.certificate.key, cert: options.certificate.cert }, (socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    track(socket);
     socket.on('error', () => socket.destroy());
     let buffered = Buffer.alloc(0);
     let queriesOnConnection = 0;
@@ -194,13 +196,6 @@ export async function startDotServer(options: EncryptedServerOptions): Promise<E
       }
     });
   });
-  server.on('tlsClientError', () => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  state.port = (server.address() as net.AddressInfo).port;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
+  await listen(server);
   return state;
 }
