@@ -307,21 +307,32 @@ function uniqueRecords(own: DmarcResult, organisational: DmarcResult | null): Dm
   return organisational === null || organisational.location === own.location ? [own] : [own, organisational];
 }
 
+/** Fetches the logo or the certificate over HTTPS through the connect guard, naming the wait for the spinner. */
+function fetchBimiDocument(
+  ctx: EngineContext,
+  dns: MailDns,
+  options: BimiFetchOptions,
+  url: string,
+  document: { stage: string; host: string; accept: string; maxOctets: number },
+): Promise<FetchedDocument> {
+  reportStage(ctx, 'https', url, document.stage);
+  return fetchHttps(dns, {
+    url,
+    what: document.host,
+    accept: document.accept,
+    maxOctets: document.maxOctets,
+    maxRedirects: MAX_REDIRECTS,
+    timeoutMs: ctx.timeoutMs,
+    guard: ctx.connectGuard,
+    options,
+  });
+}
+
 async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiLogo> {
   const logo: BimiLogo = { url, finalUrl: null, redirects: [], contentType: null, octets: null, truncated: false, compressed: false, svg: null, error: null };
   let fetched: FetchedDocument;
-  reportStage(ctx, 'https', url, 'BIMI logo');
   try {
-    fetched = await fetchHttps(dns, {
-      url,
-      what: 'BIMI logo host',
-      accept: 'image/svg+xml',
-      maxOctets: MAX_SVG_OCTETS,
-      maxRedirects: MAX_REDIRECTS,
-      timeoutMs: ctx.timeoutMs,
-      guard: ctx.connectGuard,
-      options,
-    });
+    fetched = await fetchBimiDocument(ctx, dns, options, url, { stage: 'BIMI logo', host: 'BIMI logo host', accept: 'image/svg+xml', maxOctets: MAX_SVG_OCTETS });
   } catch (error) {
     logo.error = failureJson(error);
     findings.push(finding('bimi_svg_unavailable', 'error', `The BIMI logo at ${url} could not be fetched: ${failureText(error)}`, cite('§7.5'), { url, error: logo.error }));
@@ -370,17 +381,12 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
 async function fetchCertificate(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiCertificate> {
   const result: BimiCertificate = { url, octets: null, certificate: null, error: null };
   let fetched: FetchedDocument;
-  reportStage(ctx, 'https', url, 'BIMI certificate');
   try {
-    fetched = await fetchHttps(dns, {
-      url,
-      what: 'BIMI certificate host',
+    fetched = await fetchBimiDocument(ctx, dns, options, url, {
+      stage: 'BIMI certificate',
+      host: 'BIMI certificate host',
       accept: 'application/pem-certificate-chain, application/x-pem-file, */*',
       maxOctets: MAX_CERTIFICATE_OCTETS,
-      maxRedirects: MAX_REDIRECTS,
-      timeoutMs: ctx.timeoutMs,
-      guard: ctx.connectGuard,
-      options,
     });
   } catch (error) {
     result.error = failureJson(error);
