@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { integerIn } from '../cli/integer-option.js';
 import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { wholeLineText } from '../engine/grep/text-lines.js';
@@ -31,7 +31,7 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
     .description('a report on the addresses in lists or logs: totals, top countries, networks and cities, security flags, threat levels')
     .argument('[files...]', 'address lists or any text with addresses in it (logs, mail headers; "-" or none: stdin); blank lines and # lines are skipped')
     .option('--top <n>', `rows of each ranked table before "other" (1 to ${MAX_TOP}, default ${DEFAULT_TOP})`, integerIn('--top', 1, MAX_TOP))
-    .option('--svg <file>', 'also write a world map of the addresses per country, an SVG image, to this file (replaced whole)')
+    .option('--svg <file>', 'also write a world map of the addresses per country, an SVG image, to this file (replaced whole)', parseMapPath)
     .addHelpText(
       'after',
       [
@@ -98,6 +98,11 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
     });
 }
 
+function parseMapPath(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('--svg needs a file name, such as map.svg');
+  return value;
+}
+
 /** The lookup targets of every input in order, each input's lines counted into `counts`. */
 async function* inputTargets(
   inputs: readonly string[],
@@ -157,7 +162,7 @@ async function writeMap(io: CliIo, options: GlobalOptions, path: string, counts:
   if (options.quiet) return;
   const drawn = counts.size - map.unmapped.length;
   const left = map.unmapped.length === 0 ? '' : `; not on the map: ${map.unmapped.join(', ')}`;
-  io.stderr.write(`map of ${drawn} ${drawn === 1 ? 'country' : 'countries'} written to ${escapeTerminalText(path)}${escapeTerminalText(left)}\n`);
+  io.stderr.write(`netintel: map of ${drawn} ${drawn === 1 ? 'country' : 'countries'} written to ${escapeTerminalText(path)}${escapeTerminalText(left)}\n`);
 }
 
 /** The exit code the failed lookups give (0 when none failed), said in one line on stderr, the first failure's reason in another. */

@@ -145,6 +145,7 @@ describe('netintel summarize', () => {
       [['--top', '0'], '--top must be an integer from 1 to 1000, not "0"'],
       [['--top', '1001'], '--top must be an integer from 1 to 1000'],
       [['--top', 'ten'], '--top must be an integer'],
+      [['--svg', ''], '--svg needs a file name, such as map.svg'],
       [['-f', 'value'], 'summarize has no -f value output'],
       [['--fields', 'country'], 'summarize has no --fields'],
       [[join(scratch.path, 'missing.log')], `cannot read ${join(scratch.path, 'missing.log')}: ENOENT`],
@@ -194,7 +195,7 @@ describe('netintel summarize', () => {
     expect(svg).toContain('Addresses by country: ');
     expect(svg).toContain('Data: DB-IP');
     const drawn = new Set(shapes.filter((shape) => shape.fill !== noData).map((shape) => shape.code)).size;
-    expect(run.stderr).toMatch(new RegExp(`^map of ${drawn} countries written to ${mapPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(; not on the map: [A-Z, ]+)?\n$`));
+    expect(run.stderr).toMatch(new RegExp(`^netintel: map of ${drawn} countries written to ${mapPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(; not on the map: [A-Z, ]+)?\n$`));
   }, 60_000);
 
   it('keeps the report when the map cannot be written, and exits 11 (output failed) naming the file', async () => {

@@ -142,9 +142,13 @@ describe('CLI fuzzing, in-process', () => {
         list: hostileList(fc.oneof(hostileIp, hostileDomain)),
         flags: hostileGlobalFlags,
         top: maybe(fc.constantFrom('1', '3', '1000', '0', '1001', '-1', 'ten', '', ' 5', '1e3', '0x10')),
+        svg: maybe(fc.constantFrom('', ' ', '/', '/nonexistent/map.svg', scratch.path, `${scratch.path}/map.svg`, `${scratch.path}/map\n\u001b[31m.svg`, '/dev/null')),
         files: fc.constantFrom([], [], ['-'], ['/nonexistent/log.txt'], ['/dev/null'], [scratch.path], ['-', '/dev/null']),
       })
-      .map(({ list, flags, top, files }) => ({ argv: ['summarize', ...safety(), ...flags, ...(top === undefined ? [] : ['--top', top]), ...files], stdin: list })),
+      .map(({ list, flags, top, svg, files }) => ({
+        argv: ['summarize', ...safety(), ...flags, ...(top === undefined ? [] : ['--top', top]), ...(svg === undefined ? [] : ['--svg', svg]), ...files],
+        stdin: list,
+      })),
   );
 
   fuzzCommand('dns', 200, () =>

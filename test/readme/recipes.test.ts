@@ -214,7 +214,7 @@ describe('README recipes', () => {
     for (const result of results) expectClean(result);
     expect(results.map((result) => result.code)).toEqual([0, 0]);
     expect(results[0]!.stdout.split('\n')[0]).toBe('3 addresses from 3 lines · 2 unique · 2 countries');
-    expect(results[0]!.stderr).toBe('map of 2 countries written to visitors.svg\n');
+    expect(results[0]!.stderr).toBe('netintel: map of 2 countries written to visitors.svg\n');
     const svg = readFileSync(join(dir, 'visitors.svg'), 'utf8');
     expect(svg).toContain('<title>United States (US): 2</title>');
     expect(svg).toContain('<title>United Kingdom (GB): 1</title>');
