@@ -1,9 +1,9 @@
+import { parseIpv4Fast } from '../ip/ip-text.js';
+
 /** Slots of the IPv4 table to begin with; it doubles as it fills. */
 const INITIAL_SLOTS = 1 << 12;
 /** The IPv4 table grows when more than this share of its slots is taken: probes stay short. */
 const MAX_LOAD = 0.5;
-const DOT = 46;
-const ZERO = 48;
 
 /**
  * The distinct addresses of a run, counted up to `cap` and then no more
@@ -30,7 +30,7 @@ export class DistinctAddresses {
 
   /** Counts `address` (in canonical form: the same address, the same text) unless it was seen. */
   add(address: string): void {
-    const value = dottedQuad(address);
+    const value = parseIpv4Fast(address);
     if (value === -1) {
       if (this.others.has(address)) return;
       if (this.full()) return;
@@ -73,30 +73,4 @@ export class DistinctAddresses {
       this.slots[slot] = stored;
     }
   }
-}
-
-/** The value of a dotted-quad text (four decimal parts of 0 to 255), or -1 for any other text. */
-export function dottedQuad(text: string): number {
-  let value = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === DOT) {
-      if (digits === 0 || dots === 3) return -1;
-      value = value * 256 + part;
-      part = 0;
-      digits = 0;
-      dots++;
-      continue;
-    }
-    const digit = c - ZERO;
-    if (digit < 0 || digit > 9 || digits === 3) return -1;
-    part = part * 10 + digit;
-    digits++;
-    if (part > 255) return -1;
-  }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + part;
 }
