@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Command } from 'commander';
 import { scanLine, type AddressMatch } from '../engine/grep/address-scanner.js';
 import { addressFacts, createAddressFilter } from '../engine/grep/address-filter.js';
-import { wholeLineText } from '../engine/grep/text-lines.js';
+import { eachLine, wholeLineText } from '../engine/grep/text-lines.js';
 import { NetintelError } from '../errors.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
@@ -135,27 +135,20 @@ async function writeText(
     for await (const input of inputs) {
       const scan: Scan = { source: input.source, lineNumber: 0 };
       for await (const piece of input.text) {
-        let from = 0;
-        while (from < piece.length) {
-          let to = piece.indexOf('\n', from);
-          const next = to === -1 ? piece.length : to + 1;
-          if (to === -1) to = piece.length;
-          // A CRLF line's CR is not part of the line.
-          const line = piece.charCodeAt(to - 1) === 13 && to > from ? piece.slice(from, to - 1) : piece.slice(from, to);
-          from = next;
+        eachLine(piece, (line) => {
           scan.lineNumber++;
           raw.length = 0;
           scanLine(line, scanOptions, raw);
-          if (raw.length === 0) continue;
+          if (raw.length === 0) return;
           kept.length = 0;
           for (const match of raw) if (filter(match)) kept.push(match);
-          if (kept.length === 0) continue;
+          if (kept.length === 0) return;
           found += kept.length;
           pending += render(line, scan, kept);
-          if (pending.length >= FLUSH_AT) {
-            await stdout.write(pending);
-            pending = '';
-          }
+        });
+        if (pending.length >= FLUSH_AT) {
+          await stdout.write(pending);
+          pending = '';
         }
       }
     }

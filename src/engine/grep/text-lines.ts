@@ -21,3 +21,16 @@ export async function* wholeLineText(chunks: AsyncIterable<string | Uint8Array>)
   const tail = rest + decoder.decode();
   if (tail.length > 0) yield tail;
 }
+
+/** Calls `visit` with each line of a whole-line piece, without its line end (LF, or CRLF). */
+export function eachLine(piece: string, visit: (line: string) => void): void {
+  let from = 0;
+  while (from < piece.length) {
+    let to = piece.indexOf('\n', from);
+    const next = to === -1 ? piece.length : to + 1;
+    if (to === -1) to = piece.length;
+    // A CRLF line's CR is not part of the line.
+    visit(to > from && piece.charCodeAt(to - 1) === 13 ? piece.slice(from, to - 1) : piece.slice(from, to));
+    from = next;
+  }
+}

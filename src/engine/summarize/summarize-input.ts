@@ -1,9 +1,7 @@
 import type { SourcedTarget } from '../bulk/read-targets.js';
 import { scanLine, type AddressMatch } from '../grep/address-scanner.js';
+import { eachLine } from '../grep/text-lines.js';
 import type { InputCounts } from './summary-tally.js';
-
-const SPACE = 32;
-const HASH = 35;
 
 /**
  * The addresses of whole-line text pieces (text-lines.ts), one batch of
@@ -21,28 +19,16 @@ export async function* addressTargets(pieces: AsyncIterable<string>, source: str
   let lineNumber = 0;
   for await (const piece of pieces) {
     const batch: SourcedTarget[] = [];
-    let from = 0;
-    while (from < piece.length) {
-      let to = piece.indexOf('\n', from);
-      const next = to === -1 ? piece.length : to + 1;
-      if (to === -1) to = piece.length;
-      const start = from;
-      from = next;
+    eachLine(piece, (line) => {
       lineNumber++;
       counts.lines++;
-      let first = start;
-      while (first < to) {
-        const c = piece.charCodeAt(first);
-        // Spaces and control characters (tab, CR) before the first character that counts.
-        if (c > SPACE) break;
-        first++;
-      }
-      if (first === to || piece.charCodeAt(first) === HASH) continue;
+      const trimmed = line.trimStart();
+      if (trimmed === '' || trimmed.startsWith('#')) return;
       found.length = 0;
-      scanLine(piece.slice(start, to), options, found);
+      scanLine(line, options, found);
       if (found.length === 0) {
         counts.invalidLines++;
-        continue;
+        return;
       }
       for (const match of found) {
         if (match.version === 4) counts.ipv4++;
@@ -50,7 +36,7 @@ export async function* addressTargets(pieces: AsyncIterable<string>, source: str
         const zone = match.text.indexOf('%');
         batch.push({ text: zone === -1 ? match.text : match.text.slice(0, zone), line: lineNumber, source });
       }
-    }
+    });
     if (batch.length > 0) yield batch;
   }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wholeLineText } from '../../../src/engine/grep/text-lines.js';
+import { eachLine, wholeLineText } from '../../../src/engine/grep/text-lines.js';
 
 async function pieces(chunks: Array<string | Uint8Array>): Promise<string[]> {
   const out: string[] = [];
@@ -36,5 +36,22 @@ describe('wholeLineText', () => {
 
   it('reads invalid UTF-8 as U+FFFD', async () => {
     expect(await pieces([Uint8Array.of(0x31, 0xff, 0x0a)])).toEqual(['1\uFFFD\n']);
+  });
+});
+
+describe('eachLine', () => {
+  it('gives every line of a piece in order, without LF or CRLF, and nothing else (fast-check)', () => {
+    const line = fc.string({ unit: fc.constantFrom('a', ' ', '\r', '1', '.', 'é') }).filter((text) => !text.endsWith('\r'));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { minLength: 1 }), fc.boolean(), (lines, lastEnded) => {
+        const piece = lines.map(([text, end], i) => (i === lines.length - 1 && !lastEnded ? text : text + end)).join('');
+        const seen: string[] = [];
+        eachLine(piece, (text) => seen.push(text));
+        const expected = lines.map(([text]) => text);
+        // An unended empty last line is no line at all.
+        if (!lastEnded && expected.at(-1) === '') expected.pop();
+        expect(seen).toEqual(expected);
+      }),
+    );
   });
 });
