@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
 
 import { NetintelError, type ErrorCode } from '../errors.js';
+import { needsSmtpUtf8 } from './email-address.js';
 import { writeFileAtomically } from '../write-file-atomically.js';
 
 /**
@@ -25,6 +27,14 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /**
+   * A stable id (the outbox row's): the Message-ID is `<id@domain of From>`
+   * and the outbox file is named after it, so a message sent again after a
+   * crash is the same message. Without one, each send makes a new id.
+   */
+  id?: string;
+  /** The Date header (default: now). */
+  date?: Date;
 }
 
 export interface MailerOptions {
@@ -112,32 +122,70 @@ export function createMailer(options: MailerOptions): Mailer {
   throw new NetintelError('usage', 'no way to send mail (give an SMTP URL, or an outbox directory for .eml files)');
 }
 
+/**
+ * Sends over one SMTP session per message with nodemailer's SMTPConnection,
+ * rather than its transport, because the transport sends an address that
+ * needs SMTPUTF8 (RFC 6531) to a relay that does not offer it, as raw 8-bit
+ * text: here the relay's EHLO answer is read first, and such a message is
+ * refused with a clear error instead (§3.2: no downgrade is defined for a
+ * non-ASCII local part).
+ */
 function smtpMailer(options: MailerOptions, smtp: SmtpSettings): Mailer {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const transport = nodemailer.createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
-    ...(options.ca !== undefined ? { tls: { ca: options.ca } } : {}),
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  const session = (): SMTPConnection =>
+    new SMTPConnection({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      ...(options.ca !== undefined ? { tls: { ca: options.ca } } : {}),
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+    });
   return {
     async send(message) {
+      const composed = composeMessage(options.from, message);
+      const raw = await composed.build();
+      const envelope = composed.envelope;
+      const connection = session();
       try {
-        const info = await transport.sendMail({ from: options.from, ...message });
-        return { via: 'smtp', messageId: info.messageId, relay: smtp.redacted, response: info.response };
+        await new Promise<void>((resolve, reject) => {
+          connection.once('error', reject);
+          connection.connect(() => resolve());
+        });
+        // After the connect event, the last answer is the relay's EHLO (after STARTTLS when it offered that).
+        const extensions = String(connection.lastServerResponse || '');
+        if (envelope.to.concat(envelope.from || []).some(needsSmtpUtf8) && !/^\d{3}[ -]SMTPUTF8\b/im.test(extensions)) {
+          throw new NetintelError('upstream', `the mail relay ${smtp.host}:${smtp.port} does not offer SMTPUTF8, which mail to ${JSON.stringify(message.to)} needs (RFC 6531; use a relay that offers it)`, {
+            details: { relay: smtp.redacted, reason: 'smtputf8_not_offered' },
+          });
+        }
+        if (smtp.user !== undefined) await new Promise<void>((resolve, reject) => connection.login({ user: smtp.user!, pass: smtp.pass ?? '' }, (error) => (error ? reject(error) : resolve())));
+        const info = await new Promise<{ response: string }>((resolve, reject) =>
+          connection.send({ from: envelope.from || '', to: envelope.to }, raw, (error, sent) => (error ? reject(error) : resolve(sent))),
+        );
+        connection.quit();
+        return { via: 'smtp', messageId: composed.messageId, relay: smtp.redacted, response: info.response };
       } catch (error) {
+        connection.close();
+        if (error instanceof NetintelError) throw error;
         throw smtpError(error, smtp);
       }
     },
-    close() {
-      transport.close();
-    },
+    close() {},
+  };
+}
+
+/** The message as it goes out (CRLF line ends, RFC 5322 §2.1), with its envelope and Message-ID. */
+function composeMessage(from: string, message: MailMessage) {
+  const { id, date, ...content } = message;
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
+  const messageId = `<${id ?? randomBytes(16).toString('hex')}@${domain}>`;
+  const mail = new MailComposer({ from, ...content, messageId, date: date ?? new Date(), newline: 'windows', disableFileAccess: true, disableUrlAccess: true }).compile();
+  return {
+    messageId,
+    envelope: mail.getEnvelope() as { from: string | false; to: string[] },
+    build: () => new Promise<Buffer>((resolve, reject) => mail.build((error, built) => (error ? reject(error) : resolve(built)))),
   };
 }
 
@@ -206,28 +254,20 @@ function smtpError(error: unknown, smtp: SmtpSettings): NetintelError {
 }
 
 function outboxMailer(options: MailerOptions, outboxDir: string): Mailer {
-  // streamTransport with buffer: true only builds the message; CRLF line ends as RFC 5322 §2.1 requires.
-  const builder = nodemailer.createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: 'windows',
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
   return {
     async send(message) {
-      const info = await builder.sendMail({ from: options.from, ...message });
-      const path = await writeOutboxFile(outboxDir, info.message as Buffer);
-      return { via: 'outbox', messageId: info.messageId, path };
+      const composed = composeMessage(options.from, message);
+      const date = message.date ?? new Date();
+      // A message with an id keeps its name, so writing it again replaces it rather than adding a copy.
+      const name = `${date.toISOString().replace(/[:.]/g, '-')}-${message.id ?? randomBytes(6).toString('hex')}.eml`;
+      const path = await writeOutboxFile(outboxDir, name, await composed.build());
+      return { via: 'outbox', messageId: composed.messageId, path };
     },
-    close() {
-      builder.close();
-    },
+    close() {},
   };
 }
 
-async function writeOutboxFile(outboxDir: string, content: Buffer): Promise<string> {
-  const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(6).toString('hex')}.eml`;
+async function writeOutboxFile(outboxDir: string, name: string, content: Buffer): Promise<string> {
   const path = join(outboxDir, name);
   try {
     const created = await mkdir(outboxDir, { recursive: true, mode: 0o700 });

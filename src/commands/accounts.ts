@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { AccountRecord, AccountStore } from '../accounts/account-store.js';
+import type { AccountRecord, AccountStore } from '../store/account-store.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { ACCOUNT_SCHEMA } from '../output/schemas/account-schema.js';
@@ -31,10 +31,10 @@ export function registerAccountsCommand(program: Command, runtime: CommandRuntim
   /** Opens the store, runs `work`, prints what it returns, closes the store. */
   const run = async (flags: AccountFlags, command: Command, work: (store: AccountStore) => Promise<AccountRecord[]>, single: boolean): Promise<void> => {
     const options = runtime.options(command);
-    const { openAccountStore } = await import('../accounts/open-account-store.js');
-    const store = await openAccountStore(flags.db, runtime.io.env, 1);
+    const { openConfiguredStore } = await import('../store/open-store.js');
+    const store = await openConfiguredStore(flags.db, runtime.io.env, { connections: 1 });
     try {
-      const records = (await work(store)).map((record) => ({ ok: true as const, query: record.id, value: record }));
+      const records = (await work(store.accounts)).map((record) => ({ ok: true as const, query: record.id, value: record }));
       runtime.exitCode = await emitOutcomes(runtime.io, options, ACCOUNT_SCHEMA, [records], { single, bulk: false });
     } finally {
       await store.close();
@@ -58,7 +58,7 @@ export function registerAccountsCommand(program: Command, runtime: CommandRuntim
   accounts
     .command('create')
     .description('make an account without a password (its holder sets one through a reset link)')
-    .requiredOption('--email <address>', 'the e-mail address; the domain is stored lower-cased')
+    .requiredOption('--email <address>', 'the e-mail address, stored in one canonical form')
     .addOption(new Option('--plan <plan>', 'free-account, starter, pro or enterprise, or a plan of --plans FILE (default: the plans file\'s newAccounts, free-account)'))
     .addOption(plansOption())
     .addOption(dbOption())

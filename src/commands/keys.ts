@@ -60,7 +60,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       effectivePlan(table, flags.plan, limits);
       const store = await openStore(runtime, flags);
       try {
-        const { record, key } = await store.create({ plan: flags.plan, label: flags.label ?? null, limits });
+        const { record, key } = await store.keys.create({ plan: flags.plan, label: flags.label ?? null, limits });
         const { kind, id, ...rest } = record;
         if (!options.quiet) runtime.io.stderr.write('netintel: this is the only time the key is shown; the database keeps only its hash\n');
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: id, value: { kind, id, key, ...rest } }]], {
@@ -80,7 +80,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       const options = runtime.options(command);
       const store = await openStore(runtime, flags);
       try {
-        const records = (await store.list()).map((record) => ({ ok: true as const, query: record.id, value: record }));
+        const records = (await store.keys.list()).map((record) => ({ ok: true as const, query: record.id, value: record }));
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [records], { single: false, bulk: false });
       } finally {
         await store.close();
@@ -96,7 +96,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       const options = runtime.options(command);
       const store = await openStore(runtime, flags);
       try {
-        const record = await store.revoke(id.replace(/^ni_([a-z2-7]{12})(?:_.*)?$/, '$1'));
+        const record = await store.keys.revoke(id.replace(/^ni_([a-z2-7]{12})(?:_.*)?$/, '$1'));
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: record.id, value: record }]], {
           single: true,
           bulk: false,
@@ -110,6 +110,6 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
 }
 
 async function openStore(runtime: CommandRuntime, flags: KeyFlags) {
-  const { openKeyStore } = await import('../keys/open-key-store.js');
-  return openKeyStore(flags.db, runtime.io.env, 1);
+  const { openConfiguredStore } = await import('../store/open-store.js');
+  return openConfiguredStore(flags.db, runtime.io.env, { connections: 1 });
 }

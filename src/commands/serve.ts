@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CustomFetch } from 'openid-client';
+import type { MailSenderOptions } from '../accounts/mail-sender.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { NetintelError } from '../errors.js';
+import type { Store } from '../store/open-store.js';
 import { serveLogStream } from './serve-log.js';
 
 interface ServeFlags {
@@ -137,11 +139,11 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       setMaxListeners(0, shutdown.signal);
       ctx.signal = shutdown.signal;
       const { io } = runtime;
-      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openKeyStore }, { packageRoot, defaultDataDir }, { createUsageRecorder }] = await Promise.all([
+      const [{ buildServer }, { installCrashNet }, { loadPlanTable }, { openConfiguredStore }, { packageRoot, defaultDataDir }, { createUsageRecorder }] = await Promise.all([
         import('../server/build-server.js'),
         import('../server/crash-net.js'),
         import('../keys/plans.js'),
-        import('../keys/open-key-store.js'),
+        import('../store/open-store.js'),
         import('../engine/data/data-files.js'),
         import('../server/usage-recorder.js'),
       ]);
@@ -155,24 +157,38 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       };
       const graceMs = connectionSetting('shutdownGrace', flags, io.env) ?? SHUTDOWN_GRACE_MS;
       const redisUrl = flags.redisUrl ?? (io.env.NETINTEL_REDIS_URL || undefined);
-      // The keys first: a database that cannot be reached leaves nothing else open.
-      const keys = await openKeyStore(flags.db, io.env, KEY_DB_CONNECTIONS);
+      // The database first: one that cannot be reached leaves nothing else open. It is the process's one
+      // connection to it (keys, accounts, sessions, usage and the mail outbox share it).
+      const store = await openConfiguredStore(flags.db, io.env, { connections: KEY_DB_CONNECTIONS });
+      const { keys } = store;
       let limits: Awaited<ReturnType<typeof openLimits>>;
       try {
         limits = await openLimits(redisUrl);
       } catch (error) {
-        await keys.close();
-        throw error;
-      }
-      let pages: Awaited<ReturnType<typeof openAccountPages>> | null = null;
-      try {
-        if (flags.accounts) pages = await openAccountPages(flags, io.env, options.dataDir ?? defaultDataDir(io.env));
-      } catch (error) {
-        await limits.close();
-        await keys.close();
+        await store.close();
         throw error;
       }
       let listeningUrl = '';
+      let pages: Awaited<ReturnType<typeof openAccountPages>> | null = null;
+      try {
+        if (flags.accounts) {
+          pages = await openAccountPages(flags, io.env, options.dataDir ?? defaultDataDir(io.env), store, {
+            publicUrl: () => pages?.publicUrl ?? listeningUrl,
+            onSent: (mail, delivery) =>
+              app.log.info(
+                delivery.via === 'outbox' ? { mail: mail.id, kind: mail.kind, outbox: delivery.path } : { mail: mail.id, kind: mail.kind, relay: delivery.relay, messageId: delivery.messageId },
+                delivery.via === 'outbox' ? 'mail written to the outbox (no --smtp-url given)' : 'mail sent',
+              ),
+            onFailed: (mail, error, retryAt) =>
+              app.log.error({ err: error, mail: mail.id, kind: mail.kind, attempts: mail.attempts, retryAt }, retryAt ? 'mail could not be sent; it will be tried again' : 'mail could not be sent; given up'),
+            onError: (error) => app.log.error({ err: error }, 'the mail outbox could not be read'),
+          });
+        }
+      } catch (error) {
+        await limits.close();
+        await store.close();
+        throw error;
+      }
       // Each key's usage goes to the key database in batches; a failed write is retried with the next.
       const usage = createUsageRecorder(keys, { onError: (error) => app.log.warn({ err: error }, 'usage not written to the key database') });
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -189,7 +205,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         logger: { level: flags.logLevel, stream: await serveLogStream(io) },
         version,
         ...connection,
-        ...(pages ? { accountPages: { ...pages.deps, publicUrl: () => pages.publicUrl ?? listeningUrl } } : {}),
+        ...(pages ? { accountPages: { ...pages.deps, publicUrl: () => pages!.publicUrl ?? listeningUrl } } : {}),
       });
       // An error no handler caught is logged with its request and answered 500; the server keeps serving.
       const removeCrashNet = installCrashNet(app, process);
@@ -254,7 +270,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         await ctx.close();
         if (pages) await pages.close();
         await usage.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage counted since the last write is lost: the key database did not take it'));
-        await keys.close();
+        await store.close();
         removeCrashNet();
       }
     });
@@ -262,12 +278,22 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
 
 /**
  * What the account pages need beyond the API's own parts: the account store
- * (in the key database), the mailer (an SMTP relay, else .eml files in the
- * outbox directory of the data dir), the session key, and the public URL
- * when one is given.
+ * (in the key database), the mail sender (through an SMTP relay, else .eml
+ * files in the outbox directory of the data dir) draining the outbox table,
+ * the session key, and the public URL when one is given.
  */
-async function openAccountPages(flags: ServeFlags, env: Readonly<Record<string, string | undefined>>, dataDir: string) {
-  const [{ openAccountStore }, { createMailer, redactSmtpUrl }] = await Promise.all([import('../accounts/open-account-store.js'), import('../accounts/mailer.js')]);
+async function openAccountPages(
+  flags: ServeFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  dataDir: string,
+  store: Store,
+  events: Pick<MailSenderOptions, 'onSent' | 'onFailed' | 'onError'> & { publicUrl: () => string },
+) {
+  const [{ createMailer, redactSmtpUrl, DEFAULT_TIMEOUT_MS }, { createMailSender }, { composeAccountMail }] = await Promise.all([
+    import('../accounts/mailer.js'),
+    import('../accounts/mail-sender.js'),
+    import('../web/mail-messages.js'),
+  ]);
   const given = flags.publicUrl ?? (env.NETINTEL_PUBLIC_URL ? publicUrl(env.NETINTEL_PUBLIC_URL) : undefined);
   const smtpUrl = flags.smtpUrl ?? (env.NETINTEL_SMTP_URL || undefined);
   const host = given ? new URL(given).hostname : 'localhost';
@@ -277,24 +303,21 @@ async function openAccountPages(flags: ServeFlags, env: Readonly<Record<string, 
   // Read first: a mistake in the file stops the start before anything is opened.
   const social = oidcConfig ? await openSocialLogin(oidcConfig, env) : undefined;
   const mailer = createMailer({ from, ...(smtpUrl ? { smtpUrl } : { outboxDir }) });
-  const accounts = await openAccountStore(flags.db, env, KEY_DB_CONNECTIONS);
-  try {
-    const sessionKey = await accounts.sessionKey();
-    return {
-      publicUrl: given,
-      mail: smtpUrl ? { relay: redactSmtpUrl(smtpUrl), from } : { outbox: outboxDir, from },
-      social: social ? social.providers().map((provider) => provider.id) : [],
-      deps: { accounts, mailer, sessionKey, https: given?.startsWith('https:') === true, ...(social ? { social } : {}) },
-      close: async () => {
-        mailer.close();
-        await accounts.close();
-      },
-    };
-  } catch (error) {
-    mailer.close();
-    await accounts.close();
-    throw error;
-  }
+  const sessionKey = await store.accounts.sessionKey();
+  // A claimed message is this server's for longer than one attempt can take: the relay's timeouts, or a file write.
+  const sender = createMailSender(store.outbox, mailer, { ...events, compose: composeAccountMail(store.accounts, events.publicUrl), leaseMs: smtpUrl ? 4 * DEFAULT_TIMEOUT_MS : 5_000 });
+  // Messages queued before a restart go now.
+  sender.wake();
+  return {
+    publicUrl: given,
+    mail: smtpUrl ? { relay: redactSmtpUrl(smtpUrl), from } : { outbox: outboxDir, from },
+    social: social ? social.providers().map((provider) => provider.id) : [],
+    deps: { accounts: store.accounts, mail: sender, sessionKey, https: given?.startsWith('https:') === true, ...(social ? { social } : {}) },
+    close: async () => {
+      await sender.close();
+      mailer.close();
+    },
+  };
 }
 
 /** The OpenID Connect providers of the file; their requests go through HTTPS_PROXY when one is set, as `data update`'s do. */

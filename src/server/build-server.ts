@@ -7,7 +7,7 @@ import type { EngineContext } from '../engine/context.js';
 import { ipDatabasesFor, type AccessMode } from '../engine/ip/ip-databases.js';
 import { createIpTextLookup } from '../engine/ip/lookup-ip.js';
 import { NetintelError } from '../errors.js';
-import type { ApiKeyRecord, KeyCheck, KeyStore } from '../keys/key-store.js';
+import type { ApiKeyRecord, KeyCheck, KeyStore } from '../store/key-store.js';
 import { effectivePlan, type Plan, type PlanTable } from '../keys/plans.js';
 import type { ApiContext, ApiRoute, RequestState } from './api-route.js';
 import { addressSubject, clientAddress, parseTrustedProxies, type ProxyHeader } from './client-address.js';

@@ -1,5 +1,5 @@
 import { NetintelError } from '../errors.js';
-import { utcDay, type KeyStore, type KeyUsageEntry } from '../keys/key-store.js';
+import { utcDay, type KeyStore, type KeyUsageEntry } from '../store/key-store.js';
 
 /** Counts the items each key is charged and writes them to the key database in batches. */
 export interface UsageRecorder {

@@ -3,16 +3,17 @@ import formBody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import secureSession from '@fastify/secure-session';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { normaliseEmail, type AccountRecord, type AccountStore } from '../accounts/account-store.js';
-import { createLinkToken, LINK_TOKEN_PATTERN, type LinkPurpose } from '../accounts/link-tokens.js';
-import type { MailMessage, Mailer } from '../accounts/mailer.js';
+import { canonicalEmailOrNull } from '../accounts/email-address.js';
+import { LINK_TOKEN_PATTERN, type LinkPurpose } from '../accounts/link-tokens.js';
 import { dummyVerify, hashPassword, passwordProblem, verifyPassword } from '../accounts/passwords.js';
 import { NetintelError } from '../errors.js';
-import type { KeyStore } from '../keys/key-store.js';
 import { effectivePlan, type PlanTable } from '../keys/plans.js';
 import type { LimitStore } from '../server/limits/limit-store.js';
+import type { AccountRecord, AccountStore } from '../store/account-store.js';
+import type { KeyStore } from '../store/key-store.js';
 import { DASHBOARD_SCRIPT, STYLESHEET } from './assets.js';
-import { alreadyRegisteredMail, resetMail, verificationMail } from './mail-messages.js';
+import { DEVICE_COOKIE_SECONDS, DeviceCookies, type Device } from './device-cookie.js';
+import { GATE_FULL, HashGate } from './hash-gate.js';
 import {
   checkMailPage,
   confirmLinkPage,
@@ -27,14 +28,12 @@ import {
   type Provider,
 } from './pages.js';
 import { linkableEmail, type OidcIdentity, type OidcLogin, type OidcPending } from './oidc.js';
-import { FormThrottles, type ThrottleName, type Throttled } from './throttles.js';
+import { FormThrottles, isThrottled, type Reservation, type ThrottleCheck, type Throttled } from './throttles.js';
 
 declare module '@fastify/secure-session' {
   interface SessionData {
-    /** The signed-in account. */
-    account: string;
-    /** Its session counter when signing in (AccountStore.sessionEpoch). */
-    epoch: number;
+    /** The signed-in session's id: the database holds its hash (AccountStore.startSession). */
+    sid: string;
     /** A social sign-in under way: the provider and what its callback is checked against. */
     oidc: { provider: string; pending: OidcPending };
     /** A one-time message for the next page. */
@@ -48,15 +47,18 @@ export interface AccountPagesDeps {
   plans: PlanTable;
   /** Where the form throttles count (the API's limit store: Redis when shared). */
   limits: LimitStore;
-  mailer: Mailer;
+  /** Told when a message was queued, so it goes out now rather than at the sender's next look (accounts/mail-sender.ts). */
+  mail: { wake(): void };
   /** The address people reach the server at, without a trailing slash: links in mail and the curl example use it. */
   publicUrl: () => string;
   /** Whether the pages are served over https (a public URL of https): cookies are Secure and __Host-. */
   https: boolean;
-  /** Seals the session cookies (AccountStore.sessionKey: one per database, so every server reads every session). */
+  /** Seals the session cookies and signs device cookies (AccountStore.sessionKey: one per database, so every server reads them). */
   sessionKey: Buffer;
   /** Log in with an OpenID Connect provider (oidc.ts), when any is configured. */
   social?: OidcLogin;
+  /** The way into scrypt (hash-gate.ts); one per server. */
+  hashGate?: HashGate;
   now?: () => number;
 }
 
@@ -69,16 +71,21 @@ const LABEL_MAX = 64;
 
 /**
  * The self-service pages of SPEC.md, Authentication 4: sign up (by e-mail
- * or a social login), verify the address, sign in and out, a forgotten
- * password, and the dashboard where an account makes and revokes its keys.
- * Server-rendered HTML, no script needed (one adds copy buttons).
+ * or a social login), verify the address, sign in and out, a forgotten or
+ * changed password, and the dashboard where an account makes and revokes
+ * its keys. Server-rendered HTML, no script needed (one adds copy buttons).
  *
- * Sessions are sealed cookies (@fastify/secure-session: encrypted and
+ * A session is a row of the database (AccountStore.startSession) whose id
+ * travels in a sealed cookie (@fastify/secure-session: encrypted and
  * authenticated, HttpOnly, SameSite=Lax, Secure and __Host- when the public
- * URL is https), checked against the account at every request: a disabled
- * or deleted account, or one whose sessions were ended, is signed out.
- * Every form carries a CSRF token (@fastify/csrf-protection, its secret in
- * the session); every page has security headers (@fastify/helmet).
+ * URL is https); every request looks the row up, so logging out, "log out
+ * everywhere", a password change and disabling the account end sessions on
+ * the server, whatever copies of the cookie exist. Every form carries a
+ * CSRF token (@fastify/csrf-protection, its secret in the session); every
+ * page has security headers (@fastify/helmet). Throttles are taken before
+ * any password is hashed (throttles.ts), hashing waits its turn in the hash
+ * gate (hash-gate.ts), and every message to send is a row written with what
+ * it belongs to (the mail outbox).
  */
 export function registerAccountPages(app: FastifyInstance, deps: AccountPagesDeps): void {
   // Registered in a context of their own: the form parser, session, CSRF and headers apply to these pages only.
@@ -86,10 +93,15 @@ export function registerAccountPages(app: FastifyInstance, deps: AccountPagesDep
 }
 
 async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Promise<void> {
-  const { accounts, keys, plans, mailer, social, https } = deps;
+  const { accounts, keys, plans, social, https } = deps;
   const now = deps.now ?? Date.now;
   const throttles = new FormThrottles(deps.limits, now);
+  const gate = deps.hashGate ?? new HashGate();
+  const devices = new DeviceCookies(deps.sessionKey);
+  const deviceCookie = https ? '__Host-netintel-device' : 'netintel-device';
 
+  // Forms are application/x-www-form-urlencoded, and nothing else: the API's JSON and text parsers do not apply here (415).
+  pages.removeAllContentTypeParsers();
   await pages.register(formBody, { bodyLimit: FORM_BODY_LIMIT });
   await pages.register(secureSession, {
     key: deps.sessionKey,
@@ -136,9 +148,11 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
       }));
     }
     const status = (error as FastifyError).statusCode;
-    if (error instanceof NetintelError && error.code === 'data_unavailable') {
-      request.log.error({ err: error }, 'account page failed');
-      return sendPage(reply, 503, messagePage(base, { title: 'Try again shortly', kind: 'error', text: 'The account database cannot be reached just now. Try again in a minute.' }));
+    // The account database or the throttles' store (Redis) did not answer in time: a moment later they may.
+    if (error instanceof NetintelError && (error.code === 'data_unavailable' || error.code === 'unreachable' || error.code === 'timeout')) {
+      request.log.error({ err: error }, 'account page failed: a store did not answer');
+      reply.header('retry-after', 30);
+      return sendPage(reply, 503, messagePage(base, { title: 'Try again shortly', kind: 'error', text: 'The account service cannot answer just now. Try again in a minute.' }));
     }
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return sendPage(reply, status, messagePage(base, { title: 'That did not work', kind: 'error', text: 'The request could not be read. Go back and send the form again.', next: { href: '/', label: 'Start again' } }));
@@ -147,60 +161,62 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     return sendPage(reply, 500, messagePage(base, { title: 'Something went wrong', kind: 'error', text: 'The page failed; the server logged why. Try again in a minute.' }));
   });
 
-  /** Mail goes out after the answer: its time must not tell which addresses have accounts, nor make a person wait for a relay. */
-  const sendMail = (request: FastifyRequest, message: MailMessage): void => {
-    void mailer.send(message).then(
-      (delivery) =>
-        request.log.info(
-          delivery.via === 'outbox' ? { subject: message.subject, outbox: delivery.path } : { subject: message.subject, relay: delivery.relay, messageId: delivery.messageId },
-          delivery.via === 'outbox' ? 'mail written to the outbox (no --smtp-url given)' : 'mail sent',
-        ),
-      (error: unknown) => request.log.error({ err: error, subject: message.subject }, 'mail could not be sent'),
-    );
-  };
+  const client = (request: FastifyRequest) => request.netintel.client;
 
-  /** Runs work after the answer, logging a failure; for the paths that must answer alike whatever they find. */
-  const later = (request: FastifyRequest, what: string, work: () => Promise<void>): void => {
-    void work().catch((error: unknown) => request.log.error({ err: error }, what));
-  };
-
-  const linkTo = async (account: AccountRecord, purpose: LinkPurpose): Promise<string> => {
-    const token = createLinkToken(purpose, new Date(now()));
-    await accounts.storeLink({ accountId: account.id, purpose, tokenHash: token.hash, expiresAt: token.expiresAt });
-    // The token in the path keeps a link to 76 characters on most hosts, a line mail does not wrap (RFC 2045 §6.7).
-    return `${deps.publicUrl()}/${purpose === 'verify-email' ? 'verify' : 'reset'}/${token.token}`;
-  };
-
-  /** The signed-in account, or null; a session that no longer holds (deleted, disabled, ended) is cleared. */
+  /** The signed-in account, or null; a session that no longer holds (ended, expired, account deleted or disabled) is cleared. */
   const signedIn = async (request: FastifyRequest): Promise<AccountRecord | null> => {
-    const id = request.session.get('account');
-    if (typeof id !== 'string') return null;
-    const account = await accounts.byId(id);
-    if (account === null || account.disabledAt !== null || (await accounts.sessionEpoch(id)) !== request.session.get('epoch')) {
-      request.session.set('account', undefined);
-      request.session.set('epoch', undefined);
-      return null;
-    }
+    const sid = request.session.get('sid');
+    if (typeof sid !== 'string') return null;
+    const account = await accounts.sessionAccount(sid);
+    if (account === null) request.session.set('sid', undefined);
     return account;
   };
 
-  const signIn = async (request: FastifyRequest, account: AccountRecord): Promise<void> => {
+  const signIn = async (request: FastifyRequest, reply: FastifyReply, account: AccountRecord): Promise<void> => {
     // A new session at sign-in, so one planted before it (session fixation) holds nothing afterwards.
     request.session.regenerate();
-    request.session.set('account', account.id);
-    request.session.set('epoch', await accounts.sessionEpoch(account.id));
+    request.session.set('sid', await accounts.startSession(account.id, SESSION_SECONDS * 1000));
+    // This browser is now one the account knows: failures elsewhere do not block it (throttles.ts).
+    reply.setCookie(deviceCookie, devices.issue(account.id), { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge: DEVICE_COOKIE_SECONDS });
+  };
+
+  /** The device cookie of the browser, when it names `account`. */
+  const knownDevice = (request: FastifyRequest, account: AccountRecord | null): Device | null => {
+    const device = devices.read(request.cookies[deviceCookie]);
+    return device !== null && account !== null && device.accountId === account.id ? device : null;
+  };
+
+  /** The throttles of a message to `email` caused by this request. */
+  const mailChecks = (request: FastifyRequest, email: string, account: AccountRecord | null): ThrottleCheck[] => {
+    const device = knownDevice(request, account);
+    return [['mailByAddressAndClient', `${email} ${client(request)}`], device ? ['mailByDevice', device.id] : ['mailByAddress', email]];
+  };
+
+  /** Hashing in its turn (hash-gate.ts); null when too much is waiting, after giving back what the request reserved. */
+  const hashing = async <T>(request: FastifyRequest, reservation: Reservation, work: () => Promise<T>): Promise<T | null> => {
+    const result = await gate.run(client(request), work);
+    if (result !== GATE_FULL) return result;
+    await reservation.refund();
+    return null;
   };
 
   const base = (reply: FastifyReply, account: AccountRecord | null) => ({ csrf: reply.generateCsrf(), signedIn: account?.email ?? null });
   const providers = (): Provider[] => social?.providers() ?? [];
 
-  const throttledPage = (reply: FastifyReply, throttled: Throttled, account: AccountRecord | null) => {
-    const minutes = Math.ceil(throttled.retryAfterSeconds / 60);
-    reply.header('retry-after', throttled.retryAfterSeconds);
+  const throttledPage = (reply: FastifyReply, throttled: Throttled | null, account: AccountRecord | null) => {
+    const seconds = throttled?.retryAfterSeconds ?? 1;
+    const minutes = Math.ceil(seconds / 60);
+    reply.header('retry-after', seconds);
+    const mail = throttled !== null && throttled.by.startsWith('mail');
     return sendPage(reply, 429, messagePage(base(reply, account), {
       title: 'Too many attempts',
       kind: 'error',
-      text: `Too many attempts for now. Wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.`,
+      text:
+        throttled === null
+          ? 'Too many attempts at once. Wait a moment and try again.'
+          : mail
+            ? `We have sent several messages to this address lately. Use the newest one in your mailbox (only its link works), or wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.`
+            : `Too many attempts for now. Wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.`,
       next: { href: '/forgot', label: 'Forgotten your password?' },
     }));
   };
@@ -221,27 +237,33 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
   pages.post('/signup', protect, async (request, reply) => {
     const body = formFields(request.body);
     const typed = body.email.trim();
-    const email = emailOrNull(typed);
+    const email = canonicalEmailOrNull(typed);
     const problem = passwordProblem(body.password);
     if (email === null || problem !== null) {
       return sendPage(reply, 400, signUpPage(base(reply, null), {
         providers: providers(),
         email: typed,
-        errors: { ...(email === null ? { email: 'Enter an e-mail address such as name@example.com.' } : {}), ...(problem !== null ? { password: `${capitalise(problem)}.` } : {}) },
+        errors: {
+          ...(email === null ? { email: 'Enter an e-mail address such as name@example.com, without spaces or invisible characters.' } : {}),
+          ...(problem !== null ? { password: `${capitalise(problem)}.` } : {}),
+        },
       }));
     }
-    const throttled = await throttles.charge([['signUpsByClient', request.netintel.client], ['mailByEmail', email]]);
-    if (throttled) return throttledPage(reply, throttled, null);
-    // Both paths hash the password and answer alike; what differs happens after the answer.
-    const [existing, passwordHash] = await Promise.all([accounts.byEmail(email), hashPassword(body.password)]);
-    later(request, 'sign-up failed', async () => {
-      if (existing !== null) {
-        sendMail(request, alreadyRegisteredMail(existing.email, `${deps.publicUrl()}/login`, `${deps.publicUrl()}/forgot`));
-        return;
+    const existing = await accounts.byEmail(email);
+    const reservation = await throttles.reserve([['signUpsByClient', client(request)], ...mailChecks(request, email, existing)]);
+    if (isThrottled(reservation)) return throttledPage(reply, reservation, null);
+    // Both paths hash the password and write one message to send, so the answer does not tell whether the address had an account.
+    const passwordHash = await hashing(request, reservation, () => hashPassword(body.password));
+    if (passwordHash === null) return throttledPage(reply, null, null);
+    await accounts.atomically(async (tx) => {
+      const account = await tx.createIfAbsent({ email, passwordHash, plan: plans.newAccounts });
+      if (account !== null) await tx.queueMail('verify-email', account.id, account.email);
+      else {
+        const holder = await tx.byEmail(email);
+        await tx.queueMail('already-registered', holder?.id ?? null, email);
       }
-      const account = await accounts.create({ email, passwordHash, plan: plans.newAccounts });
-      sendMail(request, verificationMail(account.email, await linkTo(account, 'verify-email')));
     });
+    deps.mail.wake();
     return sendPage(reply, 200, checkMailPage(base(reply, null), { email, what: 'verify' }));
   });
 
@@ -255,28 +277,46 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
 
   pages.post('/login', protect, async (request, reply) => {
     const body = formFields(request.body);
-    const email = emailOrNull(body.email);
-    const checks: Array<readonly [ThrottleName, string]> = [['signInFailuresByClient', request.netintel.client]];
-    if (email !== null) checks.push(['signInFailuresByEmail', email]);
-    const throttled = await throttles.check(checks);
-    if (throttled) return throttledPage(reply, throttled, null);
+    const email = canonicalEmailOrNull(body.email);
     const account = email === null ? null : await accounts.byEmail(email);
+    const device = knownDevice(request, account);
+    // Taken before the password is checked: of any burst, only as many passwords are checked as the throttles allow.
+    const checks: ThrottleCheck[] = device
+      ? [['signInByDevice', device.id]]
+      : [['signInByClient', client(request)], ...(email === null ? [] : ([['signInByAddressAndClient', `${email} ${client(request)}`], ['signInByAddress', email]] as const))];
+    const reservation = await throttles.reserve(checks);
+    if (isThrottled(reservation)) return throttledPage(reply, reservation, null);
     const stored = account === null ? null : await accounts.passwordHash(account.id);
     // An address without an account (or without a password) costs what a wrong password does.
-    const matches = stored === null ? await dummyVerify(body.password) : await verifyPassword(body.password, stored);
+    const matches = await hashing(request, reservation, () => (stored === null ? dummyVerify(body.password) : verifyPassword(body.password, stored)));
+    if (matches === null) return throttledPage(reply, null, null);
     if (!matches || account === null) {
-      await throttles.charge(checks);
       return sendPage(reply, 401, logInPage(base(reply, null), { providers: providers(), email: body.email.trim(), error: 'Wrong e-mail address or password.' }));
     }
+    // The right password: the attempt is given back, so the owner's own sign-ins never use up a throttle.
+    await reservation.refund();
     if (account.disabledAt !== null) {
       return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
     }
-    await signIn(request, account);
+    await signIn(request, reply, account);
     return reply.redirect('/dashboard', 303);
   });
 
   pages.post('/logout', protect, async (request, reply) => {
+    const sid = request.session.get('sid');
+    if (typeof sid === 'string') await accounts.endSession(sid);
     request.session.delete();
+    return reply.redirect('/login', 303);
+  });
+
+  pages.post('/logout/everywhere', protect, async (request, reply) => {
+    const account = await signedIn(request);
+    if (account === null) return reply.redirect('/login', 303);
+    const ended = await accounts.endSessions(account.id);
+    request.log.info({ account: account.id, sessions: ended }, 'every session of the account ended by its holder');
+    // A fresh session (the old one is ended with everything in it) carries the notice.
+    request.session.regenerate();
+    request.session.set('flash', `You are logged out everywhere (${ended} ${ended === 1 ? 'session' : 'sessions'}).`);
     return reply.redirect('/login', 303);
   });
 
@@ -285,7 +325,7 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     pages.get<{ Params: { token: string } }>(`/${what}/:token`, async (request, reply) => {
       const token = linkToken(request.params.token);
       const account = await signedIn(request);
-      const holder = token === null ? null : await accounts.linkHolder(token, purpose, new Date(now()));
+      const holder = token === null ? null : await accounts.linkHolder(token, purpose);
       if (token === null || holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, account), what));
       return sendPage(reply, 200, confirmLinkPage(base(reply, account), { token, what, email: holder.email }));
     });
@@ -295,7 +335,7 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
   pages.post('/verify', protect, async (request, reply) => {
     const token = formFields(request.body).token;
     const current = await signedIn(request);
-    const id = LINK_TOKEN_PATTERN.test(token) ? await accounts.consumeLink(token, 'verify-email', new Date(now())) : null;
+    const id = LINK_TOKEN_PATTERN.test(token) ? await accounts.consumeLink(token, 'verify-email') : null;
     if (id === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'verify'));
     await accounts.markVerified(id);
     if (current?.id === id) {
@@ -310,10 +350,11 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     const account = await signedIn(request);
     if (account === null) return reply.redirect('/login', 303);
     if (account.emailVerifiedAt === null) {
-      const throttled = await throttles.charge([['mailByEmail', account.email]]);
-      if (throttled) return throttledPage(reply, throttled, account);
-      sendMail(request, verificationMail(account.email, await linkTo(account, 'verify-email')));
-      request.session.set('flash', `We sent a new link to ${account.email}.`);
+      const reservation = await throttles.reserve(mailChecks(request, account.email, account));
+      if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
+      await accounts.queueMail('verify-email', account.id, account.email);
+      deps.mail.wake();
+      request.session.set('flash', `We sent a new link to ${account.email}. Only the newest link works.`);
     }
     return reply.redirect('/dashboard', 303);
   });
@@ -322,16 +363,14 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
 
   pages.post('/forgot', protect, async (request, reply) => {
     const typed = formFields(request.body).email.trim();
-    const email = emailOrNull(typed);
+    const email = canonicalEmailOrNull(typed);
     const current = await signedIn(request);
     if (email === null) return sendPage(reply, 400, forgotPage(base(reply, current), { email: typed, error: 'Enter the e-mail address of your account.' }));
-    const throttled = await throttles.charge([['resetsByClient', request.netintel.client], ['mailByEmail', email]]);
-    if (throttled) return throttledPage(reply, throttled, current);
-    const account = await accounts.byEmail(email);
-    later(request, 'password reset failed', async () => {
-      if (account === null || account.disabledAt !== null) return;
-      sendMail(request, resetMail(account.email, await linkTo(account, 'reset-password')));
-    });
+    const reservation = await throttles.reserve([['resetsByClient', client(request)], ...mailChecks(request, email, await accounts.byEmail(email))]);
+    if (isThrottled(reservation)) return throttledPage(reply, reservation, current);
+    // Queued for any address alike (one write either way): whether it has an account is looked up when the message is made.
+    await accounts.queueMail('reset-password', null, email);
+    deps.mail.wake();
     return sendPage(reply, 200, checkMailPage(base(reply, current), { email, what: 'reset' }));
   });
 
@@ -343,24 +382,38 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     if (!LINK_TOKEN_PATTERN.test(body.token)) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
     // The password is checked before the link is used, so a refused password does not spend it.
     const problem = passwordProblem(body.password);
+    const holder = await accounts.linkHolder(body.token, 'reset-password');
+    if (holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
     if (problem !== null) {
-      const holder = await accounts.linkHolder(body.token, 'reset-password', new Date(now()));
-      if (holder === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
       return sendPage(reply, 400, confirmLinkPage(base(reply, current), { token: body.token, what: 'reset', email: holder.email, error: `${capitalise(problem)}.` }));
     }
-    const id = await accounts.consumeLink(body.token, 'reset-password', new Date(now()));
-    if (id === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
-    await accounts.setPasswordHash(id, await hashPassword(body.password));
-    // The link came by mail: the address is the holder's.
-    await accounts.markVerified(id);
-    await accounts.endSessions(id);
+    const reservation = await throttles.reserve([['resetsByClient', client(request)]]);
+    if (isThrottled(reservation)) return throttledPage(reply, reservation, current);
+    const passwordHash = await hashing(request, reservation, () => hashPassword(body.password));
+    if (passwordHash === null) return throttledPage(reply, null, current);
+    const changed = await accounts.atomically(async (tx) => {
+      const id = await tx.consumeLink(body.token, 'reset-password');
+      if (id === null) return false;
+      // Setting the password ends every other link; the link came by mail, so the address is the holder's.
+      await tx.setPasswordHash(id, passwordHash);
+      await tx.markVerified(id);
+      await tx.endSessions(id);
+      return true;
+    });
+    if (!changed) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'reset'));
     // A fresh session (not a deleted one, whose cookie is cleared with everything in it) carries the notice.
     request.session.regenerate();
-    request.session.set('flash', 'Your password is changed, and every other session is logged out. Log in with the new password.');
+    request.session.set('flash', 'Your password is changed, and every session is logged out. Log in with the new password.');
     return reply.redirect('/login', 303);
   });
 
-  const dashboard = async (reply: FastifyReply, account: AccountRecord, extra: { newKey?: { key: string; label: string | null }; notice?: string; error?: string }, status = 200) => {
+  const dashboard = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    account: AccountRecord,
+    extra: { newKey?: { key: string; label: string | null }; notice?: string; error?: string; passwordError?: string },
+    status = 200,
+  ) => {
     const records = await accounts.keysOf(account.id);
     const usage = await keys.usage(records.map((record) => record.id), new Date(now()));
     const rows: KeyRow[] = records.map((record) => ({
@@ -369,7 +422,8 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
       month: usage.get(record.id)?.month ?? 0,
     }));
     const plan = effectivePlan(plans, account.plan, null);
-    return sendPage(reply, status, dashboardPage(base(reply, account), { account, plan, keys: rows, publicUrl: deps.publicUrl(), ...extra }));
+    const sessions = await accounts.sessionCount(account.id);
+    return sendPage(reply, status, dashboardPage(base(reply, account), { account, plan, keys: rows, sessions, publicUrl: deps.publicUrl(), ...extra }));
   };
 
   pages.get('/dashboard', async (request, reply) => {
@@ -377,31 +431,58 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     if (account === null) return reply.redirect('/login', 303);
     const flash = request.session.get('flash');
     if (flash) request.session.set('flash', undefined);
-    return dashboard(reply, account, flash ? { notice: flash } : {});
+    return dashboard(request, reply, account, flash ? { notice: flash } : {});
   });
 
   pages.post('/dashboard/keys', protect, async (request, reply) => {
     const account = await signedIn(request);
     if (account === null) return reply.redirect('/login', 303);
-    if (account.emailVerifiedAt === null) return dashboard(reply, account, { error: 'Verify your e-mail address first: keys are made only for verified addresses.' }, 403);
+    if (account.emailVerifiedAt === null) return dashboard(request, reply, account, { error: 'Verify your e-mail address first: keys are made only for verified addresses.' }, 403);
     const active = (await accounts.keysOf(account.id)).filter((record) => record.revokedAt === null);
     if (active.length >= MAX_KEYS_PER_ACCOUNT) {
-      return dashboard(reply, account, { error: `An account holds at most ${MAX_KEYS_PER_ACCOUNT} active keys. Revoke one you no longer use first.` }, 409);
+      return dashboard(request, reply, account, { error: `An account holds at most ${MAX_KEYS_PER_ACCOUNT} active keys. Revoke one you no longer use first.` }, 409);
     }
     const label = cleanLabel(formFields(request.body).label);
     const created = await keys.create({ plan: account.plan, label, accountId: account.id });
     request.log.info({ account: account.id, key: created.record.id }, 'key made in the dashboard');
-    return dashboard(reply, account, { newKey: { key: created.key, label } }, 201);
+    return dashboard(request, reply, account, { newKey: { key: created.key, label } }, 201);
   });
 
   pages.post<{ Params: { id: string } }>('/dashboard/keys/:id/revoke', protect, async (request, reply) => {
     const account = await signedIn(request);
     if (account === null) return reply.redirect('/login', 303);
     const owned = (await accounts.keysOf(account.id)).find((record) => record.id === request.params.id);
-    if (owned === undefined) return dashboard(reply, account, { error: 'No key of this account has that id.' }, 404);
+    if (owned === undefined) return dashboard(request, reply, account, { error: 'No key of this account has that id.' }, 404);
     await keys.revoke(owned.id);
     request.log.info({ account: account.id, key: owned.id }, 'key revoked in the dashboard');
     request.session.set('flash', `Key ${owned.label ? `“${owned.label}” ` : ''}(${owned.id}) is revoked: requests with it are refused from now on.`);
+    return reply.redirect('/dashboard', 303);
+  });
+
+  pages.post('/account/password', protect, async (request, reply) => {
+    const account = await signedIn(request);
+    if (account === null) return reply.redirect('/login', 303);
+    const body = formFields(request.body);
+    const stored = await accounts.passwordHash(account.id);
+    const problem = passwordProblem(body.password);
+    if (stored === null) return dashboard(request, reply, account, { passwordError: 'This account has no password: set one with a link from the forgotten-password page.' }, 400);
+    if (problem !== null) return dashboard(request, reply, account, { passwordError: `${capitalise(problem)}.` }, 400);
+    // The current password is a sign-in attempt: a stolen session cannot guess it faster than the log-in form allows.
+    const reservation = await throttles.reserve([['signInByClient', client(request)], ['signInByAddress', account.email]]);
+    if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
+    const outcome = await hashing(request, reservation, async () => ((await verifyPassword(body.current, stored)) ? { hashed: await hashPassword(body.password) } : 'wrong'));
+    if (outcome === null) return throttledPage(reply, null, account);
+    if (outcome === 'wrong') return dashboard(request, reply, account, { passwordError: 'That is not the current password of this account.' }, 403);
+    const { hashed } = outcome;
+    await reservation.refund();
+    const sid = request.session.get('sid')!;
+    const ended = await accounts.atomically(async (tx) => {
+      // Setting it ends every unused link; every other session ends too.
+      await tx.setPasswordHash(account.id, hashed);
+      return tx.endSessions(account.id, sid);
+    });
+    request.log.info({ account: account.id, sessions: ended }, 'password changed by its holder');
+    request.session.set('flash', `Your password is changed. ${ended === 0 ? 'No other session was open.' : `${ended} other ${ended === 1 ? 'session is' : 'sessions are'} logged out.`}`);
     return reply.redirect('/dashboard', 303);
   });
 
@@ -415,15 +496,25 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
     const account = await signedIn(request);
     if (account === null) return reply.redirect('/login', 303);
     const body = formFields(request.body);
-    const confirmed = account.hasPassword
-      ? await verifyPassword(body.password, (await accounts.passwordHash(account.id)) ?? '')
-      : emailOrNull(body.email) === account.email;
+    let confirmed: boolean;
+    if (account.hasPassword) {
+      const reservation = await throttles.reserve([['signInByClient', client(request)], ['signInByAddress', account.email]]);
+      if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
+      const stored = (await accounts.passwordHash(account.id)) ?? '';
+      const matches = await hashing(request, reservation, () => verifyPassword(body.password, stored));
+      if (matches === null) return throttledPage(reply, null, account);
+      if (matches) await reservation.refund();
+      confirmed = matches;
+    } else {
+      confirmed = canonicalEmailOrNull(body.email) === account.email;
+    }
     if (!confirmed) {
       return sendPage(reply, 403, deleteAccountPage(base(reply, account), { account, error: account.hasPassword ? 'That is not the password of this account.' : 'That is not the address of this account.' }));
     }
     await accounts.delete(account.id);
     request.log.info({ account: account.id }, 'account deleted by its holder');
     request.session.delete();
+    reply.clearCookie(deviceCookie, { path: '/' });
     return sendPage(reply, 200, messagePage({ csrf: '', signedIn: null }, { title: 'Account deleted', text: 'The account and its keys are deleted.', next: { href: '/signup', label: 'Sign up again' } }));
   });
 
@@ -454,26 +545,19 @@ async function accountPages(pages: FastifyInstance, deps: AccountPagesDeps): Pro
       }
       // An account is linked by an address the provider has verified, and by nothing else.
       const email = linkableEmail(identity);
-      if (email === null) return failed('That account has no verified e-mail address, so it cannot be linked to one here. Verify the address with the provider, or sign up with your e-mail address.');
-      let account = await accounts.byEmail(email);
-      if (account === null) {
-        try {
-          account = await accounts.create({ email, passwordHash: null, plan: plans.newAccounts });
-        } catch (error) {
-          // Made by a request at the same moment: use it.
-          account = await accounts.byEmail(email);
-          if (account === null) throw error;
-        }
-      }
-      if (account.disabledAt !== null) return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
-      if (account.emailVerifiedAt === null) {
+      if (email === null) return failed('That account has no verified e-mail address that can be used here. Verify the address with the provider, or sign up with your e-mail address.');
+      const account = await accounts.atomically(async (tx) => {
+        const found = (await tx.byEmail(email)) ?? (await tx.createIfAbsent({ email, passwordHash: null, plan: plans.newAccounts })) ?? (await tx.byEmail(email));
+        if (found === null || found.disabledAt !== null || found.emailVerifiedAt !== null) return found;
         // An unverified account with this address was made by someone who never proved it theirs: its password
         // and sessions are dropped, so that whoever chose them cannot use the account the owner now takes over.
-        await accounts.setPasswordHash(account.id, null);
-        await accounts.endSessions(account.id);
-        account = await accounts.markVerified(account.id);
-      }
-      await signIn(request, account);
+        await tx.setPasswordHash(found.id, null);
+        await tx.endSessions(found.id);
+        return tx.markVerified(found.id);
+      });
+      if (account === null) return failed('Sign-in did not complete. Try again.');
+      if (account.disabledAt !== null) return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
+      await signIn(request, reply, account);
       return reply.redirect('/dashboard', 303);
     });
   }
@@ -484,30 +568,19 @@ function sendPage(reply: FastifyReply, status: number, body: string): FastifyRep
 }
 
 /** The fields of a form as strings: absent, repeated or odd values read as empty. */
-function formFields(body: unknown): { email: string; password: string; token: string; label: string } {
+function formFields(body: unknown): { email: string; password: string; current: string; token: string; label: string } {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const text = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : '');
-  return { email: text('email'), password: text('password'), token: text('token'), label: text('label') };
+  return { email: text('email'), password: text('password'), current: text('current'), token: text('token'), label: text('label') };
 }
 
 function linkToken(text: string): string | null {
   return LINK_TOKEN_PATTERN.test(text) ? text : null;
 }
 
-/** The normalised address, or null for text that is not one (the forms say so next to the field). */
-function emailOrNull(text: string): string | null {
-  try {
-    const email = normaliseEmail(text);
-    // Forms take what a person types: one @, a dot in the domain, nothing a mail header would choke on.
-    return /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/.test(email) ? email : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A key's label: trimmed, control characters dropped, at most LABEL_MAX characters; null when empty. */
 function cleanLabel(text: string): string | null {
-  const cleaned = [...text.replace(/\p{Cc}/gu, '').trim()].slice(0, LABEL_MAX).join('');
+  const cleaned = [...text.replace(/[\p{Cc}\p{Cf}]/gu, '').trim()].slice(0, LABEL_MAX).join('');
   return cleaned === '' ? null : cleaned;
 }
 

@@ -1,4 +1,6 @@
 import type { MailMessage } from '../accounts/mailer.js';
+import type { AccountOperations } from '../store/account-store.js';
+import type { QueuedMail } from '../store/mail-outbox-store.js';
 
 /**
  * The messages the account pages send: plain text, links on lines of their
@@ -59,5 +61,30 @@ export function resetMail(to: string, link: string): MailMessage {
       'The link works once, for one hour. If you did not ask, ignore this',
       'message; your password stays as it is.',
     ].join('\n'),
+  };
+}
+
+/**
+ * Makes the message of a queued row when it is sent (accounts/mail-sender.ts),
+ * with a new link where it needs one: a link made now is the newest of its
+ * kind, which the older ones give way to. Null when there is nothing to send
+ * any more: the account is gone or disabled, or verified already.
+ */
+export function composeAccountMail(accounts: AccountOperations, publicUrl: () => string): (mail: QueuedMail) => Promise<MailMessage | null> {
+  const url = (path: string) => `${publicUrl()}${path}`;
+  return async (mail) => {
+    const account = mail.accountId !== null ? await accounts.byId(mail.accountId) : await accounts.byEmail(mail.recipient);
+    if (account === null || account.disabledAt !== null) return null;
+    switch (mail.kind) {
+      case 'verify-email': {
+        if (account.emailVerifiedAt !== null) return null;
+        // The token in the path keeps a link to 76 characters on most hosts, a line mail does not wrap (RFC 2045 §6.7).
+        return verificationMail(account.email, url(`/verify/${(await accounts.issueLink(account.id, 'verify-email')).token}`));
+      }
+      case 'already-registered':
+        return alreadyRegisteredMail(account.email, url('/login'), url('/forgot'));
+      case 'reset-password':
+        return resetMail(account.email, url(`/reset/${(await accounts.issueLink(account.id, 'reset-password')).token}`));
+    }
   };
 }

@@ -21,7 +21,7 @@
  */
 
 import * as client from 'openid-client';
-import { normaliseEmail } from '../accounts/account-store.js';
+import { canonicalEmailOrNull } from '../accounts/email-address.js';
 import { NetintelError, type ErrorCode } from '../errors.js';
 import type { OidcProviderConfig } from './oidc-config.js';
 
@@ -82,16 +82,13 @@ const CLOCK_SLACK_MS = 60_000;
  * provider vouches for (`email_verified: true`, OpenID Connect Core 1.0 §5.1)
  * links a login to an existing account: an unverified address could be any
  * address someone typed at the provider, and linking by it would hand that
- * account over to them. The address comes back in the form the account
- * store keeps (normaliseEmail), so it can be looked up as it is.
+ * account over to them. The address comes back in the one form the account
+ * store keeps (canonicalEmail), so it can be looked up as it is; an address
+ * that has none (control or direction characters in it) links nothing.
  */
 export function linkableEmail(identity: OidcIdentity): string | null {
   if (!identity.emailVerified || identity.email === null) return null;
-  try {
-    return normaliseEmail(identity.email);
-  } catch {
-    return null;
-  }
+  return canonicalEmailOrNull(identity.email);
 }
 
 export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLoginOptions = {}): OidcLogin {

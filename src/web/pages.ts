@@ -1,7 +1,7 @@
-import type { AccountRecord } from '../accounts/account-store.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../accounts/passwords.js';
-import type { ApiKeyRecord } from '../keys/key-store.js';
 import type { Plan } from '../keys/plans.js';
+import type { AccountRecord } from '../store/account-store.js';
+import type { ApiKeyRecord } from '../store/key-store.js';
 import { html, type Html } from './html.js';
 import { csrfField, field, message, page, type Frame } from './layout.js';
 
@@ -102,7 +102,7 @@ export function linkNotValidPage(base: Base, what: 'verify' | 'reset'): string {
   return page(
     { ...base, title: 'Link not valid', narrow: true },
     html`<h1>This link does not work any more</h1>
-${message('error', 'The link was used already, has expired, or was not made here.')}
+${message('error', 'The link was used already, has expired, was replaced by a newer one, or was not made here. Only the newest link we sent works.')}
 <p>${
       what === 'verify'
         ? html`Log in and ask for a new verification message from the dashboard, or <a href="/signup">sign up</a> again.`
@@ -138,10 +138,14 @@ export interface DashboardView {
   keys: readonly KeyRow[];
   /** The server's public address, for the curl example. */
   publicUrl: string;
+  /** Sessions of the account that are open (this one included). */
+  sessions: number;
   /** A key just made: shown this once. */
   newKey?: { key: string; label: string | null };
   notice?: string;
   error?: string;
+  /** What is wrong with the password change just tried. */
+  passwordError?: string;
 }
 
 const count = (value: number) => value.toLocaleString('en-US');
@@ -228,6 +232,22 @@ ${csrfField(base.csrf)}
 <pre id="curl-example">${curl}</pre>
 <button class="secondary copy" type="button" data-copy="curl-example" hidden>Copy command</button>
 <p>The key goes in the <code>X-API-Key</code> header. Every endpoint is described in the <a href="/docs">API docs</a>.</p>
+</section>
+<section aria-labelledby="security">
+<h2 id="security">Sign-in</h2>
+${
+  account.hasPassword
+    ? html`${view.passwordError ? message('error', 'Please correct the fields marked below.') : ''}
+<form method="post" action="/account/password" novalidate>
+${csrfField(base.csrf)}
+${field({ name: 'current', label: 'Current password', type: 'password', autocomplete: 'current-password' })}
+${field({ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', hint: `${PASSWORD_HINT} Every other session is logged out.`, error: view.passwordError })}
+<button type="submit" class="secondary">Change password</button>
+</form>`
+    : html`<p>This account signs in through another provider and has no password.</p>`
+}
+<p>${view.sessions === 1 ? 'This is the only session open.' : `${count(view.sessions)} sessions are open, this one included.`}</p>
+<form method="post" action="/logout/everywhere">${csrfField(base.csrf)}<button class="secondary" type="submit">Log out everywhere</button></form>
 </section>
 <section aria-labelledby="danger">
 <h2 id="danger">Delete the account</h2>

@@ -5,28 +5,30 @@
  * and migrations over a keys database of the previous schema.
  */
 import Database from 'better-sqlite3';
-import fc from 'fast-check';
 import pg from 'pg';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { normaliseEmail, type AccountStore } from '../../src/accounts/account-store.js';
-import { createLinkToken } from '../../src/accounts/link-tokens.js';
-import { openPostgresAccountStore } from '../../src/accounts/postgres-account-store.js';
-import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.js';
-import type { KeyStore } from '../../src/keys/key-store.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountStore } from '../../src/store/account-store.js';
+import type { KeyStore } from '../../src/store/key-store.js';
 import { loadPlanTable } from '../../src/keys/plans.js';
-import { openPostgresKeyStore } from '../../src/keys/postgres-key-store.js';
-import { POSTGRES_MIGRATIONS } from '../../src/keys/postgres-migrations.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
-import { SQLITE_MIGRATIONS } from '../../src/keys/sqlite-schema.js';
+import type { MailOutboxStore } from '../../src/store/mail-outbox-store.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { spawnCli, tempDir } from '../support/cli.js';
 import { findPostgres, startPostgresServer, type PostgresTestServer } from '../support/postgres.js';
+import { accountStoreAt, keyStoreAt, openStore } from '../support/stores.js';
 
 interface Stores {
   accounts: AccountStore;
   keys: KeyStore;
+  outbox: MailOutboxStore;
+  /** A second server on the same database: its own connections (PostgreSQL) or handle (SQLite). */
+  other: { accounts: AccountStore; outbox: MailOutboxStore };
   close(): Promise<void>;
 }
+
+/** The stores' clock: tests move it to expire links and sessions. */
+let clockMs = Date.UTC(2030, 0, 1, 10, 0, 0);
+const now = () => new Date(clockMs);
 
 const programs = findPostgres();
 if (programs === null) console.warn('SKIPPING the PostgreSQL half of test/accounts/account-store.test.ts: initdb/postgres not found');
@@ -48,55 +50,22 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
+async function bothOn(target: string): Promise<Stores> {
+  const store = await openStore(target, { recheckMs: 0, now });
+  const other = await openStore(target, { recheckMs: 0, now });
+  return {
+    keys: store.keys,
+    accounts: store.accounts,
+    outbox: store.outbox,
+    other: { accounts: other.accounts, outbox: other.outbox },
+    close: async () => void (await Promise.all([store.close(), other.close()])),
+  };
+}
+
 const backends: Array<{ name: string; skip: boolean; open(): Promise<Stores> }> = [
-  {
-    name: 'SQLite',
-    skip: false,
-    async open() {
-      const path = sqlitePath();
-      const keys = openSqliteKeyStore(path, { recheckMs: 0 });
-      const accounts = openSqliteAccountStore(path);
-      return { keys, accounts, close: async () => void (await Promise.all([keys.close(), accounts.close()])) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: programs === null,
-    async open() {
-      const url = await postgres!.createDatabase(`accounts_${++databases}`);
-      const keys = await openPostgresKeyStore(url);
-      const accounts = await openPostgresAccountStore(url);
-      return { keys, accounts, close: async () => void (await Promise.all([keys.close(), accounts.close()])) };
-    },
-  },
+  { name: 'SQLite', skip: false, open: () => bothOn(sqlitePath()) },
+  { name: 'PostgreSQL', skip: programs === null, open: async () => bothOn(await postgres!.createDatabase(`accounts_${++databases}`)) },
 ];
-
-describe('normaliseEmail', () => {
-  it('trims and lower-cases the domain only, and is idempotent', () => {
-    expect(normaliseEmail('  Ada.L@Example.COM \n')).toBe('Ada.L@example.com');
-    const part = fc.stringMatching(/^[A-Za-z0-9._+-]{1,20}$/);
-    fc.assert(
-      fc.property(part, part, fc.constantFrom('', ' ', '\t'), (local, domain, pad) => {
-        const once = normaliseEmail(`${pad}${local}@${domain}${pad}`);
-        expect(once).toBe(`${local}@${domain.toLowerCase()}`);
-        expect(normaliseEmail(once)).toBe(once);
-      }),
-    );
-  });
-
-  it('refuses anything that is not local@domain with a usage error', () => {
-    for (const bad of ['', 'ada', '@example.com', 'ada@', 'a b@example.com']) expect(() => normaliseEmail(bad)).toThrow(expect.objectContaining({ code: 'usage' }));
-    fc.assert(
-      fc.property(fc.string(), (text) => {
-        try {
-          expect(normaliseEmail(text)).toContain('@');
-        } catch (error) {
-          expect((error as { code?: string }).code).toBe('usage');
-        }
-      }),
-    );
-  });
-});
 
 for (const backend of backends) {
   describe.skipIf(backend.skip)(`the ${backend.name} account store`, () => {
@@ -109,7 +78,7 @@ for (const backend of backends) {
     });
     const plans = loadPlanTable();
 
-    it('keeps one account per e-mail address, whatever the case of its domain', async () => {
+    it('keeps one account per e-mail address, whatever the spelling of its domain', async () => {
       const made = await stores.accounts.create({ email: ' ada@Example.ORG ', passwordHash: 'scrypt$x' });
       expect(made).toMatchObject({ kind: 'account', email: 'ada@example.org', plan: 'free', hasPassword: true, emailVerifiedAt: null, disabledAt: null });
       expect(made.id).toMatch(/^[a-z2-7]{12}$/);
@@ -118,6 +87,15 @@ for (const backend of backends) {
       const other = await stores.accounts.create({ email: 'Ada@example.org', passwordHash: null });
       expect(other.hasPassword).toBe(false);
       expect(await stores.accounts.byEmail('ada@EXAMPLE.ORG')).toEqual(made);
+      // One mailbox, one account: an IDN domain in U-label or A-label, any case, NFC or NFD local part.
+      const idn = await stores.accounts.create({ email: 'jos\u00e9@M\u00fcnchen.DE', passwordHash: null });
+      expect(idn.email).toBe('jos\u00e9@xn--mnchen-3ya.de');
+      for (const spelling of ['jose\u0301@xn--mnchen-3ya.de', 'jos\u00e9@M\u00dcNCHEN.de', 'jos\u00e9@m\u00fcnchen.de.']) {
+        await expect(stores.accounts.create({ email: spelling, passwordHash: null })).rejects.toMatchObject({ code: 'usage' });
+        expect(await stores.accounts.byEmail(spelling)).toEqual(idn);
+      }
+      await expect(stores.accounts.create({ email: 'ada@example.org\u0000', passwordHash: null })).rejects.toMatchObject({ code: 'usage' });
+      await expect(stores.accounts.create({ email: 'ad\u202ea@example.org', passwordHash: null })).rejects.toMatchObject({ code: 'usage' });
       expect(await stores.accounts.find(made.id)).toEqual(made);
       expect(await stores.accounts.find('ada@example.ORG')).toEqual(made);
       await expect(stores.accounts.find('nobody@example.org')).rejects.toMatchObject({ code: 'not_found' });
@@ -154,16 +132,20 @@ for (const backend of backends) {
       expect(await stores.keys.check(operators.key)).toMatchObject({ ok: true });
     });
 
-    it('deletes an account with its keys and links', async () => {
+    it('deletes an account with its keys, links, sessions and queued mail', async () => {
       const account = await stores.accounts.create({ email: 'delete@example.org', passwordHash: null });
       const own = await stores.keys.create({ plan: 'free', accountId: account.id });
-      const link = createLinkToken('verify-email');
-      await stores.accounts.storeLink({ accountId: account.id, purpose: 'verify-email', tokenHash: link.hash, expiresAt: link.expiresAt });
+      const link = await stores.accounts.issueLink(account.id, 'verify-email');
+      const session = await stores.accounts.startSession(account.id, 60_000);
+      await stores.accounts.queueMail('verify-email', account.id, account.email);
+      const pendingBefore = await stores.outbox.pending();
       expect(await stores.accounts.delete(account.id)).toEqual(account);
       expect(await stores.accounts.byId(account.id)).toBeNull();
       expect((await stores.keys.list()).map((key) => key.id)).not.toContain(own.record.id);
       expect(await stores.keys.check(own.key)).toMatchObject({ ok: false, reason: 'unknown' });
       expect(await stores.accounts.consumeLink(link.token, 'verify-email')).toBeNull();
+      expect(await stores.accounts.sessionAccount(session)).toBeNull();
+      expect(await stores.outbox.pending()).toBe(pendingBefore - 1);
       await expect(stores.accounts.delete(account.id)).rejects.toMatchObject({ code: 'not_found' });
       // The address is free again.
       expect((await stores.accounts.create({ email: 'delete@example.org', passwordHash: null })).id).not.toBe(account.id);
@@ -171,25 +153,96 @@ for (const backend of backends) {
 
     it('lets exactly one of two consumers at once use a link, and none use an expired one or another purpose; shows its holder until then', async () => {
       const account = await stores.accounts.create({ email: 'links@example.org', passwordHash: null });
-      const link = createLinkToken('reset-password');
-      await stores.accounts.storeLink({ accountId: account.id, purpose: 'reset-password', tokenHash: link.hash, expiresAt: link.expiresAt });
+      const link = await stores.accounts.issueLink(account.id, 'reset-password');
       expect(await stores.accounts.consumeLink(link.token, 'verify-email')).toBeNull();
       // Looking at a link does not use it.
       expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toEqual(account);
       expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toEqual(account);
       expect(await stores.accounts.linkHolder(link.token, 'verify-email')).toBeNull();
-      const results = await Promise.all([stores.accounts.consumeLink(link.token, 'reset-password'), stores.accounts.consumeLink(link.token, 'reset-password')]);
+      const results = await Promise.all([stores.accounts.consumeLink(link.token, 'reset-password'), stores.other.accounts.consumeLink(link.token, 'reset-password')]);
       expect(results.filter((result) => result === account.id)).toHaveLength(1);
       expect(results.filter((result) => result === null)).toHaveLength(1);
       expect(await stores.accounts.consumeLink(link.token, 'reset-password')).toBeNull();
       expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toBeNull();
 
-      const old = createLinkToken('verify-email', new Date('2030-01-01T00:00:00Z'));
-      await stores.accounts.storeLink({ accountId: account.id, purpose: 'verify-email', tokenHash: old.hash, expiresAt: old.expiresAt });
-      expect(await stores.accounts.linkHolder(old.token, 'verify-email', old.expiresAt)).toBeNull();
-      expect(await stores.accounts.consumeLink(old.token, 'verify-email', old.expiresAt)).toBeNull();
-      expect(await stores.accounts.consumeLink(old.token, 'verify-email', new Date(old.expiresAt.getTime() - 1))).toBe(account.id);
+      const verify = await stores.accounts.issueLink(account.id, 'verify-email');
+      clockMs = verify.expiresAt.getTime();
+      expect(await stores.accounts.linkHolder(verify.token, 'verify-email')).toBeNull();
+      expect(await stores.accounts.consumeLink(verify.token, 'verify-email')).toBeNull();
+      clockMs -= 1;
+      expect(await stores.accounts.consumeLink(verify.token, 'verify-email')).toBe(account.id);
       expect(await stores.accounts.consumeLink('not-a-token', 'verify-email')).toBeNull();
+    });
+
+    it('keeps only the newest link of each purpose, and none once the password changes', async () => {
+      const account = await stores.accounts.create({ email: 'newest@example.org', passwordHash: null });
+      const first = await stores.accounts.issueLink(account.id, 'reset-password');
+      const verify = await stores.accounts.issueLink(account.id, 'verify-email');
+      const second = await stores.accounts.issueLink(account.id, 'reset-password');
+      expect(await stores.accounts.linkHolder(first.token, 'reset-password')).toBeNull();
+      expect(await stores.accounts.linkHolder(second.token, 'reset-password')).toEqual(account);
+      expect(await stores.accounts.linkHolder(verify.token, 'verify-email')).toEqual(account);
+      await stores.accounts.setPasswordHash(account.id, 'scrypt$changed');
+      expect(await stores.accounts.consumeLink(second.token, 'reset-password')).toBeNull();
+      expect(await stores.accounts.consumeLink(verify.token, 'verify-email')).toBeNull();
+    });
+
+    it('keeps sessions on the server: ended one by one, all at once, or all but one; gone when expired or disabled', async () => {
+      const account = await stores.accounts.create({ email: 'sessions@example.org', passwordHash: null });
+      const [a, b, c] = await Promise.all([1, 2, 3].map(() => stores.accounts.startSession(account.id, 3_600_000)));
+      expect(await stores.accounts.sessionCount(account.id)).toBe(3);
+      expect(await stores.other.accounts.sessionAccount(a!)).toEqual(account);
+      await stores.accounts.endSession(a!);
+      expect(await stores.other.accounts.sessionAccount(a!)).toBeNull();
+      expect(await stores.accounts.endSessions(account.id, b!)).toBe(1);
+      expect(await stores.accounts.sessionAccount(c!)).toBeNull();
+      expect(await stores.accounts.sessionAccount(b!)).toEqual(account);
+      clockMs += 3_600_000;
+      expect(await stores.accounts.sessionAccount(b!)).toBeNull();
+      expect(await stores.accounts.sessionCount(account.id)).toBe(0);
+      const d = await stores.accounts.startSession(account.id, 3_600_000);
+      await stores.accounts.disable(account.id);
+      expect(await stores.accounts.sessionAccount(d)).toBeNull();
+      expect(await stores.accounts.sessionAccount('no such session')).toBeNull();
+    });
+
+    it('writes an account and its message together or not at all', async () => {
+      const pending = await stores.outbox.pending();
+      await expect(
+        stores.accounts.atomically(async (tx) => {
+          const account = await tx.create({ email: 'rollback@example.org', passwordHash: null });
+          await tx.queueMail('verify-email', account.id, account.email);
+          throw new Error('the request failed half way');
+        }),
+      ).rejects.toThrow('half way');
+      expect(await stores.accounts.byEmail('rollback@example.org')).toBeNull();
+      expect(await stores.outbox.pending()).toBe(pending);
+    });
+
+    it('hands each queued message to exactly one of two senders at once, and again only after its lease', async () => {
+      const account = await stores.accounts.create({ email: 'outbox@example.org', passwordHash: null });
+      const before = await stores.outbox.pending();
+      const ids: string[] = [];
+      for (let index = 0; index < 30; index++) ids.push(await stores.accounts.queueMail('verify-email', account.id, account.email));
+      expect(await stores.outbox.pending()).toBe(before + 30);
+      const [mine, theirs] = await Promise.all([stores.outbox.claimDue(20, 60_000), stores.other.outbox.claimDue(20, 60_000)]);
+      const claimed = [...mine, ...theirs].map((mail) => mail.id);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(claimed.filter((id) => ids.includes(id)).sort()).toEqual([...ids].sort());
+      // Claimed in the order they were queued.
+      expect(mine.map((mail) => mail.id)).toEqual([...mine.map((mail) => mail.id)].sort());
+      expect(await stores.outbox.claimDue(20, 60_000)).toEqual([]);
+      await stores.outbox.markSent(ids[0]!);
+      await stores.outbox.markFailed(ids[1]!, 'relay down', new Date(clockMs + 10_000));
+      await stores.outbox.markFailed(ids[2]!, 'gave up', null);
+      expect(await stores.outbox.pending()).toBe(before + 28);
+      // A sender that died holding rows: they are due again once the lease is over.
+      clockMs += 60_000;
+      const again = await stores.other.outbox.claimDue(100, 60_000);
+      expect(again.map((mail) => mail.id).sort()).toEqual(ids.slice(1).filter((id) => id !== ids[2]).sort());
+      expect(again.find((mail) => mail.id === ids[1])!.attempts).toBe(2);
+      for (const mail of again) await stores.other.outbox.markSent(mail.id);
+      expect(await stores.outbox.pending()).toBe(before);
     });
   });
 }
@@ -200,22 +253,22 @@ describe('a keys database of the previous schema', () => {
   it('SQLite: an old keys.db opens, migrates once, and its keys still work', async () => {
     const path = sqlitePath();
     // What netintel made before versioning: the table alone, user_version 0.
-    const before = openSqliteKeyStore(path);
+    const before = await keyStoreAt(path);
     const { key, record } = await before.create({ plan: 'pro', label: 'old' });
     await before.close();
     const raw = new Database(path);
-    raw.exec('DROP TABLE IF EXISTS key_usage; DROP TABLE IF EXISTS settings; DROP TABLE IF EXISTS accounts; DROP TABLE IF EXISTS account_links; DROP INDEX IF EXISTS api_keys_account;');
+    raw.exec('DROP TABLE IF EXISTS mail_outbox; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS key_usage; DROP TABLE IF EXISTS settings; DROP TABLE IF EXISTS accounts; DROP TABLE IF EXISTS account_links; DROP INDEX IF EXISTS api_keys_account;');
     raw.exec(`CREATE TABLE old_keys AS SELECT id, key_hash, plan, label, limits, created_at, revoked_at FROM api_keys; DROP TABLE api_keys; ${oldApiKeys} INSERT INTO api_keys SELECT * FROM old_keys; DROP TABLE old_keys;`);
     raw.pragma('user_version = 0');
     raw.close();
 
-    const keys = openSqliteKeyStore(path, { recheckMs: 0 });
-    const accounts = openSqliteAccountStore(path);
+    const keys = await keyStoreAt(path, { recheckMs: 0 });
+    const accounts = await accountStoreAt(path);
     try {
       expect(await keys.check(key)).toEqual({ ok: true, record });
       expect(await keys.list()).toEqual([record]);
       const check = new Database(path, { readonly: true });
-      expect(check.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+      expect(check.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       expect((check.prepare("SELECT count(*) AS n FROM pragma_table_info('api_keys') WHERE name = 'account_id'").get() as { n: number }).n).toBe(1);
       check.close();
       const account = await accounts.create({ email: 'new@example.org', passwordHash: null });
@@ -225,7 +278,7 @@ describe('a keys database of the previous schema', () => {
       await accounts.close();
     }
     // Opening again applies nothing (an ALTER TABLE run twice would fail).
-    const again = openSqliteAccountStore(path);
+    const again = await accountStoreAt(path);
     expect((await again.list()).map((account) => account.email)).toEqual(['new@example.org']);
     await again.close();
   });
@@ -242,11 +295,11 @@ describe('a keys database of the previous schema', () => {
     } finally {
       await client.end();
     }
-    const first = await openPostgresKeyStore(url);
+    const first = await keyStoreAt(url);
     const made = await first.create({ plan: 'starter' });
     await first.close();
-    const keys = await openPostgresKeyStore(url);
-    const accounts = await openPostgresAccountStore(url);
+    const keys = await keyStoreAt(url);
+    const accounts = await accountStoreAt(url);
     try {
       expect(await keys.check(made.key)).toEqual({ ok: true, record: made.record });
       const account = await accounts.create({ email: 'pg@example.org', passwordHash: null });
@@ -254,7 +307,7 @@ describe('a keys database of the previous schema', () => {
       expect(await accounts.keysOf(account.id)).toEqual([own.record]);
       const raw = new pg.Client({ connectionString: url });
       await raw.connect();
-      expect((await raw.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((migration) => migration.version));
+      expect((await raw.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
       await raw.end();
     } finally {
       await keys.close();
@@ -266,8 +319,8 @@ describe('a keys database of the previous schema', () => {
 describe.skipIf(programs === null)('netintel accounts --db postgres://...', () => {
   it('lists, changes the plan of and disables accounts of a PostgreSQL database (built CLI)', async () => {
     const url = await postgres!.createDatabase('accounts_cli');
-    const accounts = await openPostgresAccountStore(url);
-    const keys = await openPostgresKeyStore(url);
+    const accounts = await accountStoreAt(url);
+    const keys = await keyStoreAt(url);
     const account = await accounts.create({ email: 'ops@Example.net', passwordHash: null });
     const own = await keys.create({ plan: 'free', accountId: account.id });
     try {

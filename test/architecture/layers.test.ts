@@ -68,6 +68,17 @@ describe('the layer rule (ARCHITECTURE.md §1)', () => {
     expect(offenders.map((file) => relative(SRC, file))).toEqual([]);
   });
 
+  it('lets only the store layer reach the database (ARCHITECTURE.md §10): no SQLite or PostgreSQL driver elsewhere', () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => !relative(SRC, file).startsWith('store/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((spec) => /^(better-sqlite3|pg)$/.test(spec))
+          .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it('lets only the CLI entry set exit codes, and nothing call process.exit', () => {
     const all = sourceFiles(SRC);
     expect(all.filter((file) => /process\.exit\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);

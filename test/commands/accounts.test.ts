@@ -4,10 +4,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { spawnCli, tempDir } from '../support/cli.js';
 import { serve } from '../support/served.js';
+import { accountStoreAt, keyStoreAt } from '../support/stores.js';
 
 describe('netintel accounts', { timeout: 30_000 }, () => {
   const dir = tempDir('netintel-accounts-cmd-');
@@ -18,8 +17,8 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
   beforeAll(async () => {
     // A clock a second apart per account, so that the list order (by creation) is known.
     let second = 0;
-    const accounts = openSqliteAccountStore(db, { now: () => new Date(Date.UTC(2030, 0, 1, 0, 0, second++)) });
-    const keys = openSqliteKeyStore(db);
+    const accounts = await accountStoreAt(db, { now: () => new Date(Date.UTC(2030, 0, 1, 0, 0, second++)) });
+    const keys = await keyStoreAt(db);
     const account = await accounts.create({ email: 'ada@Example.org', passwordHash: 'scrypt$secret-hash' });
     await accounts.create({ email: 'bob@example.net', passwordHash: null });
     const { key } = await keys.create({ plan: 'free', accountId: account.id });
@@ -62,13 +61,13 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^netintel: plan "platinum" is not in the plans file .* \(known: free, free-account, starter, pro, enterprise\)\n$/);
     expect((await spawnCli(['accounts', 'set-plan', 'ada@example.org', 'toString', '--db', db])).code).toBe(2);
-    const accounts = openSqliteAccountStore(db);
+    const accounts = await accountStoreAt(db);
     expect((await accounts.byId(ada.id))!.plan).toBe('pro');
     await accounts.close();
   });
 
   it('disables an account so that its keys are refused', async () => {
-    const keys = openSqliteKeyStore(db, { recheckMs: 0 });
+    const keys = await keyStoreAt(db, { recheckMs: 0 });
     expect(await keys.check(ada.key)).toMatchObject({ ok: true });
     const disabled = await spawnCli(['accounts', 'disable', ada.id, '--db', db, '-f', 'json']);
     expect(disabled.code).toBe(0);
@@ -90,7 +89,7 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
     const deleted = await spawnCli(['accounts', 'delete', 'ada@example.org', '--db', db, '-f', 'json']);
     expect(deleted.code).toBe(0);
     expect(JSON.parse(deleted.stdout).id).toBe(ada.id);
-    const keys = openSqliteKeyStore(db);
+    const keys = await keyStoreAt(db);
     expect(await keys.list()).toEqual([]);
     await keys.close();
     expect((await spawnCli(['accounts', 'show', ada.id, '--db', db])).code).toBe(3);
@@ -98,8 +97,8 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
 
   it('makes a running server refuse the keys of an account disabled by `accounts disable` (401, revoked)', async () => {
     const path = join(dir.path, 'served.db');
-    const accounts = openSqliteAccountStore(path);
-    const keys = openSqliteKeyStore(path);
+    const accounts = await accountStoreAt(path);
+    const keys = await keyStoreAt(path);
     const account = await accounts.create({ email: 'served@example.org', passwordHash: null });
     const own = await keys.create({ plan: 'pro', accountId: account.id });
     const operators = await keys.create({ plan: 'pro' });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { runCli, tempDir } from '../support/cli.js';
+import { keyStoreAt } from '../support/stores.js';
 
 describe('netintel keys', () => {
   const dir = tempDir('netintel-keys-cmd-');
@@ -16,7 +16,7 @@ describe('netintel keys', () => {
     expect(created).toMatchObject({ kind: 'api-key', plan: 'pro', label: 'billing', limits: null, revokedAt: null });
     expect(created.key).toMatch(/^ni_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/);
     expect(created.key.slice(3, 15)).toBe(created.id);
-    const store = openSqliteKeyStore(db);
+    const store = await keyStoreAt(db);
     expect(await store.check(created.key)).toMatchObject({ ok: true, record: { id: created.id, plan: 'pro' } });
     await store.close();
   });
@@ -33,7 +33,7 @@ describe('netintel keys', () => {
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: made.id, revokedAt: expect.any(String) });
     const table = await runCli(['keys', 'list', '--db', db]);
     expect(table.stdout).toContain(made.id);
-    const store = openSqliteKeyStore(db);
+    const store = await keyStoreAt(db);
     expect(await store.check(made.key)).toMatchObject({ ok: false, reason: 'revoked' });
     await store.close();
   });
@@ -61,9 +61,9 @@ describe('netintel keys', () => {
   it('finds the database through NETINTEL_DB, else in the XDG data dir', async () => {
     const viaEnv = join(dir.path, 'env.db');
     expect((await runCli(['keys', 'create', '--plan', 'free'], { env: { NETINTEL_DB: viaEnv } })).code).toBe(0);
-    expect(await openSqliteKeyStore(viaEnv).list()).toHaveLength(1);
+    expect(await (await keyStoreAt(viaEnv)).list()).toHaveLength(1);
     const xdg = join(dir.path, 'xdg');
     expect((await runCli(['keys', 'create', '--plan', 'free'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0);
-    expect(await openSqliteKeyStore(join(xdg, 'netintel', 'keys.db')).list()).toHaveLength(1);
+    expect(await (await keyStoreAt(join(xdg, 'netintel', 'keys.db'))).list()).toHaveLength(1);
   });
 });

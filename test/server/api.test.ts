@@ -2,11 +2,11 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { ERROR_CODES } from '../../src/errors.js';
-import type { KeyStore } from '../../src/keys/key-store.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
+import type { KeyStore } from '../../src/store/key-store.js';
 import { IP_SCHEMA } from '../../src/output/schemas/ip-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { startTestServer, type TestServer } from './harness.js';
+import { keyStoreAt } from '../support/stores.js';
 
 const SPEC_PATHS = [
   ['GET', '/api/ipinfo'],
@@ -267,7 +267,7 @@ describe('the HTTP API (buildServer)', () => {
     });
 
     it('checks the key of every request on a kept-alive connection, so that a revoked key is refused on its next request', async () => {
-      const store = openSqliteKeyStore(':memory:');
+      const store = await keyStoreAt(':memory:');
       let checks = 0;
       const keys: KeyStore = {
         ...store,

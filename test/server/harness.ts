@@ -5,10 +5,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { createEngineContext, type EngineContextSettings } from '../../src/engine/context.js';
-import type { KeyStore } from '../../src/keys/key-store.js';
+import type { KeyStore } from '../../src/store/key-store.js';
 import { loadPlanTable, parsePlanTable, type PlanTable } from '../../src/keys/plans.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
+import { createMailSender } from '../../src/accounts/mail-sender.js';
+import type { Mailer } from '../../src/accounts/mailer.js';
 import { buildServer, type ServerDeps } from '../../src/server/build-server.js';
+import { openStore, type Store } from '../../src/store/open-store.js';
+import { composeAccountMail } from '../../src/web/mail-messages.js';
+import type { OidcLogin } from '../../src/web/oidc.js';
 import type { LimitStore } from '../../src/server/limits/limit-store.js';
 import { createMemoryLimitStore } from '../../src/server/limits/memory-limit-store.js';
 import { contractOf, type ContractExchange, type OpenApiContract } from './openapi-contract.js';
@@ -37,6 +41,10 @@ export function manualClock(start = Date.UTC(2030, 0, 1, 10, 0, 0)): ManualClock
 export interface TestServer {
   app: FastifyInstance;
   keys: KeyStore;
+  /** The database of the keys, accounts and outbox. */
+  store: Store;
+  /** Drains the mail outbox when the account pages are on: every message queued so far is sent when it resolves. */
+  sendMail(): Promise<void>;
   plans: PlanTable;
   limits: LimitStore;
   clock: ManualClock;
@@ -49,7 +57,18 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export interface TestServerOptions extends Partial<Omit<ServerDeps, 'ctx' | 'plans'>> {
+/** The account pages of a test server: its store gives the accounts; queued mail goes through `mailer`. */
+export interface TestAccountPages {
+  mailer: Mailer;
+  publicUrl: () => string;
+  https: boolean;
+  social?: OidcLogin;
+}
+
+export interface TestServerOptions extends Partial<Omit<ServerDeps, 'ctx' | 'plans' | 'accountPages'>> {
+  /** The database (default: a new in-memory SQLite one); closed with the server. */
+  store?: Store;
+  accountPages?: TestAccountPages;
   plans?: PlanTable | Record<string, unknown>;
   engine?: EngineContextSettings;
   clock?: ManualClock;
@@ -63,10 +82,26 @@ export interface TestServerOptions extends Partial<Omit<ServerDeps, 'ctx' | 'pla
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const clock = options.clock ?? manualClock();
   const plans = options.plans === undefined ? loadPlanTable() : 'source' in options.plans ? (options.plans as PlanTable) : parsePlanTable(options.plans, 'test plans');
-  const keys = options.keys ?? openSqliteKeyStore(':memory:');
+  const store = options.store ?? (await openStore(':memory:'));
+  const keys = options.keys ?? store.keys;
   const limits = options.limits ?? createMemoryLimitStore();
   const ctx = createEngineContext({ timeoutMs: 2000, dnsRetries: 0, ...options.engine });
-  const app = buildServer({ dataMode: 'pread', logger: false, ...options, ctx, plans, keys, limits, now: clock.now });
+  const pages = options.accountPages;
+  const sender = pages
+    ? createMailSender(store.outbox, pages.mailer, { compose: composeAccountMail(store.accounts, pages.publicUrl), leaseMs: 5_000, pollMs: 60_000 })
+    : null;
+  const { accountPages: _pages, store: _store, ...deps } = options;
+  const app = buildServer({
+    dataMode: 'pread',
+    logger: false,
+    ...deps,
+    ctx,
+    plans,
+    keys,
+    limits,
+    now: clock.now,
+    ...(pages && sender ? { accountPages: { ...pages, accounts: store.accounts, sessionKey: await store.accounts.sessionKey(), mail: sender } } : {}),
+  });
   const violations: string[] = [];
   let contract: OpenApiContract | undefined;
   // Every answer, whether injected or over a socket, is checked against the server's own /openapi.json.
@@ -106,6 +141,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     contract,
     contractViolations: violations,
     keys,
+    store,
+    sendMail: async () => {
+      await sender?.drain();
+    },
     plans,
     limits,
     clock,
@@ -114,8 +153,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await app.close();
       checkSeen();
       if (violations.length > 0) throw new Error(`answers not allowed by /openapi.json:\n${[...new Set(violations)].join('\n')}`);
+      await sender?.close();
       await limits.close();
-      await keys.close();
+      await store.close();
       await ctx.close();
     },
   };

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { API_KEY_PATTERN, apiKeyId, hashApiKey } from '../../src/keys/api-key.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { tempDir } from '../support/cli.js';
+import { keyStoreAt } from '../support/stores.js';
 
 const crypto = vi.hoisted(() => ({ compared: 0 }));
 vi.mock('node:crypto', async (importOriginal) => {
@@ -28,7 +28,7 @@ describe('the SQLite key store', () => {
   };
 
   it('makes random keys of 256 secret bits with a public id', async () => {
-    const store = openSqliteKeyStore(':memory:');
+    const store = await keyStoreAt(':memory:');
     const keys = await Promise.all(Array.from({ length: 50 }, async () => (await store.create({ plan: 'pro' })).key));
     expect(new Set(keys).size).toBe(50);
     for (const key of keys) {
@@ -41,7 +41,7 @@ describe('the SQLite key store', () => {
 
   it('stores only the SHA-256 of a key, never the key or its secret', async () => {
     const path = dbPath();
-    const store = openSqliteKeyStore(path);
+    const store = await keyStoreAt(path);
     const { key, record } = await store.create({ plan: 'starter', label: 'ops' });
     await store.close();
     const db = new Database(path, { readonly: true });
@@ -59,11 +59,13 @@ describe('the SQLite key store', () => {
       }
       expect(bytes.includes(Buffer.from(secret)), file).toBe(false);
     }
-    expect(JSON.stringify(await openSqliteKeyStore(path).list())).not.toContain(secret);
+    const again = await keyStoreAt(path);
+    expect(JSON.stringify(await again.list())).not.toContain(secret);
+    await again.close();
   });
 
   it('checks a key by its hash in constant time, and tells malformed, unknown and revoked apart', async () => {
-    const store = openSqliteKeyStore(':memory:');
+    const store = await keyStoreAt(':memory:');
     const { key, record } = await store.create({ plan: 'pro' });
     crypto.compared = 0;
     expect(await store.check(key)).toEqual({ ok: true, record });
@@ -81,8 +83,8 @@ describe('the SQLite key store', () => {
 
   it('sees a revocation made by another process (connection) within its recheck interval', async () => {
     const path = dbPath();
-    const server = openSqliteKeyStore(path, { recheckMs: 0 });
-    const admin = openSqliteKeyStore(path);
+    const server = await keyStoreAt(path, { recheckMs: 0 });
+    const admin = await keyStoreAt(path);
     const { key, record } = await admin.create({ plan: 'pro' });
     expect((await server.check(key)).ok).toBe(true);
     await admin.revoke(record.id);
@@ -92,7 +94,7 @@ describe('the SQLite key store', () => {
   });
 
   it('keeps an enterprise key\'s own limits, and says not_found for an unknown id', async () => {
-    const store = openSqliteKeyStore(':memory:');
+    const store = await keyStoreAt(':memory:');
     const { record } = await store.create({ plan: 'enterprise', limits: { daily: 5_000_000, burst: 20_000 } });
     expect(await store.list()).toEqual([record]);
     expect(record.limits).toEqual({ daily: 5_000_000, burst: 20_000 });
@@ -110,7 +112,7 @@ describe('the key database on disk', () => {
     const previous = process.umask(0o022);
     try {
       const path = join(dir.path, 'data', 'netintel', 'keys.db');
-      const store = openSqliteKeyStore(path);
+      const store = await keyStoreAt(path);
       await store.create({ plan: 'pro', label: 'mode' });
       const mode = (file: string) => statSync(file).mode & 0o777;
       expect(mode(path).toString(8)).toBe('600');
@@ -120,7 +122,7 @@ describe('the key database on disk', () => {
       expect(mode(join(dir.path, 'data')).toString(8)).toBe('700');
       await store.close();
       // Opening it again keeps it working and private.
-      const again = openSqliteKeyStore(path);
+      const again = await keyStoreAt(path);
       expect(await again.list()).toHaveLength(1);
       await again.close();
       expect(mode(path).toString(8)).toBe('600');

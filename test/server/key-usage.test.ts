@@ -8,17 +8,14 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountStore } from '../../src/accounts/account-store.js';
-import { openPostgresAccountStore } from '../../src/accounts/postgres-account-store.js';
-import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.js';
-import type { KeyStore, KeyUsageEntry } from '../../src/keys/key-store.js';
-import { openPostgresKeyStore } from '../../src/keys/postgres-key-store.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
+import type { AccountStore } from '../../src/store/account-store.js';
+import type { KeyStore, KeyUsageEntry } from '../../src/store/key-store.js';
 import { createUsageRecorder } from '../../src/server/usage-recorder.js';
 import { spawnCli, tempDir } from '../support/cli.js';
 import { findPostgres, startPostgresServer, type PostgresTestServer } from '../support/postgres.js';
 import { serve } from '../support/served.js';
 import { manualClock, startTestServer } from './harness.js';
+import { accountStoreAt, keyStoreAt } from '../support/stores.js';
 
 const programs = findPostgres();
 if (programs === null) console.warn('SKIPPING the PostgreSQL half of test/server/key-usage.test.ts: initdb/postgres not found on PATH or in /usr/lib/postgresql/*/bin (Debian package postgresql)');
@@ -55,8 +52,8 @@ const backends: Array<{ name: string; skip: boolean; runs: number; open(): Promi
     runs: 100,
     async open() {
       const path = sqlitePath();
-      const keys = openSqliteKeyStore(path, { recheckMs: 0 });
-      const accounts = openSqliteAccountStore(path);
+      const keys = await keyStoreAt(path, { recheckMs: 0 });
+      const accounts = await accountStoreAt(path);
       return {
         keys,
         accounts,
@@ -78,8 +75,8 @@ const backends: Array<{ name: string; skip: boolean; runs: number; open(): Promi
     runs: 15,
     async open() {
       const url = await postgres!.createDatabase(`usage_${++databases}`);
-      const keys = await openPostgresKeyStore(url);
-      const accounts = await openPostgresAccountStore(url);
+      const keys = await keyStoreAt(url);
+      const accounts = await accountStoreAt(url);
       return {
         keys,
         accounts,
@@ -236,9 +233,9 @@ for (const backend of backends) {
 
 describe('the usage recorder', () => {
   /** A real SQLite store on a file, so that a second connection can make its writes fail. */
-  const fileStore = () => {
+  const fileStore = async () => {
     const path = sqlitePath();
-    const keys = openSqliteKeyStore(path, { recheckMs: 0 });
+    const keys = await keyStoreAt(path, { recheckMs: 0 });
     const calls: KeyUsageEntry[][] = [];
     const counted: KeyStore = {
       ...keys,
@@ -261,7 +258,7 @@ describe('the usage recorder', () => {
   const clock = manualClock(Date.UTC(2030, 0, 31, 23, 59, 0));
 
   it('sums many counts per key and UTC day and writes them in one recordUsage', async () => {
-    const { keys, counted, calls } = fileStore();
+    const { keys, counted, calls } = await fileStore();
     const a = (await keys.create({ plan: 'pro' })).record.id;
     const b = (await keys.create({ plan: 'pro' })).record.id;
     const usage = createUsageRecorder(counted, { now: clock.now, flushIntervalMs: 60_000 });
@@ -304,7 +301,7 @@ describe('the usage recorder', () => {
   });
 
   it('keeps the counts of a failed write for the next one, and reports the failures of its timer', async () => {
-    const { keys, calls, counted, sql } = fileStore();
+    const { keys, calls, counted, sql } = await fileStore();
     const id = (await keys.create({ plan: 'pro' })).record.id;
     const errors: unknown[] = [];
     const usage = createUsageRecorder(counted, { now: clock.now, flushIntervalMs: 20, onError: (error) => errors.push(error) });
@@ -330,7 +327,7 @@ describe('the usage recorder', () => {
   });
 
   it('holds at most maxPending counts while writes fail, dropping the oldest and saying so', async () => {
-    const { keys, counted, sql } = fileStore();
+    const { keys, counted, sql } = await fileStore();
     const ids = await Promise.all([0, 1, 2, 3, 4].map(async () => (await keys.create({ plan: 'pro' })).record.id));
     const errors: unknown[] = [];
     const usage = createUsageRecorder(counted, { now: clock.now, flushIntervalMs: 60_000, maxPending: 3, onError: (error) => errors.push(error) });
@@ -355,7 +352,7 @@ describe('the usage recorder', () => {
   });
 
   it('runs a flush asked for during a write after it, writing each count once', async () => {
-    const { keys } = fileStore();
+    const { keys } = await fileStore();
     const id = (await keys.create({ plan: 'pro' })).record.id;
     const calls: number[][] = [];
     let release!: () => void;
@@ -390,7 +387,7 @@ describe('the usage recorder', () => {
   });
 
   it('writes what is left when closed, and counts nothing afterwards', async () => {
-    const { keys, counted, calls } = fileStore();
+    const { keys, counted, calls } = await fileStore();
     const id = (await keys.create({ plan: 'pro' })).record.id;
     const usage = createUsageRecorder(counted, { now: clock.now, flushIntervalMs: 60_000 });
     usage.count(id, 4);
@@ -406,7 +403,7 @@ describe('the usage recorder', () => {
 describe('the server counts usage', () => {
   it("adds a key's accepted items, not those of a refused request nor of a request without a key", async () => {
     const clock = manualClock();
-    const keys = openSqliteKeyStore(':memory:');
+    const keys = await keyStoreAt(':memory:');
     const written: KeyUsageEntry[][] = [];
     const usage = createUsageRecorder(
       {
@@ -473,7 +470,7 @@ describe('netintel serve records usage (built CLI)', () => {
     const lastUsed = Date.parse(listed.find((record) => record.id === made.id)!.lastUsedAt!);
     expect(lastUsed).toBeGreaterThanOrEqual(started - 1000);
     expect(lastUsed).toBeLessThanOrEqual(Date.now());
-    const keys = openSqliteKeyStore(db);
+    const keys = await keyStoreAt(db);
     try {
       expect((await keys.usage([made.id], new Date(lastUsed))).get(made.id)).toEqual({ today: 4, month: 4 });
     } finally {
@@ -485,7 +482,7 @@ describe('netintel serve records usage (built CLI)', () => {
 describe.skipIf(programs === null)('netintel serve records usage in a shared PostgreSQL (built CLI)', () => {
   it('adds the counts of two servers sharing the database, each written by its timer', async () => {
     const url = await postgres!.createDatabase('usage_servers');
-    const keys = await openPostgresKeyStore(url);
+    const keys = await keyStoreAt(url);
     const servers = await Promise.all([serve(['--db', url, '--log-level', 'silent']), serve(['--db', url, '--log-level', 'silent'])]);
     try {
       const made = await keys.create({ plan: 'pro' });

@@ -6,14 +6,15 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openPostgresKeyStore } from '../../src/keys/postgres-key-store.js';
-import { migrate, POSTGRES_MIGRATIONS } from '../../src/keys/postgres-migrations.js';
-import { isPostgresUrl, postgresEndpoint, redactPostgresUrl } from '../../src/keys/postgres-url.js';
+import { migratePostgres as migrate } from '../../src/store/postgres-database.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { isPostgresUrl, postgresEndpoint, redactPostgresUrl } from '../../src/store/postgres-url.js';
 import { runCli, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/peers.js';
 import { findPostgres, startPostgresServer, type PostgresTestServer } from '../support/postgres.js';
 import { serve, type Served } from '../support/served.js';
 import { startTestServer } from './harness.js';
+import { keyStoreAt } from '../support/stores.js';
 
 const crypto = vi.hoisted(() => ({ compared: 0 }));
 vi.mock('node:crypto', async (importOriginal) => {
@@ -74,7 +75,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
     try {
       const clients = await Promise.all(pools.map((pool) => pool.connect()));
       const applied = await Promise.all(clients.map((client) => migrate(client)));
-      const versions = POSTGRES_MIGRATIONS.map((migration) => migration.version);
+      const versions = MIGRATIONS.map((migration) => migration.version);
       // One of them applied every migration, the other found them applied.
       expect(applied.flat().sort()).toEqual(versions);
       expect(applied.some((list) => list.length === 0)).toBe(true);
@@ -92,7 +93,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
 
   it('makes, lists, checks (in constant time) and revokes keys as the SQLite store does, storing only the hash', async () => {
     const url = await server.createDatabase('store');
-    const store = await openPostgresKeyStore(url, { now: () => new Date('2030-01-01T10:00:00.123Z') });
+    const store = await keyStoreAt(url, { now: () => new Date('2030-01-01T10:00:00.123Z') });
     try {
       const { key, record } = await store.create({ plan: 'enterprise', label: 'ops', limits: { daily: 5_000_000, burst: 20_000 } });
       expect(record).toEqual({
@@ -206,7 +207,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
   // Last: it stops PostgreSQL.
   it('answers a keyed request 503 (data_unavailable) while PostgreSQL is down, and keeps serving callers without a key', async () => {
     const url = await server.createDatabase('outage');
-    const keys = await openPostgresKeyStore(url);
+    const keys = await keyStoreAt(url);
     const lines: string[] = [];
     const api = await startTestServer({ keys, logger: { level: 'error', stream: { write: (line: string) => lines.push(line) } } });
     try {

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { createMemoryLimitStore } from '../../src/server/limits/memory-limit-store.js';
 import { createRedisLimitStore } from '../../src/server/limits/redis-limit-store.js';
 import { manualClock, startTestServer, type TestServer } from './harness.js';
 import { findRedisServer, startRedisServer, type RedisTestServer } from './redis-server.js';
+import { openStore } from '../support/stores.js';
 
 const binary = findRedisServer();
 if (!binary) console.warn('SKIPPED: redis-server is not installed (apt-get install redis-server); the Redis-backed limit tests do not run');
@@ -28,7 +29,7 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
       servers.push(
         await startTestServer({
           clock,
-          keys: openSqliteKeyStore(db, { recheckMs: 0 }),
+          store: await openStore(db, { recheckMs: 0 }),
           limits: await createRedisLimitStore(redis.url, { keyPrefix: 'test:' }),
         }),
       );
@@ -101,6 +102,35 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
     }
   });
 
+  it('takes several charges as one, all or none, and gives refunds back, exactly as the memory store does', async () => {
+    const store = await createRedisLimitStore(redis.url, { keyPrefix: 'compare-all:' });
+    const memory = createMemoryLimitStore();
+    const policies = [
+      { daily: 50, perMinute: 2, burst: 10 },
+      { daily: 30, perMinute: 1, burst: 5 },
+      { daily: 100, perMinute: 0.5, burst: 3 },
+    ];
+    let now = Date.UTC(2030, 0, 5, 23, 40);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.subarray([0, 1, 2], { minLength: 1 }), fc.constantFrom(1, 1, 1, 2, -1), fc.nat(90_000)), { minLength: 1, maxLength: 60 }),
+          fc.nat(1_000_000),
+          async (steps, run) => {
+            for (const [which, cost, wait] of steps) {
+              now += wait;
+              const charges = which.map((index) => ({ subject: `${run}:${index}`, policy: policies[index]!, cost }));
+              expect(await store.consumeAll(charges, now)).toEqual(await memory.consumeAll(charges, now));
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   it('reports an unreachable Redis as 502 unreachable, and /healthz as degraded', async () => {
     const store = await createRedisLimitStore(redis.url, { keyPrefix: 'gone:' });
     const server = await startTestServer({ clock, limits: store });
@@ -112,7 +142,7 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
       expect((await server.app.inject({ url: '/healthz' })).statusCode).toBe(503);
     } finally {
       await server.app.close();
-      server.keys.close();
+      await server.store.close();
     }
   });
 });

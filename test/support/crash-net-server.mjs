@@ -4,7 +4,7 @@
 // `listening on http://...` on stdout, logs JSON lines on stderr.
 import { createEngineContext } from '../../dist/src/engine/context.js';
 import { loadPlanTable } from '../../dist/src/keys/plans.js';
-import { openSqliteKeyStore } from '../../dist/src/keys/sqlite-key-store.js';
+import { openStore } from '../../dist/src/store/open-store.js';
 import { buildServer } from '../../dist/src/server/build-server.js';
 import { installCrashNet } from '../../dist/src/server/crash-net.js';
 import { createMemoryLimitStore } from '../../dist/src/server/limits/memory-limit-store.js';
@@ -56,7 +56,7 @@ const faulty = [
 const ctx = createEngineContext({ timeoutMs: 2000, dnsRetries: 0 });
 const app = buildServer({
   ctx,
-  keys: openSqliteKeyStore(':memory:'),
+  keys: (await openStore(':memory:')).keys,
   plans: loadPlanTable(),
   limits: createMemoryLimitStore(),
   dataMode: 'pread',

@@ -9,13 +9,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountStore } from '../../src/accounts/account-store.js';
+import type { AccountStore } from '../../src/store/account-store.js';
 import { createMailer } from '../../src/accounts/mailer.js';
-import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { THROTTLES } from '../../src/web/throttles.js';
-import { startTestServer, type TestServer } from '../server/harness.js';
+import { manualClock, startTestServer, type TestServer } from '../server/harness.js';
 import { PageClient } from './page-client.js';
+import { openStore } from '../support/stores.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -30,24 +29,23 @@ let setup: Setup;
 
 async function start(options: { publicUrl?: string } = {}): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'netintel-pages-'));
-  const file = join(dir, 'keys.db');
-  const keys = openSqliteKeyStore(file);
-  const accounts = openSqliteAccountStore(file);
+  const clock = manualClock();
+  // The store writes dates by the server's clock, so that moving the clock expires links and sessions.
+  const store = await openStore(join(dir, 'keys.db'), { now: () => new Date(clock.now()) });
   const outbox = join(dir, 'outbox');
   const publicUrl = options.publicUrl ?? 'http://netintel.test';
   const server = await startTestServer({
-    keys,
+    store,
+    clock,
     checkContract: false,
     trustProxy: ['loopback'],
     accountPages: {
-      accounts,
       mailer: createMailer({ from: 'netintel <no-reply@netintel.test>', outboxDir: outbox }),
-      sessionKey: await accounts.sessionKey(),
       publicUrl: () => publicUrl,
       https: publicUrl.startsWith('https:'),
     },
   });
-  return { server, accounts, outbox, dir };
+  return { server, accounts: store.accounts, outbox, dir };
 }
 
 beforeEach(async () => {
@@ -56,7 +54,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await setup.server.close();
-  await setup.accounts.close();
   rmSync(setup.dir, { recursive: true, force: true });
 });
 
@@ -393,32 +390,36 @@ describe('no account enumeration', () => {
 });
 
 describe('throttles', () => {
-  it('refuse sign-in for an address after five wrong passwords, with the right one too, and for unknown addresses alike', async () => {
-    await verifiedAccount();
+  async function wrongPasswords(email: string, clients: string[]): Promise<number[]> {
+    const statuses: number[] = [];
+    for (const address of clients) {
+      const browser = client(address);
+      await browser.get('/login');
+      statuses.push((await browser.post('/login', { email, password: 'wrong password here' })).status);
+    }
+    return statuses;
+  }
+
+  it('refuse a client after five wrong passwords for one address, the right one too, and for unknown addresses alike', async () => {
+    await verifiedAccount('ada@example.org', '192.0.2.200');
     for (const email of ['ada@example.org', 'nobody@example.org']) {
-      for (let attempt = 0; attempt < THROTTLES.signInFailuresByEmail.burst; attempt++) {
-        const browser = client(`203.0.113.${attempt}`);
-        await browser.get('/login');
+      const browser = client('203.0.113.1');
+      await browser.get('/login');
+      for (let attempt = 0; attempt < THROTTLES.signInByAddressAndClient.burst; attempt++) {
         expect((await browser.post('/login', { email, password: 'wrong password here' })).status).toBe(401);
       }
-      const browser = client('203.0.113.99');
-      await browser.get('/login');
       const refused = await browser.post('/login', { email, password: PASSWORD });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect(refused.body).toContain('Too many attempts');
+      setup.server.clock.advance(24 * 3_600_000);
     }
-    // A minute later one more attempt is allowed, and the right password works.
-    setup.server.clock.advance(60_000);
-    const browser = client('203.0.113.100');
-    await browser.get('/login');
-    expect((await browser.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(303);
   });
 
   it('refuse one client address after ten wrong passwords, whatever addresses it types', async () => {
     const browser = client('203.0.113.7');
     await browser.get('/login');
-    for (let attempt = 0; attempt < THROTTLES.signInFailuresByClient.burst; attempt++) {
+    for (let attempt = 0; attempt < THROTTLES.signInByClient.burst; attempt++) {
       expect((await browser.post('/login', { email: `guess${attempt}@example.org`, password: 'wrong password here' })).status).toBe(401);
     }
     expect((await browser.post('/login', { email: 'another@example.org', password: 'wrong password here' })).status).toBe(429);
@@ -428,15 +429,159 @@ describe('throttles', () => {
     expect((await other.post('/login', { email: 'another@example.org', password: 'wrong password here' })).status).toBe(401);
   });
 
-  it('limit the mail one address can be sent through the forms', async () => {
-    for (let attempt = 0; attempt < THROTTLES.mailByEmail.burst; attempt++) {
+  it('give the attempts back when the password is right, so the owner never uses up a throttle', async () => {
+    const browser = await verifiedAccount('ada@example.org', '203.0.113.9');
+    for (let round = 0; round < THROTTLES.signInByClient.burst * 2; round++) {
+      await browser.get('/dashboard');
+      expect((await browser.post('/logout', {})).status).toBe(303);
+      await browser.get('/login');
+      expect((await browser.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(303);
+    }
+  });
+
+  it('let failures from elsewhere not block a browser that signed in to the account before (device cookie)', async () => {
+    const owner = await verifiedAccount('ada@example.org', '192.0.2.10');
+    await owner.get('/dashboard');
+    expect((await owner.post('/logout', {})).status).toBe(303);
+    const attackers = Array.from({ length: 20 }, (_, index) => `198.51.100.${index + 1}`);
+    const statuses = await wrongPasswords('ada@example.org', attackers);
+    // Exactly the per-address budget was checked; then every stranger is refused, the owner on a new browser too.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(THROTTLES.signInByAddress.burst);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20 - THROTTLES.signInByAddress.burst);
+    const newBrowser = client('192.0.2.77');
+    await newBrowser.get('/login');
+    expect((await newBrowser.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(429);
+    // The owner's own browser still signs in, and still gets a reset link.
+    await owner.get('/login');
+    expect((await owner.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(303);
+    const before = await mailCount();
+    await owner.get('/forgot');
+    expect((await owner.post('/forgot', { email: 'ada@example.org' })).status).toBe(200);
+    const sent = await mails(before + 1);
+    expect(sent.at(-1)!.subject).toBe('Choose a new netintel password');
+  });
+
+  it('do not trust a device cookie signed by anyone else, or one of another account', async () => {
+    await verifiedAccount('ada@example.org', '192.0.2.10');
+    const bo = await verifiedAccount('bo@example.org', '192.0.2.11');
+    await bo.get('/dashboard');
+    expect((await bo.post('/logout', {})).status).toBe(303);
+    await wrongPasswords('ada@example.org', Array.from({ length: THROTTLES.signInByAddress.burst }, (_, index) => `198.51.100.${index + 1}`));
+    // Bo's device cookie names Bo's account: for Ada's address it is a stranger's browser.
+    await bo.get('/login');
+    expect((await bo.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(429);
+    const forged = client('192.0.2.12');
+    const [name, value] = [...bo.cookies].find(([cookie]) => cookie.endsWith('netintel-device'))!;
+    const ada = (await setup.accounts.byEmail('ada@example.org'))!;
+    forged.cookies.set(name, value.replace(/^[a-z2-7]{12}/, ada.id));
+    await forged.get('/login');
+    expect((await forged.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(429);
+  });
+
+  it('limit the mail one address can be sent through the forms, and say that the newest message holds the link', async () => {
+    for (let attempt = 0; attempt < THROTTLES.mailByAddress.burst; attempt++) {
       const browser = client(`203.0.113.${50 + attempt}`);
       await browser.get('/forgot');
       expect((await browser.post('/forgot', { email: 'victim@example.org' })).status).toBe(200);
     }
     const browser = client('203.0.113.60');
     await browser.get('/signup');
-    expect((await browser.post('/signup', { email: 'victim@example.org', password: PASSWORD })).status).toBe(429);
+    const refused = await browser.post('/signup', { email: 'victim@example.org', password: PASSWORD });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toContain('Use the newest one in your mailbox');
+  });
+});
+
+describe('sessions end on the server', () => {
+  /** A copy of the browser's cookies, as someone who took them would keep them. */
+  const copyOf = (browser: PageClient): PageClient => {
+    const copy = client('192.0.2.99');
+    for (const [name, value] of browser.cookies) copy.cookies.set(name, value);
+    return copy;
+  };
+
+  it('logging out ends the session for every copy of the cookie', async () => {
+    const browser = await verifiedAccount();
+    const stolen = copyOf(browser);
+    expect((await stolen.get('/dashboard')).status).toBe(200);
+    await browser.get('/dashboard');
+    expect((await browser.post('/logout', {})).status).toBe(303);
+    expect(await stolen.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+  });
+
+  it('"log out everywhere" ends every session of the account', async () => {
+    const first = await verifiedAccount();
+    const second = client('192.0.2.50');
+    await second.get('/login');
+    expect((await second.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(303);
+    const stolen = copyOf(second);
+    const dashboard = await first.get('/dashboard');
+    expect(dashboard.body).toContain('2 sessions are open');
+    expect(await first.post('/logout/everywhere', {})).toMatchObject({ status: 303, location: '/login' });
+    expect((await first.get('/login')).body).toContain('logged out everywhere (2 sessions)');
+    for (const browser of [first, second, stolen]) expect(await browser.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+  });
+
+  it('a password change keeps this session and ends the others; the old password and old reset links stop working', async () => {
+    const browser = await verifiedAccount();
+    const other = client('192.0.2.51');
+    await other.get('/login');
+    await other.post('/login', { email: 'ada@example.org', password: PASSWORD });
+    const stolen = copyOf(other);
+    // A reset link asked for before the change.
+    await other.get('/forgot');
+    await other.post('/forgot', { email: 'ada@example.org' });
+    const resetPath = linkIn((await mails(2))[1]!.text, 'reset');
+    await browser.get('/dashboard');
+    expect((await browser.post('/account/password', { current: 'not it at all', password: 'a brand new passphrase' })).status).toBe(403);
+    const changed = await browser.post('/account/password', { current: PASSWORD, password: 'a brand new passphrase' });
+    expect(changed).toMatchObject({ status: 303, location: '/dashboard' });
+    expect((await browser.get('/dashboard')).body).toContain('1 other session is logged out');
+    for (const gone of [other, stolen]) expect(await gone.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+    expect((await client('192.0.2.52').get(resetPath)).status).toBe(400);
+    const fresh = client('192.0.2.53');
+    await fresh.get('/login');
+    expect((await fresh.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(401);
+    expect((await fresh.post('/login', { email: 'ada@example.org', password: 'a brand new passphrase' })).status).toBe(303);
+  });
+
+  it('a session expires on the server after seven days, whatever the cookie says', async () => {
+    const browser = await verifiedAccount();
+    setup.server.clock.advance(7 * 24 * 3_600_000 - 1000);
+    expect((await browser.get('/dashboard')).status).toBe(200);
+    setup.server.clock.advance(1000);
+    expect(await browser.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+  });
+});
+
+describe('links', () => {
+  it('only the newest reset link works, and using it ends the older ones', async () => {
+    await verifiedAccount();
+    const browser = client('192.0.2.60');
+    await browser.get('/forgot');
+    await browser.post('/forgot', { email: 'ada@example.org' });
+    const first = linkIn((await mails(2))[1]!.text, 'reset');
+    await browser.get('/forgot');
+    await browser.post('/forgot', { email: 'ada@example.org' });
+    const second = linkIn((await mails(3))[2]!.text, 'reset');
+    await browser.get(first);
+    expect((await browser.post('/reset', { token: first.split('/').at(-1)!, password: 'a brand new passphrase' })).status).toBe(400);
+    await browser.get(second);
+    expect((await browser.post('/reset', { token: second.split('/').at(-1)!, password: 'a brand new passphrase' })).status).toBe(303);
+    expect((await client('192.0.2.61').get(second)).status).toBe(400);
+  });
+
+  it('a new verification message ends the link of the one before', async () => {
+    const browser = client();
+    await signUp(browser, 'bo@example.org');
+    const first = linkIn((await mails(1))[0]!.text, 'verify');
+    await browser.get('/login');
+    await browser.post('/login', { email: 'bo@example.org', password: PASSWORD });
+    await browser.get('/dashboard');
+    await browser.post('/verify/resend', {});
+    const second = linkIn((await mails(2))[1]!.text, 'verify');
+    expect((await browser.get(first)).status).toBe(400);
+    expect((await browser.get(second)).status).toBe(200);
   });
 });
 
@@ -502,7 +647,6 @@ describe('CSRF and sessions', () => {
 
   it('behind https: Secure, __Host- cookies, HSTS and upgrade-insecure-requests', async () => {
     await setup.server.close();
-    await setup.accounts.close();
     setup = await start({ publicUrl: 'https://netintel.example' });
     const page = await client().get('/signup');
     expect(String(page.headers['set-cookie'])).toMatch(/^__Host-netintel-session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
@@ -543,7 +687,8 @@ describe('hostile input', () => {
   it('bodies the forms do not take get a page: JSON, a body too large, an unknown media type', async () => {
     await client().get('/login');
     const cases = [
-      { headers: { 'content-type': 'application/json' }, payload: '{"email":"a@b.c"}', status: 403 },
+      { headers: { 'content-type': 'application/json' }, payload: '{"email":"a@b.c"}', status: 415 },
+      { headers: { 'content-type': 'text/plain' }, payload: 'email=a@b.c', status: 415 },
       { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `email=${'a'.repeat(20_000)}`, status: 413 },
       { headers: { 'content-type': 'text/xml' }, payload: '<a/>', status: 415 },
     ];

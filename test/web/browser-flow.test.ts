@@ -289,7 +289,7 @@ describe.skipIf(chromiumProgram === null)('account pages in chromium, mail throu
       expect(cellLabels.filter((_label, index) => columns[index] !== null), 'names beside the cells of the stacked key table').toEqual(columns.filter((column) => column !== null));
 
       // 6. Log out; the dashboard sends to the log-in page.
-      const loggedOut = await submit(page, () => page.getByRole('button', { name: 'Log out' }).click());
+      const loggedOut = await submit(page, () => page.getByRole('button', { name: 'Log out', exact: true }).click());
       expect(loggedOut.status()).toBe(303);
       await heading(page, 'Log in');
       const again = await page.goto(`${served.url}/dashboard`);

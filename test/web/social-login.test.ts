@@ -9,15 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountStore } from '../../src/accounts/account-store.js';
+import type { AccountStore } from '../../src/store/account-store.js';
 import { createMailer } from '../../src/accounts/mailer.js';
 import { hashPassword } from '../../src/accounts/passwords.js';
-import { openSqliteAccountStore } from '../../src/accounts/sqlite-account-store.js';
-import { openSqliteKeyStore } from '../../src/keys/sqlite-key-store.js';
 import { createOidcLogin } from '../../src/web/oidc.js';
 import { startTestServer, type TestServer } from '../server/harness.js';
 import { CLIENT_ID, CLIENT_SECRET, ProviderBrowser, startIssuer, type TestIssuer } from '../support/oidc-provider.js';
 import { PageClient } from './page-client.js';
+import { openStore } from '../support/stores.js';
 
 const PUBLIC_URL = 'http://netintel.test';
 const CALLBACK = `${PUBLIC_URL}/login/corp/callback`;
@@ -37,14 +36,13 @@ afterAll(async () => {
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'netintel-social-'));
   const file = join(dir, 'keys.db');
-  accounts = openSqliteAccountStore(file);
+  const store = await openStore(file);
+  accounts = store.accounts;
   server = await startTestServer({
-    keys: openSqliteKeyStore(file),
+    store,
     checkContract: false,
     accountPages: {
-      accounts,
       mailer: createMailer({ from: 'netintel <no-reply@netintel.test>', outboxDir: join(dir, 'outbox') }),
-      sessionKey: await accounts.sessionKey(),
       publicUrl: () => PUBLIC_URL,
       https: false,
       social: createOidcLogin([{ id: 'corp', name: 'Corp SSO', issuer: issuer.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, preset: null }]),
@@ -53,7 +51,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  await accounts.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -73,7 +73,9 @@ export function nextUtcMidnight(now: number): number {
 
 /**
  * Decides a request of `cost` items (0: only look) against a record and
- * returns the verdict and the record to store when it is accepted.
+ * returns the verdict and the record to store when it is accepted. A
+ * negative cost gives items back (a refund): the bucket refills by as many,
+ * never past full, and the day's count drops, never below 0.
  */
 export function decide(
   record: LimitRecord | null,
@@ -88,13 +90,14 @@ export function decide(
   const tat = Math.max(record?.tat ?? 0, now);
   const count = record && record.day === day ? record.count : 0;
 
-  const newTat = tat + cost * interval;
-  const burstOk = newTat - now <= tolerance + EPSILON;
-  const dailyOk = count + cost <= policy.daily;
+  const refund = cost < 0;
+  const newTat = refund ? Math.max(tat + cost * interval, now) : tat + cost * interval;
+  const burstOk = refund || newTat - now <= tolerance + EPSILON;
+  const dailyOk = refund || count + cost <= policy.daily;
   const allowed = burstOk && dailyOk;
 
   const heldTat = allowed ? newTat : tat;
-  const heldCount = allowed ? count + cost : count;
+  const heldCount = allowed ? Math.max(count + cost, 0) : count;
   let retryAfterMs = 0;
   if (!burstOk) retryAfterMs = newTat - now - tolerance;
   if (!dailyOk) retryAfterMs = Math.max(retryAfterMs, resetAt - now);
@@ -111,7 +114,7 @@ export function decide(
       perMinute: policy.perMinute,
       retryAfterMs: Math.max(Math.ceil(retryAfterMs), 0),
     },
-    next: allowed && cost > 0 ? { tat: heldTat, day, count: heldCount } : null,
+    next: (allowed && cost > 0) || (refund && record !== null) ? { tat: heldTat, day, count: heldCount } : null,
   };
 }
 

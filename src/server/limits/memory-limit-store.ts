@@ -1,5 +1,5 @@
 import { decide, recordLifetimeMs, type LimitPolicy, type LimitRecord, type LimitState } from './gcra.js';
-import type { LimitStore } from './limit-store.js';
+import type { CombinedLimitState, LimitCharge, LimitStore } from './limit-store.js';
 
 /** How often (server clock) records that no longer matter are dropped. */
 const SWEEP_EVERY_MS = 60_000;
@@ -17,19 +17,31 @@ export function createMemoryLimitStore(): LimitStore {
     lastSweep = now;
     for (const [subject, entry] of records) if (entry.expiresAt <= now) records.delete(subject);
   };
+  const current = (subject: string, now: number): LimitRecord | null => {
+    const entry = records.get(subject);
+    return entry && entry.expiresAt > now ? entry.record : null;
+  };
+  const store = (subject: string, next: LimitRecord | null, now: number) => {
+    if (next) records.set(subject, { record: next, expiresAt: now + recordLifetimeMs(next, now) });
+  };
 
   return {
     kind: 'memory',
     consume(subject: string, policy: LimitPolicy, cost: number, now: number): LimitState {
       sweep(now);
-      const entry = records.get(subject);
-      const { state, next } = decide(entry && entry.expiresAt > now ? entry.record : null, policy, cost, now);
-      if (next) records.set(subject, { record: next, expiresAt: now + recordLifetimeMs(next, now) });
+      const { state, next } = decide(current(subject, now), policy, cost, now);
+      store(subject, next, now);
       return state;
     },
+    async consumeAll(charges: readonly LimitCharge[], now: number): Promise<CombinedLimitState> {
+      sweep(now);
+      const decided = charges.map((charge) => decide(current(charge.subject, now), charge.policy, charge.cost, now));
+      const refused = decided.findIndex((each) => !each.state.allowed);
+      if (refused === -1) decided.forEach((each, index) => store(charges[index]!.subject, each.next, now));
+      return { ...decided[refused === -1 ? 0 : refused]!.state, refusedIndex: refused === -1 ? null : refused };
+    },
     peek(subject: string, policy: LimitPolicy, now: number): LimitState {
-      const entry = records.get(subject);
-      return decide(entry && entry.expiresAt > now ? entry.record : null, policy, 0, now).state;
+      return decide(current(subject, now), policy, 0, now).state;
     },
     ping: async () => true,
     close: async () => {

@@ -1,14 +1,20 @@
 import type { Redis as RedisClient } from 'ioredis';
 import { NetintelError } from '../../errors.js';
-import { EPSILON, nextUtcMidnight, utcDay, type LimitPolicy, type LimitState } from './gcra.js';
-import type { LimitStore } from './limit-store.js';
+import { EPSILON, nextUtcMidnight, utcDay, type LimitState } from './gcra.js';
+import type { CombinedLimitState, LimitCharge, LimitStore } from './limit-store.js';
 
 /**
- * gcra.ts's `decide` as one Lua script, so that the check and the charge
- * are one atomic step in Redis whatever the number of servers. Time comes
- * from the caller (ARGV[1]), like the memory store, so every server must
- * keep its clock synchronised (NTP); the day index and reset time are
- * computed by the caller from the same clock.
+ * gcra.ts's `decide` as one Lua script over one or more callers, so that the
+ * checks and the charges are one atomic step in Redis whatever the number of
+ * servers: every charge is taken, or (when one is refused) none. Time comes
+ * from the caller (ARGV[1]), like the memory store, so every server must keep
+ * its clock synchronised (NTP); the day index and reset time are computed by
+ * the caller from the same clock.
+ *
+ * ARGV: now, day, resetAt, epsilon, then per key interval, burst, daily, cost
+ * (a negative cost is a refund). Returns allowed, limited (1 burst, 2 daily),
+ * dailyRemaining, burstRemaining and retry (ms) of the key that refused, else
+ * of the first, and the 1-based index of the key that refused (0: none).
  *
  * State: one hash per caller, t = GCRA tat (ms, 3 decimals), d = UTC day,
  * c = items charged that day; it expires once the bucket is full again and
@@ -16,49 +22,73 @@ import type { LimitStore } from './limit-store.js';
  */
 const LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local daily = tonumber(ARGV[4])
-local cost = tonumber(ARGV[5])
-local day = tonumber(ARGV[6])
-local resetAt = tonumber(ARGV[7])
-local eps = tonumber(ARGV[8])
-local tolerance = burst * interval
-local rec = redis.call('HMGET', KEYS[1], 't', 'd', 'c')
-local tat = tonumber(rec[1]) or 0
-if tat < now then tat = now end
-local count = 0
-if tonumber(rec[2]) == day then count = tonumber(rec[3]) or 0 end
-local newTat = tat + cost * interval
-local burstOk = (newTat - now) <= tolerance + eps
-local dailyOk = (count + cost) <= daily
-local allowed = burstOk and dailyOk
-local heldTat = tat
-local heldCount = count
-if allowed then
-  heldTat = newTat
-  heldCount = count + cost
+local day = tonumber(ARGV[2])
+local resetAt = tonumber(ARGV[3])
+local eps = tonumber(ARGV[4])
+local decided = {}
+local refused = 0
+for i = 1, #KEYS do
+  local base = 4 + (i - 1) * 4
+  local interval = tonumber(ARGV[base + 1])
+  local burst = tonumber(ARGV[base + 2])
+  local daily = tonumber(ARGV[base + 3])
+  local cost = tonumber(ARGV[base + 4])
+  local tolerance = burst * interval
+  local rec = redis.call('HMGET', KEYS[i], 't', 'd', 'c')
+  local tat = tonumber(rec[1]) or 0
+  if tat < now then tat = now end
+  local count = 0
+  if tonumber(rec[2]) == day then count = tonumber(rec[3]) or 0 end
+  local newTat = tat + cost * interval
+  local burstOk = true
+  local dailyOk = true
+  if cost < 0 then
+    if newTat < now then newTat = now end
+  else
+    burstOk = (newTat - now) <= tolerance + eps
+    dailyOk = (count + cost) <= daily
+  end
+  local newCount = count + cost
+  if newCount < 0 then newCount = 0 end
+  decided[i] = {rec[1] ~= false, tat, count, newTat, newCount, burstOk, dailyOk, tolerance, interval, daily, cost}
+  if refused == 0 and not (burstOk and dailyOk) then refused = i end
+end
+if refused == 0 then
+  for i = 1, #KEYS do
+    local d = decided[i]
+    if d[11] > 0 or (d[11] < 0 and d[1]) then
+      redis.call('HSET', KEYS[i], 't', string.format('%.3f', d[4]), 'd', day, 'c', d[5])
+      redis.call('PEXPIRE', KEYS[i], math.ceil(math.max(d[4] - now, resetAt - now) + 60000))
+    end
+  end
+end
+local shown = refused
+if shown == 0 then shown = 1 end
+local d = decided[shown]
+local heldTat = d[2]
+local heldCount = d[3]
+if refused == 0 then
+  heldTat = d[4]
+  heldCount = d[5]
 end
 local retry = 0
-if not burstOk then retry = newTat - now - tolerance end
-if not dailyOk then retry = math.max(retry, resetAt - now) end
-if allowed and cost > 0 then
-  redis.call('HSET', KEYS[1], 't', string.format('%.3f', heldTat), 'd', day, 'c', heldCount)
-  redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(heldTat - now, resetAt - now) + 60000))
-end
+if not d[6] then retry = d[4] - now - d[8] end
+if not d[7] then retry = math.max(retry, resetAt - now) end
 local limited = 0
-if not allowed then
-  if not dailyOk then limited = 2 else limited = 1 end
+if refused ~= 0 then
+  if not d[7] then limited = 2 else limited = 1 end
 end
-local burstRemaining = math.floor((tolerance - (heldTat - now)) / interval + eps)
+local burstRemaining = math.floor((d[8] - (heldTat - now)) / d[9] + eps)
 if burstRemaining < 0 then burstRemaining = 0 end
-local dailyRemaining = daily - heldCount
+local dailyRemaining = d[10] - heldCount
 if dailyRemaining < 0 then dailyRemaining = 0 end
 if retry < 0 then retry = 0 end
-return {allowed and 1 or 0, limited, dailyRemaining, burstRemaining, math.ceil(retry)}
+local allowed = 0
+if refused == 0 then allowed = 1 end
+return {allowed, limited, dailyRemaining, burstRemaining, math.ceil(retry), refused}
 `;
 
-type LimitCommand = (key: string, ...args: Array<string | number>) => Promise<[number, number, number, number, number]>;
+type LimitCommand = (keyCount: number, ...keysThenArgs: Array<string | number>) => Promise<[number, number, number, number, number, number]>;
 
 export interface RedisLimitStoreOptions {
   /** Prefix of every key netintel writes (default `netintel:limit:`). */
@@ -77,7 +107,10 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
   const client: RedisClient = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 2000,
-    commandTimeout: 2000,
+    // A Redis that is down or hung fails a request within half a second (503), rather than holding it:
+    // commands are not queued while the connection is down, and each one has 500 ms.
+    commandTimeout: 500,
+    enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     enableAutoPipelining: true,
   });
@@ -92,44 +125,46 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
       details: { redis: redactUrl(url) },
     });
   }
-  client.defineCommand('netintelLimit', { numberOfKeys: 1, lua: LIMIT_SCRIPT });
+  // The number of keys is given with each call: one for an API request, several for a form's throttles.
+  client.defineCommand('netintelLimit', { lua: LIMIT_SCRIPT });
   const limit = (client as unknown as { netintelLimit: LimitCommand }).netintelLimit.bind(client);
 
-  const run = async (subject: string, policy: LimitPolicy, cost: number, now: number): Promise<LimitState> => {
-    let reply: [number, number, number, number, number];
+  const run = async (charges: readonly LimitCharge[], now: number): Promise<CombinedLimitState> => {
+    let reply: [number, number, number, number, number, number];
     try {
       reply = await limit(
-        prefix + subject,
+        charges.length,
+        ...charges.map((charge) => prefix + charge.subject),
         now,
-        60_000 / policy.perMinute,
-        policy.burst,
-        policy.daily,
-        cost,
         utcDay(now),
         nextUtcMidnight(now),
         EPSILON,
+        ...charges.flatMap((charge) => [60_000 / charge.policy.perMinute, charge.policy.burst, charge.policy.daily, charge.cost]),
       );
     } catch (error) {
       throw new NetintelError('unreachable', `the rate-limit store (Redis) did not answer: ${(error as Error).message}`, { cause: error });
     }
-    const [allowed, limited, dailyRemaining, burstRemaining, retryAfterMs] = reply;
+    const [allowed, limited, dailyRemaining, burstRemaining, retryAfterMs, refused] = reply;
+    const shown = charges[refused === 0 ? 0 : refused - 1]!.policy;
     return {
       allowed: allowed === 1,
       limitedBy: limited === 2 ? 'daily' : limited === 1 ? 'burst' : null,
-      dailyLimit: policy.daily,
+      dailyLimit: shown.daily,
       dailyRemaining,
       resetAt: nextUtcMidnight(now),
-      burstCapacity: policy.burst,
+      burstCapacity: shown.burst,
       burstRemaining,
-      perMinute: policy.perMinute,
+      perMinute: shown.perMinute,
       retryAfterMs,
+      refusedIndex: refused === 0 ? null : refused - 1,
     };
   };
 
   return {
     kind: 'redis',
-    consume: run,
-    peek: (subject, policy, now) => run(subject, policy, 0, now),
+    consume: async (subject, policy, cost, now) => stateOf(await run([{ subject, policy, cost }], now)),
+    consumeAll: run,
+    peek: async (subject, policy, now) => stateOf(await run([{ subject, policy, cost: 0 }], now)),
     ping: async () => {
       try {
         return (await client.ping()) === 'PONG';
@@ -141,6 +176,11 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
       await client.quit().catch(() => client.disconnect());
     },
   };
+}
+
+/** One caller's state, as `consume` gives it. */
+function stateOf({ refusedIndex: _, ...state }: CombinedLimitState): LimitState {
+  return state;
 }
 
 /** A Redis URL without its password, for messages and logs. */

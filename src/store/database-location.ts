@@ -3,7 +3,7 @@ import { homeDirectory } from '../engine/data/home-directory.js';
 
 /**
  * The key database: `--db PATH` (or a `postgres://` URL, see
- * open-key-store.ts), else NETINTEL_DB, else `keys.db` in the XDG
+ * open-store.ts), else NETINTEL_DB, else `keys.db` in the XDG
  * data dir (`$XDG_DATA_HOME/netintel/`, default `~/.local/share/netintel/`).
  */
 export function keyDbPath(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
