@@ -24,6 +24,8 @@ async function freePort(): Promise<number> {
 
 export interface RedisTestServer {
   url: string;
+  /** Sends the server a signal: SIGSTOP makes it hang (connections stay open, nothing answers), SIGCONT wakes it. */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -49,10 +51,13 @@ export async function startRedisServer(binary: string): Promise<RedisTestServer>
   });
   return {
     url: `redis://127.0.0.1:${port}`,
+    signal: (signal) => void child.kill(signal),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
+        // A stopped server takes no SIGTERM until it runs again.
+        child.kill('SIGCONT');
         child.kill('SIGTERM');
       }),
   };
