@@ -1,4 +1,5 @@
 import { toNetintelError } from '../errors.js';
+import { jsonText } from '../output/json-text.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -26,7 +27,7 @@ export function markWrittenToStdout(error: object): void {
 export function reportFailure(io: CliIo, error: unknown, format: string | undefined, options: { debug?: boolean } = {}): number {
   const failure = toNetintelError(error);
   if ((format === 'json' || format === 'ndjson') && failure.code !== 'output_failed' && !writtenToStdout.has(failure)) {
-    io.stdout.write(`${JSON.stringify({ error: failure.toJSON() })}\n`);
+    io.stdout.write(`${jsonText({ error: failure.toJSON() })}\n`);
   }
   const message = escapeTerminalText(failure.message);
   if (failure.code !== 'internal') io.stderr.write(`netintel: ${message}\n`);

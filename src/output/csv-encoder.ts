@@ -8,9 +8,15 @@ type Part = { kind: 'leaf'; keys: readonly string[] } | { kind: 'group'; key: st
 
 const COMMA = 0x2c;
 
-/** ASCII codes that make a text cell need quoting (RFC 4180 §2.6): the delimiter, the quote, line breaks. */
+/**
+ * ASCII codes that keep a text cell off the fast path: those that need
+ * quoting (RFC 4180 §2.6: the delimiter, the quote, line breaks) and the
+ * control characters csvCell escapes (all of C0 but TAB, and DEL).
+ */
 const QUOTED = new Uint8Array(128);
 for (const char of [',', '"', '\r', '\n']) QUOTED[char.charCodeAt(0)] = 1;
+for (let code = 0; code < 0x20; code++) if (code !== 0x09) QUOTED[code] = 1;
+QUOTED[0x7f] = 1;
 
 /**
  * Writes one cell as `csvCell` encodes it. Most text cells of a bulk row

@@ -1,11 +1,15 @@
 import { stringify } from 'csv-stringify/sync';
+import { visibleEscape } from './terminal-text.js';
 
 /**
  * CSV encoding (RFC 4180) with formula-injection escaping and one physical
  * line per row: a line break inside a text cell (a multi-line presentation,
  * a TXT record with one) is folded to ` | ` before encoding, because
  * line-oriented tools (grep, wc -l, split, awk) read a quoted line break as
- * the end of a row. Then a text cell that
+ * the end of a row. Control characters other than TAB and line breaks (C0,
+ * DEL, C1) and bidirectional controls are written as visible escapes
+ * (`\x1b`, `\u202e`), as the value format writes them, so that a CSV shown
+ * on a terminal cannot drive it (json keeps the exact text). Then a text cell that
  * starts with = + - @ TAB or CR (or the full-width forms of = + - @) gets a
  * leading apostrophe so that spreadsheets show it instead of evaluating it
  * (numbers keep their minus sign). csv-stringify, with the options below, is
@@ -23,6 +27,16 @@ const STRINGIFY_OPTIONS = {
 
 /** Characters that make a text cell need quoting: the delimiter, the quote, line breaks (RFC 4180 §2.6). */
 const NEEDS_QUOTES = /[",\r\n]/;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The text with its control characters (not TAB or line breaks) as visible escapes. */
+export function escapeCsvControls(text: string): string {
+  CONTROLS.lastIndex = 0;
+  if (!CONTROLS.test(text)) return text;
+  CONTROLS.lastIndex = 0;
+  return text.replace(CONTROLS, visibleEscape);
+}
 const QUOTES = /"/g;
 
 /** A cell; arrays and objects (ASN prefix lists) are written as JSON text. */
@@ -40,7 +54,7 @@ export function csvRow(cells: readonly CsvCell[]): string {
 
 /** The reference encoding through csv-stringify (used by tests as the oracle), line breaks folded first. */
 export function csvRowViaLibrary(cells: readonly CsvCell[]): string {
-  return stringify([cells.map((cell) => (typeof cell === 'string' ? foldLineBreaks(cell) : cell)) as CsvCell[]], STRINGIFY_OPTIONS);
+  return stringify([cells.map((cell) => (typeof cell === 'string' ? foldLineBreaks(escapeCsvControls(cell)) : cell)) as CsvCell[]], STRINGIFY_OPTIONS);
 }
 
 const LINE_BREAK = /[\r\n]/;
@@ -65,9 +79,10 @@ export function csvCell(cell: CsvCell): string {
   return stringify([[cell as CsvCell[]]], STRINGIFY_OPTIONS).slice(0, -1);
 }
 
-/** A text cell: line breaks folded, the formula guard, then quoting with inner quotes doubled. */
-function csvText(text: string): string {
-  if (text.length === 0) return text;
+/** A text cell: controls escaped, line breaks folded, the formula guard, then quoting with inner quotes doubled. */
+function csvText(raw: string): string {
+  if (raw.length === 0) return raw;
+  const text = escapeCsvControls(raw);
   const guarded = startsLikeFormula(text.charCodeAt(0)) ? `'${text}` : text;
   if (!NEEDS_QUOTES.test(guarded)) return guarded;
   // Checked only here: a text that needs no quotes has no line break.

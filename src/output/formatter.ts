@@ -4,6 +4,7 @@ import type { CsvCell } from './csv-row.js';
 import type { RecordSchema } from './record-schema.js';
 import type { Utf8Chunk } from './utf8-chunk.js';
 import { csvColumnReader, csvColumnsOf, fieldsAsked, getPath, projectRecord } from './record-schema.js';
+import { jsonText } from './json-text.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'xml', 'value'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -79,14 +80,14 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
       return {
         start: () => (options.single ? '' : '['),
         write: (outcome) => {
-          const body = JSON.stringify(outcome.ok ? shape(outcome.value) : errorJson(outcome), null, 2);
+          const body = jsonText(outcome.ok ? shape(outcome.value) : errorJson(outcome), 2);
           if (options.single) return `${body}\n`;
           return `${count++ === 0 ? '\n' : ',\n'}${body.replace(/^/gm, '  ')}`;
         },
         end: () => (options.single ? '' : count === 0 ? ']\n' : '\n]\n'),
         abort: (error) => {
           if (options.single) return { text: '', carriesError: false };
-          const body = JSON.stringify({ error }, null, 2).replace(/^/gm, '  ');
+          const body = jsonText({ error }, 2).replace(/^/gm, '  ');
           return { text: `${count++ === 0 ? '\n' : ',\n'}${body}\n]\n`, carriesError: true };
         },
       };
@@ -94,9 +95,9 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
     case 'ndjson':
       return {
         start: () => '',
-        write: (outcome) => `${JSON.stringify(outcome.ok ? shape(outcome.value) : errorJson(outcome))}\n`,
+        write: (outcome) => `${jsonText(outcome.ok ? shape(outcome.value) : errorJson(outcome))}\n`,
         end: () => '',
-        abort: (error) => ({ text: `${JSON.stringify({ error })}\n`, carriesError: true }),
+        abort: (error) => ({ text: `${jsonText({ error })}\n`, carriesError: true }),
       };
     case 'csv': {
       // Each format's library loads only when that format is asked for.

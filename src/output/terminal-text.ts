@@ -17,7 +17,8 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-function visible(char: string): string {
+/** One control character as its visible escape: `\t`, `\x1b`, `\u202e`. */
+export function visibleEscape(char: string): string {
   const named = NAMED[char];
   if (named !== undefined) return named;
   const code = char.charCodeAt(0);
@@ -36,7 +37,7 @@ export function escapeTerminalText(text: string, options: { keepNewlines?: boole
   // Most text has nothing to escape: test first, so it is returned as it is.
   if (!pattern.test(text)) return text;
   pattern.lastIndex = 0;
-  return text.replace(pattern, visible);
+  return text.replace(pattern, visibleEscape);
 }
 
 /** True when `text` holds a character escapeTerminalText would escape (LF allowed with `keepNewlines`). */

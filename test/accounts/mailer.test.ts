@@ -111,6 +111,41 @@ describe('mailer through an SMTP relay (STARTTLS, AUTH)', () => {
   });
 });
 
+describe('mail to an address whose local part is not ASCII (RFC 6531)', () => {
+  const to = 'jos\u00e9@example.test';
+
+  it('goes with SMTPUTF8 to a relay that offers it, the address intact', async () => {
+    const relay = await startTestRelay({ plain: true });
+    try {
+      const mailer = createMailer({ from: FROM, smtpUrl: `smtp://127.0.0.1:${relay.port}`, timeoutMs: 5_000 });
+      expect((await mailer.send({ ...message, to })).via).toBe('smtp');
+      expect(relay.received).toHaveLength(1);
+      expect(relay.received[0]!.smtpUtf8).toBe(true);
+      expect(relay.received[0]!.to).toEqual([to]);
+      expect(addresses((await simpleParser(relay.received[0]!.raw)).to)).toEqual([to]);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('is refused with a clear error, before anything is sent, by a relay that does not offer SMTPUTF8', async () => {
+    const relay = await startTestRelay({ plain: true, withoutSmtpUtf8: true });
+    try {
+      const mailer = createMailer({ from: FROM, smtpUrl: `smtp://127.0.0.1:${relay.port}`, timeoutMs: 5_000 });
+      const error = await rejection(mailer.send({ ...message, to }));
+      expect(error.code).toBe('upstream');
+      expect(error.message).toContain('does not offer SMTPUTF8');
+      expect(error.details).toMatchObject({ reason: 'smtputf8_not_offered' });
+      expect(relay.received).toHaveLength(0);
+      // ASCII mail still goes through that relay, without the extension.
+      expect((await mailer.send(message)).via).toBe('smtp');
+      expect(relay.received[0]!.smtpUtf8).toBe(false);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
 describe('mailer through an smtps:// relay (TLS from the first byte)', () => {
   it('delivers over implicit TLS', async () => {
     const ca = createCertificateAuthority();
@@ -272,6 +307,20 @@ describe('mailer without a relay: the outbox', () => {
     const paths = await Promise.all([1, 2, 3, 4, 5].map((n) => mailer.send({ ...message, subject: `message ${n}` }).then((d) => (d.via === 'outbox' ? d.path : ''))));
     expect(new Set(paths).size).toBe(5);
     expect(readdirSync(outbox).sort()).toEqual(paths.map((path) => path.slice(outbox.length + 1)).sort());
+  });
+
+  it('writes a message with an id under one name, with a Message-ID and Date from the id and date given: sent twice, it is one file', async () => {
+    const outbox = join(root, 'outbox');
+    const mailer = createMailer({ from: FROM, outboxDir: outbox });
+    const date = new Date('2030-01-01T10:00:00.000Z');
+    const first = await mailer.send({ ...message, id: '0123456789abcdef0123456789abcdef', date });
+    const again = await mailer.send({ ...message, id: '0123456789abcdef0123456789abcdef', date });
+    if (first.via !== 'outbox' || again.via !== 'outbox') throw new Error('expected the outbox');
+    expect(again.path).toBe(first.path);
+    expect(readdirSync(outbox)).toEqual(['2030-01-01T10-00-00-000Z-0123456789abcdef0123456789abcdef.eml']);
+    const parsed = await simpleParser(readFileSync(first.path));
+    expect(parsed.messageId).toBe('<0123456789abcdef0123456789abcdef@example.test>');
+    expect(parsed.date?.toISOString()).toBe(date.toISOString());
   });
 
   it('reports an outbox that cannot be created as output_failed', async () => {

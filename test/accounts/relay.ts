@@ -15,6 +15,8 @@ import type { TestCertificate } from '../support/smtp-servers.js';
 export interface ReceivedMail {
   from: string;
   to: string[];
+  /** Whether MAIL FROM carried SMTPUTF8 (RFC 6531). */
+  smtpUtf8: boolean;
   raw: Buffer;
   /** True when the message came over TLS (after STARTTLS). */
   secure: boolean;
@@ -28,7 +30,10 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
-export type TestRelayOptions = { certificate: TestCertificate; user: string; pass: string; implicitTls?: boolean } | { plain: true };
+export type TestRelayOptions = ({ certificate: TestCertificate; user: string; pass: string; implicitTls?: boolean } | { plain: true }) & {
+  /** Leave SMTPUTF8 out of the EHLO answer, as a relay without RFC 6531 does. */
+  withoutSmtpUtf8?: boolean;
+};
 
 export async function startTestRelay(options: TestRelayOptions): Promise<TestRelay> {
   const received: ReceivedMail[] = [];
@@ -42,6 +47,7 @@ export async function startTestRelay(options: TestRelayOptions): Promise<TestRel
     name: 'relay.example.test',
     disableReverseLookup: true,
     logger: false,
+    hideSMTPUTF8: options.withoutSmtpUtf8 === true,
     ...security,
     onAuth(auth: SMTPServerAuthentication, _session, callback) {
       authAttempts += 1;
@@ -55,6 +61,7 @@ export async function startTestRelay(options: TestRelayOptions): Promise<TestRel
         received.push({
           from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          smtpUtf8: (session.envelope.mailFrom !== false && (session.envelope.mailFrom.args as Record<string, unknown> | false) !== false && (session.envelope.mailFrom.args as Record<string, unknown>).SMTPUTF8 === true),
           raw: Buffer.concat(chunks),
           secure: session.secure,
           user: typeof session.user === 'string' ? session.user : undefined,

@@ -144,3 +144,37 @@ describe('CSV rows', () => {
     expect(cell('findings.ids')).toBe('mx_a mx_b mx_c');
   });
 });
+
+describe('machine formats on a terminal', () => {
+  // eslint-disable-next-line no-control-regex
+  const DRIVES_A_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  const outcomesOf = (city: string): Array<Outcome<unknown>> => [
+    { ok: true, query: 'a', value: { ip: '192.0.2.1', location: { city, country_code: 'XX' }, network: { asn: 64500 } } },
+  ];
+
+  it('json and ndjson keep any text exactly, with no raw control, C1 or bidi character on the wire', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), async (city) => {
+        for (const format of ['json', 'ndjson'] as const) {
+          const text = await render(IP_SCHEMA, format, outcomesOf(city), { single: format === 'json' });
+          expect(text).not.toMatch(DRIVES_A_TERMINAL);
+          const parsed = JSON.parse(format === 'json' ? text : text.trim()) as { location: { city: string } };
+          expect(parsed.location.city).toBe(city);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('csv writes control and bidi characters as visible escapes, so a CSV on a terminal cannot drive it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), async (city) => {
+        const text = await render(IP_SCHEMA, 'csv', outcomesOf(city), { single: false });
+        expect(text).not.toMatch(DRIVES_A_TERMINAL);
+      }),
+      { numRuns: 300 },
+    );
+    const text = await render(IP_SCHEMA, 'csv', outcomesOf('Evil\u001b]0;title\u0007\u202ecity'), { single: false });
+    expect(text).toContain('Evil\\x1b]0;title\\x07\\u202ecity');
+  });
+});

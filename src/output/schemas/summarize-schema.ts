@@ -2,6 +2,7 @@ import type { RankedRow, Share, SummaryReport } from '../../engine/summarize/sum
 import { csvRow } from '../csv-row.js';
 import type { RecordSchema } from '../record-schema.js';
 import { DBIP_CREDIT } from './ip-schema.js';
+import { jsonText } from '../json-text.js';
 
 /**
  * `netintel summarize` as data. json and xml: the report as one document
@@ -81,11 +82,11 @@ export function summaryCsv(report: SummaryReport, header: boolean): string {
 /** The long form as NDJSON: one object per row, the CSV's columns as keys. */
 export function summaryNdjson(report: SummaryReport): string {
   return summaryRows(report)
-    .map((row) => `${JSON.stringify(row)}\n`)
+    .map((row) => `${jsonText(row)}\n`)
     .join('');
 }
 
 /** The report as one JSON document. */
 export function summaryJson(report: SummaryReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${jsonText(report, 2)}\n`;
 }
