@@ -234,7 +234,7 @@ ${csrfField(base.csrf)}
 <p>The key goes in the <code>X-API-Key</code> header. Every endpoint is described in the <a href="/docs">API docs</a>.</p>
 </section>
 <section aria-labelledby="security">
-<h2 id="security">Sign-in</h2>
+<h2 id="security">Password and sessions</h2>
 ${
   account.hasPassword
     ? html`${view.passwordError ? message('error', 'Please correct the fields marked below.') : ''}
