@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { integerIn } from '../cli/integer-option.js';
 import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { readTargetBatches } from '../engine/bulk/read-targets.js';
+import { withoutZoneIndex } from '../engine/bulk/zone-index.js';
 import { DEFAULT_MAX_EXPAND, expandRangeTargets, isRangeTarget, rangeFailure } from '../engine/ip/ip-range-expand.js';
 import { NetintelError } from '../errors.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
@@ -64,7 +65,8 @@ export function registerBulkCommand(program: Command, runtime: CommandRuntime): 
 /**
  * The targets of every input in order: each file, or stdin for "-" or when no
  * file is named. Line numbers count within each input, and with several
- * inputs each target names its own.
+ * inputs each target names its own. An address with a zone index is taken
+ * without it here, before the local, threaded and remote lookups alike.
  */
 async function* inputTargets(
   files: readonly string[],
@@ -75,7 +77,10 @@ async function* inputTargets(
   for (const file of inputs) {
     const source = inputs.length === 1 ? null : file === '-' ? 'stdin' : file;
     try {
-      yield* readTargetBatches(read(file === '-' ? stdin : createReadStream(file)), source);
+      for await (const batch of readTargetBatches(read(file === '-' ? stdin : createReadStream(file)), source)) {
+        for (const target of batch) if (target.text.includes('%')) target.text = withoutZoneIndex(target.text);
+        yield batch;
+      }
     } catch (error) {
       if (error instanceof NetintelError) throw error;
       throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message}`, { details: { path: file } });

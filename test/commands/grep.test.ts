@@ -41,6 +41,21 @@ describe('netintel grep', () => {
     expect((await runCli(['grep', '-o', '--cidr', '--exclude-reserved'], { stdin: text })).stdout).toBe('8.8.8.8\n2606:4700::1111\n8.8.8.8\n9.9.9.0/24\n');
   });
 
+  it('finds an IPv4-mapped address followed by a port with --v6, as IPv6 text', async () => {
+    const text = 'tcp6 0 0 ::ffff:1.2.3.4:80 ::ffff:198.51.100.7:51234 ESTABLISHED\n';
+    expect(await runCli(['grep', '-o', '--v6'], { stdin: text })).toEqual({ code: 0, stdout: '::ffff:1.2.3.4\n::ffff:198.51.100.7\n', stderr: '' });
+    const v4 = await runCli(['grep', '-o', '--v4'], { stdin: text });
+    expect([v4.code, v4.stdout]).toEqual([3, '']);
+  });
+
+  it('treats a trailing :: alike after IPv4 and IPv6: part of the run, which is then no address', async () => {
+    for (const text of ['peer 1.2.3.4::\n', 'peer 2001:db8::1::\n', 'peer ::ffff:1.2.3.4::\n']) {
+      const result = await runCli(['grep', '-o'], { stdin: text });
+      expect([result.code, result.stdout], text).toEqual([3, '']);
+    }
+    expect((await runCli(['grep', '-o'], { stdin: 'peer 1.2.3.4: and 2001:db8::1: up\n' })).stdout).toBe('1.2.3.4\n2001:db8::1\n');
+  });
+
   it('works on this machine whatever NETINTEL_SERVER says: it makes no lookups', async () => {
     const result = await runCli(['grep', '-o'], { stdin: 'a 8.8.8.8\n', env: { NETINTEL_SERVER: 'http://127.0.0.1:9' } });
     expect([result.code, result.stdout, result.stderr]).toEqual([0, '8.8.8.8\n', '']);

@@ -48,8 +48,10 @@ function classOf(c: number): number {
  * whole rather than cut down to an address it only contains. Every
  * candidate is validated by the address parser the lookups use. Dots and a
  * single colon at either end are punctuation (`1.2.3.4.` ending a sentence,
- * `addr:1.2.3.4`, `1.2.3.4: refused`); a colon inside a run that is not an
- * IPv6 address separates IPv4 addresses (`1.2.3.4:8080`).
+ * `addr:1.2.3.4`, `1.2.3.4: refused`); `::` at either end is not. A run
+ * that is not one address is read as addresses joined by colons, each
+ * maybe followed by a port (`1.2.3.4:8080`, `::ffff:1.2.3.4:80`), or not
+ * at all (see joinedAddresses).
  */
 export function scanLine(line: string, options: ScanOptions, found: AddressMatch[] = []): AddressMatch[] {
   const length = line.length;
@@ -95,12 +97,12 @@ export function scanLine(line: string, options: ScanOptions, found: AddressMatch
       while (i < length && (classOf(line.charCodeAt(i)) === WORD || classOf(line.charCodeAt(i)) === HEX)) i++;
       continue;
     }
-    candidate(line, start, end, options, found);
+    candidate(line, start, end, colons > 0, options, found);
   }
   return found;
 }
 
-function candidate(line: string, runStart: number, runEnd: number, options: ScanOptions, found: AddressMatch[]): void {
+function candidate(line: string, runStart: number, runEnd: number, hasColon: boolean, options: ScanOptions, found: AddressMatch[]): void {
   let start = runStart;
   let end = runEnd;
   // Punctuation at the ends: dots, and a single colon (`::` belongs to IPv6).
@@ -115,28 +117,101 @@ function candidate(line: string, runStart: number, runEnd: number, options: Scan
     else break;
   }
   if (end - start < 2) return;
-  const text = line.slice(start, end);
-  if (!text.includes(':')) {
-    if (parseIpv4Fast(text) >= 0) push(line, text, start, end, end === runEnd, 4, options, found);
-    return;
-  }
-  if (hasHexDigit(text) && parseIpv6Text(text) !== null) {
-    // A zone index (RFC 6874 §2 `%25` in URLs aside) follows the address directly.
-    const zoneEnd = end === runEnd ? zoneEndAt(line, end) : end;
-    const full = zoneEnd > end && parseIpv6Text(line.slice(start, zoneEnd)) !== null ? zoneEnd : end;
-    push(line, line.slice(start, full), start, full, full === runEnd || full > end, 6, options, found);
-    return;
-  }
-  // Not IPv6: colons separate what may be IPv4 addresses and ports.
-  let from = start;
-  while (from < end) {
-    let to = line.indexOf(':', from);
-    if (to === -1 || to > end) to = end;
-    if (to - from >= 7 && parseIpv4Fast(line, from, to) >= 0) {
-      push(line, line.slice(from, to), from, to, to === runEnd, 4, options, found);
+  let lastColon = -1;
+  let lastDot = -1;
+  // Most runs (IPv4 addresses, version numbers) hold no colon: nothing to locate.
+  if (hasColon) {
+    for (let i = start; i < end; i++) {
+      const c = line.charCodeAt(i);
+      if (c === 58) lastColon = i;
+      else if (c === 46) lastDot = i;
     }
-    from = to + 1;
   }
+  if (lastColon === -1) {
+    if (parseIpv4Fast(line, start, end) >= 0) push(line, line.slice(start, end), start, end, end === runEnd, 4, options, found);
+    return;
+  }
+  // RFC 4291 §2.2: a dotted quad is the last part of IPv6 text, so a run with a dot before a colon is not one address.
+  if (lastDot === -1 || lastDot > lastColon) {
+    const text = line.slice(start, end);
+    if (hasHexDigit(text) && parseIpv6Text(text) !== null) {
+      // A zone index (RFC 6874 §2 `%25` in URLs aside) follows the address directly.
+      const zoneEnd = end === runEnd ? zoneEndAt(line, end) : end;
+      const full = zoneEnd > end && parseIpv6Text(line.slice(start, zoneEnd)) !== null ? zoneEnd : end;
+      push(line, line.slice(start, full), start, full, full === runEnd || full > end, 6, options, found);
+      return;
+    }
+    // Without a dotted quad nothing ends an address inside the run (`2001:db8::1::`, `10:30:00`).
+    if (lastDot === -1) return;
+  }
+  joinedAddresses(line, start, end, runEnd, options, found);
+}
+
+/**
+ * Reads text[start, end), a run that is not one address, as addresses
+ * joined by colons, each maybe followed by `:port` (`1.2.3.4:8080`,
+ * `::ffff:1.2.3.4:80`, `192.0.2.1:5060:198.51.100.7:5060`). A dotted quad
+ * ends an address, IPv6 included, so each address runs from where the last
+ * one (or its port) ended to the end of the next dotted quad, or to the end
+ * of the run; at each step an address is preferred to a port. Every part
+ * of the run must read so, or the run gives nothing: `::ffff:1.2.3.4` is
+ * never cut down to `1.2.3.4`, nor `abc:1.2.3.4` or `1.2.3.4::` to
+ * `1.2.3.4`.
+ */
+function joinedAddresses(line: string, start: number, end: number, runEnd: number, options: ScanOptions, found: AddressMatch[]): void {
+  const mark = found.length;
+  let from = start;
+  let afterAddress = false;
+  for (;;) {
+    const dot = indexIn(line, 46, from, end);
+    const colon = dot === -1 ? -1 : indexIn(line, 58, dot, end);
+    const to = colon === -1 ? end : colon;
+    // The whole run is known not to be an address.
+    const version = from === start && to === end ? 0 : addressVersion(line, from, to);
+    if (version !== 0) {
+      push(line, line.slice(from, to), from, to, to === runEnd, version, options, found);
+      if (to === end) return;
+      from = to + 1;
+      afterAddress = true;
+      continue;
+    }
+    const portEnd = afterAddress ? portEndAt(line, from, end) : -1;
+    if (portEnd === -1) {
+      found.length = mark;
+      return;
+    }
+    if (portEnd === end) return;
+    from = portEnd + 1;
+    afterAddress = false;
+  }
+}
+
+/** 4 or 6 when text[from, to) is an address (never `::` alone), else 0. */
+function addressVersion(line: string, from: number, to: number): 0 | 4 | 6 {
+  if (to - from < 2) return 0;
+  if (indexIn(line, 58, from, to) === -1) return parseIpv4Fast(line, from, to) >= 0 ? 4 : 0;
+  const text = line.slice(from, to);
+  return hasHexDigit(text) && parseIpv6Text(text) !== null ? 6 : 0;
+}
+
+/** The index of the code unit `code` in line[from, to), or -1: indexOf would search on past `to`. */
+function indexIn(line: string, code: number, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (line.charCodeAt(i) === code) return i;
+  return -1;
+}
+
+/** Where a port number (0 to 65535, one to five digits) that starts at `at` ends, before a colon or `end`; -1 when there is none. */
+function portEndAt(line: string, at: number, end: number): number {
+  let i = at;
+  let value = 0;
+  while (i < end && i - at < 6) {
+    const c = line.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    value = value * 10 + (c - 48);
+    i++;
+  }
+  if (i === at || i - at > 5 || value > 65535) return -1;
+  return i === end || line.charCodeAt(i) === 58 ? i : -1;
 }
 
 function push(line: string, text: string, start: number, end: number, atRunEnd: boolean, version: 4 | 6, options: ScanOptions, found: AddressMatch[]): void {

@@ -30,8 +30,20 @@ describe('scanLine', () => {
     ['times and MAC addresses', '10:30:00 00:1a:2b:3c:4d:5e', []],
     ['C++ scope', 'std::vector<int> Foo::bar', []],
     ['nine groups', '1:2:3:4:5:6:7:8:9', []],
+    ['IPv4-mapped with a port: the whole address, not its IPv4 tail', 'tcp6 ::ffff:192.0.2.1:22 ::ffff:198.51.100.7:5555 ESTABLISHED', ['::ffff:192.0.2.1', '::ffff:198.51.100.7']],
+    ['a single trailing colon is punctuation after either version', 'to 1.2.3.4: and 2001:db8::1: and ::ffff:1.2.3.4:', ['1.2.3.4', '2001:db8::1', '::ffff:1.2.3.4']],
+    ['a trailing :: is part of the run, so neither version is cut out of it', 'a 1.2.3.4:: b 2001:db8::1:: c ::ffff:1.2.3.4::', []],
+    ['a leading ::: is part of the run', ':::1.2.3.4 :::2001:db8::1', []],
+    ['hex groups glued before a dotted quad are not cut off', 'abc:1.2.3.4 1:2:3:4:5:6:7:1.2.3.4 ffff:ffff:1.2.3.4', []],
+    ['a port is a number up to 65535 and nothing more', '1.2.3.4:65535 5.6.7.8:65536 9.9.9.9:80:90 1.1.1.1::80 2.2.2.2:08', ['1.2.3.4', '2.2.2.2']],
+    ['addresses joined by colons, with or without ports', '192.0.2.1:5060:198.51.100.7:5060 10.0.0.1:10.0.0.2 1.2.3.4:2001:db8::1', ['192.0.2.1', '198.51.100.7', '10.0.0.1', '10.0.0.2', '1.2.3.4', '2001:db8::1']],
+    ['netstat listeners and times', 'tcp6 :::22 :::* 0.0.0.0:* 10:30:00.123 27:06:00:00', ['0.0.0.0']],
   ])('%s', (_name, line, expected) => {
     expect(found(line)).toEqual(expected);
+  });
+
+  it('takes a prefix length after the last address of a run only', () => {
+    expect(found('::ffff:10.0.0.0/104 1.2.3.4:80/24 10.0.0.1:10.0.0.0/8', true)).toEqual(['::ffff:10.0.0.0/104', '1.2.3.4', '10.0.0.1', '10.0.0.0/8']);
   });
 
   it('takes a prefix length with cidr, and the address alone without', () => {
@@ -57,6 +69,11 @@ describe('createAddressFilter', () => {
   it('keeps one version', () => {
     expect(run('8.8.8.8 2001:4860::8888 ::ffff:1.2.3.4', { versions: new Set([4]) })).toEqual(['8.8.8.8']);
     expect(run('8.8.8.8 2001:4860::8888 ::ffff:1.2.3.4', { versions: new Set([6]) })).toEqual(['2001:4860::8888', '1.2.3.4']);
+  });
+
+  it('keeps an IPv4-mapped address followed by a port as IPv6 text', () => {
+    expect(run('peer ::ffff:1.2.3.4:80 up', { versions: new Set([6]) })).toEqual(['1.2.3.4']);
+    expect(run('peer ::ffff:1.2.3.4:80 up', { versions: new Set([4]) })).toEqual([]);
   });
 
   it('drops special-purpose addresses and CIDRs', () => {
@@ -98,6 +115,52 @@ describe('scanLine properties', () => {
           const address = match.text.replace(/\/\d+$/, '');
           expect(match.version === 4 ? isIPv4Text(address) : isIPv6Text(address)).toBe(true);
         }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // What an address and a port are, written apart from the scanner: the scanner's grammar as a model.
+  const isAddress = (text: string) => isIPv4Text(text) || (isIPv6Text(text) && !text.includes('%') && /[0-9a-f]/i.test(text));
+  const isPort = (text: string) => /^\d{1,5}$/.test(text) && Number(text) <= 65535;
+  const hexGroup = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'.split('')), minLength: 1, maxLength: 4 });
+  const dottedAddress = fc.oneof(fc.ipV4(), fc.ipV4().map((v4) => `::ffff:${v4}`), fc.ipV6().filter((v6) => v6.includes('.')));
+
+  it('never cuts an address out of hex groups glued before it: the run is one address or nothing', () => {
+    // Groups joined by colons, an empty one giving `::`; the first is not empty, so no leading colon is punctuation.
+    const prefix = fc.tuple(hexGroup, fc.array(fc.oneof(hexGroup, fc.constant('')), { maxLength: 3 })).map(([first, rest]) => `${[first, ...rest].join(':')}:`);
+    fc.assert(
+      fc.property(prefix, fc.oneof(fc.ipV4(), fc.ipV6(), dottedAddress), (before, address) => {
+        const run = before + address;
+        expect(found(`x ${run} y`)).toEqual(isAddress(run) ? [run] : []);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads what follows a dotted quad after a colon as a port or an address, else drops the whole run', () => {
+    const rest = fc.array(fc.oneof(hexGroup, fc.constant('')), { minLength: 1, maxLength: 9 }).filter((groups) => groups.at(-1) !== '').map((groups) => groups.join(':'));
+    fc.assert(
+      fc.property(dottedAddress, rest, (address, after) => {
+        const colon = after.indexOf(':');
+        const [port, next] = colon === -1 ? [after, ''] : [after.slice(0, colon), after.slice(colon + 1)];
+        const expected = isAddress(after) ? [address, after] : isPort(after) ? [address] : isPort(port) && isAddress(next) ? [address, next] : [];
+        expect(found(`x ${address}:${after} y`)).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds every address of addresses and ports joined by colons, as netstat and SIP logs write them', () => {
+    const item = fc.tuple(dottedAddress, fc.option(fc.integer({ min: 0, max: 65535 }).map(String), { nil: undefined }));
+    const last = fc.oneof(fc.ipV6().filter((v6) => /[0-9a-f]/i.test(v6)), dottedAddress);
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), fc.option(last, { nil: undefined }), (items, tail) => {
+        const parts = items.flatMap(([address, port]) => (port === undefined ? [address] : [address, port]));
+        if (tail !== undefined) parts.push(tail);
+        // A port followed by an address that could take it as its first group is read as that longer address.
+        fc.pre(parts.every((part, i) => !(isPort(part) && i + 1 < parts.length && isAddress(`${part}:${parts[i + 1]}`))));
+        expect(found(`(${parts.join(':')})`)).toEqual(parts.filter((part) => !isPort(part)));
       }),
       { numRuns: 3000 },
     );
