@@ -95,17 +95,35 @@ describe('netintel dkim', () => {
     expect(JSON.parse(piped.stdout)).toMatchObject({ source: 'stdin', status: 'none' });
   });
 
-  it('keeps stdout to the record when a signature has l= (mailauth prints a diagnostic then), and warns about l=', async () => {
+  it('gives permerror for an l= beyond the body, warns about l=, and keeps stdout to the record', async () => {
     const signature = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem, maxBodyLength: 5000 }] });
     const file = join(scratch.path, 'limited.eml');
-    // mailauth's signer caps l= at the body's length; a larger l= is what makes the verifier print.
+    // The signer caps l= at the body's length; RFC 6376 §3.5 forbids a larger one.
     expect(signature.signatures).toMatch(/l=\d+;/);
     writeFileSync(file, signature.signatures.replace(/l=\d+;/, 'l=5000;') + MESSAGE);
     const run = await runCli(['dkim', '--message', file, '-f', 'json', '-v', ...dnsFlags]);
     const record = JSON.parse(run.stdout);
-    expect(record.signatures[0]).toMatchObject({ bodyLengthLimit: 5000 });
+    expect(record.signatures[0]).toMatchObject({ bodyLengthLimit: 5000, result: 'permerror', reason: expect.stringMatching(/^l=5000 is more than the \d+ octets of the canonicalized body$/) });
     expect(record.findings.map((item: { id: string }) => item.id)).toContain('dkim_signature_body_length');
-    expect(run.stderr).toContain('netintel: mailauth: ');
+  });
+
+  it('gives a verdict, not an internal error, for t= and x= past what a date can hold (exit 0)', async () => {
+    for (const tag of ['t=99999999999999999', 'x=99999999999999999', 't=8640000000001', 'x=8640000000001']) {
+      const stdin = `DKIM-Signature: v=1; a=rsa-sha256; d=x.test; s=s; h=from; ${tag}; bh=AA; b=BB\r\nFrom: a@b.c\r\n\r\nhi\r\n`;
+      const run = await runCli(['dkim', '--message', '-', '-f', 'json', ...dnsFlags], { stdin });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout).signatures).toEqual([
+        expect.objectContaining({ result: 'permerror', reason: `${tag} is not a time (1 to 12 digits of seconds since 1970)`, signedAt: null, expiresAt: null }),
+      ]);
+    }
+  });
+
+  it('refuses a message whose header section is over 1 MiB with exit 2, naming the limit', async () => {
+    const run = await runCli(['dkim', '--message', '-', ...dnsFlags], { stdin: `X-Big: ${'a'.repeat(1024 * 1024)}\r\n${MESSAGE}` });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('netintel: stdin: the header section is over 1 MiB (the limit on the header fields before the body of a message read for DKIM)\n');
   });
 
   it('refuses bad input with one line and exit 2', async () => {

@@ -4,8 +4,8 @@ import { NetintelError } from '../../errors.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext } from './mail-errors.js';
-import { isDkimKeyProblem, readDkimKey, type DkimPublicKey } from './dkim-key.js';
-import { looksLikeDkimRecord, parseDkimRecord, type DkimKeyRecord, type DkimRecordProblem } from './dkim-record.js';
+import type { DkimPublicKey } from './dkim-key.js';
+import { looksLikeDkimRecord, MIN_RSA_BITS, readDkimKeyRecord, type DkimKeyRecord, type DkimRecordProblem } from './dkim-record.js';
 import { COMMON_DKIM_SELECTORS } from './dkim-selectors.js';
 
 /** One selector asked: its key record, the key read from it, and what is wrong with them. */
@@ -206,24 +206,22 @@ async function checkSelector(dns: MailDns, domain: string, selector: string, pro
     );
   }
 
-  const parsed = parseDkimRecord(published.text);
-  if (parsed.record) result.record = parsed.record;
-  for (const problem of parsed.problems) findings.push(problemFinding(problem, selector, name, published.text));
-  const record = parsed.record;
-  const broken = parsed.problems.some((problem) => problem.severity === 'error');
+  // The same reading the message verifier judges signatures by (dkim-record.ts).
+  const reading = readDkimKeyRecord(published.text);
+  if (reading.record) result.record = reading.record;
+  for (const problem of reading.problems) findings.push(problemFinding(problem, selector, name, published.text));
+  const record = reading.record;
+  const broken = reading.problems.some((problem) => problem.severity === 'error');
 
   if (record && record.publicKey === '') {
     findings.push(
       finding('dkim_key_revoked', 'warning', `The key of selector ${selector} is revoked (empty p=): signatures made with it fail`, 'RFC 6376 §3.6.1', evidence({ record: published.text })),
     );
-  } else if (record && record.publicKey !== null && !broken) {
-    const key = readDkimKey(record.keyType, record.publicKey);
-    if (isDkimKeyProblem(key)) {
-      findings.push(finding('dkim_key_invalid', 'error', `The key of selector ${selector} cannot be used: ${key.message}`, record.keyType === 'ed25519' ? 'RFC 8463 §4.2' : 'RFC 6376 §3.6.1', evidence({ keyType: record.keyType })));
-    } else {
-      result.key = key;
-      findings.push(...keyFindings(key, selector, name));
-    }
+  } else if (record && !broken && reading.keyProblem !== null) {
+    findings.push(finding('dkim_key_invalid', 'error', `The key of selector ${selector} cannot be used: ${reading.keyProblem}`, record.keyType === 'ed25519' ? 'RFC 8463 §4.2' : 'RFC 6376 §3.6.1', evidence({ keyType: record.keyType })));
+  } else if (!broken && reading.key !== null) {
+    result.key = reading.key;
+    findings.push(...keyFindings(reading.key, selector, name));
   }
   if (record?.testing) {
     findings.push(
@@ -243,11 +241,11 @@ function keyFindings(key: DkimPublicKey, selector: string, name: string): Findin
   if (key.type === 'ed25519') {
     out.push(finding('dkim_key_strength', 'pass', `Selector ${selector} has an Ed25519 key`, 'RFC 8463 §3', evidence));
     if (key.encoding === 'spki-ed25519') {
-      out.push(finding('dkim_key_encoding', 'warning', `The Ed25519 key of selector ${selector} is wrapped in SubjectPublicKeyInfo; p= must hold the 32 key octets alone, so many verifiers reject it`, 'RFC 8463 §4.2', evidence));
+      out.push(finding('dkim_key_encoding', 'warning', `The Ed25519 key of selector ${selector} is wrapped in SubjectPublicKeyInfo; p= should hold the 32 key octets alone: netintel reads the wrapped form, but other verifiers (dkimpy among them) reject it`, 'RFC 8463 §4.2', evidence));
     }
     return out;
   }
-  if (key.bits < 1024) {
+  if (key.bits < MIN_RSA_BITS) {
     out.push(finding('dkim_key_weak', 'error', `The RSA key of selector ${selector} has ${key.bits} bits; verifiers must not accept keys under 1024 bits, so its signatures fail`, 'RFC 8301 §3.2', evidence));
   } else if (key.bits < 2048) {
     out.push(finding('dkim_key_1024', 'warning', `The RSA key of selector ${selector} has ${key.bits} bits; signers should use at least 2048`, 'RFC 8301 §3.2', evidence));
@@ -255,7 +253,16 @@ function keyFindings(key: DkimPublicKey, selector: string, name: string): Findin
     out.push(finding('dkim_key_strength', 'pass', `The RSA key of selector ${selector} has ${key.bits} bits`, 'RFC 8301 §3.2', evidence));
   }
   if (key.encoding === 'pkcs1') {
-    out.push(finding('dkim_key_encoding', 'warning', `The RSA key of selector ${selector} is a bare RSAPublicKey; p= should hold a SubjectPublicKeyInfo, and some verifiers reject the other`, 'RFC 6376 §3.6.1', evidence));
+    // RFC 6376 §3.6.1 names the bare RSAPublicKey, but key generators publish a SubjectPublicKeyInfo and some verifiers read only that.
+    out.push(
+      finding(
+        'dkim_key_encoding',
+        'warning',
+        `The RSA key of selector ${selector} is a bare RSAPublicKey: RFC 6376 names that form and netintel verifies with it, but keys are usually published as a SubjectPublicKeyInfo and some verifiers read only that`,
+        'RFC 6376 §3.6.1',
+        evidence,
+      ),
+    );
   }
   return out;
 }

@@ -1,9 +1,17 @@
+/// <reference path="./mailauth-tools.d.ts" />
+import { createHash, verify, type KeyObject } from 'node:crypto';
+import addressparser from 'nodemailer/lib/addressparser';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureText } from './mail-errors.js';
-import { parseDkimRecord } from './dkim-record.js';
+import { bodyHashKey, hashDkimBodies, headerHashInput, type BodyHashResult } from './dkim-canonical.js';
+import type { DkimPublicKey } from './dkim-key.js';
+import { readMessageParts, type MessageField, type MessageParts } from './dkim-message-reader.js';
+import { dkimKeyRefusesSignature, looksLikeDkimRecord, readDkimKeyRecord } from './dkim-record.js';
+import { isoTime, readDkimSignature, type DkimSignature, type DkimSignatureReading } from './dkim-signature.js';
+import { dkimTagValue, trimFws } from './dkim-tag-list.js';
 
 /** RFC 8601 §2.7.1 result names, as Authentication-Results writes them. */
 export type DkimSignatureResultCode = 'pass' | 'fail' | 'neutral' | 'policy' | 'temperror' | 'permerror';
@@ -47,50 +55,60 @@ export interface DkimMessageResult {
   findings: Finding[];
 }
 
-/** The part of mailauth's result this check reads (mailauth/lib/dkim/verify). */
-interface MailauthDkimResult {
-  signingDomain?: string;
-  selector?: string;
-  signature?: string;
-  algo?: string;
-  format?: string;
-  status: { result: string; comment?: string; aligned?: string | false };
-  signingHeaders?: { keys?: string };
-  signTime?: string | null;
-  expiresAfter?: string | null;
-  modulusLength?: number;
-  rr?: string;
-  canonBodyLengthLimited?: boolean;
-  canonBodyLengthLimit?: number;
-}
+/**
+ * Signatures verified per message, at most: RFC 6376 §6.1 lets verifiers
+ * limit the signatures they try, so that a message cannot make them do
+ * unbounded work (a key lookup and a body hash each). Later ones are
+ * reported as neutral, not tried.
+ */
+export const MAX_VERIFIED_SIGNATURES = 20;
 
 /**
- * Verifies every DKIM-Signature of a message (RFC 6376 §6) with mailauth,
- * whose key lookups go through the context's resolver. Signatures mailauth
- * cannot read (an unknown algorithm, no d= or s=) are reported as permerror.
+ * Signers' clocks run ahead by this much before a t= in the future makes a
+ * signature be ignored (RFC 6376 §3.5 lets verifiers ignore it); the same
+ * allowance dkimpy gives.
+ */
+const FUTURE_ALLOWANCE_SECONDS = 10 * 3600;
+
+/**
+ * Verifies every DKIM-Signature of a message (RFC 6376 §6.1) over
+ * node:crypto, the keys looked up through the context's resolver and read
+ * by the key check's own reader (dkim-record.ts), so `netintel dkim
+ * DOMAIN` and `--message` judge a key record alike. mailauth is not used to
+ * verify: it reads key records with its own lenient parser (a repeated tag,
+ * a junk tag, s= and h= go unchecked), accepts rsa-sha1 and x= before t=,
+ * and splits header fields in quadratic time.
  *
  * @throws NetintelError `invalid_input` when the input is not a message
- *   (no header section).
+ *   (no header field first) or is over the limits of the message reader
+ *   (dkim-message-reader.ts).
  */
 export async function checkDkimMessage(ctx: EngineContext, message: Buffer, source: string, options: { dns?: MailDns } = {}): Promise<DkimMessageResult> {
-  if (!/^[\x21-\x39\x3b-\x7e]+:/.test(message.subarray(0, 1000).toString('latin1'))) {
-    throw new NetintelError('invalid_input', `${source} does not start with a header field, so it is not a saved message (RFC 5322)`, { details: { source } });
-  }
+  const parts = readMessageParts(message, source);
   const dns = options.dns ?? createMailDns(ctx);
-  const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
-  const failures = new Map<string, string>();
-  const verified = await dkimVerify(message, { resolver: mailauthResolver(dns, failures), curTime: ctx.now() });
-  const results = (verified.results as unknown as MailauthDkimResult[]).filter((result) => result.signingDomain);
-  const headerLines = (verified.headers?.parsed ?? []).filter((header) => header.key === 'dkim-signature').map((header) => String(header.line));
+  const now = Math.floor(ctx.now().getTime() / 1000);
+  const fields = parts.fields.filter((field) => field.key === 'dkim-signature');
 
-  const signatures: DkimSignatureCheck[] = [];
-  for (const line of headerLines) {
-    const tags = signatureTags(line);
-    const result = results.find((item) => item.signature !== undefined && item.signature === tags.get('b')?.replace(/\s+/g, ''));
-    signatures.push(result ? fromMailauth(result, tags, failures) : unreadable(tags));
-  }
+  const pending = fields.map((field, index) => startSignature(field, index, now));
+  await Promise.all(pending.map((item) => (item.verdict === null ? fetchKey(dns, item) : Promise.resolve())));
+  const ready = pending.filter((item) => item.verdict === null && item.key !== null);
+  const bodyHashes = hashDkimBodies(
+    parts.body,
+    ready.map((item) => ({ canonicalization: item.signature!.bodyCanonicalization, limit: item.signature!.bodyLength })),
+  );
+  for (const item of ready) finishSignature(item, parts, bodyHashes);
 
-  const from = verified.headerFrom;
+  const from = fromAddresses(parts.fields);
+  const fromDomain = from.length > 0 ? from[0]!.split('@').pop()!.toLowerCase() : null;
+  const align = fromDomain !== null && pending.some((item) => item.base.domain) ? await alignment(fromDomain) : null;
+  const signatures: DkimSignatureCheck[] = pending.map((item) => ({
+    ...item.base,
+    result: item.verdict!.result,
+    reason: item.verdict!.result === 'pass' ? null : item.verdict!.reason,
+    aligned: align && item.base.domain ? align(item.base.domain.toLowerCase()) : null,
+    keyBits: item.key?.type === 'rsa' ? item.key.bits : null,
+  }));
+
   const findings: Finding[] = [];
   if (signatures.length === 0) {
     findings.push(finding('dkim_message_unsigned', 'warning', `${source} has no DKIM-Signature header`, 'RFC 6376 §6.1', { source }));
@@ -102,7 +120,7 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
       finding(
         'dkim_signature_not_aligned',
         'warning',
-        `No passing signature is aligned with the From domain ${from[0]!.split('@').pop()}: DMARC needs d= to be that domain or share its organisational domain`,
+        `No passing signature is aligned with the From domain ${fromDomain}: DMARC needs d= to be that domain or share its organisational domain`,
         'RFC 7489 §3.1.1',
         { from, domains: passing.map((signature) => signature.domain) },
       ),
@@ -126,114 +144,142 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
   return { kind: 'dkim-message', source, from, status, signatures, findings };
 }
 
-/**
- * mailauth asks for TXT records like `dns.promises.resolve`: the character
- * strings of each record, or an error whose code says NXDOMAIN (ENOTFOUND)
- * or no record (ENODATA); any other code is a temperror.
- */
-function mailauthResolver(dns: MailDns, failures: Map<string, string>): (name: string, type: string) => Promise<string[][]> {
-  return async (name, type) => {
-    if (type !== 'TXT') throw Object.assign(new Error(`no ${type} lookups here`), { code: 'ENOTIMP' });
-    let lookup;
-    try {
-      lookup = await dns.lookup(name, 'TXT');
-    } catch (error) {
-      failures.set(name.toLowerCase(), failureText(error));
-      const code = error instanceof NetintelError ? error.code : 'internal';
-      throw Object.assign(new Error(error instanceof Error ? error.message : String(error)), { code });
-    }
-    if (lookup.status === 'nxdomain') throw Object.assign(new Error(`${name} does not exist`), { code: 'ENOTFOUND' });
-    if (lookup.records.length === 0) throw Object.assign(new Error(`${name} has no TXT record`), { code: 'ENODATA' });
-    return lookup.records.map((record) => record.strings);
-  };
+interface Verdict {
+  result: DkimSignatureResultCode;
+  reason: string;
 }
 
-/** The tags of a DKIM-Signature header field (RFC 6376 §3.5), values with whitespace folded. */
-function signatureTags(line: string): Map<string, string> {
-  const value = line.slice(line.indexOf(':') + 1);
-  const tags = new Map<string, string>();
-  for (const part of value.split(';')) {
-    const equals = part.indexOf('=');
-    if (equals === -1) continue;
-    const name = part.slice(0, equals).trim();
-    if (!tags.has(name)) tags.set(name, part.slice(equals + 1).replace(/\s+/g, ' ').trim());
+/** One signature on its way through §6.1.1, §6.1.2 and §6.1.3; `verdict` is set when it is decided. */
+interface SignatureWork {
+  field: MessageField;
+  base: Omit<DkimSignatureCheck, 'result' | 'reason' | 'aligned' | 'keyBits'>;
+  signature: DkimSignature | null;
+  key: DkimPublicKey | null;
+  keyObject: KeyObject | null;
+  verdict: Verdict | null;
+}
+
+/** §6.1.1: the signature field read and validated, and judged against the clock. */
+function startSignature(field: MessageField, index: number, now: number): SignatureWork {
+  const reading = readDkimSignature(field.raw.slice(field.valueStart));
+  const work: SignatureWork = { field, base: baseOf(reading), signature: reading.signature, key: null, keyObject: null, verdict: null };
+  const signature = reading.signature;
+  if (index >= MAX_VERIFIED_SIGNATURES) {
+    work.verdict = { result: 'neutral', reason: `not verified: netintel verifies the first ${MAX_VERIFIED_SIGNATURES} signatures of a message (RFC 6376 §6.1 lets verifiers limit them)` };
+  } else if (signature === null) {
+    work.verdict = { result: 'permerror', reason: reading.refusal! };
+  } else if (signature.expiresAt !== null && signature.expiresAt < now) {
+    // §3.5 x=: signatures MAY be considered invalid past it; netintel ignores them, as neutral (the signature was not judged).
+    work.verdict = { result: 'neutral', reason: `the signature expired at ${isoTime(signature.expiresAt)} (x=${signature.expiresAt})` };
+  } else if (signature.signedAt !== null && signature.signedAt > now + FUTURE_ALLOWANCE_SECONDS) {
+    // §3.5 t=: "Implementations MAY ignore signatures that have a timestamp in the future."
+    work.verdict = { result: 'neutral', reason: `t= (${isoTime(signature.signedAt)}) is in the future: the signature is ignored until then` };
   }
-  return tags;
+  return work;
 }
 
-function baseOf(tags: Map<string, string>): Omit<DkimSignatureCheck, 'result' | 'reason' | 'aligned' | 'keyBits'> {
-  const limit = tags.get('l');
-  const time = (tag: string) => {
-    const seconds = Number(tags.get(tag));
-    return tags.has(tag) && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;
-  };
-  return {
-    domain: tags.get('d') ?? null,
-    selector: tags.get('s') ?? null,
-    algorithm: tags.get('a') ?? null,
-    canonicalization: tags.get('c') ?? null,
-    signedHeaders: (tags.get('h') ?? '').split(':').map((item) => item.trim()).filter((item) => item !== ''),
-    signedAt: time('t'),
-    expiresAt: time('x'),
-    bodyLengthLimit: limit !== undefined && /^\d+$/.test(limit) ? Number(limit) : null,
-  };
-}
-
-/** mailauth's outcome in RFC 8601 terms; its "neutral" covers cases RFC 6376 §6.1 calls PERMFAIL. */
-function fromMailauth(result: MailauthDkimResult, tags: Map<string, string>, failures: ReadonlyMap<string, string>): DkimSignatureCheck {
-  const comment = result.status.comment ?? null;
-  let code: DkimSignatureResultCode;
-  let reason = comment;
-  switch (result.status.result) {
-    case 'pass':
-      code = 'pass';
-      break;
-    case 'fail':
-      code = 'fail';
-      reason = 'signature did not verify (a signed header field or the signature was changed)';
-      break;
-    case 'policy':
-      code = 'policy';
-      reason = 'the key is too short (RSA under 1024 bits)';
-      break;
-    case 'temperror': {
-      code = 'temperror';
-      const name = `${result.selector}._domainkey.${result.signingDomain}`.toLowerCase();
-      const failure = failures.get(name);
-      if (failure !== undefined) reason = `the key lookup failed: ${failure}`;
-      break;
+/** §6.1.2: the key record fetched and judged by the key check's reader. */
+async function fetchKey(dns: MailDns, work: SignatureWork): Promise<void> {
+  const signature = work.signature!;
+  const name = `${signature.selector}._domainkey.${signature.domain}`;
+  let lookup;
+  try {
+    lookup = await dns.lookup(name, 'TXT');
+  } catch (error) {
+    if (error instanceof NetintelError && error.code === 'invalid_input') {
+      work.verdict = { result: 'permerror', reason: `s= and d= do not make a name DNS can ask (${name})` };
+    } else {
+      // Step 2: no answer is TEMPFAIL, never "no key".
+      work.verdict = { result: 'temperror', reason: `the key lookup failed: ${failureText(error)}` };
     }
-    default:
-      if (comment === 'body hash did not verify') {
-        // RFC 6376 §6.1.3 step 4: the body was changed after signing.
-        code = 'fail';
-      } else if (comment === 'expired' || comment === 'invalid expiration') {
-        code = 'neutral';
-        reason = comment === 'expired' ? `the signature expired (x=${tags.get('x')})` : 'x= is earlier than t=';
-      } else {
-        code = 'permerror';
-        if (comment === 'no key') reason = `no key at ${result.selector}._domainkey.${result.signingDomain}`;
-        else if (result.rr !== undefined && parseDkimRecord(result.rr).record?.publicKey === '') reason = 'key revoked (empty p=)';
-      }
+    return;
   }
-  return {
-    ...baseOf(tags),
-    domain: result.signingDomain ?? null,
-    selector: result.selector ?? null,
-    result: code,
-    reason: code === 'pass' ? null : reason,
-    aligned: result.status.aligned === undefined ? null : Boolean(result.status.aligned),
-    keyBits: result.modulusLength ?? null,
-  };
+  // The record the key check reads: the first TXT that reads as a key record (step 4 lets the verifier choose).
+  const published = lookup.records.find((record) => looksLikeDkimRecord(record.text));
+  if (!published) {
+    const other = lookup.records.length > 0 ? ' (the TXT records there are not key records)' : '';
+    work.verdict = { result: 'permerror', reason: `no key at ${name}${other}` };
+    return;
+  }
+  const reading = readDkimKeyRecord(published.text);
+  work.key = reading.key;
+  if (reading.refusal) {
+    work.verdict = { result: reading.refusal.result, reason: reading.refusal.reason };
+    return;
+  }
+  const refused = dkimKeyRefusesSignature(reading.record!, signature);
+  if (refused !== null) {
+    work.verdict = { result: 'permerror', reason: refused };
+    return;
+  }
+  work.keyObject = reading.keyObject;
 }
 
-/** A signature mailauth skipped: RFC 6376 §6.1.1 makes it PERMFAIL (permerror). */
-function unreadable(tags: Map<string, string>): DkimSignatureCheck {
-  const base = baseOf(tags);
-  const reason = !base.domain || !base.selector
-    ? 'the signature lacks d= or s='
-    : `unsupported algorithm or canonicalization (a=${base.algorithm ?? ''}, c=${base.canonicalization ?? 'simple/simple'})`;
-  return { ...base, result: 'permerror', reason, aligned: null, keyBits: null };
+/** §6.1.3: body hash, then the signature over the header hash. */
+function finishSignature(work: SignatureWork, parts: MessageParts, bodyHashes: ReadonlyMap<string, BodyHashResult>): void {
+  const signature = work.signature!;
+  const body = bodyHashes.get(bodyHashKey({ canonicalization: signature.bodyCanonicalization, limit: signature.bodyLength }))!;
+  if (signature.bodyLength !== null && signature.bodyLength > BigInt(body.canonicalLength)) {
+    // §3.5 l=: "This value MUST NOT be larger than the actual number of octets in the canonicalized message body."
+    work.verdict = { result: 'permerror', reason: `l=${signature.bodyLength} is more than the ${body.canonicalLength} octets of the canonicalized body` };
+    return;
+  }
+  if (!body.digest.equals(signature.bodyHash)) {
+    work.verdict = { result: 'fail', reason: 'body hash did not verify' };
+    return;
+  }
+  const input = headerHashInput(parts.fields, signature.signedFields, work.field, signature.headerCanonicalization);
+  let verified = false;
+  try {
+    verified =
+      signature.keyType === 'rsa'
+        ? verify('sha256', input, work.keyObject!, signature.signature)
+        : // RFC 8463 §3: Ed25519 (PureEdDSA) signs the SHA-256 hash of the header input.
+          verify(null, createHash('sha256').update(input).digest(), work.keyObject!, signature.signature);
+  } catch {
+    verified = false;
+  }
+  work.verdict = verified ? { result: 'pass', reason: '' } : { result: 'fail', reason: 'signature did not verify (a signed header field or the signature was changed)' };
+}
+
+/** The addresses of the From fields (groups flattened). */
+function fromAddresses(fields: readonly MessageField[]): string[] {
+  const out: string[] = [];
+  for (const field of fields) {
+    if (field.key !== 'from') continue;
+    const value = Buffer.from(field.raw.slice(field.valueStart), 'latin1').toString('utf8');
+    for (const entry of addressparser(value, { flatten: true })) if (entry.address) out.push(entry.address);
+  }
+  return out;
+}
+
+/** DMARC relaxed alignment with the From domain (RFC 7489 §3.1.1), by mailauth's public suffix reading. */
+async function alignment(fromDomain: string): Promise<(domain: string) => boolean> {
+  const { getAlignment } = await import('mailauth/lib/tools.js');
+  return (domain) => getAlignment(fromDomain, [domain]) !== false;
+}
+
+/** What a signature shows of itself, from its tags as written (also when it could not be read). */
+function baseOf(reading: DkimSignatureReading): SignatureWork['base'] {
+  const tag = (name: string) => dkimTagValue(reading.tags, name);
+  const fold = (value: string | null) => (value === null ? null : value.replace(/[ \t\r\n]+/g, ' '));
+  // 1*12DIGIT (§3.5): anything else is not a time and shows as none (the refusal says why).
+  const time = (value: string | null) => (value !== null && /^\d{1,12}$/.test(value) ? isoTime(Number(value)) : null);
+  const limit = tag('l');
+  const limitNumber = limit !== null && /^\d{1,15}$/.test(limit) ? Number(limit) : null;
+  return {
+    domain: fold(tag('d')),
+    selector: fold(tag('s')),
+    algorithm: fold(tag('a')),
+    canonicalization: fold(tag('c')),
+    signedHeaders: (tag('h') ?? '')
+      .split(':')
+      .map((item) => trimFws(item))
+      .filter((item) => item !== ''),
+    signedAt: time(tag('t')),
+    expiresAt: time(tag('x')),
+    bodyLengthLimit: limitNumber,
+  };
 }
 
 const RESULT_SEVERITY: Readonly<Record<DkimSignatureResultCode, Finding['severity']>> = {
@@ -252,7 +298,7 @@ const SIGNATURE_RFC: Readonly<Record<DkimSignatureResultCode, string>> = {
   permerror: 'RFC 6376 §6.1.1, §6.1.2',
   policy: 'RFC 8301 §3.2',
   temperror: 'RFC 6376 §6.1.2',
-  neutral: 'RFC 6376 §3.5',
+  neutral: 'RFC 6376 §3.5, §6.1',
 };
 
 function signatureFinding(signature: DkimSignatureCheck, index: number): Finding {

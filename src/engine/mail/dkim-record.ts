@@ -3,6 +3,9 @@
  * TXT at `<selector>._domainkey.<domain>`. Parsing never throws: any text
  * gives a record (when the tag-list can be read) and the problems found.
  */
+import type { KeyObject } from 'node:crypto';
+import { loadDkimKey, type DkimPublicKey } from './dkim-key.js';
+import { dkimTagValue, parseDkimTagList, removeFws, trimFws } from './dkim-tag-list.js';
 
 /** One problem of a key record; `error` problems make the record unusable (permerror, RFC 6376 §6.1.2). */
 export interface DkimRecordProblem {
@@ -55,57 +58,23 @@ export const KNOWN_KEY_TYPES: readonly string[] = ['rsa', 'ed25519'];
 /** Hash algorithms of RFC 6376 §3.3; RFC 8301 §3.1 forbids sha1 for signing and verifying. */
 const KNOWN_HASHES: readonly string[] = ['sha1', 'sha256'];
 
-/** RFC 6376 §3.2: tag-name = ALPHA *ALNUMPUNC. */
-const TAG_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
-/** RFC 6376 §3.2: tval = 1*VALCHAR, VALCHAR = %x21-3A / %x3C-7E, tvals separated by FWS. */
-const TAG_VALUE = /^(?:[\x21-\x3a\x3c-\x7e]+(?:[ \t\r\n]+[\x21-\x3a\x3c-\x7e]+)*)?$/;
-/** RFC 6376 §2.4 base64string: base64 characters with folding whitespace anywhere. */
+/** RFC 6376 §2.4 base64string: base64 characters (folding whitespace already removed). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Parses a key record. TXT character strings should be joined with nothing
- * between them first (RFC 6376 §3.6.2.2). Leading and trailing whitespace of
- * the record and around each tag and value is ignored (§3.2 allows FWS
- * there), as is a final `;`.
+ * between them first (RFC 6376 §3.6.2.2). The tag-list is read by
+ * {@link parseDkimTagList}, the reader of DKIM-Signature fields too.
+ * Values of k=, h= and s= are compared without regard to case, as ABNF
+ * strings are (RFC 5234 §2.3).
  */
 export function parseDkimRecord(text: string): DkimRecordParse {
-  const problems: DkimRecordProblem[] = [];
-  const tags: DkimKeyRecord['tags'] = [];
-  const seen = new Set<string>();
-  const parts = text.split(';');
-  for (let index = 0; index < parts.length; index++) {
-    const part = parts[index]!;
-    if (part.trim() === '') {
-      // An empty last element is the optional trailing ";"; an empty one elsewhere is ";;".
-      if (index !== parts.length - 1) problems.push(problem('syntax', 'error', `an empty tag between two ";" (tag ${index + 1})`, null));
-      continue;
-    }
-    const equals = part.indexOf('=');
-    if (equals === -1) {
-      problems.push(problem('syntax', 'error', `"${shorten(part.trim())}" is not a tag=value pair`, null));
-      continue;
-    }
-    const name = part.slice(0, equals).trim();
-    const value = part.slice(equals + 1).trim();
-    if (!TAG_NAME.test(name)) {
-      problems.push(problem('syntax', 'error', `"${shorten(name)}" is not a valid tag name`, null));
-      continue;
-    }
-    if (!TAG_VALUE.test(value)) {
-      problems.push(problem('syntax', 'error', `the value of ${name}= holds characters a tag value cannot`, name));
-      continue;
-    }
-    // Tag names are case-sensitive (RFC 6376 §3.2): "P=" is an unknown tag, not "p=".
-    if (seen.has(name)) {
-      problems.push(problem('duplicate_tag', 'error', `${name}= appears more than once, which makes the whole record invalid`, name));
-      continue;
-    }
-    seen.add(name);
-    tags.push({ name, value });
-  }
+  const list = parseDkimTagList(text);
+  const problems: DkimRecordProblem[] = list.problems.map((item) => problem(item.code, 'error', item.message, item.tag));
+  const tags = list.tags;
   if (tags.length === 0 && problems.length > 0) return { record: null, problems };
 
-  const tag = (name: string) => tags.find((item) => item.name === name)?.value ?? null;
+  const tag = (name: string) => dkimTagValue(list, name);
   const version = tag('v');
   if (version !== null && version !== 'DKIM1') {
     problems.push(problem('bad_version', 'error', `v=${shorten(version)} is not "DKIM1"`, 'v'));
@@ -114,7 +83,7 @@ export function parseDkimRecord(text: string): DkimRecordParse {
   }
 
   const rawKey = tag('p');
-  const publicKey = rawKey === null ? null : rawKey.replace(/[ \t\r\n]/g, '');
+  const publicKey = rawKey === null ? null : removeFws(rawKey);
   if (publicKey === null) problems.push(problem('no_public_key', 'error', 'the record has no p= tag (the public key)', 'p'));
   else if (publicKey !== '' && !BASE64.test(publicKey)) problems.push(problem('bad_base64', 'error', 'p= is not valid base64', 'p'));
 
@@ -133,7 +102,7 @@ export function parseDkimRecord(text: string): DkimRecordParse {
 
   const serviceTypes = listTag(tag('s')) ?? ['*'];
   if (!serviceTypes.some((item) => item === '*' || item.toLowerCase() === 'email')) {
-    problems.push(problem('not_for_email', 'error', `s=${serviceTypes.join(':')} does not include "email" or "*", so the key may not verify mail`, 's'));
+    problems.push(problem('not_for_email', 'error', `s=${serviceTypes.join(':')} does not include "email" or "*", so verifiers ignore the record for mail`, 's'));
   }
 
   const flags = (listTag(tag('t')) ?? []).map((item) => item.toLowerCase());
@@ -154,17 +123,107 @@ export function parseDkimRecord(text: string): DkimRecordParse {
   };
 }
 
+/** Why no signature can verify with a key record (RFC 6376 §6.1.2), as a verifier reports it. */
+export interface DkimKeyRefusal {
+  /** `policy` for a key too weak to accept (RFC 8301 §3.2); `permerror` for the rest. */
+  result: 'permerror' | 'policy';
+  reason: string;
+}
+
+/**
+ * A key record judged once for both its users: the key check
+ * (`netintel dkim DOMAIN`) turns it into findings, the message verifier
+ * into a result per signature, so the two cannot disagree about whether
+ * signatures can verify with the record. The key check reports an error
+ * (or a revoked key) exactly when no signature can: `refusal` is set, or
+ * h= leaves out sha256 (every a= is then refused, by
+ * {@link dkimKeyRefusesSignature} or, for rsa-sha1, by RFC 8301 §3.1).
+ */
+export interface DkimKeyReading extends DkimRecordParse {
+  /** The key of p=, null when p= is absent, empty, not base64, or k= unknown. */
+  key: DkimPublicKey | null;
+  /** node:crypto's object of `key`. */
+  keyObject: KeyObject | null;
+  /** Why p= does not decode to a key of type k=; null when it does or was not tried. */
+  keyProblem: string | null;
+  /** Why a verifier ignores the record for every signature; null when signatures can verify with it. */
+  refusal: DkimKeyRefusal | null;
+}
+
+/**
+ * Reads a key record and judges it (RFC 6376 §3.6.1, §6.1.2 steps 5 and
+ * 7; RFC 8301 §3.2; RFC 8463 §4.2). An `s=` without `email` or `*` makes
+ * the record one that mail verifiers ignore (§3.6.1), which is a
+ * PERMFAIL like a malformed record. `h=` is judged per signature by
+ * {@link dkimKeyRefusesSignature}. Never throws.
+ */
+export function readDkimKeyRecord(text: string): DkimKeyReading {
+  const parsed = parseDkimRecord(text);
+  const reading: DkimKeyReading = { ...parsed, key: null, keyObject: null, keyProblem: null, refusal: null };
+  // sha1_only refuses per signature, with the signature's algorithm named; unknown_hash is a note.
+  const recordError = parsed.problems.find((item) => item.severity === 'error' && item.code !== 'sha1_only');
+  const record = parsed.record;
+  if (record && record.publicKey !== null && record.publicKey !== '' && !parsed.problems.some((item) => item.code === 'bad_base64' || item.code === 'unknown_key_type')) {
+    const loaded = loadDkimKey(record.keyType, record.publicKey);
+    if ('message' in loaded) reading.keyProblem = loaded.message;
+    else {
+      reading.key = loaded.key;
+      reading.keyObject = loaded.object;
+    }
+  }
+  if (recordError) reading.refusal = { result: 'permerror', reason: `the key record is invalid: ${recordError.message}` };
+  else if (record === null) reading.refusal = { result: 'permerror', reason: 'the key record is not a tag list' };
+  else if (record.publicKey === '') reading.refusal = { result: 'permerror', reason: 'key revoked (empty p=)' };
+  else if (reading.keyProblem !== null) reading.refusal = { result: 'permerror', reason: `the key cannot be used: ${reading.keyProblem}` };
+  else if (reading.key && reading.key.type === 'rsa' && reading.key.bits < MIN_RSA_BITS) {
+    // RFC 8301 §3.2: "Verifiers MUST NOT consider signatures using RSA keys of less than 1024 bits as valid signatures."
+    reading.refusal = { result: 'policy', reason: `the RSA key has ${reading.key.bits} bits; keys under ${MIN_RSA_BITS} bits are not accepted` };
+  }
+  return reading;
+}
+
+/** RFC 8301 §3.2: the smallest RSA key a verifier accepts. */
+export const MIN_RSA_BITS = 1024;
+
+/** What a signature asks of the key that verifies it. */
+export interface DkimSignatureNeeds {
+  /** The key type of a= (`rsa-sha256` needs rsa). */
+  keyType: 'rsa' | 'ed25519';
+  /** The hash of a=. */
+  hash: 'sha1' | 'sha256';
+  /** d=, lower case. */
+  domain: string;
+  /** The domain of i= (or d= when i= is absent), lower case. */
+  identityDomain: string;
+}
+
+/**
+ * Why a usable key record may not verify this signature, or null: k= must
+ * suit a= (RFC 6376 §6.1.2 step 8), h= must list the hash of a= (step 6),
+ * and with t=s the i= domain must be d= itself (§3.6.1).
+ */
+export function dkimKeyRefusesSignature(record: DkimKeyRecord, needs: DkimSignatureNeeds): string | null {
+  if (record.keyType !== needs.keyType) return `a= needs an ${needs.keyType === 'rsa' ? 'RSA' : 'Ed25519'} key, but the key record has k=${record.keyType}`;
+  if (record.hashAlgorithms !== null && !record.hashAlgorithms.some((item) => item.toLowerCase() === needs.hash)) {
+    return `the key record's h=${record.hashAlgorithms.join(':')} does not allow ${needs.hash} (inappropriate hash algorithm)`;
+  }
+  if (record.strictSubdomains && needs.identityDomain !== needs.domain) {
+    return `the key record's t=s forbids an i= domain (${needs.identityDomain}) below d= (${needs.domain})`;
+  }
+  return null;
+}
+
 /** True when a TXT record reads as a DKIM key record rather than something else published at the name. */
 export function looksLikeDkimRecord(text: string): boolean {
   return /^\s*v\s*=\s*DKIM1/i.test(text) || /(^|;)\s*p\s*=/.test(text) || /(^|;)\s*k\s*=/.test(text);
 }
 
-/** A colon-separated tag value (h=, s=, t=), items trimmed, empty items dropped; null for an absent tag. */
+/** A colon-separated tag value (h=, s=, t=), items trimmed of folding whitespace, empty items dropped; null for an absent tag. */
 function listTag(value: string | null): string[] | null {
   if (value === null) return null;
   return value
     .split(':')
-    .map((item) => item.trim())
+    .map((item) => trimFws(item))
     .filter((item) => item !== '');
 }
 

@@ -8,7 +8,9 @@ import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
-import { checkDkimMessage } from '../../../src/engine/mail/dkim-message.js';
+import { checkDkim } from '../../../src/engine/mail/check-dkim.js';
+import { MAX_HEADER_BYTES, MAX_MESSAGE_BYTES } from '../../../src/engine/mail/dkim-message-reader.js';
+import { checkDkimMessage, MAX_VERIFIED_SIGNATURES } from '../../../src/engine/mail/dkim-message.js';
 import { NetintelError } from '../../../src/errors.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { readFileSync } from 'node:fs';
@@ -117,7 +119,7 @@ describe('checkDkimMessage', () => {
     expect(result.signatures.map((item) => [item.selector, item.result, item.reason])).toEqual([
       ['absent', 'permerror', 'no key at absent._domainkey.dkim.test'],
       ['revoked', 'permerror', 'key revoked (empty p=)'],
-      ['rsa512', 'policy', 'the key is too short (RSA under 1024 bits)'],
+      ['rsa512', 'policy', 'the RSA key has 512 bits; keys under 1024 bits are not accepted'],
       ['broken', 'temperror', expect.stringMatching(/^the key lookup failed: upstream: /)],
     ]);
   });
@@ -182,5 +184,154 @@ describe('checkDkimMessage', () => {
 
   it('refuses input that is not a message', async () => {
     await expect(checkDkimMessage(ctx, Buffer.from('\x89PNG\r\n'), 'logo.png')).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('checkDkimMessage: the key record judged as the key check judges it', () => {
+  const cases: Array<[selector: string, key: keyof typeof zone.keys, result: string, reason: RegExp, keyCheckError: string]> = [
+    ['dup', 'rsa2048', 'permerror', /^the key record is invalid: p= appears more than once/, 'dkim_duplicate_tag'],
+    ['syntax', 'rsa2048', 'permerror', /^the key record is invalid: "k rsa" is not a tag=value pair$/, 'dkim_syntax_error'],
+    ['noemail', 'rsa2048', 'permerror', /^the key record is invalid: s=xmpp does not include "email" or "\*"/, 'dkim_not_for_email'],
+    ['sha1', 'rsa2048', 'permerror', /^the key record's h=sha1 does not allow sha256 \(inappropriate hash algorithm\)$/, 'dkim_sha1_only'],
+    ['late-v', 'rsa2048', 'permerror', /^the key record is invalid: v=DKIM1 must be the first tag/, 'dkim_bad_version'],
+  ];
+  it.each(cases)('a signature under selector %s does not pass, and the key check reports an error there', async (selector, key, result, reason, id) => {
+    const message = await signed(MESSAGE, [{ selector, key: zone.keys[key] }]);
+    const verified = await checkDkimMessage(ctx, message, 'm.eml');
+    expect(verified.signatures[0]).toMatchObject({ selector, result, reason: expect.stringMatching(reason) });
+    const checked = await checkDkim(ctx, 'dkim.test', { selectors: [selector] });
+    expect(checked.selectors[0]!.findings.find((item) => item.id === id)).toMatchObject({ severity: 'error' });
+    expect(checked.status).toBe('invalid');
+  });
+
+  it('verifies with a bare PKCS#1 RSAPublicKey, the form RFC 6376 §3.6.1 names, as the key check reads it', async () => {
+    const verified = await checkDkimMessage(ctx, await signed(MESSAGE, [{ selector: 'pkcs1', key: zone.keys.esp }]), 'm.eml');
+    expect(verified.signatures[0]).toMatchObject({ result: 'pass', keyBits: 2048 });
+    const checked = await checkDkim(ctx, 'dkim.test', { selectors: ['pkcs1'] });
+    expect(checked).toMatchObject({ status: 'valid', selectors: [{ key: { type: 'rsa', bits: 2048, encoding: 'pkcs1' } }] });
+  });
+
+  it('verifies Ed25519 from the 32 raw octets, and from a SubjectPublicKeyInfo with only a warning from the key check', async () => {
+    for (const selector of ['ed', 'ed-spki']) {
+      const verified = await checkDkimMessage(ctx, await signed(MESSAGE, [{ selector, key: zone.keys.ed25519, algorithm: 'ed25519-sha256' }]), 'm.eml');
+      expect(verified.signatures[0]).toMatchObject({ selector, result: 'pass', keyBits: null });
+    }
+    const checked = await checkDkim(ctx, 'dkim.test', { selectors: ['ed-spki'] });
+    expect(checked.status).toBe('valid');
+    expect(checked.selectors[0]!.findings.find((item) => item.id === 'dkim_key_encoding')).toMatchObject({ severity: 'warning', rfc: 'RFC 8463 §4.2' });
+  });
+
+  it('reads s= as a list (email among others passes) and refuses a key whose k= does not suit a=', async () => {
+    expect((await checkDkimMessage(ctx, await signed(MESSAGE, [{ selector: 'slist', key: zone.keys.rsa2048 }]), 'm.eml')).signatures[0]).toMatchObject({ result: 'pass' });
+    const mismatch = await checkDkimMessage(ctx, await signed(MESSAGE, [{ selector: 'rsa2048', key: zone.keys.ed25519, algorithm: 'ed25519-sha256' }]), 'm.eml');
+    expect(mismatch.signatures[0]).toMatchObject({ result: 'permerror', reason: 'a= needs an Ed25519 key, but the key record has k=rsa' });
+  });
+
+  it('refuses an i= below d= under a key with t=s', async () => {
+    const message = (await signed(MESSAGE, [{ selector: 'strict', key: zone.keys.rsa2048 }])).toString('latin1').replace('d=dkim.test;', 'd=dkim.test; i=@news.dkim.test;');
+    const verified = await checkDkimMessage(ctx, Buffer.from(message, 'latin1'), 'm.eml');
+    expect(verified.signatures[0]).toMatchObject({ result: 'permerror', reason: "the key record's t=s forbids an i= domain (news.dkim.test) below d= (dkim.test)" });
+  });
+});
+
+describe('checkDkimMessage: signatures RFC 6376 §3.5 and RFC 8301 refuse', () => {
+  const at = (iso: string) => String(Date.parse(iso) / 1000);
+  const header = (tags: string) => `DKIM-Signature: v=1; a=rsa-sha256; d=dkim.test; s=rsa2048; h=from:subject; ${tags}; bh=AAAA; b=AAAA\r\n${MESSAGE}`;
+  const clock = (iso: string) => createEngineContext({ resolvers: [parseResolverAddress(server.address)], timeoutMs: 1000, dnsRetries: 0, now: () => new Date(iso) });
+
+  it('refuses rsa-sha1 even when the signature is good, and still warns about it', async () => {
+    const message = await signed(MESSAGE, [{ selector: 'rsa2048', key: zone.keys.rsa2048, algorithm: 'rsa-sha1' }]);
+    const result = await checkDkimMessage(ctx, message, 'm.eml');
+    expect(result.signatures[0]).toMatchObject({ algorithm: 'rsa-sha1', result: 'permerror', reason: 'a=rsa-sha1 is not accepted: RFC 8301 §3.1 forbids verifying with SHA-1' });
+    expect(result.findings.map((item) => item.id)).toEqual(['dkim_signature_permerror', 'dkim_signature_sha1']);
+  });
+
+  it('says x= is earlier than t= when it is, not that the signature expired, though x= is still ahead', async () => {
+    const now = clock('2026-01-01T00:00:00Z');
+    try {
+      const result = await checkDkimMessage(now, Buffer.from(header(`t=${at('2026-03-01T00:00:00Z')}; x=${at('2026-02-01T00:00:00Z')}`)), 'm.eml');
+      expect(result.signatures[0]).toMatchObject({
+        result: 'permerror',
+        reason: 'x= (2026-02-01T00:00:00.000Z) is earlier than t= (2026-03-01T00:00:00.000Z), so the signature is invalid: x= must be later than t=',
+        signedAt: '2026-03-01T00:00:00.000Z',
+        expiresAt: '2026-02-01T00:00:00.000Z',
+      });
+      const same = await checkDkimMessage(now, Buffer.from(header(`t=${at('2026-01-01T00:00:00Z')}; x=${at('2026-01-01T00:00:00Z')}`)), 'm.eml');
+      expect(same.signatures[0]!.reason).toContain('is the same time as t=');
+    } finally {
+      await now.close();
+    }
+  });
+
+  it('ignores a signature whose t= is more than 10 hours ahead of the clock (neutral), and not one an hour ahead', async () => {
+    const message = await dkimSign(MESSAGE, { signTime: new Date('2026-01-01T11:00:00Z'), signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }] });
+    const bytes = Buffer.from(message.signatures + MESSAGE);
+    const early = clock('2025-12-31T12:00:00Z');
+    const close = clock('2026-01-01T10:00:00Z');
+    try {
+      expect((await checkDkimMessage(early, bytes, 'm.eml')).signatures[0]).toMatchObject({ result: 'neutral', reason: 't= (2026-01-01T11:00:00.000Z) is in the future: the signature is ignored until then' });
+      expect((await checkDkimMessage(close, bytes, 'm.eml')).signatures[0]).toMatchObject({ result: 'pass' });
+    } finally {
+      await early.close();
+      await close.close();
+    }
+  });
+
+  it('gives permerror, never an exception, for t= and x= of more than 12 digits', async () => {
+    for (const tag of ['t=99999999999999999', 'x=99999999999999999', 't=8640000000001', 'x=8640000000001', 'x=-5', 't=1e9']) {
+      const result = await checkDkimMessage(ctx, Buffer.from(header(tag)), 'm.eml');
+      expect(result.signatures[0]).toMatchObject({ result: 'permerror', reason: `${tag} is not a time (1 to 12 digits of seconds since 1970)`, signedAt: null, expiresAt: null });
+    }
+    expect((await checkDkimMessage(ctx, Buffer.from(header('x=999999999999')), 'm.eml')).signatures[0]!.expiresAt).toBe('+033658-09-27T01:46:39.000Z');
+  });
+
+  it('refuses a signature that breaks §3.5 or §6.1.1, each with its reason', async () => {
+    const reasons = async (value: string) => (await checkDkimMessage(ctx, Buffer.from(`DKIM-Signature: ${value}\r\n${MESSAGE}`), 'm.eml')).signatures[0]!.reason;
+    const good = 'a=rsa-sha256; d=dkim.test; s=rsa2048; h=from; bh=AAAA; b=AAAA';
+    expect(await reasons(`v=1; ${good}; s=other`)).toBe('signature syntax error: s= appears more than once, which makes the whole tag list invalid');
+    expect(await reasons(`v=1; ${good};; x=1`)).toBe('signature syntax error: an empty tag between two ";" (tag 8)');
+    expect(await reasons(good)).toBe('the signature lacks required tag v=');
+    expect(await reasons(`v=2; ${good}`)).toBe('v=2 is not 1 (incompatible version)');
+    expect(await reasons(`v=1; ${good.replace('h=from', 'h=subject:to')}`)).toBe('h= does not include From (From field not signed)');
+    expect(await reasons(`v=1; ${good}; i=@other.test`)).toBe('i=@other.test is not in d=dkim.test or below it (domain mismatch)');
+    expect(await reasons(`v=1; ${good}; c=relaxed/fancy`)).toBe('unsupported canonicalization c=relaxed/fancy');
+    expect(await reasons(`v=1; ${good}; q=https`)).toBe('q=https names no key query method netintel knows (dns/txt)');
+    expect(await reasons(`v=1; ${good}; l=ten`)).toBe('l=ten is not a body length (1 to 76 digits)');
+    expect(await reasons(`v=1; ${good.replace('b=AAAA', 'b=A!A')}`)).toBe('b= is not base64');
+  });
+});
+
+describe('checkDkimMessage: reading the message in one pass, within limits', () => {
+  it('verifies a signature whose field is folded 200,000 times (about 600 KB) in one pass', async () => {
+    const message = (await signed(MESSAGE, [{ selector: 'rsa2048', key: zone.keys.rsa2048 }])).toString('latin1');
+    // Empty continuation lines inside b= are folding whitespace, removed with the rest of b= (RFC 6376 §3.7).
+    const at = message.search(/[;\s]b=/) + 4;
+    const folded = `${message.slice(0, at)}${'\r\n '.repeat(200_000)}${message.slice(at)}`;
+    expect(folded.length).toBeGreaterThan(600_000);
+    const result = await checkDkimMessage(ctx, Buffer.from(folded, 'latin1'), 'folded.eml');
+    expect(result.signatures[0]).toMatchObject({ result: 'pass' });
+  });
+
+  it('reads a message saved with LF line ends, or behind an mbox From line, as the signer sent it', async () => {
+    const message = (await signed(MESSAGE, [{ selector: 'rsa2048', key: zone.keys.rsa2048 }])).toString('latin1');
+    for (const text of [message.replace(/\r\n/g, '\n'), `From alice@dkim.test Fri Nov 27 10:00:00 2026\n${message}`]) {
+      expect((await checkDkimMessage(ctx, Buffer.from(text, 'latin1'), 'saved.eml')).signatures[0]).toMatchObject({ result: 'pass' });
+    }
+  });
+
+  it('refuses a header section over 1 MiB and a message over 64 MiB as invalid input naming the limit', async () => {
+    const big = Buffer.from(`X-Big: ${'a'.repeat(MAX_HEADER_BYTES)}\r\n${MESSAGE}`);
+    await expect(checkDkimMessage(ctx, big, 'big.eml')).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringContaining('the header section is over 1 MiB') });
+    const huge = Buffer.alloc(MAX_MESSAGE_BYTES + 1, 0x61);
+    huge.write(MESSAGE);
+    await expect(checkDkimMessage(ctx, huge, 'huge.eml')).rejects.toMatchObject({ code: 'invalid_input', message: `huge.eml has ${MAX_MESSAGE_BYTES + 1} octets; messages over 64 MiB are not read (give one saved message)` });
+  });
+
+  it('verifies the first 20 signatures of a message and reports the others as not verified', async () => {
+    const one = (await signed(MESSAGE, [{ selector: 'rsa2048', key: zone.keys.rsa2048 }])).toString('latin1');
+    const field = one.slice(0, one.indexOf('\r\nFrom:') + 2);
+    const result = await checkDkimMessage(ctx, Buffer.from(field.repeat(MAX_VERIFIED_SIGNATURES + 1) + MESSAGE, 'latin1'), 'many.eml');
+    expect(result.signatures.slice(0, MAX_VERIFIED_SIGNATURES).every((item) => item.result === 'pass')).toBe(true);
+    expect(result.signatures[MAX_VERIFIED_SIGNATURES]).toMatchObject({ result: 'neutral', reason: expect.stringContaining('not verified: netintel verifies the first 20 signatures') });
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readDkimKey } from '../../../src/engine/mail/dkim-key.js';
-import { looksLikeDkimRecord, parseDkimRecord } from '../../../src/engine/mail/dkim-record.js';
+import { dkimKeyRefusesSignature, looksLikeDkimRecord, parseDkimRecord, readDkimKeyRecord } from '../../../src/engine/mail/dkim-record.js';
 
 describe('DKIM key record parsing (RFC 6376 §3.2, §3.6.1)', () => {
   it('reads every tag, with the defaults for those left out', () => {
@@ -114,5 +114,39 @@ describe('reading the key (node:crypto)', () => {
     expect(readDkimKey('rsa', ed)).toMatchObject({ message: expect.stringContaining('k= says rsa') });
     expect(readDkimKey('ed25519', 'AAAA')).toMatchObject({ message: expect.stringContaining('32 octets of the key') });
     expect(readDkimKey('rsa', 'bm90IGEga2V5')).toHaveProperty('message');
+  });
+});
+
+describe('a key record judged once for the key check and the verifier (readDkimKeyRecord)', () => {
+  const rsa2048 = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+  const spki = rsa2048.export({ format: 'der', type: 'spki' }).toString('base64');
+  const pkcs1 = rsa2048.export({ format: 'der', type: 'pkcs1' }).toString('base64');
+  const short = generateKeyPairSync('rsa', { modulusLength: 512 }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+  const ed = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+
+  it('refuses, with the reason a verifier reports, every record no signature can verify with', () => {
+    const refusal = (text: string) => readDkimKeyRecord(text).refusal;
+    expect(refusal(`v=DKIM1; p=${spki}; p=${spki}`)).toEqual({ result: 'permerror', reason: 'the key record is invalid: p= appears more than once, which makes the whole tag list invalid' });
+    expect(refusal(`v=DKIM1; k rsa; p=${spki}`)).toEqual({ result: 'permerror', reason: 'the key record is invalid: "k rsa" is not a tag=value pair' });
+    expect(refusal(`v=DKIM1; s=xmpp; p=${spki}`)?.reason).toMatch(/^the key record is invalid: s=xmpp does not include "email" or "\*"/);
+    expect(refusal('v=DKIM1; p=')).toEqual({ result: 'permerror', reason: 'key revoked (empty p=)' });
+    expect(refusal('v=DKIM1; p=bm90IGEga2V5')?.reason).toMatch(/^the key cannot be used: p= does not decode to an RSA public key/);
+    expect(refusal(`v=DKIM1; p=${short}`)).toEqual({ result: 'policy', reason: 'the RSA key has 512 bits; keys under 1024 bits are not accepted' });
+    expect(refusal('just text')).toEqual({ result: 'permerror', reason: 'the key record is invalid: "just text" is not a tag=value pair' });
+  });
+
+  it('reads both RSA encodings and both Ed25519 ones, and leaves h=, k= and t=s to each signature', () => {
+    for (const text of [`p=${spki}`, `v=DKIM1; p=${pkcs1}`, `v=DKIM1; k=ed25519; p=${ed.subarray(12).toString('base64')}`, `k=ed25519; p=${ed.toString('base64')}`]) {
+      const reading = readDkimKeyRecord(text);
+      expect(reading.refusal).toBeNull();
+      expect(reading.keyObject).not.toBeNull();
+    }
+    const sha1 = readDkimKeyRecord(`v=DKIM1; h=sha1; t=s; p=${spki}`);
+    expect(sha1.refusal).toBeNull();
+    const needs = { keyType: 'rsa' as const, hash: 'sha256' as const, domain: 'a.test', identityDomain: 'a.test' };
+    expect(dkimKeyRefusesSignature(sha1.record!, needs)).toBe("the key record's h=sha1 does not allow sha256 (inappropriate hash algorithm)");
+    expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, hash: 'sha1' })).toBeNull();
+    expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, hash: 'sha1', identityDomain: 'news.a.test' })).toBe("the key record's t=s forbids an i= domain (news.a.test) below d= (a.test)");
+    expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, keyType: 'ed25519' })).toBe('a= needs an Ed25519 key, but the key record has k=rsa');
   });
 });

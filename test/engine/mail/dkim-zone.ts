@@ -2,7 +2,9 @@
  * DKIM keys made at test time (node:crypto) and the zone that publishes
  * them under `dkim.test`: one selector per situation (RSA 2048, 1024, 512,
  * Ed25519, revoked, testing mode, CNAME-delegated to an ESP's name, a
- * dangling CNAME, malformed records, two records, a PKCS#1 key).
+ * dangling CNAME, malformed records, two records, a PKCS#1 key; with keys
+ * made at test time also an Ed25519 key in a SubjectPublicKeyInfo, t=s and
+ * an s= list).
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { ZoneRecord } from '../../support/dns-server.js';
@@ -52,7 +54,17 @@ interface PublishedKeys {
 export function makeDkimZone(domain = 'dkim.test'): DkimZone {
   const keys = { rsa2048: rsaKey(2048), rsa1024: rsaKey(1024), rsa512: rsaKey(512), ed25519: ed25519Key(), esp: rsaKey(2048) };
   const published = { rsa2048: keys.rsa2048.p, rsa1024: keys.rsa1024.p, rsa512: keys.rsa512.p, ed25519: keys.ed25519.p, esp: keys.esp.p };
-  return { records: dkimZoneRecords(domain, published), keys };
+  const at = (selector: string) => `${selector}._domainkey.${domain}`;
+  const edSpki = createPublicKey(keys.ed25519.privateKey).export({ format: 'der', type: 'spki' }).toString('base64');
+  const more = [
+    // The Ed25519 key wrapped in a SubjectPublicKeyInfo instead of its 32 raw octets (RFC 8463 §4.2).
+    dkimTxt(at('ed-spki'), `v=DKIM1; k=ed25519; p=${edSpki}`),
+    // t=s: the i= domain of a signature must be d= itself.
+    dkimTxt(at('strict'), `v=DKIM1; t=s; p=${keys.rsa2048.p}`),
+    // s= is a list: email among other service types.
+    dkimTxt(at('slist'), `v=DKIM1; s=email:xmpp; p=${keys.rsa2048.p}`),
+  ];
+  return { records: [...dkimZoneRecords(domain, published), ...more], keys };
 }
 
 /**
