@@ -21,7 +21,8 @@ export interface ConnectTarget {
 
 /**
  * Called by every engine function that opens a socket to a caller-influenced
- * address (SMTP probes, the MTA-STS policy fetch, a caller-chosen DNS
+ * address (SMTP probes, the guarded HTTPS GET of the MTA-STS policy and the
+ * BIMI logo and certificate, on every redirect too, a caller-chosen DNS
  * resolver) with the address it is about to connect to: after name
  * resolution, just before connect(2). Returns to let the connection go
  * ahead; throws a NetintelError to stop it, and then nothing is sent.

@@ -1,5 +1,6 @@
-import { gunzipSync } from 'node:zlib';
 import type { EngineContext } from '../context.js';
+import { gunzipWithin, sizeText } from '../http/content-coding.js';
+import { guardedGet, HTTPS_FETCH_KINDS, redirectsOf, type HttpsConnectOptions, type HttpsDocument, type HttpsFetchKind } from '../http/guarded-get.js';
 import { reportStage } from '../stage.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
@@ -8,7 +9,6 @@ import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
 import { checkDmarc, type DmarcPolicy, type DmarcResult } from './check-dmarc.js';
 import { isBimiRecord, parseBimiRecord, type BimiTags } from './bimi-record.js';
-import { fetchHttps, type BimiFetchOptions, type FetchedDocument } from './bimi-fetch.js';
 import { BIMI_CITE, checkSvgIndicator, type SvgFacts } from './bimi-svg.js';
 import { readMarkCertificate, type MarkCertificate } from './bimi-certificate.js';
 
@@ -37,10 +37,12 @@ export interface BimiDmarcPrerequisites {
 /** The SVG Indicator as fetched and checked. */
 export interface BimiLogo {
   url: string;
+  /** The URL that answered (after redirects); null when the fetch failed. */
   finalUrl: string | null;
+  /** Each URL redirected to, in order, also when the fetch then failed. */
   redirects: string[];
   contentType: string | null;
-  /** Octets received (the cap when `truncated`). */
+  /** Octets of the logo as read, after any Content-Encoding is undone (the cap when `truncated`). */
   octets: number | null;
   truncated: boolean;
   /** True when the body was gzip (SVGZ). */
@@ -80,6 +82,9 @@ export interface BimiResult {
   findings: Finding[];
 }
 
+/** How the BIMI fetches connect (port, trusted CAs); tests point them at a local HTTPS server. */
+export type BimiFetchOptions = HttpsConnectOptions;
+
 export interface CheckBimiOptions {
   /** The BIMI selector (draft §4.4); default `default`. */
   selector?: string;
@@ -87,11 +92,11 @@ export interface CheckBimiOptions {
   fetch?: BimiFetchOptions;
 }
 
-/** The draft's recommended largest Indicator; reading stops beyond it. */
-export const MAX_SVG_OCTETS = 32 * 1024;
-/** A PEM chain with its embedded logo stays well under this. */
-const MAX_CERTIFICATE_OCTETS = 256 * 1024;
-const MAX_REDIRECTS = 3;
+/** The draft's recommended largest Indicator (§7.6); reading stops beyond it. */
+export const MAX_SVG_OCTETS = HTTPS_FETCH_KINDS.bimiLogo.maxOctets;
+/** The most an SVGZ logo may hold once decompressed: four times the cap on what is read. */
+export const MAX_SVGZ_OCTETS = 4 * MAX_SVG_OCTETS;
+const MAX_CERTIFICATE_OCTETS = HTTPS_FETCH_KINDS.bimiCertificate.maxOctets;
 const cite = (section: string) => `${BIMI_CITE} ${section}`;
 
 /**
@@ -307,33 +312,19 @@ function uniqueRecords(own: DmarcResult, organisational: DmarcResult | null): Dm
   return organisational === null || organisational.location === own.location ? [own] : [own, organisational];
 }
 
-/** Fetches the logo or the certificate over HTTPS through the connect guard, naming the wait for the spinner. */
-function fetchBimiDocument(
-  ctx: EngineContext,
-  dns: MailDns,
-  options: BimiFetchOptions,
-  url: string,
-  document: { stage: string; host: string; accept: string; maxOctets: number },
-): Promise<FetchedDocument> {
-  reportStage(ctx, 'https', url, document.stage);
-  return fetchHttps(dns, {
-    url,
-    what: document.host,
-    accept: document.accept,
-    maxOctets: document.maxOctets,
-    maxRedirects: MAX_REDIRECTS,
-    timeoutMs: ctx.timeoutMs,
-    guard: ctx.connectGuard,
-    options,
-  });
+/** Fetches the logo or the certificate through the engine's guarded GET, naming the wait for the spinner. */
+function fetchBimiDocument(ctx: EngineContext, dns: MailDns, connect: BimiFetchOptions, url: string, kind: HttpsFetchKind, stage: string): Promise<HttpsDocument> {
+  reportStage(ctx, 'https', url, stage);
+  return guardedGet(ctx, { ...kind, url, connect, dns });
 }
 
 async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiLogo> {
   const logo: BimiLogo = { url, finalUrl: null, redirects: [], contentType: null, octets: null, truncated: false, compressed: false, svg: null, error: null };
-  let fetched: FetchedDocument;
+  let fetched: HttpsDocument;
   try {
-    fetched = await fetchBimiDocument(ctx, dns, options, url, { stage: 'BIMI logo', host: 'BIMI logo host', accept: 'image/svg+xml', maxOctets: MAX_SVG_OCTETS });
+    fetched = await fetchBimiDocument(ctx, dns, options, url, HTTPS_FETCH_KINDS.bimiLogo, 'BIMI logo');
   } catch (error) {
+    logo.redirects = redirectsOf(error);
     logo.error = failureJson(error);
     findings.push(finding('bimi_svg_unavailable', 'error', `The BIMI logo at ${url} could not be fetched: ${failureText(error)}`, cite('§7.5'), { url, error: logo.error }));
     return logo;
@@ -341,23 +332,39 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
   logo.finalUrl = fetched.finalUrl;
   logo.redirects = fetched.redirects;
   logo.contentType = fetched.contentType;
-  logo.octets = fetched.body.length;
+  logo.octets = fetched.truncated ? MAX_SVG_OCTETS : fetched.body.length;
   logo.truncated = fetched.truncated;
   if (fetched.truncated) {
     findings.push(
-      finding('bimi_svg_too_large', 'error', `The BIMI logo is larger than ${MAX_SVG_OCTETS} octets, the most receivers are advised to accept`, cite('§7.6, §8.3'), { url, limit: MAX_SVG_OCTETS }),
+      finding('bimi_svg_too_large', 'error', `The BIMI logo is larger than the ${sizeText(MAX_SVG_OCTETS)} limit, the most receivers are advised to accept`, cite('§7.6, §8.3'), {
+        url,
+        limit: MAX_SVG_OCTETS,
+      }),
     );
     return logo;
   }
   let body = fetched.body;
   if (body[0] === 0x1f && body[1] === 0x8b) {
     logo.compressed = true;
+    let unzipped: ReturnType<typeof gunzipWithin>;
     try {
-      body = gunzipSync(body, { maxOutputLength: MAX_SVG_OCTETS * 4 });
+      unzipped = gunzipWithin(body, MAX_SVGZ_OCTETS, 'The BIMI logo (SVGZ)');
     } catch (error) {
-      findings.push(finding('bimi_svg_not_xml', 'error', `The BIMI logo is gzip (SVGZ) that does not decompress: ${error instanceof Error ? error.message : String(error)}`, cite('§4.3.2, §7.6'), { url }));
+      findings.push(finding('bimi_svg_not_xml', 'error', (error as Error).message, cite('§4.3.2, §7.6'), { url }));
       return logo;
     }
+    if (unzipped.over) {
+      // zlib stopped at the cap: a few KiB of gzip can stand for gigabytes.
+      findings.push(
+        finding('bimi_svg_too_large', 'error', `The BIMI logo is gzip (SVGZ) that decompresses to more than the ${sizeText(MAX_SVGZ_OCTETS)} limit`, cite('§7.6, §8.3'), {
+          url,
+          limit: MAX_SVGZ_OCTETS,
+          compressed: true,
+        }),
+      );
+      return logo;
+    }
+    body = unzipped.body;
   }
   if (!/^image\/svg\+xml\s*(;|$)/i.test(fetched.contentType ?? '')) {
     findings.push(
@@ -380,24 +387,19 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
 
 async function fetchCertificate(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiCertificate> {
   const result: BimiCertificate = { url, octets: null, certificate: null, error: null };
-  let fetched: FetchedDocument;
+  let fetched: HttpsDocument;
   try {
-    fetched = await fetchBimiDocument(ctx, dns, options, url, {
-      stage: 'BIMI certificate',
-      host: 'BIMI certificate host',
-      accept: 'application/pem-certificate-chain, application/x-pem-file, */*',
-      maxOctets: MAX_CERTIFICATE_OCTETS,
-    });
+    fetched = await fetchBimiDocument(ctx, dns, options, url, HTTPS_FETCH_KINDS.bimiCertificate, 'BIMI certificate');
   } catch (error) {
     result.error = failureJson(error);
     findings.push(finding('bimi_certificate_unavailable', 'error', `The Mark Certificate at ${url} could not be fetched: ${failureText(error)}`, cite('§4.3, §7.4'), { url, error: result.error }));
     return result;
   }
-  result.octets = fetched.body.length;
+  result.octets = fetched.truncated ? MAX_CERTIFICATE_OCTETS : fetched.body.length;
   const certificate = fetched.truncated ? null : readMarkCertificate(fetched.body.toString('latin1'));
   if (certificate === null) {
     findings.push(
-      finding('bimi_certificate_invalid', 'error', `The file at ${url} ${fetched.truncated ? `is larger than ${MAX_CERTIFICATE_OCTETS} octets` : 'holds no PEM certificate that can be read'}`, cite('§4.3, §7.4'), {
+      finding('bimi_certificate_invalid', 'error', `The file at ${url} ${fetched.truncated ? `is larger than the ${sizeText(MAX_CERTIFICATE_OCTETS)} limit` : 'holds no PEM certificate that can be read'}`, cite('§4.3, §7.4'), {
         url,
         octets: result.octets,
       }),

@@ -96,6 +96,8 @@ const ZONE: ZoneRecord[] = [
   txt('type._bimi.brand.test', `v=BIMI1; l=${LOGO}/wrongtype.svg`),
   txt('loop._bimi.brand.test', `v=BIMI1; l=${LOGO}/loop-a.svg`),
   txt('moved._bimi.brand.test', `v=BIMI1; l=${LOGO}/moved.svg`),
+  txt('twice._bimi.brand.test', `v=BIMI1; l=${LOGO}/twice-1.svg`),
+  txt('lost._bimi.brand.test', `v=BIMI1; l=${LOGO}/lost-1.svg`),
   txt('gone._bimi.brand.test', `v=BIMI1; l=${LOGO}/gone.svg`),
   txt('plainhttp._bimi.brand.test', `v=BIMI1; l=${LOGO}/to-http.svg`),
   txt('noname._bimi.brand.test', 'v=BIMI1; l=https://nowhere.bimi.test/x.svg'),
@@ -144,6 +146,10 @@ beforeAll(async () => {
     '/loop-a.svg': { status: 302, location: '/loop-b.svg' },
     '/loop-b.svg': { status: 302, location: `${LOGO}/loop-a.svg` },
     '/moved.svg': { status: 301, location: 'https://other.bimi.test/valid.svg' },
+    '/twice-1.svg': { status: 302, location: '/twice-2.svg' },
+    '/twice-2.svg': { status: 307, location: 'https://other.bimi.test/valid.svg' },
+    '/lost-1.svg': { status: 302, location: '/lost-2.svg' },
+    '/lost-2.svg': { status: 308, location: '/gone.svg' },
     '/to-http.svg': { status: 302, location: 'http://logo.bimi.test/valid.svg' },
     '/vmc.pem': { type: 'application/pem-certificate-chain', body: vmc + ca.cert },
     '/expired.pem': { type: 'application/pem-certificate-chain', body: expired },
@@ -239,6 +245,19 @@ describe('checkBimi: the record, the logo and the certificate', () => {
     expect(errors(loop.findings)).toEqual(['bimi_svg_unavailable']);
     expect((await check('brand.test', 'plainhttp')).logo!.error!.message).toMatch(/not HTTPS/);
     expect((await check('brand.test', 'gone')).logo!.error!.message).toMatch(/HTTP 404/);
+  });
+
+  it('records both redirects of a logo moved twice, whether the last hop answers or fails', async () => {
+    const twice = await check('brand.test', 'twice');
+    expect(twice.logo).toMatchObject({
+      finalUrl: 'https://other.bimi.test/valid.svg',
+      redirects: [`${LOGO}/twice-2.svg`, 'https://other.bimi.test/valid.svg'],
+      error: null,
+    });
+    expect(JSON.parse(JSON.stringify(twice)).logo.redirects).toHaveLength(2);
+    const lost = await check('brand.test', 'lost');
+    expect(lost.logo).toMatchObject({ finalUrl: null, redirects: [`${LOGO}/lost-2.svg`, `${LOGO}/gone.svg`], error: { code: 'upstream' } });
+    expect(lost.logo!.error!.message).toBe(`${LOGO}/gone.svg answered HTTP 404`);
   });
 
   it('refuses an http l= without fetching it, and reports a host that does not resolve', async () => {
