@@ -8,8 +8,11 @@
  *   p384.test.       ECDSA P-384, NSEC
  *   bogus.test.      ECDSA P-256: the RRSIG over www A tampered after signing
  *   expired.test.    ECDSA P-256: www A carries a signature that expired in 2020
+ *   nsec3.test.      ECDSA P-256, NSEC3 with opt-out: a wildcard, and the delegation below
+ *   iter.test.       ECDSA P-256, NSEC3 hashed again with 200 iterations (test/support/nsec3-rechain.ts): a wildcard
+ *   wrongdigest.test. ECDSA P-256, delegated with a DS of the right key tag and a wrong digest
  *   unsigned.test.   not signed, delegated without DS (NSEC proves it)
- *   optout.test.     not signed, delegated from the NSEC3 opt-out zone nsec3.test.
+ *   optout.nsec3.test. not signed, delegated from the NSEC3 opt-out zone nsec3.test.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +20,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { NsdZone } from './nsd.js';
+import { rechainNsec3 } from './nsec3-rechain.js';
+import { editDs, swapSignatures, tamperSignatures } from './zone-edit.js';
 
 const run = promisify(execFile);
 
@@ -37,6 +42,10 @@ interface ZoneSpec {
   algorithm: string | null;
   body: string;
   nsec3?: string[];
+  /** NSEC3 iterations to hash the chain with again after signing (beyond what dnssec-signzone allows). */
+  rechain?: number;
+  /** The DS the parent publishes, from the key's. */
+  ds?: (line: string) => string;
 }
 
 const SOA = (zone: string): string => `$TTL 300\n@ IN SOA ns.${zone} host.${zone} 1 3600 600 86400 300\n@ IN NS ns.${zone}\nns IN A 127.0.0.1\n`;
@@ -57,7 +66,9 @@ const CHILDREN: ZoneSpec[] = [
   { name: 'p384.test.', algorithm: 'ECDSAP384SHA384', body: 'www IN A 192.0.2.12\n' },
   { name: 'bogus.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.13\n' },
   { name: 'expired.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.14\n' },
-  { name: 'nsec3.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.15\noptout IN NS ns.optout.nsec3.test.\nns.optout IN A 127.0.0.1\n', nsec3: ['-3', 'AB12', '-H', '1', '-A'] },
+  { name: 'nsec3.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.15\n*.wild IN A 192.0.2.16\noptout IN NS ns.optout.nsec3.test.\nns.optout IN A 127.0.0.1\n', nsec3: ['-3', 'AB12', '-H', '1', '-A'] },
+  { name: 'iter.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.17\n*.wild IN A 192.0.2.18\n', nsec3: ['-3', 'CD34', '-H', '0'], rechain: 200 },
+  { name: 'wrongdigest.test.', algorithm: 'ECDSAP256SHA256', body: 'www IN A 192.0.2.19\n', ds: (line) => editDs(line, { corruptDigest: true }) },
   { name: 'unsigned.test.', algorithm: null, body: 'www IN A 192.0.2.20\n' },
   { name: 'optout.nsec3.test.', algorithm: null, body: 'www IN A 192.0.2.21\n' },
 ];
@@ -89,13 +100,14 @@ export async function buildSignedZones(): Promise<SignedZones> {
     const ksk = await keygen(child.name, child.algorithm, true);
     await keygen(child.name, child.algorithm, false);
     let signed = await sign(child.name, text, child.nsec3);
-    if (child.name === 'bogus.test.') signed = tamperSignature(signed, 'www.bogus.test.');
+    if (child.rechain !== undefined) signed = await rechainNsec3(signed, child.name, child.rechain, dir);
+    if (child.name === 'bogus.test.') signed = tamperSignatures(signed, 'www.bogus.test.', 'A');
     if (child.name === 'expired.test.') {
       // Signed again with a validity window in the past (-P: no post-signing check, which would refuse it).
       const old = await sign(child.name, text, ['-P', '-s', '20200101000000', '-e', '20200201000000']);
-      signed = replaceSignature(signed, old, 'www.expired.test.');
+      signed = swapSignatures(signed, old, 'www.expired.test.', 'A');
     }
-    parentDs.push(...(await dsOf(ksk, dir)));
+    parentDs.push(...(await dsOf(ksk, dir)).map(child.ds ?? ((line) => line)));
     zones.push({ name: child.name.slice(0, -1), text: signed });
   }
 
@@ -118,31 +130,6 @@ export async function buildSignedZones(): Promise<SignedZones> {
 async function dsOf(keyBase: string, dir: string): Promise<string[]> {
   const { stdout } = await run('dnssec-dsfromkey', ['-2', join(dir, `${keyBase}.key`)]);
   return stdout.trim().split('\n');
-}
-
-/** The RRSIG lines over `owner`'s A RRset in a `-O full` zone file. */
-function signatureLines(zone: string, owner: string): string[] {
-  return zone.split('\n').filter((line) => line.startsWith(`${owner}\t`) && /\sRRSIG\sA\s/.test(line));
-}
-
-/** Changes one character in the middle of the signature over `owner` A, so it no longer verifies. */
-function tamperSignature(zone: string, owner: string): string {
-  const [line] = signatureLines(zone, owner);
-  if (!line) throw new Error(`no RRSIG over ${owner} A to tamper with`);
-  const fields = line.split(' ');
-  const signature = fields[fields.length - 1]!;
-  const middle = Math.floor(signature.length / 2);
-  const flipped = signature[middle] === 'A' ? 'B' : 'A';
-  fields[fields.length - 1] = signature.slice(0, middle) + flipped + signature.slice(middle + 1);
-  return zone.replace(line, fields.join(' '));
-}
-
-/** Puts the RRSIG over `owner` A from `from` in place of the one in `zone`. */
-function replaceSignature(zone: string, from: string, owner: string): string {
-  const [current] = signatureLines(zone, owner);
-  const [old] = signatureLines(from, owner);
-  if (!current || !old) throw new Error(`no RRSIG over ${owner} A to replace`);
-  return zone.replace(current, old);
 }
 
 /** The signed zones served by NSD on 127.0.0.1, once it answers for `test.`; `stop` stops NSD and removes the files. */

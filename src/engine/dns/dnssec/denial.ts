@@ -14,11 +14,24 @@ export type DenialProof =
   | { kind: 'nxdomain' }
   /** The name exists and has no record of the type. */
   | { kind: 'nodata' }
-  /** For DS: the name is a delegation without DS, or may be one (NSEC3 opt-out): the child is unsigned. */
+  /** For DS: a record at the name shows a delegation (NS, no SOA) without DS: the child is unsigned. */
   | { kind: 'insecure-delegation' }
+  /**
+   * The proof rests on an NSEC3 opt-out span over the next closer name: a
+   * name there may exist as an unsigned delegation, so its absence (or its
+   * lack of a DS) is not proven (RFC 5155 §6, §9.2).
+   */
+  | { kind: 'opt-out'; nextCloser: WireName }
   /** NSEC3 with more iterations than validators should compute (RFC 9276 §3.2). */
   | { kind: 'too-many-iterations'; iterations: number }
   | { kind: 'none'; reason: string };
+
+/**
+ * What the denial records prove about the next closer name of a wildcard
+ * expansion (RFC 4035 §5.3.4, RFC 5155 §8.8): `absent` when it does not
+ * exist, so the wildcard rightly answered.
+ */
+export type ExpansionProof = { kind: 'absent' } | Extract<DenialProof, { kind: 'opt-out' | 'too-many-iterations' | 'none' }>;
 
 /**
  * NSEC3 iterations beyond which a response is treated as insecure
@@ -30,15 +43,25 @@ interface NsecEntry { owner: WireName; nsec: Nsec }
 interface Nsec3Entry { owner: WireName; hash: Buffer; nsec3: Nsec3 }
 
 /**
- * True when an NSEC covers `name`, or an NSEC3 covers its hash: the name
- * does not exist. What a wildcard answer needs for the next closer name
- * (RFC 4035 §5.3.4, RFC 5155 §8.8).
+ * Whether the denial records prove that the next closer name of a wildcard
+ * expansion does not exist (RFC 4035 §5.3.4 for NSEC, RFC 5155 §8.8 for
+ * NSEC3). The NSEC3 rules of every other proof hold here too: more than
+ * {@link MAX_NSEC3_ITERATIONS} iterations, or an opt-out span over the name,
+ * prove nothing either way and make the answer insecure.
  */
-export function provesNameAbsent(sets: readonly SignedRrset[], name: WireName): boolean {
+export function proveExpansion(sets: readonly SignedRrset[], nextCloser: WireName): ExpansionProof {
   const { nsecs, nsec3s } = denialEntries(sets);
-  if (nsecs.some((e) => nsecCovers(e, name))) return true;
-  const usable = nsec3s.filter((e) => e.nsec3.hashAlgorithm === 1 && e.nsec3.iterations <= MAX_NSEC3_ITERATIONS);
-  return usable.some((e) => nsec3Covers(e, nsec3Hash(name, e.nsec3.salt, e.nsec3.iterations)));
+  if (nsecs.length > 0) {
+    return nsecs.some((e) => nsecCovers(e, nextCloser) && !isAncestorDelegation(e, nextCloser))
+      ? { kind: 'absent' }
+      : { kind: 'none', reason: 'denial not proven (no NSEC covers the next closer name)' };
+  }
+  const usable = usableNsec3s(nsec3s);
+  if ('kind' in usable) return usable;
+  const cover = usable.covering(nextCloser);
+  if (!cover) return { kind: 'none', reason: 'denial not proven (no NSEC3 covers the next closer name)' };
+  if (isOptOut(cover)) return { kind: 'opt-out', nextCloser };
+  return { kind: 'absent' };
 }
 
 function denialEntries(sets: readonly SignedRrset[]): { nsecs: NsecEntry[]; nsec3s: Nsec3Entry[] } {
@@ -125,7 +148,21 @@ function closestEncloser(qname: WireName, covering: NsecEntry): WireName {
   return [];
 }
 
-function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, nxdomain: boolean): DenialProof {
+interface Nsec3Chain {
+  zone: WireName;
+  /** The NSEC3 whose owner is the hash of `name`. */
+  matching(name: WireName): Nsec3Entry | undefined;
+  /** The NSEC3 whose span covers the hash of `name`. */
+  covering(name: WireName): Nsec3Entry | undefined;
+}
+
+/**
+ * The NSEC3 records a validator may use (SHA-1, RFC 5155 §8.1), hashing with
+ * their parameters; or why none can be used. RFC 9276 §3.2 lets a validator
+ * treat NSEC3 above its iteration limit as insecure rather than compute it,
+ * whatever the proof it is part of.
+ */
+function usableNsec3s(entries: readonly Nsec3Entry[]): Nsec3Chain | Extract<DenialProof, { kind: 'too-many-iterations' | 'none' }> {
   const usable = entries.filter((e) => e.nsec3.hashAlgorithm === 1);
   if (usable.length === 0) return { kind: 'none', reason: 'denial not proven (unknown NSEC3 hash algorithm)' };
   const highest = Math.max(...usable.map((e) => e.nsec3.iterations));
@@ -133,14 +170,25 @@ function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, n
   const zone = usable[0]!.owner.slice(1);
   const { salt, iterations } = usable[0]!.nsec3;
   const hashOf = (name: WireName): Buffer => nsec3Hash(name, salt, iterations);
-  const matching = (name: WireName): Nsec3Entry | undefined => {
-    const hash = hashOf(name);
-    return usable.find((e) => e.hash.equals(hash) && isAtOrBelow(e.owner, zone));
+  return {
+    zone,
+    matching: (name) => {
+      const hash = hashOf(name);
+      return usable.find((e) => e.hash.equals(hash) && isAtOrBelow(e.owner, zone));
+    },
+    covering: (name) => {
+      const hash = hashOf(name);
+      return usable.find((e) => nsec3Covers(e, hash));
+    },
   };
-  const covering = (name: WireName): Nsec3Entry | undefined => {
-    const hash = hashOf(name);
-    return usable.find((e) => nsec3Covers(e, hash));
-  };
+}
+
+const isOptOut = (entry: Nsec3Entry): boolean => (entry.nsec3.flags & OPT_OUT_FLAG) !== 0;
+
+function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, nxdomain: boolean): DenialProof {
+  const chain = usableNsec3s(entries);
+  if ('kind' in chain) return chain;
+  const { zone, matching, covering } = chain;
 
   const match = matching(qname);
   if (match) {
@@ -157,17 +205,22 @@ function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, n
     const nextCloser = qname.slice(i - 1);
     const cover = covering(nextCloser);
     if (!cover) return { kind: 'none', reason: 'denial not proven (no NSEC3 covers the next closer name)' };
+    // RFC 5155 §9.2: a closest encloser proof whose next closer name lies in an
+    // opt-out span proves nothing about names there, which may be unsigned
+    // delegations; the answer is not secure, whatever else the proof holds.
+    const optOut: DenialProof | null = isOptOut(cover) ? { kind: 'opt-out', nextCloser } : null;
     const wildcard = [Buffer.from('*'), ...encloser];
     if (!nxdomain) {
-      // RFC 5155 §8.6: a DS NODATA under opt-out, the child may be an unsigned delegation.
-      if (qtype === TYPE.DS && (cover.nsec3.flags & OPT_OUT_FLAG) !== 0) return { kind: 'insecure-delegation' };
       // RFC 5155 §8.7: NODATA from a wildcard, which matches an NSEC3 without the type.
       const atWildcard = matching(wildcard);
-      if (atWildcard && !atWildcard.nsec3.types.has(qtype) && !atWildcard.nsec3.types.has(TYPE.CNAME)) return { kind: 'nodata' };
+      if (atWildcard && !atWildcard.nsec3.types.has(qtype) && !atWildcard.nsec3.types.has(TYPE.CNAME)) return optOut ?? { kind: 'nodata' };
+      // RFC 5155 §8.6: no NSEC3 at the name, only an opt-out span over it (a DS
+      // question for an unsigned delegation, or an empty non-terminal above one).
+      if (optOut) return optOut;
       return { kind: 'none', reason: 'denial not proven (no NSEC3 matches the name)' };
     }
     if (!covering(wildcard)) return { kind: 'none', reason: 'denial not proven (no NSEC3 denies the wildcard)' };
-    return { kind: 'nxdomain' };
+    return optOut ?? { kind: 'nxdomain' };
   }
   return { kind: 'none', reason: 'denial not proven (no closest encloser)' };
 }

@@ -5,7 +5,7 @@ import type { DnsAnswer, DnsTransportKind } from '../dns-result.js';
 import { createDnsTransport, type DnsTransport } from '../dns-transport.js';
 import { normaliseDomain } from '../dns-name.js';
 import { readSystemResolvers } from '../resolver-address.js';
-import { proveDenial, provesNameAbsent } from './denial.js';
+import { proveDenial, proveExpansion, type DenialProof } from './denial.js';
 import { dsMatchesKey, isSupportedDigest, readDnskey, readDs, TYPE, typeName, typeNumber, type Dnskey, type Ds } from './dnssec-records.js';
 import { checkRrsetSignatures, findRrset, ownerLabelCount, rrsetsOf, type SignedRrset } from './rrset.js';
 import { rootTrustAnchor, type TrustAnchor } from './trust-anchor.js';
@@ -91,7 +91,7 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
   if (qtype === null) throw new NetintelError('usage', `Cannot validate record type ${JSON.stringify(type)}: not a type netintel knows`);
   const anchor = options.trustAnchors ?? rootTrustAnchor();
   const resolvers = ctx.resolvers ?? (await readSystemResolvers());
-  const settings = { resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries };
+  const settings = { resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries, memory: ctx.dnsMemory ?? null };
   const checking = createDnsTransport({ ...settings, dnssec: 'dnssec-cd' });
   const plain = createDnsTransport({ ...settings, dnssec: 'dnssec' });
   try {
@@ -295,13 +295,25 @@ async function descend(lookup: Lookup, zone: WireName, keys: Dnskey[], child: Wi
   switch (proof.kind) {
     case 'insecure-delegation':
       throw failLink(chain, child, [], zone, 'insecure', `no DS: ${presentName(child)} is an unsigned delegation (RFC 4035 §5.2)`);
+    case 'opt-out':
+      throw failLink(chain, child, [], zone, 'insecure', `no DS: ${presentName(child)} may be an unsigned delegation (NSEC3 opt-out span, RFC 5155 §6)`);
     case 'too-many-iterations':
-      throw failLink(chain, child, [], zone, 'insecure', `NSEC3 with ${proof.iterations} iterations, above the limit (RFC 9276 §3.2)`);
+      throw failLink(chain, child, [], zone, 'insecure', tooManyIterations(proof.iterations));
     case 'none':
       throw failLink(chain, child, [], zone, 'bogus', `missing DS: ${proof.reason} for ${presentName(child)}`);
     default:
       return null;
   }
+}
+
+/** The reason of an insecure verdict from NSEC3 above the iteration limit. */
+function tooManyIterations(iterations: number): string {
+  return `NSEC3 with ${iterations} iterations, above the limit (RFC 9276 §3.2)`;
+}
+
+/** The reason of an insecure verdict whose denial rests on an NSEC3 opt-out span. */
+function optOutSpan(proof: Extract<DenialProof, { kind: 'opt-out' }>): string {
+  return `NSEC3 opt-out: ${presentName(proof.nextCloser)} is in an opt-out span, where unsigned delegations may exist unseen (RFC 5155 §9.2)`;
 }
 
 /**
@@ -347,13 +359,28 @@ async function trustedKeys(
   });
   link.dnskeys = keys.map((k) => ({ tag: k.keyTag, algorithm: k.algorithm, flags: k.flags }));
   const vouched = keys.filter((k) => usableDs.some((d) => dsMatchesKey(d, zone, k)) || usableAnchors.some((a) => a.rdata.equals(k.rdata)));
-  if (vouched.length === 0) {
-    const tags = [...new Set([...usableDs.map((d) => d.keyTag), ...usableAnchors.map((a) => a.keyTag)])].join(', ');
-    throw fail('bogus', `key tag mismatch: no DNSKEY of ${presentName(zone)} matches DS ${tags}`);
-  }
+  if (vouched.length === 0) throw fail('bogus', unvouchedReason(zone, keys, usableDs, usableAnchors));
   const check = checkRrsetSignatures(keySet, zone, vouched, now);
   if (!check.ok) throw fail('bogus', `${check.reason} on ${presentName(zone)} DNSKEY`);
   return keys;
+}
+
+/**
+ * Why no DNSKEY of the zone is vouched for. A DS whose key tag and algorithm
+ * name a DNSKEY that is there, but whose digest is not that key's
+ * (RFC 4034 §5.1.4), is a digest mismatch: key tags are only a hint
+ * (RFC 4034 Appendix B), so the tag matching says nothing more.
+ */
+function unvouchedReason(zone: WireName, keys: readonly Dnskey[], ds: readonly Ds[], anchorKeys: readonly Dnskey[]): string {
+  const named = (tag: number, algorithm: number): boolean => keys.some((k) => k.keyTag === tag && k.algorithm === algorithm);
+  const wrongDigest = ds.find((d) => named(d.keyTag, d.algorithm));
+  if (wrongDigest) {
+    return `digest mismatch: DS ${wrongDigest.keyTag} (digest type ${wrongDigest.digestType}) is not the digest of DNSKEY ${wrongDigest.keyTag} of ${presentName(zone)}`;
+  }
+  const otherKey = anchorKeys.find((a) => named(a.keyTag, a.algorithm));
+  if (otherKey) return `key mismatch: DNSKEY ${otherKey.keyTag} of ${presentName(zone)} is not the trust anchor's key with that tag`;
+  const tags = [...new Set([...ds.map((d) => d.keyTag), ...anchorKeys.map((a) => a.keyTag)])].join(', ');
+  return `key tag mismatch: no DNSKEY of ${presentName(zone)} matches DS ${tags}`;
 }
 
 function failLink(chain: DnssecChainLink[], child: WireName, ds: DnssecChainLink['ds'], signer: WireName, status: DnssecStatus, reason: string): Verdict {
@@ -387,9 +414,10 @@ function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname
       // RFC 4035 §5.3.4: a wildcard expansion is valid only with proof that the name itself does not exist.
       const denial = signedDenial(message, zone, keys, now, `the wildcard answer ${what(answerSet)}`);
       if (denial.error) throw new Verdict('bogus', `wildcard answer: ${denial.error}`);
-      if (!wildcardAllowed(denial.sets, qname, check.signature.labels)) {
-        throw new Verdict('bogus', `wildcard answer: denial not proven for ${presentName(qname)}`);
-      }
+      const expansion = proveExpansion(denial.sets, qname.slice(qname.length - check.signature.labels - 1));
+      if (expansion.kind === 'too-many-iterations') throw new Verdict('insecure', `wildcard answer: ${tooManyIterations(expansion.iterations)}`);
+      if (expansion.kind === 'opt-out') throw new Verdict('insecure', `wildcard answer: ${optOutSpan(expansion)}`);
+      if (expansion.kind === 'none') throw new Verdict('bogus', `wildcard answer: ${expansion.reason} for ${presentName(qname)}`);
     }
     if (answerSet.type === TYPE.CNAME && qtype !== TYPE.CNAME) return readName(answerSet.records[0]!.rdata, 0).name;
     return null;
@@ -398,13 +426,9 @@ function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname
   if (denial.error) throw new Verdict('bogus', denial.error);
   const nxdomain = message.rcode === 3;
   const proof = proveDenial(denial.sets, qname, qtype, nxdomain);
-  if (proof.kind === 'too-many-iterations') throw new Verdict('insecure', `NSEC3 with ${proof.iterations} iterations, above the limit (RFC 9276 §3.2)`);
+  if (proof.kind === 'too-many-iterations') throw new Verdict('insecure', tooManyIterations(proof.iterations));
+  if (proof.kind === 'opt-out') throw new Verdict('insecure', optOutSpan(proof));
   if (proof.kind === 'none') throw new Verdict('bogus', `${proof.reason} for ${presentName(qname)} ${typeName(qtype)}`);
   if (proof.kind === 'nxdomain' && !nxdomain) throw new Verdict('bogus', `denial not proven (NXDOMAIN proof in a NOERROR answer)`);
   return null;
-}
-
-/** The wildcard check of RFC 4035 §5.3.4 (NSEC), RFC 5155 §8.8 (NSEC3): the next closer name is proven absent. */
-function wildcardAllowed(sets: readonly SignedRrset[], qname: WireName, labels: number): boolean {
-  return provesNameAbsent(sets, qname.slice(qname.length - labels - 1));
 }
