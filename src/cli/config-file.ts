@@ -1,7 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeDirectory } from '../engine/data/home-directory.js';
 import { NetintelError } from '../errors.js';
+import { readBoundedFileSync } from '../read-file-bounded.js';
+
+/**
+ * The largest config file read, in bytes: 1 MiB. It holds a few dozen
+ * settings; every run reads it, so neither /dev/zero nor a runaway file
+ * may cost more memory than this.
+ */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 
 /**
  * The config file: JSON in the XDG config dir
@@ -15,17 +23,19 @@ export function configFilePath(env: Readonly<Record<string, string | undefined>>
   return join(base, 'netintel', 'config.json');
 }
 
-/** Reads the config file; a missing file is an empty config, a malformed one a `usage` error naming it. */
+/**
+ * Reads the config file; a missing file is an empty config, a malformed
+ * one, one larger than {@link CONFIG_FILE_MAX_BYTES} or one that cannot be
+ * read a `usage` error naming it.
+ */
 export function readConfigFile(path: string): Record<string, unknown> {
   // Most runs have no config file: asking first spares the error object of a failed read.
   if (!existsSync(path)) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new NetintelError('usage', `cannot read the config file ${path}: ${(error as Error).message}`, { details: { path } });
-  }
+  const text = readBoundedFileSync(path, {
+    maxBytes: CONFIG_FILE_MAX_BYTES,
+    what: 'config file',
+    hint: 'fix or remove it (NETINTEL_CONFIG names another)',
+  }).toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -4,7 +4,7 @@ import { createFormatter, type Formatter } from '../output/formatter.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import { selectColumns } from '../output/record-schema.js';
 import { Utf8Chunk } from '../output/utf8-chunk.js';
-import { exitCodeForRun } from './exit-codes.js';
+import { exitCodeForRun, type RecordCoverage } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
 import { markWrittenToStdout } from './report-failure.js';
@@ -17,6 +17,13 @@ export interface EmitOptions {
   single: boolean;
   /** A bulk run: errors are rows plus a summary on stderr, not one stderr line each. */
   bulk: boolean;
+  /**
+   * How far a record's checks could run (records of checks that can be
+   * left unchecked: the e-mail test, the blacklist check); absent: every
+   * record is complete. A record with nothing checked counts as a failure
+   * with its code, one checked in part makes the run partial (exit 7).
+   */
+  coverage?: (record: unknown) => RecordCoverage;
 }
 
 /**
@@ -44,6 +51,7 @@ export async function emitOutcomes(
   });
   const stdout = createSink(io.stdout);
   let succeeded = 0;
+  let partial = 0;
   const failures = new Map<ErrorCode, number>();
   // The document starts with the first rows (or at the end): a run that fails before any,
   // such as a list file that cannot be read, leaves stdout to its error record alone.
@@ -59,9 +67,10 @@ export async function emitOutcomes(
     for await (const batch of outcomes) {
       await start();
       // A batch rendered elsewhere (a bulk worker thread) leaves only its tally and bytes to handle.
-      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose) : null;
+      const rows = batch instanceof RenderedRows ? batch : chunk ? renderRows(formatter, batch, chunk, options.verbose, emit.coverage) : null;
       if (rows) {
         succeeded += rows.succeeded;
+        partial += rows.partial;
         for (const [code, count] of rows.failures) failures.set(code, (failures.get(code) ?? 0) + count);
         // After the rows before them (awaited), before their own: stdout and stderr may be one file.
         for (const message of rows.messages) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
@@ -70,8 +79,13 @@ export async function emitOutcomes(
       }
       let text = '';
       for (const outcome of batch as Iterable<Outcome<unknown>>) {
-        if (outcome.ok) succeeded += 1;
-        else {
+        if (outcome.ok) {
+          const coverage = emit.coverage?.(outcome.value) ?? 'complete';
+          if (coverage === 'complete') succeeded += 1;
+          else if (coverage === 'partial') partial += 1;
+          // The record is printed and says why; the count makes the exit code the failure's.
+          else failures.set(coverage, (failures.get(coverage) ?? 0) + 1);
+        } else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
           io.stderr.write(`netintel: ${escapeTerminalText(outcome.error.message)}\n`);
         }
@@ -89,9 +103,9 @@ export async function emitOutcomes(
       throw error;
     }
   }
-  if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures));
+  if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures, partial));
   await printCredit(io, options, schema, succeeded); // the data licence's credit: stderr, on a terminal only (src/cli/attribution.ts)
-  return exitCodeForRun(succeeded, failures);
+  return exitCodeForRun(succeeded, failures, partial);
 }
 
 /**
@@ -112,9 +126,9 @@ async function endAfterFailure(stdout: OutputSink, abort: NonNullable<Formatter[
   }
 }
 
-function summaryLine(succeeded: number, failures: ReadonlyMap<ErrorCode, number>): string {
+function summaryLine(succeeded: number, failures: ReadonlyMap<ErrorCode, number>, partial: number): string {
   const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
   const detail = [...failures.entries()].map(([code, count]) => `${code}: ${count}`).join(', ');
-  const rows = succeeded + failed;
-  return `netintel: ${rows} ${rows === 1 ? 'row' : 'rows'}, ${succeeded} ok, ${failed} failed${detail ? ` (${detail})` : ''}\n`;
+  const rows = succeeded + partial + failed;
+  return `netintel: ${rows} ${rows === 1 ? 'row' : 'rows'}, ${succeeded} ok, ${partial > 0 ? `${partial} checked in part, ` : ''}${failed} failed${detail ? ` (${detail})` : ''}\n`;
 }

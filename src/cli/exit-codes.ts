@@ -8,14 +8,24 @@ export function exitCodeFor(code: ErrorCode): number {
 }
 
 /**
- * The exit code of a run over several targets: 0 when all succeeded, 7
- * (`partial`) when some failed, and the failure's own code when all failed
- * (the most frequent one when they differ).
+ * How far the checks behind one record could run: `complete`; `partial`
+ * (some of its checks could not run, the record says which); or the error
+ * code that kept every one of them from running (the record holds no
+ * verdict). Records of lookups that are not checks are always complete.
  */
-export function exitCodeForRun(succeeded: number, failures: ReadonlyMap<ErrorCode, number>): number {
+export type RecordCoverage = 'complete' | 'partial' | ErrorCode;
+
+/**
+ * The exit code of a run over several targets: 0 when all succeeded, 7
+ * (`partial`) when some failed or some records could only be checked in
+ * part, and the failure's own code when all failed (the most frequent one
+ * when they differ). A record none of whose checks could run counts as a
+ * failure with its failure's code.
+ */
+export function exitCodeForRun(succeeded: number, failures: ReadonlyMap<ErrorCode, number>, partial = 0): number {
   const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
-  if (failed === 0) return EXIT_OK;
-  if (succeeded > 0) return exitCodeFor('partial');
+  if (failed === 0 && partial === 0) return EXIT_OK;
+  if (succeeded > 0 || partial > 0) return exitCodeFor('partial');
   const [mostFrequent] = [...failures.entries()].sort((a, b) => b[1] - a[1])[0]!;
   return exitCodeFor(mostFrequent);
 }

@@ -25,8 +25,12 @@ export interface GlobalOptions {
   color: boolean;
   /** Table view: every field of each record (`--all`), not the chosen facts. */
   all: boolean;
-  /** Remote mode: the netintel server to ask (`--server`) and the API key (`--api-key`), or null for local lookups. */
-  remote: { server: string; apiKey: string | null } | null;
+  /**
+   * Remote mode: the netintel server to ask (`--server`), the API key
+   * (`--api-key`) and whether a timeout was given (flag, env or config; else
+   * remote mode uses its own default), or null for local lookups.
+   */
+  remote: { server: string; apiKey: string | null; timeoutGiven?: boolean } | null;
 }
 
 /** Defaults of the options that have one, by option name (commander's camel case). */
@@ -307,7 +311,7 @@ function remoteOf(command: Command, env: Readonly<Record<string, string | undefi
       details: { server: url },
     });
   }
-  return { server: url, apiKey: key };
+  return { server: url, apiKey: key, timeoutGiven: rootOf(command).getOptionValueSource('timeout') !== 'default' };
 }
 
 /** The remote-mode URL when the command line's `--server` means something else: NETINTEL_SERVER, else the config file. */

@@ -34,6 +34,7 @@ export type OptionsReader = (command: Command, serverUse: ServerFlagUse) => Glob
 export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRuntime {
   const contexts: EngineContext[] = [];
   let progress: RunProgress | null = null;
+  let silenceTold = false;
   // Once progress shows, the commands' stderr lines pass through it (progress.ts).
   let runIo = io;
   return {
@@ -68,6 +69,12 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
         dnsRetries: options.dnsRetries,
         debug: options.verbose ? (message) => runIo.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
         ...(progress !== null && progress !== SILENT ? { onStage: progress.onStage } : {}),
+        // Once per run, at the first resolver that falls silent: what to do about it, where the lookups' own errors only say what failed.
+        onResolverSilent: (resolver, timeoutMs) => {
+          if (silenceTold || options.quiet) return;
+          silenceTold = true;
+          runIo.stderr.write(`netintel: ${escapeTerminalText(silentResolverHint(resolver, timeoutMs))}\n`);
+        },
       });
       contexts.push(ctx);
       return ctx;
@@ -77,6 +84,11 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
       await Promise.all(contexts.map((ctx) => ctx.close()));
     },
   };
+}
+
+/** What to do when a resolver does not answer: said once per run (the lookups that failed say what failed). */
+export function silentResolverHint(resolver: string, timeoutMs: number): string {
+  return `DNS server ${resolver} did not answer within ${timeoutMs} ms: if it is down, name another with --resolver; if it is slow, allow more time with --timeout`;
 }
 
 /**

@@ -11,6 +11,8 @@ import { stdinBringsList } from '../cli/io.js';
 import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
+import { coverageOf } from '../cli/check-coverage.js';
+import type { RecordCoverage } from '../cli/exit-codes.js';
 import { regularFileSize } from '../cli/progress.js';
 import { isIpAddress } from '../engine/ip/ip-address.js';
 
@@ -40,8 +42,10 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
         'domain lists, and the addresses of its MX hosts of the IP lists, each row naming its MX host.',
         'Each zone must pass its RFC 5782 test points (127.0.0.2 listed, 127.0.0.1 not) before its answer counts.',
         'Per zone: listed | clean | refused | timeout | error. Refusal codes (Spamhaus 127.255.255.x, URIBL/SURBL',
-        '127.0.0.1) are never read as listed or clean, dead lists are never asked. Listed, clean and unchecked',
-        'are answers (exit 0); --fail-on error exits 10 on a listing, --fail-on warning also on an unchecked zone.',
+        '127.0.0.1) are never read as listed or clean, dead lists are never asked. Listed and clean are answers',
+        '(exit 0; --fail-on error exits 10 on a listing). A zone that refused, timed out or failed is "unknown":',
+        'when no zone answered the run exits with the failure\'s code (4 timeout, 5 refused or unreachable), when',
+        'some did not it exits 7; these codes come before --fail-on\'s 10.',
         'Every zone is asked at once; --timeout is the deadline of the whole check of one target.',
         'Public resolvers (8.8.8.8, 1.1.1.1, 9.9.9.9...) are refused by Spamhaus, URIBL and SURBL: use your own.',
         'Examples:',
@@ -120,10 +124,10 @@ async function runChecks(
   if (targets.length === 0) {
     const batches = readTargetBatches(runtime.progress.input(io.stdin, () => regularFileSize(0)));
     const outcomes = runtime.progress.track(flattenBatches(mapOrdered(batches, (target) => lookup(target.text), concurrency)), true);
-    runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: false, bulk: true });
+    runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: false, bulk: true, coverage: blacklistCoverage });
   } else {
     const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), concurrency));
-    runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: targets.length === 1, bulk: false });
+    runExitCode = await emitOutcomes(io, options, BLACKLIST_SCHEMA, outcomes, { single: targets.length === 1, bulk: false, coverage: blacklistCoverage });
   }
   runtime.exitCode = exitCodeWithFindings(runExitCode, failOn, tripped);
 }
@@ -143,4 +147,17 @@ async function checkOutcome(
   } catch (error) {
     return [{ ok: false, query, error: toNetintelError(error) }];
   }
+}
+
+/**
+ * How far a blacklist check could run: nothing (no zone, nor the mail
+ * hosts, could be checked: the verdict is `unknown` with a failure), in part
+ * (`incomplete`, or `listed` with zones left unchecked), or in full. A
+ * verdict of `unknown` without a failure asked no zone at all (none
+ * applies to the target): that is an answer, not a failure.
+ */
+function blacklistCoverage(record: unknown): RecordCoverage {
+  const { verdict } = record as BlacklistResult;
+  const failure = verdict.failure ?? null;
+  return coverageOf({ checked: failure === null ? 'all' : verdict.status === 'unknown' ? 'none' : 'some', failure });
 }

@@ -8,6 +8,7 @@ import { mailServerFlag } from '../cli/global-options.js';
 import type { Target } from '../engine/bulk/read-targets.js';
 import type { EmailReport } from '../engine/mail/check-email.js';
 import { runMailCommand } from './mail-run.js';
+import { coverageOf } from '../cli/check-coverage.js';
 
 interface EmailFlags {
   type?: 'general' | 'mx' | 'spf' | 'smtp' | 'dkim' | 'bimi' | 'dnssec' | 'dane';
@@ -15,6 +16,7 @@ interface EmailFlags {
   host?: string;
   port?: number;
   smtp: boolean;
+  dnssec: boolean;
   failOn?: FailOn;
 }
 
@@ -27,13 +29,16 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
     .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(integerIn('--port', 1, 65535)))
     .addOption(new Option('--no-smtp', 'general test without the SMTP connections'))
+    .addOption(new Option('--no-dnssec', 'general test without DNSSEC validation, and so without DANE, which rests on it'))
     .addOption(new Option('--trust-anchor <file>', 'DNSSEC and DANE: validate from these DS or DNSKEY records (default: the IANA root KSKs)'))
     .addHelpText(
       'after',
       [
         '',
-        'A check whose lookups fail is listed under "errors" with its code (timeout, upstream...), and the',
-        'other checks still run: a timeout is never reported as "no record". Findings exit 0 unless --fail-on.',
+        'A check whose lookups fail is listed under "errors" with its code (timeout, upstream...), its finding',
+        'is "unknown" (never "no record"), and the other checks still run. When no check could run, the report',
+        'says "could not check" and the run exits with the failure\'s code (4 timeout, 5 unreachable); when some',
+        'could not, it exits 7. Otherwise findings exit 0 unless --fail-on (these codes come before 10).',
         '--type smtp --server HOST: a --server value on the command line that is not an http:// or https://',
         'URL names the mail server to test (as --host does); remote mode then takes its URL from NETINTEL_SERVER',
         'or the config file. An http(s) URL keeps its global meaning: the netintel server to ask.',
@@ -43,6 +48,7 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
         '  netintel email example.com --type spf',
         '  netintel email --type smtp --server mx.example.com --port 587',
         '  netintel email --no-smtp -f ndjson < domains.txt   # bulk: one report per line, in order',
+        '  netintel email example.com --no-smtp --no-dnssec   # DNS records only: no connections, no validation',
         '  netintel email example.com --fail-on warning',
       ].join('\n'),
     );
@@ -56,12 +62,15 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     const host = flags.host ?? named ?? undefined;
     if (host !== undefined && test !== 'smtp') throw new NetintelError('usage', '--host goes with --type smtp');
     if (host !== undefined && domains.length > 0) throw new NetintelError('usage', `--type smtp ${named !== null ? '--server' : '--host'} tests one server: give no domain`);
+    if (!flags.dnssec && (test === 'dnssec' || test === 'dane')) throw new NetintelError('usage', `--no-dnssec leaves out what --type ${test} tests: give one or the other`);
+    if (!flags.dnssec && flags.trustAnchor !== undefined) throw new NetintelError('usage', '--trust-anchor is where DNSSEC validation starts, which --no-dnssec leaves out: give one or the other');
     const options = runtime.options(self, { mayNameMailServer: true });
     const ctx = runtime.context(options);
     if (options.remote && flags.trustAnchor !== undefined) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates from the root; run without --server');
     const settings = {
       type: test,
       skipSmtp: !flags.smtp,
+      skipDnssec: !flags.dnssec,
       ...(flags.trustAnchor === undefined ? {} : { trustAnchors: (await import('../cli/trust-anchor-file.js')).readTrustAnchorFile(flags.trustAnchor) }),
       ...(host === undefined ? {} : { server: host }),
       ...(flags.port === undefined ? {} : { port: flags.port }),
@@ -80,19 +89,23 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
         ? async (text) => (await remote.client.get('/api/email-tests', emailTestParams(target(text), settings))).body as EmailReport
         : (text) => checkEmail!(ctx, target(text), settings),
       findingsOf: (report) => report.findings,
+      coverageOf: (report) => coverageOf(report),
       failOn: flags.failOn,
       ...(remote ? { concurrency: remote.concurrency } : {}),
       ...(remote && test === 'general'
-        ? { bulkOutcomes: (targets: AsyncIterable<Target[]>) => remote.emailBulkOutcomes(targets, { ...(flags.port === undefined ? {} : { port: flags.port }), ...(flags.smtp ? {} : { smtp: false }) }) }
+        ? {
+            bulkOutcomes: (targets: AsyncIterable<Target[]>) =>
+              remote.emailBulkOutcomes(targets, { ...(flags.port === undefined ? {} : { port: flags.port }), ...(flags.smtp ? {} : { smtp: false }), ...(flags.dnssec ? {} : { dnssec: false }) }),
+          }
         : {}),
     });
   });
 }
 
 /** The GET /api/email-tests parameters of one test: form 2 for the general test, form 1 (`type`) for the others. */
-function emailTestParams(domain: string | null, settings: { type: string; skipSmtp: boolean; server?: string; port?: number }): Record<string, string | undefined> {
+function emailTestParams(domain: string | null, settings: { type: string; skipSmtp: boolean; skipDnssec: boolean; server?: string; port?: number }): Record<string, string | undefined> {
   if (settings.type === 'general') {
-    return { domain: domain ?? undefined, port: settings.port?.toString(), smtp: settings.skipSmtp ? 'false' : undefined };
+    return { domain: domain ?? undefined, port: settings.port?.toString(), smtp: settings.skipSmtp ? 'false' : undefined, dnssec: settings.skipDnssec ? 'false' : undefined };
   }
   return {
     type: settings.type,

@@ -6,6 +6,7 @@ import { NetintelError, toNetintelError } from '../errors.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import { exitCodeWithFindings, type FailOn } from '../cli/fail-on.js';
+import type { RecordCoverage } from '../cli/exit-codes.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { regularFileSize } from '../cli/progress.js';
@@ -29,12 +30,16 @@ export interface MailRun<T> {
   concurrency?: number;
   /** A bulk run's outcomes from a bulk form instead of one check per target (remote `email`: POST /api/email-tests/bulk). */
   bulkOutcomes?: (targets: AsyncIterable<Target[]>) => AsyncIterable<Array<Outcome<T>>>;
+  /** How far a result's checks could run (`email`); absent: every result is complete. */
+  coverageOf?: (value: T) => RecordCoverage;
 }
 
 /**
  * Runs a check over the targets (arguments, or stdin lines in bulk), prints
  * the outcomes in input order, and sets the exit code: errors first (4, 5,
- * 7...), then findings at or above `--fail-on` (10).
+ * 7...; a result none of whose checks could run counts as its failure, one
+ * checked in part makes the run partial), then findings at or above
+ * `--fail-on` (10).
  */
 export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
   const { runtime, options } = run;
@@ -58,7 +63,11 @@ export async function runMailCommand<T>(run: MailRun<T>): Promise<void> {
       : flattenBatches(
           mapOrdered(bulk ? list() : [targetsFromArguments(run.targets)], (target) => lookup(target.text), run.concurrency ?? options.concurrency),
         );
-  const code = await emitOutcomes(io, options, run.schema, bulk ? runtime.progress.track(outcomes, true) : outcomes, { single: !bulk && run.targets.length === 1, bulk });
+  const code = await emitOutcomes(io, options, run.schema, bulk ? runtime.progress.track(outcomes, true) : outcomes, {
+    single: !bulk && run.targets.length === 1,
+    bulk,
+    ...(run.coverageOf ? { coverage: run.coverageOf as (record: unknown) => RecordCoverage } : {}),
+  });
   runtime.exitCode = exitCodeWithFindings(code, run.failOn, findings);
 }
 

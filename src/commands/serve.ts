@@ -212,7 +212,9 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       // Listened for before listening: a signal that comes as the address is printed must not kill the process outright.
       const stopped = stopSignal();
       try {
-        await app.listen({ host: flags.host, port: flags.port });
+        await app.listen({ host: flags.host, port: flags.port }).catch((error: unknown) => {
+          throw listenFailure(error, flags.host, flags.port);
+        });
         const address = app.server.address();
         const bound = typeof address === 'object' && address !== null ? address : { address: flags.host, port: flags.port };
         const host = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
@@ -349,6 +351,31 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError(`--public-url must be an http or https URL of a host, without user, path, query or fragment (such as https://api.example.com), not ${JSON.stringify(value)}`);
   }
   return url.origin;
+}
+
+/**
+ * Why the server could not listen, as the flag to change: a port in use or
+ * one the system keeps for privileged processes (`--port`), an address
+ * this machine does not have or cannot resolve (`--host`). These are
+ * `usage` errors (exit 2) with the way out; anything else is passed on.
+ */
+function listenFailure(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const details = { host, port, errno: code };
+  switch (code) {
+    case 'EADDRINUSE':
+      return new NetintelError('usage', `port ${port} is in use (${where}): choose another with --port (0 takes any free port)`, { details, cause: error });
+    case 'EACCES':
+      return new NetintelError('usage', `port ${port} needs privileges this process does not have (${where}): choose one above 1023 with --port`, { details, cause: error });
+    case 'EADDRNOTAVAIL':
+      return new NetintelError('usage', `${host} is not an address of this machine: choose another with --host (127.0.0.1, or 0.0.0.0 for every address)`, { details, cause: error });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new NetintelError('usage', `--host ${host} cannot be resolved: give an address of this machine (127.0.0.1, or 0.0.0.0 for every address)`, { details, cause: error });
+    default:
+      return error;
+  }
 }
 
 /** The limit store: Redis, shared by every server given the URL, else this process's memory. */

@@ -1,5 +1,6 @@
 import type { ConnectGuard } from './connect-guard.js';
 import type { DnsTransport } from './dns/dns-transport.js';
+import { createDnsRunMemory, type DnsRunMemory } from './dns/dns-run-memory.js';
 import type { ResolverAddress } from './dns/resolver-address.js';
 import { reportStage, type Stage } from './stage.js';
 
@@ -41,6 +42,21 @@ export interface EngineContext {
    * Absent: nobody listens.
    */
   onStage?: (stage: Stage) => void;
+  /**
+   * What this context's lookups have learnt about the resolvers and the
+   * DNSSEC chain (dns-run-memory.ts): every transport made from the context
+   * shares it, so a resolver that stopped answering is asked last, and a
+   * root DNSKEY that could not be fetched is not waited for again. Absent:
+   * each transport starts from nothing.
+   */
+  dnsMemory?: DnsRunMemory;
+  /**
+   * Told once per resolver when it first lets a query time out without
+   * answering anything else (it is then demoted, see dns-run-memory.ts): its
+   * label and the deadline it missed, so that a front end can say once what
+   * to do about it. Absent: nobody listens.
+   */
+  onResolverSilent?: (resolver: string, timeoutMs: number) => void;
   /** Diagnostics sink (verbose mode); the engine never prints. */
   debug(message: string): void;
   /** The DNS transport of this context, created on first use and shared by every lookup. */
@@ -61,6 +77,8 @@ export function createEngineContext(settings: EngineContextSettings = {}): Engin
     dnsRetries: 2,
     now: () => new Date(),
     debug: () => {},
+    // Made here, not shared with other contexts: what one run learns is that run's. It tells the context's listener as it is when a resolver falls silent.
+    dnsMemory: createDnsRunMemory({ onDemoted: (resolver, timeoutMs) => ctx.onResolverSilent?.(resolver, timeoutMs) }),
     ...settings,
     dnsTransport: () =>
       (transport ??= (async () => {
@@ -69,7 +87,7 @@ export function createEngineContext(settings: EngineContextSettings = {}): Engin
           import('./dns/resolver-address.js'),
         ]);
         const resolvers = ctx.resolvers ?? (await readSystemResolvers());
-        const created = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries });
+        const created = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries, memory: ctx.dnsMemory ?? null });
         return ctx.onStage ? reportingQueries(created, ctx) : created;
       })()),
     close: async () => {

@@ -4,7 +4,15 @@
  * RFC section behind it, and the evidence that produced it. The same
  * findings appear in the CLI's json and in the API.
  */
-export type Severity = 'error' | 'warning' | 'info' | 'pass';
+/**
+ * How serious a finding is. `unknown` is not a problem of what was checked
+ * but the absence of an answer: the check behind the finding could not run
+ * (its lookups timed out or failed), so nothing is known either way. It is
+ * never "no record", never counted by `--fail-on`; the record says what
+ * was left unchecked (EmailReport.checked, the blacklist verdict) and the
+ * CLI exits with the failure's code (docs/exit-codes.md).
+ */
+export type Severity = 'error' | 'warning' | 'unknown' | 'info' | 'pass';
 
 export interface Finding {
   /** Stable identifier, snake_case, e.g. `spf_lookup_limit`. */
@@ -17,15 +25,15 @@ export interface Finding {
   evidence: Record<string, unknown> | null;
 }
 
-/** Severities from the most to the least serious. */
-export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info', 'pass'];
+/** Severities from the most to the least serious (`unknown` after the problems, before what is known to be fine). */
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'unknown', 'info', 'pass'];
 
 export function finding(id: string, severity: Severity, message: string, rfc: string | null = null, evidence: Record<string, unknown> | null = null): Finding {
   return { id, severity, message, rfc, evidence };
 }
 
-/** True when any finding is at least as serious as `threshold` (`--fail-on`). */
+/** True when any finding is at least as serious as `threshold` (`--fail-on`); `unknown` findings never are (a check that could not run is the exit code's business). */
 export function hasFindingAtOrAbove(findings: readonly Finding[], threshold: 'error' | 'warning'): boolean {
   const limit = SEVERITIES.indexOf(threshold);
-  return findings.some((item) => SEVERITIES.indexOf(item.severity) <= limit);
+  return findings.some((item) => item.severity !== 'unknown' && SEVERITIES.indexOf(item.severity) <= limit);
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readBoundedFileSync } from '../read-file-bounded.js';
 import { join } from 'node:path';
 import { packageRoot } from '../engine/data/data-files.js';
 import { NetintelError } from '../errors.js';
@@ -47,18 +47,18 @@ export function defaultPlansPath(): string {
   return join(packageRoot(), 'data', 'plans.json');
 }
 
+/** The largest plans file read, in bytes: 1 MiB, far above a table of plans (data/plans.json is about a kilobyte). */
+export const PLANS_FILE_MAX_BYTES = 1024 * 1024;
+
 /**
  * Reads and checks a plans file.
  *
- * @throws NetintelError `usage` naming the file and the first problem found.
+ * @throws NetintelError `usage` naming the file and the first problem found
+ *   (it cannot be read, is larger than {@link PLANS_FILE_MAX_BYTES}, is not
+ *   JSON, or a plan is wrong).
  */
 export function loadPlanTable(path: string = defaultPlansPath()): PlanTable {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new NetintelError('usage', `cannot read the plans file ${path}: ${(error as Error).message}`, { details: { path } });
-  }
+  const text = readBoundedFileSync(path, { maxBytes: PLANS_FILE_MAX_BYTES, what: 'plans file', hint: 'give a JSON file of plans to --plans (data/plans.json shows the layout)' }).toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -33,7 +33,8 @@ export type { SvgFacts } from '../engine/mail/bimi-svg.js';
 export type { BimiCertificate, BimiDmarcPrerequisites, BimiLogo, BimiResult, BimiStatus } from '../engine/mail/check-bimi.js';
 export type { DkimResult, DkimSelectorResult, DkimStatus } from '../engine/mail/check-dkim.js';
 export type { DmarcPolicy, DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
-export type { DaneHost, EmailCheck, EmailCheckError, EmailReport, EmailTestType, FindingSummary } from '../engine/mail/check-email.js';
+export type { DaneHost, EmailCheck, EmailCheckError, EmailChecked, EmailReport, EmailTestType, FindingSummary } from '../engine/mail/check-email.js';
+export type { CheckFailure } from '../engine/check-failure.js';
 export type { MailDnssecCheck, MailDnssecResult } from '../engine/mail/check-mail-dnssec.js';
 export type { MailServerCheck } from '../engine/mail/check-mail-servers.js';
 export type { MtaStsMode, MtaStsPolicy, MtaStsResult } from '../engine/mail/check-mta-sts.js';
@@ -116,6 +117,8 @@ export interface CheckEmailOptions {
   type?: EmailTestType;
   /** Leave the SMTP connections to the MX hosts out. */
   skipSmtp?: boolean;
+  /** Leave DNSSEC validation out, and so DANE, which rests on it. */
+  skipDnssec?: boolean;
   /** DKIM selectors to look at instead of the common ones. */
   dkimSelectors?: readonly string[];
 }

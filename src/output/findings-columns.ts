@@ -15,8 +15,8 @@ export const FINDINGS_CSV_COLUMNS = [
   'findings.ids',
 ] as const;
 
-/** Most serious first. */
-const SEVERITY_ORDER = ['error', 'warning', 'info', 'pass'] as const;
+/** Most serious first; `unknown` (a check that could not run) after the problems, so a record with nothing checked reads `unknown`, not `none`. */
+const SEVERITY_ORDER = ['error', 'warning', 'unknown', 'info', 'pass'] as const;
 
 interface FindingLike {
   id: string;

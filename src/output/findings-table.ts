@@ -1,6 +1,6 @@
 import type { Finding, Severity } from '../engine/findings.js';
 
-const ORDER: readonly Severity[] = ['error', 'warning', 'info', 'pass'];
+const ORDER: readonly Severity[] = ['error', 'warning', 'unknown', 'info', 'pass'];
 
 /**
  * Findings as text grouped by severity, most serious first, for the table

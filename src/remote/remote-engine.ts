@@ -10,6 +10,8 @@ import type { Outcome } from '../engine/outcome.js';
 import { isErrorCode, NetintelError, toNetintelError, type ErrorCode } from '../errors.js';
 import type { QuotaRecord } from '../server/operation-routes.js';
 import { createApiClient, itemError, type ApiClient, type ApiClientOptions } from './api-client.js';
+import { bulkAnswer, recordAnswer, type ExpectedAnswer } from './answer-check.js';
+import { REMOTE_LIMITS } from './remote-limits.js';
 
 /** The answer of the API's bulk forms (src/server/bulk-answer.ts). */
 interface BulkAnswerJson {
@@ -18,6 +20,31 @@ interface BulkAnswerJson {
 
 /** A free-tier IP answer's extra member, taken off so the record prints as locally. */
 const NOTE_KEY = 'note';
+
+/** The answers the engine asks for by name (the others: what the published API says their path answers). */
+const IP_ANSWER = recordAnswer('IpInfoRecord', 'ip record');
+const QUOTA_ANSWER = recordAnswer('Quota', 'quota record');
+const IP_BULK_ANSWER = bulkAnswer('IpBulkAnswer', 'ip bulk answer');
+const ASN_BULK_ANSWER = bulkAnswer('AsnBulkAnswer', 'asn bulk answer');
+const EMAIL_BULK_ANSWER = bulkAnswer('EmailBulkAnswer', 'email bulk answer');
+
+/** A server answer that passed its schema but does not fit the question asked. */
+function unfit(name: string, why: string, server: string): NetintelError {
+  return new NetintelError('upstream', `the server's answer is not a valid ${name}: ${why}`, { details: { server } });
+}
+
+/**
+ * The batch sizes of a quota record within 1 to REMOTE_LIMITS.batchItems:
+ * they decide how much input is held and sent at once, so a server cannot
+ * make a run loop on empty batches or read all of stdin before the first.
+ */
+function checkedQuota(plan: QuotaRecord, server: string): QuotaRecord {
+  const fits = (size: number) => Number.isInteger(size) && size >= 1 && size <= REMOTE_LIMITS.batchItems;
+  if (!fits(plan.batch) || (plan.bulkMax !== null && !fits(plan.bulkMax))) {
+    throw unfit('quota record', `batch sizes must be 1 to ${REMOTE_LIMITS.batchItems} (batch ${plan.batch}, bulkMax ${plan.bulkMax})`, server);
+  }
+  return plan;
+}
 
 /**
  * The engine's interface over HTTP: each function gives what the local
@@ -66,7 +93,7 @@ export interface RemoteEngine {
    */
   emailBulkOutcomes<T extends Target>(
     targets: AsyncIterable<readonly T[]>,
-    settings: { port?: number; smtp?: boolean },
+    settings: { port?: number; smtp?: boolean; dnssec?: boolean },
   ): AsyncGenerator<Array<Outcome<EmailReport>>>;
   /** The caller's own address as the server sees it, looked up. */
   callerIpOutcome(): Promise<Outcome<IpInfoRecord>>;
@@ -96,18 +123,21 @@ export interface RemoteEngineOptions extends Omit<ApiClientOptions, 'server' | '
 
 export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
   const client = createApiClient(options);
+  const dnsAnswer: ExpectedAnswer = { ...options.answers.ofRoute('GET', '/api/dns-lookup'), name: 'dns answer' };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, 32));
   let quota: Promise<QuotaRecord> | undefined;
   let withheldSaid = false;
 
   const ipRecord = async (ip: string | undefined): Promise<IpInfoRecord> => {
-    const response = await client.get('/api/ipinfo', { ip });
+    const response = await client.get('/api/ipinfo', { ip }, IP_ANSWER);
     const withheld = response.headers.get('x-netintel-withheld');
     if (withheld && !withheldSaid) {
       withheldSaid = true;
       options.onWithheld?.(withheld);
     }
     const record = response.body as Record<string, unknown>;
+    // The schema lets POST /api/bulk's `fields` leave location out; GET /api/ipinfo always has it, and the views read it.
+    if (record.location === undefined) throw unfit(IP_ANSWER.name, 'it has no location group', client.server);
     delete record[NOTE_KEY];
     return record as unknown as IpInfoRecord;
   };
@@ -122,11 +152,14 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
 
   // The same addresses `resolveHostAddresses` gives locally: A then AAAA, not_found when neither.
   const resolveHost = async (name: string): Promise<string[]> => {
-    const response = await client.get('/api/dns-lookup', { domain: name, type: 'A,AAAA' });
+    const response = await client.get('/api/dns-lookup', { domain: name, type: 'A,AAAA' }, dnsAnswer);
+    if (!Array.isArray(response.body) || response.body.length !== 2) throw unfit('dns answer', 'asked for A and AAAA, it did not give one item for each', client.server);
     const [a, aaaa] = response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>;
     for (const item of [a, aaaa]) if (item && 'error' in item) throw itemError(item.error);
     const records = [a as DnsResult, aaaa as DnsResult];
-    const addresses = records.flatMap((result, i) => result.answers.filter((answer) => answer.type === (i === 0 ? 'A' : 'AAAA')).map((answer) => answer.data as string));
+    const addresses = records.flatMap((result, i) =>
+      result.answers.filter((answer) => answer.type === (i === 0 ? 'A' : 'AAAA')).flatMap((answer) => (typeof answer.data === 'string' ? [answer.data] : [])),
+    );
     if (addresses.length === 0) {
       const first = records[0]!;
       const why = first.status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
@@ -141,15 +174,17 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
     return out;
   };
 
-  const fromBulk = <T>(answer: BulkAnswerJson): Array<Outcome<T>> =>
-    answer.results.map((item) =>
+  const fromBulk = <T>(answer: BulkAnswerJson, batch: readonly string[], name: string): Array<Outcome<T>> => {
+    checkBulkItems(answer, batch, name, client.server);
+    return answer.results.map((item) =>
       item.error ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query: item.query, value: item.record as T },
     );
+  };
 
   const asnBatch = async (batch: readonly string[]): Promise<Array<Outcome<AsnResult>>> => {
     try {
-      const response = await client.get('/api/asn-lookup', { bulk: batch.join(',') });
-      return fromBulk<AsnResult>(response.body as BulkAnswerJson);
+      const response = await client.get('/api/asn-lookup', { bulk: batch.join(',') }, ASN_BULK_ANSWER);
+      return fromBulk<AsnResult>(response.body as BulkAnswerJson, batch, ASN_BULK_ANSWER.name);
     } catch (error) {
       const failure = toNetintelError(error);
       return batch.map((query) => ({ ok: false as const, query, error: failure }));
@@ -160,8 +195,8 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
     const plan = await engine.quota();
     if (plan.bulkMax !== null) {
       try {
-        const response = await client.post('/api/bulk', { ips: batch });
-        return fromBulk<IpInfoRecord>(response.body as BulkAnswerJson);
+        const response = await client.post('/api/bulk', { ips: batch }, IP_BULK_ANSWER);
+        return fromBulk<IpInfoRecord>(response.body as BulkAnswerJson, batch, IP_BULK_ANSWER.name);
       } catch (error) {
         const failure = toNetintelError(error);
         return batch.map((query) => ({ ok: false as const, query, error: failure }));
@@ -183,7 +218,7 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
   const engine: RemoteEngine = {
     client,
     quota: () =>
-      (quota ??= client.get('/api/quota').then((response) => response.body as QuotaRecord).catch((error: unknown) => {
+      (quota ??= client.get('/api/quota', {}, QUOTA_ANSWER).then((response) => checkedQuota(response.body as QuotaRecord, client.server)).catch((error: unknown) => {
         quota = undefined;
         throw error;
       })),
@@ -239,7 +274,7 @@ export function createRemoteEngine(options: RemoteEngineOptions): RemoteEngine {
     async dnsOutcomes(query, types) {
       const asked = types === null || types.length === 0 ? null : types;
       try {
-        const response = await client.get('/api/dns-lookup', { domain: query, type: asked?.join(',') });
+        const response = await client.get('/api/dns-lookup', { domain: query, type: asked?.join(',') }, dnsAnswer);
         if (!Array.isArray(response.body)) return [{ ok: true, query, value: response.body as DnsResult }];
         return (response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>).map(
           (item): Outcome<DnsResult> => ('error' in item ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query, value: item }),
@@ -295,12 +330,13 @@ async function* remoteBulk<T extends Target>(
 async function* remoteEmailBulk<T extends Target>(
   engine: RemoteEngine,
   targets: AsyncIterable<readonly T[]>,
-  settings: { port?: number; smtp?: boolean },
+  settings: { port?: number; smtp?: boolean; dnssec?: boolean },
   inBatches: <R>(queries: readonly string[], size: number, send: (batch: string[]) => Promise<R[]>) => Promise<R[]>,
 ): AsyncGenerator<Array<Outcome<EmailReport>>> {
   const send = async (batch: readonly string[]): Promise<Array<Outcome<EmailReport>>> => {
     try {
-      const response = await engine.client.post('/api/email-tests/bulk', { domains: batch, ...settings });
+      const response = await engine.client.post('/api/email-tests/bulk', { domains: batch, ...settings }, EMAIL_BULK_ANSWER);
+      checkBulkItems(response.body as BulkAnswerJson, batch, EMAIL_BULK_ANSWER.name, engine.client.server);
       return (response.body as BulkAnswerJson).results.map((item) =>
         item.error ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query: item.query, value: item.record as EmailReport },
       );
@@ -331,4 +367,16 @@ async function* remoteEmailBulk<T extends Target>(
     }
   }
   if (pending.length > 0) yield await run(pending);
+}
+
+/**
+ * A bulk answer has one item per query sent, in the same order, each
+ * echoing its query (src/server/bulk-answer.ts): anything else would pin
+ * one target's record on another.
+ */
+function checkBulkItems(answer: BulkAnswerJson, batch: readonly string[], name: string, server: string): void {
+  if (answer.results.length !== batch.length) throw unfit(name, `${answer.results.length} items for the ${batch.length} queries sent`, server);
+  // The asn-lookup form trims each query of its comma-separated list (splitAsnBulk); the POST forms echo them as sent.
+  const stray = answer.results.findIndex((item, i) => item.query !== batch[i] && item.query !== batch[i]!.trim());
+  if (stray !== -1) throw unfit(name, `item ${stray + 1} is for ${JSON.stringify(answer.results[stray]!.query.slice(0, 100))}, not ${JSON.stringify(batch[stray])}`, server);
 }

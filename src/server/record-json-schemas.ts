@@ -7,6 +7,7 @@ import type { Finding } from '../engine/findings.js';
 import type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta } from '../engine/ip/ip-record.js';
 import type { DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
 import type { DaneHost, EmailCheckError, EmailReport, FindingSummary } from '../engine/mail/check-email.js';
+import type { CheckFailure } from '../engine/check-failure.js';
 import type { MailDnssecCheck, MailDnssecResult } from '../engine/mail/check-mail-dnssec.js';
 import type { DkimResult, DkimSelectorResult } from '../engine/mail/check-dkim.js';
 import type { DkimKeyRecord } from '../engine/mail/dkim-record.js';
@@ -46,7 +47,7 @@ import type {
 import { SMTP_AUTH_MECHANISMS, SMTP_STAGES, type SmtpDane } from '../engine/smtp/smtp-result.js';
 import type { RrsetAuthentication, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
 import type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { QuotaRecord } from './operation-routes.js';
 import type { JsonSchema } from './api-route.js';
 
@@ -107,7 +108,10 @@ function record<T>(properties: { [K in keyof T]-?: JsonSchema }, options: { desc
 const FINDING = record<Finding>(
   {
     id: described(str, 'Stable identifier, snake_case (spf_lookup_limit).'),
-    severity: oneOfStrings(['error', 'warning', 'info', 'pass']),
+    severity: described(
+      oneOfStrings(['error', 'warning', 'unknown', 'info', 'pass']),
+      'unknown: the check behind the finding could not run (its lookups timed out or failed), so nothing is known; never a problem of what was checked.',
+    ),
     message: str,
     rfc: nullable(str),
     evidence: { type: ['object', 'null'], description: 'JSON-safe facts that produced the finding.' },
@@ -117,6 +121,15 @@ const FINDING = record<Finding>(
 const findings = arrayOf(ref('Finding'));
 
 const FAILURE = record<FailureJson>({ code: str, message: str });
+
+const CHECK_FAILURE = record<CheckFailure>(
+  {
+    code: oneOfStrings(Object.keys(ERROR_CODES)),
+    reason: described(eg(str, 'DNS did not answer'), 'What went wrong, in a few words.'),
+    message: described(str, 'The first error with that code, as its lookup reported it.'),
+  },
+  { description: 'Why checks could not run: the most frequent error code among them, and what it means.' },
+);
 
 const EVIDENCE = record<SecurityEvidence>({
   signal: oneOfStrings(SIGNAL_NAMES),
@@ -587,6 +600,7 @@ const MAIL_DNSSEC_CHECK = record<MailDnssecCheck>({
   status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']),
   reason: nullable(str),
   signer: nullable(str),
+  error: described(nullable(record<{ code: ErrorCode; message: string }>({ code: oneOfStrings(Object.keys(ERROR_CODES)), message: str })), 'The lookup that failed when the status could not be decided for want of an answer (its finding is then unknown).'),
 });
 const MAIL_DNSSEC_RECORD = record<MailDnssecResult>({ domain: MAIL_DNSSEC_CHECK, mx: arrayOf(MAIL_DNSSEC_CHECK), findings });
 
@@ -621,8 +635,13 @@ const EMAIL_RECORD = record<EmailReport>({
   ),
   dane: nullable(arrayOf(record<DaneHost>({ host: str, tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT, findings }))),
   errors: arrayOf(record<EmailCheckError>({ check: oneOfStrings(EMAIL_CHECK_NAMES), code: str, message: str })),
+  checked: described(
+    oneOfStrings(['all', 'some', 'none']),
+    'Whether the checks could run: all; some (those in errors, or parts of one with unknown findings, could not); none (the report holds no verdict).',
+  ),
+  failure: described(nullable(CHECK_FAILURE), 'Why checks could not run; null when all ran.'),
   findings,
-  summary: record<FindingSummary>({ error: int, warning: int, info: int, pass: int }),
+  summary: record<FindingSummary>({ error: int, warning: int, unknown: int, info: int, pass: int }),
   checkedAt: { type: 'string', format: 'date-time' },
 });
 
@@ -654,6 +673,10 @@ const BLACKLIST_RECORD = record<BlacklistResult>({
     uncheckedZones: int,
     zones: int,
     message: str,
+    failure: described(
+      nullable(CHECK_FAILURE),
+      'Why zones (or the mail hosts) could not be checked; null when everything was. With status unknown and zones asked, nothing could be.',
+    ),
   }),
   zones: arrayOf(
     record<BlacklistZoneResult>({

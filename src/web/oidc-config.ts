@@ -11,7 +11,7 @@
  * field; a secret's value never appears in one. docs/oidc.md is the guide.
  */
 
-import { readFileSync } from 'node:fs';
+import { readBoundedFileSync } from '../read-file-bounded.js';
 import { NetintelError } from '../errors.js';
 
 export type OidcPreset = 'google' | 'microsoft';
@@ -47,15 +47,17 @@ const PRESETS: Record<OidcPreset, { name: string; issuer: (tenant: string) => st
   microsoft: { name: 'Microsoft', issuer: (tenant) => `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0` },
 };
 
-/** Reads and checks the file given by `--oidc-config` / NETINTEL_OIDC_CONFIG. */
+/** The largest OIDC config file read, in bytes: 1 MiB, far above a list of providers. */
+export const OIDC_CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads and checks the file given by `--oidc-config` / NETINTEL_OIDC_CONFIG.
+ *
+ * @throws NetintelError `usage` naming the file: it cannot be read, is
+ *   larger than {@link OIDC_CONFIG_MAX_BYTES}, or is not a valid config.
+ */
 export function loadOidcConfig(path: string, env: NodeJS.ProcessEnv = process.env): OidcProviderConfig[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new NetintelError('usage', `cannot read the OIDC config file ${path} (${reason}: check the path given to --oidc-config or NETINTEL_OIDC_CONFIG)`, { details: { path } });
-  }
+  const text = readBoundedFileSync(path, { maxBytes: OIDC_CONFIG_MAX_BYTES, what: 'OIDC config file', hint: 'check the path given to --oidc-config or NETINTEL_OIDC_CONFIG' }).toString('utf8');
   return parseOidcConfigText(text, path, env);
 }
 

@@ -88,22 +88,24 @@ describe('netintel blacklist', () => {
     expect((await blacklist(['192.0.2.1', '--zones', 'bl.test.example', '--fail-on', 'error'])).code).toBe(0);
   });
 
-  it('reports a refused zone as an answer (exit 0), and exits 10 for it only under --fail-on warning', async () => {
+  it('reports a refused zone as unknown, never listed or clean, and exits 5 (upstream) when it was the only one, --fail-on or not', async () => {
     const plain = await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '-f', 'json']);
-    expect(plain.code).toBe(0);
+    expect(plain.code).toBe(5);
     const record = JSON.parse(plain.stdout);
     expect(record.zones[0].status).toBe('refused');
-    expect(record.verdict.status).toBe('unknown');
-    expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'error'])).code).toBe(0);
-    expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'warning'])).code).toBe(10);
+    expect(record.verdict).toMatchObject({ status: 'unknown', failure: { code: 'upstream', reason: 'DNS refused or failed to answer' } });
+    expect(record.findings.find((item: { id: string }) => item.id === 'blacklist_zone_refused')).toMatchObject({ severity: 'unknown' });
+    expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'error'])).code).toBe(5);
+    expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'warning'])).code).toBe(5);
   });
 
-  it('says in the record when a zone timed out, and exits 0', async () => {
+  it('says in the record when a zone timed out beside a listing, and exits 7 (checked in part), before --fail-on\'s 10', async () => {
     const result = await blacklist(['192.0.2.99', '--zones', 'bl.test.example,quiet.test.example', '-t', '500', '-f', 'json']);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(7);
     const record = JSON.parse(result.stdout);
     expect(record.zones.map((row: { status: string }) => row.status)).toEqual(['listed', 'timeout']);
-    expect(record.verdict).toMatchObject({ status: 'listed', uncheckedZones: 1 });
+    expect(record.verdict).toMatchObject({ status: 'listed', uncheckedZones: 1, failure: { code: 'timeout' } });
+    expect((await blacklist(['192.0.2.99', '--zones', 'bl.test.example,quiet.test.example', '-t', '500', '--fail-on', 'error'])).code).toBe(7);
   });
 
   it('checks a domain: the domain list, then its MX addresses naming the MX', async () => {
@@ -178,4 +180,43 @@ describe('netintel blacklist', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/is not an IP address or a domain name/);
   });
+
+  it('exits 4 and says it could not check when no zone answered (a resolver that never answers), also under --fail-on, in every format', async () => {
+    const dead = await silentResolver();
+    try {
+      const run = (args: string[]) => runCli(['blacklist', '192.0.2.1', '--zones', 'bl.test.example,other.test.example', '--resolver', dead.address, '-t', '400', '--retries', '0', ...args]);
+      const table = await run([]);
+      expect(table.code).toBe(4);
+      expect(table.stdout.replace(/\s+/g, ' ')).toMatch(/^192\.0\.2\.1 could not be checked: DNS did not answer; none of the 2 lists answered/);
+      // What to do, once, whatever the number of lookups that timed out.
+      expect(table.stderr.match(/--resolver/g)).toHaveLength(1);
+      expect((await run(['--fail-on', 'warning'])).code).toBe(4);
+      const json = await run(['-f', 'json']);
+      expect(json.code).toBe(4);
+      const record = JSON.parse(json.stdout);
+      expect(record.verdict).toMatchObject({ status: 'unknown', checkedZones: 0, failure: { code: 'timeout', reason: 'DNS did not answer' } });
+      expect(record.findings.filter((item: { severity: string }) => item.severity === 'unknown').map((item: { id: string }) => item.id)).toEqual(['blacklist_zone_unchecked', 'blacklist_zone_unchecked']);
+      const csv = await run(['-f', 'csv']);
+      const [header, row] = parseCsv(csv.stdout);
+      expect(row![header!.indexOf('verdict.failure.code')]).toBe('timeout');
+      expect(row![header!.indexOf('findings.max_severity')]).toBe('unknown');
+    } finally {
+      await dead.close();
+    }
+  });
+
+  it('exits 7 over several targets when one could not be checked and another could', async () => {
+    const result = await blacklist(['192.0.2.99', '192.0.2.1', '--zones', 'quiet.test.example,bl.test.example', '-t', '500', '-f', 'ndjson']);
+    const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows.map((row) => row.verdict.status)).toEqual(['listed', 'incomplete']);
+    expect(result.code).toBe(7);
+  });
 });
+
+/** A UDP port on 127.0.0.1 that takes queries and never answers (no ICMP refusal either): a resolver that is down. */
+async function silentResolver(): Promise<{ address: string; close: () => Promise<void> }> {
+  const { createSocket } = await import('node:dgram');
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { address: `127.0.0.1:${socket.address().port}`, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
+}

@@ -3,6 +3,7 @@
  * ($XDG_CONFIG_HOME/netintel/config.json or $NETINTEL_CONFIG) > default.
  * The environment is the CLI's own (io.env), never the test runner's.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -72,6 +73,28 @@ describe('settings precedence', () => {
 });
 
 describe('invalid settings', () => {
+  it('exits 2 with one line naming the config file and its limit when it is /dev/zero, without reading it all', async () => {
+    const result = await runCli(['ip', '10.0.0.1'], { env: { NETINTEL_CONFIG: '/dev/zero' } });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'netintel: the config file /dev/zero is larger than the limit of 1 MiB (1048576 bytes); fix or remove it (NETINTEL_CONFIG names another)\n',
+    });
+  });
+
+  it('exits 2 the same way for a FIFO whose writer never stops, instead of reading for ever', async () => {
+    const fifo = join(scratch.path, 'config.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `exec yes '{"format": "csv",' > '${fifo}'`], { stdio: 'ignore' });
+    try {
+      const result = await runCli(['ip', '10.0.0.1'], { env: { NETINTEL_CONFIG: fifo } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`netintel: the config file ${fifo} is larger than the limit of 1 MiB (1048576 bytes); fix or remove it (NETINTEL_CONFIG names another)\n`);
+    } finally {
+      writer.kill();
+    }
+  });
+
   it('exits 2 naming the config file when it is not valid JSON', async () => {
     const dir = writeConfigFile(join(scratch.path, 'broken'), '{"format": ');
     const path = join(dir, 'netintel', 'config.json');

@@ -324,7 +324,11 @@ describe('netintel dns: answers and errors', () => {
     const result = await runCli(['dns', 'quiet.example.test', '--resolver', server.address, '-t', '150', '--retries', '0']);
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`netintel: No answer from DNS server ${server.address} for quiet.example.test A within 150 ms (1 attempt)\n`);
+    // What to do first, once a run meets a resolver that does not answer; then the error.
+    expect(result.stderr).toBe(
+      `netintel: DNS server ${server.address} did not answer within 150 ms: if it is down, name another with --resolver; if it is slow, allow more time with --timeout\n` +
+        `netintel: No answer from DNS server ${server.address} for quiet.example.test A within 150 ms (1 attempt)\n`,
+    );
   });
 
   it('asks again on timeout as often as --retries says', async () => {

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
 import { serve } from '../support/served.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { parseCsv } from '../output/parse-csv.js';
+import { createSocket } from 'node:dgram';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../engine/mail/fixtures/${name}`, import.meta.url));
@@ -38,11 +40,11 @@ describe('netintel email', () => {
     const run = await runCli(['email', 'mailhost.test', '--port', smtpPort, '-f', 'json', ...dnsFlags]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report)).toEqual(['kind', 'test', 'domain', 'domainUnicode', 'server', 'port', 'mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane', 'errors', 'findings', 'summary', 'checkedAt']);
-    expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', errors: [] });
+    expect(Object.keys(report)).toEqual(['kind', 'test', 'domain', 'domainUnicode', 'server', 'port', 'mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane', 'errors', 'checked', 'failure', 'findings', 'summary', 'checkedAt']);
+    expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', errors: [], checked: 'all', failure: null });
     expect(report.smtp[0]).toMatchObject({ host: 'mx.mailhost.test', address: '127.0.0.1', probe: { connected: true, tls: { established: true } } });
     for (const check of ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt']) expect(report[check], check).not.toBeNull();
-    expect(report.summary.error + report.summary.warning + report.summary.info + report.summary.pass).toBe(report.findings.length);
+    expect(report.summary.error + report.summary.warning + report.summary.unknown + report.summary.info + report.summary.pass).toBe(report.findings.length);
   });
 
   it('shows findings grouped by severity in the table view and exits 10 under --fail-on', async () => {
@@ -65,14 +67,20 @@ describe('netintel email', () => {
     expect(JSON.parse(smtp.stdout)).toMatchObject({ test: 'smtp', domain: null, server: '127.0.0.1', port: Number(smtpPort), smtp: [{ probe: { banner: { code: 220 } } }] });
   });
 
-  it('lists a check that timed out under errors, exit 0, and never reads it as "no record"', async () => {
+  it('lists a check that timed out under errors as unknown, never as "no record", and exits 7: the others ran', async () => {
     const run = await runCli(['email', 'slowdmarc.test', '--no-smtp', '-f', 'json', ...dnsFlags]);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(7);
     const report = JSON.parse(run.stdout);
     expect(report.dmarc).toBeNull();
     expect(report.errors).toEqual([{ check: 'dmarc', code: 'timeout', message: expect.any(String) }]);
-    expect(report.findings.map((item: { id: string }) => item.id)).toContain('dmarc_check_failed');
+    expect(report).toMatchObject({ checked: 'some', failure: { code: 'timeout', reason: 'DNS did not answer' }, summary: { unknown: 1 } });
+    expect(report.findings.find((item: { id: string }) => item.id === 'dmarc_check_failed')).toMatchObject({ severity: 'unknown' });
     expect(report.findings.map((item: { id: string }) => item.id)).not.toContain('dmarc_no_record');
+    const table = await runCli(['email', 'slowdmarc.test', '--no-smtp', '--fail-on', 'warning', ...dnsFlags]);
+    // Partial comes before --fail-on's 10: the report is not whole.
+    expect(table.code).toBe(7);
+    expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/^slowdmarc\.test mail: .*; could not check DMARC: DNS did not answer$/);
+    expect(table.stdout).toMatch(/^not checked +DMARC: DNS did not answer \(timeout\)$/m);
   });
 
   it('checks many domains from stdin, one report per line, in input order', async () => {
@@ -142,5 +150,101 @@ describe('netintel email --type smtp --server HOST', () => {
     const badEnv = await runCli(['email', '--type', 'smtp', '--server', '127.0.0.1', ...dnsFlags], { env: { NETINTEL_SERVER: 'localhost:8080' } });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('NETINTEL_SERVER must be an http:// or https:// URL');
+  });
+});
+
+/** A UDP port on 127.0.0.1 that takes queries and never answers (no ICMP refusal either): a resolver that is down. Counts what it receives. */
+async function silentResolver(): Promise<{ address: string; received: Array<{ name: string; type: string }>; close: () => Promise<void> }> {
+  const { default: dnsPacket } = await import('dns-packet');
+  const socket = createSocket('udp4');
+  const received: Array<{ name: string; type: string }> = [];
+  socket.on('message', (message) => {
+    const question = dnsPacket.decode(message).questions?.[0];
+    if (question) received.push({ name: question.name, type: question.type });
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { address: `127.0.0.1:${socket.address().port}`, received, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
+}
+
+describe('netintel email when DNS does not answer', () => {
+  let dead: Awaited<ReturnType<typeof silentResolver>>;
+  beforeAll(async () => {
+    dead = await silentResolver();
+  });
+  afterAll(async () => {
+    await dead.close();
+  });
+  const deadFlags = () => ['--resolver', dead.address, '--timeout', '300', '--retries', '0'];
+
+  it('says it could not check, lists every check once as not checked, tells what to do once, and exits 4, --fail-on or not', async () => {
+    const run = await runCli(['email', 'example.com', ...deadFlags()]);
+    expect(run.code).toBe(4);
+    const [head, facts, ...rest] = run.stdout.split('\n\n');
+    expect(head).toBe('example.com mail: could not check: DNS did not answer');
+    expect(facts!.replace(/\s+/g, ' ')).toMatch(/^not checked MX, SPF, DMARC, MTA-STS, TLS-RPT, DKIM, BIMI, DNSSEC: DNS did not answer \(timeout\) SMTP, DANE: the MX hosts could not be looked up failure /);
+    // The resolver's silence is said once in the record, not once per check (no findings block: the facts above are all there is).
+    expect(run.stdout.match(/No answer from DNS server/g)).toHaveLength(1);
+    expect(rest).toEqual([]);
+    expect(run.stderr.match(/did not answer within 300 ms/g)).toHaveLength(1);
+    expect(run.stderr).toMatch(/--resolver.*--timeout/);
+    expect((await runCli(['email', 'example.com', '--fail-on', 'error', ...deadFlags()])).code).toBe(4);
+  });
+
+  it('carries it in json and csv: checked none, the failure, every finding unknown', async () => {
+    const json = await runCli(['email', 'example.com', '--no-smtp', '-f', 'json', ...deadFlags()]);
+    expect(json.code).toBe(4);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ checked: 'none', failure: { code: 'timeout', reason: 'DNS did not answer', message: expect.stringContaining(dead.address) } });
+    expect(report.findings.length).toBeGreaterThan(0);
+    expect(report.findings.every((item: { severity: string }) => item.severity === 'unknown')).toBe(true);
+    expect(report.summary).toMatchObject({ error: 0, warning: 0, unknown: report.findings.length });
+    const csv = await runCli(['email', 'example.com', '--no-smtp', '-f', 'csv', ...deadFlags()]);
+    const [header, row] = parseCsv(csv.stdout);
+    const cell = (column: string) => row![header!.indexOf(column)];
+    expect([cell('checked'), cell('failure.code'), cell('failure.reason'), cell('findings.max_severity')]).toEqual(['none', 'timeout', 'DNS did not answer', 'unknown']);
+  });
+
+  it('exits 4 over many domains when none could be checked, 7 when some could', async () => {
+    const none = await runCli(['email', '--no-smtp', '-f', 'ndjson', ...deadFlags()], { stdin: 'a.example\nb.example\n' });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toMatch(/2 rows, 0 ok, 2 failed \(timeout: 2\)/);
+    const mixed = await runCli(['email', '--no-smtp', '-f', 'ndjson', ...dnsFlags], { stdin: 'good.test\nslowdmarc.test\n' });
+    expect(mixed.code).toBe(7);
+    expect(mixed.stderr).toMatch(/2 rows, 1 ok, 1 checked in part, 0 failed/);
+  });
+
+  it('asks a dead first resolver nothing once it has let a question time out: the DNSSEC chain goes to the one that answers', async () => {
+    const before = dead.received.length;
+    const run = await runCli(['email', 'good.test', '--no-smtp', '-f', 'json', '--resolver', `${dead.address},${dns.address}`, '--timeout', '300', '--retries', '0']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ checked: 'all', errors: [], mx: { status: 'mx' } });
+    // The DNSSEC validations start once the MX hosts are known, after the first timeout: not one of their questions went to the dead resolver.
+    expect(dns.queries.some((query) => query.type === 'DNSKEY')).toBe(true);
+    expect(dead.received.slice(before).filter((query) => query.type === 'DNSKEY' || query.type === 'DS')).toEqual([]);
+    expect(run.stderr.match(/did not answer within 300 ms/g)).toHaveLength(1);
+  });
+
+  it('leaves DNSSEC and DANE out with --no-dnssec: no DNSKEY or DS question is asked', async () => {
+    const before = dns.queries.length;
+    const run = await runCli(['email', 'good.test', '--no-smtp', '--no-dnssec', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ dnssec: null, dane: null, checked: 'all', errors: [] });
+    expect(report.findings.some((item: { id: string }) => item.id.startsWith('dnssec_') || item.id.startsWith('dane_'))).toBe(false);
+    expect(dns.queries.slice(before).filter((query) => query.type === 'DNSKEY' || query.type === 'DS' || query.type === 'TLSA')).toEqual([]);
+    for (const contradiction of [['--type', 'dnssec'], ['--type', 'dane'], ['--trust-anchor', '/dev/null']]) {
+      const refused = await runCli(['email', 'good.test', '--no-dnssec', ...contradiction, ...dnsFlags]);
+      expect(refused.code, contradiction.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(/--no-dnssec/);
+    }
+  });
+
+  it('draws a table of several reports with long findings cells at once (the fuzz case that was killed at its time limit)', async () => {
+    const run = await runCli(['email', '-t', '800', '--retries', '0', '--resolver', dns.address, '--no-smtp', '-t', ' 50', '--fields', 'findings', '', 'bücher.example', 'over.test', 'good.test']);
+    expect(run.code).toBe(7);
+    expect(run.stderr).toMatch(/^netintel: Invalid domain name "": the name is empty$/m);
+    expect(run.stdout).toMatch(/^│ : invalid_input: Invalid domain name "": the name is empty +│$/m);
+    expect(run.stdout).toContain('bücher.example');
   });
 });

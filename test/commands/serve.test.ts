@@ -180,6 +180,36 @@ describe('netintel serve connection settings', () => {
   });
 });
 
+describe('netintel serve on a port it cannot have', () => {
+  const dir = tempDir('netintel-serve-port-');
+  let taken: Server;
+  let port: number;
+  beforeAll(async () => {
+    taken = createServer(() => {});
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    port = (taken.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => taken.close(resolve));
+    dir.remove();
+  });
+
+  it('exits 2 (usage) with one line naming the port and --port when the port is in use, not as a bug', async () => {
+    const result = await spawnCli(['serve', '--port', String(port), '--db', join(dir.path, 'keys.db')]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`netintel: port ${port} is in use (127.0.0.1:${port}): choose another with --port (0 takes any free port)\n`);
+  });
+
+  it('says which --host is wrong when the address is not this machine\'s', async () => {
+    // 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of a test machine.
+    const result = await spawnCli(['serve', '--host', '192.0.2.1', '--port', '0', '--db', join(dir.path, 'keys.db')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^netintel: 192\.0\.2\.1 is not an address of this machine: choose another with --host/);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
 describe('start-up cost of local runs', () => {
   it('never loads fastify, better-sqlite3 or ioredis for `netintel ip 8.8.8.8`', async () => {
     const script = `

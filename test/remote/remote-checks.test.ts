@@ -231,10 +231,14 @@ describe('remote email', () => {
       ['email', 'mailhost.test', '--port', smtpPort, '-f', 'json'],
       ['email', 'over.test', '--no-smtp', '--fail-on', 'error'],
       ['email', 'slowdmarc.test', '--no-smtp', '-f', 'json'],
+      // Checked in part: the same record and the same exit code (7), from the record the server sent.
+      ['email', 'slowdmarc.test', '--no-smtp'],
+      ['email', 'mailhost.test', '--no-smtp', '--no-dnssec', '-f', 'json'],
     ]) {
       const a = await local(args);
       same(a, await remote(args), args.join(' '));
     }
+    expect(JSON.parse((await remote(['email', 'mailhost.test', '--no-smtp', '--no-dnssec', '-f', 'json'])).stdout)).toMatchObject({ dnssec: null, dane: null });
   });
 
   it('--type mx, spf and smtp (a domain\'s MX hosts, or one server)', async () => {

@@ -91,6 +91,19 @@ describe('the check endpoints', () => {
       expect(smtp.connections()).toBe(1);
     });
 
+    it('leaves DNSSEC and DANE out of the general test with dnssec=false (as `netintel email --no-dnssec`), on GET and on the bulk form', async () => {
+      // A key of its own: the other cases count on the limits of theirs.
+      const headers = { 'x-api-key': await guarded.key('pro') };
+      const before = dns.queries.length;
+      const general = body(await guarded.app.inject({ url: '/api/email-tests?domain=example.test&smtp=false&dnssec=false', headers }));
+      expect(general).toMatchObject({ test: 'general', dnssec: null, dane: null, checked: 'all', failure: null });
+      const bulk = body(await guarded.app.inject({ method: 'POST', url: '/api/email-tests/bulk', headers, payload: { domains: ['example.test'], smtp: false, dnssec: false } }));
+      expect(bulk.results[0].record).toMatchObject({ dnssec: null, dane: null });
+      expect(dns.queries.slice(before).filter((query) => ['DNSKEY', 'DS', 'TLSA'].includes(query.type))).toEqual([]);
+      // Only the general test has it.
+      expect(body(await guarded.app.inject({ url: '/api/email-tests?type=dnssec&domain=example.test&dnssec=false', headers })).code).toBe('usage');
+    });
+
     it('refuses a private SMTP server in the typed smtp form, and wants the right parameters', async () => {
       expect(body(await guarded.app.inject({ url: '/api/email-tests?type=smtp&server=127.0.0.1' })).code).toBe('forbidden');
       expect(body(await guarded.app.inject({ url: '/api/email-tests?type=mx' })).code).toBe('usage');

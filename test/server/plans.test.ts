@@ -51,6 +51,10 @@ describe('the plans file', () => {
       writeFileSync(path, '{ nope');
       expect(() => loadPlanTable(path)).toThrow(new RegExp(`${path} is not valid JSON`));
       expect(() => loadPlanTable(join(dir.path, 'missing.json'))).toThrow(/cannot read the plans file/);
+      // Never read whole: /dev/zero stops at the limit, in one line naming the file and the limit.
+      expect(() => loadPlanTable('/dev/zero')).toThrow(
+        expect.objectContaining({ code: 'usage', message: expect.stringMatching(/^the plans file \/dev\/zero is larger than the limit of 1 MiB \(1048576 bytes\); give a JSON file of plans to --plans/) }),
+      );
     } finally {
       dir.remove();
     }

@@ -507,6 +507,11 @@ describe('OIDC config file', () => {
         code: 'usage',
         message: `cannot read the OIDC config file ${join(dir, 'missing.json')} (ENOENT: check the path given to --oidc-config or NETINTEL_OIDC_CONFIG)`,
       }));
+      // Never read whole: /dev/zero stops at the limit, in one line naming the file and the limit.
+      expect(() => loadOidcConfig('/dev/zero', env)).toThrow(expect.objectContaining({
+        code: 'usage',
+        message: 'the OIDC config file /dev/zero is larger than the limit of 1 MiB (1048576 bytes); check the path given to --oidc-config or NETINTEL_OIDC_CONFIG',
+      }));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

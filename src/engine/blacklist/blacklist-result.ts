@@ -1,3 +1,4 @@
+import type { CheckFailure } from '../check-failure.js';
 import type { Finding } from '../findings.js';
 import type { DnsblKind } from './dnsbl-registry.js';
 import type { DnsblReturnCode } from './dnsbl-answer.js';
@@ -113,6 +114,13 @@ export interface BlacklistVerdict {
   zones: number;
   /** The verdict in one sentence. */
   message: string;
+  /**
+   * Why zones (or the mail hosts) could not be checked: the most frequent
+   * error code among them (`timeout`; `upstream` for a list that refused),
+   * null when everything was checked. With `unknown` and zones asked,
+   * nothing could be checked; otherwise the check is incomplete.
+   */
+  failure: CheckFailure | null;
 }
 
 /** The record of `netintel blacklist` (GET /api/blacklist-check). */

@@ -1,3 +1,4 @@
+import { checkFailure, type FailureLike } from '../check-failure.js';
 import { finding, type Finding } from '../findings.js';
 import type { ResolverAddress } from '../dns/resolver-address.js';
 import type { BlacklistMx, BlacklistSkippedZone, BlacklistVerdict, BlacklistZoneResult } from './blacklist-result.js';
@@ -15,9 +16,11 @@ export function mxIncomplete(mx: BlacklistMx | null): boolean {
  * The overall verdict of a check: only real listings count as listed, and
  * zones that refused, timed out or failed are counted and named, never
  * taken as clean. A zone listed for one subject and unchecked for another
- * counts in both `listedZones` and `uncheckedZones`.
+ * counts in both `listedZones` and `uncheckedZones`. `failures` are the
+ * errors of the rows that could not be checked and of the mail-host
+ * lookups; they make the verdict's `failure`.
  */
-export function blacklistVerdict(target: string, rows: readonly BlacklistZoneResult[], mx: BlacklistMx | null): BlacklistVerdict {
+export function blacklistVerdict(target: string, rows: readonly BlacklistZoneResult[], mx: BlacklistMx | null, failures: readonly FailureLike[] = []): BlacklistVerdict {
   const byZone = new Map<string, BlacklistZoneResult[]>();
   for (const row of rows) {
     const list = byZone.get(row.zone) ?? [];
@@ -42,6 +45,7 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
   const hostsPart = hostsMissing ? ['the mail hosts could not all be resolved, so some of their addresses were not checked'] : [];
   const withTail = (head: string) => [head, ...uncheckedPart, ...hostsPart].join('; ');
 
+  const failure = uncheckedZones.length > 0 || hostsMissing ? checkFailure(failures) : null;
   let status: BlacklistVerdict['status'];
   let message: string;
   if (listings > 0) {
@@ -53,7 +57,8 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
   } else if (checkedZones === 0) {
     status = 'unknown';
     const head = zones === 1 ? 'the list asked did not answer' : `none of the ${lists(zones)} answered`;
-    message = [`${target} could not be checked: ${head} (${uncheckedText})`, ...hostsPart].join('; ');
+    // Why in a few words first (DNS did not answer), as the e-mail test says it, then which lists.
+    message = [`${target} could not be checked: ${failure ? `${failure.reason}; ` : ''}${head} (${uncheckedText})`, ...hostsPart].join('; ');
   } else if (uncheckedZones.length > 0 || hostsMissing) {
     status = 'incomplete';
     message = withTail(`${target} is not listed on the ${lists(checkedZones)} that answered`);
@@ -61,7 +66,7 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
     status = 'clean';
     message = `${target} is not listed on any of the ${lists(zones)} checked`;
   }
-  return { status, listedZones: listedZones.length, listings, checkedZones, uncheckedZones: uncheckedZones.length, zones, message };
+  return { status, listedZones: listedZones.length, listings, checkedZones, uncheckedZones: uncheckedZones.length, zones, message, failure };
 }
 
 export interface FindingsInput {
@@ -80,8 +85,8 @@ export interface FindingsInput {
 
 /**
  * The findings of a check: one per real listing (the zone's listing
- * severity), one per zone that could not be checked (warning, saying why
- * and what to do), a public resolver in use with lists that refuse them,
+ * severity), one per zone that could not be checked (`unknown`: nothing is
+ * known there; saying why and what to do), a public resolver in use with lists that refuse them,
  * dead zones named and not queried, mail-host problems, and a `pass` when
  * the target is clean.
  */
@@ -128,7 +133,7 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
       findings.push(
         finding(
           'blacklist_zone_refused',
-          'warning',
+          'unknown',
           `${zoneName} refused to answer through ${resolverLabels.join(', ')}, so ${subjects.join(', ')} could not be checked there: ${refused.detail ?? 'refused'}.${advice}`,
           null,
           { zone: zoneName, status: 'refused', subjects, detail: refused.detail, returnCodes: refused.returnCodes, resolvers: resolverLabels },
@@ -140,7 +145,7 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
     findings.push(
       finding(
         'blacklist_zone_unchecked',
-        'warning',
+        'unknown',
         `${zoneName} ${reason}, so ${subjects.join(', ')} could not be checked there: ${first.detail ?? first.status}`,
         first.canary === 'failed' ? 'RFC 5782 §5' : null,
         { zone: zoneName, status: first.status, subjects, detail: first.detail, canary: first.canary, resolvers: resolverLabels },
@@ -208,7 +213,7 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
 function mxFindings(domain: string, mx: BlacklistMx): Finding[] {
   const out: Finding[] = [];
   if (mx.status === 'error') {
-    out.push(finding('blacklist_mx_unresolved', 'warning', `the MX records of ${domain} could not be read, so its mail hosts were not checked: ${mx.error}`, null, { domain, error: mx.error }));
+    out.push(finding('blacklist_mx_unresolved', 'unknown', `the MX records of ${domain} could not be read, so its mail hosts were not checked: ${mx.error}`, null, { domain, error: mx.error }));
   } else if (mx.status === 'nxdomain') {
     out.push(finding('blacklist_domain_nxdomain', 'warning', `${domain} does not exist (NXDOMAIN): it has no mail hosts to check; the domain lists were still asked`, null, { domain }));
   } else if (mx.status === 'null_mx') {
@@ -224,7 +229,7 @@ function mxFindings(domain: string, mx: BlacklistMx): Finding[] {
   for (const host of mx.hosts) {
     if (host.status === 'error') {
       out.push(
-        finding('blacklist_mx_host_unresolved', 'warning', `the addresses of mail host ${host.exchange} could not all be read: ${host.error}`, null, {
+        finding('blacklist_mx_host_unresolved', 'unknown', `the addresses of mail host ${host.exchange} could not all be read: ${host.error}`, null, {
           exchange: host.exchange,
           error: host.error,
         }),

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { NetintelError } from '../../errors.js';
+import { NetintelError, type ErrorCode } from '../../errors.js';
+import type { FailureLike } from '../check-failure.js';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain } from '../dns/dns-name.js';
 import { closeOnAbort } from '../dns/close-on-abort.js';
@@ -63,7 +64,7 @@ export async function createBlacklistChecker(ctx: EngineContext, options: Blackl
   if (!transport) {
     const resolvers = ctx.resolvers ?? (await readSystemResolvers());
     const attemptMs = Math.max(1, Math.floor(ctx.timeoutMs / (ctx.dnsRetries + 1)));
-    transport = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: attemptMs, retries: ctx.dnsRetries });
+    transport = createDnsTransport({ resolvers, tcp: ctx.dnsTcp, timeoutMs: attemptMs, retries: ctx.dnsRetries, memory: ctx.dnsMemory ?? null });
   }
   const dns = transport;
   const stopListening = owned ? closeOnAbort(dns, ctx.signal) : () => {};
@@ -126,7 +127,13 @@ export function parseBlacklistTarget(input: string): Target {
 interface RowTask {
   zoneIndex: number;
   subjectIndex: number;
-  promise: Promise<BlacklistZoneResult>;
+  promise: Promise<ZoneOutcome>;
+}
+
+/** A zone's row, and the error code that kept it unchecked (null for a listed or clean row), for the verdict's failure. */
+interface ZoneOutcome {
+  row: BlacklistZoneResult;
+  code: ErrorCode | null;
 }
 
 async function runCheck(
@@ -142,11 +149,24 @@ async function runCheck(
   const checkedAt = ctx.now().toISOString();
   const deadline = startDeadline(ctx.timeoutMs);
   try {
-    const ask: AskRecords = (name, type) => deadline.race(queryRecords(transport, name, type), `${name} ${type}`);
+    // A question the deadline cut got no answer from any resolver: the run's memory hears of it as of a
+    // transport's timeout (dns-run-memory.ts), which the deadline usually comes before. A resolver that
+    // answered anything since the check began is not taken for silent.
+    const cut = (of: Deadline) => (error: unknown): never => {
+      if (of.expired() && error instanceof NetintelError && error.code === 'timeout') {
+        const since = performance.now() - of.elapsedMs();
+        for (const resolver of transport.resolvers) ctx.dnsMemory?.timedOut(resolver, since, ctx.timeoutMs);
+      }
+      throw error;
+    };
+    const ask: AskRecords = (name, type) => deadline.race(queryRecords(transport, name, type), `${name} ${type}`).catch(cut(deadline));
     const askCanary = (name: string) => {
       // A zone's self-test is shared by the targets of a run, so it has its own deadline.
       const own = startDeadline(ctx.timeoutMs);
-      return own.race(queryRecords(transport, name, 'A'), `${name} A`).finally(() => own.clear());
+      return own
+        .race(queryRecords(transport, name, 'A'), `${name} A`)
+        .catch(cut(own))
+        .finally(() => own.clear());
     };
     const tasks: RowTask[] = [];
     const skipped: BlacklistSkippedZone[] = deadZones.map((zone) => ({
@@ -160,7 +180,7 @@ async function runCheck(
       // Settles to a row whatever happens: the tasks wait unobserved while
       // the MX hosts are looked up, so a rejection here would be unhandled.
       const promise = checkZone(zone, subject, mxHosts, canary, ask, deadline).catch(
-        (error: unknown): BlacklistZoneResult => zoneErrorRow(zone, subject, mxHosts, error),
+        (error: unknown): ZoneOutcome => ({ row: zoneErrorRow(zone, subject, mxHosts, error), code: 'internal' }),
       );
       tasks.push({ zoneIndex, subjectIndex, promise });
     };
@@ -181,6 +201,7 @@ async function runCheck(
     for (const zone of zones.filter(applies)) void canaries.check(zone, askCanary);
 
     let mx: BlacklistResult['mx'] = null;
+    let hostFailures: FailureLike[] = [];
     if (target.type === 'ip') {
       for (const zone of zones.filter((item) => item.kind === 'domain')) {
         skipped.push({ zone: zone.zone, subject: target.text, reason: 'not_applicable', detail: `${zone.zone} lists domain names, not IP addresses` });
@@ -194,15 +215,18 @@ async function runCheck(
         reportStage(ctx, 'dns', target.text, 'MX');
         const hosts = await resolveMailHosts(target.text, ask);
         mx = hosts.mx;
+        hostFailures = hosts.failures;
         hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mxHosts));
       }
     }
 
     reportStage(ctx, 'blacklist', target.text, String(new Set(tasks.map((task) => task.zoneIndex)).size));
-    const rows = (await Promise.all(tasks.map(async (task) => ({ task, row: await task.promise }))))
-      .sort((a, b) => a.task.zoneIndex - b.task.zoneIndex || a.task.subjectIndex - b.task.subjectIndex)
-      .map((item) => item.row);
-    const verdict = blacklistVerdict(target.text, rows, mx);
+    const outcomes = (await Promise.all(tasks.map(async (task) => ({ task, outcome: await task.promise })))).sort(
+      (a, b) => a.task.zoneIndex - b.task.zoneIndex || a.task.subjectIndex - b.task.subjectIndex,
+    );
+    const rows = outcomes.map((item) => item.outcome.row);
+    const unchecked = outcomes.flatMap(({ outcome }): FailureLike[] => (outcome.code === null ? [] : [{ code: outcome.code, message: `${outcome.row.zone}: ${outcome.row.detail ?? outcome.row.status}` }]));
+    const verdict = blacklistVerdict(target.text, rows, mx, [...unchecked, ...hostFailures]);
     const findings = blacklistFindings({
       target: target.text,
       targetType: target.type,
@@ -252,7 +276,7 @@ async function checkZone(
   canaryReport: Promise<CanaryReport>,
   ask: AskRecords,
   deadline: Deadline,
-): Promise<BlacklistZoneResult> {
+): Promise<ZoneOutcome> {
   const subjectText = typeof subject === 'string' ? subject : subject.text;
   // Built in one place so that every row has the same keys in the same order.
   const makeRow = (fields: Pick<BlacklistZoneResult, 'query' | 'status' | 'returnCodes' | 'detail' | 'canary' | 'latencyMs' | 'resolver'>): BlacklistZoneResult => ({
@@ -275,7 +299,7 @@ async function checkZone(
   try {
     query = dnsblQueryName(subject, zone.zone);
   } catch (error) {
-    return makeRow({ query: '', status: 'error', returnCodes: [], detail: messageOf(error), canary: 'error', latencyMs: 0, resolver: null });
+    return { row: makeRow({ query: '', status: 'error', returnCodes: [], detail: messageOf(error), canary: 'error', latencyMs: 0, resolver: null }), code: 'invalid_input' };
   }
   const canaryOutcome = deadline.race(canaryReport, `the test points of ${zone.zone}`).catch(
     (error: unknown): CanaryReport => ({ status: 'timeout', detail: `the test points did not answer in time: ${messageOf(error)}` }),
@@ -294,19 +318,23 @@ async function checkZone(
   const latencyMs = Math.round((performance.now() - started) * 10) / 10;
   const canary = await canaryOutcome;
   const codes = reading?.codes ?? [];
-  const row = (status: DnsblStatus, detail: string | null): BlacklistZoneResult =>
-    makeRow({ query, status, returnCodes: codes, detail, canary: canary.status, latencyMs, resolver });
+  // A row that could not be checked carries the code of why: a list that refused, or answered what no list answers, is `upstream` (the peer would not or could not answer).
+  const row = (status: DnsblStatus, detail: string | null, code: ErrorCode | null = null): ZoneOutcome => ({
+    row: makeRow({ query, status, returnCodes: codes, detail, canary: canary.status, latencyMs, resolver }),
+    code,
+  });
 
-  if (reading?.status === 'refused') return row('refused', `the list refused the query: ${reading.detail}`);
-  if (canary.status === 'refused') return row('refused', `the list refused its test points, so its answers cannot be trusted: ${canary.detail}`);
-  if (failure) return row(failure.code === 'timeout' ? 'timeout' : 'error', failure.message);
-  if (canary.status === 'timeout') return row('timeout', `the zone's RFC 5782 test points did not answer in time, so its answer cannot be trusted (${canary.detail})`);
-  if (canary.status === 'error') return row('error', `the zone's RFC 5782 test points could not be asked, so its answer cannot be trusted (${canary.detail})`);
-  if (canary.status === 'failed') return row('error', `the zone failed its RFC 5782 test points, so its answer cannot be trusted: ${canary.detail}`);
-  if (reading === null || reading.status === 'error') return row('error', reading?.detail ?? 'no answer');
+  if (reading?.status === 'refused') return row('refused', `the list refused the query: ${reading.detail}`, 'upstream');
+  if (canary.status === 'refused') return row('refused', `the list refused its test points, so its answers cannot be trusted: ${canary.detail}`, 'upstream');
+  if (failure) return row(failure.code === 'timeout' ? 'timeout' : 'error', failure.message, failure.code);
+  if (canary.status === 'timeout') return row('timeout', `the zone's RFC 5782 test points did not answer in time, so its answer cannot be trusted (${canary.detail})`, 'timeout');
+  if (canary.status === 'error') return row('error', `the zone's RFC 5782 test points could not be asked, so its answer cannot be trusted (${canary.detail})`, 'upstream');
+  if (canary.status === 'failed') return row('error', `the zone failed its RFC 5782 test points, so its answer cannot be trusted: ${canary.detail}`, 'upstream');
+  if (reading === null || reading.status === 'error') return row('error', reading?.detail ?? 'no answer', 'upstream');
   if (reading.status === 'clean') return row('clean', null);
 
-  const listed = row('listed', null);
+  const outcome = row('listed', null);
+  const listed = outcome.row;
   try {
     const txt = await ask(query, 'TXT');
     const text = txt.records.map((record) => record.text).filter((item) => item.length > 0);
@@ -314,7 +342,7 @@ async function checkZone(
   } catch (error) {
     listed.detail = `the TXT reason could not be read: ${messageOf(error)}`;
   }
-  return listed;
+  return outcome;
 }
 
 /** The row of a zone whose check failed in an unexpected way (a bug): an `error` row rather than a lost rejection. */

@@ -1,4 +1,5 @@
-import { NetintelError } from '../../errors.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
+import type { FailureLike } from '../check-failure.js';
 import type { DnsRecordSet } from '../dns/query-records.js';
 import { parseIpAddress, type IpAddress } from '../ip/ip-address.js';
 import type { BlacklistMx, BlacklistMxHost } from './blacklist-result.js';
@@ -18,16 +19,16 @@ export interface MailAddress {
  * MX records means the domain itself is the mail host (RFC 5321 §5.1); a
  * lone `.` MX means the domain takes no mail (RFC 7505). An address shared
  * by several hosts is listed once, naming every host. Failures are
- * recorded, never thrown.
+ * recorded (and returned with their codes, for the verdict), never thrown.
  */
-export async function resolveMailHosts(domain: string, ask: AskRecords): Promise<{ mx: BlacklistMx; addresses: MailAddress[] }> {
+export async function resolveMailHosts(domain: string, ask: AskRecords): Promise<{ mx: BlacklistMx; addresses: MailAddress[]; failures: FailureLike[] }> {
   let hosts: Array<{ exchange: string; preference: number | null }>;
   let status: BlacklistMx['status'];
   try {
     const answer = await ask(domain, 'MX');
-    if (answer.status === 'nxdomain') return { mx: { status: 'nxdomain', hosts: [], error: null }, addresses: [] };
+    if (answer.status === 'nxdomain') return { mx: { status: 'nxdomain', hosts: [], error: null }, addresses: [], failures: [] };
     const records = answer.records.filter((record) => record.exchange !== '.' && record.exchange !== '');
-    if (answer.records.length > 0 && records.length === 0) return { mx: { status: 'null_mx', hosts: [], error: null }, addresses: [] };
+    if (answer.records.length > 0 && records.length === 0) return { mx: { status: 'null_mx', hosts: [], error: null }, addresses: [], failures: [] };
     if (records.length === 0) {
       status = 'implicit';
       hosts = [{ exchange: domain, preference: null }];
@@ -43,10 +44,11 @@ export async function resolveMailHosts(domain: string, ask: AskRecords): Promise
         .sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
     }
   } catch (error) {
-    return { mx: { status: 'error', hosts: [], error: messageOf(error) }, addresses: [] };
+    return { mx: { status: 'error', hosts: [], error: messageOf(error) }, addresses: [], failures: [toNetintelError(error)] };
   }
 
-  const resolved = await Promise.all(hosts.map((host) => hostAddresses(host.exchange, host.preference, ask)));
+  const failures: FailureLike[] = [];
+  const resolved = await Promise.all(hosts.map((host) => hostAddresses(host.exchange, host.preference, ask, failures)));
   const addresses = new Map<string, MailAddress>();
   for (const host of resolved) {
     for (const text of host.addresses) {
@@ -56,13 +58,15 @@ export async function resolveMailHosts(domain: string, ask: AskRecords): Promise
       else addresses.set(address.text, { address, mxHosts: [host.exchange] });
     }
   }
-  return { mx: { status, hosts: resolved, error: null }, addresses: [...addresses.values()] };
+  return { mx: { status, hosts: resolved, error: null }, addresses: [...addresses.values()], failures };
 }
 
-async function hostAddresses(exchange: string, preference: number | null, ask: AskRecords): Promise<BlacklistMxHost> {
+async function hostAddresses(exchange: string, preference: number | null, ask: AskRecords, failed: FailureLike[]): Promise<BlacklistMxHost> {
   const [a, aaaa] = await Promise.allSettled([ask(exchange, 'A'), ask(exchange, 'AAAA')]);
   const addresses = [...(a.status === 'fulfilled' ? a.value.records : []), ...(aaaa.status === 'fulfilled' ? aaaa.value.records : [])];
-  const failures = [a, aaaa].filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => messageOf(outcome.reason));
+  const rejected = [a, aaaa].filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  failed.push(...rejected.map((outcome) => toNetintelError(outcome.reason)));
+  const failures = rejected.map((outcome) => messageOf(outcome.reason));
   if (failures.length > 0) return { exchange, preference, status: 'error', addresses, error: failures.join('; ') };
   if (addresses.length > 0) return { exchange, preference, status: 'resolved', addresses, error: null };
   const nxdomain = a.status === 'fulfilled' && a.value.status === 'nxdomain';

@@ -9,6 +9,7 @@ import { createDotClient, type DotClient } from './dot-exchange.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import { isIP } from 'node:net';
 import type { ResolverAddress } from './resolver-address.js';
+import type { DnsRunMemory } from './dns-run-memory.js';
 import { tcpExchange } from './tcp-exchange.js';
 import { createUdpChannel, type UdpChannel } from './udp-channel.js';
 
@@ -48,6 +49,15 @@ export interface DnsTransportOptions {
    * connects to.
    */
   connectGuard?: ConnectGuard | null;
+  /**
+   * What the run has learnt about its resolvers and DNSSEC questions
+   * (dns-run-memory.ts), shared with the run's other transports: demoted
+   * resolvers are asked last and with a short probe, and a DNSKEY or DS
+   * question of a `dnssec` transport that failed earlier in the run fails
+   * again at once. Absent or null: this transport learns nothing and asks
+   * every resolver in order with the full timeout.
+   */
+  memory?: DnsRunMemory | null;
 }
 
 /** The accepted response to one question. */
@@ -112,6 +122,8 @@ interface AttemptRecord {
   reason: string;
   /** Replies with the right source but a wrong id or question, ignored while waiting. */
   ignoredReplies?: number;
+  /** Present (true) when the attempt was the short probe of a demoted resolver (dns-run-memory.ts). */
+  probe?: true;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -129,7 +141,10 @@ const ANSWER_RCODES = new Set(['NOERROR', 'NXDOMAIN']);
  * Order of attempts: each round asks the resolvers in order, moving on at
  * once after a timeout, an unreachable resolver or an error rcode; a
  * resolver that was unreachable or gave an error rcode is not asked again
- * for that question. Up to `1 + retries` rounds.
+ * for that question. Up to `1 + retries` rounds. With a run memory, the
+ * order of each round puts demoted resolvers last, and their attempts are
+ * short probes (see dns-run-memory.ts); a timeout is reported to the
+ * memory, which demotes a resolver that answered nothing since.
  *
  * @throws NetintelError `usage` when `resolvers` is empty or the timeout or
  *   retry count is not a sensible number; what `connectGuard` throws for a
@@ -151,6 +166,11 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   // A host name (DNS over HTTPS or TLS) is judged by the addresses it resolves to, when the connection is made.
   const guard = options.connectGuard ?? null;
   for (const resolver of resolvers) if (isIP(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
+  const memory = options.memory ?? null;
+  const probeMs = memory ? memory.probeTimeoutMs(timeoutMs) : timeoutMs;
+  // A demoted resolver's attempts are probes: shorter than the others' (with a deadline under a second, they are the same).
+  const demoted = (resolver: ResolverAddress): boolean => probeMs < timeoutMs && (memory?.isDemoted(resolver) ?? false);
+  const inOrder = (): readonly ResolverAddress[] => (memory ? memory.order(resolvers) : resolvers);
 
   const encryptedClients = new Map<ResolverAddress, DohClient | DotClient>();
   function encryptedClientFor(resolver: ResolverAddress): DohClient | DotClient {
@@ -162,13 +182,16 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     return client;
   }
 
+  // One channel per resolver and deadline: a channel's queries share one timeout (udp-channel.ts), so a demoted resolver's probes go through a channel of their own.
   const channels = new Map<ResolverAddress, UdpChannel>();
+  const probeChannels = new Map<ResolverAddress, UdpChannel>();
   let closed = false;
-  function channelFor(resolver: ResolverAddress): UdpChannel {
-    let channel = channels.get(resolver);
+  function channelFor(resolver: ResolverAddress, probe: boolean): UdpChannel {
+    const map = probe ? probeChannels : channels;
+    let channel = map.get(resolver);
     if (!channel) {
-      channel = createUdpChannel(resolver, timeoutMs);
-      channels.set(resolver, channel);
+      channel = createUdpChannel(resolver, probe ? probeMs : timeoutMs);
+      map.set(resolver, channel);
     }
     return channel;
   }
@@ -176,19 +199,22 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   /**
    * One attempt against one resolver, including TCP after TC=1 and the
    * RFC 6891 §7 FORMERR fallback. `first` is the outcome of the first UDP
-   * exchange when it has already been made.
+   * exchange when it has already been made; `probe`: the resolver is
+   * demoted and gets the short deadline.
    */
   async function attempt(
     resolver: ResolverAddress,
     question: DnsQuestion,
     first: ExchangeOutcome | null,
+    probe: boolean,
   ): Promise<{ outcome: ExchangeOutcome; transport: DnsTransportKind }> {
     let edns = useEdns;
     let given = first;
+    const deadline = probe ? probeMs : timeoutMs;
     if (resolver.protocol === 'https' || resolver.protocol === 'tls') {
       const transport: DnsTransportKind = resolver.protocol;
       for (;;) {
-        const outcome = await encryptedClientFor(resolver).exchange(question, edns, timeoutMs);
+        const outcome = await encryptedClientFor(resolver).exchange(question, edns, deadline);
         if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
           edns = false;
           continue;
@@ -204,13 +230,13 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
         given = null;
       } else {
         outcome = useTcp
-          ? await tcpExchange(resolver, question, edns, timeoutMs)
-          : await channelFor(resolver).exchange(question, edns);
+          ? await tcpExchange(resolver, question, edns, deadline)
+          : await channelFor(resolver, probe).exchange(question, edns);
       }
       if (outcome.kind === 'reply' && transport === 'udp' && outcome.truncated) {
         // RFC 1035 §4.2.1, RFC 7766 §5: a truncated UDP reply is retried over TCP.
         transport = 'tcp';
-        outcome = await tcpExchange(resolver, question, edns, timeoutMs);
+        outcome = await tcpExchange(resolver, question, edns, deadline);
       }
       // A server that does not know EDNS may answer FORMERR; ask again without it.
       if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
@@ -224,19 +250,31 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   /**
    * Every attempt of one question: rounds over the resolvers as described
    * at createDnsTransport. `first` is the outcome of the first UDP exchange
-   * with the first resolver when it has already been made.
+   * with the first resolver of `order` when it has already been made (sent
+   * at `started`, as a probe when `firstProbe`).
    */
-  async function resolveQuestion(question: DnsQuestion, started: number, first: ExchangeOutcome | null): Promise<DnsExchange> {
+  async function resolveQuestion(
+    question: DnsQuestion,
+    started: number,
+    order: readonly ResolverAddress[],
+    first: ExchangeOutcome | null,
+    firstProbe: boolean,
+  ): Promise<DnsExchange> {
     const attempts: AttemptRecord[] = [];
     const givenUp = new Set<ResolverAddress>();
     let seed = first;
+    let roundOrder = order;
 
     for (let round = 0; round <= retries && givenUp.size < resolvers.length; round++) {
-      for (const resolver of resolvers) {
+      if (round > 0) roundOrder = inOrder();
+      for (const resolver of roundOrder) {
         if (givenUp.has(resolver)) continue;
-        const { outcome, transport } = await attempt(resolver, question, seed);
+        const probe = seed !== null ? firstProbe : demoted(resolver);
+        const sentAt = seed !== null ? started : performance.now();
+        const { outcome, transport } = await attempt(resolver, question, seed, probe);
         seed = null;
         if (outcome.kind === 'reply') {
+          memory?.answered(resolver);
           const rcode = outcome.rcode;
           if (ANSWER_RCODES.has(rcode)) return new Exchange(outcome, rcode, resolver.label, transport, elapsedMs(started));
           attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
@@ -248,17 +286,19 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
           attempts.push({ resolver: resolver.label, transport, outcome: outcome.failure, reason: outcome.reason });
           givenUp.add(resolver);
         } else {
+          memory?.timedOut(resolver, sentAt, probe ? probeMs : timeoutMs);
           attempts.push({
             resolver: resolver.label,
             transport,
             outcome: 'timeout',
             reason: 'timeout',
             ...(outcome.ignoredReplies > 0 ? { ignoredReplies: outcome.ignoredReplies } : {}),
+            ...(probe ? { probe: true as const } : {}),
           });
         }
       }
     }
-    throw failure(question.name, question.type, attempts, timeoutMs);
+    throw failure(question.name, question.type, attempts, timeoutMs, probeMs);
   }
 
   function ask(name: string, type: RecordType, done: DnsAnswerCallback): void {
@@ -272,31 +312,60 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
       done(toNetintelError(error), null);
       return;
     }
-    const question: DnsQuestion = { name, type };
+    const chainKey = memory && options.dnssec && (type === 'DNSKEY' || type === 'DS') ? `${options.dnssec} ${resolvers.map((item) => item.label).join(',')} ${name.toLowerCase()} ${type}` : null;
+    if (chainKey === null) {
+      send({ name, type }, done);
+      return;
+    }
+    // A DNSSEC chain question that failed earlier in the run fails again at once (dns-run-memory.ts).
+    const known = memory!.chainFailure(chainKey);
+    if (known) {
+      done(known, null);
+      return;
+    }
+    send({ name, type }, (error, exchange) => {
+      // A failure from closing this transport says nothing about the question.
+      if (error !== null && error.code !== 'internal' && !closed) memory!.rememberChainFailure(chainKey, error);
+      done(error, exchange);
+    });
+  }
+
+  /** Sends a question that passed the checks of {@link ask}. */
+  function send(question: DnsQuestion, done: DnsAnswerCallback): void {
     const started = performance.now();
-    const resolver = resolvers[0]!;
+    const order = inOrder();
+    const resolver = order[0]!;
     if (useTcp || (resolver.protocol ?? 'dns') !== 'dns') {
-      resolveQuestionThen(question, started, null, done);
+      resolveQuestionThen(question, started, order, null, false, done);
       return;
     }
     // The common case: the first resolver answers the first UDP query with
     // NOERROR or NXDOMAIN, untruncated. Anything else continues in
     // resolveQuestion from that first outcome.
-    channelFor(resolver).send(question, useEdns, (outcome) => {
+    const probe = demoted(resolver);
+    channelFor(resolver, probe).send(question, useEdns, (outcome) => {
       if (outcome.kind === 'reply' && !outcome.truncated) {
         const rcode = outcome.rcode;
         if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') {
+          memory?.answered(resolver);
           done(null, new Exchange(outcome, rcode, resolver.label, 'udp', elapsedMs(started)));
           return;
         }
       }
-      resolveQuestionThen(question, started, outcome, done);
+      resolveQuestionThen(question, started, order, outcome, probe, done);
     });
   }
 
   /** {@link resolveQuestion}, reported to a callback. */
-  function resolveQuestionThen(question: DnsQuestion, started: number, first: ExchangeOutcome | null, done: DnsAnswerCallback): void {
-    resolveQuestion(question, started, first).then(
+  function resolveQuestionThen(
+    question: DnsQuestion,
+    started: number,
+    order: readonly ResolverAddress[],
+    first: ExchangeOutcome | null,
+    firstProbe: boolean,
+    done: DnsAnswerCallback,
+  ): void {
+    resolveQuestion(question, started, order, first, firstProbe).then(
       (exchange) => done(null, exchange),
       (error: unknown) => done(toNetintelError(error), null),
     );
@@ -315,8 +384,9 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
 
     async close() {
       closed = true;
-      const open = [...channels.values()];
+      const open = [...channels.values(), ...probeChannels.values()];
       channels.clear();
+      probeChannels.clear();
       for (const client of encryptedClients.values()) client.close();
       encryptedClients.clear();
       await Promise.all(open.map((channel) => channel.close()));
@@ -356,7 +426,7 @@ function elapsedMs(started: number): number {
  * The one error for a question no resolver answered. An error rcode outranks
  * a timeout (a server did speak), a timeout outranks unreachable.
  */
-function failure(name: string, type: RecordType, attempts: AttemptRecord[], timeoutMs: number): NetintelError {
+function failure(name: string, type: RecordType, attempts: AttemptRecord[], timeoutMs: number, probeMs: number): NetintelError {
   const question = `${name} ${type}`;
   const rcodeFailure = [...attempts].reverse().find((a) => a.outcome === 'rcode');
   const timeouts = attempts.filter((a) => a.outcome === 'timeout');
@@ -388,11 +458,16 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
   if (timeouts.length > 0) {
     const servers = [...new Set(timeouts.map((a) => a.resolver))];
     const ignored = timeouts.reduce((sum, a) => sum + (a.ignoredReplies ?? 0), 0);
+    const probes = timeouts.filter((a) => a.probe).length;
+    // A server that answered nothing earlier in the run was only given a short probe: the message says so, not the full deadline.
+    const within = probes === timeouts.length ? probeMs : timeoutMs;
+    const probed = probes === timeouts.length ? (probes === 1 ? 'a short probe' : 'short probes') : probes === 1 ? '1 of them a short probe' : `${probes} of them short probes`;
+    const probeNote = probes === 0 ? '' : `, ${probed} of a server that had not answered earlier in the run`;
     return new NetintelError(
       'timeout',
-      `No answer from ${serverList(servers)} for ${question} within ${timeoutMs} ms ` +
-        `(${plural(attempts.length, 'attempt')}${ignored > 0 ? `, ${plural(ignored, 'mismatched reply', 'mismatched replies')} ignored` : ''})`,
-      { details: { ...details, resolver: servers[0], timeoutMs } },
+      `No answer from ${serverList(servers)} for ${question} within ${within} ms ` +
+        `(${plural(attempts.length, 'attempt')}${probeNote}${ignored > 0 ? `, ${plural(ignored, 'mismatched reply', 'mismatched replies')} ignored` : ''})`,
+      { details: { ...details, resolver: servers[0], timeoutMs: within } },
     );
   }
   const last = attempts[attempts.length - 1];

@@ -3,7 +3,8 @@ import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { mapOrdered } from '../bulk/map-ordered.js';
 import type { Outcome } from '../outcome.js';
-import { NetintelError, toNetintelError } from '../../errors.js';
+import { NetintelError, toNetintelError, type ErrorCode } from '../../errors.js';
+import { checkFailure, failureReason, type CheckFailure } from '../check-failure.js';
 import { checkDmarc, type DmarcResult } from './check-dmarc.js';
 import { checkMailServers, checkMailServer, type MailServerCheck, type MailServerOptions } from './check-mail-servers.js';
 import { checkMtaSts, type MtaStsFetchOptions, type MtaStsResult } from './check-mta-sts.js';
@@ -37,13 +38,22 @@ export interface DaneHost extends DaneResult {
   host: string;
 }
 
-/** Findings per severity. */
+/** Findings per severity (`unknown`: checks, or parts of one, that could not run). */
 export interface FindingSummary {
   error: number;
   warning: number;
+  unknown: number;
   info: number;
   pass: number;
 }
+
+/**
+ * How much of the report could be checked: `all` (every check of the test
+ * ran), `some` (the checks in `errors`, or parts of one with `unknown`
+ * findings, could not run; the others did), `none` (not one check could
+ * run: the report holds no verdict, `failure` says why).
+ */
+export type EmailChecked = 'all' | 'some' | 'none';
 
 /**
  * The e-mail test of one domain (`netintel email`, GET /api/email-tests):
@@ -75,6 +85,10 @@ export interface EmailReport {
   /** DANE (RFC 7672) of each MX host: its TLSA records, their DNSSEC status, and the match with the presented chain. */
   dane: DaneHost[] | null;
   errors: EmailCheckError[];
+  /** Whether the checks could run: all, some or none of them. */
+  checked: EmailChecked;
+  /** Why checks could not run (the most frequent error code among them), null when all ran. */
+  failure: CheckFailure | null;
   /** Every finding of every check, in check order. */
   findings: Finding[];
   summary: FindingSummary;
@@ -91,6 +105,8 @@ export interface CheckEmailOptions {
   port?: number;
   /** Leave SMTP connectivity out of the general test. */
   skipSmtp?: boolean;
+  /** Leave DNSSEC validation out of the general test, and so DANE, which rests on it. */
+  skipDnssec?: boolean;
   /** How SMTP probes connect (tests point them at local servers). */
   smtp?: MailServerOptions;
   /** How the MTA-STS policy is fetched (tests point it at a local HTTPS server). */
@@ -138,8 +154,10 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     smtp: null,
     dane: null,
     errors: [],
+    checked: 'all',
+    failure: null,
     findings: [],
-    summary: { error: 0, warning: 0, info: 0, pass: 0 },
+    summary: { error: 0, warning: 0, unknown: 0, info: 0, pass: 0 },
     checkedAt,
   };
 
@@ -168,7 +186,8 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   };
 
   // The MX hosts are needed by the SMTP and DANE tests too; only the general and mx tests report them.
-  const wants = (check: EmailCheck) => test === 'general' || test === check || ((test === 'smtp' || test === 'dane' || test === 'dnssec') && check === 'mx');
+  const skipped = (check: EmailCheck) => test === 'general' && options.skipDnssec === true && (check === 'dnssec' || check === 'dane');
+  const wants = (check: EmailCheck) => !skipped(check) && (test === 'general' || test === check || ((test === 'smtp' || test === 'dane' || test === 'dnssec') && check === 'mx'));
   const [mx, spf, dmarc, tlsRpt, dkim, bimi] = await Promise.all([
     wants('mx') ? run('mx', () => resolveMx(ctx, name.ascii, { dns })) : null,
     wants('spf') ? run('spf', () => checkSpf(ctx, name.ascii, { dns })) : null,
@@ -184,7 +203,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   report.dkim = dkim;
   report.bimi = bimi;
   const mxHosts = mx ? mx.records.map((record) => record.exchange).filter((exchange) => exchange !== '.') : [];
-  const daneWanted = test === 'general' || test === 'dane';
+  const daneWanted = (test === 'general' || test === 'dane') && !skipped('dane');
   // DANE's chain comes from the SMTP probe; without one (--no-smtp) the TLSA records and their DNSSEC are still judged.
   const smtpWanted = test === 'smtp' || test === 'dane' || (test === 'general' && !options.skipSmtp);
   const authenticate = options.authenticate ?? validatingAuthenticator(ctx, options.trustAnchors);
@@ -199,11 +218,21 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     wants('dnssec') ? run('dnssec', () => checkMailDnssec(ctx, name.ascii, mxHosts, options.trustAnchors)) : null,
   ]);
   report.mtaSts = mtaSts;
-  report.dnssec = dnssec;
   report.smtp = test === 'dane' ? null : smtp;
+  const dnssecChecks = dnssec ? [dnssec.domain, ...dnssec.mx] : [];
+  const dnssecError = dnssecChecks.find((check) => check.error)?.error;
+  if (dnssecError && dnssecChecks.every((check) => check.error)) {
+    // Not one RRset could be validated for want of answers: the DNSSEC check could not run, as a check whose lookup failed.
+    report.errors.push({ check: 'dnssec', code: dnssecError.code, message: dnssecError.message });
+  } else {
+    report.dnssec = dnssec;
+  }
   if (daneWanted && mx) report.dane = await run('dane', () => daneOfHosts(ctx, mxHosts, smtp, authenticate));
   if (smtpWanted && !mx && !report.errors.some((error) => error.check === 'smtp')) {
-    report.errors.push({ check: 'smtp', code: 'not_found', message: 'SMTP was not tested: the MX hosts could not be told' });
+    report.errors.push({ check: 'smtp', code: 'not_found', message: 'the MX hosts could not be looked up' });
+  }
+  if (daneWanted && !mx && !report.errors.some((error) => error.check === 'dane')) {
+    report.errors.push({ check: 'dane', code: 'not_found', message: 'the MX hosts could not be looked up' });
   }
   return finish(report);
 }
@@ -251,15 +280,15 @@ const CHECK_IDS: Record<EmailCheck, string> = {
 };
 
 function finish(report: EmailReport): EmailReport {
+  // In check order, not the order the lookups failed in: the same run gives the same record.
+  report.errors.sort((a, b) => EMAIL_CHECKS.indexOf(a.check) - EMAIL_CHECKS.indexOf(b.check));
   const findings: Finding[] = [];
   for (const check of EMAIL_CHECKS) {
     const error = report.errors.find((item) => item.check === check);
     if (error) {
-      findings.push(
-        finding(CHECK_IDS[check], 'error', `The ${CHECK_NAMES[check]} check could not run: ${error.code} (${error.message}); this is not "no record"`, null, {
-          code: error.code,
-        }),
-      );
+      // The reason in a few words: the full message is in `errors` (and the evidence), said once rather than once per check.
+      const why = error.code === 'not_found' ? error.message : `${failureReason(error.code as ErrorCode)} (${error.code}); this is not "no record"`;
+      findings.push(finding(CHECK_IDS[check], 'unknown', `The ${CHECK_NAMES[check]} check could not run: ${why}`, null, { code: error.code, message: error.message }));
       continue;
     }
     if (check === 'smtp') {
@@ -273,6 +302,11 @@ function finish(report: EmailReport): EmailReport {
   }
   report.findings = findings;
   report.summary = summarise(findings);
+  const dnssecFailures = report.dnssec ? [report.dnssec.domain, ...report.dnssec.mx].flatMap((check) => (check.error ? [check.error] : [])) : [];
+  const failures = [...report.errors.map((error) => ({ code: error.code as ErrorCode, message: error.message })), ...dnssecFailures];
+  const anyResult = EMAIL_CHECKS.some((check) => report[check] !== null);
+  report.checked = failures.length === 0 ? 'all' : anyResult ? 'some' : 'none';
+  report.failure = checkFailure(failures);
   return report;
 }
 
@@ -282,7 +316,7 @@ function isDaneFinding(item: Finding): boolean {
 
 /** Counts findings per severity. */
 export function summarise(findings: readonly Finding[]): FindingSummary {
-  const summary: FindingSummary = { error: 0, warning: 0, info: 0, pass: 0 };
+  const summary: FindingSummary = { error: 0, warning: 0, unknown: 0, info: 0, pass: 0 };
   for (const item of findings) summary[item.severity] += 1;
   return summary;
 }

@@ -1,7 +1,10 @@
 import type { EngineContext } from '../context.js';
+import { failureReason } from '../check-failure.js';
 import { finding, type Finding } from '../findings.js';
+import { createDnsRunMemory, type DnsRunMemory } from '../dns/dns-run-memory.js';
 import { validateRrset, type DnssecStatus } from '../dns/dnssec/validate.js';
 import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
+import { toNetintelError, type ErrorCode, type NetintelError } from '../../errors.js';
 
 /** The DNSSEC verdict of one RRset the mail of a domain depends on. */
 export interface MailDnssecCheck {
@@ -12,6 +15,13 @@ export interface MailDnssecCheck {
   reason: string | null;
   /** The zone whose keys signed the answer, when one did. */
   signer: string | null;
+  /**
+   * Why the status could not be decided for want of an answer (the RRset or
+   * a DS or DNSKEY of its chain could not be fetched): the lookup's error.
+   * Its finding is then `unknown`, never a verdict on the domain. Null when
+   * every question was answered.
+   */
+  error: { code: ErrorCode; message: string } | null;
 }
 
 /** DNSSEC of a domain's mail: its MX RRset, and each MX host's address RRset. */
@@ -31,12 +41,18 @@ export interface MailDnssecResult {
 export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHosts: readonly string[], trustAnchors?: TrustAnchor): Promise<MailDnssecResult> {
   const options = trustAnchors ? { trustAnchors } : {};
   const check = async (name: string, type: 'MX' | 'A'): Promise<MailDnssecCheck> => {
+    const watched = watchingChainFailures(ctx);
     try {
-      const verdict = await validateRrset(ctx, name, type, options);
+      const verdict = await validateRrset(watched.ctx, name, type, options);
       const signer = verdict.chain.at(-1)?.signer ?? null;
-      return { name, type, status: verdict.status, reason: verdict.reason, signer };
+      // A chain question that got no answer leaves the status undecided: that is "could not check", not a verdict.
+      const failed = verdict.status === 'indeterminate' ? watched.failures[0] : undefined;
+      return { name, type, status: verdict.status, reason: verdict.reason, signer, error: failed ? { code: failed.code, message: failed.message } : null };
     } catch (error) {
-      return { name, type, status: 'indeterminate', reason: error instanceof Error ? error.message : String(error), signer: null };
+      // The question itself got no answer; a name that cannot be asked (invalid_input) is undecided, not unchecked.
+      const failure = toNetintelError(error);
+      const unanswered = failure.code !== 'invalid_input' && failure.code !== 'usage' && failure.code !== 'internal';
+      return { name, type, status: 'indeterminate', reason: failure.message, signer: null, error: unanswered ? { code: failure.code, message: failure.message } : null };
     }
   };
   const [own, ...hosts] = await Promise.all([check(domain, 'MX'), ...mxHosts.map((host) => check(host, 'A'))]);
@@ -44,14 +60,46 @@ export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHost
   return { domain: own!, mx: hosts, findings };
 }
 
+/**
+ * The context with its DNS memory watched: `failures` collects the DNSSEC
+ * chain questions (DS, DNSKEY) that got no answer while one validation ran,
+ * those remembered from earlier in the run included, so that an
+ * undecided status can be told apart from a verdict and carry the
+ * lookup's error code.
+ */
+function watchingChainFailures(ctx: EngineContext): { ctx: EngineContext; failures: NetintelError[] } {
+  const failures: NetintelError[] = [];
+  const inner = ctx.dnsMemory ?? createDnsRunMemory();
+  const memory: DnsRunMemory = {
+    order: (resolvers) => inner.order(resolvers),
+    isDemoted: (resolver) => inner.isDemoted(resolver),
+    probeTimeoutMs: (timeoutMs) => inner.probeTimeoutMs(timeoutMs),
+    answered: (resolver) => inner.answered(resolver),
+    timedOut: (resolver, sentAt, timeoutMs) => inner.timedOut(resolver, sentAt, timeoutMs),
+    chainFailure(key) {
+      const known = inner.chainFailure(key);
+      if (known) failures.push(known);
+      return known;
+    },
+    rememberChainFailure(key, error) {
+      failures.push(error);
+      inner.rememberChainFailure(key, error);
+    },
+  };
+  return { ctx: { ...ctx, dnsMemory: memory }, failures };
+}
+
 const IDS = {
-  domain: { secure: 'dnssec_domain_secure', insecure: 'dnssec_domain_unsigned', bogus: 'dnssec_domain_bogus', indeterminate: 'dnssec_domain_indeterminate' },
-  mx: { secure: 'dnssec_mx_secure', insecure: 'dnssec_mx_unsigned', bogus: 'dnssec_mx_bogus', indeterminate: 'dnssec_mx_indeterminate' },
+  domain: { secure: 'dnssec_domain_secure', insecure: 'dnssec_domain_unsigned', bogus: 'dnssec_domain_bogus', indeterminate: 'dnssec_domain_indeterminate', unchecked: 'dnssec_domain_unchecked' },
+  mx: { secure: 'dnssec_mx_secure', insecure: 'dnssec_mx_unsigned', bogus: 'dnssec_mx_bogus', indeterminate: 'dnssec_mx_indeterminate', unchecked: 'dnssec_mx_unchecked' },
 } as const;
 
 function judge(check: MailDnssecCheck, of: 'domain' | 'mx'): Finding {
   const subject = `${check.name} ${check.type}`;
   const evidence = { name: check.name, type: check.type, status: check.status, reason: check.reason };
+  if (check.error) {
+    return finding(IDS[of].unchecked, 'unknown', `${subject}: DNSSEC could not be checked: ${failureReason(check.error.code)} (${check.error.code})`, null, { ...evidence, code: check.error.code, message: check.error.message });
+  }
   const id = IDS[of][check.status];
   switch (check.status) {
     case 'secure':

@@ -44,7 +44,9 @@ const CHECK_GROUPS = {
   dnssec: ['dnssec.domain.status', 'dnssec.mx'],
   smtp: ['smtp'],
   dane: ['dane'],
-  summary: ['summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
+  summary: ['summary.error', 'summary.warning', 'summary.unknown', 'summary.info', 'summary.pass'],
+  // Whether the checks could run, and why not: a CSV row carries it as the json record does.
+  failure: ['failure.code', 'failure.reason', 'failure.message'],
 } as const;
 
 /**
@@ -72,13 +74,15 @@ export const EMAIL_SCHEMA: RecordSchema = {
     ...CHECK_GROUPS.smtp,
     ...CHECK_GROUPS.dane,
     'errors',
+    'checked',
+    ...CHECK_GROUPS.failure,
     ...CHECK_GROUPS.summary,
     'findings',
     'checkedAt',
   ],
   groups: CHECK_GROUPS,
   identity: ['domain', 'test'],
-  tableColumns: ['test', 'mx.status', 'spf.status', 'dmarc.policy', 'mtaSts.policy.mode', 'summary.error', 'summary.warning', 'summary.info', 'summary.pass'],
+  tableColumns: ['test', 'checked', 'mx.status', 'spf.status', 'dmarc.policy', 'mtaSts.policy.mode', 'summary.error', 'summary.warning', 'summary.unknown', 'summary.info', 'summary.pass'],
   csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);

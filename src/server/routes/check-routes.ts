@@ -12,15 +12,17 @@ import { SMTP_STAGES, type SmtpStage } from '../../engine/smtp/smtp-result.js';
  */
 
 /**
- * The general test's SMTP settings (`netintel email --port N`, `--no-smtp`):
- * the port is checked like any probe's. SMTP probes and MTA-STS policy
- * fetches meet the context's connect guard (build-server.ts) at connect time.
+ * The general test's settings (`netintel email --port N`, `--no-smtp`,
+ * `--no-dnssec`): the port is checked like any probe's. SMTP probes and
+ * MTA-STS policy fetches meet the context's connect guard (build-server.ts)
+ * at connect time.
  */
-function generalOptions(api: ApiContext, settings: { port?: number; smtp?: boolean }) {
+function generalOptions(api: ApiContext, settings: { port?: number; smtp?: boolean; dnssec?: boolean }) {
   if (settings.port !== undefined) api.guard.checkSmtpPort(settings.port);
   return {
     ...(settings.port === undefined ? {} : { port: settings.port }),
     ...(settings.smtp === false ? { skipSmtp: true } : {}),
+    ...(settings.dnssec === false ? { skipDnssec: true } : {}),
   };
 }
 
@@ -61,7 +63,7 @@ async function smtpTest(request: FastifyRequest, api: ApiContext): Promise<unkno
 }
 
 async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unknown> {
-  const query = request.query as { type?: 'smtp' | 'mx' | 'spf' | 'dkim' | 'bimi' | 'dnssec' | 'dane'; domain?: string; server?: string; port?: number; smtp?: boolean; selector?: string };
+  const query = request.query as { type?: 'smtp' | 'mx' | 'spf' | 'dkim' | 'bimi' | 'dnssec' | 'dane'; domain?: string; server?: string; port?: number; smtp?: boolean; dnssec?: boolean; selector?: string };
   const { checkEmail } = await import('../../engine/mail/check-email.js');
   if (query.selector !== undefined && query.type !== 'dkim' && query.type !== 'bimi') throw new NetintelError('usage', 'selector goes with type=dkim or type=bimi');
   if (query.type === undefined) {
@@ -70,6 +72,7 @@ async function emailTests(request: FastifyRequest, api: ApiContext): Promise<unk
     return checkEmail(api.ctx, query.domain, generalOptions(api, query));
   }
   if (query.smtp !== undefined) throw new NetintelError('usage', 'smtp=false goes with the general test (no type)');
+  if (query.dnssec !== undefined) throw new NetintelError('usage', 'dnssec=false goes with the general test (no type)');
   if (query.type !== 'smtp') {
     if (query.domain === undefined) throw new NetintelError('usage', `type=${query.type} needs domain`);
     if (query.type === 'dane') return checkEmail(api.ctx, query.domain, { type: 'dane', ...generalOptions(api, { ...(query.port === undefined ? {} : { port: query.port }) }) });
@@ -143,26 +146,27 @@ export const EMAIL_TESTS_ROUTE: ApiRoute = {
       server: { type: 'string', minLength: 1, maxLength: 255, description: 'Mail server host name (smtp).' },
       port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Server port (smtp; form 2: the port of the MX probes).' },
       smtp: { type: 'boolean', description: 'Form 2: false leaves the SMTP connections out (default true).' },
+      dnssec: { type: 'boolean', description: 'Form 2: false leaves DNSSEC validation out, and so DANE, which rests on it (default true).' },
     },
   },
   queryRules: {
-    // server goes with type=smtp; smtp=false only with the general test.
+    // server goes with type=smtp; smtp=false and dnssec=false only with the general test.
     dependentRequired: { server: ['type'] },
     oneOf: [
       { description: 'Form 2, the general test: domain, without type.', required: ['domain'], properties: { type: false, selector: false } },
-      { description: 'Form 1, mx, spf, dnssec or dane: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf', 'dnssec', 'dane'] }, smtp: false, selector: false } },
-      { description: 'Form 1, dkim or bimi: type and domain, optional selector.', required: ['type', 'domain'], properties: { type: { enum: ['dkim', 'bimi'] }, smtp: false } },
+      { description: 'Form 1, mx, spf, dnssec or dane: type and domain.', required: ['type', 'domain'], properties: { type: { enum: ['mx', 'spf', 'dnssec', 'dane'] }, smtp: false, dnssec: false, selector: false } },
+      { description: 'Form 1, dkim or bimi: type and domain, optional selector.', required: ['type', 'domain'], properties: { type: { enum: ['dkim', 'bimi'] }, smtp: false, dnssec: false } },
       {
         description: 'Form 1, smtp: type=smtp with server (or domain: its MX hosts).',
         required: ['type'],
-        properties: { type: { const: 'smtp' }, smtp: false, selector: false },
+        properties: { type: { const: 'smtp' }, smtp: false, dnssec: false, selector: false },
         anyOf: [{ required: ['server'] }, { required: ['domain'] }],
       },
     ],
   },
   responseSchema: { $ref: '#/components/schemas/EmailReport' },
   responseDescription: 'The e-mail test record of `netintel email`.',
-  examples: [{ query: '?type=mx&domain=example.com' }, { query: '?type=dkim&domain=example.com&selector=selector1,selector2' }, { query: '?domain=example.com' }],
+  examples: [{ query: '?type=mx&domain=example.com' }, { query: '?type=dkim&domain=example.com&selector=selector1,selector2' }, { query: '?domain=example.com' }, { query: '?domain=example.com&smtp=false&dnssec=false' }],
   handler: (request, _reply, api) => emailTests(request, api),
 };
 
@@ -170,6 +174,7 @@ interface EmailBulkBody {
   domains: string[];
   port?: number;
   smtp?: boolean;
+  dnssec?: boolean;
 }
 
 export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
@@ -190,6 +195,7 @@ export const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
       domains: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 255 } },
       port: { type: 'integer', minimum: 1, maximum: 65535, description: 'The port of the MX probes (default 25).' },
       smtp: { type: 'boolean', description: 'false leaves the SMTP connections out (default true).' },
+      dnssec: { type: 'boolean', description: 'false leaves DNSSEC validation out, and so DANE, which rests on it (default true).' },
     },
   },
   responseSchema: { $ref: '#/components/schemas/EmailBulkAnswer' },

@@ -100,7 +100,7 @@ describe('checkBlacklist: IP addresses', () => {
     ]);
     expect(zen!.latencyMs).toBeGreaterThan(0);
     expect(psbl).toMatchObject({ zone: 'psbl.surriel.com', status: 'clean', returnCodes: [], reason: null, canary: 'passed' });
-    expect(result.verdict).toMatchObject({ status: 'listed', listedZones: 1, listings: 1, checkedZones: 2, uncheckedZones: 0, zones: 2 });
+    expect(result.verdict).toMatchObject({ status: 'listed', listedZones: 1, listings: 1, checkedZones: 2, uncheckedZones: 0, zones: 2, failure: null });
     expect(result.verdict.message).toBe('192.0.2.10 is listed on 1 of 2 lists (zen.spamhaus.org)');
     const listed = result.findings.find((item) => item.id === 'blacklist_listed');
     expect(listed).toMatchObject({ severity: 'error', rfc: 'RFC 5782 §2.1' });
@@ -116,8 +116,10 @@ describe('checkBlacklist: IP addresses', () => {
     expect(result.verdict.message).toBe(
       '192.0.2.66 is not listed on the 1 list that answered; 1 of 2 could not be checked (zen.spamhaus.org: refused)',
     );
+    expect(result.verdict.failure).toMatchObject({ code: 'upstream' });
     const refused = result.findings.find((item) => item.id === 'blacklist_zone_refused')!;
-    expect(refused.severity).toBe('warning');
+    // Nothing is known there: not a problem of the address, and no warning to fail on.
+    expect(refused.severity).toBe('unknown');
     expect(refused.message).toMatch(/resolver of your own \(--resolver\)/);
     expect(refused.message).toContain(server.address);
   });
@@ -127,7 +129,8 @@ describe('checkBlacklist: IP addresses', () => {
     expect(result.zones[0]).toMatchObject({ status: 'refused', canary: 'refused', returnCodes: [] });
     expect(result.zones[0]!.detail).toMatch(/test point 127\.0\.0\.2 answered 127\.255\.255\.254/);
     expect(result.verdict).toMatchObject({ status: 'unknown', checkedZones: 0, uncheckedZones: 1 });
-    expect(result.verdict.message).toBe('192.0.2.10 could not be checked: the list asked did not answer (sbl.spamhaus.org: refused)');
+    expect(result.verdict.message).toBe('192.0.2.10 could not be checked: DNS refused or failed to answer; the list asked did not answer (sbl.spamhaus.org: refused)');
+    expect(result.verdict.failure).toEqual({ code: 'upstream', reason: 'DNS refused or failed to answer', message: expect.stringMatching(/^sbl\.spamhaus\.org: the list refused its test points/) });
   });
 
   it('does not call a zone clean when its listed test point is not listed (a resolver answering NXDOMAIN for everything)', async () => {
@@ -135,7 +138,7 @@ describe('checkBlacklist: IP addresses', () => {
     expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'failed' });
     expect(result.zones[0]!.detail).toMatch(/test point 127\.0\.0\.2 is not listed \(RFC 5782 §5/);
     expect(result.verdict.status).toBe('unknown');
-    expect(result.findings.find((item) => item.id === 'blacklist_zone_unchecked')).toMatchObject({ severity: 'warning', rfc: 'RFC 5782 §5' });
+    expect(result.findings.find((item) => item.id === 'blacklist_zone_unchecked')).toMatchObject({ severity: 'unknown', rfc: 'RFC 5782 §5' });
   });
 
   it('does not call a listing real when the zone lists its negative test point 127.0.0.1 (lists the world)', async () => {
@@ -319,7 +322,8 @@ describe('checkBlacklist: domains', () => {
     expect(result.mx!.error).toMatch(/SERVFAIL/);
     expect(result.verdict.status).toBe('incomplete');
     expect(result.verdict.message).toMatch(/mail hosts could not all be resolved/);
-    expect(result.findings.map((item) => item.id)).toContain('blacklist_mx_unresolved');
+    expect(result.verdict.failure).toMatchObject({ code: 'upstream' });
+    expect(result.findings.find((item) => item.id === 'blacklist_mx_unresolved')).toMatchObject({ severity: 'unknown' });
   });
 
   it('reports an MX host without addresses and still checks the others', async () => {

@@ -63,15 +63,18 @@ describe('checkEmail, the general test (form 2)', () => {
     expect(ids.indexOf('mx_records_found')).toBeLessThan(ids.indexOf('spf_record_found'));
     expect(ids.indexOf('tls_rpt_found')).toBeLessThan(ids.indexOf('smtp_tls_ok'));
     expect(report.findings.find((item) => item.id === 'smtp_tls_ok')!.evidence).toMatchObject({ host: 'mx.mailhost.test' });
-    const total = report.summary.error + report.summary.warning + report.summary.info + report.summary.pass;
+    const total = report.summary.error + report.summary.warning + report.summary.unknown + report.summary.info + report.summary.pass;
     expect(total).toBe(report.findings.length);
+    expect(report).toMatchObject({ checked: 'all', failure: null });
   });
 
   it('keeps a check that timed out apart: null result, an error entry and finding, the other checks still run', async () => {
     const report = await checkEmail(ctx, 'slowdmarc.test', { skipSmtp: true });
     expect(report.dmarc).toBeNull();
     expect(report.errors).toEqual([{ check: 'dmarc', code: 'timeout', message: expect.stringContaining('_dmarc.slowdmarc.test') }]);
-    expect(report.findings.find((item) => item.id === 'dmarc_check_failed')).toMatchObject({ severity: 'error' });
+    // Nothing is known about DMARC: not an error of the domain.
+    expect(report.findings.find((item) => item.id === 'dmarc_check_failed')).toMatchObject({ severity: 'unknown', evidence: { code: 'timeout' } });
+    expect(report).toMatchObject({ checked: 'some', failure: { code: 'timeout', reason: 'DNS did not answer', message: report.errors[0]!.message } });
     expect(report.findings.some((item) => item.id === 'dmarc_no_record')).toBe(false);
     expect(report.mx?.status).toBe('mx');
     expect(report.spf?.status).toBe('valid');
@@ -139,5 +142,57 @@ describe('runEmailTests (bulk)', () => {
     ]);
     const failed = outcomes[1]!;
     expect(!failed.ok && failed.error.code).toBe('invalid_input');
+  });
+});
+
+describe('checkEmail when checks cannot run', () => {
+  it('gives a report with no verdict when DNS does not answer at all: checked none, every finding unknown, in check order', async () => {
+    // A UDP port that takes queries and never answers.
+    const { createSocket } = await import('node:dgram');
+    const socket = createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    const silent = createEngineContext({ resolvers: [parseResolverAddress(`127.0.0.1:${socket.address().port}`)], timeoutMs: 200, dnsRetries: 0 });
+    try {
+      const report = await checkEmail(silent, 'example.com', { skipSmtp: true });
+      expect(report.errors.map((error) => [error.check, error.code])).toEqual([
+        ['mx', 'timeout'],
+        ['spf', 'timeout'],
+        ['dmarc', 'timeout'],
+        ['mtaSts', 'timeout'],
+        ['tlsRpt', 'timeout'],
+        ['dkim', 'timeout'],
+        ['bimi', 'timeout'],
+        ['dnssec', 'timeout'],
+        ['dane', 'not_found'],
+      ]);
+      expect(report).toMatchObject({ checked: 'none', failure: { code: 'timeout', reason: 'DNS did not answer' }, dnssec: null, dane: null });
+      expect(report.findings.map((item) => item.severity)).toEqual(report.errors.map(() => 'unknown'));
+      expect(report.summary).toEqual({ error: 0, warning: 0, unknown: 9, info: 0, pass: 0 });
+    } finally {
+      await silent.close();
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+    }
+  });
+
+  it('leaves DNSSEC and DANE out with skipDnssec, and asks no DNSKEY or DS question', async () => {
+    const before = dns.queries.length;
+    const report = await checkEmail(ctx, 'mailhost.test', { skipSmtp: true, skipDnssec: true });
+    expect(report).toMatchObject({ dnssec: null, dane: null, errors: [], checked: 'all' });
+    expect(dns.queries.slice(before).filter((query) => ['DNSKEY', 'DS', 'TLSA'].includes(query.type))).toEqual([]);
+  });
+
+  it('calls DNSSEC unchecked, not undecided, when the root DNSKEY RRset gets no answer: the rest of the report stands (checked some)', async () => {
+    const rootless = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '.': 'silent' } });
+    const run = createEngineContext({ resolvers: [parseResolverAddress(rootless.address)], timeoutMs: 300, dnsRetries: 0 });
+    try {
+      const report = await checkEmail(run, 'mailhost.test', { skipSmtp: true });
+      expect(report.errors).toEqual([{ check: 'dnssec', code: 'timeout', message: expect.stringContaining('. DNSKEY') }]);
+      expect(report).toMatchObject({ checked: 'some', failure: { code: 'timeout' }, dnssec: null, mx: { status: 'mx' }, spf: { status: 'valid' } });
+      expect(report.findings.find((item) => item.id === 'dnssec_check_failed')).toMatchObject({ severity: 'unknown' });
+      expect(report.findings.some((item) => item.id.endsWith('_indeterminate'))).toBe(false);
+    } finally {
+      await run.close();
+      await rootless.close();
+    }
   });
 });
