@@ -1,20 +1,32 @@
-import { isErrorCode, NetintelError } from '../errors.js';
+import { ERROR_CODES, isErrorCode, NetintelError, type ErrorCode } from '../errors.js';
+import type { AnswerCheck, ExpectedAnswer } from './answer-check.js';
+import { discardBody, readCappedBody } from './capped-body.js';
+import { byteSizeText } from '../byte-size.js';
+import { REMOTE_LIMITS } from './remote-limits.js';
+import { retryAfterOf } from './retry-after.js';
 
 export interface ApiClientOptions {
   /** Base URL of a `netintel serve` (http://host:port, optionally with a path prefix). */
   server: string;
-  /** Sent as X-API-Key; null for the free tier. */
+  /** Sent as X-API-Key, to the server's origin only; null for the free tier. */
   apiKey: string | null;
-  /** Deadline of one HTTP exchange, in milliseconds. */
+  /**
+   * Deadline of one call, in milliseconds: connecting, sending, redirects,
+   * the waits after a 429 and their retries, and reading the whole answer.
+   */
   timeoutMs: number;
-  /** Retries after a 429 before giving up (default 6). */
+  /** Checks each answer against the schema the published API gives it. */
+  answers: AnswerCheck;
+  /** Retries after a 429 before giving up (default REMOTE_LIMITS.retries). */
   maxRetries?: number;
-  /** A 429 asking for a longer wait than this fails at once (default 120 s): the daily allowance is spent. */
+  /** A 429 asking for a longer wait than this fails at once (default REMOTE_LIMITS.maxWaitMs): the daily allowance is spent. */
   maxWaitMs?: number;
   /** First backoff step in ms, doubled on each retry (default 500) and capped at 30 s. */
   backoffMs?: number;
   /** Waits; tests pass a fake that moves their clock. */
   sleep?: (ms: number) => Promise<void>;
+  /** The clock of the deadline, in ms (default Date.now); tests move it with their sleep. */
+  now?: () => number;
   /** Uniform [0, 1), for the jitter. */
   random?: () => number;
   /** Told about each wait after a 429 (verbose diagnostics). */
@@ -32,110 +44,262 @@ export interface ApiResponse {
 /** Talks to the API: JSON in and out, problem+json answers as NetintelErrors with their code. */
 export interface ApiClient {
   readonly server: string;
-  get(path: string, query?: Record<string, string | undefined>): Promise<ApiResponse>;
-  post(path: string, body: unknown): Promise<ApiResponse>;
+  /** GET `path`; the answer must be `expected` (default: what the published API says the path answers). */
+  get(path: string, query?: Record<string, string | undefined>, expected?: ExpectedAnswer): Promise<ApiResponse>;
+  /** POST `body` as JSON to `path`; the answer must be `expected` (default as for get). */
+  post(path: string, body: unknown, expected?: ExpectedAnswer): Promise<ApiResponse>;
 }
 
 const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Statuses whose Location is followed (RFC 9110 §15.4). */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Longest problem detail passed on; a server's own messages are far shorter. */
+const MAX_DETAIL_CHARS = 1000;
+
 /**
- * An API client. On 429 it waits what X-RateLimit-RetryAfter (or
- * Retry-After) says, plus an exponentially growing random extra (full
- * jitter), so that many clients refused together do not all come back in
- * the same second; it gives up after `maxRetries`, or at once when the wait
- * would exceed `maxWaitMs`.
+ * An API client. Each call has one deadline for all of it. The key goes to
+ * the server's origin only: a redirect to another scheme, host or port is
+ * refused, one within the origin followed at most REMOTE_LIMITS.redirects
+ * times. Bodies are read up to a cap (a record's answer, a bulk answer, an
+ * error's), parsed, bounded in depth and checked against the published
+ * schema before anyone reads them.
+ *
+ * On 429 it waits what X-RateLimit-RetryAfter (or Retry-After) says, plus
+ * an exponentially growing random extra (full jitter), so that many clients
+ * refused together do not all come back in the same second; it gives up
+ * with `rate_limited` after `maxRetries`, or at once when the wait would
+ * pass `maxWaitMs` or the call's deadline.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = options.server.replace(/\/+$/, '');
-  const maxRetries = options.maxRetries ?? 6;
-  const maxWaitMs = options.maxWaitMs ?? 120_000;
+  const maxRetries = options.maxRetries ?? REMOTE_LIMITS.retries;
+  const maxWaitMs = options.maxWaitMs ?? REMOTE_LIMITS.maxWaitMs;
   const backoffMs = options.backoffMs ?? 500;
   const sleep = options.sleep ?? sleepReal;
+  const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const doFetch = options.fetch ?? fetch;
-  let parsed: URL;
+  let origin: string;
   try {
-    parsed = new URL(base);
+    const parsed = new URL(base);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+    origin = parsed.origin;
   } catch {
     throw new NetintelError('usage', `--server must be an http:// or https:// URL, not ${JSON.stringify(options.server)}`, { details: { server: options.server } });
   }
 
-  const exchange = async (method: 'GET' | 'POST', path: string, body: string | undefined): Promise<ApiResponse> => {
-    const url = `${base}${path}`;
-    for (let attempt = 0; ; attempt++) {
+  const call = async (method: 'GET' | 'POST', path: string, body: string | undefined, expected: ExpectedAnswer): Promise<ApiResponse> => {
+    const started = now();
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const left = () => options.timeoutMs - (now() - started);
+    let url = `${base}${path}`;
+    let redirects = 0;
+    let attempt = 0;
+    for (;;) {
       const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
       if (options.apiKey !== null) headers['x-api-key'] = options.apiKey;
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (method === 'POST') headers['content-type'] = 'application/json';
+      const progress = { octets: 0 };
       let response: Response;
-      let text: string;
       try {
-        response = await doFetch(url, { method, headers, body, signal: AbortSignal.timeout(options.timeoutMs) });
-        text = await response.text();
+        // Redirects are ours to judge: fetch would carry the key to any host a Location names.
+        response = await doFetch(url, { method, headers, body, redirect: 'manual', signal: deadline });
       } catch (error) {
-        throw transportError(error, base, options.timeoutMs);
+        throw transportError(error, base, path, options.timeoutMs, null);
       }
-      if (response.status === 429) {
-        const retryAfter = Number(response.headers.get('x-ratelimit-retryafter') ?? response.headers.get('retry-after') ?? '1');
-        const floorMs = (Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : 1) * 1000;
-        if (attempt < maxRetries && floorMs <= maxWaitMs) {
-          const waitMs = Math.round(floorMs + random() * Math.min(backoffMs * 2 ** attempt, 30_000));
-          options.onRetry?.(waitMs, attempt + 1, path);
-          await sleep(waitMs);
-          continue;
+
+      if (REDIRECTS.has(response.status) && response.headers.has('location')) {
+        await discardBody(response);
+        const next = redirectTarget(response, url, origin, base, path, method);
+        if (++redirects > REMOTE_LIMITS.redirects) {
+          throw new NetintelError('upstream', `the server at ${base} redirected ${path} more than ${REMOTE_LIMITS.redirects} times`, {
+            details: { server: base, path, redirects: REMOTE_LIMITS.redirects },
+          });
         }
+        url = next;
+        continue;
       }
-      const json = parseJson(text, response.headers.get('content-type'));
-      if (response.ok) {
-        if (json === undefined) throw new NetintelError('upstream', `the server at ${base} answered ${path} with something other than JSON`, { details: { server: base, status: response.status } });
-        return { status: response.status, headers: response.headers, body: json };
+
+      if (response.status === 429) {
+        const wait = retryAfterOf(response.headers, now());
+        const problem = await problemOf(response, progress, base, path, options.timeoutMs);
+        const asked = wait?.ms ?? null;
+        // Without a usable wait, the client's own exponential backoff (SPEC: "back off exponentially").
+        const floorMs = asked ?? backoffMs * 2 ** attempt;
+        const refusal = (why: string) => rateLimited(problem, base, path, wait?.text ?? null, why);
+        const unusable = wait === null ? 'gave no Retry-After' : `sent Retry-After: ${wait.text}, which is not a wait`;
+        const remaining = `the ${Math.max(0, Math.round(left()))} ms left of the ${options.timeoutMs} ms deadline`;
+        if (asked !== null && asked > maxWaitMs) throw refusal(`asks to wait ${wait!.text} s, more than the ${maxWaitMs / 1000} s netintel waits`);
+        if (asked !== null && asked >= left()) throw refusal(`asks to wait ${wait!.text} s, more than ${remaining}`);
+        if (asked === null && floorMs >= left()) throw refusal(`${unusable}, and the next backoff of ${floorMs} ms is more than ${remaining}`);
+        if (attempt >= maxRetries) throw refusal(`still refused after ${maxRetries} retries${asked === null ? ` (it ${unusable})` : ''}`);
+        // The jitter spreads clients refused together; it never pushes the retry past the deadline.
+        const jittered = Math.round(floorMs + random() * Math.min(backoffMs * 2 ** attempt, 30_000));
+        const waitMs = jittered < left() ? jittered : Math.round(floorMs);
+        attempt += 1;
+        options.onRetry?.(waitMs, attempt, path);
+        await sleep(waitMs);
+        continue;
       }
-      throw problemError(json, response.status, base);
+
+      if (!response.ok) {
+        const problem = await problemOf(response, progress, base, path, options.timeoutMs);
+        throw problemError(problem, response.status, base);
+      }
+
+      let read;
+      try {
+        read = await readCappedBody(response, expected.maxOctets, progress);
+      } catch (error) {
+        throw transportError(error, base, path, options.timeoutMs, progress.octets);
+      }
+      if (read.over) {
+        throw new NetintelError('upstream', `the server at ${base} sent more than ${byteSizeText(expected.maxOctets)} answering ${path}, the cap on one ${expected.name}`, {
+          details: { server: base, path, limitOctets: expected.maxOctets },
+        });
+      }
+      const json = parseJson(read.bytes, response.headers.get('content-type'));
+      if (json === undefined) {
+        throw new NetintelError('upstream', `the server at ${base} answered ${path} with something other than JSON`, { details: { server: base, status: response.status } });
+      }
+      const mismatch = options.answers.problem(expected, json);
+      if (mismatch !== null) {
+        throw new NetintelError('upstream', `the server's answer is not a valid ${expected.name}: ${mismatch}`, { details: { server: base, path } });
+      }
+      return { status: response.status, headers: response.headers, body: json };
     }
   };
 
+  const pathOnly = (path: string) => path.split('?')[0]!;
   return {
     server: base,
-    get: (path, query = {}) => {
+    get: (path, query = {}, expected) => {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
       const text = search.toString();
-      return exchange('GET', text ? `${path}?${text}` : path, undefined);
+      return call('GET', text ? `${path}?${text}` : path, undefined, expected ?? options.answers.ofRoute('GET', pathOnly(path)));
     },
-    post: (path, body) => exchange('POST', path, JSON.stringify(body)),
+    post: (path, body, expected) => call('POST', path, JSON.stringify(body), expected ?? options.answers.ofRoute('POST', pathOnly(path))),
   };
 }
 
-function parseJson(text: string, contentType: string | null): unknown {
+/**
+ * Where a redirect leads, when it may be followed: within the server's
+ * origin (RFC 6454: scheme, host and port), since the key is the server's
+ * to see and nobody else's, and for a POST only by 307/308, which keep the
+ * method and body (RFC 9110 §15.4.8, §15.4.9).
+ */
+function redirectTarget(response: Response, current: string, origin: string, base: string, path: string, method: string): string {
+  let target: URL;
+  try {
+    target = new URL(response.headers.get('location')!, current);
+  } catch {
+    throw new NetintelError('upstream', `the server at ${base} redirected ${path} to a Location that is not a URL`, { details: { server: base, path } });
+  }
+  if (target.origin !== origin) {
+    throw new NetintelError(
+      'upstream',
+      `the server at ${origin} redirected ${path} to another origin, ${target.origin}: not followed, so that the API key goes to ${origin} only; ` +
+        `if the API has moved there, give that as --server`,
+      { details: { server: base, path, origin, redirectOrigin: target.origin } },
+    );
+  }
+  if (method === 'POST' && response.status !== 307 && response.status !== 308) {
+    throw new NetintelError('upstream', `the server at ${base} answered POST ${path} with a ${response.status} redirect, which would drop the request's body`, {
+      details: { server: base, path, status: response.status },
+    });
+  }
+  return target.href;
+}
+
+/** The JSON of a body whose Content-Type says JSON, or undefined. */
+function parseJson(bytes: Buffer, contentType: string | null): unknown {
   if (!contentType || !/json/i.test(contentType)) return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }
 }
 
+/** The problem document of an error answer, read up to REMOTE_LIMITS.errorOctets; undefined when there is none. */
+async function problemOf(response: Response, progress: { octets: number }, base: string, path: string, timeoutMs: number): Promise<unknown> {
+  let read;
+  try {
+    read = await readCappedBody(response, REMOTE_LIMITS.errorOctets, progress);
+  } catch (error) {
+    throw transportError(error, base, path, timeoutMs, progress.octets);
+  }
+  return read.over ? undefined : parseJson(read.bytes, response.headers.get('content-type'));
+}
+
+/** A server's error code: one the API answers with (every code with an HTTP status), not one of the CLI's own outcomes. */
+function serverCode(value: unknown): ErrorCode | null {
+  return typeof value === 'string' && isErrorCode(value) && ERROR_CODES[value].http !== null ? value : null;
+}
+
+/** A problem document's code, message and details, when it is one. */
+function problemParts(json: unknown): { code: ErrorCode; detail: string; details: Record<string, unknown> } | null {
+  const problem = json as { code?: unknown; detail?: unknown; details?: unknown } | null | undefined;
+  if (problem === null || typeof problem !== 'object' || Array.isArray(problem)) return null;
+  const code = serverCode(problem.code);
+  if (code === null || typeof problem.detail !== 'string') return null;
+  const detail = problem.detail.length > MAX_DETAIL_CHARS ? `${problem.detail.slice(0, MAX_DETAIL_CHARS)}…` : problem.detail;
+  const details = problem.details !== null && typeof problem.details === 'object' && !Array.isArray(problem.details) ? (problem.details as Record<string, unknown>) : {};
+  return { code, detail, details };
+}
+
 /** A problem+json answer as the NetintelError the server raised: same code, message and details. */
 export function problemError(json: unknown, status: number, server: string): NetintelError {
-  const problem = json as { code?: unknown; detail?: unknown; details?: unknown } | undefined;
-  if (problem && typeof problem.code === 'string' && isErrorCode(problem.code) && typeof problem.detail === 'string') {
-    const details = problem.details !== null && typeof problem.details === 'object' ? (problem.details as Record<string, unknown>) : {};
-    return new NetintelError(problem.code, problem.detail, { details });
-  }
+  const problem = problemParts(json);
+  if (problem !== null) return new NetintelError(problem.code, problem.detail, { details: problem.details });
   return new NetintelError(status >= 500 ? 'upstream' : 'usage', `the server at ${server} answered HTTP ${status}`, { details: { server, status } });
+}
+
+/** A 429 given up on: always `rate_limited`, the server's own words first when it sent a problem document. */
+function rateLimited(json: unknown, server: string, path: string, retryAfter: string | null, why: string): NetintelError {
+  const problem = problemParts(json);
+  const said = problem?.code === 'rate_limited' ? `${problem.detail}; ` : '';
+  return new NetintelError('rate_limited', `${said}rate limited by ${server} for ${path}: the server ${why}`, {
+    details: { ...(problem?.code === 'rate_limited' ? problem.details : {}), server, retryAfter },
+  });
 }
 
 /** An item error of a bulk answer (`{code, message, details}`) as a NetintelError. */
 export function itemError(error: { code: string; message: string; details?: Record<string, unknown> }): NetintelError {
-  return new NetintelError(isErrorCode(error.code) ? error.code : 'internal', error.message, { details: error.details ?? {} });
+  return new NetintelError(serverCode(error.code) ?? 'upstream', error.message, { details: error.details ?? {} });
 }
 
-function transportError(error: unknown, server: string, timeoutMs: number): NetintelError {
+/**
+ * A failed exchange as a NetintelError: the deadline (`timeout`, saying how
+ * far the answer got), TLS (`tls`), an answer that is not HTTP (`upstream`),
+ * else `unreachable`. `octets` is null before the body began.
+ */
+function transportError(error: unknown, server: string, path: string, timeoutMs: number, octets: number | null): NetintelError {
+  if (error instanceof NetintelError) return error;
   const name = (error as Error).name;
   if (name === 'TimeoutError' || name === 'AbortError') {
-    return new NetintelError('timeout', `the server at ${server} did not answer within ${timeoutMs} ms`, { cause: error, details: { server, timeoutMs } });
+    const where = octets === null ? 'before the headers of the answer were complete' : `after ${octets} octets of the body`;
+    return new NetintelError('timeout', `the server at ${server} did not answer ${path} within ${timeoutMs} ms (stopped ${where})`, {
+      cause: error,
+      details: { server, timeoutMs },
+    });
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-  return new NetintelError('unreachable', `cannot reach the netintel server at ${server}: ${reason}`, { cause: error, details: { server } });
+  const code = cause?.code ?? '';
+  const reason = cause?.message ?? (error as Error).message;
+  const details = { server, reason: code || reason };
+  if (/^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)) {
+    return new NetintelError('tls', `TLS with the netintel server at ${server} failed: ${reason}`, { cause: error, details });
+  }
+  if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new NetintelError('upstream', `the server at ${server} did not answer ${path} with valid HTTP: ${reason}`, { cause: error, details });
+  }
+  if (octets !== null || code === 'UND_ERR_SOCKET') {
+    const where = octets === null || octets === 0 ? 'before the answer' : `after ${octets} octets of the answer`;
+    return new NetintelError('unreachable', `the netintel server at ${server} closed the connection ${where} to ${path}`, { cause: error, details });
+  }
+  return new NetintelError('unreachable', `cannot reach the netintel server at ${server}: ${code || reason}`, { cause: error, details });
 }

@@ -1,6 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { NetintelError } from '../../src/errors.js';
-import { createApiClient } from '../../src/remote/api-client.js';
+import { createApiClient, type ApiClientOptions } from '../../src/remote/api-client.js';
+import type { AnswerCheck } from '../../src/remote/answer-check.js';
+
+/** Takes every answer: these cases are about the exchange, not the records (test/remote/hostile-server.test.ts checks those). */
+const ANY_ANSWER: AnswerCheck = {
+  ofRoute: (method, path) => ({ schema: '', name: `answer to ${method} ${path}`, maxOctets: 1024 * 1024 }),
+  problem: () => null,
+};
+
+/** A client whose clock moves only when it sleeps, with a deadline long enough for the waits of these cases. */
+function patientClient(options: Omit<ApiClientOptions, 'answers' | 'timeoutMs' | 'now' | 'sleep'> & { timeoutMs?: number; slept?: number[] }) {
+  let clock = 0;
+  const slept = options.slept ?? [];
+  return createApiClient({
+    timeoutMs: 600_000,
+    ...options,
+    answers: ANY_ANSWER,
+    now: () => clock,
+    sleep: async (ms) => {
+      slept.push(ms);
+      clock += ms;
+    },
+  });
+}
 
 /** A fetch that answers from a script: 429s with a RetryAfter, then 200. */
 function scripted(answers: Array<{ status: number; retryAfter?: number; body?: unknown }>) {
@@ -24,17 +47,7 @@ describe('the API client', () => {
   it('sends the key, waits at least RetryAfter after a 429, with exponentially growing jitter, then succeeds', async () => {
     const { fetch, seen } = scripted([{ status: 429, retryAfter: 2 }, { status: 429, retryAfter: 2 }, { status: 429, retryAfter: 1 }, { status: 200 }]);
     const waits: number[] = [];
-    const client = createApiClient({
-      server: 'http://api.test/',
-      apiKey: 'ni_key',
-      timeoutMs: 1000,
-      fetch,
-      backoffMs: 500,
-      random: () => 0.999,
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-    });
+    const client = patientClient({ server: 'http://api.test/', apiKey: 'ni_key', fetch, backoffMs: 500, random: () => 0.999, slept: waits });
     const response = await client.get('/api/ipinfo', { ip: '8.8.8.8', format: undefined });
     expect(response.body).toEqual({ ok: true });
     expect(seen).toHaveLength(4);
@@ -48,8 +61,10 @@ describe('the API client', () => {
     const waits = new Set<number>();
     for (let i = 0; i < 20; i++) {
       const { fetch } = scripted([{ status: 429, retryAfter: 1 }, { status: 200 }]);
-      const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 1000, fetch, sleep: async (ms) => void waits.add(ms) });
+      const slept: number[] = [];
+      const client = patientClient({ server: 'http://api.test', apiKey: null, fetch, slept });
       await client.get('/api/quota');
+      for (const wait of slept) waits.add(wait);
     }
     expect(waits.size).toBeGreaterThan(10);
     for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(1000);
@@ -57,7 +72,7 @@ describe('the API client', () => {
 
   it('gives up after maxRetries, and at once when the wait is longer than maxWaitMs (the day is spent)', async () => {
     const { fetch, seen } = scripted([{ status: 429, retryAfter: 1 }]);
-    const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 1000, fetch, maxRetries: 3, sleep: async () => {} });
+    const client = patientClient({ server: 'http://api.test', apiKey: null, fetch, maxRetries: 3 });
     const error = await client.get('/api/ipinfo').catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(NetintelError);
     expect(error).toMatchObject({ code: 'rate_limited', details: { limit: 'burst' } });
@@ -65,7 +80,7 @@ describe('the API client', () => {
 
     const daily = scripted([{ status: 429, retryAfter: 50_000 }]);
     const slept: number[] = [];
-    const patient = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 1000, fetch: daily.fetch, sleep: async (ms) => void slept.push(ms) });
+    const patient = patientClient({ server: 'http://api.test', apiKey: null, fetch: daily.fetch, slept });
     await expect(patient.get('/api/ipinfo')).rejects.toMatchObject({ code: 'rate_limited' });
     expect(daily.seen).toHaveLength(1);
     expect(slept).toEqual([]);
@@ -73,17 +88,38 @@ describe('the API client', () => {
 
   it('turns problem+json into the server\'s NetintelError and other failures into upstream/usage', async () => {
     const { fetch } = scripted([{ status: 400, body: { code: 'invalid_input', detail: '"x" is not valid', details: { input: 'x' } } }]);
-    const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 1000, fetch });
+    const client = patientClient({ server: 'http://api.test', apiKey: null, fetch });
     await expect(client.get('/api/ipinfo')).rejects.toMatchObject({ code: 'invalid_input', message: '"x" is not valid', details: { input: 'x' } });
     const broken = scripted([{ status: 502, body: 'gateway' }]);
-    await expect(createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 1000, fetch: broken.fetch }).get('/x')).rejects.toMatchObject({ code: 'upstream' });
-    expect(() => createApiClient({ server: 'ftp://api.test', apiKey: null, timeoutMs: 1000 })).toThrow(/http/);
+    await expect(patientClient({ server: 'http://api.test', apiKey: null, fetch: broken.fetch }).get('/x')).rejects.toMatchObject({ code: 'upstream' });
+    expect(() => createApiClient({ server: 'ftp://api.test', apiKey: null, timeoutMs: 1000, answers: ANY_ANSWER })).toThrow(/http/);
+  });
+
+  it('follows a 307 of a POST with the same body, and refuses a 302 that would drop it', async () => {
+    const seen: Array<{ url: string; method: string; body: unknown }> = [];
+    const redirecting = (status: number) =>
+      (async (url: string, init: { method: string; body?: string }) => {
+        seen.push({ url, method: init.method, body: init.body });
+        if (seen.length === 1) return new Response(null, { status, headers: { location: '/v2/api/bulk' } });
+        return new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } });
+      }) as unknown as typeof globalThis.fetch;
+    await patientClient({ server: 'http://api.test', apiKey: 'k', fetch: redirecting(307) }).post('/api/bulk', { ips: ['8.8.8.8'] });
+    expect(seen).toEqual([
+      { url: 'http://api.test/api/bulk', method: 'POST', body: '{"ips":["8.8.8.8"]}' },
+      { url: 'http://api.test/v2/api/bulk', method: 'POST', body: '{"ips":["8.8.8.8"]}' },
+    ]);
+    seen.length = 0;
+    await expect(patientClient({ server: 'http://api.test', apiKey: 'k', fetch: redirecting(302) }).post('/api/bulk', { ips: [] })).rejects.toMatchObject({
+      code: 'upstream',
+      message: 'the server at http://api.test answered POST /api/bulk with a 302 redirect, which would drop the request\'s body',
+    });
+    expect(seen).toHaveLength(1);
   });
 
   it('says timeout when the server does not answer in time', async () => {
     const hang = (async (_url: string, init: { signal: AbortSignal }) =>
       new Promise((_, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)))) as unknown as typeof globalThis.fetch;
-    const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 50, fetch: hang });
+    const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 50, fetch: hang, answers: ANY_ANSWER });
     await expect(client.get('/api/ipinfo')).rejects.toMatchObject({ code: 'timeout' });
   });
 });

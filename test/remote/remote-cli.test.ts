@@ -168,9 +168,10 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
 
   it('gives the check commands the records their local engines give (recordOutcome)', async () => {
     const { createRemoteEngine } = await import('../../src/remote/remote-engine.js');
+    const { publishedAnswerCheck } = await import('../../src/cli/remote-mode.js');
     const { checkVpn } = await import('../../src/engine/security/check-vpn.js');
     const { createEngineContext } = await import('../../src/engine/context.js');
-    const remote = createRemoteEngine({ server: url, apiKey: pro, timeoutMs: 5000 });
+    const remote = createRemoteEngine({ server: url, apiKey: pro, timeoutMs: 5000, answers: publishedAnswerCheck() });
     const outcome = await remote.recordOutcome('/api/vpn-check', { ip: '8.8.8.8' }, '8.8.8.8');
     expect(outcome).toEqual({ ok: true, query: '8.8.8.8', value: JSON.parse(JSON.stringify(checkVpn(createEngineContext(), '8.8.8.8'))) });
     const failed = await remote.recordOutcome('/api/vpn-check', { ip: 'nope' }, 'nope');
