@@ -1,15 +1,6 @@
 import { createBrotliDecompress, createGunzip, createInflate, gunzipSync, type BrotliDecompress, type Gunzip, type Inflate } from 'node:zlib';
 import { NetintelError } from '../../errors.js';
 
-/**
- * A size in the unit people read: `64 KiB`, `1 MiB`, `100 bytes`. Limits
- * are powers of two, so they come out whole.
- */
-export function sizeText(octets: number): string {
-  if (octets >= 2 ** 20 && octets % 2 ** 20 === 0) return `${octets / 2 ** 20} MiB`;
-  if (octets >= 1024 && octets % 1024 === 0) return `${octets / 1024} KiB`;
-  return `${octets} bytes`;
-}
 
 /** The content codings the guarded GET asks for (RFC 9110 §12.5.3); any of {@link decoderFor}'s may still arrive. */
 export const ACCEPTED_CODINGS = 'gzip, deflate, br';

@@ -3,7 +3,8 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { EngineContext } from '../context.js';
 import { createMailDns, type MailDns } from '../mail/mail-dns.js';
 import { NetintelError } from '../../errors.js';
-import { ACCEPTED_CODINGS, decoderFor, sizeText } from './content-coding.js';
+import { byteSizeText } from '../../byte-size.js';
+import { ACCEPTED_CODINGS, decoderFor } from './content-coding.js';
 import { httpsFailure, type FetchPlace } from './https-failure.js';
 
 /**
@@ -163,7 +164,7 @@ export function redirectsOf(error: unknown): string[] {
 
 /** The error of a document larger than its fetch's cap (`truncated`), naming the cap in the unit people read. */
 export function tooLargeError(url: string, maxOctets: number): NetintelError {
-  return new NetintelError('upstream', `${url} is larger than the ${sizeText(maxOctets)} limit`, { details: { url, limitOctets: maxOctets } });
+  return new NetintelError('upstream', `${url} is larger than the ${byteSizeText(maxOctets)} limit`, { details: { url, limitOctets: maxOctets } });
 }
 
 type Answer =

@@ -1,5 +1,6 @@
 import type { EngineContext } from '../context.js';
-import { gunzipWithin, sizeText } from '../http/content-coding.js';
+import { byteSizeText } from '../../byte-size.js';
+import { gunzipWithin } from '../http/content-coding.js';
 import { guardedGet, HTTPS_FETCH_KINDS, redirectsOf, type HttpsConnectOptions, type HttpsDocument, type HttpsFetchKind } from '../http/guarded-get.js';
 import { reportStage } from '../stage.js';
 import { normaliseMailDomain } from './mail-domain.js';
@@ -336,7 +337,7 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
   logo.truncated = fetched.truncated;
   if (fetched.truncated) {
     findings.push(
-      finding('bimi_svg_too_large', 'error', `The BIMI logo is larger than the ${sizeText(MAX_SVG_OCTETS)} limit, the most receivers are advised to accept`, cite('§7.6, §8.3'), {
+      finding('bimi_svg_too_large', 'error', `The BIMI logo is larger than the ${byteSizeText(MAX_SVG_OCTETS)} limit, the most receivers are advised to accept`, cite('§7.6, §8.3'), {
         url,
         limit: MAX_SVG_OCTETS,
       }),
@@ -356,7 +357,7 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
     if (unzipped.over) {
       // zlib stopped at the cap: a few KiB of gzip can stand for gigabytes.
       findings.push(
-        finding('bimi_svg_too_large', 'error', `The BIMI logo is gzip (SVGZ) that decompresses to more than the ${sizeText(MAX_SVGZ_OCTETS)} limit`, cite('§7.6, §8.3'), {
+        finding('bimi_svg_too_large', 'error', `The BIMI logo is gzip (SVGZ) that decompresses to more than the ${byteSizeText(MAX_SVGZ_OCTETS)} limit`, cite('§7.6, §8.3'), {
           url,
           limit: MAX_SVGZ_OCTETS,
           compressed: true,
@@ -399,7 +400,7 @@ async function fetchCertificate(ctx: EngineContext, dns: MailDns, url: string, o
   const certificate = fetched.truncated ? null : readMarkCertificate(fetched.body.toString('latin1'));
   if (certificate === null) {
     findings.push(
-      finding('bimi_certificate_invalid', 'error', `The file at ${url} ${fetched.truncated ? `is larger than the ${sizeText(MAX_CERTIFICATE_OCTETS)} limit` : 'holds no PEM certificate that can be read'}`, cite('§4.3, §7.4'), {
+      finding('bimi_certificate_invalid', 'error', `The file at ${url} ${fetched.truncated ? `is larger than the ${byteSizeText(MAX_CERTIFICATE_OCTETS)} limit` : 'holds no PEM certificate that can be read'}`, cite('§4.3, §7.4'), {
         url,
         octets: result.octets,
       }),

@@ -4,6 +4,7 @@
  * line is looked at once, a field's continuation lines are joined once,
  * and input over the limits is refused before any work is done on it.
  */
+import { byteSizeText } from '../../byte-size.js';
 import { NetintelError } from '../../errors.js';
 
 /** The largest message read: more than any mail server accepts (common limits are 25 to 50 MB). */
@@ -54,7 +55,7 @@ const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
  */
 export function readMessageParts(message: Buffer, source: string): MessageParts {
   if (message.length > MAX_MESSAGE_BYTES) {
-    throw new NetintelError('invalid_input', `${source} has ${message.length} octets; messages over ${mebibytes(MAX_MESSAGE_BYTES)} are not read (give one saved message)`, {
+    throw new NetintelError('invalid_input', `${source} has ${message.length} octets; messages over ${byteSizeText(MAX_MESSAGE_BYTES)} are not read (give one saved message)`, {
       details: { source, bytes: message.length, limit: MAX_MESSAGE_BYTES },
     });
   }
@@ -95,7 +96,7 @@ export function readMessageParts(message: Buffer, source: string): MessageParts 
     if (next - headerStart > MAX_HEADER_BYTES) {
       throw new NetintelError(
         'invalid_input',
-        `${source}: the header section is over ${mebibytes(MAX_HEADER_BYTES)} (the limit on the header fields before the body of a message read for DKIM)`,
+        `${source}: the header section is over ${byteSizeText(MAX_HEADER_BYTES)} (the limit on the header fields before the body of a message read for DKIM)`,
         { details: { source, limit: MAX_HEADER_BYTES } },
       );
     }
@@ -127,6 +128,3 @@ function fieldOf(text: string, bareLf: boolean): MessageField {
   return { name, key: name.toLowerCase(), raw, valueStart: colon + 1 };
 }
 
-function mebibytes(bytes: number): string {
-  return `${bytes / 1024 / 1024} MiB`;
-}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectGuard, ConnectTarget } from '../../../src/engine/connect-guard.js';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
-import { sizeText } from '../../../src/engine/http/content-coding.js';
+import { byteSizeText } from '../../../src/byte-size.js';
 import { guardedGet, HTTPS_FETCH_KINDS, redirectsOf, type GuardedGetRequest, type HttpsFetchKind } from '../../../src/engine/http/guarded-get.js';
 import { NetintelError } from '../../../src/errors.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
@@ -231,7 +231,7 @@ describe('one guarded GET for the engine', () => {
       const row = section.split('\n').find((line) => line.startsWith(`| ${labels[key]} `));
       expect(row, labels[key]).toBeDefined();
       const cells = row!.split('|').map((cell) => cell.trim());
-      expect(cells[3]).toBe(sizeText(kind.maxOctets));
+      expect(cells[3]).toBe(byteSizeText(kind.maxOctets));
       expect(cells[5]).toMatch(kind.maxRedirects === 0 ? /^none/ : new RegExp(`^${kind.maxRedirects}\\b`));
     }
   });
