@@ -146,6 +146,13 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     expect(records[0]).not.toHaveProperty('network');
     expect(records[0]).not.toHaveProperty('note');
     expect(result.stderr.match(/left out network, security: they need an API key/g)).toHaveLength(1);
+    // The human views show what came: no network or security group is not a crash.
+    for (const args of [['ip', '8.8.8.8'], ['ip', '8.8.8.8', '1.1.1.1']]) {
+      const view = await remote(args, null);
+      expect(view.code, view.stderr).toBe(0);
+      expect(view.stdout).toContain('8.8.8.8');
+      expect(view.stdout).not.toContain('undefined');
+    }
   });
 
   it('says the server\'s errors with their codes: a bad key exits 8, an unreachable server 5', async () => {

@@ -42,7 +42,9 @@ function ipBlock(ctx: ViewContext, value: unknown): string {
   const threat = ip.security?.threat_level;
   const risky = threat === 'high' || threat === 'medium' ? `threat ${threat}` : null;
   const where = [placeText(ip.location), ownerText(ip.network), risky].filter((part) => part !== null).join(' · ');
-  const { location, network, security } = ip;
+  const { location, security } = ip;
+  // A plan without the premium fields gets no network or security group (SPEC.md, Authentication 3).
+  const network: Partial<IpInfoRecord['network']> = ip.network ?? {};
   const coordinates = location.latitude !== null && location.longitude !== null ? `${location.latitude}, ${location.longitude}` : null;
   const facts: Fact[] = [
     ['country', location.country === null ? null : `${location.country}${location.country_code ? ` (${location.country_code})` : ''}`],
@@ -51,10 +53,10 @@ function ipBlock(ctx: ViewContext, value: unknown): string {
     ['postal code', location.zip],
     ['coordinates', coordinates],
     ['time zone', location.timezone],
-    ['AS', network.asn === null ? null : `AS${network.asn}`],
-    ['organization', network.organization],
-    ['ISP', network.isp !== network.organization ? network.isp : null],
-    ['domain', network.domain],
+    ['AS', network.asn == null ? null : `AS${network.asn}`],
+    ['organization', network.organization ?? null],
+    ['ISP', network.isp !== network.organization ? (network.isp ?? null) : null],
+    ['domain', network.domain ?? null],
     ['flags', securityFlags(security)],
     ['threat', threat && threat !== 'low' ? threat : null],
   ];
@@ -74,7 +76,7 @@ export const IP_VIEW: HumanView = {
     cells: (value) => {
       const ip = value as IpInfoRecord;
       if (ip.reserved) return [ip.ip, ip.reserved, '', '', ''];
-      return [ip.ip, placeText(ip.location) ?? '', ip.network?.asn === null ? '' : `AS${ip.network.asn}`, ip.network?.organization ?? '', securityFlags(ip.security) ?? ''];
+      return [ip.ip, placeText(ip.location) ?? '', ip.network?.asn == null ? '' : `AS${ip.network.asn}`, ip.network?.organization ?? '', securityFlags(ip.security) ?? ''];
     },
     key: (value) => (value as IpInfoRecord).ip,
   },
