@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { addFailOnOption, type FailOn } from '../cli/fail-on.js';
@@ -6,6 +6,7 @@ import { NetintelError } from '../errors.js';
 import { DKIM_MESSAGE_SCHEMA, DKIM_SCHEMA } from '../output/schemas/dkim-schema.js';
 import type { DkimResult } from '../engine/mail/check-dkim.js';
 import type { DkimMessageResult } from '../engine/mail/dkim-message.js';
+import { MAX_MESSAGE_BYTES } from '../engine/mail/dkim-message-reader.js';
 import { runMailCommand } from './mail-run.js';
 
 interface DkimFlags {
@@ -15,7 +16,6 @@ interface DkimFlags {
 }
 
 /** A saved message larger than this is not a message a mail server would have accepted. */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export function registerDkimCommand(program: Command, runtime: CommandRuntime): void {
   const command = program
@@ -57,7 +57,7 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
         usage: '--message needs a file',
         check: async (file) => {
           const message = await readMessage(runtime, file);
-          return withoutLibraryPrints(ctx.debug, () => checkDkimMessage(ctx, message, file === '-' ? 'stdin' : file));
+          return checkDkimMessage(ctx, message, file === '-' ? 'stdin' : file);
         },
         findingsOf: (result) => result.findings,
         failOn: flags.failOn,
@@ -84,21 +84,6 @@ export function registerDkimCommand(program: Command, runtime: CommandRuntime): 
   });
 }
 
-/**
- * Runs `run` with console.log sent to the debug sink: mailauth 4 prints a
- * stray diagnostic line with console.log when a signature's l= differs from
- * the body length it hashed, which would land in the middle of stdout.
- */
-async function withoutLibraryPrints<T>(debug: (message: string) => void, run: () => Promise<T>): Promise<T> {
-  const log = console.log;
-  console.log = (...args: unknown[]) => debug(`mailauth: ${args.map(String).join(' ')}`);
-  try {
-    return await run();
-  } finally {
-    console.log = log;
-  }
-}
-
 function selectorList(text: string): string[] {
   const list = text
     .split(',')
@@ -108,25 +93,27 @@ function selectorList(text: string): string[] {
   return list;
 }
 
+/**
+ * The message, read as a stream up to one byte past the verifier's limit, so
+ * that /dev/zero or an endless pipe costs no more than the limit; the
+ * verifier refuses what is over it (dkim-message-reader.ts).
+ */
 async function readMessage(runtime: CommandRuntime, file: string): Promise<Buffer> {
-  let data: Buffer;
   try {
-    data = file === '-' ? await readStream(runtime.io.stdin) : await readFile(file);
+    return await readUpTo(file === '-' ? runtime.io.stdin : createReadStream(file), MAX_MESSAGE_BYTES + 1);
   } catch (error) {
     throw new NetintelError('invalid_input', `cannot read --message ${JSON.stringify(file)}: ${(error as Error).message} (give the path of a saved .eml message)`, { cause: error });
   }
-  if (data.length > MAX_MESSAGE_BYTES) throw new NetintelError('invalid_input', `--message ${JSON.stringify(file)} is over ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (give one saved message)`);
-  return data;
 }
 
-async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
+async function readUpTo(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    size += buffer.length;
-    if (size > MAX_MESSAGE_BYTES + 1) break;
-    chunks.push(buffer);
+    chunks.push(buffer.subarray(0, limit - size));
+    size = Math.min(limit, size + buffer.length);
+    if (size >= limit) break;
   }
-  return Buffer.concat(chunks);
+  return Buffer.concat(chunks, size);
 }

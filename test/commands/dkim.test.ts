@@ -95,6 +95,13 @@ describe('netintel dkim', () => {
     expect(JSON.parse(piped.stdout)).toMatchObject({ source: 'stdin', status: 'none' });
   });
 
+  it('reads no more of an endless --message than the 64 MiB limit, and says so in one line', async () => {
+    const run = await runCli(['dkim', '--message', '/dev/zero', ...dnsFlags]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^netintel: \/dev\/zero has 67108865 octets; messages over 64 MiB are not read/);
+    expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
   it('gives permerror for an l= beyond the body, warns about l=, and keeps stdout to the record', async () => {
     const signature = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem, maxBodyLength: 5000 }] });
     const file = join(scratch.path, 'limited.eml');
