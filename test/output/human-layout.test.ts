@@ -2,10 +2,16 @@ import fc from 'fast-check';
 import stripAnsi from 'strip-ansi';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { factList, findingsBlock } from '../../src/output/human/blocks.js';
+import type { DnsResult } from '../../src/engine/dns/dns-result.js';
+import { presentDnsData } from '../../src/output/dns-presentation.js';
+import { factList, findingsBlock, safe } from '../../src/output/human/blocks.js';
+import { displayWidth } from '../../src/output/human/display-width.js';
 import { fitColumns, fittedTable, type TableColumn } from '../../src/output/human/fitted-table.js';
 import { viewContext } from '../../src/output/human/style.js';
 import { wrapHanging, wrapText } from '../../src/output/human/wrap.js';
+import { DNS_SCHEMA } from '../../src/output/schemas/dns-schema.js';
+import { ok } from './fixtures.js';
+import { render } from './render.js';
 
 /** Words of a text: what is between spaces and line breaks. */
 const words = (text: string) => text.split(/[ \n]+/).filter((word) => word !== '');
@@ -151,6 +157,37 @@ describe('fitColumns and fittedTable', () => {
     );
   });
 
+  it('narrows one column at a time, the widest first, as many times as the table is too wide', () => {
+    /** The rule stepwise: while too wide, the widest column above its floor (the first of equals) loses one column. */
+    const stepwise = (columns: readonly TableColumn[], natural: readonly number[], width: number): Map<number, number> | null => {
+      const kept = columns.map((_, index) => index);
+      for (;;) {
+        const widths = new Map(kept.map((index) => [index, natural[index]!]));
+        const total = () => [...widths.values()].reduce((sum, value) => sum + value, 0) + widths.size * 3 + 1;
+        const floor = (index: number) => (columns[index]!.wrap ? Math.min(natural[index]!, Math.max(12, stringWidth(columns[index]!.header))) : natural[index]!);
+        if (kept.reduce((sum, index) => sum + floor(index), 0) + kept.length * 3 + 1 <= width) {
+          while (total() > width) {
+            let widest = -1;
+            for (const index of kept) if (widths.get(index)! > floor(index) && (widest === -1 || widths.get(index)! > widths.get(widest)!)) widest = index;
+            widths.set(widest, widths.get(widest)! - 1);
+          }
+          return widths;
+        }
+        const droppable = kept.filter((index) => columns[index]!.priority > 0);
+        if (droppable.length === 0 || kept.length === 1) return null;
+        kept.splice(kept.indexOf(droppable.reduce((worst, index) => (columns[index]!.priority >= columns[worst]!.priority ? index : worst))), 1);
+      }
+    };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(column, fc.integer({ min: 1, max: 400 })), { minLength: 1, maxLength: 6 }), fc.integer({ min: 20, max: 300 }), (pairs, width) => {
+        const columns = pairs.map(([item]) => item as TableColumn);
+        const natural = pairs.map(([item, cells]) => Math.max(cells, stringWidth(item.header)));
+        expect(fitColumns(columns, natural, width)).toEqual(stepwise(columns, natural, width));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('keeps every column when the table fits, drops the lowest priority first when it does not', () => {
     const columns: TableColumn[] = [
       { header: 'ip', priority: 0 },
@@ -178,5 +215,133 @@ describe('fitColumns and fittedTable', () => {
   it('leaves out a column no row has a value in', () => {
     const table = fittedTable(viewContext({ width: 80, color: false, all: false }), [{ header: 'ip', priority: 0 }, { header: 'flags', priority: 1 }], [{ cells: ['192.0.2.1', ''] }])!;
     expect(table).not.toContain('flags');
+  });
+});
+
+/**
+ * Long text without a space (a TXT record, a DKIM key, a banner of one
+ * token): mixed widths, marks and joiners, and controls escaped as the views
+ * escape them. Correctness only; bench/human-view.js measures the time.
+ */
+describe('long text without spaces', () => {
+  const piece = fc.oneof(
+    { arbitrary: fc.constantFrom('a', 'Z', '0', '=', '/', '+', '"', '\\', '.', '~'), weight: 6 },
+    { arbitrary: fc.constantFrom('漢', '字', '한', 'Ａ', 'ｱ', '中'), weight: 3 },
+    // Combining marks (on what precedes them, or first of the text), an enclosing mark, a spacing mark.
+    { arbitrary: fc.constantFrom('\u0301', '\u0308', '\u0951', '\u20dd', '\u302a', '\u093e'), weight: 2 },
+    // Emoji: presentation, a skin tone, a joined sequence, a flag, a lone regional indicator, a keycap, a lone joiner.
+    { arbitrary: fc.constantFrom('😀', '👍🏻', '👩‍🚀', '🇯🇵', '🇯', '❤️', '1️⃣', '\u200d'), weight: 2 },
+    // Controls and bidi overrides, shown as visible escapes.
+    { arbitrary: fc.constantFrom('\u0000', '\u0007', '\u001b', '\u009b', '\u202e', '\t', '\r', '\u007f'), weight: 1 },
+  );
+  const unbreakable = (maxLength: number) => fc.array(piece, { minLength: 1, maxLength }).map((pieces) => safe(pieces.join('')));
+  /** Offsets of the grapheme cluster boundaries of a text (Intl.Segmenter, the reference). */
+  const boundaries = (text: string) => new Set([...new Intl.Segmenter().segment(text)].map((segment) => segment.index).concat(text.length));
+  const firstCluster = (text: string) => new Intl.Segmenter().segment(text)[Symbol.iterator]().next().value!.segment;
+
+  it('wraps into lines that fit the width, broken between grapheme clusters, keeping every character in order', () => {
+    fc.assert(
+      fc.property(unbreakable(1000), fc.integer({ min: 2, max: 120 }), (text, width) => {
+        const lines = wrapText(text, width);
+        // Nothing lost, nothing added, nothing repeated, in order.
+        expect(lines.join('')).toBe(text);
+        const cuts = boundaries(text);
+        let offset = 0;
+        lines.forEach((line, index) => {
+          expect(line).not.toBe('');
+          expect(displayWidth(line)).toBeLessThanOrEqual(width);
+          offset += line.length;
+          expect(cuts.has(offset)).toBe(true);
+          // A line ends early only when the next cluster would not fit on it.
+          const next = lines[index + 1];
+          if (next !== undefined && displayWidth(line) < width) expect(displayWidth(line) + displayWidth(firstCluster(next))).toBeGreaterThan(width);
+        });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('fits the width as string-width measures each line, for text it measures cluster by cluster alike', () => {
+    const simple = fc.array(fc.constantFrom('a', '=', '漢', 'ｱ', 'e\u0301', '😀', '\u001b'), { minLength: 1, maxLength: 2000 }).map((pieces) => safe(pieces.join('')));
+    fc.assert(
+      fc.property(simple, fc.integer({ min: 2, max: 120 }), (text, width) => {
+        const lines = wrapText(text, width);
+        expect(lines.join('')).toBe(text);
+        for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(width);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keeps a fact value whole beside its label, every line within the width', () => {
+    fc.assert(
+      fc.property(unbreakable(600), fc.integer({ min: 20, max: 120 }), (value, width) => {
+        const lines = factList(viewContext({ width, color: false, all: false }), [['record', value]]).trimEnd().split('\n');
+        for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(width);
+        expect(lines[0]!.startsWith('record  ')).toBe(true);
+        expect(lines.map((line, index) => line.slice(index === 0 ? 'record  '.length : 'record    '.length)).join('')).toBe(value);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keeps a table cell whole, the borders of every line in line', () => {
+    fc.assert(
+      fc.property(unbreakable(600), fc.integer({ min: 26, max: 120 }), (value, width) => {
+        const columns: TableColumn[] = [
+          { header: 'name', priority: 0 },
+          { header: 'data', priority: 0, wrap: true },
+        ];
+        const lines = fittedTable(viewContext({ width, color: false, all: false }), columns, [{ cells: ['a.test', value] }])!.trimEnd().split('\n');
+        const tableWidth = displayWidth(lines[0]!);
+        expect(tableWidth).toBeLessThanOrEqual(width);
+        for (const line of lines) expect(displayWidth(line)).toBe(tableWidth);
+        const cell = lines.slice(3, -1).map((line) => line.split('│')[2]!.slice(1).trimEnd());
+        expect(cell.join('')).toBe(value);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  /** A TXT answer of `count` character strings of `size` bytes each (the last shorter), no space in them. */
+  function txtRecord(strings: readonly string[], records = 1): DnsResult {
+    const answers = Array.from({ length: records }, () => ({ name: 'big.test', type: 'TXT' as const, ttlSeconds: 300, data: { strings: [...strings] } }));
+    return { kind: 'dns', target: 'big.test', domain: 'big.test', domainUnicode: 'big.test', type: 'TXT', status: 'noerror', rcode: 'NOERROR', answers, resolver: '127.0.0.1:53', transport: 'tcp', latencyMs: 1 } as unknown as DnsResult;
+  }
+  /** The data column's text of the dns view's answer table, its lines joined, spaces left out. */
+  function dataColumn(view: string): string {
+    const lines = view.split('\n');
+    const start = lines.findIndex((line) => line.startsWith('├'));
+    const end = lines.findIndex((line, index) => index > start && line.startsWith('└'));
+    return lines
+      .slice(start + 1, end)
+      .filter((line) => !line.startsWith('├'))
+      .map((line) => line.split('│').at(-2)!.trim())
+      .join('')
+      .replaceAll(' ', '');
+  }
+
+  it('shows every byte of a TXT answer of long strings in the dns view, in order, within the width', async () => {
+    const txtString = fc.array(fc.oneof(fc.constantFrom('a', 'Z', '=', '/', '"', '\\'), fc.constantFrom('é', '漢', '😀', '\u0000', '\u001b')), { minLength: 1, maxLength: 255 }).map((chars) => chars.join(''));
+    await fc.assert(
+      fc.asyncProperty(fc.array(txtString, { minLength: 1, maxLength: 12 }), fc.integer({ min: 40, max: 160 }), async (strings, width) => {
+        const view = await render(DNS_SCHEMA, 'table', [ok('big.test', txtRecord(strings))], { single: true, width });
+        for (const line of view.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(width);
+        expect(dataColumn(view)).toBe(presentDnsData('TXT', { strings }).replaceAll(' ', ''));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('shows a 64 KB TXT answer and 63 answers of 1 KB whole, each line within the width', async () => {
+    const run = (bytes: number, seed: number) => Array.from({ length: Math.ceil(bytes / 255) }, (_, i) => String.fromCharCode(97 + ((seed + i) % 26)).repeat(Math.min(255, bytes - i * 255)));
+    for (const [strings, records] of [
+      [run(64_000, 0), 1],
+      [run(1_000, 3), 63],
+    ] as const) {
+      const view = await render(DNS_SCHEMA, 'table', [ok('big.test', txtRecord(strings, records))], { single: true, width: 80 });
+      for (const line of view.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(80);
+      expect(dataColumn(view)).toBe(presentDnsData('TXT', { strings }).replaceAll(' ', '').repeat(records));
+    }
   });
 });

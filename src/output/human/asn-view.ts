@@ -1,8 +1,8 @@
 import type { AsnResult } from '../../engine/asn/lookup-asn.js';
 import { factList, headline, heading, safe, sections, type Fact } from './blocks.js';
+import { displayWidth } from './display-width.js';
 import type { ViewContext } from './style.js';
 import { grouped, plural, type HumanView } from './view.js';
-import { displayWidth } from './wrap.js';
 
 /** Prefixes shown per family: an AS announces up to thousands; json and csv carry every one. */
 export const SHOWN_PREFIXES = 24;

@@ -1,7 +1,8 @@
 import type { Severity } from '../../engine/findings.js';
 import { escapeTerminalText } from '../terminal-text.js';
+import { displayWidth } from './display-width.js';
 import { toned, type Tone, type ViewContext } from './style.js';
-import { displayWidth, wrapHanging, wrapText } from './wrap.js';
+import { wrapHanging, wrapText } from './wrap.js';
 
 /**
  * The building blocks of the human views. Every text they take may come
@@ -56,11 +57,11 @@ export function factList(ctx: ViewContext, facts: readonly Fact[]): string {
       const rest = ' '.repeat(labelWidth + 2);
       text.split('\n').forEach((line, index) => {
         const first = index === 0 ? ctx.chalk.cyan(label) + pad : rest;
-        lines.push(...wrapHangingColoured(line, ctx.width, first, rest, labelWidth + 2));
+        for (const wrapped of wrapHangingColoured(line, ctx.width, first, rest, labelWidth + 2)) lines.push(wrapped);
       });
     } else {
       lines.push(ctx.chalk.cyan(label));
-      for (const line of text.split('\n')) lines.push(...wrapHanging(line, ctx.width, '    ', '      '));
+      for (const line of text.split('\n')) for (const wrapped of wrapHanging(line, ctx.width, '    ', '      ')) lines.push(wrapped);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -86,11 +87,13 @@ export interface FindingLike {
   rfc?: string | null;
 }
 
-const SEVERITY_ORDER: readonly Severity[] = ['error', 'warning', 'info', 'pass'];
-const SEVERITY_TONE: Record<Severity, Tone> = { error: 'bad', warning: 'warn', info: 'plain', pass: 'good' };
+const SEVERITY_ORDER: readonly Severity[] = ['error', 'warning', 'unknown', 'info', 'pass'];
+const SEVERITY_TONE: Record<Severity, Tone> = { error: 'bad', warning: 'warn', unknown: 'warn', info: 'plain', pass: 'good' };
 const SEVERITY_PLURAL: Record<Severity, [string, string]> = {
   error: ['error', 'errors'],
   warning: ['warning', 'warnings'],
+  // A check that could not run: nothing is known, which is neither a problem nor a pass.
+  unknown: ['not checked', 'not checked'],
   info: ['note', 'notes'],
   pass: ['check passed', 'checks passed'],
 };
@@ -106,7 +109,7 @@ export function findingCounts(findings: readonly Pick<FindingLike, 'severity'>[]
     .map((severity) => [severity, findings.filter((item) => item.severity === severity).length] as const)
     .filter(([, count]) => count > 0)
     .map(([severity, count]) => severityCount(severity, count));
-  const tone: Tone = findings.some((item) => item.severity === 'error') ? 'bad' : findings.some((item) => item.severity === 'warning') ? 'warn' : 'good';
+  const tone: Tone = findings.some((item) => item.severity === 'error') ? 'bad' : findings.some((item) => item.severity === 'warning' || item.severity === 'unknown') ? 'warn' : 'good';
   return { text: parts.length > 0 ? parts.join(', ') : 'no problems found', tone };
 }
 
@@ -127,11 +130,11 @@ export function findingsBlock(ctx: ViewContext, findings: readonly FindingLike[]
       const times = new Map<string, number>();
       for (const item of group) times.set(safe(item.id), (times.get(safe(item.id)) ?? 0) + 1);
       const ids = [...times].map(([id, count]) => (count > 1 ? `${id} (${count})` : id)).join(', ');
-      lines.push(...wrapHanging(ids, ctx.width, '  ', '  '));
+      for (const wrapped of wrapHanging(ids, ctx.width, '  ', '  ')) lines.push(wrapped);
     } else {
       for (const item of group) {
         const reference = [item.id, item.rfc ?? null].filter((part) => part !== null).join(', ');
-        lines.push(...wrapHanging(`${safe(item.message).replaceAll('\n', ' ')} [${safe(reference)}]`, ctx.width, '  - ', '    '));
+        for (const wrapped of wrapHanging(`${safe(item.message).replaceAll('\n', ' ')} [${safe(reference)}]`, ctx.width, '  - ', '    ')) lines.push(wrapped);
       }
     }
     parts.push(lines.join('\n'));

@@ -1,7 +1,8 @@
-import Table from 'cli-table3';
 import { safe } from './blocks.js';
+import { drawBoxTable, type BoxRow, type CellLines } from './box-table.js';
+import { displayWidth } from './display-width.js';
 import type { ViewContext } from './style.js';
-import { displayWidth, wrapText } from './wrap.js';
+import { wrapText } from './wrap.js';
 
 export interface TableColumn {
   header: string;
@@ -24,8 +25,11 @@ function chrome(count: number): number {
   return count * 3 + 1;
 }
 
+/** The widest line of a cell. */
 function cellWidth(text: string): number {
-  return Math.max(0, ...text.split('\n').map(displayWidth));
+  let widest = 0;
+  for (const line of text.split('\n')) widest = Math.max(widest, displayWidth(line));
+  return widest;
 }
 
 /**
@@ -35,34 +39,67 @@ function cellWidth(text: string): number {
  */
 export function fitColumns(columns: readonly TableColumn[], natural: readonly number[], width: number): Map<number, number> | null {
   const kept = columns.map((_, index) => index);
+  const floors = columns.map((column, index) => (column.wrap ? Math.min(natural[index]!, Math.max(MIN_WRAPPED, displayWidth(column.header))) : natural[index]!));
   for (;;) {
-    const widths = new Map(kept.map((index) => [index, natural[index]!]));
-    const total = () => [...widths.values()].reduce((sum, value) => sum + value, 0) + chrome(widths.size);
-    const floor = (index: number) => (columns[index]!.wrap ? Math.min(natural[index]!, Math.max(MIN_WRAPPED, displayWidth(columns[index]!.header))) : natural[index]!);
-    const minimum = kept.reduce((sum, index) => sum + floor(index), 0) + chrome(kept.length);
-    if (minimum <= width) {
-      while (total() > width) {
-        let widest = -1;
-        for (const index of kept) {
-          if (widths.get(index)! > floor(index) && (widest === -1 || widths.get(index)! > widths.get(widest)!)) widest = index;
-        }
-        widths.set(widest, widths.get(widest)! - 1);
-      }
-      return widths;
-    }
+    const minimum = kept.reduce((sum, index) => sum + floors[index]!, 0) + chrome(kept.length);
+    if (minimum <= width) return narrowed(kept, natural, floors, kept.reduce((sum, index) => sum + natural[index]!, 0) + chrome(kept.length) - width);
     const droppable = kept.filter((index) => columns[index]!.priority > 0);
-    if (droppable.length === 0) return null;
+    // Not even one column fits (a table with none would be only its borders).
+    if (droppable.length === 0 || kept.length === 1) return null;
     const drop = droppable.reduce((worst, index) => (columns[index]!.priority >= columns[worst]!.priority ? index : worst));
     kept.splice(kept.indexOf(drop), 1);
   }
 }
 
-const COMPACT_ROWS = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+/**
+ * The columns' widths `excess` columns narrower in all, taken one at a time
+ * from the widest column above its floor (the first of equals), so that
+ * the widest columns come down level together. Computed a level at a time,
+ * not a column at a time: a cell of 64 KB is 64,000 columns too wide.
+ */
+function narrowed(kept: readonly number[], natural: readonly number[], floors: readonly number[], excess: number): Map<number, number> {
+  const widths = new Map(kept.map((index) => [index, natural[index]!]));
+  let left = excess;
+  while (left > 0) {
+    const narrowable = kept.filter((index) => widths.get(index)! > floors[index]!);
+    if (narrowable.length === 0) break;
+    const top = Math.max(...narrowable.map((index) => widths.get(index)!));
+    const widest = narrowable.filter((index) => widths.get(index) === top);
+    // The level where this group changes: the next width below, or the highest floor among it.
+    const below = Math.max(...narrowable.filter((index) => widths.get(index)! < top).map((index) => widths.get(index)!), ...widest.map((index) => floors[index]!));
+    const levels = Math.min(top - below, Math.floor(left / widest.length));
+    if (levels > 0) {
+      for (const index of widest) widths.set(index, top - levels);
+      left -= levels * widest.length;
+      continue;
+    }
+    // Fewer steps left than columns at the top: the first of them give one each.
+    for (const index of widest.slice(0, left)) widths.set(index, top - 1);
+    left = 0;
+  }
+  return widths;
+}
+
+/**
+ * A cell's plain lines (escaped, not coloured), coloured as one text by
+ * `paint` (chalk closes and reopens its codes at each line break), each
+ * measured as drawn, after the space of padding: a line that starts with a
+ * combining mark is one cluster with that space.
+ */
+function cellOf(lines: readonly string[], paint?: (text: string) => string): CellLines {
+  return { lines: paint ? paint(lines.join('\n')).split('\n') : lines, widths: lines.map((line) => displayWidth(` ${line}`) - 1) };
+}
+
+/** Each line of `text` wrapped to `width` columns. */
+function wrapLines(text: string, width: number): string[] {
+  return text.split('\n').flatMap((line) => wrapText(line, width));
+}
 
 /**
  * Rows as a box-drawn table that fits `ctx.width`: columns chosen by
  * priority and narrowed by wrapping (fitColumns). Null when even the
  * columns that must stay do not fit: the caller shows one block per record.
+ * Linear in the size of the cells.
  */
 export function fittedTable(ctx: ViewContext, allColumns: readonly TableColumn[], allRows: readonly TableRow[]): string | null {
   // A column no row has a value in is left out, as a null field is.
@@ -71,33 +108,28 @@ export function fittedTable(ctx: ViewContext, allColumns: readonly TableColumn[]
   const rows: TableRow[] = allRows.map((row) => ('cells' in row ? { cells: filled.map((index) => row.cells[index] ?? '') } : row));
   if (columns.length === 0) return null;
   const texts: TableRow[] = rows.map((row) => ('cells' in row ? { cells: row.cells.map((cell) => safe(cell)) } : { error: safe(row.error) }));
-  const natural = columns.map((column, index) =>
-    Math.max(displayWidth(column.header), ...texts.map((row) => ('cells' in row ? cellWidth(row.cells[index] ?? '') : 0)), 1),
-  );
+  const natural = columns.map((column, index) => {
+    let widest = Math.max(1, displayWidth(column.header));
+    for (const row of texts) if ('cells' in row) widest = Math.max(widest, cellWidth(row.cells[index] ?? ''));
+    return widest;
+  });
   const widths = fitColumns(columns, natural, ctx.width);
   if (widths === null) return null;
   const kept = [...widths.keys()].sort((a, b) => a - b);
   const inner = kept.reduce((sum, index) => sum + widths.get(index)!, 0) + (kept.length - 1) * 3;
-  const wrapCell = (text: string, width: number) => text.split('\n').flatMap((line) => wrapText(line, width)).join('\n');
-  const cells = texts.map((row) =>
+  const body: BoxRow[] = texts.map((row) =>
     'cells' in row
-      ? kept.map((index) => wrapCell(row.cells[index] ?? '', widths.get(index)!))
-      : [{ colSpan: kept.length, content: ctx.chalk.red(wrapCell(row.error, inner)) }],
+      ? { cells: kept.map((index) => cellOf(wrapLines(row.cells[index] ?? '', widths.get(index)!))) }
+      : { span: cellOf(wrapLines(row.error, inner), (text) => ctx.chalk.red(text)) },
   );
-  const oneLineRows = cells.every((row) => row.every((cell) => typeof cell === 'string' && !cell.includes('\n')));
-  const table = new Table({
-    head: kept.map((index) => ctx.chalk.bold(safe(columns[index]!.header))),
-    colWidths: kept.map((index) => widths.get(index)! + 2),
-    colAligns: kept.map((index) => columns[index]!.align ?? 'left'),
-    wordWrap: false,
-    style: { head: [], border: [] },
-    ...(oneLineRows ? { chars: COMPACT_ROWS } : {}),
+  // Rules between the rows only where a row takes several lines (or spans the columns); else the header's alone.
+  const ruled = body.some((row) => 'span' in row || row.cells.some((cell) => cell.lines.length > 1));
+  const lines = drawBoxTable({
+    widths: kept.map((index) => widths.get(index)!),
+    aligns: kept.map((index) => columns[index]!.align ?? 'left'),
+    head: kept.map((index) => cellOf(safe(columns[index]!.header).split('\n'), (text) => ctx.chalk.bold(text))),
+    rows: body,
+    ruled,
   });
-  table.push(...cells);
-  const text = table.toString();
-  if (!oneLineRows || rows.length === 0) return `${text}\n`;
-  // Without row rules cli-table3 draws none under the header either: put it back.
-  const lines = text.split('\n');
-  lines.splice(2, 0, lines[0]!.replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤'));
   return `${lines.join('\n')}\n`;
 }

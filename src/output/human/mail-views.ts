@@ -1,14 +1,16 @@
 import type { Finding } from '../../engine/findings.js';
 import type { BimiResult } from '../../engine/mail/check-bimi.js';
 import type { DkimResult } from '../../engine/mail/check-dkim.js';
-import type { DaneHost, EmailReport } from '../../engine/mail/check-email.js';
+import type { DaneHost, EmailCheck, EmailReport } from '../../engine/mail/check-email.js';
+import { failureReason } from '../../engine/check-failure.js';
+import type { ErrorCode } from '../../errors.js';
 import type { SpfResult } from '../../engine/mail/check-spf.js';
 import type { MxResult } from '../../engine/mail/resolve-mx.js';
 import { presentMailServers } from '../schemas/email-schema.js';
 import { presentMxHosts } from '../schemas/mx-schema.js';
 import { presentSpfMatch, presentSpfTree } from '../schemas/spf-schema.js';
 import { factList, findingCounts, findingsBlock, headline, sections, type Fact } from './blocks.js';
-import type { ViewContext } from './style.js';
+import type { Tone, ViewContext } from './style.js';
 import type { HumanView } from './view.js';
 
 /** The domain as a person reads it: its Unicode form, the ASCII form beside it when they differ. */
@@ -121,8 +123,56 @@ function emailFacts(report: EmailReport): Fact[] {
     ['DNSSEC', report.dnssec ? [report.dnssec.domain, ...report.dnssec.mx].map((check) => `${check.name} ${check.type}: ${check.status}${check.status === 'secure' || check.reason === null ? '' : ` (${check.reason})`}`).join('\n') : null],
     ['SMTP', report.smtp ? presentMailServers(report.smtp) : null],
     ['DANE', report.dane ? report.dane.map((host) => `${host.host}: ${DANE_VERDICTS[host.verdict]}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n') : null],
-    ['not checked', report.errors.length > 0 ? report.errors.map((error) => `${error.check}: ${error.code} (${error.message})`).join('\n') : null],
+    ['not checked', notChecked(report)],
+    // The first failure in full, once: the checks above all met the same one (a resolver that did not answer, say).
+    ['failure', report.failure ? report.failure.message : null],
   ];
+}
+
+/** The checks that could not run, grouped by why: `MX, SPF, DMARC: DNS did not answer (timeout)`. */
+function notChecked(report: EmailReport): string | null {
+  if (report.errors.length === 0) return null;
+  const groups = new Map<string, string[]>();
+  for (const error of report.errors) {
+    // A check skipped because another failed says so in its own words.
+    const why = error.code === 'not_found' ? error.message : `${failureReason(error.code as ErrorCode)} (${error.code})`;
+    groups.set(why, [...(groups.get(why) ?? []), CHECK_LABELS[error.check]]);
+  }
+  return [...groups].map(([why, checks]) => `${checks.join(', ')}: ${why}`).join('\n');
+}
+
+const CHECK_LABELS: Record<EmailCheck, string> = {
+  mx: 'MX',
+  spf: 'SPF',
+  dmarc: 'DMARC',
+  mtaSts: 'MTA-STS',
+  tlsRpt: 'TLS-RPT',
+  dkim: 'DKIM',
+  bimi: 'BIMI',
+  dnssec: 'DNSSEC',
+  smtp: 'SMTP',
+  dane: 'DANE',
+};
+
+/** The checks a report could not run in full: those in `errors`, and DNSSEC when some of its names were left undecided for want of answers. */
+function uncheckedLabels(report: EmailReport): string[] {
+  const labels = report.errors.map((error) => CHECK_LABELS[error.check]);
+  const dnssec = report.dnssec;
+  if (dnssec && [dnssec.domain, ...dnssec.mx].some((check) => check.error !== null)) labels.push('DNSSEC (in part)');
+  return labels;
+}
+
+/**
+ * The verdict of an e-mail report in a few words: the finding counts; with
+ * `could not check ...` after them when some checks could not run; only
+ * that when none could (there is no verdict then, and no count to give).
+ */
+function emailVerdict(report: EmailReport): { text: string; tone: Tone } {
+  if (report.checked === 'none') return { text: `could not check: ${report.failure?.reason ?? 'no check could run'}`, tone: 'bad' };
+  const counts = findingCounts(report.findings.filter((item) => item.severity !== 'unknown'));
+  if (report.checked === 'all') return counts;
+  const unchecked = `could not check ${uncheckedLabels(report).join(', ')}${report.failure ? `: ${report.failure.reason}` : ''}`;
+  return { text: `${counts.text}; ${unchecked}`, tone: counts.tone === 'bad' ? 'bad' : 'warn' };
 }
 
 /** One line: the keys found at the selectors asked, or why there are none. */
@@ -153,9 +203,20 @@ export const EMAIL_VIEW: HumanView = {
   block: (ctx, value) => {
     const report = value as EmailReport;
     const subject = report.domain ? `${domainName(report)} mail` : `${report.server ?? ''} mail`;
-    return checkBlock(ctx, report.test === 'general' ? subject : `${subject} (${report.test})`, emailFacts(report), report.findings);
+    const verdict = emailVerdict(report);
+    // Nothing could be checked: the facts say which checks and why, once; a finding per check would say it again.
+    const findings = report.checked === 'none' ? [] : report.findings;
+    return sections(headline(ctx, report.test === 'general' ? subject : `${subject} (${report.test})`, verdict.text, verdict.tone, ': '), factList(ctx, emailFacts(report)), findingsBlock(ctx, findings));
   },
   table: checkTable<EmailReport>((report) =>
-    report.errors.length > 0 ? `${report.errors.length} checks failed` : report.summary.error > 0 ? 'errors' : report.summary.warning > 0 ? 'warnings' : 'ok',
+    report.checked === 'none'
+      ? `could not check: ${report.failure?.reason ?? 'no check could run'}`
+      : report.checked === 'some'
+        ? `incomplete: ${uncheckedLabels(report).join(', ')} not checked`
+        : report.summary.error > 0
+          ? 'errors'
+          : report.summary.warning > 0
+            ? 'warnings'
+            : 'ok',
   ),
 };

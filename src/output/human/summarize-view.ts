@@ -1,9 +1,10 @@
 import type { RankedRow, Share, SummaryReport } from '../../engine/summarize/summary-report.js';
 import { factList, headline, heading, safe, sections, type Fact } from './blocks.js';
+import { displayWidth } from './display-width.js';
 import { fittedTable, type TableColumn } from './fitted-table.js';
 import { viewContext, type ViewContext } from './style.js';
 import { grouped } from './view.js';
-import { displayWidth, wrapHanging, wrapText } from './wrap.js';
+import { wrapHanging, wrapText } from './wrap.js';
 
 /** The partial blocks of a bar's last cell, one eighth to seven eighths wide. */
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
