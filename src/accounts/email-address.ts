@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { normaliseDomain } from '../engine/dns/dns-name.js';
 import { NetintelError } from '../errors.js';
 
 /**
@@ -15,10 +15,11 @@ import { NetintelError } from '../errors.js';
  *   octets (RFC 5321 §4.5.3.1.1). Its case is kept: RFC 5321 §2.4 leaves
  *   it to the receiving host. Quoted local parts are refused: no one signs
  *   up with them, and they hide characters in plain sight.
- * - The domain is mapped with UTS #46 and stored as its A-label (IDNA,
- *   RFC 5891), lower case, without a final dot: `a@MÜNCHEN.de` and
- *   `a@xn--mnchen-3ya.de` are one address. It must be a host name of at
- *   least two labels; address literals are refused.
+ * - The domain is read as every domain name is (normaliseDomain: UTS #46,
+ *   A-labels checked) and stored as its A-label (IDNA, RFC 5891), lower
+ *   case, without a final dot: `a@MÜNCHEN.de` and `a@xn--mnchen-3ya.de`
+ *   are one address. It must be a host name of at least two labels;
+ *   address literals are refused.
  */
 export function canonicalEmail(text: string): string {
   const trimmed = text.trim();
@@ -63,16 +64,20 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_
 /** RFC 5322 dot-atom with RFC 6531's UTF-8 atext: no leading, trailing or doubled dot. */
 const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\u{10FFFF}]+(?:\.[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\u{10FFFF}]+)*$/u;
 
+/** A host name label of a mail domain: letters, digits and inner hyphens (RFC 5321 §4.1.2 sub-domain). */
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
+/** The domain as the DNS layer reads every name (UTS #46, A-labels checked, dns-name.ts), held to a mail domain's rules. */
 function canonicalDomain(text: string): string | null {
-  const mapped = domainToASCII(text.endsWith('.') ? text.slice(0, -1) : text);
-  if (mapped === '' || mapped.length > 253) return null;
-  const labels = mapped.split('.');
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
-  // A top-level label of digits only makes the name an IPv4 address (RFC 3696 §2).
-  if (/^\d+$/.test(labels.at(-1)!)) return null;
-  return mapped;
+  let ascii: string;
+  try {
+    ascii = normaliseDomain(text).ascii;
+  } catch {
+    return null;
+  }
+  const labels = ascii.split('.');
+  // normaliseDomain refuses an all-digit top-level label (an IPv4 address) and names over 253 octets.
+  return labels.length >= 2 && labels.every((label) => LABEL.test(label)) ? ascii : null;
 }
 
 function notAnAddress(text: string, why: string): NetintelError {

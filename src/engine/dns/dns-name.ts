@@ -218,8 +218,10 @@ function asciiLabel(input: string, label: string, pattern: RegExp): DomainName {
     // An A-label must decode, and encode back to itself (RFC 5891 §5.4):
     // `xn--` alone does not decode, `xn--zz-` decodes to plain `zz`, whose
     // A-label is `zz`. Such a label names nothing a person could have meant.
+    // A U-label holds at least one non-ASCII character (RFC 5890 §2.3.2.1). Node 20's domainToUnicode gives ''
+    // for bad Punycode, Node 24's gives the label back unchanged: both are refused, so the verdict is the same.
     const decoded = domainToUnicode(lower);
-    if (decoded === '' || decoded.includes('.') || domainToASCII(decoded) !== lower) {
+    if (decoded === '' || decoded.includes('.') || !/[^\x00-\x7f]/.test(decoded) || domainToASCII(decoded) !== lower) {
       throw invalidName(input, `the label "${truncate(lower)}" is not a valid IDNA A-label (bad Punycode)`);
     }
     return { ascii: lower, unicode: decoded };
