@@ -15,8 +15,9 @@ import { coverageOf } from '../cli/check-coverage.js';
 import type { RecordCoverage } from '../cli/exit-codes.js';
 import { regularFileSize } from '../cli/progress.js';
 import { isIpAddress } from '../engine/ip/ip-address.js';
+import { addFanOutOptions, fanOutOf, refuseRemoteFanOut, type FanOutFlags } from '../cli/fan-out-options.js';
 
-interface BlacklistFlags {
+interface BlacklistFlags extends FanOutFlags {
   zones?: string;
   listZones?: boolean;
   failOn?: FailOn;
@@ -33,7 +34,8 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
         'zones to ask, comma-separated: registry names, "default", "all" (every live zone), or other zones as name:ip, name:ipv6, name:domain',
       ),
     )
-    .addOption(new Option('--list-zones', 'print the zones a run would ask (with --zones: that selection) from the registry, and exit'))
+    .addOption(new Option('--list-zones', 'print the zones a run would ask (with --zones: that selection) from the registry, and exit'));
+  addFanOutOptions(command, ['max-mx', 'max-addresses'])
     .addHelpText(
       'after',
       [
@@ -47,6 +49,8 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
         'when no zone answered the run exits with the failure\'s code (4 timeout, 5 refused or unreachable), when',
         'some did not it exits 7; these codes come before --fail-on\'s 10.',
         'Every zone is asked at once; --timeout is the deadline of the whole check of one target.',
+        'A domain\'s first --max-mx MX hosts by preference are checked, --max-addresses addresses of each; a cap',
+        'that left some out is a warning finding.',
         'Public resolvers (8.8.8.8, 1.1.1.1, 9.9.9.9...) are refused by Spamhaus, URIBL and SURBL: use your own.',
         'Examples:',
         '  netintel blacklist 192.0.2.1',
@@ -63,9 +67,11 @@ export function registerBlacklistCommand(program: Command, runtime: CommandRunti
     const ctx = runtime.context(options);
     const { io } = runtime;
     if (options.remote) {
+      refuseRemoteFanOut(flags, 'blacklist');
       await runRemote(runtime, options, targets, flags);
       return;
     }
+    ctx.fanOut = fanOutOf(flags);
     // The blacklist engine (DNS sockets, the zone registry) loads only when this command runs.
     const engine = await import('../engine/blacklist/check-blacklist.js');
 

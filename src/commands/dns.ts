@@ -5,6 +5,7 @@ import type { DnsResult } from '../engine/dns/dns-result.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 import { emitOutcomes } from '../cli/emit.js';
 import { stdinBringsList } from '../cli/io.js';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -69,8 +70,11 @@ export function registerDnsCommand(program: Command, runtime: CommandRuntime): v
         return;
       }
       const single = targets.length === 1 && (types === null || dns.expandDnsTypes(types).length === 1);
-      const outcomes = flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), options.concurrency));
+      const notes: string[] = [];
+      const outcomes = notingIgnored(flattenBatches(mapOrdered([targetsFromArguments(targets)], (target) => lookup(target.text), options.concurrency)), notes);
       runtime.exitCode = await emitOutcomes(io, options, DNS_SCHEMA, outcomes, { single, bulk: false });
+      // The records (ignoredAnswers) say it in every format; on stderr a person reads it beside any view.
+      if (!options.quiet) for (const note of notes) io.stderr.write(`netintel: ${escapeTerminalText(note)}\n`);
     });
 }
 
@@ -169,4 +173,21 @@ function settleTypes(
       resolve(outcomes);
     });
   });
+}
+
+/**
+ * Passes the outcomes through, noting each record whose answer held records
+ * for names off the question's chain: they were ignored (RFC 2181 §5.4.1),
+ * and a person should know the resolver sent them.
+ */
+async function* notingIgnored(outcomes: AsyncIterable<Array<Outcome<DnsResult>>>, notes: string[]): AsyncGenerator<Array<Outcome<DnsResult>>> {
+  for await (const batch of outcomes) {
+    for (const outcome of batch) {
+      if (!outcome.ok || !(outcome.value.ignoredAnswers > 0)) continue;
+      const { domain, type, ignoredAnswers, resolver } = outcome.value;
+      const records = ignoredAnswers === 1 ? '1 record' : `${ignoredAnswers} records`;
+      notes.push(`${domain} ${type}: ${resolver} also sent ${records} for other names, not ${domain} nor an alias of it; ignored, not an answer`);
+    }
+    yield batch;
+  }
 }

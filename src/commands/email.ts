@@ -9,8 +9,9 @@ import type { Target } from '../engine/bulk/read-targets.js';
 import type { EmailReport } from '../engine/mail/check-email.js';
 import { runMailCommand } from './mail-run.js';
 import { coverageOf } from '../cli/check-coverage.js';
+import { addFanOutOptions, fanOutOf, refuseRemoteFanOut, type FanOutFlags } from '../cli/fan-out-options.js';
 
-interface EmailFlags {
+interface EmailFlags extends FanOutFlags {
   type?: 'general' | 'mx' | 'spf' | 'smtp' | 'dkim' | 'bimi' | 'dnssec' | 'dane';
   trustAnchor?: string;
   host?: string;
@@ -30,7 +31,8 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option('--port <n>', 'SMTP port (default 25)').argParser(integerIn('--port', 1, 65535)))
     .addOption(new Option('--no-smtp', 'general test without the SMTP connections'))
     .addOption(new Option('--no-dnssec', 'general test without DNSSEC validation, and so without DANE, which rests on it'))
-    .addOption(new Option('--trust-anchor <file>', 'DNSSEC and DANE: validate from these DS or DNSKEY records (default: the IANA root KSKs)'))
+    .addOption(new Option('--trust-anchor <file>', 'DNSSEC and DANE: validate from these DS or DNSKEY records (default: the IANA root KSKs)'));
+  addFanOutOptions(command, ['max-mx', 'max-addresses', 'max-smtp-connections'])
     .addHelpText(
       'after',
       [
@@ -39,6 +41,9 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
         'is "unknown" (never "no record"), and the other checks still run. When no check could run, the report',
         'says "could not check" and the run exits with the failure\'s code (4 timeout, 5 unreachable); when some',
         'could not, it exits 7. Otherwise findings exit 0 unless --fail-on (these codes come before 10).',
+        'The first --max-mx MX hosts by preference are checked (DNS, DNSSEC, SMTP, DANE), --max-addresses addresses',
+        'of each, with at most --max-smtp-connections SMTP connections per domain; a cap that left some out is a',
+        'warning finding.',
         '--type smtp --server HOST: a --server value on the command line that is not an http:// or https://',
         'URL names the mail server to test (as --host does); remote mode then takes its URL from NETINTEL_SERVER',
         'or the config file. An http(s) URL keeps its global meaning: the netintel server to ask.',
@@ -66,6 +71,8 @@ export function registerEmailCommand(program: Command, runtime: CommandRuntime):
     if (!flags.dnssec && flags.trustAnchor !== undefined) throw new NetintelError('usage', '--trust-anchor is where DNSSEC validation starts, which --no-dnssec leaves out: give one or the other');
     const options = runtime.options(self, { mayNameMailServer: true });
     const ctx = runtime.context(options);
+    if (options.remote) refuseRemoteFanOut(flags, 'email');
+    ctx.fanOut = fanOutOf(flags);
     if (options.remote && flags.trustAnchor !== undefined) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates from the root; run without --server');
     const settings = {
       type: test,

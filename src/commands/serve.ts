@@ -8,6 +8,7 @@ import type { CommandRuntime } from '../cli/runtime.js';
 import { NetintelError } from '../errors.js';
 import type { Store } from '../store/open-store.js';
 import { serveLogStream } from './serve-log.js';
+import { SERVER_FAN_OUT } from '../engine/fan-out.js';
 
 interface ServeFlags {
   host: string;
@@ -19,6 +20,9 @@ interface ServeFlags {
   trustProxy?: string[];
   proxyHeader: 'x-forwarded-for' | 'forwarded';
   smtpPorts?: number[];
+  maxMx?: number;
+  maxAddresses?: number;
+  maxSmtpConnections?: number;
   logLevel: string;
   headersTimeout?: number;
   requestTimeout?: number;
@@ -107,6 +111,11 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     )
     .addOption(new Option('--proxy-header <name>', 'the header trusted proxies write').choices(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'))
     .addOption(new Option('--smtp-ports <list>', 'ports SMTP probes may use (default 25,465,587,2525)').argParser(portList))
+    .addOption(new Option('--max-mx <n>', `MX hosts of a domain one request looks up and checks; callers cannot raise it (default ${SERVER_FAN_OUT.maxMxHosts})`).argParser(whole('--max-mx', 1000)))
+    .addOption(new Option('--max-addresses <n>', `addresses of one host a request uses; callers cannot raise it (default ${SERVER_FAN_OUT.maxAddresses})`).argParser(whole('--max-addresses', 1000)))
+    .addOption(
+      new Option('--max-smtp-connections <n>', `SMTP connections one check of a request opens; callers cannot raise it (default ${SERVER_FAN_OUT.maxSmtpConnections})`).argParser(whole('--max-smtp-connections', 1000)),
+    )
     .addOption(new Option('--headers-timeout <ms>', 'time a client has to send the headers of a request, in ms (env: NETINTEL_HEADERS_TIMEOUT; default 10000)').argParser(whole('--headers-timeout', 600_000)))
     .addOption(new Option('--request-timeout <ms>', 'time a client has to send a whole request, body included, in ms (env: NETINTEL_REQUEST_TIMEOUT; default 15000)').argParser(whole('--request-timeout', 600_000)))
     .addOption(new Option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open, in ms (env: NETINTEL_KEEP_ALIVE_TIMEOUT; default 5000)').argParser(whole('--keep-alive-timeout', 600_000)))
@@ -202,6 +211,11 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         trustProxy: flags.trustProxy ?? [],
         proxyHeader: flags.proxyHeader,
         smtpPorts: flags.smtpPorts,
+        fanOut: {
+          maxMxHosts: flags.maxMx ?? SERVER_FAN_OUT.maxMxHosts,
+          maxAddresses: flags.maxAddresses ?? SERVER_FAN_OUT.maxAddresses,
+          maxSmtpConnections: flags.maxSmtpConnections ?? SERVER_FAN_OUT.maxSmtpConnections,
+        },
         logger: { level: flags.logLevel, stream: await serveLogStream(io) },
         version,
         ...connection,

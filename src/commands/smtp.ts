@@ -13,6 +13,8 @@ import { addFailOnOption, exitCodeWithFindings, type FailOn } from '../cli/fail-
 import type { CommandRuntime } from '../cli/runtime.js';
 import { readTrustAnchorFile } from '../cli/trust-anchor-file.js';
 import type { RemoteEngine } from '../remote/remote-engine.js';
+import type { Finding } from '../engine/findings.js';
+import { addFanOutOptions, fanOutOf, type FanOutFlags } from '../cli/fan-out-options.js';
 
 /** A transcript line's time and direction marker, `  1234.5 ms -> ` (presentTranscript): wrapped text goes under what follows. */
 const TRANSCRIPT_MARKER = /^ *[\d.]+ ms .{3} /;
@@ -20,7 +22,7 @@ const TRANSCRIPT_MARKER = /^ *[\d.]+ ms .{3} /;
 const STAGES: readonly SmtpStage[] = ['connect', 'banner', 'ehlo', 'tls', 'auth', 'mail', 'rcpt'];
 const MECHANISMS: readonly SmtpAuthMechanism[] = ['PLAIN', 'LOGIN', 'CRAM-MD5'];
 
-interface SmtpFlags {
+interface SmtpFlags extends FanOutFlags {
   port?: string;
   ip?: string;
   tls?: boolean;
@@ -68,7 +70,8 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
     .addOption(new Option('--transcript', 'include the conversation (credentials redacted)'))
     .addOption(new Option('--dane', 'check DANE (the TLSA records of _25._tcp.<host>) on any port; on by default on port 25'))
     .addOption(new Option('--no-dane', 'skip the DANE check'))
-    .addOption(new Option('--trust-anchor <file>', 'DANE: validate the TLSA records\' DNSSEC from these DS or DNSKEY records (default: the IANA root KSKs)'))
+    .addOption(new Option('--trust-anchor <file>', 'DANE: validate the TLSA records\' DNSSEC from these DS or DNSKEY records (default: the IANA root KSKs)'));
+  addFanOutOptions(command, ['max-addresses', 'max-smtp-connections'])
     .addHelpText(
       'after',
       [
@@ -76,6 +79,8 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
         'The per-stage deadline is --timeout (default 5000 ms); the greeting gets at least 30 s, since servers',
         'delay it on purpose. What the server answers is data (exit 0, see --fail-on); exit 5 when no TCP',
         'connection or greeting could be had (4 on a timeout), 7 when only some addresses failed.',
+        'The first --max-addresses addresses of the host are tested (at most --max-smtp-connections); a cap that',
+        'left some out is a warning finding on the first record.',
         'On port 25 (or with --dane) the TLSA records of _25._tcp.<host> are matched against the presented',
         'certificate chain (DANE, RFC 7672); their DNSSEC is validated by netintel from the root trust anchor.',
         'Examples:',
@@ -92,16 +97,20 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
   command.action(async (host: string, flags: SmtpFlags, cmd: Command) => {
     const options = runtime.options(cmd);
     const ctx = runtime.context(options);
+    ctx.fanOut = fanOutOf(flags);
     const { io } = runtime;
     // The SMTP engine (node:tls, node:crypto, the DNS client) loads only when this command runs.
-    const [{ probeSmtpAll, normaliseProbeOptions }, { parsePort }] = await Promise.all([import('../engine/smtp/probe-smtp.js'), import('../engine/smtp/smtp-input.js')]);
+    const [{ probeSmtpAll, normaliseProbeOptions, probedAddresses, withFinding }, { parsePort }] = await Promise.all([import('../engine/smtp/probe-smtp.js'), import('../engine/smtp/smtp-input.js')]);
     const probe = probeOptions(host, flags, io.env, parsePort);
     let results: SmtpResult[];
     if (options.remote) {
       // Remote mode: the server probes; input errors are found here first, as the local engine words them.
       const input = normaliseProbeOptions(probe, options.timeoutMs);
       const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, runtime.progress);
-      results = await probeRemotely(remote, remoteProbeParams(probe, flags), input.host, input.address);
+      // The addresses are this run's to choose, one request each: the same caps as locally.
+      const capped = (addresses: string[]) => probedAddresses(ctx, input.host, addresses);
+      const probed = await probeRemotely(remote, remoteProbeParams(probe, flags), input.host, input.address, capped);
+      results = probed.finding ? withFinding(probed.results, probed.finding) : probed.results;
     } else {
       results = await probeSmtpAll(ctx, probe);
     }
@@ -179,24 +188,33 @@ function remoteProbeParams(probe: ProbeSmtpOptions, flags: SmtpFlags): Record<st
 /**
  * Probes through GET /api/smtp-test: the given address, or every A and AAAA
  * address of the host (resolved by the server), one request each, as
- * `probeSmtpAll` does locally. The name's resolution time becomes each
- * record's dnsMs, as locally.
+ * `probeSmtpAll` does locally, within the same caps (`capped`: addresses
+ * per host, SMTP connections per check). The name's resolution time
+ * becomes each record's dnsMs, as locally.
  */
-async function probeRemotely(remote: RemoteEngine, params: Record<string, string | undefined>, host: string, address: string | null): Promise<SmtpResult[]> {
+async function probeRemotely(
+  remote: RemoteEngine,
+  params: Record<string, string | undefined>,
+  host: string,
+  address: string | null,
+  capped: (addresses: string[]) => { addresses: string[]; finding: Finding | null },
+): Promise<{ results: SmtpResult[]; finding: Finding | null }> {
   let addresses = address === null ? null : [address];
   let dnsMs: number | null = null;
+  let limited: Finding | null = null;
   if (addresses === null) {
     const started = performance.now();
-    addresses = await remote.hostAddresses(host);
+    ({ addresses, finding: limited } = capped(await remote.hostAddresses(host)));
     dnsMs = Math.round((performance.now() - started) * 10) / 10;
   }
-  return Promise.all(
+  const results = await Promise.all(
     addresses.map(async (each) => {
       const result = (await remote.client.get('/api/smtp-test', { ...params, host, address: each })).body as SmtpResult;
       if (dnsMs !== null && result.timings.dnsMs === null) result.timings.dnsMs = dnsMs;
       return result;
     }),
   );
+  return { results, finding: limited };
 }
 
 /** The engine options of the flags; credentials from the flags or NETINTEL_SMTP_USER/PASS. */

@@ -1,4 +1,5 @@
 import type { ConnectGuard } from './connect-guard.js';
+import type { FanOutLimits } from './fan-out.js';
 import type { DnsTransport } from './dns/dns-transport.js';
 import { createDnsRunMemory, type DnsRunMemory } from './dns/dns-run-memory.js';
 import type { ResolverAddress } from './dns/resolver-address.js';
@@ -36,6 +37,12 @@ export interface EngineContext {
    * transport for a caller-chosen resolver takes the guard itself.
    */
   connectGuard?: ConnectGuard | null;
+  /**
+   * How far one check may fan out from DNS answers: MX hosts, addresses per
+   * host, SMTP connections (fan-out.ts). Absent or null: DEFAULT_FAN_OUT.
+   * `netintel serve` sets its own, which callers cannot raise.
+   */
+  fanOut?: FanOutLimits | null;
   /**
    * Told when a network wait begins (a DNS question, an SMTP stage, a
    * policy fetch, a blocklist round), so a front end can show progress.

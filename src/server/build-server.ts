@@ -19,6 +19,7 @@ import { limitHeaders, setLimitHeaders } from './rate-limit-headers.js';
 import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } from './request-scope.js';
 import { apiRoutes } from './routes/route-table.js';
 import { createTargetGuard } from './target-guard.js';
+import { SERVER_FAN_OUT, type FanOutLimits } from '../engine/fan-out.js';
 import { registerAccountPages, type AccountPagesDeps } from '../web/account-pages.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -41,6 +42,13 @@ export interface ServerDeps {
   allowPrivateTargets?: boolean;
   /** Ports SMTP probes may use (default 25, 465, 587, 2525). */
   smtpPorts?: readonly number[];
+  /**
+   * How far one check of a request fans out from DNS answers (MX hosts,
+   * addresses per host, SMTP connections; default SERVER_FAN_OUT): a caller
+   * chooses the domain, so one request must not become thousands of probes.
+   * No request parameter raises them.
+   */
+  fanOut?: FanOutLimits;
   /** Proxies trusted to say who the caller is (IPs, CIDRs, loopback, private, linklocal). */
   trustProxy?: readonly string[];
   /** The header those proxies write (default x-forwarded-for). */
@@ -132,7 +140,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   }
 
   // Server-side probes go where callers point them: unless allowed, every socket a probe opens is judged first (SSRF).
-  const ctx: EngineContext = deps.allowPrivateTargets === true ? deps.ctx : { ...deps.ctx, connectGuard: createPublicTargetGuard() };
+  const fanOut = deps.fanOut ?? SERVER_FAN_OUT;
+  const ctx: EngineContext = { ...deps.ctx, fanOut, ...(deps.allowPrivateTargets === true ? {} : { connectGuard: createPublicTargetGuard() }) };
   const api: ApiContext = {
     ctx,
     plans,

@@ -245,6 +245,7 @@ const DNS_RECORD = record<DnsResult>({
   status: oneOfStrings(['answer', 'nodata', 'nxdomain']),
   rcode: str,
   answers: arrayOf(record<OtherDnsAnswer>({ name: str, type: str, ttlSeconds: int, data: DNS_DATA })),
+  ignoredAnswers: described(int, 'Records of the answer section for names off the CNAME/DNAME chain of the name asked: not answers, left out of `answers`.'),
   resolver: eg(str, '192.0.2.53:53'),
   transport: oneOfStrings(['udp', 'tcp', 'https', 'tls']),
   latencyMs: num,

@@ -178,6 +178,7 @@ function record(fields: Record<string, unknown>): Record<string, unknown> {
     kind: 'dns',
     status: 'answer',
     rcode: 'NOERROR',
+    ignoredAnswers: 0,
     resolver: server.address,
     transport: 'udp',
     latencyMs: expect.any(Number),

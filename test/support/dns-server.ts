@@ -69,7 +69,18 @@ export interface DnsServerOptions {
    * names (any case, no trailing dot) the function says; default never.
    */
   authenticData?: boolean | ((name: string, type: string) => boolean);
+  /**
+   * A peer that misbehaves on purpose: the replies to send to a query, as
+   * raw messages (over TCP each goes in a frame of its length, so an empty
+   * message is a zero-length frame) or `{ zone: true }` for the answer the
+   * zone gives; undefined answers from the zone as usual. The query is
+   * logged either way.
+   */
+  script?: (query: DecodedPacket, transport: 'udp' | 'tcp') => ScriptedReply[] | undefined;
 }
+
+/** One reply of a script, sent `afterMs` after the query (default 0). */
+export type ScriptedReply = { message: Buffer; afterMs?: number } | { zone: true; afterMs?: number };
 
 export interface LoggedQuery {
   transport: 'udp' | 'tcp';
@@ -128,6 +139,20 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
     const edns = optIn !== undefined;
     queries.push({ transport, id: query.id ?? 0, name: question.name, type: question.type, edns });
 
+    const scripted = options.script?.(query, transport);
+    if (scripted !== undefined) {
+      return scripted.flatMap((reply) =>
+        'zone' in reply ? respondFromZone(query, transport).map((item) => ({ ...item, afterMs: item.afterMs + (reply.afterMs ?? 0) })) : [{ message: reply.message, afterMs: reply.afterMs ?? 0 }],
+      );
+    }
+    return respondFromZone(query, transport);
+  }
+
+  /** The replies the zone and the name's behaviour give to one query. */
+  function respondFromZone(query: DecodedPacket, transport: 'udp' | 'tcp'): Array<{ message: Buffer; afterMs: number }> {
+    const question = query.questions![0]!;
+    const optIn = query.additionals?.find((rr) => rr.type === 'OPT');
+    const edns = optIn !== undefined;
     const behaviour = behaviours.get(lower(question.name)) ?? defaultBehaviour;
     if (behaviour === 'silent') return [];
 

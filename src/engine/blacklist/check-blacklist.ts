@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { NetintelError, type ErrorCode } from '../../errors.js';
 import type { FailureLike } from '../check-failure.js';
 import type { EngineContext } from '../context.js';
+import { fanOutLimits } from '../fan-out.js';
+import type { Finding } from '../findings.js';
 import { normaliseDomain } from '../dns/dns-name.js';
 import { closeOnAbort } from '../dns/close-on-abort.js';
 import { createDnsTransport, type DnsTransport } from '../dns/dns-transport.js';
@@ -202,6 +204,7 @@ async function runCheck(
 
     let mx: BlacklistResult['mx'] = null;
     let hostFailures: FailureLike[] = [];
+    let limited: Finding[] = [];
     if (target.type === 'ip') {
       for (const zone of zones.filter((item) => item.kind === 'domain')) {
         skipped.push({ zone: zone.zone, subject: target.text, reason: 'not_applicable', detail: `${zone.zone} lists domain names, not IP addresses` });
@@ -213,9 +216,10 @@ async function runCheck(
       });
       if (zones.some((zone) => zone.kind === 'ip')) {
         reportStage(ctx, 'dns', target.text, 'MX');
-        const hosts = await resolveMailHosts(target.text, ask);
+        const hosts = await resolveMailHosts(target.text, ask, fanOutLimits(ctx));
         mx = hosts.mx;
         hostFailures = hosts.failures;
+        limited = hosts.limited;
         hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mxHosts));
       }
     }
@@ -238,6 +242,7 @@ async function runCheck(
       specialPurpose: target.type === 'ip' ? specialPurposeOf(target.address) : null,
       verdict,
     });
+    findings.push(...limited);
     for (const row of rows) {
       if (row.status !== 'listed' && row.status !== 'clean') ctx.debug(`blacklist: ${row.zone} ${row.query}: ${row.status}: ${row.detail ?? ''}`);
     }

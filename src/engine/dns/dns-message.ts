@@ -1,8 +1,10 @@
 import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
-import type { DecodedPacket, RecordType } from 'dns-packet';
+import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
+import { chainRecords } from './answer-chain.js';
 import { toDnsAnswer } from './dns-records.js';
+import { messageProblem, questionEnd } from './message-bounds.js';
 import type { DnsAnswer } from './dns-result.js';
 
 /**
@@ -78,30 +80,87 @@ export interface DnsReply {
   readonly rcode: string;
   /** The TC flag: the answer did not fit (RFC 1035 §4.1.1). */
   readonly truncated: boolean;
-  /** The answer section as typed answers (toDnsAnswer), the OPT pseudo-record left out. */
+  /**
+   * The answer section as typed answers (toDnsAnswer): the records owned by
+   * the name asked or by a name on its CNAME/DNAME chain (answer-chain.ts),
+   * the OPT pseudo-record left out.
+   */
   readonly answers: DnsAnswer[];
+  /** The records of `answers` in dns-packet's form, for readers of types netintel does not model (the SPF type). */
+  readonly answerRecords: Answer[];
+  /** Records of the answer section for names off the question's chain: left out of `answers`. */
+  readonly ignoredAnswers: number;
+  /**
+   * The name servers of a referral, null for any other reply: NOERROR, no
+   * answer, NS records and no SOA in the authority section, from a server
+   * that neither recurses (RA clear) nor is authoritative (AA clear). A
+   * recursive resolver answers or says why not; a referral says "ask them",
+   * which is no answer to a stub (RFC 1034 §4.3.1, RFC 2308 §2.2).
+   */
+  readonly referral: string[] | null;
   /** dns-packet's decoding of `message`. */
   readonly packet: DecodedPacket;
 }
 
+/** A reply whose id matched a query but that is not a well-formed DNS message; `reason` says what is wrong. */
+export interface MalformedReply {
+  readonly kind: 'malformed';
+  readonly reason: string;
+}
+
 /**
  * The reply `message` to `query` when it is one (see {@link answersQuestion}),
- * or null when it must be ignored: not a well-formed DNS message, or an
- * answer to another question. The message id is the caller's to check.
+ * `malformed` when it is not a well-formed DNS message (see messageProblem),
+ * or null when it is a well-formed answer to another question and must be
+ * ignored. The message id is the caller's to check. A truncated reply (TC)
+ * is read for its question alone: its records may be cut, and the question
+ * is asked again over TCP.
  */
-export function judgeReply(message: Buffer, query: PreparedQuery): DnsReply | null {
-  const packet = decodeMessage(message);
-  if (!packet || !answersQuestion(packet, query.question)) return null;
+export function judgeReply(message: Buffer, query: PreparedQuery): DnsReply | MalformedReply | null {
+  const truncated = message.length >= 4 && (message[2]! & 0x02) !== 0;
+  const problem = messageProblem(message, truncated);
+  if (problem !== null) return { kind: 'malformed', reason: problem };
+  let packet: DecodedPacket;
+  try {
+    packet = dnsPacket.decode(message);
+  } catch (error) {
+    if (!truncated) return { kind: 'malformed', reason: `it cannot be decoded (${(error as Error).message})` };
+    packet = dnsPacket.decode(questionPart(message));
+  }
+  if (!answersQuestion(packet, query.question)) return null;
+  const { related, ignored } = chainRecords(query.question.name, packet.answers ?? []);
   const answers: DnsAnswer[] = [];
-  for (const rr of packet.answers ?? []) {
+  for (const rr of related) {
     const answer = toDnsAnswer(rr);
     if (answer) answers.push(answer);
   }
-  return { kind: 'reply', message, rcode: responseCode(packet), truncated: packet.flag_tc === true, answers, packet };
+  const rcode = responseCode(packet);
+  // A truncated reply is asked again over TCP before anything is read of it.
+  const referral = truncated ? null : referralOf(packet, rcode);
+  return { kind: 'reply', message, rcode, truncated, answers, answerRecords: related, ignoredAnswers: ignored, referral, packet };
+}
+
+/** The header and question section of a message, with no records: what is read of a truncated reply whose records are cut. */
+function questionPart(message: Buffer): Buffer {
+  const head = Buffer.from(message.subarray(0, questionEnd(message)));
+  head.writeUInt16BE(0, 6);
+  head.writeUInt16BE(0, 8);
+  head.writeUInt16BE(0, 10);
+  return head;
+}
+
+/** The NS names of a referral (see DnsReply.referral), or null. */
+function referralOf(packet: DecodedPacket, rcode: string): string[] | null {
+  if (rcode !== 'NOERROR' || (packet.answers?.length ?? 0) > 0 || packet.flag_aa === true || packet.flag_ra === true) return null;
+  const authorities = packet.authorities ?? [];
+  if (authorities.some((rr) => rr.type === 'SOA')) return null;
+  const servers = authorities.flatMap((rr) => (rr.type === 'NS' ? [String(rr.data)] : []));
+  return servers.length > 0 ? servers : null;
 }
 
 /** Decodes a message, or gives null when it is not a well-formed DNS message. */
 export function decodeMessage(message: Buffer): DecodedPacket | null {
+  if (messageProblem(message) !== null) return null;
   try {
     return dnsPacket.decode(message);
   } catch {

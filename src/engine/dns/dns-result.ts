@@ -124,10 +124,15 @@ export interface DnsResult {
   /** The response code as DNS spells it; results carry `NOERROR` or `NXDOMAIN` (others are errors). */
   rcode: string;
   /**
-   * Every record of the answer section in order, each with its own type: a
-   * CNAME chain comes before the records of the asked type.
+   * The records of the answer section in order, each with its own type: a
+   * CNAME chain comes before the records of the asked type. Only records
+   * owned by the name asked or a name on its CNAME/DNAME chain are answers
+   * (RFC 1034 §4.3.2, RFC 2181 §5.4.1); the others are counted in
+   * `ignoredAnswers`.
    */
   answers: DnsAnswer[];
+  /** Records of the answer section for names off the question's chain: not answers, left out of `answers` (0 for a normal answer). */
+  ignoredAnswers: number;
   /** The resolver that answered, `host:port` or `[v6]:port`. */
   resolver: string;
   transport: DnsTransportKind;

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { DecodedPacket, RecordType } from 'dns-packet';
+import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { ConnectGuard } from '../connect-guard.js';
 import { assertQueryName, type DnsQuestion, type DnsReply, type EdnsMode } from './dns-message.js';
@@ -64,8 +64,16 @@ export interface DnsTransportOptions {
 export interface DnsExchange {
   /** The decoded response (dns-packet's form), decoded on first use. */
   response: DecodedPacket;
-  /** The answer section as typed answers (see toDnsAnswer), the OPT pseudo-record left out. */
+  /**
+   * The answer section as typed answers (see toDnsAnswer): the records of the
+   * name asked and of the names on its CNAME/DNAME chain, in answer order;
+   * records for other names are left out (answer-chain.ts).
+   */
   answers: DnsAnswer[];
+  /** `answers` in dns-packet's form, for types netintel does not model. */
+  answerRecords: Answer[];
+  /** How many records of the answer section were for names off the question's chain, and left out. */
+  ignoredAnswers: number;
   /** The response as received, for readers of the wire form (DNSSEC canonical data). */
   message: Buffer;
   /** Its response code: `NOERROR` or `NXDOMAIN` (other codes are thrown as errors). */
@@ -86,7 +94,8 @@ export interface DnsTransport {
    *
    * @throws NetintelError `upstream` when every resolver that answered said
    *   SERVFAIL, REFUSED or another error code (details: rcode, resolver,
-   *   attempts); `timeout` when none answered in time; `unreachable` when
+   *   attempts), sent only malformed replies, or gave a referral instead of
+   *   recursing; `timeout` when none answered in time; `unreachable` when
    *   every resolver was refused or had no route; `invalid_input` for a name
    *   that cannot be encoded. Messages name the domain and the resolver.
    */
@@ -114,11 +123,17 @@ interface AttemptRecord {
   /**
    * `rcode`: the server answered with an error code; `unreachable`: the
    * network refused; `tls`: the TLS handshake failed; `protocol`: the
-   * answer over HTTPS was not a DNS message; `refused`: the connect guard
-   * refused the address the resolver's name resolved to.
+   * answer over HTTPS or TLS was not a DNS message; `malformed`: the only
+   * replies were malformed DNS messages; `referral`: the server does not
+   * recurse and gave a referral instead of an answer; `refused`: the
+   * connect guard refused the address the resolver's name resolved to.
    */
-  outcome: 'rcode' | 'timeout' | 'unreachable' | 'tls' | 'protocol' | 'refused';
-  /** The rcode (`SERVFAIL`), `timeout`, the errno name (`ECONNREFUSED`), or what went wrong over TLS or HTTPS. */
+  outcome: 'rcode' | 'timeout' | 'unreachable' | 'tls' | 'protocol' | 'malformed' | 'referral' | 'refused';
+  /**
+   * The rcode (`SERVFAIL`), `timeout`, the errno name (`ECONNREFUSED`), what
+   * went wrong over TLS or HTTPS, what is malformed, or the name servers of
+   * a referral (comma-separated).
+   */
   reason: string;
   /** Replies with the right source but a wrong id or question, ignored while waiting. */
   ignoredReplies?: number;
@@ -276,6 +291,12 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
         if (outcome.kind === 'reply') {
           memory?.answered(resolver);
           const rcode = outcome.rcode;
+          if (outcome.referral !== null) {
+            // A server that does not recurse answers nothing a stub can use: the next resolver may.
+            attempts.push({ resolver: resolver.label, transport, outcome: 'referral', reason: outcome.referral.join(', ') });
+            givenUp.add(resolver);
+            continue;
+          }
           if (ANSWER_RCODES.has(rcode)) return new Exchange(outcome, rcode, resolver.label, transport, elapsedMs(started));
           attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
           givenUp.add(resolver);
@@ -344,7 +365,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     // resolveQuestion from that first outcome.
     const probe = demoted(resolver);
     channelFor(resolver, probe).send(question, useEdns, (outcome) => {
-      if (outcome.kind === 'reply' && !outcome.truncated) {
+      if (outcome.kind === 'reply' && !outcome.truncated && outcome.referral === null) {
         const rcode = outcome.rcode;
         if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') {
           memory?.answered(resolver);
@@ -415,6 +436,14 @@ class Exchange implements DnsExchange {
   get answers(): DnsAnswer[] {
     return this.reply.answers;
   }
+
+  get answerRecords(): Answer[] {
+    return this.reply.answerRecords;
+  }
+
+  get ignoredAnswers(): number {
+    return this.reply.ignoredAnswers;
+  }
 }
 
 /** Milliseconds since `started` (performance.now()), to 0.1 ms. */
@@ -435,8 +464,13 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
   const refusal = attempts.find((a) => a.outcome === 'refused');
   if (refusal) return new NetintelError('forbidden', refusal.reason, { details: { ...details, resolver: refusal.resolver, rule: 'private-target' } });
   // A server that spoke, but not DNS, outranks a handshake that failed, which outranks silence.
-  const protocolFailure = rcodeFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'protocol');
+  const protocolFailure = rcodeFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'protocol' || a.outcome === 'malformed');
   const tlsFailure = rcodeFailure || protocolFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'tls');
+  if (protocolFailure?.outcome === 'malformed') {
+    return new NetintelError('upstream', `Malformed reply from DNS server ${protocolFailure.resolver} for ${question}: ${protocolFailure.reason}`, {
+      details: { ...details, resolver: protocolFailure.resolver, malformed: protocolFailure.reason },
+    });
+  }
   if (protocolFailure) {
     return new NetintelError('upstream', `DNS server ${protocolFailure.resolver} did not answer ${question} with a DNS message: ${protocolFailure.reason}`, {
       details: { ...details, resolver: protocolFailure.resolver },
@@ -453,6 +487,14 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
       'upstream',
       `DNS server ${rcodeFailure.resolver} answered ${rcodeFailure.reason} for ${question}`,
       { details: { ...details, rcode: rcodeFailure.reason, resolver: rcodeFailure.resolver } },
+    );
+  }
+  const referral = [...attempts].reverse().find((a) => a.outcome === 'referral');
+  if (referral) {
+    return new NetintelError(
+      'upstream',
+      `DNS server ${referral.resolver} is not a recursive resolver: it answered ${question} with a referral to ${referral.reason} (recursion not available), not with an answer`,
+      { details: { ...details, resolver: referral.resolver, referral: referral.reason.split(', ') } },
     );
   }
   if (timeouts.length > 0) {

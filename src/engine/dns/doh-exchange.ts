@@ -4,7 +4,7 @@ import tls from 'node:tls';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import { judgeReply, prepareQuery, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
 import { tlsOptions } from './dot-exchange.js';
-import type { ExchangeOutcome } from './exchange-outcome.js';
+import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { tlsFailureOutcome } from './tls-failure.js';
 import { unroutableReason } from './unroutable-address.js';
@@ -27,7 +27,22 @@ export interface DohClient {
 }
 
 /** What ALPN chose for the resolver's connection. */
-type Connection = { kind: 'h2'; session: http2.ClientHttp2Session } | { kind: 'http/1.1'; socket: tls.TLSSocket | null };
+type Connection = H2Connection | { kind: 'http/1.1'; socket: tls.TLSSocket | null };
+
+/** An HTTP/2 session, and how the peer broke the protocol when it did (the session is then closed). */
+interface H2Connection {
+  kind: 'h2';
+  session: http2.ClientHttp2Session;
+  violation: string | null;
+}
+
+/**
+ * SETTINGS and PING frames a server may send in one second. Each asks for
+ * an acknowledgement, so a peer that floods them makes the client work and
+ * write without end (RFC 9113 §10.5); a server sends a few in a session's
+ * life. Past the cap the session is closed as a protocol violation.
+ */
+const MAX_CONTROL_FRAMES_PER_SECOND = 100;
 
 /**
  * A client of one DNS over HTTPS resolver (RFC 8484). The first query opens
@@ -85,9 +100,12 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
         }
         if (socket.alpnProtocol === 'h2') {
           const session = http2.connect(url.origin, { createConnection: () => socket });
-          const made: Connection = { kind: 'h2', session };
+          const made: H2Connection = { kind: 'h2', session, violation: null };
           open.add(session);
-          session.on('error', () => {});
+          session.on('error', (error: NodeJS.ErrnoException) => {
+            made.violation ??= http2Violation(error);
+          });
+          watchControlFrames(made);
           // A session that ends (GOAWAY, idle close by the server) is replaced on the next query.
           session.on('close', () => {
             open.delete(session);
@@ -119,7 +137,7 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
     const made = await connection(timeoutMs);
     if (!isConnection(made)) return made;
     const left = Math.max(1, timeoutMs - (Date.now() - started));
-    if (made.kind === 'h2') return h2Request(made.session, query, left);
+    if (made.kind === 'h2') return h2Request(made, query, left);
     const socket = made.socket;
     made.socket = null;
     return h1Request(query, left, socket);
@@ -139,8 +157,14 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
     };
   }
 
-  function h2Request(session: http2.ClientHttp2Session, query: PreparedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
+  function h2Request(connection: H2Connection, query: PreparedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
     const { path, headers, body } = request(query);
+    const session = connection.session;
+    // A stream that ends because the peer broke the protocol ends with that, not as an unreachable server.
+    const broken = (error: NodeJS.ErrnoException | null): ExchangeOutcome => {
+      const violation = connection.violation ?? (error === null ? null : http2Violation(error));
+      return violation !== null ? { kind: 'failed', failure: 'protocol', code: 'EPROTO', reason: violation } : { kind: 'unreachable', code: error?.code ?? 'ECONNRESET' };
+    };
     return new Promise((resolve) => {
       let stream: http2.ClientHttp2Stream;
       try {
@@ -156,9 +180,10 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
       });
       stream.on('response', (responseHeaders) => settle.head(Number(responseHeaders[':status']), responseHeaders['content-type']));
       stream.on('data', (chunk: Buffer) => settle.data(chunk));
-      stream.on('end', () => settle.end());
-      stream.on('error', (error: NodeJS.ErrnoException) => settle.fail({ kind: 'unreachable', code: error.code ?? 'ECONNRESET' }));
-      stream.on('close', () => settle.fail({ kind: 'unreachable', code: 'ECONNRESET' }));
+      // A session closed for a violation ends its streams, some with an empty 'end'.
+      stream.on('end', () => (connection.violation !== null ? settle.fail(broken(null)) : settle.end()));
+      stream.on('error', (error: NodeJS.ErrnoException) => settle.fail(broken(error)));
+      stream.on('close', () => settle.fail(broken(null)));
       if (body !== null) stream.end(body);
     });
   }
@@ -223,8 +248,10 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
       },
       end() {
         const message = Buffer.concat(chunks);
-        const reply = message.length >= 12 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
-        settle(reply ?? protocolFailure(`its answer is not a DNS reply to the question (${message.length} octets)`));
+        // One body is the whole answer: a malformed one is the resolver's reply, there is nothing to wait for.
+        const reply = message.length >= 2 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
+        if (reply?.kind === 'malformed') settle(malformedOutcome(reply.reason));
+        else settle(reply ?? protocolFailure(`its answer is not a DNS reply to the question (${message.length} octets)`));
       },
       fail: settle,
     };
@@ -242,6 +269,39 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
       connecting = null;
     },
   };
+}
+
+/**
+ * Counts the SETTINGS and PING frames of a session; past
+ * MAX_CONTROL_FRAMES_PER_SECOND in a second the session is closed and the
+ * violation recorded for the streams it ends.
+ */
+function watchControlFrames(connection: H2Connection): void {
+  let windowStart = Date.now();
+  const counts = { SETTINGS: 0, PING: 0 };
+  const count = (frame: keyof typeof counts) => {
+    const now = Date.now();
+    if (now - windowStart >= 1000) {
+      windowStart = now;
+      counts.SETTINGS = 0;
+      counts.PING = 0;
+    }
+    counts[frame] += 1;
+    if (counts[frame] > MAX_CONTROL_FRAMES_PER_SECOND && connection.violation === null) {
+      connection.violation = `it flooded the HTTP/2 connection with ${frame} frames (over ${MAX_CONTROL_FRAMES_PER_SECOND} in a second), a protocol violation by the peer (RFC 9113 §10.5)`;
+      connection.session.destroy();
+    }
+  };
+  connection.session.on('remoteSettings', () => count('SETTINGS'));
+  connection.session.on('ping', () => count('PING'));
+}
+
+/** A protocol violation by the peer in an HTTP/2 error (nghttp2's flood detection among them), or null for other errors. */
+function http2Violation(error: NodeJS.ErrnoException): string | null {
+  if (error.code !== 'ERR_HTTP2_ERROR') return null;
+  return /flood/i.test(error.message)
+    ? 'it flooded the HTTP/2 connection with frames, a protocol violation by the peer (RFC 9113 §10.5)'
+    : `it broke the HTTP/2 protocol (${error.message})`;
 }
 
 function isConnection(made: Connection | ExchangeOutcome): made is Connection {

@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import { decodeMessage, judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
-import type { ExchangeOutcome } from './exchange-outcome.js';
+import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { createFrameReader, lengthPrefixed } from './tcp-exchange.js';
 import { tlsFailureOutcome } from './tls-failure.js';
@@ -22,6 +22,8 @@ interface Waiting {
   query: PreparedQuery;
   timer: NodeJS.Timeout;
   ignoredReplies: number;
+  /** The first malformed reply's fault, null while none came (see udp-channel.ts). */
+  malformed: string | null;
   /** Sent again once already, after a reused connection closed under it. */
   resent: boolean;
   done: (outcome: ExchangeOutcome) => void;
@@ -70,6 +72,10 @@ export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard |
       const reply = judgeReply(message, entry.query);
       if (reply === null) {
         entry.ignoredReplies += 1;
+        return;
+      }
+      if (reply.kind === 'malformed') {
+        entry.malformed ??= reply.reason;
         return;
       }
       connection.answered = true;
@@ -149,12 +155,13 @@ export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard |
           edns,
           query: prepareQuery(0, question, edns),
           ignoredReplies: 0,
+          malformed: null,
           resent: false,
           done: resolve,
           timer: setTimeout(() => {
             const connection = timers.get(entry);
             if (!connection) return;
-            settle(connection, entry, { kind: 'timeout', ignoredReplies: entry.ignoredReplies });
+            settle(connection, entry, entry.malformed !== null ? malformedOutcome(entry.malformed) : { kind: 'timeout', ignoredReplies: entry.ignoredReplies });
             // A handshake that never ends is given up, so that the next query connects afresh.
             if (!connection.ready && connection.waiting.size === 0) end(connection, { kind: 'timeout', ignoredReplies: 0 });
           }, timeoutMs),

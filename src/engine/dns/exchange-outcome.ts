@@ -13,10 +13,18 @@ export type ExchangeOutcome =
   /** The network said no: ICMP unreachable (ECONNREFUSED), reset, no route; `code` is the errno name. */
   | { kind: 'unreachable'; code: string }
   /**
-   * DNS over HTTPS or TLS only: the TLS handshake failed (`tls`: an untrusted
-   * or misnamed certificate), or the server's answer was not a DNS message
-   * (`protocol`: an HTTP error status, another content type, garbage), or
-   * the connect guard refused the address a resolver's name resolved to
-   * (`refused`). `reason` says what, for the error message.
+   * The TLS handshake failed (`tls`: an untrusted or misnamed certificate, a
+   * server that does not speak TLS), or the server's answer was not a DNS
+   * message (`protocol`: an HTTP error status, another content type,
+   * garbage, an HTTP/2 peer breaking the protocol), or the connect guard
+   * refused the address a resolver's name resolved to (`refused`), all of
+   * DNS over HTTPS or TLS; or, over any transport, the only replies with the
+   * query's id were malformed (`malformed`: see messageProblem), none valid
+   * by the deadline. `reason` says what, for the error message.
    */
-  | { kind: 'failed'; failure: 'tls' | 'protocol' | 'refused'; code: string; reason: string };
+  | { kind: 'failed'; failure: 'tls' | 'protocol' | 'refused' | 'malformed'; code: string; reason: string };
+
+/** The outcome of a query whose replies were all malformed (`reason`: the first one's fault). */
+export function malformedOutcome(reason: string): ExchangeOutcome {
+  return { kind: 'failed', failure: 'malformed', code: 'EPROTO', reason };
+}

@@ -113,6 +113,7 @@ function resolveDnsTypeThen(
       status: answerStatus(exchange!.rcode, matching),
       rcode: exchange!.rcode,
       answers,
+      ignoredAnswers: exchange!.ignoredAnswers,
       resolver: exchange!.resolver,
       transport: exchange!.transport,
       latencyMs: exchange!.latencyMs,

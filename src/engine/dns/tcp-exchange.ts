@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode } from './dns-message.js';
-import type { ExchangeOutcome } from './exchange-outcome.js';
+import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { unroutableReason } from './unroutable-address.js';
 
@@ -10,7 +10,9 @@ const MAX_FRAME = 2 + 0xffff;
 /**
  * One query over its own TCP connection: each message is preceded by its
  * length as a 2-octet big-endian integer (RFC 1035 §4.2.2, RFC 7766 §8).
- * Frames whose id or question do not match are skipped, as over UDP.
+ * Frames whose id or question do not match are skipped, as over UDP; a
+ * malformed frame (a zero-length one included) is remembered, and is the
+ * outcome when no valid reply follows before the deadline or the close.
  * `timeoutMs` covers connecting and waiting for the answer. Never rejects.
  *
  * A connection per query is what dig does and suits the two uses here,
@@ -30,6 +32,8 @@ export function tcpExchange(
 
   return new Promise<ExchangeOutcome>((resolve) => {
     let ignoredReplies = 0;
+    // The first malformed frame's fault: what the server said, when nothing valid follows.
+    let malformed: string | null = null;
     let settled = false;
 
     let socket: net.Socket;
@@ -41,7 +45,7 @@ export function tcpExchange(
       resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
       return;
     }
-    const timer = setTimeout(() => finish({ kind: 'timeout', ignoredReplies }), timeoutMs);
+    const timer = setTimeout(() => finish(malformed !== null ? malformedOutcome(malformed) : { kind: 'timeout', ignoredReplies }), timeoutMs);
 
     function finish(outcome: ExchangeOutcome): void {
       if (settled) return;
@@ -53,18 +57,25 @@ export function tcpExchange(
 
     socket.setNoDelay(true);
     socket.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'unreachable', code: error.code ?? 'EIO' }));
-    // The server closed the connection without a matching answer.
-    socket.on('close', () => finish({ kind: 'unreachable', code: 'ECONNRESET' }));
+    // The server closed the connection without a matching answer (after a malformed one, that one is its answer).
+    socket.on('close', () => finish(malformed !== null ? malformedOutcome(malformed) : { kind: 'unreachable', code: 'ECONNRESET' }));
     const read = createFrameReader((message) => {
-      const reply = message.length >= 12 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
-      if (reply) finish(reply);
-      else ignoredReplies += 1;
+      // The connection is this query's own: a frame too short to carry an id is the server's malformed reply.
+      const reply = message.length < 2 ? ({ kind: 'malformed', reason: frameProblem(message) } as const) : message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
+      if (reply === null) ignoredReplies += 1;
+      else if (reply.kind === 'malformed') malformed ??= reply.reason;
+      else finish(reply);
     });
     socket.on('data', (chunk: Buffer) => {
       if (!read(chunk)) finish({ kind: 'unreachable', code: 'EPROTO' });
     });
     socket.write(frame);
   });
+}
+
+/** What is wrong with a frame too short to be looked at further. */
+export function frameProblem(message: Buffer): string {
+  return message.length === 0 ? 'a zero-length TCP frame, not a DNS message' : `${message.length} octets, shorter than the 12-octet DNS header`;
 }
 
 /** A message with its 2-octet big-endian length in front (RFC 1035 §4.2.2; RFC 7858 §3.3 over TLS). */

@@ -1,4 +1,5 @@
 import { NetintelError } from '../../errors.js';
+import { notTlsReason } from '../http/https-failure.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 
 /** OpenSSL's and Node's codes for a certificate or handshake that failed. */
@@ -24,5 +25,6 @@ function tlsReason(code: string, message: string, host: string): string {
     return `the certificate is not signed by a trusted CA (${message}); trust a private CA with --resolver-ca FILE`;
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `the certificate is outside its validity period (${message})`;
-  return message;
+  // A plain DNS (or any plain TCP) server on the port answers the ClientHello with octets that are not a TLS record.
+  return notTlsReason(message) ?? message;
 }

@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
-import type { ExchangeOutcome } from './exchange-outcome.js';
+import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { unroutableReason } from './unroutable-address.js';
 
@@ -13,7 +13,9 @@ import { unroutableReason } from './unroutable-address.js';
  * EHOSTUNREACH, which a plain sendto() socket never sees. Replies are routed
  * to their query by message id; a reply is accepted only if its question
  * matches too (RFC 5452 §9.1), anything else is ignored and the query keeps
- * waiting until its own deadline.
+ * waiting until its own deadline. A malformed datagram with the query's id
+ * is remembered, not taken: when no valid reply has come by the deadline,
+ * the query ends as `malformed` instead of `timeout`.
  */
 export interface UdpChannel {
   /**
@@ -40,6 +42,8 @@ class Waiting {
   prev: Waiting | null = null;
   next: Waiting | null = null;
   ignoredReplies = 0;
+  /** What was wrong with the first malformed reply that carried this query's id, null while none came. */
+  malformed: string | null = null;
 
   constructor(
     readonly query: PreparedQuery,
@@ -104,7 +108,8 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     timer = null;
     const now = performance.now();
     while (head !== null && head.deadline <= now) {
-      settle(head, { kind: 'timeout', ignoredReplies: head.ignoredReplies });
+      // No valid reply came: a malformed one is what the resolver said (a spoofed one must not beat the real answer, so it is not taken earlier).
+      settle(head, head.malformed !== null ? malformedOutcome(head.malformed) : { kind: 'timeout', ignoredReplies: head.ignoredReplies });
     }
     if (head !== null && timer === null) arm(head.deadline - now);
   }
@@ -116,12 +121,16 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
   }
 
   function onMessage(message: Buffer): void {
-    if (message.length < 12) return;
+    if (message.length < 2) return;
     const entry = byId.get((message[0]! << 8) | message[1]!);
     if (!entry) return;
     const reply = judgeReply(message, entry.query);
     if (reply === null) {
       entry.ignoredReplies += 1;
+      return;
+    }
+    if (reply.kind === 'malformed') {
+      entry.malformed ??= reply.reason;
       return;
     }
     settle(entry, reply);

@@ -15,6 +15,15 @@ export interface FetchPlace {
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|http request/i;
 
 /**
+ * What a TLS failure means when OpenSSL's complaint (`message`) says the
+ * peer does not speak TLS at all (plain text where a handshake was due):
+ * the words every TLS client of the engine uses, or null for other failures.
+ */
+export function notTlsReason(message: string): string | null {
+  return NOT_TLS.test(message) ? 'the server does not speak TLS on this port (it answered in plain text)' : null;
+}
+
+/**
  * A failed HTTPS fetch as a NetintelError, from what node:net, node:tls and
  * undici throw: `tls` (handshake, certificate, a peer that does not speak
  * TLS), `unreachable` (refused, reset, closed early, no route), `upstream`
@@ -30,7 +39,7 @@ export function httpsFailure(error: unknown, place: FetchPlace): NetintelError {
   const peer = place.address === null || place.address === host ? host : `${host} (${place.address})`;
   const during = place.bodyOctets === null ? 'before the answer was complete' : `after ${place.bodyOctets} octets of the body`;
   if (/^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code) || /certificate|SSL|TLS/.test(message)) {
-    const reason = NOT_TLS.test(message) ? 'the server does not speak TLS on this port (it answered in plain text)' : message;
+    const reason = notTlsReason(message) ?? message;
     return new NetintelError('tls', `TLS with ${peer} failed: ${reason}`, { cause: error, details });
   }
   if (code === 'ECONNREFUSED') return new NetintelError('unreachable', `${peer} refused the connection for ${url}`, { cause: error, details });

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
+import { createConnectionBudget, fanOutLimits } from '../fan-out.js';
 import { NetintelError } from '../../errors.js';
 import type { Authenticate } from '../smtp/dane.js';
 import type { SmtpResult } from '../smtp/smtp-result.js';
@@ -19,7 +20,7 @@ export interface MailServerCheck {
   address: string | null;
   /** The SMTP probe's record (connect, banner, EHLO, STARTTLS), null when the host was not probed. */
   probe: SmtpResult | null;
-  /** Why the host was not probed, or why the probe itself failed; null otherwise. */
+  /** Why the host was not probed (code `limited`: the check's SMTP connections were spent), or why the probe itself failed; null otherwise. */
   error: FailureJson | null;
   /** The probe's findings, each naming the host, and this check's own. */
   findings: Finding[];
@@ -44,7 +45,9 @@ export interface MailServerOptions {
 
 /**
  * Probes every distinct mail server of an MX result (the domain itself for
- * an implicit MX, none for a null MX) concurrently, in preference order.
+ * an implicit MX, none for a null MX) concurrently, in preference order,
+ * up to the context's SMTP connections per check (fan-out.ts); a server
+ * past it is listed with an `smtp_connections_limited` finding.
  */
 export async function checkMailServers(ctx: EngineContext, mx: MxResult, options: MailServerOptions = {}, dns: MailDns = createMailDns(ctx)): Promise<MailServerCheck[]> {
   const port = options.port ?? 25;
@@ -61,7 +64,29 @@ export async function checkMailServers(ctx: EngineContext, mx: MxResult, options
       targets.push({ host: record.exchange, preference: record.preference, addresses: record.ipLiteral ? [] : record.error ? null : record.addresses.map((item) => item.address) });
     }
   }
-  return Promise.all(targets.map((target) => checkMailServer(ctx, { ...target, port }, options, dns)));
+  // One connection per server probed (its first address); the servers past the check's budget are listed, not probed.
+  const budget = createConnectionBudget(fanOutLimits(ctx).maxSmtpConnections);
+  return Promise.all(
+    targets.map((target) => (budget.take() ? checkMailServer(ctx, { ...target, port }, options, dns) : Promise.resolve(notProbed(target, port, budget.limit)))),
+  );
+}
+
+/** A server the check's SMTP connection budget did not reach: not probed, and `error` (code `limited`) says why. */
+function notProbed(target: { host: string; preference: number | null }, port: number, limit: number): MailServerCheck {
+  return {
+    host: target.host,
+    preference: target.preference,
+    port,
+    address: null,
+    probe: null,
+    error: { code: 'limited', message: `the check had opened its ${limit} SMTP connections, the limit per check` },
+    findings: [
+      finding('smtp_connections_limited', 'warning', `${target.host} was not probed: the check had opened its ${limit} SMTP connections (the limit of SMTP connections per check)`, null, {
+        host: target.host,
+        limit,
+      }),
+    ],
+  };
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Answer, RecordType } from 'dns-packet';
 import type { EngineContext } from '../context.js';
-import { toDnsAnswer } from '../dns/dns-records.js';
 import type { DnsAnswer, DnsDataByType, DnsStatus, DnsTxtData } from '../dns/dns-result.js';
 import { wireRecordType, type DnsRecordType } from '../dns/dns-type.js';
 import { NetintelError, toNetintelError } from '../../errors.js';
@@ -86,11 +85,8 @@ export function createMailDns(ctx: EngineContext): MailDns {
         const exchange = await transport.query(ascii, wireRecordType(type)).catch((error: unknown) => {
           throw toNetintelError(error);
         });
-        const answers: DnsAnswer[] = [];
-        for (const rr of exchange.response.answers ?? []) {
-          const answer = toDnsAnswer(rr);
-          if (answer) answers.push(answer);
-        }
+        // The answers of the name asked and its aliases only (answer-chain.ts): a record for another name is not an answer.
+        const answers: DnsAnswer[] = exchange.answers;
         const matching = answers.filter((answer) => answer.type === type);
         const status: DnsStatus = exchange.rcode === 'NXDOMAIN' ? 'nxdomain' : matching.length > 0 ? 'answer' : 'nodata';
         ctx.debug(`mail dns: ${ascii} ${type} ${status} (${exchange.resolver})`);
@@ -113,7 +109,7 @@ export function createMailDns(ctx: EngineContext): MailDns {
         const exchange = await transport.query(ascii, 'SPF' as RecordType).catch((error: unknown) => {
           throw toNetintelError(error);
         });
-        const records = (exchange.response.answers ?? []).filter((rr: Answer) => (rr.type as string) === 'SPF').map(spfTypeData);
+        const records = exchange.answerRecords.filter((rr: Answer) => (rr.type as string) === 'SPF').map(spfTypeData);
         const status: DnsStatus = exchange.rcode === 'NXDOMAIN' ? 'nxdomain' : records.length > 0 ? 'answer' : 'nodata';
         return { name: ascii, status, records };
       });

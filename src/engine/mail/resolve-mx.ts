@@ -7,6 +7,7 @@ import { parseIpAddress } from '../ip/ip-address.js';
 import { specialPurposeOf } from '../ip/special-ranges.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { failureJson, withContext } from './mail-errors.js';
+import { capEvidence, capList, capMessage, fanOutLimits } from '../fan-out.js';
 
 /** One address of a mail exchanger, with its reverse DNS. */
 export interface MxAddress {
@@ -105,11 +106,15 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
     return make('nxdomain', [], []);
   }
 
+  const limits = fanOutLimits(ctx);
   if (mx.records.length === 0) {
     let addresses: string[];
+    let capped: Finding | null;
     try {
       const [a, aaaa] = await Promise.all([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
-      addresses = [...a.records, ...aaaa.records];
+      ({ kept: addresses, finding: capped } = capList([...a.records, ...aaaa.records], limits.maxAddresses, (total) =>
+        finding('mx_addresses_limited', 'warning', capMessage(total, limits.maxAddresses, `addresses of ${name.ascii}`, 'addresses per host'), null, capEvidence(total, limits.maxAddresses, { exchange: name.ascii })),
+      ));
     } catch (error) {
       throw withContext(error, `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
     }
@@ -123,6 +128,7 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
           { addresses },
         ),
       );
+      if (capped) findings.push(capped);
       return make('implicit', [], addresses);
     }
     findings.push(
@@ -133,8 +139,15 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
     return make('no_mail', [], []);
   }
 
-  const sorted = [...mx.records].sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
+  const published = [...mx.records].sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
   const isNull = (exchange: string) => exchange === '.' || exchange === '';
+  // The first hosts by preference are looked up; the others are counted, not resolved (fan-out.ts).
+  const exchanges = [...new Set(published.filter((record) => !isNull(record.exchange)).map((record) => record.exchange.toLowerCase()))];
+  const hostCap = capList(exchanges, limits.maxMxHosts, (total) =>
+    finding('mx_hosts_limited', 'warning', capMessage(total, limits.maxMxHosts, `MX hosts of ${name.ascii}`, 'MX hosts per check'), null, capEvidence(total, limits.maxMxHosts, { domain: name.ascii })),
+  );
+  const kept = new Set(hostCap.kept);
+  const sorted = hostCap.finding === null ? published : published.filter((record) => isNull(record.exchange) || kept.has(record.exchange.toLowerCase()));
   const nulls = sorted.filter((record) => isNull(record.exchange));
   if (nulls.length > 0) {
     if (sorted.length === 1) {
@@ -153,7 +166,8 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
   }
 
   const seen = new Map<string, number>();
-  for (const record of sorted) {
+  for (const record of published) {
+    if (!kept.has(record.exchange.toLowerCase())) continue;
     const key = record.exchange.toLowerCase();
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
@@ -170,7 +184,7 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
       const key = record.exchange.toLowerCase();
       let pending = resolved.get(key);
       if (!pending) {
-        pending = resolveHost(dns, record.exchange);
+        pending = resolveHost(dns, record.exchange, limits.maxAddresses);
         resolved.set(key, pending);
       }
       const host = await pending;
@@ -186,9 +200,10 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
     findings.push(...(await resolved.get(key)!).findings);
   }
   findings.unshift(
-    finding('mx_records_found', 'pass', `${name.ascii} has ${sorted.length} MX record${sorted.length > 1 ? 's' : ''}`, 'RFC 5321 §5.1', {
+    finding('mx_records_found', 'pass', `${name.ascii} has ${published.length} MX record${published.length > 1 ? 's' : ''}`, 'RFC 5321 §5.1', {
       exchanges: sorted.map((record) => record.exchange),
     }),
+    ...(hostCap.finding ? [hostCap.finding] : []),
   );
   return make('mx', hosts, []);
 }
@@ -202,7 +217,7 @@ function nullHost(preference: number): MxHost {
   return { preference, exchange: '.', exchangeUnicode: '.', cname: null, ipLiteral: false, addresses: [], error: null };
 }
 
-async function resolveHost(dns: MailDns, exchange: string): Promise<ResolvedHost> {
+async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number): Promise<ResolvedHost> {
   const findings: Finding[] = [];
   const bare = exchange.replace(/^\[|\]$/g, '');
   let unicode = exchange;
@@ -245,12 +260,16 @@ async function resolveHost(dns: MailDns, exchange: string): Promise<ResolvedHost
       }),
     );
   }
-  const addresses = [...a.records, ...aaaa.records];
+  const capped = capList([...a.records, ...aaaa.records], maxAddresses, (total) =>
+    finding('mx_addresses_limited', 'warning', capMessage(total, maxAddresses, `addresses of the MX host ${exchange}`, 'addresses per host'), null, capEvidence(total, maxAddresses, { exchange })),
+  );
+  const addresses = capped.kept;
   if (addresses.length === 0) {
     const why = a.status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
     findings.push(finding('mx_no_address', 'error', `The MX host ${exchange} ${why}: mail cannot be delivered to it`, 'RFC 5321 §5.1', { exchange, status: a.status }));
     return { host, findings };
   }
+  if (capped.finding) findings.push(capped.finding);
   host.addresses = await Promise.all(addresses.map((address) => describeAddress(dns, address)));
   for (const item of host.addresses) {
     if (item.reserved !== null) {

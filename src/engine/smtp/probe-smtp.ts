@@ -5,6 +5,7 @@ import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import type { EngineContext } from '../context.js';
 import { resolveHostAddresses } from '../dns/host-addresses.js';
 import { finding, SEVERITIES, type Finding } from '../findings.js';
+import { capEvidence, capList, capMessage, fanOutLimits } from '../fan-out.js';
 import { emptyExtensions, leadingHostname, parseEhloExtensions } from './ehlo-extensions.js';
 import { authenticate, authSecrets, chooseMechanism } from './smtp-auth.js';
 import { GREETING_DELAY_MS, judgeSmtpResult, SLOW_STAGE_MS } from './smtp-findings.js';
@@ -220,7 +221,10 @@ export async function probeSmtp(ctx: EngineContext, options: ProbeSmtpOptions): 
 
 /**
  * Probes every address of the host (its A and AAAA records, resolved once)
- * concurrently, or the one address given; results in address order.
+ * concurrently, or the one address given; results in address order. A host
+ * with more addresses than the context's caps allow (addresses per host,
+ * SMTP connections per check: fan-out.ts) has its first ones probed, and
+ * the first result carries a finding saying so.
  *
  * @throws as probeSmtp.
  */
@@ -228,9 +232,39 @@ export async function probeSmtpAll(ctx: EngineContext, options: ProbeSmtpOptions
   const input = normaliseProbeOptions(options, ctx.timeoutMs);
   if (input.address !== null) return [await runProbe(ctx, input, input.address, null)];
   const started = performance.now();
-  const addresses = await resolveHostAddresses(ctx, input.host);
+  const { addresses, finding: capped } = probedAddresses(ctx, input.host, await resolveHostAddresses(ctx, input.host));
   const dnsMs = roundMs(performance.now() - started);
-  return Promise.all(addresses.map((address) => runProbe(ctx, input, address, dnsMs)));
+  const results = await Promise.all(addresses.map((address) => runProbe(ctx, input, address, dnsMs)));
+  return capped ? withFinding(results, capped) : results;
+}
+
+/**
+ * The addresses of `host` that one check probes: the first ones, up to the
+ * addresses per host and the SMTP connections per check of the context
+ * (whichever is lower), and the finding that says so when some were left
+ * out (`smtp_addresses_limited` or `smtp_connections_limited`). Remote
+ * mode, probing one address per request, keeps to the same caps.
+ */
+export function probedAddresses(ctx: Pick<EngineContext, 'fanOut'>, host: string, addresses: readonly string[]): { addresses: string[]; finding: Finding | null } {
+  const limits = fanOutLimits(ctx);
+  // The lower cap is the one that applies, and the one the finding names.
+  const { kept, finding: capped } =
+    limits.maxSmtpConnections < limits.maxAddresses
+      ? capList(addresses, limits.maxSmtpConnections, (total) =>
+          finding('smtp_connections_limited', 'warning', capMessage(total, limits.maxSmtpConnections, `addresses of ${host}`, 'SMTP connections per check'), null, capEvidence(total, limits.maxSmtpConnections, { host })),
+        )
+      : capList(addresses, limits.maxAddresses, (total) =>
+          finding('smtp_addresses_limited', 'warning', capMessage(total, limits.maxAddresses, `addresses of ${host}`, 'addresses per host'), null, capEvidence(total, limits.maxAddresses, { host })),
+        );
+  return { addresses: kept, finding: capped };
+}
+
+/** The results with `item` added to the first one's findings, in severity order. */
+export function withFinding(results: SmtpResult[], item: Finding): SmtpResult[] {
+  const [first, ...rest] = results;
+  if (!first) return results;
+  const findings = [...first.findings, item].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
+  return [{ ...first, findings }, ...rest];
 }
 
 /** `host:port`, an IPv6 address in brackets (RFC 3986 §3.2.2). */

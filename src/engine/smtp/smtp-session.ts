@@ -265,6 +265,12 @@ export class SmtpSession {
       return;
     }
     this.replyLines.push(raw);
+    const first = this.replyLines.length > 1 ? parseLine(this.replyLines[0]!) : null;
+    if (first !== null && first.code !== parsed.code) {
+      // RFC 5321 §4.2.1: every line of a multi-line reply carries the same code; a reply that changes it midway has no one meaning.
+      this.protocolError(text, `a multi-line reply whose lines carry different codes (${first.code}, then ${parsed.code}), where RFC 5321 §4.2.1 gives every line of a reply the same code`);
+      return;
+    }
     if (this.replyLines.length > MAX_REPLY_LINES) {
       this.protocolError(text, `a reply of more than ${MAX_REPLY_LINES} lines`);
       return;

@@ -42,6 +42,7 @@ export async function resolveDnssecType(ctx: EngineContext, target: DnsTarget, t
     status: answerStatus(answer.rcode, matching),
     rcode: answer.rcode,
     answers: answer.records,
+    ignoredAnswers: answer.ignoredRecords,
     resolver: answer.resolver,
     transport: answer.transport,
     latencyMs: answer.latencyMs,

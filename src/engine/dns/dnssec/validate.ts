@@ -43,8 +43,10 @@ export interface DnssecAnswer {
   name: string;
   type: string;
   rcode: string;
-  /** The answer section, RRSIG records included. */
+  /** The answer section, RRSIG records included (records for names off the question's chain left out). */
   records: DnsAnswer[];
+  /** Records of the answer section for names off the question's chain, left out of `records`. */
+  ignoredRecords: number;
   /** The resolver's AD bit on a query without CD; null when that query failed. */
   authenticData: boolean | null;
   /** The resolver that answered the question, `host:port`. */
@@ -70,6 +72,7 @@ export interface ValidateOptions {
 interface Asked {
   message: WireMessage;
   answers: DnsAnswer[];
+  ignoredAnswers: number;
   rcode: string;
   resolver: string;
   transport: DnsTransportKind;
@@ -145,6 +148,7 @@ function memoisedLookup(transport: DnsTransport): Lookup {
       pending = transport.query(query, wireTypeName(type)).then((exchange) => ({
         message: readWire(exchange.message, exchange.resolver, key),
         answers: exchange.answers,
+        ignoredAnswers: exchange.ignoredAnswers,
         rcode: exchange.rcode,
         resolver: exchange.resolver,
         transport: exchange.transport,
@@ -187,6 +191,7 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
     type: typeName(qtype),
     rcode: asked.rcode,
     records: asked.answers,
+    ignoredRecords: asked.ignoredAnswers,
     authenticData: null,
     resolver: asked.resolver,
     transport: asked.transport,

@@ -1,0 +1,97 @@
+/**
+ * Which records of an answer section answer the question. A resolver
+ * answers a name by following its aliases (RFC 1034 §4.3.2 step 3): the
+ * answer holds records owned by the name asked, by the targets of the
+ * CNAMEs met on the way, and the DNAMEs (RFC 6672 §2.2) that rewrote it.
+ * Anything else in the answer section is data nobody asked for: RFC 2181
+ * §5.4.1 ranks it below any answer, and a client that read it as the
+ * answer would let a reply about `mx.evil.test` name the address of
+ * `victim.example`. Those records are left out and counted.
+ */
+
+/** The fields of a record the rule reads (dns-packet's decoded answers and netintel's typed ones both have them). */
+export interface ChainRecord {
+  name: string;
+  type: string;
+  data?: unknown;
+}
+
+/** The records on the question's chain, in answer order, and how many others were left out. */
+export interface ChainRecords<R> {
+  related: R[];
+  ignored: number;
+}
+
+/**
+ * Splits an answer section into the records owned by `qname` or by a name
+ * on its CNAME/DNAME chain (RRSIGs of those owners included; at a DNAME's
+ * owner only the DNAME and its RRSIG), and the rest.
+ * Names are compared case-insensitively without a trailing dot (RFC 4343).
+ */
+export function chainRecords<R extends ChainRecord>(qname: string, records: readonly R[]): ChainRecords<R> {
+  const asked = bareName(qname);
+  // The usual answer: every record is owned by the name asked.
+  let allAsked = true;
+  for (const record of records) {
+    if (bareName(record.name) !== asked) {
+      allAsked = false;
+      break;
+    }
+  }
+  if (allAsked) return { related: [...records], ignored: 0 };
+
+  const owners = new Set([asked]);
+  // Owners of the DNAMEs that rewrote a name of the chain: only those DNAMEs (and their signatures) are kept there.
+  const dnameOwners = new Set<string>();
+  // Each round adds the names one more alias leads to; a chain cannot be longer than the records.
+  for (let round = 0; round <= records.length; round++) {
+    let grew = false;
+    for (const record of records) {
+      const owner = bareName(record.name);
+      if (record.type === 'CNAME' && owners.has(owner) && typeof record.data === 'string') {
+        grew = add(owners, bareName(record.data)) || grew;
+      } else if (record.type === 'DNAME' && typeof record.data === 'string') {
+        // RFC 6672 §2.2: a DNAME rewrites the names below its owner (not the owner itself).
+        const target = bareName(record.data);
+        for (const name of [...owners]) {
+          if (!isBelow(name, owner)) continue;
+          dnameOwners.add(owner);
+          grew = add(owners, joinName(name.slice(0, name.length - owner.length - 1), target)) || grew;
+        }
+      }
+    }
+    if (!grew) break;
+  }
+  const related = records.filter((record) => {
+    const owner = bareName(record.name);
+    return owners.has(owner) || (dnameOwners.has(owner) && (record.type === 'DNAME' || coversDname(record)));
+  });
+  return { related, ignored: records.length - related.length };
+}
+
+/** An RRSIG over a DNAME (dns-packet's decoded form names the type covered). */
+function coversDname(record: ChainRecord): boolean {
+  return record.type === 'RRSIG' && typeof record.data === 'object' && record.data !== null && (record.data as { typeCovered?: unknown }).typeCovered === 'DNAME';
+}
+
+function add(set: Set<string>, name: string): boolean {
+  if (set.has(name)) return false;
+  set.add(name);
+  return true;
+}
+
+/** True when `name` is strictly below `ancestor` (`.` is above every name). */
+function isBelow(name: string, ancestor: string): boolean {
+  if (ancestor === '') return name !== '';
+  return name.length > ancestor.length + 1 && name.endsWith(`.${ancestor}`);
+}
+
+function joinName(prefix: string, suffix: string): string {
+  return suffix === '' ? prefix : `${prefix}.${suffix}`;
+}
+
+/** A name lower-cased, without its trailing dot; the root is ``. */
+function bareName(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
