@@ -35,7 +35,7 @@ describe('DNS replies from the network', () => {
     ],
   });
 
-  it('judgeReply never throws for a mutated or truncated reply, and an accepted reply decodes', () => {
+  it('judgeReply never throws for a mutated or truncated reply: an accepted reply decodes, a refused one says why', () => {
     const mutated = fc.tuple(fc.array(fc.tuple(fc.nat(reply.length - 1), fc.nat(255)), { maxLength: 8 }), fc.nat(reply.length), fc.uint8Array({ maxLength: 40 })).map(([edits, cut, tail]) => {
       const bytes = Buffer.from(reply);
       for (const [at, value] of edits) if (at >= 2) bytes[at] = value;
@@ -43,11 +43,13 @@ describe('DNS replies from the network', () => {
     });
     fc.assert(
       fc.property(fc.oneof(mutated, fc.uint8Array({ maxLength: 600 }).map((bytes) => Buffer.from(bytes))), (message) => {
-        const accepted = judgeReply(message, query);
-        if (accepted) {
-          expect(typeof accepted.rcode).toBe('string');
-          expect(Array.isArray(accepted.answers)).toBe(true);
-          expect(() => accepted.packet).not.toThrow();
+        const judged = judgeReply(message, query);
+        if (judged?.kind === 'reply') {
+          expect(typeof judged.rcode).toBe('string');
+          expect(Array.isArray(judged.answers)).toBe(true);
+          expect(() => judged.packet).not.toThrow();
+        } else if (judged?.kind === 'malformed') {
+          expect(judged.reason).toMatch(/\S/);
         }
       }),
       fuzz(4000),
