@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
-import { readFileSync } from 'node:fs';
-import { parseResolverAddress, parseResolverCa, type ResolverAddress } from '../engine/dns/resolver-address.js';
+import { readCaFile } from './ca-file.js';
+import { parseResolverAddress, type ResolverAddress } from '../engine/dns/resolver-address.js';
 import type { ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
 import type { GlobalOptions } from './global-options.js';
@@ -99,20 +99,8 @@ export function silentResolverHint(resolver: string, timeoutMs: number): string 
  */
 function resolversOf(options: GlobalOptions): ResolverAddress[] | null {
   if (options.resolvers === null) return null;
-  const ca = options.resolverCa === null ? undefined : readResolverCa(options.resolverCa);
+  const ca = options.resolverCa === null ? undefined : readCaFile(options.resolverCa, '--resolver-ca');
   return options.resolvers.map((text) => parseResolverAddress(text, ca === undefined ? {} : { ca }));
-}
-
-function readResolverCa(path: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new NetintelError('usage', `cannot read the resolver CA file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (give --resolver-ca a PEM file of CA certificates)`, {
-      details: { path },
-    });
-  }
-  return parseResolverCa(text, path);
 }
 
 /** The name of the command under `netintel` (`data` for `netintel data status`). */

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readCaFile } from '../cli/ca-file.js';
 import { rootCertificates } from 'node:tls';
 import { Option, type Command } from 'commander';
 import type { CommandRuntime } from '../cli/runtime.js';
@@ -40,7 +40,7 @@ export function registerBimiCommand(program: Command, runtime: CommandRuntime): 
     const { checkBimi, normaliseSelector } = await import('../engine/mail/check-bimi.js');
     const selector = normaliseSelector(flags.selector ?? 'default');
     if (options.remote && flags.tlsCa !== undefined) throw new NetintelError('usage', 'remote mode cannot send --tls-ca: the server trusts its own CAs; run without --server');
-    const ca = flags.tlsCa === undefined ? undefined : [...rootCertificates, ...readCaFile(flags.tlsCa)];
+    const ca = flags.tlsCa === undefined ? undefined : [...rootCertificates, ...readCaFile(flags.tlsCa, '--tls-ca')];
     const ctx = runtime.context(options);
     // Remote mode (--server): GET /api/email-tests?type=bimi, whose report holds the same BIMI record.
     const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress) : null;
@@ -60,14 +60,3 @@ export function registerBimiCommand(program: Command, runtime: CommandRuntime): 
   });
 }
 
-function readCaFile(file: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new NetintelError('invalid_input', `cannot read --tls-ca ${JSON.stringify(file)}: ${(error as Error).message}`, { cause: error });
-  }
-  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (certificates.length === 0) throw new NetintelError('invalid_input', `--tls-ca ${JSON.stringify(file)} holds no PEM certificate`);
-  return certificates;
-}

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readCaFile } from '../cli/ca-file.js';
 import { Option, type Command } from 'commander';
 import type { Outcome } from '../engine/outcome.js';
 import type { ProbeSmtpOptions } from '../engine/smtp/probe-smtp.js';
@@ -239,17 +239,7 @@ function probeOptions(
     }
     greetingTimeoutMs = Number(flags.greetingTimeout);
   }
-  let tlsCa: string[] | undefined;
-  if (flags.tlsCa !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(flags.tlsCa, 'utf8');
-    } catch (error) {
-      throw new NetintelError('invalid_input', `cannot read --tls-ca ${JSON.stringify(flags.tlsCa)}: ${(error as Error).message}`, { cause: error });
-    }
-    tlsCa = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-    if (tlsCa.length === 0) throw new NetintelError('invalid_input', `--tls-ca ${JSON.stringify(flags.tlsCa)} holds no PEM certificate`);
-  }
+  const tlsCa = flags.tlsCa === undefined ? undefined : readCaFile(flags.tlsCa, '--tls-ca');
   const envelope = flags.from !== undefined || flags.to !== undefined ? { ...(flags.from !== undefined ? { from: flags.from } : {}), ...(flags.to !== undefined ? { to: flags.to } : {}) } : undefined;
   return {
     host,

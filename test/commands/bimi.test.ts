@@ -96,7 +96,13 @@ describe('netintel bimi', () => {
     expect(selector.stderr.split('\n')).toHaveLength(2);
     const ca = await runCli(['bimi', 'brand.test', '--tls-ca', join(scratch.path, 'missing.pem'), ...dnsFlags]);
     expect(ca.code).toBe(2);
-    expect(ca.stderr).toMatch(/^netintel: cannot read --tls-ca/);
+    expect(ca.stderr).toMatch(/^netintel: cannot read the --tls-ca file .*missing\.pem \(ENOENT: give --tls-ca a PEM file of CA certificates\)\n$/);
+    // A CA file is read with a cap: /dev/zero is one line, not all of memory.
+    for (const args of [['bimi', 'brand.test', '--tls-ca', '/dev/zero'], ['smtp', '127.0.0.1', '--tls-ca', '/dev/zero'], ['dns', 'example.test', '--resolver-ca', '/dev/zero', '--resolver', 'tls://127.0.0.1:9']]) {
+      const zero = await runCli([...args, ...(args[0] === 'bimi' ? dnsFlags : [])]);
+      expect(zero.code, args.join(' ')).toBe(2);
+      expect(zero.stderr).toMatch(/^netintel: the --(tls|resolver)-ca file \/dev\/zero is larger than the limit of 4 MiB \(4194304 bytes\); give --(tls|resolver)-ca a PEM file of CA certificates\n$/);
+    }
   });
 
   it('refuses --tls-ca in remote mode, in one line', async () => {
