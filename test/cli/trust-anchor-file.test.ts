@@ -61,8 +61,10 @@ describe('--trust-anchor file size', () => {
     const fifo = join(scratch.path, 'anchor.fifo');
     execFileSync('mkfifo', [fifo]);
     const writer = spawn('sh', ['-c', `printf 'test. IN A 192.0.2.1\\n' > '${fifo}'`], { stdio: 'ignore' });
+    // Listened for at once: the writer may be gone before the run ends, and a later listener would wait forever.
+    const written = new Promise((resolve) => writer.once('exit', resolve));
     const run = await runCli(['dns', 'example.test', '--trust-anchor', fifo, ...RESOLVER]);
-    await new Promise((resolve) => writer.once('exit', resolve));
+    await written;
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^netintel: the trust anchor file .*anchor\.fifo is not usable: no DS or DNSKEY record found/);
   });
