@@ -92,8 +92,9 @@ export function targetRefusal(address: string): TargetRefusal | null {
 }
 
 /**
- * The guard of a server that probes for others (SSRF, ARCHITECTURE.md §6):
- * refuses every address {@link targetRefusal} refuses.
+ * The guard of a server that probes for others (SSRF: docs/design.md, The
+ * public-target guard; the addresses, docs/api.md, Safety): refuses every
+ * address {@link targetRefusal} refuses.
  *
  * @throws NetintelError `forbidden` (HTTP 403, `details.rule: "private-target"`)
  *   naming the address, the host and why; `invalid_input` for a non-address.

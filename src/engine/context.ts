@@ -32,9 +32,10 @@ export interface EngineContext {
    * Checks every address a probe is about to connect to (SMTP, the MTA-STS
    * policy host) just before connecting; absent or null lets every address
    * through (the CLI: its user may probe their own network). `netintel
-   * serve` sets the public-target guard (SSRF, ARCHITECTURE.md §6). DNS
-   * resolvers of the context are the operator's and are not checked; a
-   * transport for a caller-chosen resolver takes the guard itself.
+   * serve` sets the public-target guard (SSRF: docs/design.md, The
+   * public-target guard). DNS resolvers of the context are the operator's
+   * and are not checked; a transport for a caller-chosen resolver takes the
+   * guard itself.
    */
   connectGuard?: ConnectGuard | null;
   /**

@@ -7,8 +7,8 @@ import { NetintelError } from '../errors.js';
 export const PLAN_FEATURES = ['premium', 'bulk'] as const;
 /**
  * - `premium`: the network and security groups of the IP record, and GET /api/vpn-check
- *   (SPEC: "premium fields (threat intelligence, ISP details) require an API key");
- * - `bulk`: POST /api/bulk (SPEC: "requires the Pro plan").
+ *   (the premium fields, ISP details and threat intelligence: docs/api.md, Keys and the free tier);
+ * - `bulk`: POST /api/bulk (Pro and Enterprise: docs/api.md, Plans and limits).
  */
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
 
@@ -35,7 +35,7 @@ export interface PlanTable {
   anonymous: string;
   /** The plan of an account made on the sign-up page (and of its keys). */
   newAccounts: string;
-  /** The most addresses POST /api/bulk accepts in one request (SPEC: 100). */
+  /** The most addresses POST /api/bulk accepts in one request (100: docs/api.md, Endpoints). */
   bulkMax: number;
   plans: Readonly<Record<string, Plan>>;
   /** Where the table was read from. */

@@ -126,7 +126,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const wait = retryAfterOf(response.headers, now());
         const problem = await problemOf(response, progress, base, path, options.timeoutMs);
         const asked = wait?.ms ?? null;
-        // Without a usable wait, the client's own exponential backoff (SPEC: "back off exponentially").
+        // Without a usable wait, the client's own exponential backoff (docs/api.md, Plans and limits).
         const floorMs = asked ?? backoffMs * 2 ** attempt;
         const refusal = (why: string) => rateLimited(problem, base, path, wait?.text ?? null, why);
         const unusable = wait === null ? 'gave no Retry-After' : `sent Retry-After: ${wait.text}, which is not a wait`;

@@ -7,12 +7,13 @@ export interface RetryAfter {
 }
 
 /**
- * The wait a 429 answer asks for: SPEC's X-RateLimit-RetryAfter, else
- * Retry-After (RFC 9110 §10.2.3: delay-seconds or an HTTP-date, read from
- * `now`). A number written another way (`1e9`, `2.5`) is read as seconds
- * too, since it still says how long the server wants; a negative, empty or
- * unreadable value is no usable wait (`ms` null: the caller backs off on its
- * own, and can quote what was sent). Null when neither header is there.
+ * The wait a 429 answer asks for: X-RateLimit-RetryAfter (docs/api.md,
+ * Plans and limits), else Retry-After (RFC 9110 §10.2.3: delay-seconds or
+ * an HTTP-date, read from `now`). A number written another way (`1e9`,
+ * `2.5`) is read as seconds too, since it still says how long the server
+ * wants; a negative, empty or unreadable value is no usable wait (`ms` null:
+ * the caller backs off on its own, and can quote what was sent). Null when
+ * neither header is there.
  */
 export function retryAfterOf(headers: Headers, now: number): RetryAfter | null {
   for (const name of ['x-ratelimit-retryafter', 'retry-after']) {

@@ -1,8 +1,9 @@
 /**
- * The one database port of the stores (ARCHITECTURE.md §10): keys, accounts,
- * sessions, usage and the mail outbox are written once against it, and an
- * adapter runs them on SQLite (sqlite-database.ts, one machine) or on
- * PostgreSQL (postgres-database.ts, several servers).
+ * The one database port of the stores (docs/design.md, One database port
+ * for the stores): keys, accounts, sessions, usage and the mail outbox are
+ * written once against it, and an adapter runs them on SQLite
+ * (sqlite-database.ts, one machine) or on PostgreSQL (postgres-database.ts,
+ * several servers).
  *
  * Statements use PostgreSQL's positional placeholders `$1 … $n`, which
  * SQLite reads as named parameters of the same names. Times are passed as

@@ -21,7 +21,7 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:from\s+|import\()\s*'([^']+)'/g)].map((match) => match[1]!);
 }
 
-describe('the layer rule (ARCHITECTURE.md §1)', () => {
+describe('the layer rule (docs/design.md, Layers)', () => {
   const engineFiles = sourceFiles(join(SRC, 'engine'));
 
   it('keeps the engine free of CLI, output and server modules', () => {
@@ -68,7 +68,7 @@ describe('the layer rule (ARCHITECTURE.md §1)', () => {
     expect(offenders.map((file) => relative(SRC, file))).toEqual([]);
   });
 
-  it('lets only the store layer reach the database (ARCHITECTURE.md §10): no SQLite or PostgreSQL driver elsewhere', () => {
+  it('lets only the store layer reach the database (docs/design.md, One database port for the stores): no SQLite or PostgreSQL driver elsewhere', () => {
     const offenders = sourceFiles(SRC)
       .filter((file) => !relative(SRC, file).startsWith('store/'))
       .flatMap((file) =>

@@ -1,8 +1,8 @@
 /**
  * Names the CLI fuzzing found mishandled below the CLI (the engine's entry
- * points and name validation, issue 18 items 1 and 11), as fixed cases:
- * each is one `netintel: ...` line and exit 2 (`invalid_input`), never a
- * bug report, an unhandled rejection, or a query for a name that is not one.
+ * points and name validation), as fixed cases: each is one `netintel: ...`
+ * line and exit 2 (`invalid_input`), never a bug report, an unhandled
+ * rejection, or a query for a name that is not one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../support/cli.js';

@@ -164,7 +164,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-describe('the output layer reads records, never writes onto them (ARCHITECTURE.md §1)', () => {
+describe('the output layer reads records, never writes onto them (docs/design.md, Layers)', () => {
   for (const kind of KINDS) {
     it(`${kind}: renders a frozen record in every format`, async () => {
       const { schema, value } = records.get(kind)!;

@@ -38,7 +38,7 @@ describe('Retry-After', () => {
   const now = Date.UTC(2030, 0, 1, 10, 0, 0);
   const of = (headers: Record<string, string>) => retryAfterOf(new Headers(headers), now);
 
-  it('reads seconds, SPEC\'s header before RFC 9110\'s, and an HTTP-date from the clock', () => {
+  it('reads seconds, X-RateLimit-RetryAfter before RFC 9110\'s Retry-After, and an HTTP-date from the clock', () => {
     expect(of({ 'retry-after': '7' })).toEqual({ ms: 7000, text: '7' });
     expect(of({ 'x-ratelimit-retryafter': '2', 'retry-after': '9' })).toEqual({ ms: 2000, text: '2' });
     expect(of({ 'retry-after': 'Tue, 01 Jan 2030 10:00:30 GMT' })?.ms).toBe(30_000);

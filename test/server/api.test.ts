@@ -8,7 +8,8 @@ import { parseCsv } from '../output/parse-csv.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { keyStoreAt } from '../support/stores.js';
 
-const SPEC_PATHS = [
+/** The endpoints of docs/api.md, Endpoints (GET /api/quota aside). */
+const DOCUMENTED_PATHS = [
   ['GET', '/api/ipinfo'],
   ['GET', '/api/dns-lookup'],
   ['GET', '/api/smtp-test'],
@@ -55,7 +56,7 @@ describe('the HTTP API (buildServer)', () => {
   afterAll(() => server.close());
 
   describe('GET /api/ipinfo', () => {
-    it('answers the full SPEC record to a key whose plan has premium fields', async () => {
+    it('answers the full IP record to a key whose plan has premium fields', async () => {
       const response = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': pro } });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -376,13 +377,13 @@ describe('the HTTP API (buildServer)', () => {
     });
   });
 
-  describe('SPEC paths, OpenAPI and docs', () => {
-    it('serves every SPEC path exactly, and nothing at near misses', async () => {
+  describe('the documented paths, OpenAPI and docs', () => {
+    it('serves every documented path exactly, and nothing at near misses', async () => {
       const document = json(await server.app.inject({ url: '/openapi.json' }));
       expect(document.openapi).toBe('3.1.0');
-      for (const [method, path] of SPEC_PATHS) expect(document.paths[path], path).toHaveProperty(method.toLowerCase());
+      for (const [method, path] of DOCUMENTED_PATHS) expect(document.paths[path], path).toHaveProperty(method.toLowerCase());
       expect(Object.keys(document.paths).filter((path) => path.startsWith('/api/')).sort()).toEqual(
-        [...new Set([...SPEC_PATHS.map(([, path]) => path), '/api/quota'])].sort(),
+        [...new Set([...DOCUMENTED_PATHS.map(([, path]) => path), '/api/quota'])].sort(),
       );
       expect((await server.app.inject({ url: '/api/ipinfo/' })).statusCode).toBe(404);
       expect((await server.app.inject({ url: '/api/IPINFO?ip=8.8.8.8' })).statusCode).toBe(404);
@@ -402,7 +403,7 @@ describe('the HTTP API (buildServer)', () => {
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.body).toContain('<h1>netintel API');
       expect(response.body).toMatch(/Pro <code>pro<\/code><\/td><td>100,000<\/td><td>500<\/td><td>1,000<\/td>/);
-      for (const [, path] of SPEC_PATHS) expect(response.body).toContain(`<code>${path}</code>`);
+      for (const [, path] of DOCUMENTED_PATHS) expect(response.body).toContain(`<code>${path}</code>`);
       expect(response.body).toContain('id="problem-rate_limited"');
     });
 

@@ -1,7 +1,7 @@
 /**
- * Connection deadlines and the connection cap (issue 18, item 6), and the
- * answers given before routing (item 10), against a real server on
- * 127.0.0.1:0 with raw sockets.
+ * Connection deadlines and the connection cap (docs/api.md, Safety), and
+ * the answers given before routing (docs/api.md, Keys and the free tier),
+ * against a real server on 127.0.0.1:0 with raw sockets.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

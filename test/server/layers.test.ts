@@ -19,7 +19,7 @@ function valueImports(file: string): Array<{ spec: string; dynamic: boolean }> {
   return [...statics, ...dynamics];
 }
 
-describe('the server, key store and remote layers (ARCHITECTURE.md §1)', () => {
+describe('the server, key store and remote layers (docs/design.md, Layers)', () => {
   it('keeps the server and the key store free of the CLI: they never print, never read process state', () => {
     const offenders = [...files(join(SRC, 'server')), ...files(join(SRC, 'keys'))].flatMap((file) =>
       valueImports(file)

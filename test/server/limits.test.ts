@@ -133,7 +133,7 @@ describe('every plan\'s burst, per-minute and daily limits over HTTP, with a con
     ['pro', 100_000, 500, 1000],
     ['enterprise', 1_000_000, 5000, 10_000],
   ] as const) {
-    it(`${plan}: the plans file holds SPEC's numbers (${daily}/day, ${perMinute}/min, burst ${burst})`, () => {
+    it(`${plan}: the plans file holds the numbers of docs/api.md (${daily}/day, ${perMinute}/min, burst ${burst})`, () => {
       expect(server.plans.plans[plan]).toMatchObject({ daily, perMinute, burst });
     });
 

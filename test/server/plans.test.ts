@@ -12,7 +12,7 @@ const base = {
 };
 
 describe('the plans file', () => {
-  it('ships SPEC\'s plan table, and a plan for accounts made on the sign-up page', () => {
+  it('ships the plan table of docs/api.md, and a plan for accounts made on the sign-up page', () => {
     const table = loadPlanTable();
     expect(table.anonymous).toBe('free');
     expect(table.newAccounts).toBe('free-account');

@@ -8,7 +8,7 @@ describe('query parameters as /openapi.json declares them', () => {
   });
   afterAll(() => server.close());
 
-  it('refuses a parameter the route does not declare instead of answering another question (ip[]=8.8.8.8, issue 18 #10)', async () => {
+  it('refuses a parameter the route does not declare instead of answering another question (ip[]=8.8.8.8)', async () => {
     for (const url of ['/api/ipinfo?ip[]=8.8.8.8', '/api/ipinfo?ipp=8.8.8.8', '/api/vpn-check?ip[]=8.8.8.8', '/api/asn-lookup?asn=1&as=2', '/api/dns-lookup?domain=example.com&typ=MX']) {
       const response = await server.app.inject({ url, headers: { 'x-api-key': await server.key('pro') } });
       expect(response.statusCode, url).toBe(400);

@@ -12,7 +12,7 @@ import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-server
 import { startTestServer, type TestServer } from './harness.js';
 
 /**
- * SSRF (issue 18, item 2): a caller must not point a server-side probe at
+ * SSRF (docs/design.md, The public-target guard): a caller must not point a server-side probe at
  * the server's own network in any spelling of an address, through a name,
  * or through a resolver. Every test keeps a real SMTP peer listening on
  * loopback and checks that it never saw a connection.

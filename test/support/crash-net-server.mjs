@@ -13,7 +13,7 @@ const never = () => new Promise(() => {});
 
 /** Routes with the kinds of bug the net catches. */
 const faulty = [
-  // The shape of issue 18's check-spf bug: one element of a Promise.all array
+  // The shape of a bug check-spf once had: one element of a Promise.all array
   // throws synchronously, so the rejection of its sibling is never observed.
   // The request itself is answered (400); the orphan rejection comes after.
   ['/test/orphan-rejection', async () => {

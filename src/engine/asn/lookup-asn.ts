@@ -148,7 +148,7 @@ function prefixLength(cidr: string): number {
   return Number(cidr.slice(cidr.lastIndexOf('/') + 1));
 }
 
-/** Splits SPEC's `bulk` form: a comma-separated list mixing IP addresses and AS numbers. */
+/** Splits the `bulk` form of GET /api/asn-lookup (docs/api.md, Endpoints): a comma-separated list mixing IP addresses and AS numbers. */
 export function splitAsnBulk(value: string): string[] {
   return value
     .split(',')

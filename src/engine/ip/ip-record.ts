@@ -2,9 +2,9 @@ import type { SecurityVerdict } from '../security/security-signals.js';
 import { NO_COVERAGE } from '../security/signals.js';
 
 /**
- * The IP information record of SPEC.md (GET /api/ipinfo), with its field
- * names exactly as the specification spells them. Every key is always
- * present; null means the data has no value (never a guess).
+ * The IP information record of GET /api/ipinfo, with its field names
+ * exactly as the API spells them (docs/api.md, The IP record). Every key
+ * is always present; null means the data has no value (never a guess).
  */
 export interface IpLocation {
   country: string | null;
@@ -30,9 +30,9 @@ export interface IpNetwork {
 export type { ThreatLevel } from '../security/threat-rule.js';
 
 /**
- * SPEC.md's security flags and threat_level, plus what explains them: the
- * rule row that set the level, the operator when known, and every signal
- * that fired (see src/engine/security/).
+ * The API's security flags and threat_level (docs/api.md, The IP record),
+ * plus what explains them: the rule row that set the level, the operator
+ * when known, and every signal that fired (see src/engine/security/).
  */
 export type IpSecurity = SecurityVerdict;
 

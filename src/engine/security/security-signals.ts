@@ -19,10 +19,11 @@ import { threatVerdict, type ThreatLevel, type ThreatRule } from './threat-rule.
 export const CURATED_SOURCE = 'curated-asns';
 
 /**
- * The security verdict of an address: the SPEC.md flags (true: a signal
- * fired; false: a source that could give it was consulted and none fired;
- * null: no such source was consulted), the threat level with the rule row
- * that fired, the operator when known, and every signal that fired.
+ * The security verdict of an address: the flags of the API's IP record
+ * (docs/api.md, The IP record; true: a signal fired; false: a source that
+ * could give it was consulted and none fired; null: no such source was
+ * consulted), the threat level with the rule row that fired, the operator
+ * when known, and every signal that fired.
  */
 export interface SecurityVerdict {
   is_vpn: boolean | null;

@@ -26,7 +26,7 @@ export const SIGNAL_NAMES: readonly SignalName[] = [
   'hosting_asn',
 ];
 
-/** The security flags of the IP record, by their SPEC.md names. */
+/** The security flags of the IP record, by their API names (docs/api.md, The IP record). */
 export type SecurityFlag = 'is_tor' | 'is_proxy' | 'is_vpn' | 'is_hosting';
 
 /** The flag each signal sets. */

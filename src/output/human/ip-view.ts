@@ -43,7 +43,7 @@ function ipBlock(ctx: ViewContext, value: unknown): string {
   const risky = threat === 'high' || threat === 'medium' ? `threat ${threat}` : null;
   const where = [placeText(ip.location), ownerText(ip.network), risky].filter((part) => part !== null).join(' · ');
   const { location, security } = ip;
-  // A plan without the premium fields gets no network or security group (SPEC.md, Authentication 3).
+  // A plan without the premium fields gets no network or security group (docs/api.md, Keys and the free tier).
   const network: Partial<IpInfoRecord['network']> = ip.network ?? {};
   const coordinates = location.latitude !== null && location.longitude !== null ? `${location.latitude}, ${location.longitude}` : null;
   const facts: Fact[] = [

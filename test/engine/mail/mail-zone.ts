@@ -1,9 +1,9 @@
 /**
  * The zones the mail tests serve from test/support/dns-server.ts: one
- * domain per situation of issue 5 (SPF: nested includes over the limit,
- * void lookups, loops, two records, macros, sizes...; MX: null MX, CNAME,
- * IP literal, no address, reserved addresses, duplicates; DMARC variants;
- * MTA-STS and TLS-RPT), all under the reserved `.test` TLD.
+ * domain per situation the mail checks tell apart (SPF: nested includes
+ * over the limit, void lookups, loops, two records, macros, sizes...; MX:
+ * null MX, CNAME, IP literal, no address, reserved addresses, duplicates;
+ * DMARC variants; MTA-STS and TLS-RPT), all under the reserved `.test` TLD.
  *
  * The MX hosts of the MX cases resolve to public-looking addresses: no test
  * connects to them, and documentation ranges would all read as reserved.
