@@ -27,6 +27,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     netintel: RequestState;
   }
+  interface FastifyContextConfig {
+    /** An API route: authenticated, limited, with X-RateLimit-* headers. */
+    api?: boolean;
+  }
 }
 
 /** What route handlers use: the engine and the server's settings. */
@@ -57,7 +61,7 @@ export interface ApiExample {
 }
 
 /**
- * One endpoint of SPEC.md: its path exactly as SPEC spells it, its input
+ * One endpoint of the API (docs/api.md, Endpoints): its path exactly as documented, its input
  * schema, what the plans allow, and the handler, a thin call into the
  * engine. A handler of null answers 501 until its engine exists; wiring it
  * is setting `handler`.
@@ -90,7 +94,7 @@ export interface ApiRoute {
    * daily allowance (default 1).
    */
   items?: (request: FastifyRequest) => number;
-  /** `items` is limited by the plan's batch size (the bulk forms of SPEC's "Limits"). */
+  /** `items` is limited by the plan's batch size (the bulk forms; docs/api.md, Plans and limits). */
   batched?: boolean;
   /**
    * The handler waits on the network (DNS, SMTP): it gets the server's

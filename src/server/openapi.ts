@@ -92,7 +92,7 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
       title: 'netintel API',
       version: input.version,
       description:
-        'IP geolocation, ASN, DNS, e-mail server tests, VPN and blacklist checks (the service specification\'s endpoints). ' +
+        'IP geolocation, ASN, DNS, e-mail server tests, VPN and blacklist checks (the API\'s endpoints, as docs/api.md lists them). ' +
         'The free tier needs no key; an API key (header X-API-Key) gives higher limits, premium fields and bulk processing. ' +
         'Errors are RFC 9457 problem+json documents with a stable `code`. Every answer carries X-RateLimit-* headers describing ' +
         'the daily window; the burst bucket has X-RateLimit-Burst-*. A path the API does not have answers 404, a method a path ' +
@@ -137,7 +137,7 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Burst-Remaining': { $ref: '#/components/headers/X-RateLimit-Burst-Remaining' },
 };
 
-// SPEC: the rate-limit headers are present on every response.
+// The rate-limit headers are on every response (docs/api.md, Plans and limits).
 const HEADER_DEFINITIONS = {
   'X-RateLimit-Limit': { description: 'Lookups allowed per UTC day (the daily window).', required: true, schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Remaining': { description: 'Lookups left in the daily window.', required: true, schema: { type: 'integer', minimum: 0 } },

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginCallback } from 'fastify';
+import fp from 'fastify-plugin';
 import type { PlanTable } from '../keys/plans.js';
 import type { ApiRoute } from './api-route.js';
 import type { LimitState } from './limits/gcra.js';
@@ -30,12 +31,14 @@ export interface OperationDeps {
   plans: PlanTable;
   limits: LimitStore;
   now: () => number;
+  /** When the server was built (ms since the epoch, by `now`): /healthz counts its uptime from there. */
+  startedAt: number;
   version: string;
 }
 
 /** GET /healthz, /openapi.json, /docs and /api/quota. */
-export function registerOperationRoutes(app: FastifyInstance, deps: OperationDeps): void {
-  const started = deps.now();
+const operationRoutesPlugin: FastifyPluginCallback<OperationDeps> = (app, deps, done) => {
+  const started = deps.startedAt;
   let openapi: string | undefined;
   let docs: string | undefined;
   const document = () => buildOpenApiDocument({ routes: deps.routes, plans: deps.plans, version: deps.version });
@@ -69,7 +72,11 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationDep
     setLimitHeaders(reply, limit);
     return quotaRecord(state.plan, state.keyId, state.client, limit, deps.plans);
   });
-}
+  done();
+};
+
+/** The operational routes (see operationRoutesPlugin), at the root, behind the server's plugins. */
+export const operationRoutes = fp(operationRoutesPlugin, { fastify: '5.x', name: 'netintel-operation-routes' });
 
 export function quotaRecord(
   plan: { name: string; title: string; features: readonly string[]; batch: number },

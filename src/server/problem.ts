@@ -38,3 +38,24 @@ export function problemOf(error: NetintelError, options: { status?: number; inst
   if (Object.keys(error.details).length > 0) body.details = error.details;
   return options.extra ? { ...body, ...options.extra } : body;
 }
+
+/** The path of a raw URL for a problem's `instance`, or undefined when it has none. */
+export function safePath(url: string | undefined): string | undefined {
+  if (url === undefined || !url.startsWith('/')) return undefined;
+  return url.split('?')[0];
+}
+
+/**
+ * Builds an error without capturing a stack trace: refusals (429, 401) are
+ * answers, and a flood of them should cost as little as possible; the
+ * stack would only ever say "the limiter refused".
+ */
+export function withoutStack<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { LimitState } from './limits/gcra.js';
 
 /**
- * The rate-limit headers. SPEC's three describe the daily window (the one
+ * The rate-limit headers (docs/api.md, Plans and limits). The first three describe the daily window (the one
  * with a reset time: 00:00 UTC); the bucket has its own pair. On a refusal
  * X-RateLimit-RetryAfter and Retry-After (RFC 9110 §10.2.3) give the whole
  * seconds until the same request would be accepted, whichever limit

@@ -197,7 +197,7 @@ const IP_RECORD: JsonSchema = {
     },
     {
       description:
-        'SPEC\'s IP information record. null: the data has no value. On the free tier network and security are left out and note says so; ' +
+        'The IP information record. null: the data has no value. On the free tier network and security are left out and note says so; ' +
         'POST /api/bulk with fields keeps only the groups named.',
       required: ['ip', 'type', 'reserved', 'meta'],
     },

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
 import { serve, type Served } from '../support/served.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { findRedisServer, startRedisServer } from '../server/redis-server.js';
 
 describe('netintel serve (the built program)', () => {
   const dir = tempDir('netintel-serve-');
@@ -199,6 +200,17 @@ describe('netintel serve on a port it cannot have', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`netintel: port ${port} is in use (127.0.0.1:${port}): choose another with --port (0 takes any free port)\n`);
+  });
+
+  it.skipIf(!findRedisServer())('exits 2 at a bad --trust-proxy with Redis opened, closing it rather than hanging on it', async () => {
+    const redis = await startRedisServer(findRedisServer()!);
+    try {
+      const result = await spawnCli(['serve', '--port', '0', '--db', join(dir.path, 'keys.db'), '--redis-url', redis.url, '--trust-proxy', 'not-an-address']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^netintel: --trust-proxy: "not-an-address" is not an IP address/);
+    } finally {
+      await redis.stop();
+    }
   });
 
   it('says which --host is wrong when the address is not this machine\'s', async () => {

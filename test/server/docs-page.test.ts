@@ -17,7 +17,7 @@ describe('the docs page', () => {
 
   it('escapes what the descriptions hold, inside code spans too', () => {
     expect(page).not.toMatch(/<code>[^<]*<(?!\/code>)[^<]*<\/code>/);
-    expect(page).toContain('the service specification&#39;s endpoints');
+    expect(page).toContain('the API&#39;s endpoints');
   });
 
   it('shows an example response and the statuses of every endpoint', () => {

@@ -4,7 +4,7 @@ import type { PlanTable } from '../../keys/plans.js';
 import type { ApiRoute } from '../api-route.js';
 import { bulkAnswer } from '../bulk-answer.js';
 
-/** The data groups POST /api/bulk's `fields` may name (SPEC). */
+/** The data groups POST /api/bulk's `fields` may name (docs/api.md, Endpoints). */
 export const BULK_FIELDS = ['location', 'security', 'network'] as const;
 
 interface BulkBody {
@@ -22,7 +22,7 @@ function withFields(record: IpInfoRecord, fields: readonly string[] | undefined)
   return shaped;
 }
 
-/** POST /api/bulk; its body limit (SPEC: at most 100 addresses) comes from the plans file. */
+/** POST /api/bulk; its body limit (docs/api.md, Plans and limits: at most 100 addresses) comes from the plans file. */
 export function bulkRoute(plans: PlanTable): ApiRoute {
   return {
     method: 'POST',

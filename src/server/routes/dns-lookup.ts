@@ -77,7 +77,7 @@ export const DNS_LOOKUP_ROUTE: ApiRoute = {
   operationId: 'getDns',
   summary: 'DNS records of a domain (an IP address: its PTR)',
   description:
-    'The records of `domain` for `type` (A, AAAA, MX, TXT, NS, CNAME, SOA or ALL as SPEC lists them, and CAA, PTR, SRV; ' +
+    'The records of `domain` for `type` (A, AAAA, MX, TXT, NS, CNAME, SOA or ALL as documented, and CAA, PTR, SRV; ' +
     'a comma-separated list asks several). One type answers its record; several answer an array with one item per type, ' +
     'a failed type as `{query, error}`. NXDOMAIN and NODATA are answers (`status`). `resolver` (ip[:port]) asks that ' +
     'resolver instead of the server\'s; private, loopback and link-local resolvers and ports other than 53 are refused.',

@@ -4,7 +4,7 @@ import { createFormatter } from '../../output/formatter.js';
 import { IP_SCHEMA } from '../../output/schemas/ip-schema.js';
 import type { ApiContext, ApiRoute } from '../api-route.js';
 
-/** The groups of the IP record that need a plan with `premium` (SPEC: threat intelligence, ISP details). */
+/** The groups of the IP record that need a plan with `premium` (docs/api.md, Keys and the free tier: threat intelligence, ISP details). */
 export const PREMIUM_GROUPS = ['network', 'security'] as const;
 
 /** Says which fields were left out, on every free-tier IP answer (all formats). */

@@ -18,7 +18,7 @@ function closedQuery(route: ApiRoute): ApiRoute {
   return { ...route, querystring: { ...route.querystring, propertyNames: { enum: names } } };
 }
 
-/** Every endpoint of SPEC.md, in SPEC's order. */
+/** Every endpoint of docs/api.md, in its order. */
 export function apiRoutes(plans: PlanTable): ApiRoute[] {
   return [
     IPINFO_ROUTE,

@@ -1,0 +1,99 @@
+import type { FastifyPluginCallback, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import { NetintelError } from '../../errors.js';
+import type { Callers } from '../callers.js';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../problem.js';
+import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } from '../request-scope.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Ends every request still in flight, for shutdown: answers each one
+     * not yet answered 503, and destroys the connections and HTTP requests
+     * their work opened (SMTP, DNS over TCP, MTA-STS fetches), so that their
+     * probes end now rather than at their own timeouts. Requests arriving
+     * afterwards are answered 503 too.
+     */
+    abortInFlight(): void;
+  }
+}
+
+export interface ShutdownOptions {
+  callers: Callers;
+}
+
+/**
+ * What shutting down needs from the server itself; when to use it (a
+ * signal, the grace) is the lifecycle's (lifecycle.ts). Every request runs
+ * in its scope (request-scope.ts), so the requests in flight and the
+ * connections their work opened are known; `abortInFlight` ends them.
+ * Once closing (app.close() or abortInFlight), a request that arrives is
+ * answered 503, and every answer ends its connection, so that a keep-alive
+ * client does not hold the shutdown for its idle timeout.
+ */
+const shutdownPlugin: FastifyPluginCallback<ShutdownOptions> = (app, { callers }, done) => {
+  // A request's work, and the connections it opens, are known by its scope (see request-scope.ts).
+  watchOutboundSockets();
+  const outbound = new Set<Outbound>();
+  const open = new Set<RequestScope>();
+  let closing = false;
+
+  app.decorate('abortInFlight', () => {
+    closing = true;
+    for (const scope of open) {
+      const { reply } = scope;
+      if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) continue;
+      sendShuttingDown(reply, scope.url);
+      // The handler's own answer, when its work ends, has nowhere to go: dropped quietly.
+      reply.hijack();
+    }
+    for (const connection of outbound) connection.destroy(new Error('the server is shutting down'));
+    outbound.clear();
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      request.netintel = callers.anonymousOf(request);
+      sendShuttingDown(reply, request.url);
+      return;
+    }
+    // The rest of the request's handling, its body's callbacks included
+    // (Node runs them in the request's async context), runs in the scope.
+    const scope: RequestScope = { id: request.id, method: request.method, url: request.url, reply, outbound };
+    open.add(scope);
+    reply.raw.once('close', () => open.delete(scope));
+    requestScope.run(scope, done);
+  });
+
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
+  // While closing, answers to requests in flight end their connection.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+  done();
+};
+
+/**
+ * 503 for a request the server will not finish because it is shutting down:
+ * one that arrived while closing, or one still unanswered when the grace
+ * for requests in flight ran out. The code is `unreachable`, what a client
+ * would have seen had the connection just been cut; Retry-After says to try
+ * again (another instance, or this one once restarted).
+ */
+function sendShuttingDown(reply: FastifyReply, url: string): void {
+  const problem = new NetintelError('unreachable', 'the server is shutting down and did not finish this request; retry it', { details: { reason: 'shutdown' } });
+  reply
+    .code(503)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .header('retry-after', 1)
+    .header('connection', 'close')
+    .send(JSON.stringify(problemOf(problem, { status: 503, instance: url.split('?')[0] })));
+}
+
+/** Shutting down without leaving callers waiting (see shutdownPlugin); registered first, so that its scope holds every later hook. */
+export const shutdown = fp(shutdownPlugin, { fastify: '5.x', name: 'netintel-shutdown' });

@@ -1,0 +1,40 @@
+import { LINK_TOKEN_PATTERN } from '../../accounts/link-tokens.js';
+import { linkNotValidPage } from '../pages.js';
+import { formFields, sendPage, type PagesContext } from '../pages-context.js';
+import { isThrottled } from '../throttles.js';
+import { linkPage } from './link-page.js';
+
+/** Verifying the address: the mailed link's page, its confirmation, and a new link for a signed-in account not verified yet. */
+export function verifyFlow(context: PagesContext): void {
+  const { pages, deps, throttles, protect, base, signedIn, throttledPage, mailChecks } = context;
+  const { accounts } = deps;
+
+  linkPage(context, 'verify', 'verify-email');
+
+  pages.post('/verify', protect, async (request, reply) => {
+    const token = formFields(request.body).token;
+    const current = await signedIn(request);
+    const id = LINK_TOKEN_PATTERN.test(token) ? await accounts.consumeLink(token, 'verify-email') : null;
+    if (id === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'verify'));
+    await accounts.markVerified(id);
+    if (current?.id === id) {
+      request.session.set('flash', 'Your e-mail address is verified. You can make API keys now.');
+      return reply.redirect('/dashboard', 303);
+    }
+    request.session.set('flash', 'Your e-mail address is verified. Log in to make an API key.');
+    return reply.redirect('/login', 303);
+  });
+
+  pages.post('/verify/resend', protect, async (request, reply) => {
+    const account = await signedIn(request);
+    if (account === null) return reply.redirect('/login', 303);
+    if (account.emailVerifiedAt === null) {
+      const reservation = await throttles.reserve(mailChecks(request, account.email, account));
+      if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
+      await accounts.queueMail('verify-email', account.id, account.email);
+      deps.mail.wake();
+      request.session.set('flash', `We sent a new link to ${account.email}. Only the newest link works.`);
+    }
+    return reply.redirect('/dashboard', 303);
+  });
+}
