@@ -396,45 +396,61 @@ function baseDomain(tlsa: TlsaLookup): string {
   return tlsa.name.replace(/^_\d+\._tcp\./, '');
 }
 
+type DaneVerdict = { verdict: DaneResult['verdict']; findings: Finding[] };
+
+/** Where the TLSA records were looked up, as findings name it. */
+type TlsaWhere = { name: string; aliases?: string[] };
+
 function judgeDane(
   tlsa: TlsaLookup,
   matches: readonly TlsaMatch[],
   chain: ReadonlyArray<unknown> | null,
   starttlsOffered: boolean | null,
-): { verdict: DaneResult['verdict']; findings: Finding[] } {
-  const findings: Finding[] = [];
-  const where = { name: tlsa.name, ...(tlsa.aliases.length > 0 ? { aliases: tlsa.aliases } : {}) };
-  const dnssec = tlsa.dnssec;
+): DaneVerdict {
+  const where: TlsaWhere = { name: tlsa.name, ...(tlsa.aliases.length > 0 ? { aliases: tlsa.aliases } : {}) };
+  const unanswered = judgeLookup(tlsa, where);
+  if (unanswered) return unanswered;
+  const records = tlsa.records.map(presentTlsa);
+  const findings = judgeRecords(tlsa, where, records);
+  const withoutTls = judgeTlsSession(where, records, chain, starttlsOffered);
+  if (withoutTls) return { verdict: withoutTls.verdict, findings: [...findings, ...withoutTls.findings] };
+  if (tlsa.records.every((record) => record.unusable !== null)) return { verdict: 'unusable', findings };
+  const judged = judgeMatches(tlsa, matches, where, records);
+  return { verdict: judged.verdict, findings: [...findings, ...judged.findings] };
+}
 
+/** A lookup that failed, did not validate or found no records: the verdict without looking further. */
+function judgeLookup(tlsa: TlsaLookup, where: TlsaWhere): DaneVerdict | null {
+  const dnssec = tlsa.dnssec;
   if (tlsa.status === 'failed') {
-    findings.push(
-      finding('dane_tlsa_lookup_failed', 'error', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
-        ...where,
-        error: tlsa.error,
-        dnssec,
-      }),
-    );
-    return { verdict: 'failed', findings };
+    const found = finding('dane_tlsa_lookup_failed', 'error', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
+      ...where,
+      error: tlsa.error,
+      dnssec,
+    });
+    return { verdict: 'failed', findings: [found] };
   }
   if (dnssec.status === 'bogus') {
-    findings.push(
-      finding('dane_tlsa_bogus', 'error', `DNSSEC validation of the TLSA answer for ${tlsa.name} fails (${dnssec.reason ?? 'bogus'}): DANE senders do not deliver to this host`, 'RFC 7672 §2.1.1', {
-        ...where,
-        dnssec,
-      }),
-    );
-    return { verdict: 'failed', findings };
+    const found = finding('dane_tlsa_bogus', 'error', `DNSSEC validation of the TLSA answer for ${tlsa.name} fails (${dnssec.reason ?? 'bogus'}): DANE senders do not deliver to this host`, 'RFC 7672 §2.1.1', {
+      ...where,
+      dnssec,
+    });
+    return { verdict: 'failed', findings: [found] };
   }
   if (tlsa.records.length === 0) {
-    findings.push(
-      finding('dane_tlsa_missing', 'info', `no TLSA records at ${tlsa.name}: DANE is not in use for this host (senders fall back to opportunistic TLS)`, 'RFC 7672 §2.2', {
-        ...where,
-        status: tlsa.status,
-      }),
-    );
-    return { verdict: 'not-applicable', findings };
+    const found = finding('dane_tlsa_missing', 'info', `no TLSA records at ${tlsa.name}: DANE is not in use for this host (senders fall back to opportunistic TLS)`, 'RFC 7672 §2.2', {
+      ...where,
+      status: tlsa.status,
+    });
+    return { verdict: 'not-applicable', findings: [found] };
   }
-  const records = tlsa.records.map(presentTlsa);
+  return null;
+}
+
+/** What the records themselves say: not DNSSEC-authenticated, unusable for SMTP, no rollover record. */
+function judgeRecords(tlsa: TlsaLookup, where: TlsaWhere, records: ReturnType<typeof presentTlsa>[]): Finding[] {
+  const findings: Finding[] = [];
+  const dnssec = tlsa.dnssec;
   if (dnssec.status !== 'secure') {
     const indeterminate = dnssec.status === 'indeterminate';
     findings.push(
@@ -481,61 +497,61 @@ function judgeDane(
       ),
     );
   }
+  return findings;
+}
 
+/** Records published but no STARTTLS, or no certificate to match them against: the verdict `no-tls`. */
+function judgeTlsSession(where: TlsaWhere, records: ReturnType<typeof presentTlsa>[], chain: ReadonlyArray<unknown> | null, starttlsOffered: boolean | null): DaneVerdict | null {
   if (starttlsOffered === false) {
-    findings.push(
-      finding('dane_starttls_missing', 'error', `the host publishes TLSA records but does not offer STARTTLS: DANE senders do not deliver to it`, 'RFC 7672 §2.2', { ...where, records }),
-    );
-    return { verdict: 'no-tls', findings };
+    const found = finding('dane_starttls_missing', 'error', `the host publishes TLSA records but does not offer STARTTLS: DANE senders do not deliver to it`, 'RFC 7672 §2.2', { ...where, records });
+    return { verdict: 'no-tls', findings: [found] };
   }
   if (!chain || chain.length === 0) {
-    if (starttlsOffered !== null) {
-      findings.push(
-        finding('dane_no_certificate', 'error', 'the host publishes TLSA records but no TLS session (and no certificate) could be had: DANE senders do not deliver to it', 'RFC 7672 §2.2', {
-          ...where,
-          records,
-        }),
-      );
-    }
+    const findings =
+      starttlsOffered !== null
+        ? [
+            finding('dane_no_certificate', 'error', 'the host publishes TLSA records but no TLS session (and no certificate) could be had: DANE senders do not deliver to it', 'RFC 7672 §2.2', {
+              ...where,
+              records,
+            }),
+          ]
+        : [];
     return { verdict: 'no-tls', findings };
   }
-  if (usable.length === 0) return { verdict: 'unusable', findings };
+  return null;
+}
 
+/** The presented chain against the usable records: matched, a DANE-TA(2) match without the name, or no match. */
+function judgeMatches(tlsa: TlsaLookup, matches: readonly TlsaMatch[], where: TlsaWhere, records: ReturnType<typeof presentTlsa>[]): DaneVerdict {
   const matched = matches.filter((match) => match.matched);
   const named = matched.filter((match) => match.record.usage === 3 || match.nameMatch !== false);
-  const secure = dnssec.status === 'secure';
+  const secure = tlsa.dnssec.status === 'secure';
   if (named.length > 0) {
-    findings.push(
-      finding(
-        'dane_match',
-        secure ? 'pass' : 'info',
-        `the presented certificate chain matches ${named.map((match) => match.record.label).join(', ')}${secure ? '' : ' (but senders ignore records without DNSSEC)'}`,
-        'RFC 7672 §3.1',
-        { ...where, matched: named.map((match) => ({ record: presentTlsa(match.record), depth: match.depth })) },
-      ),
+    const found = finding(
+      'dane_match',
+      secure ? 'pass' : 'info',
+      `the presented certificate chain matches ${named.map((match) => match.record.label).join(', ')}${secure ? '' : ' (but senders ignore records without DNSSEC)'}`,
+      'RFC 7672 §3.1',
+      { ...where, matched: named.map((match) => ({ record: presentTlsa(match.record), depth: match.depth })) },
     );
-    return { verdict: secure ? 'matched' : 'not-applicable', findings };
+    return { verdict: secure ? 'matched' : 'not-applicable', findings: [found] };
   }
   if (matched.length > 0) {
-    findings.push(
-      finding(
-        'dane_ta_name_mismatch',
-        secure ? 'error' : 'warning',
-        `the chain leads to a DANE-TA(2) trust anchor, but the server certificate does not name ${tlsa.host}${baseDomain(tlsa) !== tlsa.host ? ` or ${baseDomain(tlsa)}` : ''}`,
-        'RFC 7672 §3.2.2',
-        { ...where, matched: matched.map((match) => presentTlsa(match.record)) },
-      ),
-    );
-    return { verdict: secure ? 'mismatch' : 'not-applicable', findings };
-  }
-  findings.push(
-    finding(
-      'dane_no_match',
+    const found = finding(
+      'dane_ta_name_mismatch',
       secure ? 'error' : 'warning',
-      `no TLSA record at ${tlsa.name} matches the presented certificate chain${secure ? ': DANE senders do not deliver to this host' : ''}`,
-      'RFC 7672 §3.1',
-      { ...where, records, reasons: matches.map((match) => ({ record: presentTlsa(match.record), reason: match.reason })) },
-    ),
+      `the chain leads to a DANE-TA(2) trust anchor, but the server certificate does not name ${tlsa.host}${baseDomain(tlsa) !== tlsa.host ? ` or ${baseDomain(tlsa)}` : ''}`,
+      'RFC 7672 §3.2.2',
+      { ...where, matched: matched.map((match) => presentTlsa(match.record)) },
+    );
+    return { verdict: secure ? 'mismatch' : 'not-applicable', findings: [found] };
+  }
+  const found = finding(
+    'dane_no_match',
+    secure ? 'error' : 'warning',
+    `no TLSA record at ${tlsa.name} matches the presented certificate chain${secure ? ': DANE senders do not deliver to this host' : ''}`,
+    'RFC 7672 §3.1',
+    { ...where, records, reasons: matches.map((match) => ({ record: presentTlsa(match.record), reason: match.reason })) },
   );
-  return { verdict: secure ? 'mismatch' : 'not-applicable', findings };
+  return { verdict: secure ? 'mismatch' : 'not-applicable', findings: [found] };
 }
