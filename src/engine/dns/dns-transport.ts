@@ -166,164 +166,12 @@ const ANSWER_RCODES = new Set(['NOERROR', 'NXDOMAIN']);
  *   refused resolver (`forbidden`).
  */
 export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
-  const resolvers = [...options.resolvers];
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const retries = options.retries ?? DEFAULT_RETRIES;
-  const useTcp = options.tcp ?? false;
-  const useEdns: EdnsMode = options.dnssec ?? options.edns ?? true;
-  if (resolvers.length === 0) throw new NetintelError('usage', 'No DNS resolver to ask');
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new NetintelError('usage', `The DNS timeout must be a positive number of milliseconds, not ${timeoutMs}`);
-  }
-  if (!(Number.isInteger(retries) && retries >= 0)) {
-    throw new NetintelError('usage', `The DNS retry count must be a whole number from 0, not ${retries}`);
-  }
-  // A host name (DNS over HTTPS or TLS) is judged by the addresses it resolves to, when the connection is made.
-  const guard = options.connectGuard ?? null;
-  for (const resolver of resolvers) if (isIP(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
-  const memory = options.memory ?? null;
-  const probeMs = memory ? memory.probeTimeoutMs(timeoutMs) : timeoutMs;
-  // A demoted resolver's attempts are probes: shorter than the others' (with a deadline under a second, they are the same).
-  const demoted = (resolver: ResolverAddress): boolean => probeMs < timeoutMs && (memory?.isDemoted(resolver) ?? false);
-  const inOrder = (): readonly ResolverAddress[] => (memory ? memory.order(resolvers) : resolvers);
-
-  const encryptedClients = new Map<ResolverAddress, DohClient | DotClient>();
-  function encryptedClientFor(resolver: ResolverAddress): DohClient | DotClient {
-    let client = encryptedClients.get(resolver);
-    if (!client) {
-      client = resolver.protocol === 'https' ? createDohClient(resolver, guard) : createDotClient(resolver, guard);
-      encryptedClients.set(resolver, client);
-    }
-    return client;
-  }
-
-  // One channel per resolver and deadline: a channel's queries share one timeout (udp-channel.ts), so a demoted resolver's probes go through a channel of their own.
-  const channels = new Map<ResolverAddress, UdpChannel>();
-  const probeChannels = new Map<ResolverAddress, UdpChannel>();
-  let closed = false;
-  function channelFor(resolver: ResolverAddress, probe: boolean): UdpChannel {
-    const map = probe ? probeChannels : channels;
-    let channel = map.get(resolver);
-    if (!channel) {
-      channel = createUdpChannel(resolver, probe ? probeMs : timeoutMs);
-      map.set(resolver, channel);
-    }
-    return channel;
-  }
-
-  /**
-   * One attempt against one resolver, including TCP after TC=1 and the
-   * RFC 6891 §7 FORMERR fallback. `first` is the outcome of the first UDP
-   * exchange when it has already been made; `probe`: the resolver is
-   * demoted and gets the short deadline.
-   */
-  async function attempt(
-    resolver: ResolverAddress,
-    question: DnsQuestion,
-    first: ExchangeOutcome | null,
-    probe: boolean,
-  ): Promise<{ outcome: ExchangeOutcome; transport: DnsTransportKind }> {
-    let edns = useEdns;
-    let given = first;
-    const deadline = probe ? probeMs : timeoutMs;
-    if (resolver.protocol === 'https' || resolver.protocol === 'tls') {
-      const transport: DnsTransportKind = resolver.protocol;
-      for (;;) {
-        const outcome = await encryptedClientFor(resolver).exchange(question, edns, deadline);
-        if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
-          edns = false;
-          continue;
-        }
-        return { outcome, transport };
-      }
-    }
-    for (;;) {
-      let transport: DnsTransportKind = useTcp ? 'tcp' : 'udp';
-      let outcome: ExchangeOutcome;
-      if (given !== null) {
-        outcome = given;
-        given = null;
-      } else {
-        outcome = useTcp
-          ? await tcpExchange(resolver, question, edns, deadline)
-          : await channelFor(resolver, probe).exchange(question, edns);
-      }
-      if (outcome.kind === 'reply' && transport === 'udp' && outcome.truncated) {
-        // RFC 1035 §4.2.1, RFC 7766 §5: a truncated UDP reply is retried over TCP.
-        transport = 'tcp';
-        outcome = await tcpExchange(resolver, question, edns, deadline);
-      }
-      // A server that does not know EDNS may answer FORMERR; ask again without it.
-      if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
-        edns = false;
-        continue;
-      }
-      return { outcome, transport };
-    }
-  }
-
-  /**
-   * Every attempt of one question: rounds over the resolvers as described
-   * at createDnsTransport. `first` is the outcome of the first UDP exchange
-   * with the first resolver of `order` when it has already been made (sent
-   * at `started`, as a probe when `firstProbe`).
-   */
-  async function resolveQuestion(
-    question: DnsQuestion,
-    started: number,
-    order: readonly ResolverAddress[],
-    first: ExchangeOutcome | null,
-    firstProbe: boolean,
-  ): Promise<DnsExchange> {
-    const attempts: AttemptRecord[] = [];
-    const givenUp = new Set<ResolverAddress>();
-    let seed = first;
-    let roundOrder = order;
-
-    for (let round = 0; round <= retries && givenUp.size < resolvers.length; round++) {
-      if (round > 0) roundOrder = inOrder();
-      for (const resolver of roundOrder) {
-        if (givenUp.has(resolver)) continue;
-        const probe = seed !== null ? firstProbe : demoted(resolver);
-        const sentAt = seed !== null ? started : performance.now();
-        const { outcome, transport } = await attempt(resolver, question, seed, probe);
-        seed = null;
-        if (outcome.kind === 'reply') {
-          memory?.answered(resolver);
-          const rcode = outcome.rcode;
-          if (outcome.referral !== null) {
-            // A server that does not recurse answers nothing a stub can use: the next resolver may.
-            attempts.push({ resolver: resolver.label, transport, outcome: 'referral', reason: outcome.referral.join(', ') });
-            givenUp.add(resolver);
-            continue;
-          }
-          if (ANSWER_RCODES.has(rcode)) return new Exchange(outcome, rcode, resolver.label, transport, elapsedMs(started));
-          attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
-          givenUp.add(resolver);
-        } else if (outcome.kind === 'unreachable') {
-          attempts.push({ resolver: resolver.label, transport, outcome: 'unreachable', reason: outcome.code });
-          givenUp.add(resolver);
-        } else if (outcome.kind === 'failed') {
-          attempts.push({ resolver: resolver.label, transport, outcome: outcome.failure, reason: outcome.reason });
-          givenUp.add(resolver);
-        } else {
-          memory?.timedOut(resolver, sentAt, probe ? probeMs : timeoutMs);
-          attempts.push({
-            resolver: resolver.label,
-            transport,
-            outcome: 'timeout',
-            reason: 'timeout',
-            ...(outcome.ignoredReplies > 0 ? { ignoredReplies: outcome.ignoredReplies } : {}),
-            ...(probe ? { probe: true as const } : {}),
-          });
-        }
-      }
-    }
-    throw failure(question.name, question.type, attempts, timeoutMs, probeMs);
-  }
+  const settings = transportSettings(options);
+  const { resolvers, useTcp, useEdns, memory } = settings;
+  const connections = createConnections(settings);
 
   function ask(name: string, type: RecordType, done: DnsAnswerCallback): void {
-    if (closed) {
+    if (connections.closed) {
       done(new NetintelError('internal', `DNS transport used after close (query for ${name} ${type})`), null);
       return;
     }
@@ -346,7 +194,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     }
     send({ name, type }, (error, exchange) => {
       // A failure from closing this transport says nothing about the question.
-      if (error !== null && error.code !== 'internal' && !closed) memory!.rememberChainFailure(chainKey, error);
+      if (error !== null && error.code !== 'internal' && !connections.closed) memory!.rememberChainFailure(chainKey, error);
       done(error, exchange);
     });
   }
@@ -354,7 +202,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
   /** Sends a question that passed the checks of {@link ask}. */
   function send(question: DnsQuestion, done: DnsAnswerCallback): void {
     const started = performance.now();
-    const order = inOrder();
+    const order = settings.inOrder();
     const resolver = order[0]!;
     if (useTcp || (resolver.protocol ?? 'dns') !== 'dns') {
       resolveQuestionThen(question, started, order, null, false, done);
@@ -363,8 +211,8 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     // The common case: the first resolver answers the first UDP query with
     // NOERROR or NXDOMAIN, untruncated. Anything else continues in
     // resolveQuestion from that first outcome.
-    const probe = demoted(resolver);
-    channelFor(resolver, probe).send(question, useEdns, (outcome) => {
+    const probe = settings.demoted(resolver);
+    connections.channelFor(resolver, probe).send(question, useEdns, (outcome) => {
       if (outcome.kind === 'reply' && !outcome.truncated && outcome.referral === null) {
         const rcode = outcome.rcode;
         if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') {
@@ -386,7 +234,7 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
     firstProbe: boolean,
     done: DnsAnswerCallback,
   ): void {
-    resolveQuestion(question, started, order, first, firstProbe).then(
+    resolveQuestion(settings, connections, { question, started, order, first, firstProbe }).then(
       (exchange) => done(null, exchange),
       (error: unknown) => done(toNetintelError(error), null),
     );
@@ -403,6 +251,93 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
 
     ask,
 
+    close: () => connections.close(),
+  };
+}
+
+/** A transport's options, checked, with its run memory's view of each resolver. */
+interface TransportSettings {
+  readonly resolvers: readonly ResolverAddress[];
+  readonly timeoutMs: number;
+  /** The deadline of a demoted resolver's probe (timeoutMs without a run memory). */
+  readonly probeMs: number;
+  readonly retries: number;
+  readonly useTcp: boolean;
+  readonly useEdns: EdnsMode;
+  readonly guard: ConnectGuard | null;
+  readonly memory: DnsRunMemory | null;
+  /** Whether the resolver's attempts are probes. */
+  demoted(resolver: ResolverAddress): boolean;
+  /** The resolvers in the order a round asks them. */
+  inOrder(): readonly ResolverAddress[];
+}
+
+function transportSettings(options: DnsTransportOptions): TransportSettings {
+  const resolvers = [...options.resolvers];
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  if (resolvers.length === 0) throw new NetintelError('usage', 'No DNS resolver to ask');
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new NetintelError('usage', `The DNS timeout must be a positive number of milliseconds, not ${timeoutMs}`);
+  }
+  if (!(Number.isInteger(retries) && retries >= 0)) {
+    throw new NetintelError('usage', `The DNS retry count must be a whole number from 0, not ${retries}`);
+  }
+  // A host name (DNS over HTTPS or TLS) is judged by the addresses it resolves to, when the connection is made.
+  const guard = options.connectGuard ?? null;
+  for (const resolver of resolvers) if (isIP(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
+  const memory = options.memory ?? null;
+  const probeMs = memory ? memory.probeTimeoutMs(timeoutMs) : timeoutMs;
+  return {
+    resolvers,
+    timeoutMs,
+    probeMs,
+    retries,
+    useTcp: options.tcp ?? false,
+    useEdns: options.dnssec ?? options.edns ?? true,
+    guard,
+    memory,
+    // A demoted resolver's attempts are probes: shorter than the others' (with a deadline under a second, they are the same).
+    demoted: (resolver) => probeMs < timeoutMs && (memory?.isDemoted(resolver) ?? false),
+    inOrder: () => (memory ? memory.order(resolvers) : resolvers),
+  };
+}
+
+/** The sockets and clients of a transport, opened on first use. */
+interface ResolverConnections {
+  readonly closed: boolean;
+  encryptedClientFor(resolver: ResolverAddress): DohClient | DotClient;
+  channelFor(resolver: ResolverAddress, probe: boolean): UdpChannel;
+  close(): Promise<void>;
+}
+
+function createConnections(settings: TransportSettings): ResolverConnections {
+  const encryptedClients = new Map<ResolverAddress, DohClient | DotClient>();
+  // One channel per resolver and deadline: a channel's queries share one timeout (udp-channel.ts), so a demoted resolver's probes go through a channel of their own.
+  const channels = new Map<ResolverAddress, UdpChannel>();
+  const probeChannels = new Map<ResolverAddress, UdpChannel>();
+  let closed = false;
+  return {
+    get closed() {
+      return closed;
+    },
+    encryptedClientFor(resolver) {
+      let client = encryptedClients.get(resolver);
+      if (!client) {
+        client = resolver.protocol === 'https' ? createDohClient(resolver, settings.guard) : createDotClient(resolver, settings.guard);
+        encryptedClients.set(resolver, client);
+      }
+      return client;
+    },
+    channelFor(resolver, probe) {
+      const map = probe ? probeChannels : channels;
+      let channel = map.get(resolver);
+      if (!channel) {
+        channel = createUdpChannel(resolver, probe ? settings.probeMs : settings.timeoutMs);
+        map.set(resolver, channel);
+      }
+      return channel;
+    },
     async close() {
       closed = true;
       const open = [...channels.values(), ...probeChannels.values()];
@@ -413,6 +348,123 @@ export function createDnsTransport(options: DnsTransportOptions): DnsTransport {
       await Promise.all(open.map((channel) => channel.close()));
     },
   };
+}
+
+/** One question on its way: when it was first sent, to whom, and what came of that first UDP exchange if it was made. */
+interface QuestionStart {
+  question: DnsQuestion;
+  /** performance.now() when the first query was sent. */
+  started: number;
+  order: readonly ResolverAddress[];
+  /** The outcome of the first UDP exchange with the first resolver of `order`, when it has already been made. */
+  first: ExchangeOutcome | null;
+  /** Whether that first exchange was a probe. */
+  firstProbe: boolean;
+}
+
+/** Every attempt of one question: rounds over the resolvers as described at createDnsTransport. */
+async function resolveQuestion(settings: TransportSettings, connections: ResolverConnections, start: QuestionStart): Promise<DnsExchange> {
+  const { question, started } = start;
+  const { resolvers, retries, memory } = settings;
+  const attempts: AttemptRecord[] = [];
+  const givenUp = new Set<ResolverAddress>();
+  let seed = start.first;
+  let roundOrder = start.order;
+
+  for (let round = 0; round <= retries && givenUp.size < resolvers.length; round++) {
+    if (round > 0) roundOrder = settings.inOrder();
+    for (const resolver of roundOrder) {
+      if (givenUp.has(resolver)) continue;
+      const probe = seed !== null ? start.firstProbe : settings.demoted(resolver);
+      const sentAt = seed !== null ? started : performance.now();
+      const { outcome, transport } = await attempt(settings, connections, resolver, question, seed, probe);
+      seed = null;
+      if (outcome.kind === 'reply') {
+        memory?.answered(resolver);
+        const rcode = outcome.rcode;
+        if (outcome.referral !== null) {
+          // A server that does not recurse answers nothing a stub can use: the next resolver may.
+          attempts.push({ resolver: resolver.label, transport, outcome: 'referral', reason: outcome.referral.join(', ') });
+          givenUp.add(resolver);
+          continue;
+        }
+        if (ANSWER_RCODES.has(rcode)) return new Exchange(outcome, rcode, resolver.label, transport, elapsedMs(started));
+        attempts.push({ resolver: resolver.label, transport, outcome: 'rcode', reason: rcode });
+        givenUp.add(resolver);
+      } else if (outcome.kind === 'unreachable') {
+        attempts.push({ resolver: resolver.label, transport, outcome: 'unreachable', reason: outcome.code });
+        givenUp.add(resolver);
+      } else if (outcome.kind === 'failed') {
+        attempts.push({ resolver: resolver.label, transport, outcome: outcome.failure, reason: outcome.reason });
+        givenUp.add(resolver);
+      } else {
+        memory?.timedOut(resolver, sentAt, probe ? settings.probeMs : settings.timeoutMs);
+        attempts.push({
+          resolver: resolver.label,
+          transport,
+          outcome: 'timeout',
+          reason: 'timeout',
+          ...(outcome.ignoredReplies > 0 ? { ignoredReplies: outcome.ignoredReplies } : {}),
+          ...(probe ? { probe: true as const } : {}),
+        });
+      }
+    }
+  }
+  throw failure(question.name, question.type, attempts, settings.timeoutMs, settings.probeMs);
+}
+
+/**
+ * One attempt against one resolver, including TCP after TC=1 and the
+ * RFC 6891 §7 FORMERR fallback. `first` is the outcome of the first UDP
+ * exchange when it has already been made; `probe`: the resolver is
+ * demoted and gets the short deadline.
+ */
+async function attempt(
+  settings: TransportSettings,
+  connections: ResolverConnections,
+  resolver: ResolverAddress,
+  question: DnsQuestion,
+  first: ExchangeOutcome | null,
+  probe: boolean,
+): Promise<{ outcome: ExchangeOutcome; transport: DnsTransportKind }> {
+  const { useTcp } = settings;
+  let edns = settings.useEdns;
+  let given = first;
+  const deadline = probe ? settings.probeMs : settings.timeoutMs;
+  if (resolver.protocol === 'https' || resolver.protocol === 'tls') {
+    const transport: DnsTransportKind = resolver.protocol;
+    for (;;) {
+      const outcome = await connections.encryptedClientFor(resolver).exchange(question, edns, deadline);
+      if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
+        edns = false;
+        continue;
+      }
+      return { outcome, transport };
+    }
+  }
+  for (;;) {
+    let transport: DnsTransportKind = useTcp ? 'tcp' : 'udp';
+    let outcome: ExchangeOutcome;
+    if (given !== null) {
+      outcome = given;
+      given = null;
+    } else {
+      outcome = useTcp
+        ? await tcpExchange(resolver, question, edns, deadline)
+        : await connections.channelFor(resolver, probe).exchange(question, edns);
+    }
+    if (outcome.kind === 'reply' && transport === 'udp' && outcome.truncated) {
+      // RFC 1035 §4.2.1, RFC 7766 §5: a truncated UDP reply is retried over TCP.
+      transport = 'tcp';
+      outcome = await tcpExchange(resolver, question, edns, deadline);
+    }
+    // A server that does not know EDNS may answer FORMERR; ask again without it.
+    if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
+      edns = false;
+      continue;
+    }
+    return { outcome, transport };
+  }
 }
 
 /** An accepted response; dns-packet's decoding of it is made only if someone reads `response`. */
