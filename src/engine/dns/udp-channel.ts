@@ -64,65 +64,193 @@ const MAX_IN_FLIGHT = 50_000;
 const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
+ * The queries waiting for their reply: by id, and as a list in the order
+ * they were sent, with the one timer that ends them at their deadline.
+ */
+class WaitingQueries {
+  private readonly byId = new Map<number, Waiting>();
+  private head: Waiting | null = null;
+  private tail: Waiting | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly sweepDue = (): void => this.sweep();
+  count = 0;
+
+  /** `freed` runs when a query has ended, before its `done`: a query waiting for a slot may go. */
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly freed: () => void,
+  ) {}
+
+  /** Prepares the query under a free id and starts its wait. */
+  add(question: DnsQuestion, edns: EdnsMode, done: (outcome: ExchangeOutcome) => void): PreparedQuery {
+    const query = prepareQuery(this.freeId(), question, edns);
+    const entry = new Waiting(query, performance.now() + this.timeoutMs, done);
+    this.byId.set(query.id, entry);
+    if (this.tail === null) this.head = entry;
+    else {
+      this.tail.next = entry;
+      entry.prev = this.tail;
+    }
+    this.tail = entry;
+    this.count += 1;
+    if (this.timer === null) this.arm(this.timeoutMs);
+    return query;
+  }
+
+  withId(id: number): Waiting | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): Waiting[] {
+    const list: Waiting[] = [];
+    for (let entry = this.head; entry !== null; entry = entry.next) list.push(entry);
+    return list;
+  }
+
+  settle(entry: Waiting, outcome: ExchangeOutcome): void {
+    const done = entry.done;
+    if (done === null) return;
+    entry.done = null;
+    const id = entry.query.id;
+    if (this.byId.get(id) === entry) this.byId.delete(id);
+    if (entry.prev) entry.prev.next = entry.next;
+    else this.head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else this.tail = entry.prev;
+    entry.prev = null;
+    entry.next = null;
+    this.count -= 1;
+    if (this.count === 0 && this.timer !== null) {
+      // Nothing waits: the timer must not keep the process alive.
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.freed();
+    done(outcome);
+  }
+
+  /** Ends the queries whose deadline has passed; runs at the head's deadline. */
+  private sweep(): void {
+    this.timer = null;
+    const now = performance.now();
+    while (this.head !== null && this.head.deadline <= now) {
+      const head = this.head;
+      // No valid reply came: a malformed one is what the resolver said (a spoofed one must not beat the real answer, so it is not taken earlier).
+      this.settle(head, head.malformed !== null ? malformedOutcome(head.malformed) : { kind: 'timeout', ignoredReplies: head.ignoredReplies });
+    }
+    if (this.head !== null && this.timer === null) this.arm(this.head.deadline - now);
+  }
+
+  private arm(delayMs: number): void {
+    // Timers may fire a little early against performance.now(); sweep()
+    // re-arms for the rest instead of ending a query before its deadline.
+    this.timer = setTimeout(this.sweepDue, Math.max(1, Math.ceil(delayMs)));
+  }
+
+  private freeId(): number {
+    let id = randomQueryId();
+    while (this.byId.has(id)) id = randomQueryId();
+    return id;
+  }
+}
+
+/** What opening a channel's socket reports back to the channel. */
+interface SocketHooks {
+  /** Whether the channel was closed while the socket connected. */
+  isClosed(): boolean;
+  /** Whether `socket` is still the channel's: errors of an abandoned socket are not the waiting queries'. */
+  isCurrent(socket: dgram.Socket): boolean;
+  onMessage(message: Buffer): void;
+  onError(error: NodeJS.ErrnoException): void;
+  /** The socket is connected, its replies go to onMessage. */
+  opened(socket: dgram.Socket): void;
+  /** No socket: the errno name, or `ECLOSED` when the channel was closed meanwhile. */
+  failed(code: string): void;
+}
+
+/** Creates a UDP socket connected to the resolver and reports to `hooks` exactly once, opened or failed. */
+function connectUdpSocket(resolver: ResolverAddress, hooks: SocketHooks): void {
+  if (unroutableReason(resolver.host) !== null) {
+    // Reported after the caller's send returns, as a connect error would be.
+    queueMicrotask(() => hooks.failed('ENETUNREACH'));
+    return;
+  }
+  const created = dgram.createSocket({ type: resolver.family === 6 ? 'udp6' : 'udp4' });
+  const failConnect = (error: NodeJS.ErrnoException): void => {
+    try {
+      created.close();
+    } catch {
+      // Already closed.
+    }
+    hooks.failed(error.code ?? 'EIO');
+  };
+  let connecting = true;
+  // Stays attached: a second 'error' (connect failing after bind failed,
+  // or an error after close) must never become an uncaught exception.
+  created.on('error', (error: NodeJS.ErrnoException) => {
+    if (connecting) {
+      connecting = false;
+      failConnect(error);
+    } else if (hooks.isCurrent(created)) {
+      hooks.onError(error);
+    }
+  });
+  // dgram hands a connect error to this callback, not to 'error' (Node's
+  // doConnect): ignoring it meant sending on an unconnected socket, whose
+  // send() then threw ERR_SOCKET_BAD_PORT inside this callback, an
+  // uncaught exception (a link-local resolver without a zone, fe80::1;
+  // an IPv6 resolver on a host without IPv6).
+  const connected = (error?: Error | null): void => {
+    if (!connecting) return;
+    connecting = false;
+    if (error) {
+      failConnect(error as NodeJS.ErrnoException);
+      return;
+    }
+    if (hooks.isClosed()) {
+      created.close();
+      hooks.failed('ECLOSED');
+      return;
+    }
+    created.on('message', hooks.onMessage);
+    try {
+      created.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
+    } catch {
+      // Keep the system default.
+    }
+    // The timer keeps the process alive while queries wait; an idle
+    // channel must not.
+    created.unref();
+    hooks.opened(created);
+  };
+  try {
+    created.connect(resolver.port, resolver.host, connected);
+  } catch (error) {
+    // A synchronous throw (a bad zone index, an address the family
+    // cannot take) means the same as an asynchronous connect error.
+    connecting = false;
+    failConnect(error as NodeJS.ErrnoException);
+  }
+}
+
+/**
  * Creates the channel; the socket is opened on the first send. Each query
  * waits up to `timeoutMs` milliseconds for its reply.
  */
 export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): UdpChannel {
-  const byId = new Map<number, Waiting>();
-  let head: Waiting | null = null;
-  let tail: Waiting | null = null;
-  let inFlight = 0;
-  let timer: NodeJS.Timeout | null = null;
   const waitingForSlot: Deferred[] = [];
   let waitingForSocket: Deferred[] = [];
   let socket: dgram.Socket | null = null;
   let opening = false;
   let closed = false;
-  const unroutable = unroutableReason(resolver.host) !== null;
-
-  function settle(entry: Waiting, outcome: ExchangeOutcome): void {
-    const done = entry.done;
-    if (done === null) return;
-    entry.done = null;
-    const id = entry.query.id;
-    if (byId.get(id) === entry) byId.delete(id);
-    if (entry.prev) entry.prev.next = entry.next;
-    else head = entry.next;
-    if (entry.next) entry.next.prev = entry.prev;
-    else tail = entry.prev;
-    entry.prev = null;
-    entry.next = null;
-    inFlight -= 1;
-    if (inFlight === 0 && timer !== null) {
-      // Nothing waits: the timer must not keep the process alive.
-      clearTimeout(timer);
-      timer = null;
-    }
+  const waiting = new WaitingQueries(timeoutMs, () => {
     const deferred = waitingForSlot.shift();
     if (deferred) send(deferred[0], deferred[1], deferred[2]);
-    done(outcome);
-  }
-
-  /** Ends the queries whose deadline has passed; runs at the head's deadline. */
-  function sweep(): void {
-    timer = null;
-    const now = performance.now();
-    while (head !== null && head.deadline <= now) {
-      // No valid reply came: a malformed one is what the resolver said (a spoofed one must not beat the real answer, so it is not taken earlier).
-      settle(head, head.malformed !== null ? malformedOutcome(head.malformed) : { kind: 'timeout', ignoredReplies: head.ignoredReplies });
-    }
-    if (head !== null && timer === null) arm(head.deadline - now);
-  }
-
-  function arm(delayMs: number): void {
-    // Timers may fire a little early against performance.now(); sweep()
-    // re-arms for the rest instead of ending a query before its deadline.
-    timer = setTimeout(sweep, Math.max(1, Math.ceil(delayMs)));
-  }
+  });
 
   function onMessage(message: Buffer): void {
     if (message.length < 2) return;
-    const entry = byId.get((message[0]! << 8) | message[1]!);
+    const entry = waiting.withId((message[0]! << 8) | message[1]!);
     if (!entry) return;
     const reply = judgeReply(message, entry.query);
     if (reply === null) {
@@ -133,102 +261,38 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
       entry.malformed ??= reply.reason;
       return;
     }
-    settle(entry, reply);
-  }
-
-  function waitingList(): Waiting[] {
-    const list: Waiting[] = [];
-    for (let entry = head; entry !== null; entry = entry.next) list.push(entry);
-    return list;
+    waiting.settle(entry, reply);
   }
 
   function onError(error: NodeJS.ErrnoException): void {
     // An ICMP error cannot be tied to one query: it says the resolver's port
     // or host is unreachable, which holds for every query waiting on it.
     const code = error.code ?? 'EIO';
-    for (const entry of waitingList()) settle(entry, { kind: 'unreachable', code });
+    for (const entry of waiting.all()) waiting.settle(entry, { kind: 'unreachable', code });
   }
 
   function open(): void {
     if (opening) return;
     opening = true;
-    const fail = (code: string): void => {
-      opening = false;
-      const failed = waitingForSocket;
-      waitingForSocket = [];
-      for (const [, , done] of failed) done({ kind: 'unreachable', code });
-    };
-    if (unroutable) {
-      // Reported after the caller's send returns, as a connect error would be.
-      queueMicrotask(() => fail('ENETUNREACH'));
-      return;
-    }
-    const created = dgram.createSocket({ type: resolver.family === 6 ? 'udp6' : 'udp4' });
-    const failConnect = (error: NodeJS.ErrnoException): void => {
-      try {
-        created.close();
-      } catch {
-        // Already closed.
-      }
-      fail(error.code ?? 'EIO');
-    };
-    let connecting = true;
-    // Stays attached: a second 'error' (connect failing after bind failed,
-    // or an error after close) must never become an uncaught exception.
-    created.on('error', (error: NodeJS.ErrnoException) => {
-      if (connecting) {
-        connecting = false;
-        failConnect(error);
-      } else if (socket === created) {
-        onError(error);
-      }
+    connectUdpSocket(resolver, {
+      isClosed: () => closed,
+      isCurrent: (candidate) => socket === candidate,
+      onMessage,
+      onError,
+      opened(created) {
+        opening = false;
+        socket = created;
+        const ready = waitingForSocket;
+        waitingForSocket = [];
+        for (const [question, edns, done] of ready) send(question, edns, done);
+      },
+      failed(code) {
+        opening = false;
+        const failed = waitingForSocket;
+        waitingForSocket = [];
+        for (const [, , done] of failed) done({ kind: 'unreachable', code });
+      },
     });
-    // dgram hands a connect error to this callback, not to 'error' (Node's
-    // doConnect): ignoring it meant sending on an unconnected socket, whose
-    // send() then threw ERR_SOCKET_BAD_PORT inside this callback, an
-    // uncaught exception (a link-local resolver without a zone, fe80::1;
-    // an IPv6 resolver on a host without IPv6).
-    const connected = (error?: Error | null): void => {
-      if (!connecting) return;
-      connecting = false;
-      if (error) {
-        failConnect(error as NodeJS.ErrnoException);
-        return;
-      }
-      if (closed) {
-        created.close();
-        fail('ECLOSED');
-        return;
-      }
-      opening = false;
-      created.on('message', onMessage);
-      try {
-        created.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
-      } catch {
-        // Keep the system default.
-      }
-      // The timer keeps the process alive while queries wait; an idle
-      // channel must not.
-      created.unref();
-      socket = created;
-      const ready = waitingForSocket;
-      waitingForSocket = [];
-      for (const [question, edns, done] of ready) send(question, edns, done);
-    };
-    try {
-      created.connect(resolver.port, resolver.host, connected);
-    } catch (error) {
-      // A synchronous throw (a bad zone index, an address the family
-      // cannot take) means the same as an asynchronous connect error.
-      connecting = false;
-      failConnect(error as NodeJS.ErrnoException);
-    }
-  }
-
-  function freeId(): number {
-    let id = randomQueryId();
-    while (byId.has(id)) id = randomQueryId();
-    return id;
   }
 
   function send(question: DnsQuestion, edns: EdnsMode, done: (outcome: ExchangeOutcome) => void): void {
@@ -242,21 +306,11 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
       open();
       return;
     }
-    if (inFlight >= MAX_IN_FLIGHT) {
+    if (waiting.count >= MAX_IN_FLIGHT) {
       waitingForSlot.push([question, edns, done]);
       return;
     }
-    const query = prepareQuery(freeId(), question, edns);
-    const entry = new Waiting(query, performance.now() + timeoutMs, done);
-    byId.set(query.id, entry);
-    if (tail === null) head = entry;
-    else {
-      tail.next = entry;
-      entry.prev = tail;
-    }
-    tail = entry;
-    inFlight += 1;
-    if (timer === null) arm(timeoutMs);
+    const query = waiting.add(question, edns, done);
     // The callback is needed to see a send error at all: without one, Node
     // drops an error that sendmsg(2) returns synchronously. On a connected
     // socket the kernel reports an earlier ICMP port unreachable as the
@@ -278,7 +332,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
 
   return {
     get inFlight() {
-      return inFlight;
+      return waiting.count;
     },
 
     send,
@@ -289,7 +343,7 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
 
     async close() {
       closed = true;
-      for (const entry of waitingList()) settle(entry, { kind: 'unreachable', code: 'ECLOSED' });
+      for (const entry of waiting.all()) waiting.settle(entry, { kind: 'unreachable', code: 'ECLOSED' });
       for (const [, , done] of waitingForSlot.splice(0)) done({ kind: 'unreachable', code: 'ECLOSED' });
       const current = socket;
       socket = null;
