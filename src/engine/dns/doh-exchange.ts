@@ -53,80 +53,28 @@ const MAX_CONTROL_FRAMES_PER_SECOND = 100;
  * the resolver's own (`ca`).
  */
 export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard | null = null): DohClient {
-  const url = new URL(resolver.url ?? `https://${resolver.host}/dns-query`);
-  const method = resolver.method ?? 'POST';
-  const guardOptions = () => guardedConnect(guard, resolver.host, { what: 'DNS resolver', port: resolver.port });
+  const target = dohTarget(resolver, guard);
   let connecting: Promise<Connection | ExchangeOutcome> | null = null;
   let established: Connection | null = null;
-  let agent: https.Agent | null = null;
   let closed = false;
-  const open = new Set<{ destroy(): void }>();
+  const hooks: SessionHooks = {
+    isClosed: () => closed,
+    sessionClosed(made) {
+      if (established === made) {
+        established = null;
+        connecting = null;
+      }
+    },
+  };
 
   /** The connection, opened on first use; a failed or closed one is opened again by the next query. */
   function connection(timeoutMs: number): Promise<Connection | ExchangeOutcome> {
-    connecting ??= connect(timeoutMs).then((made) => {
+    connecting ??= connectDoh(target, timeoutMs, hooks).then((made) => {
       if (isConnection(made)) established = made;
       else connecting = null;
       return made;
     });
     return connecting;
-  }
-
-  function connect(timeoutMs: number): Promise<Connection | ExchangeOutcome> {
-    if (resolver.family !== 0 && unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
-    return new Promise((resolve) => {
-      let socket: tls.TLSSocket;
-      try {
-        socket = tls.connect({ ...tlsOptions(resolver, ['h2', 'http/1.1']), ...guardOptions() });
-      } catch (error) {
-        resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
-        return;
-      }
-      const timer = setTimeout(() => {
-        socket.destroy();
-        resolve({ kind: 'timeout', ignoredReplies: 0 });
-      }, timeoutMs);
-      // Stays attached: after the handshake the session or request that owns the socket reports its errors.
-      socket.on('error', (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        resolve(tlsFailureOutcome(error, resolver.host));
-      });
-      socket.once('secureConnect', () => {
-        clearTimeout(timer);
-        if (closed) {
-          socket.destroy();
-          resolve({ kind: 'unreachable', code: 'ECLOSED' });
-          return;
-        }
-        if (socket.alpnProtocol === 'h2') {
-          const session = http2.connect(url.origin, { createConnection: () => socket });
-          const made: H2Connection = { kind: 'h2', session, violation: null };
-          open.add(session);
-          session.on('error', (error: NodeJS.ErrnoException) => {
-            made.violation ??= http2Violation(error);
-          });
-          watchControlFrames(made);
-          // A session that ends (GOAWAY, idle close by the server) is replaced on the next query.
-          session.on('close', () => {
-            open.delete(session);
-            if (established === made) {
-              established = null;
-              connecting = null;
-            }
-          });
-          session.unref();
-          resolve(made);
-          return;
-        }
-        resolve({ kind: 'http/1.1', socket });
-      });
-    });
-  }
-
-  function http1Agent(): https.Agent {
-    // A bounded pool: a bulk run queues its queries rather than opening a connection for each.
-    agent ??= new https.Agent({ keepAlive: true, maxSockets: MAX_HTTP1_CONNECTIONS, ...tlsOptions(resolver, ['http/1.1']), ...guardOptions() });
-    return agent;
   }
 
   async function exchange(question: DnsQuestion, edns: EdnsMode, timeoutMs: number): Promise<ExchangeOutcome> {
@@ -137,137 +85,230 @@ export function createDohClient(resolver: ResolverAddress, guard: ConnectGuard |
     const made = await connection(timeoutMs);
     if (!isConnection(made)) return made;
     const left = Math.max(1, timeoutMs - (Date.now() - started));
-    if (made.kind === 'h2') return h2Request(made, query, left);
+    if (made.kind === 'h2') return h2Request(target, made, query, left);
     const socket = made.socket;
     made.socket = null;
-    return h1Request(query, left, socket);
-  }
-
-  /** The request path and headers of a query (RFC 8484 §4.1). */
-  function request(query: PreparedQuery): { path: string; headers: Record<string, string>; body: Buffer | null } {
-    if (method === 'GET') {
-      const target = new URL(url);
-      target.searchParams.append('dns', query.message.toString('base64url'));
-      return { path: target.pathname + target.search, headers: { accept: DNS_MESSAGE }, body: null };
-    }
-    return {
-      path: url.pathname + url.search,
-      headers: { accept: DNS_MESSAGE, 'content-type': DNS_MESSAGE, 'content-length': String(query.message.length) },
-      body: query.message,
-    };
-  }
-
-  function h2Request(connection: H2Connection, query: PreparedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
-    const { path, headers, body } = request(query);
-    const session = connection.session;
-    // A stream that ends because the peer broke the protocol ends with that, not as an unreachable server.
-    const broken = (error: NodeJS.ErrnoException | null): ExchangeOutcome => {
-      const violation = connection.violation ?? (error === null ? null : http2Violation(error));
-      return violation !== null ? { kind: 'failed', failure: 'protocol', code: 'EPROTO', reason: violation } : { kind: 'unreachable', code: error?.code ?? 'ECONNRESET' };
-    };
-    return new Promise((resolve) => {
-      let stream: http2.ClientHttp2Stream;
-      try {
-        stream = session.request({ ':method': method, ':path': path, ...headers }, { endStream: body === null });
-      } catch (error) {
-        resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'ECONNRESET' });
-        return;
-      }
-      session.ref();
-      const settle = collect(query, timeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL), (outcome) => {
-        if (session.closed === false) session.unref();
-        resolve(outcome);
-      });
-      stream.on('response', (responseHeaders) => settle.head(Number(responseHeaders[':status']), responseHeaders['content-type']));
-      stream.on('data', (chunk: Buffer) => settle.data(chunk));
-      // A session closed for a violation ends its streams, some with an empty 'end'.
-      stream.on('end', () => (connection.violation !== null ? settle.fail(broken(null)) : settle.end()));
-      stream.on('error', (error: NodeJS.ErrnoException) => settle.fail(broken(error)));
-      stream.on('close', () => settle.fail(broken(null)));
-      if (body !== null) stream.end(body);
-    });
-  }
-
-  function h1Request(query: PreparedQuery, timeoutMs: number, socket: tls.TLSSocket | null): Promise<ExchangeOutcome> {
-    const { path, headers, body } = request(query);
-    return new Promise((resolve) => {
-      const client = https.request(
-        {
-          ...tlsOptions(resolver, ['http/1.1']),
-          ...guardOptions(),
-          path,
-          method,
-          headers,
-          // The connection ALPN was chosen on serves the first request; with no agent given, Node uses createConnection.
-          ...(socket !== null ? { createConnection: () => socket } : { agent: http1Agent() }),
-        },
-        (response) => {
-          settle.head(response.statusCode ?? 0, response.headers['content-type']);
-          response.on('data', (chunk: Buffer) => settle.data(chunk));
-          response.on('end', () => settle.end());
-          response.on('error', (error: NodeJS.ErrnoException) => settle.fail({ kind: 'unreachable', code: error.code ?? 'ECONNRESET' }));
-        },
-      );
-      const settle = collect(query, timeoutMs, () => client.destroy(), resolve);
-      client.on('error', (error: NodeJS.ErrnoException) => settle.fail(tlsFailureOutcome(error, resolver.host)));
-      client.end(body ?? undefined);
-    });
-  }
-
-  /**
-   * Reads one response: status 200, the DNS media type, a body that is the
-   * reply to `query`. Calls `done` once; `cancel` ends the request on a
-   * timeout or a response that cannot be one.
-   */
-  function collect(query: PreparedQuery, timeoutMs: number, cancel: () => void, done: (outcome: ExchangeOutcome) => void) {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const entry = { destroy: () => settle({ kind: 'unreachable', code: 'ECLOSED' }) };
-    open.add(entry);
-    const timer = setTimeout(() => settle({ kind: 'timeout', ignoredReplies: 0 }), timeoutMs);
-    function settle(outcome: ExchangeOutcome): void {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      open.delete(entry);
-      if (outcome.kind !== 'reply') cancel();
-      done(outcome);
-    }
-    const protocolFailure = (reason: string): ExchangeOutcome => ({ kind: 'failed', failure: 'protocol', code: 'EPROTO', reason });
-    return {
-      head(status: number, contentType: string | string[] | undefined) {
-        if (status !== 200) settle(protocolFailure(`it answered HTTP ${status} instead of a DNS message`));
-        const type = String(contentType ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== DNS_MESSAGE) settle(protocolFailure(`it answered ${type === '' ? 'without a content type' : `with ${JSON.stringify(type.slice(0, 60))}`}, not ${DNS_MESSAGE}`));
-      },
-      data(chunk: Buffer) {
-        size += chunk.length;
-        if (size > MAX_BODY) settle(protocolFailure(`its answer is longer than a DNS message can be (over ${MAX_BODY} octets)`));
-        else chunks.push(chunk);
-      },
-      end() {
-        const message = Buffer.concat(chunks);
-        // One body is the whole answer: a malformed one is the resolver's reply, there is nothing to wait for.
-        const reply = message.length >= 2 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
-        if (reply?.kind === 'malformed') settle(malformedOutcome(reply.reason));
-        else settle(reply ?? protocolFailure(`its answer is not a DNS reply to the question (${message.length} octets)`));
-      },
-      fail: settle,
-    };
+    return h1Request(target, query, left, socket);
   }
 
   return {
     exchange,
     close() {
       closed = true;
-      for (const item of [...open]) item.destroy();
-      open.clear();
-      agent?.destroy();
+      for (const item of [...target.open]) item.destroy();
+      target.open.clear();
+      target.closeAgent();
       if (established?.kind === 'http/1.1') established.socket?.destroy();
       established = null;
       connecting = null;
     },
+  };
+}
+
+/** One resolver's URL and method, the options of every connection to it, and what is open to it. */
+interface DohTarget {
+  readonly resolver: ResolverAddress;
+  readonly url: URL;
+  readonly method: 'GET' | 'POST';
+  /** The connect guard's options for a connection to the resolver. */
+  guardOptions(): ReturnType<typeof guardedConnect>;
+  /** Sessions and requests in progress, ended by close(). */
+  readonly open: Set<{ destroy(): void }>;
+  /** The keep-alive agent of HTTP/1.1 requests after the first, made on first use. */
+  http1Agent(): https.Agent;
+  closeAgent(): void;
+}
+
+function dohTarget(resolver: ResolverAddress, guard: ConnectGuard | null): DohTarget {
+  let agent: https.Agent | null = null;
+  const guardOptions = () => guardedConnect(guard, resolver.host, { what: 'DNS resolver', port: resolver.port });
+  return {
+    resolver,
+    url: new URL(resolver.url ?? `https://${resolver.host}/dns-query`),
+    method: resolver.method ?? 'POST',
+    guardOptions,
+    open: new Set(),
+    http1Agent() {
+      // A bounded pool: a bulk run queues its queries rather than opening a connection for each.
+      agent ??= new https.Agent({ keepAlive: true, maxSockets: MAX_HTTP1_CONNECTIONS, ...tlsOptions(resolver, ['http/1.1']), ...guardOptions() });
+      return agent;
+    },
+    closeAgent() {
+      agent?.destroy();
+    },
+  };
+}
+
+/** What a connection being made asks of its client. */
+interface SessionHooks {
+  /** Whether the client was closed while the connection was made. */
+  isClosed(): boolean;
+  /** An HTTP/2 session ended (GOAWAY, idle close by the server). */
+  sessionClosed(made: H2Connection): void;
+}
+
+/** A TLS connection offering h2 and http/1.1; an HTTP/2 session on it when ALPN chose h2. */
+function connectDoh(target: DohTarget, timeoutMs: number, hooks: SessionHooks): Promise<Connection | ExchangeOutcome> {
+  const { resolver } = target;
+  if (resolver.family !== 0 && unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
+  return new Promise((resolve) => {
+    let socket: tls.TLSSocket;
+    try {
+      socket = tls.connect({ ...tlsOptions(resolver, ['h2', 'http/1.1']), ...target.guardOptions() });
+    } catch (error) {
+      resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
+      return;
+    }
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ kind: 'timeout', ignoredReplies: 0 });
+    }, timeoutMs);
+    // Stays attached: after the handshake the session or request that owns the socket reports its errors.
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(tlsFailureOutcome(error, resolver.host));
+    });
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      if (hooks.isClosed()) {
+        socket.destroy();
+        resolve({ kind: 'unreachable', code: 'ECLOSED' });
+        return;
+      }
+      resolve(socket.alpnProtocol === 'h2' ? h2Session(target, socket, hooks) : { kind: 'http/1.1', socket });
+    });
+  });
+}
+
+function h2Session(target: DohTarget, socket: tls.TLSSocket, hooks: SessionHooks): H2Connection {
+  const session = http2.connect(target.url.origin, { createConnection: () => socket });
+  const made: H2Connection = { kind: 'h2', session, violation: null };
+  target.open.add(session);
+  session.on('error', (error: NodeJS.ErrnoException) => {
+    made.violation ??= http2Violation(error);
+  });
+  watchControlFrames(made);
+  // A session that ends (GOAWAY, idle close by the server) is replaced on the next query.
+  session.on('close', () => {
+    target.open.delete(session);
+    hooks.sessionClosed(made);
+  });
+  session.unref();
+  return made;
+}
+
+/** The request path and headers of a query (RFC 8484 §4.1). */
+function requestOf(target: DohTarget, query: PreparedQuery): { path: string; headers: Record<string, string>; body: Buffer | null } {
+  const { url } = target;
+  if (target.method === 'GET') {
+    const address = new URL(url);
+    address.searchParams.append('dns', query.message.toString('base64url'));
+    return { path: address.pathname + address.search, headers: { accept: DNS_MESSAGE }, body: null };
+  }
+  return {
+    path: url.pathname + url.search,
+    headers: { accept: DNS_MESSAGE, 'content-type': DNS_MESSAGE, 'content-length': String(query.message.length) },
+    body: query.message,
+  };
+}
+
+function h2Request(target: DohTarget, connection: H2Connection, query: PreparedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
+  const { path, headers, body } = requestOf(target, query);
+  const session = connection.session;
+  // A stream that ends because the peer broke the protocol ends with that, not as an unreachable server.
+  const broken = (error: NodeJS.ErrnoException | null): ExchangeOutcome => {
+    const violation = connection.violation ?? (error === null ? null : http2Violation(error));
+    return violation !== null ? { kind: 'failed', failure: 'protocol', code: 'EPROTO', reason: violation } : { kind: 'unreachable', code: error?.code ?? 'ECONNRESET' };
+  };
+  return new Promise((resolve) => {
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request({ ':method': target.method, ':path': path, ...headers }, { endStream: body === null });
+    } catch (error) {
+      resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'ECONNRESET' });
+      return;
+    }
+    session.ref();
+    const settle = collect(target, query, timeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL), (outcome) => {
+      if (session.closed === false) session.unref();
+      resolve(outcome);
+    });
+    stream.on('response', (responseHeaders) => settle.head(Number(responseHeaders[':status']), responseHeaders['content-type']));
+    stream.on('data', (chunk: Buffer) => settle.data(chunk));
+    // A session closed for a violation ends its streams, some with an empty 'end'.
+    stream.on('end', () => (connection.violation !== null ? settle.fail(broken(null)) : settle.end()));
+    stream.on('error', (error: NodeJS.ErrnoException) => settle.fail(broken(error)));
+    stream.on('close', () => settle.fail(broken(null)));
+    if (body !== null) stream.end(body);
+  });
+}
+
+function h1Request(target: DohTarget, query: PreparedQuery, timeoutMs: number, socket: tls.TLSSocket | null): Promise<ExchangeOutcome> {
+  const { path, headers, body } = requestOf(target, query);
+  return new Promise((resolve) => {
+    const client = https.request(
+      {
+        ...tlsOptions(target.resolver, ['http/1.1']),
+        ...target.guardOptions(),
+        path,
+        method: target.method,
+        headers,
+        // The connection ALPN was chosen on serves the first request; with no agent given, Node uses createConnection.
+        ...(socket !== null ? { createConnection: () => socket } : { agent: target.http1Agent() }),
+      },
+      (response) => {
+        settle.head(response.statusCode ?? 0, response.headers['content-type']);
+        response.on('data', (chunk: Buffer) => settle.data(chunk));
+        response.on('end', () => settle.end());
+        response.on('error', (error: NodeJS.ErrnoException) => settle.fail({ kind: 'unreachable', code: error.code ?? 'ECONNRESET' }));
+      },
+    );
+    const settle = collect(target, query, timeoutMs, () => client.destroy(), resolve);
+    client.on('error', (error: NodeJS.ErrnoException) => settle.fail(tlsFailureOutcome(error, target.resolver.host)));
+    client.end(body ?? undefined);
+  });
+}
+
+/**
+ * Reads one response: status 200, the DNS media type, a body that is the
+ * reply to `query`. Calls `done` once; `cancel` ends the request on a
+ * timeout or a response that cannot be one.
+ */
+function collect(target: DohTarget, query: PreparedQuery, timeoutMs: number, cancel: () => void, done: (outcome: ExchangeOutcome) => void) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const entry = { destroy: () => settle({ kind: 'unreachable', code: 'ECLOSED' }) };
+  target.open.add(entry);
+  const timer = setTimeout(() => settle({ kind: 'timeout', ignoredReplies: 0 }), timeoutMs);
+  function settle(outcome: ExchangeOutcome): void {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    target.open.delete(entry);
+    if (outcome.kind !== 'reply') cancel();
+    done(outcome);
+  }
+  const protocolFailure = (reason: string): ExchangeOutcome => ({ kind: 'failed', failure: 'protocol', code: 'EPROTO', reason });
+  return {
+    head(status: number, contentType: string | string[] | undefined) {
+      if (status !== 200) settle(protocolFailure(`it answered HTTP ${status} instead of a DNS message`));
+      const type = String(contentType ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== DNS_MESSAGE) settle(protocolFailure(`it answered ${type === '' ? 'without a content type' : `with ${JSON.stringify(type.slice(0, 60))}`}, not ${DNS_MESSAGE}`));
+    },
+    data(chunk: Buffer) {
+      size += chunk.length;
+      if (size > MAX_BODY) settle(protocolFailure(`its answer is longer than a DNS message can be (over ${MAX_BODY} octets)`));
+      else chunks.push(chunk);
+    },
+    end() {
+      const message = Buffer.concat(chunks);
+      // One body is the whole answer: a malformed one is the resolver's reply, there is nothing to wait for.
+      const reply = message.length >= 2 && message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
+      if (reply?.kind === 'malformed') settle(malformedOutcome(reply.reason));
+      else settle(reply ?? protocolFailure(`its answer is not a DNS reply to the question (${message.length} octets)`));
+    },
+    fail: settle,
   };
 }
 
