@@ -40,6 +40,9 @@ interface Connection {
   answered: boolean;
 }
 
+/** What a client does when a connection is gone (see createDotClient's end). */
+type ConnectionEnd = (connection: Connection, outcome: ExchangeOutcome) => void;
+
 /**
  * A client of one DNS over TLS resolver (RFC 7858): one TLS connection to
  * the resolver's port (853 by default), opened on first use and reused by
@@ -55,52 +58,6 @@ interface Connection {
 export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard | null = null): DotClient {
   let current: Connection | null = null;
   let closed = false;
-
-  function open(): Connection {
-    const socket = tls.connect({ ...tlsOptions(resolver, []), ...guardedConnect(guard, resolver.host, { what: 'DNS resolver', port: resolver.port }) });
-    const connection: Connection = { socket, ready: false, unsent: [], waiting: new Map(), answered: false };
-    socket.setNoDelay(true);
-    const read = createFrameReader((message) => {
-      const entry = message.length >= 12 ? connection.waiting.get(message.readUInt16BE(0)) : undefined;
-      if (!entry) {
-        // Over a connection of its own, a frame that is not DNS at all is a server not speaking DNS over TLS.
-        if (decodeMessage(message) === null) {
-          end(connection, { kind: 'failed', failure: 'protocol', code: 'EPROTO', reason: `it sent ${message.length} octets that are not a DNS message` });
-        }
-        return;
-      }
-      const reply = judgeReply(message, entry.query);
-      if (reply === null) {
-        entry.ignoredReplies += 1;
-        return;
-      }
-      if (reply.kind === 'malformed') {
-        entry.malformed ??= reply.reason;
-        return;
-      }
-      connection.answered = true;
-      settle(connection, entry, reply);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      if (!read(chunk)) end(connection, { kind: 'unreachable', code: 'EPROTO' });
-    });
-    socket.once('secureConnect', () => {
-      connection.ready = true;
-      for (const frame of connection.unsent.splice(0)) socket.write(frame);
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => end(connection, tlsFailureOutcome(error, resolver.host)));
-    socket.on('close', () => end(connection, { kind: 'unreachable', code: 'ECONNRESET' }));
-    return connection;
-  }
-
-  function settle(connection: Connection, entry: Waiting, outcome: ExchangeOutcome): void {
-    if (connection.waiting.get(entry.query.id) !== entry) return;
-    connection.waiting.delete(entry.query.id);
-    clearTimeout(entry.timer);
-    // An idle connection must not keep the process alive.
-    if (connection.waiting.size === 0) connection.socket.unref();
-    entry.done(outcome);
-  }
 
   /** The connection is gone: its queries end with `outcome`, or go again on a new one. */
   function end(connection: Connection, outcome: ExchangeOutcome): void {
@@ -122,7 +79,7 @@ export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard |
   function send(entry: Waiting): void {
     if (current === null) {
       try {
-        current = open();
+        current = openConnection(resolver, guard, end);
       } catch (error) {
         clearTimeout(entry.timer);
         entry.done({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
@@ -161,7 +118,7 @@ export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard |
           timer: setTimeout(() => {
             const connection = timers.get(entry);
             if (!connection) return;
-            settle(connection, entry, entry.malformed !== null ? malformedOutcome(entry.malformed) : { kind: 'timeout', ignoredReplies: entry.ignoredReplies });
+            settleWaiting(connection, entry, entry.malformed !== null ? malformedOutcome(entry.malformed) : { kind: 'timeout', ignoredReplies: entry.ignoredReplies });
             // A handshake that never ends is given up, so that the next query connects afresh.
             if (!connection.ready && connection.waiting.size === 0) end(connection, { kind: 'timeout', ignoredReplies: 0 });
           }, timeoutMs),
@@ -176,6 +133,59 @@ export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard |
       if (connection) end(connection, { kind: 'unreachable', code: 'ECLOSED' });
     },
   };
+}
+
+/**
+ * Opens a TLS connection to the resolver; replies are routed to the
+ * queries waiting on it, and `end` is called when it fails or closes.
+ */
+function openConnection(resolver: ResolverAddress, guard: ConnectGuard | null, end: ConnectionEnd): Connection {
+  const socket = tls.connect({ ...tlsOptions(resolver, []), ...guardedConnect(guard, resolver.host, { what: 'DNS resolver', port: resolver.port }) });
+  const connection: Connection = { socket, ready: false, unsent: [], waiting: new Map(), answered: false };
+  socket.setNoDelay(true);
+  const read = createFrameReader((message) => routeFrame(connection, message, end));
+  socket.on('data', (chunk: Buffer) => {
+    if (!read(chunk)) end(connection, { kind: 'unreachable', code: 'EPROTO' });
+  });
+  socket.once('secureConnect', () => {
+    connection.ready = true;
+    for (const frame of connection.unsent.splice(0)) socket.write(frame);
+  });
+  socket.on('error', (error: NodeJS.ErrnoException) => end(connection, tlsFailureOutcome(error, resolver.host)));
+  socket.on('close', () => end(connection, { kind: 'unreachable', code: 'ECONNRESET' }));
+  return connection;
+}
+
+/** Hands one framed message to the query it answers. */
+function routeFrame(connection: Connection, message: Buffer, end: ConnectionEnd): void {
+  const entry = message.length >= 12 ? connection.waiting.get(message.readUInt16BE(0)) : undefined;
+  if (!entry) {
+    // Over a connection of its own, a frame that is not DNS at all is a server not speaking DNS over TLS.
+    if (decodeMessage(message) === null) {
+      end(connection, { kind: 'failed', failure: 'protocol', code: 'EPROTO', reason: `it sent ${message.length} octets that are not a DNS message` });
+    }
+    return;
+  }
+  const reply = judgeReply(message, entry.query);
+  if (reply === null) {
+    entry.ignoredReplies += 1;
+    return;
+  }
+  if (reply.kind === 'malformed') {
+    entry.malformed ??= reply.reason;
+    return;
+  }
+  connection.answered = true;
+  settleWaiting(connection, entry, reply);
+}
+
+function settleWaiting(connection: Connection, entry: Waiting, outcome: ExchangeOutcome): void {
+  if (connection.waiting.get(entry.query.id) !== entry) return;
+  connection.waiting.delete(entry.query.id);
+  clearTimeout(entry.timer);
+  // An idle connection must not keep the process alive.
+  if (connection.waiting.size === 0) connection.socket.unref();
+  entry.done(outcome);
 }
 
 /** The TLS options of a connection to an encrypted resolver: host, SNI, trusted CAs, ALPN. */
