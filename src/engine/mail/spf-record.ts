@@ -131,8 +131,11 @@ const DUAL_CIDR = /^(?:\/(0|[1-9][0-9]*))?(?:\/\/(0|[1-9][0-9]*))?$/;
 const SPEC_AND_CIDR = /^(.*?)((?:\/(?:0|[1-9][0-9]*))?(?:\/\/(?:0|[1-9][0-9]*))?)$/s;
 const IP4_NETWORK = /^((?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])){3})(?:\/(0|[1-9][0-9]*))?$/;
 
+/** A syntax problem `offset` characters into what is being read. */
+type SyntaxAt = (offset: number, message: string) => TermParse;
+
 function parseTerm(token: string, position: number): TermParse {
-  const syntax = (offset: number, message: string): TermParse => ({
+  const syntax: SyntaxAt = (offset, message) => ({
     problem: { code: 'syntax', position: position + offset, term: token, message },
   });
   for (let k = 0; k < token.length; k++) {
@@ -144,36 +147,39 @@ function parseTerm(token: string, position: number): TermParse {
       );
     }
   }
-
   const modifier = MODIFIER.exec(token);
-  if (modifier) {
-    const name = modifier[1]!.toLowerCase();
-    const value = modifier[2]!;
-    const valueOffset = modifier[1]!.length + 1;
-    const known = name === 'redirect' || name === 'exp';
-    const parsed = known ? parseDomainSpec(value) : parseMacroString(value, 'domain');
-    if (!parsed.ok) {
-      const what = known ? `the ${name} target` : `the value of the modifier "${name}"`;
-      return syntax(valueOffset + parsed.error.offset, `${what}: ${parsed.error.message}`);
-    }
-    return {
-      term: {
-        position,
-        text: token,
-        kind: 'modifier',
-        qualifier: null,
-        name,
-        value,
-        cidr4: null,
-        cidr6: null,
-        countsLookup: name === 'redirect',
-        known,
-        tokens: parsed.tokens,
-        network: null,
-      },
-    };
-  }
+  return modifier ? parseModifier(token, position, modifier, syntax) : parseMechanism(token, position, syntax);
+}
 
+function parseModifier(token: string, position: number, modifier: RegExpExecArray, syntax: SyntaxAt): TermParse {
+  const name = modifier[1]!.toLowerCase();
+  const value = modifier[2]!;
+  const valueOffset = modifier[1]!.length + 1;
+  const known = name === 'redirect' || name === 'exp';
+  const parsed = known ? parseDomainSpec(value) : parseMacroString(value, 'domain');
+  if (!parsed.ok) {
+    const what = known ? `the ${name} target` : `the value of the modifier "${name}"`;
+    return syntax(valueOffset + parsed.error.offset, `${what}: ${parsed.error.message}`);
+  }
+  return {
+    term: {
+      position,
+      text: token,
+      kind: 'modifier',
+      qualifier: null,
+      name,
+      value,
+      cidr4: null,
+      cidr6: null,
+      countsLookup: name === 'redirect',
+      known,
+      tokens: parsed.tokens,
+      network: null,
+    },
+  };
+}
+
+function parseMechanism(token: string, position: number, syntax: SyntaxAt): TermParse {
   const qualifier = /^[+\-~?]/.test(token) ? (token[0] as SpfQualifier) : null;
   const rest = qualifier ? token.slice(1) : token;
   const qOffset = qualifier ? 1 : 0;
@@ -210,69 +216,86 @@ function parseTerm(token: string, position: number): TermParse {
     tokens: null,
     network: null,
   };
+  return parseArguments(name as SpfMechanismName, args, base, (offset, message) => syntax(argsOffset + offset, message));
+}
 
-  switch (name as SpfMechanismName) {
+/** What follows a mechanism's name (`args`, from its ":" or "/"), as RFC 7208 §5 has each take it. */
+function parseArguments(name: SpfMechanismName, args: string, base: ParsedSpfTerm, syntax: SyntaxAt): TermParse {
+  switch (name) {
     case 'all':
-      return args.length === 0 ? { term: base } : syntax(argsOffset, '"all" takes no argument nor CIDR length (RFC 7208 §5.1)');
+      return args.length === 0 ? { term: base } : syntax(0, '"all" takes no argument nor CIDR length (RFC 7208 §5.1)');
     case 'include':
     case 'exists': {
-      if (!args.startsWith(':')) return syntax(argsOffset, `"${name}" needs ":" and a domain (RFC 7208 §5.2, §5.7)`);
-      const spec = parseDomainSpec(args.slice(1));
-      if (!spec.ok) return syntax(argsOffset + 1 + spec.error.offset, spec.error.message);
-      return { term: { ...base, value: args.slice(1), tokens: spec.tokens } };
+      if (!args.startsWith(':')) return syntax(0, `"${name}" needs ":" and a domain (RFC 7208 §5.2, §5.7)`);
+      return domainArgument(args, base, syntax);
     }
     case 'ptr': {
       if (args.length === 0) return { term: base };
-      if (!args.startsWith(':')) return syntax(argsOffset, '"ptr" takes ":" and a domain, no CIDR length (RFC 7208 §5.5)');
-      const spec = parseDomainSpec(args.slice(1));
-      if (!spec.ok) return syntax(argsOffset + 1 + spec.error.offset, spec.error.message);
-      return { term: { ...base, value: args.slice(1), tokens: spec.tokens } };
+      if (!args.startsWith(':')) return syntax(0, '"ptr" takes ":" and a domain, no CIDR length (RFC 7208 §5.5)');
+      return domainArgument(args, base, syntax);
     }
     case 'a':
-    case 'mx': {
-      if (args.length === 0) return { term: base };
-      if (args.startsWith('/')) {
-        const cidr = dualCidr(args);
-        if (typeof cidr === 'string') return syntax(argsOffset, cidr);
-        return { term: { ...base, ...cidr } };
-      }
-      if (!args.startsWith(':')) return syntax(argsOffset, `"${name}" is followed by ":" and a domain or by a CIDR length (RFC 7208 §5.3, §5.4)`);
-      const split = SPEC_AND_CIDR.exec(args.slice(1))!;
-      const specText = split[1]!;
-      const cidr = dualCidr(split[2]!);
-      if (typeof cidr === 'string') return syntax(argsOffset + 1 + specText.length, cidr);
-      const spec = parseDomainSpec(specText);
-      if (!spec.ok) return syntax(argsOffset + 1 + spec.error.offset, spec.error.message);
-      return { term: { ...base, value: specText, tokens: spec.tokens, ...cidr } };
-    }
-    case 'ip4': {
-      if (!args.startsWith(':')) return syntax(argsOffset, '"ip4" needs ":" and an IPv4 network (RFC 7208 §5.6)');
-      const match = IP4_NETWORK.exec(args.slice(1));
-      if (!match) {
-        return syntax(
-          argsOffset + 1,
-          `"${args.slice(1)}" is not an IPv4 network: four decimal octets without leading zeros, optionally "/" and a prefix length 0-32 (RFC 7208 §5.6)`,
-        );
-      }
-      const cidr4 = match[2] === undefined ? null : Number(match[2]);
-      if (cidr4 !== null && cidr4 > 32) return syntax(argsOffset + 1 + match[1]!.length, `the IPv4 prefix length ${cidr4} is over 32 (RFC 7208 §5.6)`);
-      return { term: { ...base, value: args.slice(1), cidr4, network: ipv4Bytes(match[1]!) } };
-    }
-    case 'ip6': {
-      if (!args.startsWith(':')) return syntax(argsOffset, '"ip6" needs ":" and an IPv6 network (RFC 7208 §5.6)');
-      const text = args.slice(1);
-      const slash = text.indexOf('/');
-      const network = slash === -1 ? text : text.slice(0, slash);
-      const length = slash === -1 ? null : text.slice(slash + 1);
-      if (!isIPv6(network) || network.includes('%')) {
-        return syntax(argsOffset + 1, `"${network}" is not an IPv6 address (RFC 7208 §5.6)`);
-      }
-      if (length !== null && (!/^(0|[1-9][0-9]{0,2})$/.test(length) || Number(length) > 128)) {
-        return syntax(argsOffset + 2 + network.length, `"/${length}" is not an IPv6 prefix length 0-128 (RFC 7208 §5.6)`);
-      }
-      return { term: { ...base, value: text, cidr6: length === null ? null : Number(length), network: ipv6Bytes(network) } };
-    }
+    case 'mx':
+      return hostArguments(name, args, base, syntax);
+    case 'ip4':
+      return ip4Argument(args, base, syntax);
+    case 'ip6':
+      return ip6Argument(args, base, syntax);
   }
+}
+
+/** `:domain-spec` of include, exists and ptr. */
+function domainArgument(args: string, base: ParsedSpfTerm, syntax: SyntaxAt): TermParse {
+  const spec = parseDomainSpec(args.slice(1));
+  if (!spec.ok) return syntax(1 + spec.error.offset, spec.error.message);
+  return { term: { ...base, value: args.slice(1), tokens: spec.tokens } };
+}
+
+/** `[:domain-spec][dual-cidr-length]` of a and mx. */
+function hostArguments(name: 'a' | 'mx', args: string, base: ParsedSpfTerm, syntax: SyntaxAt): TermParse {
+  if (args.length === 0) return { term: base };
+  if (args.startsWith('/')) {
+    const cidr = dualCidr(args);
+    if (typeof cidr === 'string') return syntax(0, cidr);
+    return { term: { ...base, ...cidr } };
+  }
+  if (!args.startsWith(':')) return syntax(0, `"${name}" is followed by ":" and a domain or by a CIDR length (RFC 7208 §5.3, §5.4)`);
+  const split = SPEC_AND_CIDR.exec(args.slice(1))!;
+  const specText = split[1]!;
+  const cidr = dualCidr(split[2]!);
+  if (typeof cidr === 'string') return syntax(1 + specText.length, cidr);
+  const spec = parseDomainSpec(specText);
+  if (!spec.ok) return syntax(1 + spec.error.offset, spec.error.message);
+  return { term: { ...base, value: specText, tokens: spec.tokens, ...cidr } };
+}
+
+function ip4Argument(args: string, base: ParsedSpfTerm, syntax: SyntaxAt): TermParse {
+  if (!args.startsWith(':')) return syntax(0, '"ip4" needs ":" and an IPv4 network (RFC 7208 §5.6)');
+  const match = IP4_NETWORK.exec(args.slice(1));
+  if (!match) {
+    return syntax(
+      1,
+      `"${args.slice(1)}" is not an IPv4 network: four decimal octets without leading zeros, optionally "/" and a prefix length 0-32 (RFC 7208 §5.6)`,
+    );
+  }
+  const cidr4 = match[2] === undefined ? null : Number(match[2]);
+  if (cidr4 !== null && cidr4 > 32) return syntax(1 + match[1]!.length, `the IPv4 prefix length ${cidr4} is over 32 (RFC 7208 §5.6)`);
+  return { term: { ...base, value: args.slice(1), cidr4, network: ipv4Bytes(match[1]!) } };
+}
+
+function ip6Argument(args: string, base: ParsedSpfTerm, syntax: SyntaxAt): TermParse {
+  if (!args.startsWith(':')) return syntax(0, '"ip6" needs ":" and an IPv6 network (RFC 7208 §5.6)');
+  const text = args.slice(1);
+  const slash = text.indexOf('/');
+  const network = slash === -1 ? text : text.slice(0, slash);
+  const length = slash === -1 ? null : text.slice(slash + 1);
+  if (!isIPv6(network) || network.includes('%')) {
+    return syntax(1, `"${network}" is not an IPv6 address (RFC 7208 §5.6)`);
+  }
+  if (length !== null && (!/^(0|[1-9][0-9]{0,2})$/.test(length) || Number(length) > 128)) {
+    return syntax(2 + network.length, `"/${length}" is not an IPv6 prefix length 0-128 (RFC 7208 §5.6)`);
+  }
+  return { term: { ...base, value: text, cidr6: length === null ? null : Number(length), network: ipv6Bytes(network) } };
 }
 
 /** Parses `[/n][//m]`; a message string when it is not valid. */
