@@ -1,13 +1,13 @@
 import { isIP } from 'node:net';
 import type { EngineContext } from '../context.js';
-import { normaliseDomain, reverseName } from '../dns/dns-name.js';
+import { normaliseDomain, reverseName, type DomainName } from '../dns/dns-name.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { parseIpAddress } from '../ip/ip-address.js';
 import { specialPurposeOf } from '../ip/special-ranges.js';
-import { createMailDns, type MailDns } from './mail-dns.js';
+import { createMailDns, type MailDns, type MailLookup } from './mail-dns.js';
 import { failureJson, withContext } from './mail-errors.js';
-import { capEvidence, capList, capMessage, fanOutLimits } from '../fan-out.js';
+import { capEvidence, capList, capMessage, fanOutLimits, type FanOutLimits } from '../fan-out.js';
 
 /** One address of a mail exchanger, with its reverse DNS. */
 export interface MxAddress {
@@ -82,7 +82,7 @@ const PTR_NAME_LIMIT = 10;
 export async function resolveMx(ctx: EngineContext, domain: string, options: ResolveMxOptions = {}): Promise<MxResult> {
   const name = normaliseMailDomain(domain);
   const dns = options.dns ?? createMailDns(ctx);
-  let mx;
+  let mx: MailLookup<'MX'>;
   try {
     mx = await dns.lookup(name.ascii, 'MX');
   } catch (error) {
@@ -108,97 +108,24 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
 
   const limits = fanOutLimits(ctx);
   if (mx.records.length === 0) {
-    let addresses: string[];
-    let capped: Finding | null;
-    try {
-      const [a, aaaa] = await Promise.all([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
-      ({ kept: addresses, finding: capped } = capList([...a.records, ...aaaa.records], limits.maxAddresses, (total) =>
-        finding('mx_addresses_limited', 'warning', capMessage(total, limits.maxAddresses, `addresses of ${name.ascii}`, 'addresses per host'), null, capEvidence(total, limits.maxAddresses, { exchange: name.ascii })),
-      ));
-    } catch (error) {
-      throw withContext(error, `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
-    }
-    if (addresses.length > 0) {
-      findings.push(
-        finding(
-          'mx_missing_implicit',
-          'warning',
-          `${name.ascii} has no MX records: senders fall back to its own address${addresses.length > 1 ? 'es' : ''} (${addresses.join(', ')}) as an implicit MX; publish MX records, or a null MX if it takes no mail`,
-          'RFC 5321 §5.1',
-          { addresses },
-        ),
-      );
-      if (capped) findings.push(capped);
-      return make('implicit', [], addresses);
-    }
-    findings.push(
-      finding('mx_missing', 'warning', `${name.ascii} has no MX records and no addresses: mail to it cannot be delivered; publish a null MX ("0 .") if that is intended`, 'RFC 5321 §5.1, RFC 7505', {
-        domain: name.ascii,
-      }),
-    );
-    return make('no_mail', [], []);
+    const addresses = await implicitMx(dns, name, limits, findings);
+    return addresses.length > 0 ? make('implicit', [], addresses) : make('no_mail', [], []);
   }
 
   const published = [...mx.records].sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
-  const isNull = (exchange: string) => exchange === '.' || exchange === '';
   // The first hosts by preference are looked up; the others are counted, not resolved (fan-out.ts).
-  const exchanges = [...new Set(published.filter((record) => !isNull(record.exchange)).map((record) => record.exchange.toLowerCase()))];
+  const exchanges = [...new Set(published.filter((record) => !isNullExchange(record.exchange)).map((record) => record.exchange.toLowerCase()))];
   const hostCap = capList(exchanges, limits.maxMxHosts, (total) =>
     finding('mx_hosts_limited', 'warning', capMessage(total, limits.maxMxHosts, `MX hosts of ${name.ascii}`, 'MX hosts per check'), null, capEvidence(total, limits.maxMxHosts, { domain: name.ascii })),
   );
   const kept = new Set(hostCap.kept);
-  const sorted = hostCap.finding === null ? published : published.filter((record) => isNull(record.exchange) || kept.has(record.exchange.toLowerCase()));
-  const nulls = sorted.filter((record) => isNull(record.exchange));
-  if (nulls.length > 0) {
-    if (sorted.length === 1) {
-      const record = nulls[0]!;
-      findings.push(finding('mx_null', 'info', `${name.ascii} publishes a null MX: it accepts no mail, on purpose`, 'RFC 7505 §3', { preference: record.preference }));
-      if (record.preference !== 0) {
-        findings.push(finding('mx_null_preference', 'warning', `The null MX of ${name.ascii} has preference ${record.preference}; RFC 7505 asks for 0`, 'RFC 7505 §3', { preference: record.preference }));
-      }
-      return make('null_mx', [nullHost(record.preference)], []);
-    }
-    findings.push(
-      finding('mx_null_mixed', 'error', `${name.ascii} publishes a null MX next to other MX records; a null MX must be the only one, so senders may treat the domain as taking no mail`, 'RFC 7505 §3', {
-        exchanges: sorted.map((record) => record.exchange),
-      }),
-    );
-  }
+  const sorted = hostCap.finding === null ? published : published.filter((record) => isNullExchange(record.exchange) || kept.has(record.exchange.toLowerCase()));
+  const nullMx = judgeNullMx(name, sorted, findings);
+  if (nullMx) return make('null_mx', [nullMx], []);
+  findings.push(...duplicateExchanges(name, published, kept));
 
-  const seen = new Map<string, number>();
-  for (const record of published) {
-    if (!kept.has(record.exchange.toLowerCase())) continue;
-    const key = record.exchange.toLowerCase();
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-  }
-  for (const [exchange, count] of seen) {
-    if (count > 1 && !isNull(exchange)) {
-      findings.push(finding('mx_duplicate_exchange', 'warning', `${exchange} is listed in ${count} MX records of ${name.ascii}`, 'RFC 5321 §5.1', { exchange, count }));
-    }
-  }
-
-  const resolved = new Map<string, Promise<ResolvedHost>>();
-  const hosts = await Promise.all(
-    sorted.map(async (record): Promise<MxHost> => {
-      if (isNull(record.exchange)) return nullHost(record.preference);
-      const key = record.exchange.toLowerCase();
-      let pending = resolved.get(key);
-      if (!pending) {
-        pending = resolveHost(dns, record.exchange, limits.maxAddresses);
-        resolved.set(key, pending);
-      }
-      const host = await pending;
-      return { preference: record.preference, ...host.host };
-    }),
-  );
-  // Findings per distinct exchange, in preference order.
-  const reported = new Set<string>();
-  for (const host of hosts) {
-    const key = host.exchange.toLowerCase();
-    if (reported.has(key) || isNull(host.exchange)) continue;
-    reported.add(key);
-    findings.push(...(await resolved.get(key)!).findings);
-  }
+  const { hosts, findings: hostFindings } = await resolveHosts(dns, sorted, limits.maxAddresses);
+  findings.push(...hostFindings);
   findings.unshift(
     finding('mx_records_found', 'pass', `${name.ascii} has ${published.length} MX record${published.length > 1 ? 's' : ''}`, 'RFC 5321 §5.1', {
       exchanges: sorted.map((record) => record.exchange),
@@ -206,6 +133,112 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
     ...(hostCap.finding ? [hostCap.finding] : []),
   );
   return make('mx', hosts, []);
+}
+
+type MxRecord = MailLookup<'MX'>['records'][number];
+
+function isNullExchange(exchange: string): boolean {
+  return exchange === '.' || exchange === '';
+}
+
+/**
+ * No MX records: the domain's own addresses are its implicit MX (RFC 5321
+ * §5.1), capped at the addresses per host; none means it takes no mail.
+ */
+async function implicitMx(dns: MailDns, name: DomainName, limits: FanOutLimits, findings: Finding[]): Promise<string[]> {
+  let addresses: string[];
+  let capped: Finding | null;
+  try {
+    const [a, aaaa] = await Promise.all([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
+    ({ kept: addresses, finding: capped } = capList([...a.records, ...aaaa.records], limits.maxAddresses, (total) =>
+      finding('mx_addresses_limited', 'warning', capMessage(total, limits.maxAddresses, `addresses of ${name.ascii}`, 'addresses per host'), null, capEvidence(total, limits.maxAddresses, { exchange: name.ascii })),
+    ));
+  } catch (error) {
+    throw withContext(error, `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
+  }
+  if (addresses.length > 0) {
+    findings.push(
+      finding(
+        'mx_missing_implicit',
+        'warning',
+        `${name.ascii} has no MX records: senders fall back to its own address${addresses.length > 1 ? 'es' : ''} (${addresses.join(', ')}) as an implicit MX; publish MX records, or a null MX if it takes no mail`,
+        'RFC 5321 §5.1',
+        { addresses },
+      ),
+    );
+    if (capped) findings.push(capped);
+    return addresses;
+  }
+  findings.push(
+    finding('mx_missing', 'warning', `${name.ascii} has no MX records and no addresses: mail to it cannot be delivered; publish a null MX ("0 .") if that is intended`, 'RFC 5321 §5.1, RFC 7505', {
+      domain: name.ascii,
+    }),
+  );
+  return [];
+}
+
+/** The null MX host when it is the only record (RFC 7505 §3); a finding when one stands next to others. */
+function judgeNullMx(name: DomainName, sorted: readonly MxRecord[], findings: Finding[]): MxHost | null {
+  const nulls = sorted.filter((record) => isNullExchange(record.exchange));
+  if (nulls.length === 0) return null;
+  if (sorted.length === 1) {
+    const record = nulls[0]!;
+    findings.push(finding('mx_null', 'info', `${name.ascii} publishes a null MX: it accepts no mail, on purpose`, 'RFC 7505 §3', { preference: record.preference }));
+    if (record.preference !== 0) {
+      findings.push(finding('mx_null_preference', 'warning', `The null MX of ${name.ascii} has preference ${record.preference}; RFC 7505 asks for 0`, 'RFC 7505 §3', { preference: record.preference }));
+    }
+    return nullHost(record.preference);
+  }
+  findings.push(
+    finding('mx_null_mixed', 'error', `${name.ascii} publishes a null MX next to other MX records; a null MX must be the only one, so senders may treat the domain as taking no mail`, 'RFC 7505 §3', {
+      exchanges: sorted.map((record) => record.exchange),
+    }),
+  );
+  return null;
+}
+
+/** An exchange listed in more than one MX record (of those looked up). */
+function duplicateExchanges(name: DomainName, published: readonly MxRecord[], kept: ReadonlySet<string>): Finding[] {
+  const seen = new Map<string, number>();
+  for (const record of published) {
+    if (!kept.has(record.exchange.toLowerCase())) continue;
+    const key = record.exchange.toLowerCase();
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  const findings: Finding[] = [];
+  for (const [exchange, count] of seen) {
+    if (count > 1 && !isNullExchange(exchange)) {
+      findings.push(finding('mx_duplicate_exchange', 'warning', `${exchange} is listed in ${count} MX records of ${name.ascii}`, 'RFC 5321 §5.1', { exchange, count }));
+    }
+  }
+  return findings;
+}
+
+/** Each record's exchange resolved once, with the findings of each distinct exchange in preference order. */
+async function resolveHosts(dns: MailDns, sorted: readonly MxRecord[], maxAddresses: number): Promise<{ hosts: MxHost[]; findings: Finding[] }> {
+  const resolved = new Map<string, Promise<ResolvedHost>>();
+  const hosts = await Promise.all(
+    sorted.map(async (record): Promise<MxHost> => {
+      if (isNullExchange(record.exchange)) return nullHost(record.preference);
+      const key = record.exchange.toLowerCase();
+      let pending = resolved.get(key);
+      if (!pending) {
+        pending = resolveHost(dns, record.exchange, maxAddresses);
+        resolved.set(key, pending);
+      }
+      const host = await pending;
+      return { preference: record.preference, ...host.host };
+    }),
+  );
+  const findings: Finding[] = [];
+  const reported = new Set<string>();
+  for (const host of hosts) {
+    const key = host.exchange.toLowerCase();
+    if (reported.has(key) || isNullExchange(host.exchange)) continue;
+    reported.add(key);
+    findings.push(...(await resolved.get(key)!).findings);
+  }
+  return { hosts, findings };
 }
 
 interface ResolvedHost {
