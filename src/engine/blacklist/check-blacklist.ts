@@ -13,7 +13,7 @@ import { isIpAddress, parseIpAddress, quoteInput, type IpAddress } from '../ip/i
 import { specialPurposeOf } from '../ip/special-ranges.js';
 import type { BlacklistResult, BlacklistSkippedZone, BlacklistZoneResult, DnsblStatus } from './blacklist-result.js';
 import { blacklistFindings, blacklistVerdict } from './blacklist-verdict.js';
-import { createCanaryCache, type CanaryCache, type CanaryReport } from './canaries.js';
+import { createCanaryCache, type AskA, type CanaryCache, type CanaryReport } from './canaries.js';
 import { startDeadline, type Deadline } from './deadline.js';
 import { reportStage } from '../stage.js';
 import { dnsblQueryName, readDnsblAnswer, type DnsblReading } from './dnsbl-answer.js';
@@ -151,32 +151,9 @@ async function runCheck(
   const checkedAt = ctx.now().toISOString();
   const deadline = startDeadline(ctx.timeoutMs);
   try {
-    // A question the deadline cut got no answer from any resolver: the run's memory hears of it as of a
-    // transport's timeout (dns-run-memory.ts), which the deadline usually comes before. A resolver that
-    // answered anything since the check began is not taken for silent.
-    const cut = (of: Deadline) => (error: unknown): never => {
-      if (of.expired() && error instanceof NetintelError && error.code === 'timeout') {
-        const since = performance.now() - of.elapsedMs();
-        for (const resolver of transport.resolvers) ctx.dnsMemory?.timedOut(resolver, since, ctx.timeoutMs);
-      }
-      throw error;
-    };
-    const ask: AskRecords = (name, type) => deadline.race(queryRecords(transport, name, type), `${name} ${type}`).catch(cut(deadline));
-    const askCanary = (name: string) => {
-      // A zone's self-test is shared by the targets of a run, so it has its own deadline.
-      const own = startDeadline(ctx.timeoutMs);
-      return own
-        .race(queryRecords(transport, name, 'A'), `${name} A`)
-        .catch(cut(own))
-        .finally(() => own.clear());
-    };
+    const { ask, askCanary } = deadlineAskers(ctx, transport, deadline);
     const tasks: RowTask[] = [];
-    const skipped: BlacklistSkippedZone[] = deadZones.map((zone) => ({
-      zone: zone.zone,
-      subject: null,
-      reason: 'dead',
-      detail: `the list is dead${zone.deadSince ? ` since ${zone.deadSince}` : ''}${zone.usage ? ` (${zone.usage.replace(/\.$/, '')})` : ''}; a dead list's answers would read as "not listed"`,
-    }));
+    const skipped: BlacklistSkippedZone[] = deadZones.map(deadZoneSkip);
     const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mxHosts: string[]) => {
       const canary = canaries.check(zone, askCanary);
       // Settles to a row whatever happens: the tasks wait unobserved while
@@ -225,11 +202,7 @@ async function runCheck(
     }
 
     reportStage(ctx, 'blacklist', target.text, String(new Set(tasks.map((task) => task.zoneIndex)).size));
-    const outcomes = (await Promise.all(tasks.map(async (task) => ({ task, outcome: await task.promise })))).sort(
-      (a, b) => a.task.zoneIndex - b.task.zoneIndex || a.task.subjectIndex - b.task.subjectIndex,
-    );
-    const rows = outcomes.map((item) => item.outcome.row);
-    const unchecked = outcomes.flatMap(({ outcome }): FailureLike[] => (outcome.code === null ? [] : [{ code: outcome.code, message: `${outcome.row.zone}: ${outcome.row.detail ?? outcome.row.status}` }]));
+    const { rows, unchecked } = await settledRows(tasks);
     const verdict = blacklistVerdict(target.text, rows, mx, [...unchecked, ...hostFailures]);
     const findings = blacklistFindings({
       target: target.text,
@@ -263,6 +236,52 @@ async function runCheck(
   } finally {
     deadline.clear();
   }
+}
+
+/**
+ * The two ways a check asks DNS: `ask` within the check's deadline, and
+ * `askCanary` for a zone's self-test, shared by the targets of a run, so
+ * within a deadline of its own.
+ */
+function deadlineAskers(ctx: EngineContext, transport: DnsTransport, deadline: Deadline): { ask: AskRecords; askCanary: AskA } {
+  // A question the deadline cut got no answer from any resolver: the run's memory hears of it as of a
+  // transport's timeout (dns-run-memory.ts), which the deadline usually comes before. A resolver that
+  // answered anything since the check began is not taken for silent.
+  const cut = (of: Deadline) => (error: unknown): never => {
+    if (of.expired() && error instanceof NetintelError && error.code === 'timeout') {
+      const since = performance.now() - of.elapsedMs();
+      for (const resolver of transport.resolvers) ctx.dnsMemory?.timedOut(resolver, since, ctx.timeoutMs);
+    }
+    throw error;
+  };
+  const ask: AskRecords = (name, type) => deadline.race(queryRecords(transport, name, type), `${name} ${type}`).catch(cut(deadline));
+  const askCanary: AskA = (name) => {
+    const own = startDeadline(ctx.timeoutMs);
+    return own
+      .race(queryRecords(transport, name, 'A'), `${name} A`)
+      .catch(cut(own))
+      .finally(() => own.clear());
+  };
+  return { ask, askCanary };
+}
+
+function deadZoneSkip(zone: DnsblZone): BlacklistSkippedZone {
+  return {
+    zone: zone.zone,
+    subject: null,
+    reason: 'dead',
+    detail: `the list is dead${zone.deadSince ? ` since ${zone.deadSince}` : ''}${zone.usage ? ` (${zone.usage.replace(/\.$/, '')})` : ''}; a dead list's answers would read as "not listed"`,
+  };
+}
+
+/** The rows in zone order, then subject order, and the failures of the rows that could not be checked. */
+async function settledRows(tasks: readonly RowTask[]): Promise<{ rows: BlacklistZoneResult[]; unchecked: FailureLike[] }> {
+  const outcomes = (await Promise.all(tasks.map(async (task) => ({ task, outcome: await task.promise })))).sort(
+    (a, b) => a.task.zoneIndex - b.task.zoneIndex || a.task.subjectIndex - b.task.subjectIndex,
+  );
+  const rows = outcomes.map((item) => item.outcome.row);
+  const unchecked = outcomes.flatMap(({ outcome }): FailureLike[] => (outcome.code === null ? [] : [{ code: outcome.code, message: `${outcome.row.zone}: ${outcome.row.detail ?? outcome.row.status}` }]));
+  return { rows, unchecked };
 }
 
 /**
