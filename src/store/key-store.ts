@@ -153,6 +153,9 @@ export interface KeyStoreOptions {
   recheckMs?: number;
 }
 
+/** A row of api_keys with whether its account is disabled. */
+type KeyRowWithAccount = KeyRow & { account_disabled_at: string | null };
+
 interface CheckedKey {
   hash: Buffer;
   record: ApiKeyRecord;
@@ -175,43 +178,14 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
   const now = options.now ?? (() => new Date());
   const recheckMs = options.recheckMs ?? 1000;
   const byId = (id: string) =>
-    db.one<KeyRow & { account_disabled_at: string | null }>(
+    db.one<KeyRowWithAccount>(
       'SELECT k.*, a.disabled_at AS account_disabled_at FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.id = $1',
       [id],
     );
   // A stand-in hash compared when the id is unknown, so that an unknown key costs what a wrong one does.
   const decoy = hashApiKey('ni_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 
-  // Checked keys by id, until the database changes.
-  const cache = new Map<string, CheckedKey | null>();
-  let seenMark = db.changeMark();
-  let lastLook = performance.now();
-
-  const lookForChanges = (): void => {
-    const clock = performance.now();
-    if (clock - lastLook < recheckMs) return;
-    lastLook = clock;
-    const mark = db.changeMark();
-    if (mark !== seenMark) {
-      seenMark = mark;
-      cache.clear();
-    }
-  };
-
-  const checked = async (id: string): Promise<CheckedKey | null> => {
-    if (seenMark !== null) {
-      lookForChanges();
-      const entry = cache.get(id);
-      if (entry !== undefined) return entry;
-    }
-    const row = await byId(id);
-    const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
-    if (seenMark !== null) {
-      if (cache.size >= CACHED_KEYS) cache.delete(cache.keys().next().value!);
-      cache.set(id, entry);
-    }
-    return entry;
-  };
+  const cache = checkedKeys(db, recheckMs, byId);
 
   return {
     location: db.location,
@@ -255,7 +229,7 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
     async check(key: string): Promise<KeyCheck> {
       const id = apiKeyId(key);
       if (id === null) return { ok: false, reason: 'malformed', id: null };
-      const entry = await checked(id);
+      const entry = await cache.checked(id);
       const matches = hashesMatch(entry ? entry.hash : decoy, hashApiKey(key));
       if (!entry || !matches) return { ok: false, reason: 'unknown', id };
       // A disabled account's keys are refused as revoked ones are.
@@ -264,53 +238,102 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
     },
     async recordUsage(entries: readonly KeyUsageEntry[]): Promise<void> {
       if (entries.length === 0) return;
-      const { counts, lastUsed } = mergeUsage(entries);
-      const known = await db.transaction(async (tx) => {
-        // The keys' rows locked first, in id order (mergeUsage sorts), so that
-        // servers writing at once wait for each other instead of deadlocking,
-        // and a key being deleted is either waited for or skipped.
-        const ids = [...lastUsed.keys()];
-        const lock = db.dialect === 'postgres' ? ' ORDER BY id FOR NO KEY UPDATE' : '';
-        const present = new Set<string>();
-        for (let start = 0; start < ids.length; start += USAGE_ROWS_PER_STATEMENT) {
-          const batch = ids.slice(start, start + USAGE_ROWS_PER_STATEMENT);
-          for (const row of await tx.all<{ id: string }>(`SELECT id FROM api_keys WHERE id IN (${placeholders(batch.length)})${lock}`, batch)) present.add(row.id);
-        }
-        for (const [id, at] of lastUsed) {
-          if (!present.has(id)) continue;
-          await tx.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [at, id]);
-        }
-        const added = counts.filter((entry) => present.has(entry.keyId));
-        for (let start = 0; start < added.length; start += USAGE_ROWS_PER_STATEMENT) {
-          const batch = added.slice(start, start + USAGE_ROWS_PER_STATEMENT);
-          await tx.run(
-            `INSERT INTO key_usage (key_id, day, count) VALUES ${batch.map((_, index) => `(${placeholders(3, index * 3 + 1)})`).join(', ')}
-               ON CONFLICT (key_id, day) DO UPDATE SET count = key_usage.count + excluded.count`,
-            batch.flatMap((entry) => [entry.keyId, entry.day, entry.count]),
-          );
-        }
-        return present;
-      });
+      const known = await writeUsage(db, entries);
       // Checked records carry lastUsedAt: those of the keys written are read afresh.
       for (const id of known) cache.delete(id);
     },
-    async usage(keyIds: readonly string[], at: Date): Promise<Map<string, KeyUsage>> {
-      const today = utcDay(at);
-      const monthStart = `${today.slice(0, 7)}-01`;
-      const nextMonth = utcDay(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-      const result = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: 0, month: 0 }]));
-      if (keyIds.length === 0) return result;
-      // Sums of PostgreSQL's bigint are numeric, which node-postgres hands over as text.
-      const rows = await db.all<{ key_id: string; today: number | string; month: number | string }>(
-        `SELECT key_id, sum(CASE WHEN day = $1 THEN count ELSE 0 END) AS today, sum(count) AS month
-           FROM key_usage WHERE day >= $2 AND day < $3 AND key_id IN (${placeholders(keyIds.length, 4)})
-          GROUP BY key_id`,
-        [today, monthStart, nextMonth, ...keyIds],
-      );
-      for (const row of rows) result.set(row.key_id, { today: Number(row.today), month: Number(row.month) });
-      return result;
+    usage: (keyIds: readonly string[], at: Date) => readUsage(db, keyIds, at),
+  };
+}
+
+/**
+ * Checked keys by id, until the database changes (looked at every
+ * `recheckMs` at most; at every check when it cannot tell cheaply).
+ */
+function checkedKeys(db: Database, recheckMs: number, byId: (id: string) => Promise<KeyRowWithAccount | undefined>) {
+  const cache = new Map<string, CheckedKey | null>();
+  let seenMark = db.changeMark();
+  let lastLook = performance.now();
+
+  const lookForChanges = (): void => {
+    const clock = performance.now();
+    if (clock - lastLook < recheckMs) return;
+    lastLook = clock;
+    const mark = db.changeMark();
+    if (mark !== seenMark) {
+      seenMark = mark;
+      cache.clear();
+    }
+  };
+
+  return {
+    async checked(id: string): Promise<CheckedKey | null> {
+      if (seenMark !== null) {
+        lookForChanges();
+        const entry = cache.get(id);
+        if (entry !== undefined) return entry;
+      }
+      const row = await byId(id);
+      const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
+      if (seenMark !== null) {
+        if (cache.size >= CACHED_KEYS) cache.delete(cache.keys().next().value!);
+        cache.set(id, entry);
+      }
+      return entry;
+    },
+    delete(id: string): void {
+      cache.delete(id);
     },
   };
+}
+
+/** Adds usage entries to key_usage and moves last_used_at on; the ids of the keys that still exist. */
+async function writeUsage(db: Database, entries: readonly KeyUsageEntry[]): Promise<Set<string>> {
+  const { counts, lastUsed } = mergeUsage(entries);
+  return db.transaction(async (tx) => {
+    // The keys' rows locked first, in id order (mergeUsage sorts), so that
+    // servers writing at once wait for each other instead of deadlocking,
+    // and a key being deleted is either waited for or skipped.
+    const ids = [...lastUsed.keys()];
+    const lock = db.dialect === 'postgres' ? ' ORDER BY id FOR NO KEY UPDATE' : '';
+    const present = new Set<string>();
+    for (let start = 0; start < ids.length; start += USAGE_ROWS_PER_STATEMENT) {
+      const batch = ids.slice(start, start + USAGE_ROWS_PER_STATEMENT);
+      for (const row of await tx.all<{ id: string }>(`SELECT id FROM api_keys WHERE id IN (${placeholders(batch.length)})${lock}`, batch)) present.add(row.id);
+    }
+    for (const [id, at] of lastUsed) {
+      if (!present.has(id)) continue;
+      await tx.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [at, id]);
+    }
+    const added = counts.filter((entry) => present.has(entry.keyId));
+    for (let start = 0; start < added.length; start += USAGE_ROWS_PER_STATEMENT) {
+      const batch = added.slice(start, start + USAGE_ROWS_PER_STATEMENT);
+      await tx.run(
+        `INSERT INTO key_usage (key_id, day, count) VALUES ${batch.map((_, index) => `(${placeholders(3, index * 3 + 1)})`).join(', ')}
+               ON CONFLICT (key_id, day) DO UPDATE SET count = key_usage.count + excluded.count`,
+        batch.flatMap((entry) => [entry.keyId, entry.day, entry.count]),
+      );
+    }
+    return present;
+  });
+}
+
+/** Today's and this month's counts of each key (UTC days), 0 for a key without usage. */
+async function readUsage(db: Database, keyIds: readonly string[], at: Date): Promise<Map<string, KeyUsage>> {
+  const today = utcDay(at);
+  const monthStart = `${today.slice(0, 7)}-01`;
+  const nextMonth = utcDay(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+  const result = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: 0, month: 0 }]));
+  if (keyIds.length === 0) return result;
+  // Sums of PostgreSQL's bigint are numeric, which node-postgres hands over as text.
+  const rows = await db.all<{ key_id: string; today: number | string; month: number | string }>(
+    `SELECT key_id, sum(CASE WHEN day = $1 THEN count ELSE 0 END) AS today, sum(count) AS month
+           FROM key_usage WHERE day >= $2 AND day < $3 AND key_id IN (${placeholders(keyIds.length, 4)})
+          GROUP BY key_id`,
+    [today, monthStart, nextMonth, ...keyIds],
+  );
+  for (const row of rows) result.set(row.key_id, { today: Number(row.today), month: Number(row.month) });
+  return result;
 }
 
 /** The record of a row of api_keys. */
