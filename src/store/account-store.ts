@@ -140,18 +140,53 @@ export function createAccountStore(db: Database, options: { now?: () => Date } =
 }
 
 function accountOperations(q: Queryable, now: () => Date): AccountOperations {
+  const rows = accountRows(q);
+  return {
+    ...accountRecords(q, now, rows),
+    ...linkOperations(q, now, rows),
+    ...sessionOperations(q, now),
+    async keysOf(id) {
+      await rows.row(id);
+      return (await q.all<KeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [id])).map(keyRecordOf);
+    },
+    async queueMail(kind, accountId, recipient) {
+      const id = outboxId();
+      const at = now();
+      await q.run('INSERT INTO mail_outbox (id, kind, account_id, recipient, created_at, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $5)', [id, kind, accountId, recipient, at]);
+      return id;
+    },
+  };
+}
+
+/** Reading one account's row by id, for the operations that need it. */
+interface AccountRows {
+  byId(id: string): Promise<AccountRow | undefined>;
+  /** @throws NetintelError `not_found` when no account has the id. */
+  row(id: string): Promise<AccountRow>;
+  /** @throws as `row`. */
+  record(id: string): Promise<AccountRecord>;
+}
+
+function accountRows(q: Queryable): AccountRows {
   const byId = (id: string) => q.one<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
   const row = async (id: string): Promise<AccountRow> => {
     const found = await byId(id);
     if (!found) throw accountNotFound(id);
     return found;
   };
-  const record = async (id: string) => accountRecordOf(await row(id));
-  const sessionHash = (sessionId: string) => hashLinkToken(sessionId);
+  return { byId, row, record: async (id) => accountRecordOf(await row(id)) };
+}
 
-  const operations: AccountOperations = {
+type RecordOperations = Pick<
+  AccountOperations,
+  'create' | 'createIfAbsent' | 'byId' | 'byEmail' | 'find' | 'list' | 'passwordHash' | 'markVerified' | 'setPasswordHash' | 'setPlan' | 'disable' | 'delete'
+>;
+
+/** The accounts themselves: made, found, changed, disabled and deleted. */
+function accountRecords(q: Queryable, now: () => Date, { byId, row, record }: AccountRows): RecordOperations {
+  const records: RecordOperations = {
     async create(input) {
-      const created = await operations.createIfAbsent(input);
+      const created = await records.createIfAbsent(input);
       if (created === null) throw emailTaken(canonicalEmail(input.email));
       return created;
     },
@@ -174,7 +209,7 @@ function accountOperations(q: Queryable, now: () => Date): AccountOperations {
       return found ? accountRecordOf(found) : null;
     },
     async find(idOrEmail) {
-      const found = idOrEmail.includes('@') ? await operations.byEmail(idOrEmail) : await operations.byId(idOrEmail);
+      const found = idOrEmail.includes('@') ? await records.byEmail(idOrEmail) : await records.byId(idOrEmail);
       if (!found) throw accountNotFound(idOrEmail);
       return found;
     },
@@ -210,6 +245,13 @@ function accountOperations(q: Queryable, now: () => Date): AccountOperations {
       await q.run('DELETE FROM accounts WHERE id = $1', [id]);
       return gone;
     },
+  };
+  return records;
+}
+
+/** The one-use links of e-mail verification and password reset. */
+function linkOperations(q: Queryable, now: () => Date, { row }: AccountRows): Pick<AccountOperations, 'issueLink' | 'consumeLink' | 'linkHolder'> {
+  return {
     async issueLink(accountId, purpose) {
       await row(accountId);
       const link = createLinkToken(purpose, now());
@@ -232,10 +274,16 @@ function accountOperations(q: Queryable, now: () => Date): AccountOperations {
       );
       return found ? accountRecordOf(found) : null;
     },
-    async keysOf(id) {
-      await row(id);
-      return (await q.all<KeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [id])).map(keyRecordOf);
-    },
+  };
+}
+
+/** Log-in sessions, kept as hashes of their ids. */
+function sessionOperations(
+  q: Queryable,
+  now: () => Date,
+): Pick<AccountOperations, 'startSession' | 'sessionAccount' | 'endSession' | 'endSessions' | 'sessionCount'> {
+  const sessionHash = (sessionId: string) => hashLinkToken(sessionId);
+  return {
     async startSession(accountId, lifetimeMs) {
       const at = now();
       const sessionId = randomBytes(32).toString('base64url');
@@ -267,14 +315,7 @@ function accountOperations(q: Queryable, now: () => Date): AccountOperations {
       const counted = await q.one<{ sessions: number | string }>('SELECT count(*) AS sessions FROM sessions WHERE account_id = $1 AND expires_at > $2', [accountId, now()]);
       return Number(counted?.sessions ?? 0);
     },
-    async queueMail(kind, accountId, recipient) {
-      const id = outboxId();
-      const at = now();
-      await q.run('INSERT INTO mail_outbox (id, kind, account_id, recipient, created_at, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $5)', [id, kind, accountId, recipient, at]);
-      return id;
-    },
   };
-  return operations;
 }
 
 let sequence = 0;
