@@ -68,132 +68,171 @@ const TABLE_BLOCK_ROWS = 500;
 
 export async function createFormatter(options: FormatterOptions): Promise<Formatter> {
   const { schema } = options;
-  const columns = options.columns ?? schema.columns;
   const readColumn = schema.readColumn ?? getPath;
-  const presentColumn = schema.presentColumn ?? readColumn;
-  const shape = (record: unknown) => (options.columns ? projectRecord(record, options.columns, readColumn) : record);
-  const errorJson = (outcome: Extract<Outcome<unknown>, { ok: false }>) => ({ query: outcome.query, error: outcome.error.toJSON() });
-
+  const context: FormatContext = {
+    options,
+    schema,
+    columns: options.columns ?? schema.columns,
+    presentColumn: schema.presentColumn ?? readColumn,
+    shape: (record) => (options.columns ? projectRecord(record, options.columns, readColumn) : record),
+  };
   switch (options.format) {
-    case 'json': {
-      let count = options.continuesRows === true ? 1 : 0;
-      return {
-        start: () => (options.single ? '' : '['),
-        write: (outcome) => {
-          const body = jsonText(outcome.ok ? shape(outcome.value) : errorJson(outcome), 2);
-          if (options.single) return `${body}\n`;
-          return `${count++ === 0 ? '\n' : ',\n'}${body.replace(/^/gm, '  ')}`;
-        },
-        end: () => (options.single ? '' : count === 0 ? ']\n' : '\n]\n'),
-        abort: (error) => {
-          if (options.single) return { text: '', carriesError: false };
-          const body = jsonText({ error }, 2).replace(/^/gm, '  ');
-          return { text: `${count++ === 0 ? '\n' : ',\n'}${body}\n]\n`, carriesError: true };
-        },
-      };
-    }
+    case 'json':
+      return jsonFormatter(context);
     case 'ndjson':
-      return {
-        start: () => '',
-        write: (outcome) => `${jsonText(outcome.ok ? shape(outcome.value) : errorJson(outcome))}\n`,
-        end: () => '',
-        abort: (error) => ({ text: `${jsonText({ error })}\n`, carriesError: true }),
-      };
-    case 'csv': {
-      // Each format's library loads only when that format is asked for.
-      const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText, writeCsvCell }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
-      const flatColumns = csvColumnsOf(schema, columns);
-      const readCsvColumn = csvColumnReader(schema, presentColumn);
-      const csvColumns = ['query', ...flatColumns, 'error.code', 'error.message'];
-      const writeRecord = (await schema.csvRecordWriter?.(flatColumns)) ?? plainCsvWriter(schema, flatColumns, createCsvRecordWriter);
-      const noRecord = flatColumns.map(() => '').join(',');
-      // The cells of a presented row in one reused array: join() builds the
-      // row as one flat string, where concatenating cell by cell allocates a
-      // piece per cell (a bulk DNS run writes tens of thousands of rows).
-      // The last two slots give the empty error columns and the line end.
-      const cells = new Array<string>(flatColumns.length + 3).fill('');
-      cells[flatColumns.length + 2] = '\n';
-      const presentedRow = (query: string, record: unknown): string => {
-        cells[0] = csvCell(query);
-        for (let i = 0; i < flatColumns.length; i++) cells[i + 1] = csvCell(readCsvColumn(record, flatColumns[i]!) as CsvCell);
-        return cells.join(',');
-      };
-      const failedRow = (outcome: Extract<Outcome<unknown>, { ok: false }>) =>
-        `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`;
-      const rowEnd = Buffer.from(',,\n');
-      const formatter: Formatter = {
-        start: () => (options.header ? csvRow(csvColumns) : ''),
-        write: (outcome) =>
-          outcome.ok
-            ? writeRecord
-              ? `${csvCell(outcome.query)},${csvRecordText(writeRecord, outcome.value)},,\n`
-              : presentedRow(outcome.query, outcome.value)
-            : failedRow(outcome),
-        end: () => '',
-      };
-      if (writeRecord) {
-        formatter.writeTo = (outcome, out) => {
-          if (!outcome.ok) return out.append(failedRow(outcome));
-          writeCsvCell(outcome.query, out);
-          out.appendByte(0x2c);
-          writeRecord(outcome.value, out);
-          out.appendBytes(rowEnd);
-        };
-      }
-      return formatter;
-    }
-    case 'xml': {
-      const { xmlError, xmlFooter, xmlHeader, xmlRecord } = await import('./xml.js');
-      return {
-        start: () => xmlHeader(schema.kind),
-        write: (outcome) =>
-          outcome.ok ? xmlRecord(shape(outcome.value)) : xmlError(outcome.query, outcome.error.code, outcome.error.message),
-        end: () => xmlFooter(),
-        abort: (error) => ({ text: xmlError('', error.code, error.message) + xmlFooter(), carriesError: false }),
-      };
-    }
-    case 'value': {
-      const { mainValueColumns, valueText } = await import('./value-format.js');
-      const fields = options.columns ? (fieldsAsked(options.columns) ?? options.columns) : mainValueColumns(schema);
-      return {
-        start: () => '',
-        write: (outcome) => `${outcome.ok ? fields.map((field) => valueText(presentColumn(outcome.value, field))).join('\t') : ''}\n`,
-        end: () => '',
-      };
-    }
-    case 'table': {
-      const { createHumanView } = await import('./human/human-view.js');
-      const width = options.width ?? DEFAULT_WIDTH;
-      const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
-      if (options.single) {
-        // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
-        return {
-          start: () => '',
-          write: (outcome) => (outcome.ok ? view.single(outcome) : ''),
-          end: () => '',
-        };
-      }
-      let block: Array<{ query: string; record: unknown; error: { code: string; message: string } | null }> = [];
-      const flush = () => {
-        const text = view.many(block);
-        block = [];
-        return text;
-      };
-      return {
-        start: () => '',
-        write: (outcome) => {
-          block.push(
-            outcome.ok
-              ? { query: outcome.query, record: outcome.value, error: null }
-              : { query: outcome.query, record: null, error: outcome.error.toJSON() },
-          );
-          return block.length >= TABLE_BLOCK_ROWS ? flush() : '';
-        },
-        end: () => flush(),
-        abort: () => ({ text: flush(), carriesError: false }),
-      };
-    }
+      return ndjsonFormatter(context);
+    case 'csv':
+      return csvFormatter(context);
+    case 'xml':
+      return xmlFormatter(context);
+    case 'value':
+      return valueFormatter(context);
+    case 'table':
+      return tableFormatter(context);
   }
+}
+
+/** What every format reads of the options and the schema. */
+interface FormatContext {
+  readonly options: FormatterOptions;
+  readonly schema: RecordSchema;
+  /** The columns asked for, or the schema's. */
+  readonly columns: readonly string[];
+  /** A column's value as shown. */
+  readonly presentColumn: (record: unknown, column: string) => unknown;
+  /** The record, projected on the columns asked for (`--fields`). */
+  readonly shape: (record: unknown) => unknown;
+}
+
+type FailedOutcome = Extract<Outcome<unknown>, { ok: false }>;
+
+function errorJson(outcome: FailedOutcome) {
+  return { query: outcome.query, error: outcome.error.toJSON() };
+}
+
+function jsonFormatter({ options, shape }: FormatContext): Formatter {
+  let count = options.continuesRows === true ? 1 : 0;
+  return {
+    start: () => (options.single ? '' : '['),
+    write: (outcome) => {
+      const body = jsonText(outcome.ok ? shape(outcome.value) : errorJson(outcome), 2);
+      if (options.single) return `${body}\n`;
+      return `${count++ === 0 ? '\n' : ',\n'}${body.replace(/^/gm, '  ')}`;
+    },
+    end: () => (options.single ? '' : count === 0 ? ']\n' : '\n]\n'),
+    abort: (error) => {
+      if (options.single) return { text: '', carriesError: false };
+      const body = jsonText({ error }, 2).replace(/^/gm, '  ');
+      return { text: `${count++ === 0 ? '\n' : ',\n'}${body}\n]\n`, carriesError: true };
+    },
+  };
+}
+
+function ndjsonFormatter({ shape }: FormatContext): Formatter {
+  return {
+    start: () => '',
+    write: (outcome) => `${jsonText(outcome.ok ? shape(outcome.value) : errorJson(outcome))}\n`,
+    end: () => '',
+    abort: (error) => ({ text: `${jsonText({ error })}\n`, carriesError: true }),
+  };
+}
+
+async function csvFormatter({ options, schema, columns, presentColumn }: FormatContext): Promise<Formatter> {
+  // Each format's library loads only when that format is asked for.
+  const [{ csvCell, csvRow }, { createCsvRecordWriter, csvRecordText, writeCsvCell }] = await Promise.all([import('./csv-row.js'), import('./csv-encoder.js')]);
+  const flatColumns = csvColumnsOf(schema, columns);
+  const readCsvColumn = csvColumnReader(schema, presentColumn);
+  const csvColumns = ['query', ...flatColumns, 'error.code', 'error.message'];
+  const writeRecord = (await schema.csvRecordWriter?.(flatColumns)) ?? plainCsvWriter(schema, flatColumns, createCsvRecordWriter);
+  const noRecord = flatColumns.map(() => '').join(',');
+  // The cells of a presented row in one reused array: join() builds the
+  // row as one flat string, where concatenating cell by cell allocates a
+  // piece per cell (a bulk DNS run writes tens of thousands of rows).
+  // The last two slots give the empty error columns and the line end.
+  const cells = new Array<string>(flatColumns.length + 3).fill('');
+  cells[flatColumns.length + 2] = '\n';
+  const presentedRow = (query: string, record: unknown): string => {
+    cells[0] = csvCell(query);
+    for (let i = 0; i < flatColumns.length; i++) cells[i + 1] = csvCell(readCsvColumn(record, flatColumns[i]!) as CsvCell);
+    return cells.join(',');
+  };
+  const failedRow = (outcome: FailedOutcome) =>
+    `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`;
+  const rowEnd = Buffer.from(',,\n');
+  const formatter: Formatter = {
+    start: () => (options.header ? csvRow(csvColumns) : ''),
+    write: (outcome) =>
+      outcome.ok
+        ? writeRecord
+          ? `${csvCell(outcome.query)},${csvRecordText(writeRecord, outcome.value)},,\n`
+          : presentedRow(outcome.query, outcome.value)
+        : failedRow(outcome),
+    end: () => '',
+  };
+  if (writeRecord) {
+    formatter.writeTo = (outcome, out) => {
+      if (!outcome.ok) return out.append(failedRow(outcome));
+      writeCsvCell(outcome.query, out);
+      out.appendByte(0x2c);
+      writeRecord(outcome.value, out);
+      out.appendBytes(rowEnd);
+    };
+  }
+  return formatter;
+}
+
+async function xmlFormatter({ schema, shape }: FormatContext): Promise<Formatter> {
+  const { xmlError, xmlFooter, xmlHeader, xmlRecord } = await import('./xml.js');
+  return {
+    start: () => xmlHeader(schema.kind),
+    write: (outcome) =>
+      outcome.ok ? xmlRecord(shape(outcome.value)) : xmlError(outcome.query, outcome.error.code, outcome.error.message),
+    end: () => xmlFooter(),
+    abort: (error) => ({ text: xmlError('', error.code, error.message) + xmlFooter(), carriesError: false }),
+  };
+}
+
+async function valueFormatter({ options, schema, presentColumn }: FormatContext): Promise<Formatter> {
+  const { mainValueColumns, valueText } = await import('./value-format.js');
+  const fields = options.columns ? (fieldsAsked(options.columns) ?? options.columns) : mainValueColumns(schema);
+  return {
+    start: () => '',
+    write: (outcome) => `${outcome.ok ? fields.map((field) => valueText(presentColumn(outcome.value, field))).join('\t') : ''}\n`,
+    end: () => '',
+  };
+}
+
+async function tableFormatter({ options, schema }: FormatContext): Promise<Formatter> {
+  const { createHumanView } = await import('./human/human-view.js');
+  const width = options.width ?? DEFAULT_WIDTH;
+  const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
+  if (options.single) {
+    // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
+    return {
+      start: () => '',
+      write: (outcome) => (outcome.ok ? view.single(outcome) : ''),
+      end: () => '',
+    };
+  }
+  let block: Array<{ query: string; record: unknown; error: { code: string; message: string } | null }> = [];
+  const flush = () => {
+    const text = view.many(block);
+    block = [];
+    return text;
+  };
+  return {
+    start: () => '',
+    write: (outcome) => {
+      block.push(
+        outcome.ok
+          ? { query: outcome.query, record: outcome.value, error: null }
+          : { query: outcome.query, record: null, error: outcome.error.toJSON() },
+      );
+      return block.length >= TABLE_BLOCK_ROWS ? flush() : '';
+    },
+    end: () => flush(),
+    abort: () => ({ text: flush(), carriesError: false }),
+  };
 }
 
 /** The compiled record writer when the schema's columns are plain paths (directly or through `adapt`). */
