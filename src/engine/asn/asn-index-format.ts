@@ -9,6 +9,9 @@
  * built to be read either with positioned reads (`pread`, a few syscalls per
  * lookup, nothing loaded) or whole into memory with typed-array views.
  *
+ * The file is a section file (`src/engine/dataset/section-file.ts`): a
+ * header of fields and a section table, then the sections.
+ *
  * ## Conventions
  * - Integers are unsigned 32-bit little-endian (uint32).
  * - IPv4 addresses are uint32 (so `1.2.3.4` is `0x01020304`).
@@ -66,6 +69,7 @@
  * layout bumps FORMAT_VERSION (the build step rebuilds the file at install).
  */
 
+import { decodeSectionHeader, fieldOffset, headerBytes, sectionTableOffset, type SectionFileFormat } from '../dataset/section-file.js';
 
 /** ASCII `NIASNIDX`. */
 export const MAGIC = new Uint8Array([0x4e, 0x49, 0x41, 0x53, 0x4e, 0x49, 0x44, 0x58]);
@@ -105,24 +109,36 @@ export const V4_BUCKET_SHIFT = 16;
 /** Entries of V4_BUCKETS: one per bucket plus the closing total. */
 export const V4_BUCKET_ENTRIES = (1 << (32 - V4_BUCKET_SHIFT)) + 1;
 
+/** The index as a section file: the header fields in the order of the table above. */
+export const ASN_INDEX_FORMAT: SectionFileFormat = {
+  magic: MAGIC,
+  version: FORMAT_VERSION,
+  sectionCount: SECTION_COUNT,
+  fields: ['version', 'headerBytes', 'fileBytes', 'v4Count', 'v6Count', 'asnCount', 'orgCount', 'sectionCount'],
+  padEnd: false,
+  problems: {
+    tooShort: 'file too short for a header',
+    wrongMagic: 'not an ASN index (wrong magic)',
+    version: (found, expected) => `format version ${found}, expected ${expected}`,
+    fileLength: (actual, said) => `file is ${actual} bytes, header says ${said} (truncated or corrupt)`,
+  },
+};
+
 /** Byte offsets of the header fields. */
 export const HeaderField = {
   MAGIC: 0,
-  VERSION: 8,
-  HEADER_BYTES: 12,
-  FILE_BYTES: 16,
-  V4_COUNT: 20,
-  V6_COUNT: 24,
-  ASN_COUNT: 28,
-  ORG_COUNT: 32,
-  SECTION_COUNT: 36,
-  SECTION_TABLE: 40,
+  VERSION: fieldOffset(ASN_INDEX_FORMAT, 'version'),
+  HEADER_BYTES: fieldOffset(ASN_INDEX_FORMAT, 'headerBytes'),
+  FILE_BYTES: fieldOffset(ASN_INDEX_FORMAT, 'fileBytes'),
+  V4_COUNT: fieldOffset(ASN_INDEX_FORMAT, 'v4Count'),
+  V6_COUNT: fieldOffset(ASN_INDEX_FORMAT, 'v6Count'),
+  ASN_COUNT: fieldOffset(ASN_INDEX_FORMAT, 'asnCount'),
+  ORG_COUNT: fieldOffset(ASN_INDEX_FORMAT, 'orgCount'),
+  SECTION_COUNT: fieldOffset(ASN_INDEX_FORMAT, 'sectionCount'),
+  SECTION_TABLE: sectionTableOffset(ASN_INDEX_FORMAT),
 } as const;
 
-export const HEADER_BYTES = HeaderField.SECTION_TABLE + 8 * SECTION_COUNT;
-
-/** Sections start on multiples of this. */
-export const SECTION_ALIGNMENT = 8;
+export const HEADER_BYTES = headerBytes(ASN_INDEX_FORMAT);
 
 /** Size of one stored IPv6 address. */
 export const V6_BYTES = 16;
@@ -157,33 +173,18 @@ export interface Header {
  * Returns the reason the header is unusable as a string, or the header.
  */
 export function decodeHeader(bytes: Uint8Array, actualFileBytes: number): Header | string {
-  if (bytes.length < HEADER_BYTES || actualFileBytes < HEADER_BYTES) return 'file too short for a header';
-  for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) return 'not an ASN index (wrong magic)';
-  const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
-  const u32 = (offset: number): number => view.getUint32(offset, true);
-  const version = u32(HeaderField.VERSION);
-  if (version !== FORMAT_VERSION) return `format version ${version}, expected ${FORMAT_VERSION}`;
-  if (u32(HeaderField.HEADER_BYTES) !== HEADER_BYTES) return 'unexpected header length';
-  if (u32(HeaderField.SECTION_COUNT) !== SECTION_COUNT) return 'unexpected section count';
-  const fileBytes = u32(HeaderField.FILE_BYTES);
-  if (fileBytes !== actualFileBytes) return `file is ${actualFileBytes} bytes, header says ${fileBytes} (truncated or corrupt)`;
+  const decoded = decodeSectionHeader(ASN_INDEX_FORMAT, bytes, actualFileBytes);
+  if (typeof decoded === 'string') return decoded;
+  const { fields } = decoded;
   const header: Header = {
-    version,
-    fileBytes,
-    v4Count: u32(HeaderField.V4_COUNT),
-    v6Count: u32(HeaderField.V6_COUNT),
-    asnCount: u32(HeaderField.ASN_COUNT),
-    orgCount: u32(HeaderField.ORG_COUNT),
-    sections: [],
+    version: decoded.version,
+    fileBytes: decoded.fileBytes,
+    v4Count: fields['v4Count']!,
+    v6Count: fields['v6Count']!,
+    asnCount: fields['asnCount']!,
+    orgCount: fields['orgCount']!,
+    sections: decoded.sections,
   };
-  for (let i = 0; i < SECTION_COUNT; i++) {
-    const offset = u32(HeaderField.SECTION_TABLE + 8 * i);
-    const byteLength = u32(HeaderField.SECTION_TABLE + 8 * i + 4);
-    if (offset < HEADER_BYTES || offset % SECTION_ALIGNMENT !== 0 || offset + byteLength > fileBytes) {
-      return `section ${i} out of bounds`;
-    }
-    header.sections.push([offset, byteLength]);
-  }
   const expected = expectedSectionBytes(header);
   for (let i = 0; i < SECTION_COUNT; i++) {
     const want = expected[i];
@@ -207,11 +208,6 @@ export function expectedSectionBytes(counts: Pick<Header, 'v4Count' | 'v6Count' 
     4 * (asnCount + 1), undefined,
     undefined,
   ];
-}
-
-/** Rounds a byte offset up to the section alignment. */
-export function alignSection(offset: number): number {
-  return Math.ceil(offset / SECTION_ALIGNMENT) * SECTION_ALIGNMENT;
 }
 
 // Address encodings: the index stores IPv4 as uint32 and IPv6 as 16 network-order bytes. Their

@@ -1,5 +1,6 @@
 import { NetintelError } from '../../errors.js';
 import { openDataFile, type DataFile } from '../data/data-file-reader.js';
+import { SectionReader } from '../dataset/section-file.js';
 import {
   decodeHeader,
   HEADER_BYTES,
@@ -97,7 +98,7 @@ export class AsnIndex {
   private readonly data: DataFile;
   private readonly memory: MemoryViews | null;
   /** Section reads through `data` (pread mode). */
-  private readonly file: PreadSections | null;
+  private readonly file: SectionReader | null;
   /** Decoded organisation names by id (memory mode): one string per organisation, not per lookup. */
   private readonly organizations: Array<string | null | undefined>;
   private readonly v6Words = new Uint32Array(4);
@@ -109,7 +110,7 @@ export class AsnIndex {
     this.data = data;
     this.header = header;
     this.memory = memory;
-    this.file = memory === null ? new PreadSections(data, header.sections) : null;
+    this.file = memory === null ? new SectionReader(data, header.sections, (reason) => corrupt(data.path, reason), PREAD_WINDOW_BYTES) : null;
     this.v4Count = header.v4Count;
     this.v6Count = header.v6Count;
     this.organizations = memory === null ? [] : new Array<string | null | undefined>(header.orgCount);
@@ -207,7 +208,7 @@ export class AsnIndex {
       return lo > 0 && memory.v4Ends[lo - 1]! >= address ? lo - 1 : -1;
     }
     const file = this.file!;
-    const bucket = file.readSection(Section.V4_BUCKETS, 4 * (address >>> V4_BUCKET_SHIFT), 8);
+    const bucket = file.read(Section.V4_BUCKETS, 4 * (address >>> V4_BUCKET_SHIFT), 8);
     const lo = bucket.readUInt32LE(0);
     const hi = bucket.readUInt32LE(4);
     if (lo > hi || hi > this.v4Count) throw corrupt(this.path, 'IPv4 bucket out of bounds');
@@ -236,8 +237,9 @@ export class AsnIndex {
       return lo > 0 && compareV6(view, v6EndsAt + V6_BYTES * (lo - 1), words) >= 0 ? lo - 1 : -1;
     }
     const file = this.file!;
-    const i = file.upperBoundV6(Section.V6_STARTS, this.v6Count, words) - 1;
-    return i >= 0 && file.compareV6(Section.V6_ENDS, i, words) >= 0 ? i : -1;
+    const compare = (bytes: Buffer, at: number) => compareV6(new DataView(bytes.buffer, bytes.byteOffset, bytes.length), at, words);
+    const i = file.upperBound(Section.V6_STARTS, 0, this.v6Count, V6_BYTES, compare) - 1;
+    return i >= 0 && compare(file.read(Section.V6_ENDS, V6_BYTES * i, V6_BYTES), 0) >= 0 ? i : -1;
   }
 
   /** The ASN of range `index` of the given family. */
@@ -352,8 +354,8 @@ export class AsnIndex {
     }
     const file = this.file!;
     return {
-      rangeStart: ipv6ToText(file.readSection(Section.V6_STARTS, V6_BYTES * index, V6_BYTES)),
-      rangeEnd: ipv6ToText(file.readSection(Section.V6_ENDS, V6_BYTES * index, V6_BYTES)),
+      rangeStart: ipv6ToText(file.read(Section.V6_STARTS, V6_BYTES * index, V6_BYTES)),
+      rangeEnd: ipv6ToText(file.read(Section.V6_ENDS, V6_BYTES * index, V6_BYTES)),
     };
   }
 
@@ -364,7 +366,7 @@ export class AsnIndex {
       const at = (section === Section.V6_STARTS ? memory.v6StartsAt : memory.v6EndsAt) + V6_BYTES * index;
       return memory.bytes.slice(at, at + V6_BYTES);
     }
-    return new Uint8Array(this.file!.readSection(section, V6_BYTES * index, V6_BYTES));
+    return new Uint8Array(this.file!.read(section, V6_BYTES * index, V6_BYTES));
   }
 
   private organization(id: number): string | null {
@@ -380,12 +382,10 @@ export class AsnIndex {
       return name;
     }
     const file = this.file!;
-    const bounds = file.readSection(Section.ORG_OFFSETS, 4 * id, 8);
-    const from = readU32(bounds, 0);
-    const to = readU32(bounds, 4);
+    const [from, to] = file.stringBounds(Section.ORG_OFFSETS, id);
     const [, dataBytes] = this.header.sections[Section.ORG_DATA]!;
     if (from > to || to > dataBytes) throw corrupt(this.path, `organisation ${id} out of bounds`);
-    const text = decodeUtf8(file.readSection(Section.ORG_DATA, from, to - from), 0, to - from);
+    const text = decodeUtf8(file.read(Section.ORG_DATA, from, to - from), 0, to - from);
     return text === '' ? null : text;
   }
 
@@ -462,79 +462,6 @@ interface MemoryViews {
   asnV4Ranges: Uint32Array;
   asnV6First: Uint32Array;
   asnV6Ranges: Uint32Array;
-}
-
-/** Reads of the sections of an index file open in pread mode. */
-class PreadSections {
-  constructor(
-    private readonly data: DataFile,
-    private readonly sections: Header['sections'],
-  ) {}
-
-  readSection(section: SectionId, byteOffset: number, length: number): Buffer {
-    const [offset, byteLength] = this.sections[section]!;
-    if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.data.path, `read outside section ${section}`);
-    return this.data.read(offset + byteOffset, length);
-  }
-
-  u32(section: SectionId, index: number): number {
-    return this.readSection(section, 4 * index, 4).readUInt32LE(0);
-  }
-
-  /** The first index in `from .. to` of a sorted uint32 section whose entry is > `value` (`to` if none). */
-  upperBoundU32(section: SectionId, from: number, to: number, value: number): number {
-    let lo = from;
-    let hi = to;
-    while (4 * (hi - lo) > PREAD_WINDOW_BYTES) {
-      const mid = (lo + hi) >>> 1;
-      if (this.u32(section, mid) <= value) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= hi) return lo;
-    const window = this.readSection(section, 4 * lo, 4 * (hi - lo));
-    const base = lo;
-    lo = 0;
-    hi -= base;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (window.readUInt32LE(4 * mid) <= value) lo = mid + 1;
-      else hi = mid;
-    }
-    return base + lo;
-  }
-
-  /** Count of the first `count` entries of a sorted IPv6 section that are <= the address in `words`. */
-  upperBoundV6(section: SectionId, count: number, words: Uint32Array): number {
-    let lo = 0;
-    let hi = count;
-    while (V6_BYTES * (hi - lo) > PREAD_WINDOW_BYTES) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareV6(section, mid, words) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= hi) return lo;
-    const window = this.readSection(section, V6_BYTES * lo, V6_BYTES * (hi - lo));
-    const view = new DataView(window.buffer, window.byteOffset, window.length);
-    const base = lo;
-    lo = 0;
-    hi -= base;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareV6(view, V6_BYTES * mid, words) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return base + lo;
-  }
-
-  /** Sign of (entry `index` of an IPv6 section) - (the address in `words`). */
-  compareV6(section: SectionId, index: number, words: Uint32Array): number {
-    const bytes = this.readSection(section, V6_BYTES * index, V6_BYTES);
-    for (let k = 0; k < 4; k++) {
-      const word = bytes.readUInt32BE(4 * k);
-      if (word !== words[k]) return word < words[k]! ? -1 : 1;
-    }
-    return 0;
-  }
 }
 
 /** Sign of (the IPv6 address at `offset` of `view`) - (the address in `words`). */

@@ -4,12 +4,9 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { NetintelError } from '../../errors.js';
 import { AsnIndex } from './asn-index.js';
+import { startSectionFile, StringTable } from '../dataset/section-file.js';
 import {
-  alignSection,
-  FORMAT_VERSION,
-  HEADER_BYTES,
-  HeaderField,
-  MAGIC,
+  ASN_INDEX_FORMAT,
   Section,
   SECTION_COUNT,
   type StoredMetadata,
@@ -109,7 +106,7 @@ const MAX_ASN = 0xffff_ffff;
  * left in place.
  */
 export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<CompileAsnIndexResult> {
-  const orgs = new Interner();
+  const orgs = new StringTable();
   const stats: ReadStats = { rows: 0, malformed: 0, samples: [] };
 
   const v4Rows = emptyRows<number>();
@@ -161,7 +158,7 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
     malformedRows: stats.malformed,
     overlappingRows: v4.overlapping + v6.overlapping,
   };
-  const layout = layoutIndex(v4.ranges, v6.ranges, orgs.values);
+  const layout = layoutIndex(v4.ranges, v6.ranges, orgs.texts);
   const bytes = encodeIndex(layout, metadata);
   await writeAtomically(options.outFile, bytes, (written) => {
     const index = AsnIndex.open(written, { mode: 'memory' });
@@ -176,7 +173,7 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
     v4Ranges: layout.v4.starts.length,
     v6Ranges: layout.v6.starts.length,
     asns: layout.asnNumbers.length,
-    organizations: layout.orgStrings.length,
+    organizations: layout.orgs.texts.length,
     bytes: bytes.length,
     malformedRows: stats.malformed,
     malformedSamples: stats.samples,
@@ -205,7 +202,7 @@ function emptyRows<K>(): Rows<K> {
 }
 
 /** Validates the ASN column and appends the row; returns the reason when malformed. */
-function addRow<K>(rows: Rows<K>, start: K, end: K, asnText: string, organization: string, orgs: Interner): string | null {
+function addRow<K>(rows: Rows<K>, start: K, end: K, asnText: string, organization: string, orgs: StringTable): string | null {
   if (!/^\d{1,10}$/.test(asnText)) return 'ASN is not a decimal number';
   const asn = Number(asnText);
   if (asn > MAX_ASN) return 'ASN above 4294967295';
@@ -214,22 +211,6 @@ function addRow<K>(rows: Rows<K>, start: K, end: K, asnText: string, organizatio
   rows.asns.push(asn);
   rows.orgs.push(orgs.id(organization.trim()));
   return null;
-}
-
-/** Organisation strings, each stored once. */
-class Interner {
-  readonly values: string[] = [];
-  private readonly ids = new Map<string, number>();
-
-  id(value: string): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(value);
-      this.ids.set(value, id);
-    }
-    return id;
-  }
 }
 
 /**
@@ -424,7 +405,8 @@ function flatten<K>(rows: Rows<K>, keys: KeyOps<K>): { ranges: Rows<K>; overlapp
 interface Layout {
   v4: Rows<number>;
   v6: Rows<bigint>;
-  orgStrings: string[];
+  /** The organisations of the ranges kept, numbered in order of first use. */
+  orgs: StringTable;
   asnNumbers: number[];
   asnOrgs: number[];
   asnV4First: number[];
@@ -437,20 +419,10 @@ interface Layout {
  * Renumbers organisations in order of first use (so names of rows cut away
  * entirely are dropped) and groups range indices by ASN.
  */
-function layoutIndex(v4: Rows<number>, v6: Rows<bigint>, orgValues: string[]): Layout {
-  const renumbered = new Map<number, number>();
-  const orgStrings: string[] = [];
+function layoutIndex(v4: Rows<number>, v6: Rows<bigint>, orgValues: readonly string[]): Layout {
+  const orgs = new StringTable();
   const renumber = (rows: Rows<unknown>): void => {
-    for (let i = 0; i < rows.orgs.length; i++) {
-      const old = rows.orgs[i]!;
-      let id = renumbered.get(old);
-      if (id === undefined) {
-        id = orgStrings.length;
-        orgStrings.push(orgValues[old]!);
-        renumbered.set(old, id);
-      }
-      rows.orgs[i] = id;
-    }
+    for (let i = 0; i < rows.orgs.length; i++) rows.orgs[i] = orgs.id(orgValues[rows.orgs[i]!]!);
   };
   renumber(v4);
   renumber(v6);
@@ -471,7 +443,7 @@ function layoutIndex(v4: Rows<number>, v6: Rows<bigint>, orgValues: string[]): L
   const layout: Layout = {
     v4,
     v6,
-    orgStrings,
+    orgs,
     asnNumbers,
     asnOrgs: [],
     asnV4First: [0],
@@ -492,14 +464,12 @@ function layoutIndex(v4: Rows<number>, v6: Rows<bigint>, orgValues: string[]): L
 
 /** Serialises the layout into the bytes of the index file. */
 function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
-  const orgData = layout.orgStrings.map((value) => Buffer.from(value, 'utf8'));
-  const orgOffsets = [0];
-  for (const bytes of orgData) orgOffsets.push(orgOffsets[orgOffsets.length - 1]! + bytes.length);
+  const orgs = layout.orgs.encode();
   const metadataBytes = Buffer.from(JSON.stringify(metadata), 'utf8');
 
   const v4Count = layout.v4.starts.length;
   const v6Count = layout.v6.starts.length;
-  const sectionBytes: number[] = [];
+  const sectionBytes: number[] = new Array<number>(SECTION_COUNT);
   sectionBytes[Section.V4_STARTS] = 4 * v4Count;
   sectionBytes[Section.V4_ENDS] = 4 * v4Count;
   sectionBytes[Section.V4_ASNS] = 4 * v4Count;
@@ -509,8 +479,8 @@ function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
   sectionBytes[Section.V6_ENDS] = V6_BYTES * v6Count;
   sectionBytes[Section.V6_ASNS] = 4 * v6Count;
   sectionBytes[Section.V6_ORGS] = 4 * v6Count;
-  sectionBytes[Section.ORG_OFFSETS] = 4 * orgOffsets.length;
-  sectionBytes[Section.ORG_DATA] = orgOffsets[orgOffsets.length - 1]!;
+  sectionBytes[Section.ORG_OFFSETS] = 4 * orgs.offsets.length;
+  sectionBytes[Section.ORG_DATA] = orgs.data.length;
   sectionBytes[Section.ASN_NUMBERS] = 4 * layout.asnNumbers.length;
   sectionBytes[Section.ASN_ORGS] = 4 * layout.asnOrgs.length;
   sectionBytes[Section.ASN_V4_FIRST] = 4 * layout.asnV4First.length;
@@ -519,39 +489,11 @@ function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
   sectionBytes[Section.ASN_V6_RANGES] = 4 * layout.asnV6Ranges.length;
   sectionBytes[Section.METADATA] = metadataBytes.length;
 
-  const offsets: number[] = [];
-  let fileBytes = HEADER_BYTES;
-  for (let i = 0; i < SECTION_COUNT; i++) {
-    offsets[i] = alignSection(fileBytes);
-    fileBytes = offsets[i]! + sectionBytes[i]!;
-  }
-  if (fileBytes > MAX_ASN) {
-    throw new NetintelError('data_unavailable', `ASN index would be ${fileBytes} bytes, beyond the 4 GiB the format addresses`);
-  }
-
-  const buffer = Buffer.alloc(fileBytes);
-  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
-  buffer.set(MAGIC, HeaderField.MAGIC);
-  view.setUint32(HeaderField.VERSION, FORMAT_VERSION, true);
-  view.setUint32(HeaderField.HEADER_BYTES, HEADER_BYTES, true);
-  view.setUint32(HeaderField.FILE_BYTES, fileBytes, true);
-  view.setUint32(HeaderField.V4_COUNT, v4Count, true);
-  view.setUint32(HeaderField.V6_COUNT, v6Count, true);
-  view.setUint32(HeaderField.ASN_COUNT, layout.asnNumbers.length, true);
-  view.setUint32(HeaderField.ORG_COUNT, layout.orgStrings.length, true);
-  view.setUint32(HeaderField.SECTION_COUNT, SECTION_COUNT, true);
-  for (let i = 0; i < SECTION_COUNT; i++) {
-    view.setUint32(HeaderField.SECTION_TABLE + 8 * i, offsets[i]!, true);
-    view.setUint32(HeaderField.SECTION_TABLE + 8 * i + 4, sectionBytes[i]!, true);
-  }
-
-  const putU32s = (section: number, values: readonly number[]): void => {
-    let at = offsets[section]!;
-    for (const value of values) {
-      view.setUint32(at, value, true);
-      at += 4;
-    }
-  };
+  const counts = { v4Count, v6Count, asnCount: layout.asnNumbers.length, orgCount: layout.orgs.texts.length };
+  const file = startSectionFile(ASN_INDEX_FORMAT, sectionBytes, counts, (fileBytes) =>
+    new NetintelError('data_unavailable', `ASN index would be ${fileBytes} bytes, beyond the 4 GiB the format addresses`),
+  );
+  const { view, offsets, putU32s } = file;
   const putV6s = (section: number, values: readonly bigint[]): void => {
     let at = offsets[section]!;
     for (const value of values) {
@@ -569,20 +511,15 @@ function encodeIndex(layout: Layout, metadata: StoredMetadata): Buffer {
   putV6s(Section.V6_ENDS, layout.v6.ends);
   putU32s(Section.V6_ASNS, layout.v6.asns);
   putU32s(Section.V6_ORGS, layout.v6.orgs);
-  putU32s(Section.ORG_OFFSETS, orgOffsets);
-  let at = offsets[Section.ORG_DATA]!;
-  for (const bytes of orgData) {
-    buffer.set(bytes, at);
-    at += bytes.length;
-  }
+  file.putStrings(Section.ORG_OFFSETS, Section.ORG_DATA, orgs);
   putU32s(Section.ASN_NUMBERS, layout.asnNumbers);
   putU32s(Section.ASN_ORGS, layout.asnOrgs);
   putU32s(Section.ASN_V4_FIRST, layout.asnV4First);
   putU32s(Section.ASN_V4_RANGES, layout.asnV4Ranges);
   putU32s(Section.ASN_V6_FIRST, layout.asnV6First);
   putU32s(Section.ASN_V6_RANGES, layout.asnV6Ranges);
-  buffer.set(metadataBytes, offsets[Section.METADATA]!);
-  return buffer;
+  file.putBytes(Section.METADATA, metadataBytes);
+  return file.bytes;
 }
 
 /** Entry b: how many of the sorted starts are below `b << V4_BUCKET_SHIFT`. */

@@ -1,13 +1,11 @@
 import type { FeedEntries } from './feed-formats.js';
+import { startSectionFile, StringTable } from '../dataset/section-file.js';
 import {
-  alignSection,
   ASN_ENTRY_BYTES,
-  FORMAT_VERSION,
-  HEADER_BYTES,
-  MAGIC,
   NO_SET,
   Section,
   SECTION_COUNT,
+  SIGNAL_INDEX_FORMAT,
   type SignalIndexMeta,
   type SignalSourceMeta,
   V4_ENTRY_BYTES,
@@ -40,7 +38,7 @@ const V6_LIMIT = 1n << 128n;
  */
 export function compileSignalIndex(sources: readonly SignalSourceInput[], builtAt: Date): CompiledSignalIndex {
   if (sources.length > MAX_SOURCES) throw new RangeError(`at most ${MAX_SOURCES} sources`);
-  const labels = new LabelTable();
+  const labels = new StringTable();
   const sourceLabelMaps = sources.map((source) => source.entries.labels.map((text) => labels.id(text)));
   const globalLabel = (sourceIndex: number, label: number) => (label < 0 ? -1 : sourceLabelMaps[sourceIndex]![label]!);
 
@@ -65,9 +63,9 @@ export function compileSignalIndex(sources: readonly SignalSourceInput[], builtA
     sets: sets.count,
   };
   const metaBytes = Buffer.from(JSON.stringify(meta), 'utf8');
-  const labelData = Buffer.from(labels.texts.join(''), 'utf8');
+  const labelStrings = labels.encode();
 
-  const lengths: number[] = [];
+  const lengths: number[] = new Array<number>(SECTION_COUNT);
   lengths[Section.META] = metaBytes.length;
   lengths[Section.V4_STARTS] = 4 * v4Segments.count;
   lengths[Section.V4_SETS] = 4 * v4Segments.count;
@@ -78,29 +76,11 @@ export function compileSignalIndex(sources: readonly SignalSourceInput[], builtA
   lengths[Section.V4_ENTRIES] = V4_ENTRY_BYTES * v4.count;
   lengths[Section.V6_ENTRIES] = V6_ENTRY_BYTES * v6.count;
   lengths[Section.ASN_ENTRIES] = ASN_ENTRY_BYTES * asn.count;
-  lengths[Section.LABEL_OFFSETS] = 4 * (labels.texts.length + 1);
-  lengths[Section.LABEL_DATA] = labelData.length;
-  const offsets: number[] = [];
-  let at = HEADER_BYTES;
-  for (let i = 0; i < SECTION_COUNT; i++) {
-    at = alignSection(at);
-    offsets[i] = at;
-    at += lengths[i]!;
-  }
-  const total = alignSection(at);
-  if (total > 0xffff_ffff) throw new RangeError('signal index over 4 GiB');
-  const bytes = new Uint8Array(total);
-  const view = new DataView(bytes.buffer);
-
-  bytes.set(MAGIC, 0);
-  view.setUint32(8, FORMAT_VERSION, true);
-  view.setUint32(12, SECTION_COUNT, true);
-  view.setUint32(16, total, true);
-  for (let i = 0; i < SECTION_COUNT; i++) {
-    view.setUint32(24 + 8 * i, offsets[i]!, true);
-    view.setUint32(28 + 8 * i, lengths[i]!, true);
-  }
-  bytes.set(metaBytes, offsets[Section.META]!);
+  lengths[Section.LABEL_OFFSETS] = 4 * labelStrings.offsets.length;
+  lengths[Section.LABEL_DATA] = labelStrings.data.length;
+  const file = startSectionFile(SIGNAL_INDEX_FORMAT, lengths, {}, () => new RangeError('signal index over 4 GiB'));
+  const { bytes, view, offsets } = file;
+  file.putBytes(Section.META, metaBytes);
 
   let o = offsets[Section.V4_STARTS]!;
   let s = offsets[Section.V4_SETS]!;
@@ -114,10 +94,8 @@ export function compileSignalIndex(sources: readonly SignalSourceInput[], builtA
     writeV6(view, o + 16 * i, v6Segments.starts[i]!);
     view.setInt32(s + 4 * i, v6Segments.sets[i]!, true);
   }
-  o = offsets[Section.SET_OFFSETS]!;
-  for (let i = 0; i <= sets.count; i++) view.setUint32(o + 4 * i, sets.offsets[i]!, true);
-  o = offsets[Section.SET_ENTRIES]!;
-  for (let i = 0; i < sets.entries.length; i++) view.setUint32(o + 4 * i, sets.entries[i]!, true);
+  file.putU32s(Section.SET_OFFSETS, sets.offsets);
+  file.putU32s(Section.SET_ENTRIES, sets.entries);
 
   o = offsets[Section.V4_ENTRIES]!;
   for (let i = 0; i < v4.count; i++, o += V4_ENTRY_BYTES) {
@@ -141,14 +119,7 @@ export function compileSignalIndex(sources: readonly SignalSourceInput[], builtA
     view.setUint16(o + 4, asn.sources[i]!, true);
     view.setInt32(o + 8, asn.labels[i]!, true);
   }
-  o = offsets[Section.LABEL_OFFSETS]!;
-  let byteOffset = 0;
-  for (let i = 0; i < labels.texts.length; i++) {
-    view.setUint32(o + 4 * i, byteOffset, true);
-    byteOffset += Buffer.byteLength(labels.texts[i]!, 'utf8');
-  }
-  view.setUint32(o + 4 * labels.texts.length, byteOffset, true);
-  bytes.set(labelData, offsets[Section.LABEL_DATA]!);
+  file.putStrings(Section.LABEL_OFFSETS, Section.LABEL_DATA, labelStrings);
   return { bytes, meta };
 }
 
@@ -157,21 +128,6 @@ function writeV6(view: DataView, offset: number, value: bigint): void {
   view.setUint32(offset + 4, Number((value >> 64n) & 0xffff_ffffn), true);
   view.setUint32(offset + 8, Number((value >> 32n) & 0xffff_ffffn), true);
   view.setUint32(offset + 12, Number(value & 0xffff_ffffn), true);
-}
-
-class LabelTable {
-  readonly texts: string[] = [];
-  private readonly ids = new Map<string, number>();
-
-  id(text: string): number {
-    let id = this.ids.get(text);
-    if (id === undefined) {
-      id = this.texts.length;
-      this.texts.push(text);
-      this.ids.set(text, id);
-    }
-    return id;
-  }
 }
 
 /** Interned multi-entry sets; single entries are coded in the segment itself. */

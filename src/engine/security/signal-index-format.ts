@@ -4,6 +4,8 @@
  * hold this address" by one binary search, read with positioned reads for a
  * one-off lookup or loaded whole for a bulk run. Little-endian throughout.
  *
+ * The file is a section file (`src/engine/dataset/section-file.ts`).
+ *
  * Header (24 bytes, then the section table):
  *
  * | offset | size | field |
@@ -40,6 +42,8 @@
  * then IPv6 ones. Any change to the layout bumps FORMAT_VERSION.
  */
 
+import { decodeSectionHeader, headerBytes, type SectionFileFormat } from '../dataset/section-file.js';
+
 /** ASCII `NISIGIDX`. */
 export const MAGIC = Buffer.from('NISIGIDX', 'latin1');
 export const FORMAT_VERSION = 1;
@@ -61,7 +65,23 @@ export const Section = {
 
 export type SectionId = (typeof Section)[keyof typeof Section];
 export const SECTION_COUNT = 12;
-export const HEADER_BYTES = 24 + 8 * SECTION_COUNT;
+
+/** The index as a section file: the header fields in the order of the table above. */
+export const SIGNAL_INDEX_FORMAT: SectionFileFormat = {
+  magic: MAGIC,
+  version: FORMAT_VERSION,
+  sectionCount: SECTION_COUNT,
+  fields: ['version', 'sectionCount', 'fileBytes', 'zero'],
+  padEnd: true,
+  problems: {
+    tooShort: 'shorter than its header',
+    wrongMagic: 'not a netintel signal index (bad magic)',
+    version: (found, expected) => `format version ${found}, this netintel reads ${expected} (run netintel data update)`,
+    fileLength: (actual, said) => `file length ${actual}, header says ${said} (truncated?)`,
+  },
+};
+
+export const HEADER_BYTES = headerBytes(SIGNAL_INDEX_FORMAT);
 export const V4_ENTRY_BYTES = 16;
 export const V6_ENTRY_BYTES = 40;
 export const ASN_ENTRY_BYTES = 12;
@@ -98,27 +118,11 @@ export interface SignalIndexHeader {
   sections: Array<[offset: number, length: number]>;
 }
 
-export function alignSection(offset: number): number {
-  return (offset + 7) & ~7;
-}
-
 /** Decodes and checks the header; returns a problem description instead of throwing. */
 export function decodeHeader(bytes: Uint8Array, actualFileBytes: number): SignalIndexHeader | string {
-  if (bytes.length < HEADER_BYTES) return 'shorter than its header';
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (!buffer.subarray(0, 8).equals(MAGIC)) return 'not a netintel signal index (bad magic)';
-  const version = buffer.readUInt32LE(8);
-  if (version !== FORMAT_VERSION) return `format version ${version}, this netintel reads ${FORMAT_VERSION} (run netintel data update)`;
-  if (buffer.readUInt32LE(12) !== SECTION_COUNT) return 'unexpected section count';
-  const fileBytes = buffer.readUInt32LE(16);
-  if (fileBytes !== actualFileBytes) return `file length ${actualFileBytes}, header says ${fileBytes} (truncated?)`;
-  const sections: Array<[number, number]> = [];
-  for (let i = 0; i < SECTION_COUNT; i++) {
-    const offset = buffer.readUInt32LE(24 + 8 * i);
-    const length = buffer.readUInt32LE(28 + 8 * i);
-    if (offset < HEADER_BYTES || offset % 8 !== 0 || offset + length > fileBytes) return `section ${i} out of bounds`;
-    sections.push([offset, length]);
-  }
+  const decoded = decodeSectionHeader(SIGNAL_INDEX_FORMAT, bytes, actualFileBytes);
+  if (typeof decoded === 'string') return decoded;
+  const { version, fileBytes, sections } = decoded;
   const sizeOk = (id: SectionId, unit: number) => sections[id]![1] % unit === 0;
   if (
     !sizeOk(Section.V4_STARTS, 4) ||

@@ -1,5 +1,6 @@
 import { NetintelError } from '../../errors.js';
 import { dataFileOfBytes, openDataFile, type DataFile } from '../data/data-file-reader.js';
+import { SectionReader } from '../dataset/section-file.js';
 import { v4RangeText, v6RangeText } from './address-range.js';
 import {
   ASN_ENTRY_BYTES,
@@ -104,6 +105,7 @@ export class SignalIndex {
   readonly meta: SignalIndexMeta;
   private readonly header: SignalIndexHeader;
   private readonly memory: MemoryViews | null;
+  private readonly data: DataFile;
   private readonly file: SectionReader;
   private readonly v4Segments: number;
   private readonly v6Segments: number;
@@ -115,11 +117,13 @@ export class SignalIndex {
   private readonly words = new Uint32Array(4);
   private readonly labels = new Map<number, string>();
 
-  private constructor(path: string, mode: SignalIndexMode, header: SignalIndexHeader, memory: MemoryViews | null, file: SectionReader) {
+  private constructor(path: string, mode: SignalIndexMode, header: SignalIndexHeader, memory: MemoryViews | null, data: DataFile) {
     this.path = path;
     this.mode = mode;
     this.header = header;
     this.memory = memory;
+    this.data = data;
+    const file = new SectionReader(data, header.sections, (problem) => corrupt(path, problem), PREAD_WINDOW_BYTES);
     this.file = file;
     const length = (id: SectionId) => header.sections[id]![1];
     this.v4Segments = length(Section.V4_STARTS) / 4;
@@ -171,10 +175,9 @@ export class SignalIndex {
     const path = data.path;
     const header = decodeHeader(data.read(0, Math.min(HEADER_BYTES, data.size)), data.size);
     if (typeof header === 'string') throw corrupt(path, header);
-    const file = new SectionReader(header, data);
     const bytes = data.mode === 'memory' ? data.whole() : null;
     if (bytes === null || bytes.byteOffset % 8 !== 0 || !LITTLE_ENDIAN_HOST) {
-      return new SignalIndex(path, data.mode, header, null, file);
+      return new SignalIndex(path, data.mode, header, null, data);
     }
     const view = <T>(id: SectionId, make: (buffer: ArrayBufferLike, offset: number, length: number) => T, unit: number): T => {
       const [offset, length] = header.sections[id]!;
@@ -193,7 +196,7 @@ export class SignalIndex {
       v6Starts: view(Section.V6_STARTS, (b, o, n) => new Uint32Array(b, o, n), 4),
       v6Sets: view(Section.V6_SETS, (b, o, n) => new Int32Array(b, o, n), 4),
     };
-    return new SignalIndex(path, 'memory', header, memory, file);
+    return new SignalIndex(path, 'memory', header, memory, data);
   }
 
   /** Size of the index file in bytes. */
@@ -223,7 +226,7 @@ export class SignalIndex {
       }
       return memory.v4Sets[lo]!;
     }
-    const i = this.file.upperBoundU32(Section.V4_STARTS, this.v4Segments, address) - 1;
+    const i = this.file.upperBoundU32(Section.V4_STARTS, 0, this.v4Segments, address) - 1;
     return this.file.i32(Section.V4_SETS, i);
   }
 
@@ -246,7 +249,7 @@ export class SignalIndex {
       }
       return memory.v6Sets[lo - 1]!;
     }
-    const i = this.file.upperBoundV6(Section.V6_STARTS, this.v6Segments, words) - 1;
+    const i = this.file.upperBound(Section.V6_STARTS, 0, this.v6Segments, 16, (bytes, at) => compareWordsLE(bytes, at, words)) - 1;
     return this.file.i32(Section.V6_SETS, i);
   }
 
@@ -399,7 +402,7 @@ export class SignalIndex {
   }
 
   close(): void {
-    this.file.close();
+    this.data.close();
   }
 
   private u32(section: SectionId, index: number): number {
@@ -416,8 +419,7 @@ export class SignalIndex {
     if (id >= this.labelCount) throw corrupt(this.path, `label ${id} out of bounds`);
     let text = this.labels.get(id);
     if (text === undefined) {
-      const from = this.u32(Section.LABEL_OFFSETS, id);
-      const to = this.u32(Section.LABEL_OFFSETS, id + 1);
+      const [from, to] = this.file.stringBounds(Section.LABEL_OFFSETS, id);
       if (to < from) throw corrupt(this.path, `label ${id} has a negative length`);
       text = this.file.read(Section.LABEL_DATA, from, to - from).toString('utf8');
       this.labels.set(id, text);
@@ -435,82 +437,14 @@ function compareWords(starts: Uint32Array, at: number, words: Uint32Array): numb
   return 0;
 }
 
-/** Reads of the sections of an index through its data file (either mode). */
-class SectionReader {
-  constructor(
-    private readonly header: SignalIndexHeader,
-    private readonly data: DataFile,
-  ) {}
-
-  /** `length` bytes of a section. */
-  read(section: SectionId, byteOffset: number, length: number): Buffer {
-    const [offset, byteLength] = this.header.sections[section]!;
-    if (byteOffset < 0 || byteOffset + length > byteLength) throw corrupt(this.data.path, `read outside section ${section}`);
-    return this.data.read(offset + byteOffset, length);
+/** Sign of (the address at `at` of `bytes`, four little-endian words, most significant first) - (the address in `words`). */
+function compareWordsLE(bytes: Buffer, at: number, words: Uint32Array): number {
+  for (let k = 0; k < 4; k++) {
+    const a = bytes.readUInt32LE(at + 4 * k);
+    const b = words[k]!;
+    if (a !== b) return a < b ? -1 : 1;
   }
-
-  u32(section: SectionId, index: number): number {
-    return this.read(section, 4 * index, 4).readUInt32LE(0);
-  }
-
-  i32(section: SectionId, index: number): number {
-    return this.read(section, 4 * index, 4).readInt32LE(0);
-  }
-
-  /** The first index in 0..count of a sorted u32 section whose entry is > value (count if none). */
-  upperBoundU32(section: SectionId, count: number, value: number): number {
-    let lo = 0;
-    let hi = count;
-    while (4 * (hi - lo) > PREAD_WINDOW_BYTES) {
-      const mid = (lo + hi) >>> 1;
-      if (this.u32(section, mid) <= value) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= hi) return lo;
-    const window = this.read(section, 4 * lo, 4 * (hi - lo));
-    const base = lo;
-    let a = 0;
-    let b = hi - lo;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (window.readUInt32LE(4 * mid) <= value) a = mid + 1;
-      else b = mid;
-    }
-    return base + a;
-  }
-
-  upperBoundV6(section: SectionId, count: number, words: Uint32Array): number {
-    const compareAt = (buffer: Buffer, at: number) => {
-      for (let k = 0; k < 4; k++) {
-        const a = buffer.readUInt32LE(at + 4 * k);
-        const b = words[k]!;
-        if (a !== b) return a < b ? -1 : 1;
-      }
-      return 0;
-    };
-    let lo = 0;
-    let hi = count;
-    while (16 * (hi - lo) > PREAD_WINDOW_BYTES) {
-      const mid = (lo + hi) >>> 1;
-      if (compareAt(this.read(section, 16 * mid, 16), 0) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= hi) return lo;
-    const window = this.read(section, 16 * lo, 16 * (hi - lo));
-    const base = lo;
-    let a = 0;
-    let b = hi - lo;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (compareAt(window, 16 * mid) <= 0) a = mid + 1;
-      else b = mid;
-    }
-    return base + a;
-  }
-
-  close(): void {
-    this.data.close();
-  }
+  return 0;
 }
 
 function corrupt(path: string, problem: string): NetintelError {
