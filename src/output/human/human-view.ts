@@ -87,7 +87,8 @@ export function createHumanView(options: HumanViewOptions) {
       const { columns, cells, key } = view.table;
       // The query column only where it tells something the record's own name does not.
       const withQuery = rows.some((row) => row.error === null && key(row.record) !== row.query);
-      const tableColumns = withQuery ? [{ header: 'query', priority: 0 }, ...columns] : columns;
+      // The query column wraps between words (host names are not broken): it gives up its spare width before a column of the record is left out.
+      const tableColumns = withQuery ? [{ header: 'query', priority: 0, wrap: true, wholeWords: true }, ...columns] : columns;
       const tableRows: TableRow[] = rows.map((row) =>
         row.error ? { error: `${row.query}: ${row.error.code}: ${row.error.message}` } : { cells: withQuery ? [row.query, ...cells(row.record)] : cells(row.record) },
       );
