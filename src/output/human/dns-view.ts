@@ -3,7 +3,7 @@ import type { Finding } from '../../engine/findings.js';
 import { factList, findingsBlock, headline, safe, sections, type Fact } from './blocks.js';
 import { fittedTable, type TableColumn, type TableRow } from './fitted-table.js';
 import type { Tone, ViewContext } from './style.js';
-import { plural, type HumanView, type ViewRow } from './view.js';
+import { failureText, plural, type HumanView, type ViewRow } from './view.js';
 import { wrapHanging } from './wrap.js';
 
 interface DnsAnswer {
@@ -122,7 +122,7 @@ function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const records = rows.filter((row) => row.error === null).map((row) => row.record as DnsRecord);
   const answers = records.flatMap((dns) => dns.answers);
   const empty = records.filter((dns) => dns.answers.length === 0).map((dns) => `${dns.domainUnicode} ${dns.type}: ${emptyVerdict(dns).text}`);
-  const failed = rows.filter((row) => row.error !== null).map((row) => `${row.query}: ${row.error!.code}: ${row.error!.message}`);
+  const failed = rows.filter((row) => row.error !== null).map(failureText);
   const names = [...new Set([...records.map((dns) => dns.domainUnicode), ...rows.filter((row) => row.error !== null).map((row) => row.query)])];
   const title = names.length === 1 ? names[0]! : plural(rows.length, 'lookup');
   const verdict = `${plural(answers.length, 'answer')} in ${plural(records.length - empty.length, 'type')}${failed.length > 0 ? `, ${plural(failed.length, 'failed lookup')}` : ''}`;
