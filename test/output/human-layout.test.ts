@@ -308,15 +308,15 @@ describe('long text without spaces', () => {
     const answers = Array.from({ length: records }, () => ({ name: 'big.test', type: 'TXT' as const, ttlSeconds: 300, data: { strings: [...strings] } }));
     return { kind: 'dns', target: 'big.test', domain: 'big.test', domainUnicode: 'big.test', type: 'TXT', status: 'noerror', rcode: 'NOERROR', answers, resolver: '127.0.0.1:53', transport: 'tcp', latencyMs: 1 } as unknown as DnsResult;
   }
-  /** The data column's text of the dns view's answer table, its lines joined, spaces left out. */
+  /** The data of the dns view's answer list, its lines joined, spaces left out: beside the name, type and TTL, or under each record when the width leaves it too little room. */
   function dataColumn(view: string): string {
     const lines = view.split('\n');
-    const start = lines.findIndex((line) => line.startsWith('├'));
-    const end = lines.findIndex((line, index) => index > start && line.startsWith('└'));
-    return lines
-      .slice(start + 1, end)
-      .filter((line) => !line.startsWith('├'))
-      .map((line) => line.split('│').at(-2)!.trim())
+    const start = lines.findIndex((line) => line.startsWith('name '));
+    const end = lines.findIndex((line, index) => index > start && line === '');
+    const body = lines.slice(start + 1, end);
+    const under = lines[start]!.endsWith('(data under each)');
+    const offset = lines[start]!.indexOf('data');
+    return (under ? body.filter((line) => line.startsWith('    ')).map((line) => line.slice(4)) : body.map((line) => line.slice(offset)))
       .join('')
       .replaceAll(' ', '');
   }

@@ -59,7 +59,7 @@ function asnBlock(ctx: ViewContext, value: unknown): string {
   const facts: Fact[] = counts
     ? [
         ['IPv4', `${plural(counts.ipv4Prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv4Addresses)} addresses`],
-        ['IPv6', `${plural(counts.ipv6Prefixes, 'prefix', 'prefixes')}, ${ipv6Space(BigInt(counts.ipv6Addresses))}`],
+        ['IPv6', `${plural(counts.ipv6Prefixes, 'prefix', 'prefixes')}, ${/^\d+$/.test(counts.ipv6Addresses) ? ipv6Space(BigInt(counts.ipv6Addresses)) : `${counts.ipv6Addresses} addresses`}`],
       ]
     : [];
   return sections(
