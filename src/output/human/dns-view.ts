@@ -66,14 +66,16 @@ function answerList(ctx: ViewContext, answers: readonly DnsAnswer[]): string {
   const lead = (name: string, type: string, ttl: string) => `${pad(name, nameWidth)}  ${pad(type, typeWidth)}  ${' '.repeat(ttlWidth - displayWidth(ttl))}${ttl}  `;
   const dataColumn = nameWidth + typeWidth + ttlWidth + 6;
   const beside = ctx.width - dataColumn >= MIN_DATA_WIDTH;
-  const lines = [ctx.chalk.bold(beside ? `${lead(header[0], header[1], header[2].padStart(ttlWidth))}${header[3]}` : `${lead(header[0], header[1], header[2].padStart(ttlWidth)).trimEnd()}  (data under each)`)];
-  for (const [name, type, ttl, data] of rows) {
-    if (beside) {
-      lines.push(...wrapHanging(data, ctx.width, lead(name, type, ttl), ' '.repeat(dataColumn)));
-    } else {
-      lines.push(lead(name, type, ttl).trimEnd(), ...wrapHanging(data, ctx.width, '    ', '    '));
-    }
+  const headerLead = lead(header[0], header[1], header[2].padStart(ttlWidth));
+  if (beside) {
+    const lines = [ctx.chalk.bold(`${headerLead}${header[3]}`)];
+    for (const [name, type, ttl, data] of rows) lines.push(...wrapHanging(data, ctx.width, lead(name, type, ttl), ' '.repeat(dataColumn)));
+    return `${lines.join('\n')}\n`;
   }
+  // The header says where the data is: on the lines under each record, indented. A name wider than the line is broken.
+  const wrapped = (text: string) => wrapHanging(text, ctx.width, '', '  ');
+  const lines = [...wrapped(headerLead).map((line) => ctx.chalk.bold(line)), ctx.chalk.bold(`    ${header[3]}`)];
+  for (const [name, type, ttl, data] of rows) lines.push(...wrapped(lead(name, type, ttl)), ...wrapHanging(data, ctx.width, '    ', '    '));
   return `${lines.join('\n')}\n`;
 }
 
