@@ -7,7 +7,8 @@ import type { HumanView } from './view.js';
 import { wrapHanging } from './wrap.js';
 
 const ZONE_COLUMNS: readonly TableColumn[] = [
-  { header: 'list', priority: 0, wrap: true },
+  // Several lists in a row wrap between their names, never inside one.
+  { header: 'list', priority: 0, wrap: true, wholeWords: true },
   { header: 'address', priority: 3, wrap: true },
   { header: 'status', priority: 0 },
   { header: 'answer', priority: 1, wrap: true },
