@@ -48,6 +48,8 @@ export async function emitOutcomes(
     single: emit.single,
     width: (await import('./terminal-width.js')).terminalWidth(io),
     all: options.all,
+    // Outside bulk runs, each failed lookup's message goes to stderr (below).
+    errorsOnStderr: !emit.bulk,
   });
   const stdout = createSink(io.stdout);
   let succeeded = 0;

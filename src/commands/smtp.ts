@@ -140,12 +140,14 @@ export function registerSmtpCommand(program: Command, runtime: CommandRuntime): 
       }
     }
 
-    // No conversation at all (no connection, no greeting) is an error, reported after the record.
+    // No conversation at all (no connection, no greeting) is an error, reported after the record
+    // (on stderr unless the view of the one record, findings and all, has said it).
+    const viewSaidFailure = options.format === 'table' && results.length === 1 && options.fields === null;
     const failures = new Map<ErrorCode, number>();
     for (const result of results) {
       if (!result.failure) continue;
       failures.set(result.failure.code, (failures.get(result.failure.code) ?? 0) + 1);
-      io.stderr.write(`netintel: ${escapeTerminalText(result.failure.message)}\n`);
+      if (!viewSaidFailure) io.stderr.write(`netintel: ${escapeTerminalText(result.failure.message)}\n`);
     }
     const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
     const code = exitCodeForRun(results.length - failed, failures);

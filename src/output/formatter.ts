@@ -33,6 +33,8 @@ export interface FormatterOptions {
   width?: number;
   /** Table view: every field of the record (`--all`), not the view's chosen facts. */
   all?: boolean;
+  /** The caller writes each failed lookup's message to stderr: the table view does not repeat it. */
+  errorsOnStderr?: boolean;
 }
 
 /** The width the table view fits when the caller names none: a classic terminal. */
@@ -205,7 +207,7 @@ async function valueFormatter({ options, schema, presentColumn }: FormatContext)
 async function tableFormatter({ options, schema }: FormatContext): Promise<Formatter> {
   const { createHumanView } = await import('./human/human-view.js');
   const width = options.width ?? DEFAULT_WIDTH;
-  const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
+  const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true, errorsOnStderr: options.errorsOnStderr === true });
   if (options.single) {
     // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
     return {

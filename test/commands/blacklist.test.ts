@@ -46,6 +46,27 @@ describe('netintel blacklist', () => {
     expect(result.stdout).toMatch(/│ other\.test\.example +│ clean +│/);
   });
 
+  it('names each reason once for the lists that share it, after the fact that explains the verdict', async () => {
+    // Zones the server does not hold: their test point 127.0.0.2 is not listed, so none can be trusted.
+    const dead = ['one.gone.example', 'two.gone.example', 'three.gone.example', 'four.gone.example', 'five.gone.example'];
+    const result = await blacklist(['192.0.2.99', '--zones', dead.join(','), '-f', 'table'], { env: { COLUMNS: '80' } });
+    expect(result.code).toBe(5);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 4).join('\n')).toBe(
+      [
+        '192.0.2.99  could not be checked: DNS refused or failed to answer; none of the 5',
+        'lists answered',
+        '192.0.2.99 is documentation, TEST-NET-1 (RFC 5737): public lists do not list',
+        'such addresses [blacklist_special_address, RFC 6890]',
+      ].join('\n'),
+    );
+    // The reason once, the five zones in one row, each named once.
+    expect(result.stdout.split('misnamed').length - 1).toBe(1);
+    for (const zone of dead) expect(result.stdout.split(zone).length - 1, zone).toBe(1);
+    expect(result.stdout.match(/TEST-NET-1/g)).toHaveLength(1);
+    expect(lines.length).toBeLessThan(25);
+  });
+
   it('prints the record as JSON with -f json', async () => {
     const result = await blacklist(['192.0.2.1', '--zones', 'bl.test.example', '-f', 'json']);
     expect(result.code).toBe(0);

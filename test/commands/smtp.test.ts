@@ -147,6 +147,12 @@ describe('netintel smtp', () => {
     expect(refused.code).toBe(5);
     expect(JSON.parse(refused.stdout)).toMatchObject({ connected: false, failure: { code: 'unreachable', stage: 'connect' } });
     expect(refused.stderr).toBe(`netintel: cannot connect to 127.0.0.1 port ${port}: connection refused (nothing listens on that port)\n`);
+    // The table view says it once: its finding, with no failure fact and no stderr line beside it.
+    const viewed = await smtp(port, ['-f', 'table']);
+    expect(viewed.code).toBe(5);
+    expect(viewed.stderr).toBe('');
+    expect(viewed.stdout.split('\n')[0]).toMatch(new RegExp(` port ${port} SMTP: unreachable at connect$`));
+    expect(viewed.stdout.replace(/\s+/g, ' ').split('connection refused').length - 1).toBe(1);
 
     const silent = await startScriptedSmtpServer(() => {});
     try {

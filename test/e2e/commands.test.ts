@@ -137,6 +137,7 @@ const PLACEHOLDER_PEERS: Peers = {
   smtp: { port: 0 } as Peers['smtp'],
   relay: { port: 0 } as Peers['relay'],
   caFile: '',
+  closedPort: 0,
   dnsFlags: [],
   silentFlags: [],
   ports: [],

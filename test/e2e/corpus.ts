@@ -219,6 +219,9 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'smtp/dane', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', ...dns] },
     { id: 'smtp/dane-fields', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', '--fields', 'host,dane.verdict,dane.tlsa.name,dane.dnssec.status', '-f', 'json', ...dns] },
     { id: 'smtp/dane-no-starttls', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--dane', ...dns] },
+    // A refused connection: said once (the table's finding, or stderr beside data).
+    { id: 'smtp/refused', argv: ['smtp', '127.0.0.1', '--port', String(peers.closedPort), ...dns] },
+    { id: 'smtp/refused-json', argv: ['smtp', '127.0.0.1', '--port', String(peers.closedPort), '--no-ptr', '-f', 'json', ...dns] },
     { id: 'smtp/bad-port', argv: ['smtp', 'mx.mailhost.test', '--port', '65536', ...dns] },
     { id: 'smtp/missing-host', argv: ['smtp'] },
 
@@ -243,6 +246,9 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('ip-private', ['ip', '10.1.2.3']),
         at('ip-v6', ['ip', '2001:4860:4860::8888']),
         at('ip-list', ['ip', ...mixed, ...dns]),
+        // Host names add a query column: the flags still fit at 80 columns.
+        at('ip-names', ['ip', 'example.test', '8.8.8.8', ...dns]),
+        at('range-list', ['range', '192.0.2.5-192.0.2.77', '2001:db8::/32', '198.51.100.9/30']),
         at('asn-number', ['asn', 'AS15169']),
         at('asn-mixed', ['asn', '8.8.8.8,AS13335,1.1.1.1']),
         at('vpn', ['vpn', '185.220.101.1']),
@@ -264,8 +270,11 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('email-no-smtp', ['email', 'good.test', '--no-smtp', ...dns]),
         at('smtp', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, ...dns]),
         at('smtp-untrusted', ['smtp', 'mx.mailhost.test', '--port', smtpPort, ...dns]),
+        at('smtp-refused', ['smtp', '127.0.0.1', '--port', String(peers.closedPort), ...dns]),
         at('smtp-transcript', ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--tls-ca', peers.caFile, '--transcript', ...dns]),
         at('blacklist', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
+        // Five zones the server does not hold, failing their test points alike: one reason, said once.
+        at('blacklist-failing', ['blacklist', '192.0.2.99', '--zones', 'one.gone.example,two.gone.example,three.gone.example,four.gone.example,five.gone.example', ...dns]),
         at('data-status', ['data', 'status']),
         at('summarize', ['summarize', 'test/fixtures/summarize/access-log.txt']),
       ];

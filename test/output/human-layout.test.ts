@@ -308,15 +308,15 @@ describe('long text without spaces', () => {
     const answers = Array.from({ length: records }, () => ({ name: 'big.test', type: 'TXT' as const, ttlSeconds: 300, data: { strings: [...strings] } }));
     return { kind: 'dns', target: 'big.test', domain: 'big.test', domainUnicode: 'big.test', type: 'TXT', status: 'noerror', rcode: 'NOERROR', answers, resolver: '127.0.0.1:53', transport: 'tcp', latencyMs: 1 } as unknown as DnsResult;
   }
-  /** The data column's text of the dns view's answer table, its lines joined, spaces left out. */
+  /** The data of the dns view's answer list, its lines joined, spaces left out: beside the name, type and TTL, or under each record when the width leaves it too little room. */
   function dataColumn(view: string): string {
     const lines = view.split('\n');
-    const start = lines.findIndex((line) => line.startsWith('├'));
-    const end = lines.findIndex((line, index) => index > start && line.startsWith('└'));
-    return lines
-      .slice(start + 1, end)
-      .filter((line) => !line.startsWith('├'))
-      .map((line) => line.split('│').at(-2)!.trim())
+    const start = lines.findIndex((line) => line.startsWith('name '));
+    const end = lines.findIndex((line, index) => index > start && line === '');
+    const under = lines[start + 1] === '    data';
+    const body = lines.slice(under ? start + 2 : start + 1, end);
+    const offset = lines[start]!.indexOf('data');
+    return (under ? body.filter((line) => line.startsWith('    ')).map((line) => line.slice(4)) : body.map((line) => line.slice(offset)))
       .join('')
       .replaceAll(' ', '');
   }
@@ -330,6 +330,39 @@ describe('long text without spaces', () => {
         expect(dataColumn(view)).toBe(presentDnsData('TXT', { strings }).replaceAll(' ', ''));
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it('shows each answer of the dns view on one line under a header, no rules, the resolver and the query time once', async () => {
+    const answers = [
+      ...Array.from({ length: 10 }, (_, i) => ({ name: 'probe.example', type: 'A', ttlSeconds: 300, data: `192.0.2.${i + 1}` })),
+      { name: 'probe.example', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx.probe.example' } },
+      { name: 'probe.example', type: 'TXT', ttlSeconds: 60, data: { strings: ['v=spf1 ' + 'include:spf.example.net '.repeat(6) + '-all'] } },
+    ];
+    const record = { ...(txtRecord(['x']) as unknown as Record<string, unknown>), target: 'probe.example', domain: 'probe.example', domainUnicode: 'probe.example', type: 'A', answers, latencyMs: 7 };
+    const view = await render(DNS_SCHEMA, 'table', [ok('probe.example', record)], { single: true, width: 80 });
+    const lines = view.trimEnd().split('\n');
+    expect(view).not.toMatch(/[│┌├└─]/);
+    expect(lines[2]).toBe('name           type   TTL  data');
+    expect(lines[3]).toBe('probe.example  A      300  192.0.2.1');
+    expect(lines[13]).toBe('probe.example  MX    3600  10 mx.probe.example.');
+    // The long TXT record wraps under its own column.
+    expect(lines[14]).toMatch(/^probe\.example  TXT     60  "v=spf1 include:spf\.example\.net/);
+    expect(lines[15]).toMatch(/^ {27}\S/);
+    expect(lines.filter((line) => line.startsWith('resolver'))).toEqual(['resolver  127.0.0.1:53 (tcp), 7 ms']);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(80);
+  });
+
+  it('keeps every line of the dns view within the width, whatever the length of the names', async () => {
+    const label = fc.stringMatching(/^[a-z0-9-]{1,40}$/);
+    await fc.assert(
+      fc.asyncProperty(fc.array(label, { minLength: 1, maxLength: 4 }), fc.integer({ min: 20, max: 120 }), async (labels, width) => {
+        const name = `${labels.join('.')}.test`;
+        const record = { ...(txtRecord(['some text', 'more']) as unknown as Record<string, unknown>), answers: [{ name, type: 'CNAME', ttlSeconds: 86400, data: `${name}.cdn` }, { name: `${name}.cdn`, type: 'TXT', ttlSeconds: 5, data: { strings: ['a b c '.repeat(30)] } }] };
+        const view = await render(DNS_SCHEMA, 'table', [ok(name, record)], { single: true, width });
+        for (const line of view.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(width);
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -220,6 +220,32 @@ describe('sign-up, verification, log-in and the dashboard', () => {
     expect(linkIn(sent[1]!.text, 'verify')).not.toBe(linkIn(sent[0]!.text, 'verify'));
   });
 
+  it('take a signed-in account from its verification link to the dashboard, with a confirmation there', async () => {
+    const browser = client();
+    await signUp(browser, 'cy@example.org');
+    const path = linkIn((await mails(1))[0]!.text, 'verify');
+    await browser.get('/login');
+    expect((await browser.post('/login', { email: 'cy@example.org', password: PASSWORD })).status).toBe(303);
+    expect(browser.cookies.size).toBeGreaterThan(0);
+    await browser.get(path);
+    const verified = await browser.post('/verify', { token: path.split('/').at(-1)! });
+    expect(verified).toMatchObject({ status: 303, location: '/dashboard' });
+    const dashboard = await browser.get('/dashboard');
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.body).toContain('Your e-mail address is verified. You can make API keys now.');
+    expect(dashboard.body).toContain('Create key');
+    expect(dashboard.body).not.toContain('Verify your e-mail address to make API keys');
+    // The confirmation is shown once.
+    expect((await browser.get('/dashboard')).body).not.toContain('Your e-mail address is verified');
+    // Signed in as another account, the link verifies its own account and asks for its log-in.
+    const other = client('192.0.2.11');
+    await signUp(other, 'di@example.org');
+    const otherPath = linkIn((await mails(2))[1]!.text, 'verify');
+    await browser.get(otherPath);
+    expect(await browser.post('/verify', { token: otherPath.split('/').at(-1)! })).toMatchObject({ status: 303, location: '/login' });
+    expect((await setup.accounts.byEmail('di@example.org'))!.emailVerifiedAt).not.toBeNull();
+  });
+
   it('say what is wrong with a field next to it, keeping what was typed', async () => {
     const browser = client();
     await browser.get('/signup');

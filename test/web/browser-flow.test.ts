@@ -303,6 +303,34 @@ describe.skipIf(chromiumProgram === null)('account pages in chromium, mail throu
     }
   }, 90_000);
 
+  it('goes to the dashboard with a confirmation when the mailed link is pressed while signed in', async () => {
+    const email = 'hedy@example.test';
+    const password = 'frequency hopping since 1942';
+    const desktop = await browser.newContext(DESKTOP);
+    try {
+      const page = await desktop.newPage();
+      const seen = relay.received.length;
+      await signUp(page, email, password);
+      const link = linkIn(await mailAfter(seen, email, 'Verify your e-mail address for netintel'), 'verify');
+      await page.goto(`${served.url}/login`);
+      await heading(page, 'Log in');
+      expect((await logIn(page, email, password)).status()).toBe(303);
+      await heading(page, 'Dashboard');
+      expect(await page.locator('dt:text-is("E-mail") + dd').textContent()).toBe(`${email} (not verified)`);
+
+      await verifyFromMail(page, link);
+      const answer = await submit(page, () => page.getByRole('button', { name: 'Verify my address' }).click());
+      expect(answer.status()).toBe(303);
+      await heading(page, 'Dashboard');
+      expect(path(page)).toBe('/dashboard');
+      expect(await page.getByRole('status').allTextContents()).toEqual([expect.stringContaining('Your e-mail address is verified. You can make API keys now.')]);
+      expect(await page.locator('dt:text-is("E-mail") + dd').textContent()).toBe(`${email} (verified)`);
+      await shoot(page, 'verified-signed-in');
+    } finally {
+      await desktop.close();
+    }
+  }, 60_000);
+
   it('sets a new password from the mailed link; the old one stops working and the link works once', async () => {
     const email = 'grace@example.test';
     const oldPassword = 'first password of grace';

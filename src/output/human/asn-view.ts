@@ -21,6 +21,26 @@ export function grid(ctx: ViewContext, items: readonly string[], indent = '  '):
   return `${lines.join('\n')}\n`;
 }
 
+/** Addresses in one IPv6 block of each length the space is counted in, largest first. */
+const IPV6_UNITS: ReadonlyArray<readonly [length: number, size: bigint]> = [32, 48, 64].map((length) => [length, 1n << BigInt(128 - length)] as const);
+
+/**
+ * IPv6 space as a count of blocks, since a count of addresses has up to 39
+ * digits: /48s (a site's assignment), /32s once it is a /32 or more (an
+ * ISP's allocation), /64s below a /48 (a subnet); the unit is named.
+ * `574,288 /48s` reads better as `about 8.8 /32s`.
+ */
+export function ipv6Space(addresses: bigint): string {
+  if (addresses === 0n) return 'no addresses';
+  const [length, size] = IPV6_UNITS.find(([, unitSize]) => addresses >= unitSize) ?? [128, 1n];
+  if (length === 128) return `${grouped(addresses.toString())} ${addresses === 1n ? 'address' : 'addresses'}`;
+  const whole = addresses / size;
+  if (addresses % size === 0n) return `${grouped(whole.toString())} /${length}${whole === 1n ? '' : 's'}`;
+  // Tenths, rounded down, so that "about 1.0" never stands for a whole block that is not there.
+  const tenths = (addresses * 10n) / size;
+  return `about ${grouped((tenths / 10n).toString())}.${tenths % 10n} /${length}s`;
+}
+
 function prefixSection(ctx: ViewContext, family: string, prefixes: readonly string[]): string {
   if (prefixes.length === 0) return '';
   const shown = ctx.all ? prefixes : prefixes.slice(0, SHOWN_PREFIXES);
@@ -39,7 +59,7 @@ function asnBlock(ctx: ViewContext, value: unknown): string {
   const facts: Fact[] = counts
     ? [
         ['IPv4', `${plural(counts.ipv4Prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv4Addresses)} addresses`],
-        ['IPv6', `${plural(counts.ipv6Prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv6Addresses)} addresses`],
+        ['IPv6', `${plural(counts.ipv6Prefixes, 'prefix', 'prefixes')}, ${/^\d+$/.test(counts.ipv6Addresses) ? ipv6Space(BigInt(counts.ipv6Addresses)) : `${counts.ipv6Addresses} addresses`}`],
       ]
     : [];
   return sections(

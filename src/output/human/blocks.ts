@@ -85,6 +85,8 @@ export interface FindingLike {
   severity: Severity;
   message: string;
   rfc?: string | null;
+  /** Findings this one stands for, when several alike are shown as one (one per zone); 1 when absent. */
+  count?: number;
 }
 
 const SEVERITY_ORDER: readonly Severity[] = ['error', 'warning', 'unknown', 'info', 'pass'];
@@ -123,7 +125,7 @@ export function findingsBlock(ctx: ViewContext, findings: readonly FindingLike[]
   for (const severity of SEVERITY_ORDER) {
     const group = findings.filter((item) => item.severity === severity);
     if (group.length === 0) continue;
-    const title = severityCount(severity, group.length);
+    const title = severityCount(severity, group.reduce((sum, item) => sum + (item.count ?? 1), 0));
     const lines = [toned(ctx, SEVERITY_TONE[severity], title.charAt(0).toUpperCase() + title.slice(1))];
     if (severity === 'pass' && !ctx.all) {
       // One entry per check, with how many times it passed when more than once (an FCrDNS check per address).

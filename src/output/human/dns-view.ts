@@ -1,9 +1,9 @@
 import { presentDnsData } from '../dns-presentation.js';
 import type { Finding } from '../../engine/findings.js';
 import { factList, findingsBlock, headline, safe, sections, type Fact } from './blocks.js';
-import { fittedTable, type TableColumn, type TableRow } from './fitted-table.js';
+import { displayWidth } from './display-width.js';
 import type { Tone, ViewContext } from './style.js';
-import { plural, type HumanView, type ViewRow } from './view.js';
+import { failureText, plural, type HumanView, type ViewRow } from './view.js';
 import { wrapHanging } from './wrap.js';
 
 interface DnsAnswer {
@@ -43,26 +43,45 @@ interface DnsRecord {
   answers: DnsAnswer[];
   resolver: string;
   transport: string;
+  latencyMs: number;
 }
 
-const ANSWER_COLUMNS: readonly TableColumn[] = [
-  { header: 'name', priority: 2, wrap: true },
-  { header: 'TTL', priority: 3 },
-  { header: 'type', priority: 1 },
-  { header: 'data', priority: 0, wrap: true },
-];
+/** The narrowest the data column is made beside the other three; narrower, each record's data goes under it. */
+const MIN_DATA_WIDTH = 24;
 
-function answerRow(answer: DnsAnswer): TableRow {
-  return { cells: [answer.name, String(answer.ttlSeconds), answer.type, presentDnsData(answer.type, answer.data)] };
-}
-
-/** The answers as a table, or one `name TTL type data` line each when even the data column does not fit. */
-function answerTable(ctx: ViewContext, answers: readonly DnsAnswer[]): string {
+/**
+ * The answers one line each, as dig and doggo print them: name, type, TTL
+ * and data in aligned columns under a header, no rules. Data longer than
+ * the line (a TXT record, a key) wraps under its own column, every
+ * character kept; when the names leave the data too little room, each
+ * record's data goes on the lines under it instead.
+ */
+function answerList(ctx: ViewContext, answers: readonly DnsAnswer[]): string {
   if (answers.length === 0) return '';
-  const table = fittedTable(ctx, ANSWER_COLUMNS, answers.map(answerRow));
-  if (table !== null) return table;
-  const lines = answers.flatMap((answer) => wrapHanging(safe(`${answer.name} ${answer.ttlSeconds} ${answer.type} ${presentDnsData(answer.type, answer.data)}`), ctx.width, '', '  '));
+  const rows = answers.map((answer) => [safe(answer.name).replaceAll('\n', ' '), safe(answer.type), String(answer.ttlSeconds), safe(presentDnsData(answer.type, answer.data))] as const);
+  const header = ['name', 'type', 'TTL', 'data'] as const;
+  const widthOf = (column: 0 | 1 | 2) => Math.max(displayWidth(header[column]), ...rows.map((row) => displayWidth(row[column])));
+  const [nameWidth, typeWidth, ttlWidth] = [widthOf(0), widthOf(1), widthOf(2)];
+  const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+  const lead = (name: string, type: string, ttl: string) => `${pad(name, nameWidth)}  ${pad(type, typeWidth)}  ${' '.repeat(ttlWidth - displayWidth(ttl))}${ttl}  `;
+  const dataColumn = nameWidth + typeWidth + ttlWidth + 6;
+  const beside = ctx.width - dataColumn >= MIN_DATA_WIDTH;
+  const headerLead = lead(header[0], header[1], header[2].padStart(ttlWidth));
+  if (beside) {
+    const lines = [ctx.chalk.bold(`${headerLead}${header[3]}`)];
+    for (const [name, type, ttl, data] of rows) lines.push(...wrapHanging(data, ctx.width, lead(name, type, ttl), ' '.repeat(dataColumn)));
+    return `${lines.join('\n')}\n`;
+  }
+  // The header says where the data is: on the lines under each record, indented. A name wider than the line is broken.
+  const wrapped = (text: string) => wrapHanging(text, ctx.width, '', '  ');
+  const lines = [...wrapped(headerLead).map((line) => ctx.chalk.bold(line)), ctx.chalk.bold(`    ${header[3]}`)];
+  for (const [name, type, ttl, data] of rows) lines.push(...wrapped(lead(name, type, ttl)), ...wrapHanging(data, ctx.width, '    ', '    '));
   return `${lines.join('\n')}\n`;
+}
+
+/** `127.0.0.1:53 (udp), 4 ms`: where the answers came from and how long they took, said once. */
+function resolverText(dns: DnsRecord): string {
+  return `${dns.resolver} (${dns.transport}), ${dns.latencyMs} ms`;
 }
 
 /** What a lookup without answers found: `no such domain (NXDOMAIN)`. */
@@ -80,26 +99,28 @@ function emptyVerdict(dns: DnsRecord): { text: string; tone: Tone } {
 const DNSSEC_TONE: Record<string, Tone> = { secure: 'good', insecure: 'warn', bogus: 'bad', indeterminate: 'warn' };
 
 /** One zone of the chain: `child.test.  secure  DS 34979/8/2 by test.; keys 257:34979/8 256:41983/8`. */
-function chainLine(link: DnssecLink): string {
+function chainLine(link: DnssecLink, said: (text: string) => boolean): string {
   const ds = link.ds.length > 0 ? `DS ${link.ds.map((d) => `${d.keyTag}/${d.algorithm}/${d.digestType}`).join(' ')}` : null;
   const from = link.signer === null ? 'trust anchor' : ds === null ? `no DS from ${link.signer}` : `${ds} from ${link.signer}`;
   const keys = link.dnskeys.length > 0 ? `keys ${link.dnskeys.map((k) => `${k.flags}:${k.tag}/${k.algorithm}`).join(' ')}` : null;
-  return [`${link.zone} ${link.status}`, from, keys, link.reason].filter((part) => part !== null).join('; ');
+  return [`${link.zone} ${link.status}`, from, keys, link.reason !== null && said(link.reason) ? null : link.reason].filter((part) => part !== null).join('; ');
 }
 
 /** `--dnssec`: the verdict first, the answers with their RRSIGs, the chain of trust, the findings. */
 function dnssecBlock(ctx: ViewContext, dns: DnsRecord, dnssec: DnssecPart): string {
   const answers = dns.answers.length > 0 ? plural(dns.answers.length, 'answer') : emptyVerdict(dns).text;
+  // Each reason once: the finding that gives it (with its id and RFC) stands for the verdict's and the chain's.
+  const inFindings = (text: string) => dnssec.findings.some((item) => item.message.includes(text));
   const facts: Fact[] = [
-    ['DNSSEC', dnssec.reason === null ? dnssec.status : `${dnssec.status}: ${dnssec.reason}`],
+    ['DNSSEC', dnssec.reason === null || inFindings(dnssec.reason) ? dnssec.status : `${dnssec.status}: ${dnssec.reason}`],
     ['AD bit', dnssec.authenticData === null ? 'unknown (the query without CD failed)' : dnssec.authenticData ? 'set by the resolver' : 'not set by the resolver'],
     ['anchor', dnssec.trustAnchor],
-    ['chain', dnssec.chain.map(chainLine).join('\n')],
-    ['resolver', `${dns.resolver} (${dns.transport})`],
+    ['chain', dnssec.chain.map((link) => chainLine(link, (text) => inFindings(text) || (dnssec.reason ?? '').includes(text))).join('\n')],
+    ['resolver', resolverText(dns)],
   ];
   return sections(
     headline(ctx, `${dns.domainUnicode} ${dns.type}`, `${dnssec.status} (DNSSEC), ${answers}`, DNSSEC_TONE[dnssec.status] ?? 'warn', ': '),
-    answerTable(ctx, dns.answers),
+    answerList(ctx, dns.answers),
     factList(ctx, facts),
     findingsBlock(ctx, dnssec.findings),
   );
@@ -112,30 +133,43 @@ function dnsBlock(ctx: ViewContext, value: unknown): string {
   const facts: Fact[] = [
     ['name', dns.domainUnicode !== dns.domain ? `${dns.domainUnicode} (${dns.domain})` : null],
     ['asked', dns.target !== dns.domain && dns.target !== dns.domainUnicode ? dns.target : null],
-    ['resolver', `${dns.resolver} (${dns.transport})`],
+    ['resolver', resolverText(dns)],
   ];
-  return sections(headline(ctx, `${dns.domainUnicode} ${dns.type}`, verdict.text, verdict.tone, ': '), answerTable(ctx, dns.answers), factList(ctx, facts));
+  return sections(headline(ctx, `${dns.domainUnicode} ${dns.type}`, verdict.text, verdict.tone, ': '), answerList(ctx, dns.answers), factList(ctx, facts));
 }
 
-/** The answers of every record in one table; the types without answers and the failed lookups under it. */
+/** The DNSSEC verdict of each lookup, lookups with the same verdict and reason on one line naming each: `a.test A, b.test A: indeterminate (why)`. */
+function dnssecVerdicts(records: readonly DnsRecord[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const dns of records) {
+    if (!dns.dnssec) continue;
+    const verdict = `${dns.dnssec.status}${dns.dnssec.reason === null ? '' : ` (${dns.dnssec.reason})`}`;
+    groups.set(verdict, [...(groups.get(verdict) ?? []), `${dns.domainUnicode} ${dns.type}`]);
+  }
+  return [...groups].map(([verdict, lookups]) => `${lookups.join(', ')}: ${verdict}`);
+}
+
+/** The answers of every record in one list; the types without answers and the failed lookups under it. */
 function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const records = rows.filter((row) => row.error === null).map((row) => row.record as DnsRecord);
   const answers = records.flatMap((dns) => dns.answers);
   const empty = records.filter((dns) => dns.answers.length === 0).map((dns) => `${dns.domainUnicode} ${dns.type}: ${emptyVerdict(dns).text}`);
-  const failed = rows.filter((row) => row.error !== null).map((row) => `${row.query}: ${row.error!.code}: ${row.error!.message}`);
+  const failed = rows.filter((row) => row.error !== null).map(failureText);
   const names = [...new Set([...records.map((dns) => dns.domainUnicode), ...rows.filter((row) => row.error !== null).map((row) => row.query)])];
   const title = names.length === 1 ? names[0]! : plural(rows.length, 'lookup');
   const verdict = `${plural(answers.length, 'answer')} in ${plural(records.length - empty.length, 'type')}${failed.length > 0 ? `, ${plural(failed.length, 'failed lookup')}` : ''}`;
   const list = (items: readonly string[]) => (items.length === 0 ? '' : `${items.flatMap((item) => wrapHanging(safe(item), ctx.width, '  ', '    ')).join('\n')}\n`);
   const resolvers = [...new Set(records.map((dns) => `${dns.resolver} (${dns.transport})`))];
-  const verdicts = records.flatMap((dns) => (dns.dnssec ? [`${dns.domainUnicode} ${dns.type}: ${dns.dnssec.status}${dns.dnssec.reason === null ? '' : ` (${dns.dnssec.reason})`}`] : []));
+  const slowest = Math.max(0, ...records.map((dns) => dns.latencyMs));
+  const timing = records.length === 1 ? `${slowest} ms` : `${plural(records.length, 'query', 'queries')}, slowest ${slowest} ms`;
+  const verdicts = dnssecVerdicts(records);
   return sections(
     headline(ctx, title, verdict, failed.length > 0 ? 'bad' : answers.length > 0 ? 'good' : 'warn', ': '),
     verdicts.length > 0 ? `${ctx.chalk.bold('DNSSEC')}\n${list(verdicts)}` : '',
-    answerTable(ctx, answers),
+    answerList(ctx, answers),
     empty.length > 0 ? `${ctx.chalk.bold('No answer')}\n${list(empty)}` : '',
     failed.length > 0 ? `${ctx.chalk.red.bold('Failed')}\n${list(failed)}` : '',
-    factList(ctx, [['resolver', resolvers.join(', ')]]),
+    factList(ctx, [['resolver', resolvers.length > 0 ? `${resolvers.join(', ')}, ${timing}` : null]]),
   );
 }
 

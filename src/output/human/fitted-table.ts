@@ -12,6 +12,8 @@ export interface TableColumn {
   wrap?: boolean;
   /** Right for quantities, so that their digits line up; left otherwise. */
   align?: 'left' | 'right';
+  /** A wrapped column is narrowed no further than its longest word (an IPv6 address broken in two reads as two). */
+  wholeWords?: boolean;
 }
 
 /** A row: its cells (one per column, in order), or an error that spans the row. */
@@ -23,6 +25,13 @@ const MIN_WRAPPED = 12;
 /** Borders and padding of a table of `count` columns: a space either side of each cell and a rule between and around them. */
 function chrome(count: number): number {
   return count * 3 + 1;
+}
+
+/** The widest word of a cell (what is between spaces and line breaks). */
+function longestWord(text: string): number {
+  let widest = 0;
+  for (const word of text.split(/[ \n]+/)) widest = Math.max(widest, displayWidth(word));
+  return widest;
 }
 
 /** The widest line of a cell. */
@@ -37,9 +46,11 @@ function cellWidth(text: string): number {
  * column at its widest cell if that fits; else wrapped columns narrowed,
  * widest first; else the lowest-priority column left out, and again.
  */
-export function fitColumns(columns: readonly TableColumn[], natural: readonly number[], width: number): Map<number, number> | null {
+export function fitColumns(columns: readonly TableColumn[], natural: readonly number[], width: number, longestWords: readonly number[] = []): Map<number, number> | null {
   const kept = columns.map((_, index) => index);
-  const floors = columns.map((column, index) => (column.wrap ? Math.min(natural[index]!, Math.max(MIN_WRAPPED, displayWidth(column.header))) : natural[index]!));
+  const floors = columns.map((column, index) =>
+    column.wrap ? Math.min(natural[index]!, Math.max(MIN_WRAPPED, displayWidth(column.header), column.wholeWords ? (longestWords[index] ?? 0) : 0)) : natural[index]!,
+  );
   for (;;) {
     const minimum = kept.reduce((sum, index) => sum + floors[index]!, 0) + chrome(kept.length);
     if (minimum <= width) return narrowed(kept, natural, floors, kept.reduce((sum, index) => sum + natural[index]!, 0) + chrome(kept.length) - width);
@@ -113,7 +124,12 @@ export function fittedTable(ctx: ViewContext, allColumns: readonly TableColumn[]
     for (const row of texts) if ('cells' in row) widest = Math.max(widest, cellWidth(row.cells[index] ?? ''));
     return widest;
   });
-  const widths = fitColumns(columns, natural, ctx.width);
+  const longestWords = columns.map((column, index) => {
+    let widest = 0;
+    if (column.wholeWords) for (const row of texts) if ('cells' in row) widest = Math.max(widest, longestWord(row.cells[index] ?? ''));
+    return widest;
+  });
+  const widths = fitColumns(columns, natural, ctx.width, longestWords);
   if (widths === null) return null;
   const kept = [...widths.keys()].sort((a, b) => a - b);
   const inner = kept.reduce((sum, index) => sum + widths.get(index)!, 0) + (kept.length - 1) * 3;

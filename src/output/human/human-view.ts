@@ -16,7 +16,7 @@ import { RANGE_VIEW } from './range-view.js';
 import { SMTP_VIEW } from './smtp-view.js';
 import { viewContext, type ViewContext } from './style.js';
 import { VPN_VIEW } from './vpn-view.js';
-import type { HumanView, ViewRow } from './view.js';
+import { failureText, type HumanView, type ViewRow } from './view.js';
 import { wrapHanging } from './wrap.js';
 
 /** The view of each record kind (RecordSchema.kind). */
@@ -48,11 +48,13 @@ export interface HumanViewOptions {
   color: boolean;
   /** `--all`: every field, as the record has it. */
   all: boolean;
+  /** The run reports each failed lookup's message on stderr: the view names the failure without repeating it. */
+  errorsOnStderr?: boolean;
 }
 
 /** A failed lookup among many: its query and error, on one wrapped red line. */
 function errorLine(ctx: ViewContext, row: ViewRow): string {
-  const text = `${row.query}: ${row.error!.code}: ${row.error!.message}`;
+  const text = failureText(row);
   return `${wrapHanging(safe(text), ctx.width, '', '  ').map((line) => ctx.chalk.red(line)).join('\n')}\n`;
 }
 
@@ -77,8 +79,10 @@ export function createHumanView(options: HumanViewOptions) {
     single(outcome: Outcome<unknown>): string {
       return outcome.ok ? view.block(ctx, outcome.value) : '';
     },
-    many(rows: readonly ViewRow[]): string {
-      if (rows.length === 0) return '';
+    many(given: readonly ViewRow[]): string {
+      // Every lookup failed: stderr has said why, as for one lookup (nothing is left to show).
+      if (given.length === 0 || (options.errorsOnStderr && given.every((row) => row.error !== null))) return '';
+      const rows = options.errorsOnStderr ? given.map((row) => (row.error ? { ...row, error: { code: row.error.code, message: '' } } : row)) : given;
       if (options.all) return blocks(rows);
       if (view.many && !options.columns) {
         const text = view.many(ctx, rows);
@@ -87,9 +91,10 @@ export function createHumanView(options: HumanViewOptions) {
       const { columns, cells, key } = view.table;
       // The query column only where it tells something the record's own name does not.
       const withQuery = rows.some((row) => row.error === null && key(row.record) !== row.query);
-      const tableColumns = withQuery ? [{ header: 'query', priority: 0 }, ...columns] : columns;
+      // The query column wraps between words (host names are not broken): it gives up its spare width before a column of the record is left out.
+      const tableColumns = withQuery ? [{ header: 'query', priority: 0, wrap: true, wholeWords: true }, ...columns] : columns;
       const tableRows: TableRow[] = rows.map((row) =>
-        row.error ? { error: `${row.query}: ${row.error.code}: ${row.error.message}` } : { cells: withQuery ? [row.query, ...cells(row.record)] : cells(row.record) },
+        row.error ? { error: failureText(row) } : { cells: withQuery ? [row.query, ...cells(row.record)] : cells(row.record) },
       );
       return fittedTable(ctx, tableColumns, tableRows) ?? blocks(rows);
     },

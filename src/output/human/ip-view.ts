@@ -67,11 +67,12 @@ export const IP_VIEW: HumanView = {
   block: ipBlock,
   table: {
     columns: [
+      // The flags are the verdict: they outlast the location, the organization and the AS number.
       { header: 'ip', priority: 0 },
-      { header: 'location', priority: 1, wrap: true },
-      { header: 'AS', priority: 2 },
+      { header: 'location', priority: 2, wrap: true },
+      { header: 'AS', priority: 4 },
       { header: 'organization', priority: 3, wrap: true },
-      { header: 'flags', priority: 4, wrap: true },
+      { header: 'flags', priority: 1, wrap: true },
     ],
     cells: (value) => {
       const ip = value as IpInfoRecord;

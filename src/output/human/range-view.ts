@@ -58,16 +58,16 @@ function blockList(ctx: ViewContext, cidrs: readonly string[]): string {
 export const RANGE_VIEW: HumanView = {
   block: rangeBlock,
   table: {
+    // The count is the answer and stays; first and last share a column that wraps between them, never inside an address.
     columns: [
       { header: 'range', priority: 0 },
-      { header: 'first', priority: 0 },
-      { header: 'last', priority: 0 },
-      { header: 'count', priority: 1 },
-      { header: 'CIDR blocks', priority: 2, wrap: true },
+      { header: 'count', priority: 0, align: 'right' },
+      { header: 'first - last', priority: 1, wrap: true, wholeWords: true },
+      { header: 'CIDR blocks', priority: 2, wrap: true, wholeWords: true },
     ],
     cells: (value) => {
       const range = value as RangeRecord;
-      return [range.input, range.first, range.last, compactCount(range.count), range.cidrs.join(' ')];
+      return [range.input, compactCount(range.count), `${range.first} - ${range.last}`, range.cidrs.join(' ')];
     },
     key: (value) => (value as RangeRecord).input,
   },

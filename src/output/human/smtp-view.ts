@@ -87,7 +87,8 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
   const extensions = smtp.extensions;
   const facts: Fact[] = [
     ['address', smtp.address ? `${smtp.address}${ptr ? ` (${ptr})` : ''}` : null],
-    ['failure', smtp.failure ? smtp.failure.message : null],
+    // The failure once: a finding that says it (with its id and RFC) stands for it.
+    ['failure', smtp.failure && !smtp.findings.some((item) => item.message.startsWith(smtp.failure!.message)) ? smtp.failure.message : null],
     ['banner', smtp.banner ? `${smtp.banner.code} ${smtp.banner.text}` : null],
     [smtp.ehlo?.command ?? 'EHLO', smtp.ehlo ? `${smtp.ehlo.code} ${smtp.ehlo.text.split('\n')[0]}` : null],
     ['extensions', extensions && extensions.keywords.length > 0 ? extensions.keywords.join(' ') : null],
@@ -97,7 +98,8 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
     ['DANE', daneText(smtp)],
     ['AUTH', authText(smtp)],
     ...envelopeFacts(smtp),
-    ['stopped at', smtp.completed ? null : smtp.stoppedAt],
+    // A failure's stage is in the headline.
+    ['stopped at', smtp.completed || smtp.failure ? null : smtp.stoppedAt],
     ['total time', `${smtp.timings.totalMs} ms`],
   ];
   return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone, ': '), factList(ctx, facts), findingsBlock(ctx, smtp.findings));

@@ -5,7 +5,14 @@ import type { ViewContext } from './style.js';
 export interface ViewRow {
   query: string;
   record: unknown;
+  /** The message is empty when the run reports it on stderr already. */
   error: { code: string; message: string } | null;
+}
+
+/** A failed lookup in a view of many: `query: code: message`, or `query: failed (code)` when its message is on stderr. */
+export function failureText(row: ViewRow): string {
+  const error = row.error!;
+  return error.message === '' ? `${row.query}: failed (${error.code})` : `${row.query}: ${error.code}: ${error.message}`;
 }
 
 /** How one kind of record reads to a person (format `table`). */
