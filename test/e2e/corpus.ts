@@ -102,6 +102,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'grep/only-unique', argv: ['grep', '-o', '--unique', '--exclude-reserved', 'test/fixtures/grep/mail-headers.txt'] },
     ...everyFormat('grep/records', ['grep', '--cidr'], { stdin: grepInput }),
     { id: 'grep/v6-two-files', argv: ['grep', '--v6', '-o', 'test/fixtures/grep/mail-headers.txt', '-'], stdin: grepInput },
+    { id: 'grep/count', argv: ['grep', '-c', 'test/fixtures/grep/mail-headers.txt', '-'], stdin: grepInput },
+    { id: 'grep/count-only-matching', argv: ['grep', '-co', 'test/fixtures/grep/mail-headers.txt'] },
     { id: 'grep/none', argv: ['grep'], stdin: 'version 1.2.3.4.5, 256.1.1.1 and 01.2.3.4\n' },
     { id: 'grep/missing-file', argv: ['grep', 'test/fixtures/grep/no-such-file.txt'] },
 
@@ -291,6 +293,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'data/status', argv: ['data', 'status'] },
     { id: 'data/status-json', argv: ['data', 'status', '-f', 'json'] },
     { id: 'keys/bad-plan', argv: ['keys', 'create', '--plan', 'platinum'] },
+    { id: 'keys/keyless-plan', argv: ['keys', 'create', '--plan', 'free'] },
     { id: 'accounts/list-empty', argv: ['accounts', 'list', '-f', 'json'] },
     { id: 'quota/no-server', argv: ['quota'] },
     { id: 'cli/help', argv: ['--help'] },

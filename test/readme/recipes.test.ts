@@ -243,10 +243,15 @@ describe('README recipes', () => {
     for (const result of results) expectClean(result);
     expect(results.map((result) => result.code)).toEqual([0, 0, 0]);
     expect(readFileSync(join(dir, 'key.txt'), 'utf8')).toMatch(/^ni_\S+\n$/);
-    const viaCurl = JSON.parse(results[1]!.stdout) as { ip: string; location: { city: string } };
-    const viaCli = JSON.parse(results[2]!.stdout) as { ip: string; location: { city: string } };
+    const viaCurl = JSON.parse(results[1]!.stdout) as { ip: string; location: { city: string }; network?: { asn: number }; note?: string };
+    const viaCli = JSON.parse(results[2]!.stdout) as { ip: string; location: { city: string }; network?: { asn: number } };
     expect(viaCurl.ip).toBe('8.8.8.8');
     expect(viaCli.location.city).toBe(viaCurl.location.city);
+    // The key is worth more than none: the network group that a call without a key leaves out.
+    expect(viaCurl.network?.asn).toBe(15169);
+    expect(viaCurl.note).toBeUndefined();
+    expect(viaCli.network?.asn).toBe(15169);
+    expect(results[2]!.stderr).not.toContain('left out');
   });
 });
 
