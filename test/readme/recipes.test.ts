@@ -9,7 +9,7 @@
  * next line starts once its port answers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -150,6 +150,12 @@ async function waitForPort(port: number): Promise<void> {
   throw new Error(`nothing listens on port ${port}`);
 }
 
+/** The recipes' sample log, where they read it: examples/access.log of the repository. */
+function withExamples(dir: string): void {
+  mkdirSync(join(dir, 'examples'));
+  copyFileSync(join(REPO_ROOT, 'examples', 'access.log'), join(dir, 'examples', 'access.log'));
+}
+
 const recipes = readmeRecipes();
 const recipe = (title: string): Recipe => {
   const found = recipes.find((candidate) => candidate.title === title);
@@ -194,31 +200,29 @@ describe('README recipes', () => {
     expect(record.zones.find((zone) => zone.zone === 'zen.spamhaus.org')?.status).toBe('listed');
   });
 
-  it('enrich a log file: one CSV row per unique address', async () => {
-    const log = ['8.8.8.8 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512', '1.1.1.1 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 404 0', '8.8.8.8 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 12'];
-    const { results, dir } = await runRecipe(recipe('Enrich a log file'), (work) => writeFileSync(join(work, 'access.log'), `${log.join('\n')}\n`));
+  it('enrich a log file: one CSV row per unique address of the example log', async () => {
+    const { results, dir } = await runRecipe(recipe('Enrich a log file'), withExamples);
     expectClean(results[0]!);
     expect(results[0]!.code, results[0]!.stderr).toBe(0);
+    expect(results[0]!.stderr).toBe('netintel: 36 rows, 36 ok, 0 failed\n');
     const rows = readFileSync(join(dir, 'visitors.csv'), 'utf8').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^query,/);
-    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(['1.1.1.1', '8.8.8.8']);
+    const unique = [...new Set(readFileSync(join(REPO_ROOT, 'examples', 'access.log'), 'utf8').trimEnd().split('\n').map((line) => line.split(' ')[0]!))].sort();
+    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(unique);
+    expect(rows.find((row) => row.startsWith('8.8.8.8,'))).toContain(',Google LLC,');
   });
 
-  it('summarize a log: the report, the map, and each address once through grep', async () => {
-    const log = [
-      '8.8.8.8 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512',
-      '81.2.69.142 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 404 0',
-      '8.8.8.8 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 12',
-    ];
-    const { results, dir } = await runRecipe(recipe('Summarize a log'), (work) => writeFileSync(join(work, 'access.log'), `${log.join('\n')}\n`));
+  it('summarize a log: the report of the example log, the map, and each address once through grep', async () => {
+    const { results, dir } = await runRecipe(recipe('Summarize a log'), withExamples);
     for (const result of results) expectClean(result);
     expect(results.map((result) => result.code)).toEqual([0, 0]);
-    expect(results[0]!.stdout.split('\n')[0]).toBe('3 addresses from 3 lines · 2 unique · 2 countries');
-    expect(results[0]!.stderr).toBe('netintel: map of 2 countries written to visitors.svg\n');
+    expect(results[0]!.stdout.split('\n')[0]).toBe('300 addresses from 300 lines · 36 unique · 5 countries');
+    expect(results[0]!.stdout).toContain('AS15169 Google LLC');
+    expect(results[0]!.stderr).toBe('netintel: map of 5 countries written to visitors.svg\n');
     const svg = readFileSync(join(dir, 'visitors.svg'), 'utf8');
-    expect(svg).toContain('<title>United States (US): 2</title>');
-    expect(svg).toContain('<title>United Kingdom (GB): 1</title>');
-    expect(results[1]!.stdout.split('\n')[0]).toBe('2 addresses from 2 lines · 2 unique · 2 countries');
+    expect(svg).toContain('<title>United States (US): 98</title>');
+    expect(svg).toContain('<title>Canada (CA): 21</title>');
+    expect(results[1]!.stdout.split('\n')[0]).toBe('36 addresses from 36 lines · 36 unique · 5 countries');
   });
 
   it('cron CSV: one line per domain with flat findings columns', async () => {
