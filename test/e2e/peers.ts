@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
+import { closedPort } from '../support/peers.js';
 import {
   createCertificateAuthority,
   daysFromNow,
@@ -33,6 +35,14 @@ export interface Peers {
   silentFlags: string[];
   /** Port numbers that vary from run to run, with the placeholder each becomes in a golden. */
   ports: Array<{ port: number; name: string }>;
+  /** A loopback port the harness opened and closed: a peer that refuses (`<closed-port>` in a golden). */
+  closedPort: number;
+  /**
+   * The environment of every run: connections to loopback's well-known ports (the MTA-STS policy
+   * host mta-sts.good.test, 127.0.0.1, on 443; SMTP's 25) go to `closedPort` instead
+   * (test/support/loopback-only.cjs), so no run depends on what listens on this machine.
+   */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -69,6 +79,7 @@ export async function startPeers(): Promise<Peers> {
     },
   });
   const dnsPort = Number(dns.address.split(':').pop());
+  const closed = await closedPort();
   return {
     dns,
     smtp,
@@ -80,7 +91,10 @@ export async function startPeers(): Promise<Peers> {
       { port: dnsPort, name: '<dns-port>' },
       { port: smtp.port, name: '<smtp-port>' },
       { port: relay.port, name: '<relay-port>' },
+      { port: closed, name: '<closed-port>' },
     ],
+    closedPort: closed,
+    env: { NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`, NETINTEL_TEST_CLOSED_PORT: String(closed), NETINTEL_TEST_CLOSED_LOOPBACK_PORTS: 'well-known' },
     async close() {
       await Promise.all([dns.close(), smtp.close(), relay.close()]);
       rmSync(scratch, { recursive: true, force: true });
