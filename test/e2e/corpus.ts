@@ -318,7 +318,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'shell/missing-argument', argv: ['smtp'] },
     { id: 'shell/unknown-command', argv: ['ipp', '8.8.8.8'] },
     { id: 'shell/excess-arguments', argv: ['quota', 'extra'] },
-    { id: 'shell/missing-option', argv: ['keys', 'create'] },
+    { id: 'shell/missing-option', argv: ['accounts', 'create'] },
     { id: 'shell/version', argv: ['--version'] },
     { id: 'shell/completion-bash', argv: ['completion', 'bash'] },
     { id: 'shell/completion-unknown-shell', argv: ['completion', 'tcsh'] },
