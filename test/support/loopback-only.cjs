@@ -34,7 +34,7 @@ function isLoopback(host) {
 /**
  * @typedef {{ protocol: 'tcp' | 'udp', host: string, port: number, from?: number }} Destination
  * @param {{ closedPort: number, onRedirect?: (entry: string) => void, loopbackPorts?: number[], keepOthers?: boolean }} options
- * @returns {{ redirected: string[], destinations: Destination[], restore(): void }}
+ * @returns {{ redirected: string[], diverted: string[], destinations: Destination[], restore(): void }}
  */
 function loopbackOnly(options) {
   const { closedPort, onRedirect = () => {}, loopbackPorts = [], keepOthers = false } = options;
