@@ -48,7 +48,7 @@ function parseOptions(argv) {
         '  --names=N                names in the zone and on netintel\'s stdin (default 10,000; 3 queries each)',
         '  --rounds=N               rounds of dnsperf, netintel, dig and the Node floor, interleaved (default 3)',
         '  --duration=S             dnsperf -l, seconds per round (default 10)',
-        '  --concurrency=N          netintel -c (default 200 names in flight, 3 queries each)',
+        '  --concurrency=N          netintel --concurrency (default 200 names in flight, 3 queries each)',
         '  --dnsperf-clients=N      dnsperf -c (default 4)',
         '  --dnsperf-outstanding=N  dnsperf -q (default 500)',
         '  --no-dig                 leave out the dig -f reference',
@@ -360,7 +360,7 @@ async function runDnsperf(dnsperfPath, port, files, options, env) {
 }
 
 async function runNetintel(port, files, options, env) {
-  const args = [CLI, 'dns', '--type', TYPES.join(','), '-f', 'csv', '--resolver', `127.0.0.1:${port}`, '-c', String(options.concurrency)];
+  const args = [CLI, 'dns', '--type', TYPES.join(','), '-f', 'csv', '--resolver', `127.0.0.1:${port}`, '--concurrency', String(options.concurrency)];
   const run = await runMeasured(NODE, args, { env, stdinFile: files.names, timeoutMs: 120_000 });
   const queries = options.names * TYPES.length;
   // The summary line on stderr: "<n> targets, <ok> ok, <failed> failed".
@@ -403,7 +403,7 @@ async function runDig(digPath, port, files, options, env) {
 /**
  * The Node floor: a bare node:dgram client in a child process sending the
  * same 30,000 pre-encoded queries over one connected socket with a window of
- * 600 in flight (what netintel -c 200 x 3 types keeps in flight), counting
+ * 600 in flight (what netintel --concurrency 200 x 3 types keeps in flight), counting
  * replies without decoding them. No netintel code runs: this is what one
  * Node thread can do with node:dgram on this machine, for reading the
  * netintel figure.
@@ -561,7 +561,7 @@ async function main() {
     ['dnsperf', `-c ${options.dnsperfClients} -q ${options.dnsperfOutstanding}, ${options.durationS} s`, grouped(dnsperfQps), '1.00', '', ''],
     [
       'netintel dns -f csv',
-      `${grouped(queries)} queries, -c ${options.concurrency}, wall ${fixed(median(rounds.map((r) => r.netintel.wallS)), 2)} s, cpu ${fixed(median(rounds.map((r) => (r.netintel.userS ?? NaN) + (r.netintel.sysS ?? NaN))), 2)} s`,
+      `${grouped(queries)} queries, --concurrency ${options.concurrency}, wall ${fixed(median(rounds.map((r) => r.netintel.wallS)), 2)} s, cpu ${fixed(median(rounds.map((r) => (r.netintel.userS ?? NaN) + (r.netintel.sysS ?? NaN))), 2)} s`,
       grouped(netintelQps),
       fixed(ratio, 3),
       `>= ${TARGET_RATIO}`,

@@ -29,7 +29,8 @@ export interface EmitOptions {
 /**
  * Prints outcomes as they arrive in the chosen format on stdout, errors as
  * messages on stderr, and returns the run's exit code. Data goes to stdout,
- * diagnostics to stderr, always; a closed stdout ends the run quietly.
+ * diagnostics to stderr, always; a closed stdout ends the run quietly
+ * (no summary, exit 0).
  */
 export async function emitOutcomes(
   io: CliIo,
@@ -98,12 +99,11 @@ export async function emitOutcomes(
     await start();
     await stdout.write(formatter.end());
   } catch (error) {
-    if (error instanceof OutputClosed) {
-      // The reader went away: the run ends quietly, with the rows it wrote.
-    } else {
-      if (started && formatter.abort && !stdout.closed()) await endAfterFailure(stdout, formatter.abort, error);
-      throw error;
-    }
+    // The reader went away (`| head`): the run ends quietly, with the rows it wrote: no summary,
+    // no credit, and exit 0, as docs/exit-codes.md says (the rows it did not read were not asked for).
+    if (error instanceof OutputClosed) return 0;
+    if (started && formatter.abort && !stdout.closed()) await endAfterFailure(stdout, formatter.abort, error);
+    throw error;
   }
   if (emit.bulk && !options.quiet) io.stderr.write(summaryLine(succeeded, failures, partial));
   await printCredit(io, options, schema, succeeded); // the data licence's credit: stderr, on a terminal only (src/cli/attribution.ts)

@@ -146,7 +146,7 @@ export function addGlobalOptions(program: Command): void {
         .default(OPTION_DEFAULTS.timeout),
     )
     .addOption(
-      new Option('-c, --concurrency <n>', 'network lookups in flight at once over many targets (DNS, mail, remote); local IP lookups need none (env: NETINTEL_CONCURRENCY)')
+      new Option('--concurrency <n>', 'network lookups in flight at once over many targets (DNS, mail, remote); local IP lookups need none (env: NETINTEL_CONCURRENCY)')
         .argParser(integerIn('--concurrency', 1, SETTINGS.concurrency.max))
         .default(OPTION_DEFAULTS.concurrency),
     )

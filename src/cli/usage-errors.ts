@@ -23,7 +23,7 @@ export function usageErrorMessage(error: CommanderError, command: Command | unde
     case 'commander.optionMissingArgument':
       return `${what} (give it a value; run ${path} --help for the options)`;
     case 'commander.missingMandatoryOptionValue': {
-      // `required option '--plan <plan>' not specified`: the fix is the option itself.
+      // `required option '--email <address>' not specified`: the fix is the option itself.
       const option = /'([^']+)'/.exec(what)?.[1];
       return `${what} (add ${option ?? 'it'}; run ${path} --help for the options)`;
     }

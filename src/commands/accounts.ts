@@ -63,10 +63,10 @@ export function registerAccountsCommand(program: Command, runtime: CommandRuntim
     .addOption(plansOption())
     .addOption(dbOption())
     .action(async (flags: CreateFlags, command: Command) => {
-      const { effectivePlan } = await import('../keys/plans.js');
+      const { checkKeyedPlan } = await import('../keys/plans.js');
       const plans = await plansOf(flags);
       const plan = flags.plan ?? plans.newAccounts;
-      effectivePlan(plans, plan, null);
+      checkKeyedPlan(plans, plan);
       await run(flags, command, async (store) => [await store.create({ email: flags.email, passwordHash: null, plan })], true);
     });
 

@@ -11,10 +11,12 @@ import { createSink, OutputClosed, stdinBringsList, type CliIo } from '../cli/io
 import type { CommandRuntime } from '../cli/runtime.js';
 import { createGrepLineWriter } from '../output/human/grep-view.js';
 import type { Outcome } from '../engine/outcome.js';
+import { escapeTerminalText } from '../output/terminal-text.js';
 
 interface GrepFlags {
   onlyMatching?: boolean;
   unique?: boolean;
+  count?: boolean;
   v4?: boolean;
   v6?: boolean;
   cidr?: boolean;
@@ -41,6 +43,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
     .argument('[files...]', 'text files ("-" or none: stdin)')
     .option('-o, --only-matching', 'print each address found, one per line, not the whole line')
     .option('-u, --unique', 'print each address once, at its first occurrence (implies -o)')
+    .option('-c, --count', 'print how many lines hold an address, per input, as grep -c does (with -o or -u: how many addresses)')
     .option('-4, --v4', 'IPv4 addresses only')
     .option('-6, --v6', 'IPv6 addresses only (IPv4-mapped ::ffff:a.b.c.d included)')
     .option('--cidr', 'take a prefix length after an address as part of it (10.0.0.0/8)')
@@ -50,7 +53,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
     .option('--no-filename', 'no file name prefix, even with several files')
     .addHelpText(
       'after',
-      '\nExit status: 0 when an address was found, 3 (and one line on stderr) when none was.\nExamples:\n  netintel grep -o --unique access.log\n  netintel grep --exclude-reserved -n mail.eml\n  journalctl -u sshd | netintel grep -o --v4 | sort | uniq -c',
+      '\nExit status: 0 when an address was found, 3 (and one line on stderr) when none was.\nExamples:\n  netintel grep -o --unique access.log\n  netintel grep -c access.log error.log\n  netintel grep --exclude-reserved -n mail.eml\n  journalctl -u sshd | netintel grep -o --v4 | sort | uniq -c',
     )
     .action(async (files: string[], flags: GrepFlags, command: Command) => {
       const options = runtime.options(command);
@@ -71,7 +74,11 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
       const scanOptions = { cidr: flags.cidr === true };
       const texts = inputTexts(inputs, io);
       let found = 0;
-      if (textOutput) {
+      if (flags.count === true) {
+        if (!textOutput) throw new NetintelError('usage', `--count prints counts as text: leave out -f ${options.format} (or drop --count for the addresses as records)`);
+        const countAddresses = flags.onlyMatching === true || flags.unique === true;
+        found = await writeCounts(io, texts, { named, countAddresses }, scanOptions, filter);
+      } else if (textOutput) {
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
         const draw = createGrepLineWriter({ color: options.color });
         found = await writeText(io, texts, (line, scan, matches) => {
@@ -155,6 +162,45 @@ async function writeText(
     await stdout.write(pending);
   } catch (error) {
     // `| head` closed the pipe: the run stops quietly, having found what it wrote.
+    if (error instanceof OutputClosed) return Math.max(found, 1);
+    throw error;
+  }
+  return found;
+}
+
+/**
+ * Writes one count per input (`name:count` when inputs are named, as grep -c
+ * does): the lines holding a kept address, or the addresses themselves.
+ * Returns the number of addresses found in all.
+ */
+async function writeCounts(
+  io: CliIo,
+  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  how: { named: boolean; countAddresses: boolean },
+  scanOptions: { cidr: boolean },
+  filter: (match: AddressMatch) => boolean,
+): Promise<number> {
+  const stdout = createSink(io.stdout);
+  let found = 0;
+  const raw: AddressMatch[] = [];
+  try {
+    for await (const input of inputs) {
+      let count = 0;
+      for await (const piece of input.text) {
+        eachLine(piece, (line) => {
+          raw.length = 0;
+          scanLine(line, scanOptions, raw);
+          let kept = 0;
+          for (const match of raw) if (filter(match)) kept++;
+          found += kept;
+          count += how.countAddresses ? kept : Math.min(kept, 1);
+        });
+      }
+      const name = how.named ? `${escapeTerminalText(input.source ?? '(standard input)')}:` : '';
+      await stdout.write(`${name}${count}\n`);
+    }
+  } catch (error) {
+    // `| head` closed the pipe: the run stops quietly.
     if (error instanceof OutputClosed) return Math.max(found, 1);
     throw error;
   }

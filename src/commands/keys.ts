@@ -11,7 +11,7 @@ interface KeyFlags {
 }
 
 interface CreateFlags extends KeyFlags {
-  plan: string;
+  plan?: string;
   label?: string;
   daily?: number;
   perMinute?: number;
@@ -34,13 +34,13 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
   const keys = program
     .command('keys')
     .description('API keys of `netintel serve`: create (shown once), list, revoke')
-    .addHelpText('after', '\nExamples:\n  netintel keys create --plan pro --label "billing team"\n  netintel keys list -f json\n  netintel keys revoke abcdefghijkl');
+    .addHelpText('after', '\nExamples:\n  netintel keys create --label laptop\n  netintel keys create --plan pro --label "billing team"\n  netintel keys list -f json\n  netintel keys revoke abcdefghijkl');
   const dbOption = () => new Option('--db <path>', 'key database: a SQLite file, or postgres://user:password@host:port/db (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)');
 
   keys
     .command('create')
     .description('make a key and print it; only its hash is stored, so it cannot be shown again')
-    .requiredOption('--plan <plan>', 'free, starter, pro or enterprise (or a plan of --plans FILE)')
+    .option('--plan <plan>', 'free-account, starter, pro or enterprise (or a plan of --plans FILE; not free, the plan of requests without a key); default: the plans file\'s newAccounts, free-account')
     .option('--label <text>', 'who or what the key is for')
     .addOption(dbOption())
     .option('--plans <file>', 'plans file whose plan names are accepted (default: the shipped data/plans.json)')
@@ -50,17 +50,19 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
     .addOption(new Option('--batch <n>', 'enterprise: items per bulk-form request').argParser(positive('--batch', true)))
     .action(async (flags: CreateFlags, command: Command) => {
       const options = runtime.options(command);
-      const { loadPlanTable, effectivePlan } = await import('../keys/plans.js');
+      const { loadPlanTable, effectivePlan, checkKeyedPlan } = await import('../keys/plans.js');
       const table = loadPlanTable(flags.plans);
+      const plan = flags.plan ?? table.newAccounts;
       const limits: Partial<PlanLimits> = {};
       for (const name of ['daily', 'perMinute', 'burst', 'batch'] as const) if (flags[name] !== undefined) limits[name] = flags[name];
-      if (Object.keys(limits).length > 0 && flags.plan !== 'enterprise') {
+      if (Object.keys(limits).length > 0 && plan !== 'enterprise') {
         throw new NetintelError('usage', '--daily, --per-minute, --burst and --batch set an enterprise key\'s own limits: use them with --plan enterprise');
       }
-      effectivePlan(table, flags.plan, limits);
+      checkKeyedPlan(table, plan);
+      effectivePlan(table, plan, limits);
       const store = await openStore(runtime, flags);
       try {
-        const { record, key } = await store.keys.create({ plan: flags.plan, label: flags.label ?? null, limits });
+        const { record, key } = await store.keys.create({ plan, label: flags.label ?? null, limits });
         const { kind, id, ...rest } = record;
         if (!options.quiet) runtime.io.stderr.write('netintel: this is the only time the key is shown; the database keeps only its hash\n');
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: id, value: { kind, id, key, ...rest } }]], {

@@ -95,8 +95,14 @@ export function parsePlanTable(json: unknown, source: string): PlanTable {
   }
   const anonymous = json.anonymous ?? 'free';
   if (typeof anonymous !== 'string' || !Object.hasOwn(plans, anonymous)) fail(`"anonymous" must name a plan (the plan of requests without a key)`);
-  const newAccounts = json.newAccounts ?? anonymous;
+  // A key must be worth more than no key: accounts (and their keys) start on a plan other than the
+  // anonymous one, the first other plan of the file unless it names one; a file of one plan has no other.
+  const keyed = Object.keys(plans).filter((name) => name !== anonymous);
+  const newAccounts = json.newAccounts ?? keyed[0] ?? anonymous;
   if (typeof newAccounts !== 'string' || !Object.hasOwn(plans, newAccounts)) fail(`"newAccounts" must name a plan (the plan of accounts made on the sign-up page)`);
+  if (newAccounts === anonymous && keyed.length > 0) {
+    fail(`"newAccounts" must not be "${anonymous}", the plan of requests without a key: a key must be worth more than none (name one of ${keyed.join(', ')})`);
+  }
   const bulkMax = json.bulkMax ?? 100;
   if (!isCount(bulkMax)) fail('"bulkMax" must be a positive integer');
   const table: PlanTable = { anonymous: anonymous as string, newAccounts: newAccounts as string, bulkMax: bulkMax as number, plans: Object.freeze(plans), source };
@@ -161,6 +167,39 @@ export function effectivePlan(table: PlanTable, name: string, overrides: Partial
     throw new NetintelError('usage', message, { details: { plan: name } });
   });
   return merged;
+}
+
+/** The plans a key or an account may have: every plan but the one of requests without a key. */
+export function keyedPlanNames(table: PlanTable): string[] {
+  return Object.keys(table.plans).filter((name) => name !== table.anonymous);
+}
+
+/**
+ * Checks that a plan may be given to a key or an account: a plan of the
+ * table, and not the plan of requests without a key, with which a key
+ * would be worth no more than none (docs/api.md, Keys and the free tier).
+ *
+ * @throws NetintelError `usage` naming the plans that can be given.
+ */
+export function checkKeyedPlan(table: PlanTable, name: string): void {
+  if (name === table.anonymous && keyedPlanNames(table).length > 0) {
+    throw new NetintelError('usage', `plan "${name}" is the plan of requests without a key and cannot be given to a key: use one of ${keyedPlanNames(table).join(', ')}`, {
+      details: { plan: name, plans: keyedPlanNames(table) },
+    });
+  }
+  effectivePlan(table, name, null);
+}
+
+/**
+ * The plan a stored key (or account) is served with. A key stored with the
+ * anonymous plan, as `keys create --plan free` once made them, is served
+ * with the plan of new accounts, the lowest plan a key is given: its holder
+ * sent a key, and gets more than a caller without one.
+ *
+ * @throws NetintelError `usage` as {@link effectivePlan}.
+ */
+export function planOfKey(table: PlanTable, stored: string, overrides: Partial<PlanLimits> | null): Plan {
+  return effectivePlan(table, stored === table.anonymous ? table.newAccounts : stored, overrides);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

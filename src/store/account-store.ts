@@ -3,7 +3,7 @@ import { canonicalEmail, canonicalEmailOrNull } from '../accounts/email-address.
 import { createLinkToken, hashLinkToken, type LinkPurpose } from '../accounts/link-tokens.js';
 import { NetintelError } from '../errors.js';
 import { randomId } from '../keys/api-key.js';
-import { effectivePlan, type PlanTable } from '../keys/plans.js';
+import { checkKeyedPlan, type PlanTable } from '../keys/plans.js';
 import type { Database, Queryable } from './database.js';
 import { keyRecordOf, type ApiKeyRecord, type KeyRow } from './key-store.js';
 import type { MailKind } from './mail-outbox-store.js';
@@ -67,7 +67,8 @@ export interface AccountOperations {
   /**
    * Sets the plan of the account and of every key it has.
    *
-   * @throws NetintelError `usage` for a plan not in `plans` (effectivePlan).
+   * @throws NetintelError `usage` for a plan not in `plans`, or the plan of
+   *   requests without a key (checkKeyedPlan).
    */
   setPlan(id: string, plan: string, plans: PlanTable): Promise<AccountRecord>;
   /** Disables the account: its keys are refused and its sessions end. A second call keeps the first date. */
@@ -225,7 +226,7 @@ function accountRecords(q: Queryable, now: () => Date, { byId, row, record }: Ac
       return record(id);
     },
     async setPlan(id, plan, plans) {
-      effectivePlan(plans, plan, null);
+      checkKeyedPlan(plans, plan);
       if ((await q.run('UPDATE accounts SET plan = $1 WHERE id = $2', [plan, id])) === 0) throw accountNotFound(id);
       await q.run('UPDATE api_keys SET plan = $1 WHERE account_id = $2', [plan, id]);
       return record(id);

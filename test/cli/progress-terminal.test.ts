@@ -169,7 +169,7 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     const list = join(scratch.path, 'hosts.txt');
     writeFileSync(list, Array.from({ length: 6 }, (_, i) => `host${i}.example.test\n`).join(''));
     const stdoutFile = join(scratch.path, 'rows.csv');
-    const run = await onTerminal(`${netintel(['ip', '-f', 'csv', '-c', '1', ...dnsFlags])} <${quote(list)} >${quote(stdoutFile)}`);
+    const run = await onTerminal(`${netintel(['ip', '-f', 'csv', '--concurrency', '1', ...dnsFlags])} <${quote(list)} >${quote(stdoutFile)}`);
     expect(run.code).toBe(0);
     expect(run.screen).toMatch(/\d rows?, [\d.]+\/s, \d+%, ETA \d+s/);
     expect(readFileSync(stdoutFile, 'utf8').trimEnd().split('\n')).toHaveLength(7);

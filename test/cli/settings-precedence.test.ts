@@ -36,7 +36,7 @@ const ROWS: Row[] = [
   { key: 'fields', flag: ['--fields', 'flag.f'], env: 'env.f', config: 'config.f', read: (o) => o.fields, expect: { flag: ['flag.f'], env: ['env.f'], config: ['config.f'], default: null } },
   { key: 'data-dir', flag: ['--data-dir', '/flag'], env: '/env', config: '/config', read: (o) => o.dataDir, expect: { flag: '/flag', env: '/env', config: '/config', default: 'DEFAULT_DATA_DIR' } },
   { key: 'timeout', flag: ['-t', '1111'], env: '2222', config: 3333, read: (o) => o.timeoutMs, expect: { flag: 1111, env: 2222, config: 3333, default: 5000 } },
-  { key: 'concurrency', flag: ['-c', '11'], env: '22', config: 33, read: (o) => o.concurrency, expect: { flag: 11, env: 22, config: 33, default: 64 } },
+  { key: 'concurrency', flag: ['--concurrency', '11'], env: '22', config: 33, read: (o) => o.concurrency, expect: { flag: 11, env: 22, config: 33, default: 64 } },
   {
     key: 'resolver',
     flag: ['--resolver', '127.0.0.1:1'],

@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRUST_ANCHOR_FILE_MAX_BYTES } from '../../src/cli/trust-anchor-file.js';
 import { BIN, isolatedEnv, runCli, spawnCli, tempDir } from '../support/cli.js';
-import { findExecutable } from '../support/peers.js';
+import { closedPort, findExecutable } from '../support/peers.js';
 
 const scratch = tempDir('netintel-anchor-');
 afterAll(() => scratch.remove());
 
-// A closed port: the anchor is refused before any question is asked.
-const RESOLVER = ['--resolver', '127.0.0.1:9', '--retries', '0'];
+// A port this test closed: the anchor is refused before any question is asked.
+const CLOSED = `127.0.0.1:${await closedPort()}`;
+const RESOLVER = ['--resolver', CLOSED, '--retries', '0'];
 const limitError = (file: string): string =>
   `netintel: the trust anchor file ${file} is larger than the limit of 1 MiB (1048576 bytes); give a file of DS or DNSKEY records to --trust-anchor\n`;
 
@@ -42,7 +43,7 @@ describe('--trust-anchor file size', () => {
   it('reads the anchor from a pipe as bash process substitution gives it, and stops an endless pipe at the limit (the built CLI)', async () => {
     const viaPipe = (producer: string): Promise<{ code: number; stderr: string }> =>
       new Promise((resolve, reject) => {
-        const script = `exec "$NODE" "$BIN" dns example.test --resolver 127.0.0.1:9 --retries 0 --trust-anchor <(${producer})`;
+        const script = `exec "$NODE" "$BIN" dns example.test --resolver ${CLOSED} --retries 0 --trust-anchor <(${producer})`;
         const child = spawn(findExecutable('bash')!, ['-c', script], { env: { PATH: process.env.PATH, NODE: process.execPath, BIN, ...isolatedEnv() }, stdio: ['ignore', 'ignore', 'pipe'] });
         let stderr = '';
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

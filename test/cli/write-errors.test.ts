@@ -12,6 +12,7 @@ import { ERROR_CODES } from '../../src/errors.js';
 import { isolatedEnv, runEntry, spawnCli } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { Readable } from 'node:stream';
+import { closedPort } from '../support/peers.js';
 
 const OUTPUT_FAILED = ERROR_CODES.output_failed.exit;
 const hasDevFull = existsSync('/dev/full');
@@ -66,7 +67,7 @@ describe.skipIf(!hasDevFull)('a full disk (stdout is /dev/full)', () => {
   }
 
   it('reports the write failure after the run\'s own error, and exits 11', async () => {
-    const result = await spawnCli(['dns', 'example.test', '--resolver', '127.0.0.1:9', '-t', '300', '--retries', '0', '-f', 'json'], { stdout: { path: '/dev/full' } });
+    const result = await spawnCli(['dns', 'example.test', '--resolver', `127.0.0.1:${await closedPort()}`, '-t', '300', '--retries', '0', '-f', 'json'], { stdout: { path: '/dev/full' } });
     expect(result.code).toBe(OUTPUT_FAILED);
     expectOneLineFailure(result.stderr);
   });

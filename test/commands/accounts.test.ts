@@ -61,6 +61,10 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^netintel: plan "platinum" is not in the plans file .* \(known: free, free-account, starter, pro, enterprise\)\n$/);
     expect((await spawnCli(['accounts', 'set-plan', 'ada@example.org', 'toString', '--db', db])).code).toBe(2);
+    // The plan of requests without a key would make the account's keys worth nothing.
+    const keyless = await spawnCli(['accounts', 'set-plan', 'ada@example.org', 'free', '--db', db]);
+    expect(keyless).toMatchObject({ code: 2, stderr: expect.stringContaining('plan "free" is the plan of requests without a key and cannot be given to a key: use one of free-account, starter, pro, enterprise') });
+    expect((await spawnCli(['accounts', 'create', '--email', 'dee@example.org', '--plan', 'free', '--db', db])).code).toBe(2);
     const accounts = await accountStoreAt(db);
     expect((await accounts.byId(ada.id))!.plan).toBe('pro');
     await accounts.close();

@@ -110,8 +110,8 @@ describe('netintel bulk', () => {
 
   it('gives the same rows whatever the concurrency', async () => {
     const input = Array.from({ length: 300 }, (_, i) => (i % 7 === 0 ? `bad${i}` : `${1 + (i % 200)}.${i % 256}.${(i * 7) % 256}.1`)).join('\n');
-    const one = await runCli(['bulk', '-c', '1', '-f', 'ndjson', '-q'], { stdin: input });
-    const many = await runCli(['bulk', '-c', '64', '-f', 'ndjson', '-q'], { stdin: input });
+    const one = await runCli(['bulk', '--concurrency', '1', '-f', 'ndjson', '-q'], { stdin: input });
+    const many = await runCli(['bulk', '--concurrency', '64', '-f', 'ndjson', '-q'], { stdin: input });
     expect(one.stdout.split('\n')).toHaveLength(301);
     expect(many.stdout).toBe(one.stdout);
   });

@@ -70,6 +70,37 @@ describe('netintel grep', () => {
     ]);
   });
 
+  it('counts with -c as grep -c does: matching lines per input, named with several; addresses with -o or -u', async () => {
+    const text = 'one 192.0.2.1 and 192.0.2.1\nnone\n[2001:db8::1]:443 198.51.100.7\n';
+    const path = join(scratch.path, 'count.txt');
+    const empty = join(scratch.path, 'count-none.txt');
+    writeFileSync(path, text);
+    writeFileSync(empty, 'no address here\n');
+    expect(await runCli(['grep', '-c', path])).toEqual({ code: 0, stdout: '2\n', stderr: '' });
+    expect((await runCli(['grep', '--count'], { stdin: text })).stdout).toBe('2\n');
+    expect((await runCli(['grep', '-c', path, empty])).stdout).toBe(`${path}:2\n${empty}:0\n`);
+    expect((await runCli(['grep', '-co', path])).stdout).toBe('4\n');
+    expect((await runCli(['grep', '-cu', path, '-'], { stdin: text })).stdout).toBe(`${path}:3\n(standard input):0\n`);
+    expect((await runCli(['grep', '-c', '--v6', '--no-filename', path, path])).stdout).toBe('1\n1\n');
+    // Nothing found: the count, and the exit and line of a grep that found nothing.
+    const none = await runCli(['grep', '-c', empty]);
+    expect(none).toMatchObject({ code: 3, stdout: '0\n' });
+    expect(none.stderr).toContain('no IPv4 or IPv6 address in the input');
+    const json = await runCli(['grep', '-c', '-f', 'csv', path]);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('--count prints counts as text');
+  });
+
+  it('leaves -c to grep: concurrency is --concurrency only, which grep and every command still take', async () => {
+    const text = '192.0.2.1\n';
+    expect((await runCli(['grep', '-c', '--concurrency', '3'], { stdin: text })).stdout).toBe('1\n');
+    expect((await runCli(['--concurrency', '3', 'grep', '-o'], { stdin: text })).stdout).toBe('192.0.2.1\n');
+    const ip = await runCli(['ip', '192.0.2.1', '-c', '3']);
+    expect(ip.code).toBe(2);
+    expect(ip.stderr).toContain("unknown option '-c'");
+    expect((await runCli(['ip', '192.0.2.1', '--concurrency', '3', '-f', 'value', '--fields', 'ip'])).stdout).toBe('192.0.2.1\n');
+  });
+
   it('exits 3 when no address is found, and 2 with one line for a file it cannot read', async () => {
     const message = 'netintel: no IPv4 or IPv6 address in the input (see netintel grep --help for what counts as one)\n';
     const none = await runCli(['grep'], { stdin: 'nothing 1.2.3.4.5 here\n' });

@@ -46,8 +46,14 @@ describe('netintel keys', () => {
     expect(missing.code).toBe(3);
     const custom = await runCli(['keys', 'create', '--plan', 'pro', '--daily', '5', '--db', db]);
     expect(custom.code).toBe(2);
-    const noPlan = await runCli(['keys', 'create', '--db', db]);
-    expect(noPlan.code).toBe(2);
+  });
+
+  it('makes a key of the plan of new accounts without --plan, and refuses the plan of requests without a key', async () => {
+    const made = await runCli(['keys', 'create', '--label', 'laptop', '--db', db, '-f', 'json']);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ plan: 'free-account', label: 'laptop' });
+    const keyless = await runCli(['keys', 'create', '--plan', 'free', '--db', db, '-f', 'json']);
+    expect(keyless).toMatchObject({ code: 2, stderr: 'netintel: plan "free" is the plan of requests without a key and cannot be given to a key: use one of free-account, starter, pro, enterprise\n' });
   });
 
   it('gives an enterprise key its own limits, checked against the plans', async () => {
@@ -60,10 +66,10 @@ describe('netintel keys', () => {
 
   it('finds the database through NETINTEL_DB, else in the XDG data dir', async () => {
     const viaEnv = join(dir.path, 'env.db');
-    expect((await runCli(['keys', 'create', '--plan', 'free'], { env: { NETINTEL_DB: viaEnv } })).code).toBe(0);
+    expect((await runCli(['keys', 'create'], { env: { NETINTEL_DB: viaEnv } })).code).toBe(0);
     expect(await (await keyStoreAt(viaEnv)).list()).toHaveLength(1);
     const xdg = join(dir.path, 'xdg');
-    expect((await runCli(['keys', 'create', '--plan', 'free'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0);
+    expect((await runCli(['keys', 'create'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0);
     expect(await (await keyStoreAt(join(xdg, 'netintel', 'keys.db'))).list()).toHaveLength(1);
   });
 });

@@ -27,6 +27,8 @@ function replacementsFor(argv: readonly string[]): Replacement[] {
   const line = argv.join(' ');
   return [
     { pattern: new RegExp(escapeRegExp(peers.caFile), 'g'), with: '<ca.pem>' },
+    // The closed port also shows where a run was sent to it without naming it (a well-known port diverted).
+    { pattern: new RegExp(`(?<=(?:127\\.0\\.0\\.1|\\[::1\\]|::1):)${peers.closedPort}\\b`, 'g'), with: '<closed-port>' },
     ...peers.ports.filter(({ port }) => new RegExp(`\\b${port}\\b`).test(line)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),
   ];
 }
@@ -40,7 +42,7 @@ afterAll(async () => {
 });
 
 async function runCase(testCase: GoldenCase): Promise<string> {
-  const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', devNullStdin: testCase.devNullStdin, env: testCase.env ?? {}, timeoutMs: 60_000 });
+  const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', devNullStdin: testCase.devNullStdin, env: { ...peers.env, ...testCase.env }, timeoutMs: 60_000 });
   expect(run.signal, `killed by ${run.signal}: ${run.stderr}`).toBeNull();
   return goldenText({ argv: testCase.argv, code: run.code, stdout: run.stdout, stderr: run.stderr }, replacementsFor(testCase.argv), testCase.digestStdout);
 }
@@ -138,6 +140,7 @@ const PLACEHOLDER_PEERS: Peers = {
   relay: { port: 0 } as Peers['relay'],
   caFile: '',
   closedPort: 0,
+  env: {},
   dnsFlags: [],
   silentFlags: [],
   ports: [],

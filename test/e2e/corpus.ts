@@ -62,6 +62,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
   const silent = peers.silentFlags;
   const smtpPort = String(peers.smtp.port);
   const relayPort = String(peers.relay.port);
+  // A port the harness opened and closed: a server or resolver that refuses, on any machine.
+  const closed = `127.0.0.1:${peers.closedPort}`;
   const mixed = ['8.8.8.8', '2001:4860:4860::8888', '10.1.2.3', 'not-an-ip'];
   const grepInput = 'client 203.0.113.9:51234 -> [2001:db8::1]:443\nroute 10.0.0.0/8 via fe80::1%eth0.\n{"ip":"8.8.8.8"}\n'
   const bulkInput = ['8.8.8.8', '# comment', '', 'AS13335', '1.1.1.1', 'bogus', '2606:4700::1111', '192.168.0.1', 'AS0'].join('\n') + '\n';
@@ -102,6 +104,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'grep/only-unique', argv: ['grep', '-o', '--unique', '--exclude-reserved', 'test/fixtures/grep/mail-headers.txt'] },
     ...everyFormat('grep/records', ['grep', '--cidr'], { stdin: grepInput }),
     { id: 'grep/v6-two-files', argv: ['grep', '--v6', '-o', 'test/fixtures/grep/mail-headers.txt', '-'], stdin: grepInput },
+    { id: 'grep/count', argv: ['grep', '-c', 'test/fixtures/grep/mail-headers.txt', '-'], stdin: grepInput },
+    { id: 'grep/count-only-matching', argv: ['grep', '-co', 'test/fixtures/grep/mail-headers.txt'] },
     { id: 'grep/none', argv: ['grep'], stdin: 'version 1.2.3.4.5, 256.1.1.1 and 01.2.3.4\n' },
     { id: 'grep/missing-file', argv: ['grep', 'test/fixtures/grep/no-such-file.txt'] },
 
@@ -158,7 +162,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dns/dnssec-root-anchor', argv: ['dns', 'example.test', 'nothing-here.example.test', '--dnssec', ...dns] },
     { id: 'dns/dnssec-missing-anchor', argv: ['dns', 'example.test', '--trust-anchor', '/nonexistent/anchor.key', ...dns] },
     { id: 'dns/dnssec-broken-anchor', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/broken-anchor.ds', ...dns] },
-    { id: 'dns/dnssec-remote', argv: ['dns', 'example.test', '--dnssec', '--server', 'http://127.0.0.1:9'] },
+    { id: 'dns/dnssec-remote', argv: ['dns', 'example.test', '--dnssec', '--server', `http://${closed}`] },
 
     // mx
     ...everyFormat('mx/good', ['mx', 'good.test', ...dns]),
@@ -191,7 +195,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dkim/message-tampered', argv: ['dkim', '--message', '-', '--fail-on', 'error', ...dns], stdin: tamperedMessage() },
     { id: 'dkim/bad-selector', argv: ['dkim', 'dkim.test', '--selector', 'no such', ...dns] },
     { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
-    { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', 'http://127.0.0.1:9'] },
+    { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', `http://${closed}`] },
 
     // bimi: DMARC prerequisites met and not, no record, a bad selector
     ...everyFormat('bimi/no-record', ['bimi', 'good.test', ...dns]),
@@ -292,7 +296,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'hostile/fields-constructor', argv: ['ip', '8.8.8.8', '--fields', 'constructor'] },
     { id: 'hostile/fields-proto-bulk', argv: ['bulk', '--fields', '__proto__', '-f', 'csv'], stdin: '8.8.8.8\n' },
     { id: 'hostile/terminal-escapes', argv: ['bulk'], stdin: '1.2.3.4\u001b]0;pwned\u0007\n8.8.8.8\n' },
-    { id: 'hostile/closed-resolver-port', argv: ['spf', 'good.test', '--resolver', '127.0.0.1:9', '--timeout', '10000', '--retries', '0'] },
+    { id: 'hostile/closed-resolver-port', argv: ['spf', 'good.test', '--resolver', closed, '--timeout', '10000', '--retries', '0'] },
     { id: 'hostile/empty-resolver', argv: ['dns', 'example.test', '--resolver', ''] },
     { id: 'hostile/smtp-crlf-host', argv: ['smtp', 'mx.mailhost.test\r\nRCPT TO:<x@y>', ...dns] },
 
@@ -300,6 +304,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'data/status', argv: ['data', 'status'] },
     { id: 'data/status-json', argv: ['data', 'status', '-f', 'json'] },
     { id: 'keys/bad-plan', argv: ['keys', 'create', '--plan', 'platinum'] },
+    { id: 'keys/keyless-plan', argv: ['keys', 'create', '--plan', 'free'] },
     { id: 'accounts/list-empty', argv: ['accounts', 'list', '-f', 'json'] },
     { id: 'quota/no-server', argv: ['quota'] },
     { id: 'cli/help', argv: ['--help'] },
@@ -322,7 +327,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'shell/missing-argument', argv: ['smtp'] },
     { id: 'shell/unknown-command', argv: ['ipp', '8.8.8.8'] },
     { id: 'shell/excess-arguments', argv: ['quota', 'extra'] },
-    { id: 'shell/missing-option', argv: ['keys', 'create'] },
+    { id: 'shell/missing-option', argv: ['accounts', 'create'] },
     { id: 'shell/version', argv: ['--version'] },
     { id: 'shell/completion-bash', argv: ['completion', 'bash'] },
     { id: 'shell/completion-unknown-shell', argv: ['completion', 'tcsh'] },

@@ -5,11 +5,12 @@
  * the corpus resolves here; nothing leaves 127.0.0.1.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
+import { closedPort } from '../support/peers.js';
 import {
   createCertificateAuthority,
   daysFromNow,
@@ -28,14 +29,20 @@ export interface Peers {
   relay: SmtpTestServer;
   /** The CA that issued the SMTP server's certificate, as a PEM file. */
   caFile: string;
-  /** A loopback port nothing listens on (a server's, closed once it was given): connections to it are refused. */
-  closedPort: number;
   /** Flags every network command of the corpus gets: the local resolver, no retries, a deadline that a loaded machine still meets. */
   dnsFlags: string[];
   /** The same with a short deadline, for the cases that wait for a silent name. */
   silentFlags: string[];
   /** Port numbers that vary from run to run, with the placeholder each becomes in a golden. */
   ports: Array<{ port: number; name: string }>;
+  /** A loopback port the harness opened and closed: a peer that refuses (`<closed-port>` in a golden). */
+  closedPort: number;
+  /**
+   * The environment of every run: connections to loopback's well-known ports (the MTA-STS policy
+   * host mta-sts.good.test, 127.0.0.1, on 443; SMTP's 25) go to `closedPort` instead
+   * (test/support/loopback-only.cjs), so no run depends on what listens on this machine.
+   */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -72,35 +79,27 @@ export async function startPeers(): Promise<Peers> {
     },
   });
   const dnsPort = Number(dns.address.split(':').pop());
-  const closedPort = await portClosedAfterUse();
+  const closed = await closedPort();
   return {
     dns,
     smtp,
     relay,
     caFile,
-    closedPort,
     dnsFlags: ['--resolver', dns.address, '--timeout', '10000', '--retries', '0'],
     silentFlags: ['--resolver', dns.address, '--timeout', '500', '--retries', '0'],
     ports: [
       { port: dnsPort, name: '<dns-port>' },
       { port: smtp.port, name: '<smtp-port>' },
       { port: relay.port, name: '<relay-port>' },
-      { port: closedPort, name: '<closed-port>' },
+      { port: closed, name: '<closed-port>' },
     ],
+    closedPort: closed,
+    env: { NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`, NETINTEL_TEST_CLOSED_PORT: String(closed), NETINTEL_TEST_CLOSED_LOOPBACK_PORTS: 'well-known' },
     async close() {
       await Promise.all([dns.close(), smtp.close(), relay.close()]);
       rmSync(scratch, { recursive: true, force: true });
     },
   };
-}
-
-/** A port a loopback server was given and gave back: nothing listens on it until the system hands it out again. */
-async function portClosedAfterUse(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function sha256(bytes: Buffer): Buffer {

@@ -29,7 +29,7 @@ describe('human views at 80 columns', () => {
     expect(cases.length).toBeGreaterThanOrEqual(20);
     for (const testCase of cases) {
       expect(testCase.env?.COLUMNS).toBe('80');
-      const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', env: testCase.env ?? {}, timeoutMs: 60_000 });
+      const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', env: { ...peers.env, ...testCase.env }, timeoutMs: 60_000 });
       expect(run.stdout, testCase.id).not.toBe('');
       const over = run.stdout.split('\n').filter((line) => stringWidth(stripAnsi(line)) > 80);
       expect(over, `${testCase.id}: lines over 80 columns`).toEqual([]);

@@ -15,6 +15,7 @@ import type { Stage } from '../../src/engine/stage.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { createCertificateAuthority, issueCertificate, startSmtpTestServer, type SmtpTestServer, type TestCertificate } from '../support/smtp-servers.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE, MX_ZONE } from './mail/mail-zone.js';
+import { closedPort } from '../support/peers.js';
 
 const HOST = 'mx.example.test';
 let ca: TestCertificate;
@@ -80,8 +81,8 @@ describe('onStage', () => {
   it('reports the policy fetch of an MTA-STS check after its TXT question, and no fetch without a record', async () => {
     const { ctx, stages } = listening();
     try {
-      // Nothing listens on port 1: the fetch fails, after the stage was reported.
-      await checkMtaSts(ctx, 'good.test', { fetch: { port: 1 } });
+      // Nothing listens on a port this test closed: the fetch fails, after the stage was reported.
+      await checkMtaSts(ctx, 'good.test', { fetch: { port: await closedPort() } });
       const fetched = stages.findIndex((stage) => stage.kind === 'mta-sts');
       expect(stages[fetched]).toEqual({ kind: 'mta-sts', target: 'mta-sts.good.test', detail: null });
       expect(stages.findIndex((stage) => stage.target === '_mta-sts.good.test' && stage.detail === 'TXT')).toBeLessThan(fetched);

@@ -16,6 +16,7 @@ import { REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
+import { closedPort } from '../support/peers.js';
 import { brokenProperty, FUZZ_SCALE, FUZZ_SEED, hostileAsn, hostileDomain, hostileGlobalFlags, hostileIp, hostileList, hostilePort, hostileSmtpHost, hostileZones } from './hostile-inputs.js';
 
 const built = existsSync(join(REPO_ROOT, 'dist', 'bundle', 'main.cjs'));
@@ -23,8 +24,10 @@ const built = existsSync(join(REPO_ROOT, 'dist', 'bundle', 'main.cjs'));
 const scratch = tempDir('netintel-fuzz-process-');
 let dns: DnsTestServer;
 let smtp: SmtpTestServer;
+let closed: number;
 
 beforeAll(async () => {
+  closed = await closedPort();
   dns = await startDnsServer({
     records: [
       { name: 'fuzz.test', type: 'A', data: '127.0.0.1' },
@@ -52,6 +55,9 @@ function childEnv(): Record<string, string> {
   return {
     NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`,
     NETINTEL_FUZZ_CHILD: '1',
+    // Loopback's well-known ports (127.0.0.1:1 in the inputs, :53, :25) go to a port this test closed.
+    NETINTEL_TEST_CLOSED_PORT: String(closed),
+    NETINTEL_TEST_CLOSED_LOOPBACK_PORTS: 'well-known',
     NETINTEL_RESOLVER: dns.address,
     NETINTEL_TIMEOUT: '800',
     NETINTEL_RETRIES: '0',

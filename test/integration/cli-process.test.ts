@@ -102,7 +102,8 @@ describe('netintel as a process', () => {
     expect(out[5]).toBe('netintel-status=0');
     const stderr = readFileSync(errors, 'utf8');
     expect(stderr).not.toMatch(CRASH_SIGNS);
-    expect(stderr).toMatch(/^(netintel: \d+ rows, \d+ ok, 0 failed\n)?$/);
+    // A reader gone: no summary (docs/exit-codes.md).
+    expect(stderr).toBe('');
     expect(elapsedMs).toBeLessThan(10_000);
   });
 

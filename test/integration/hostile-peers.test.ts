@@ -31,6 +31,7 @@ import type { ScriptedSmtpServer } from '../support/smtp-servers.js';
 import { startScriptedSmtpServer } from '../support/smtp-servers.js';
 import { createTestPki, type TestPki } from '../engine/dns/doh-servers.js';
 import { startTestServer } from '../server/harness.js';
+import { closedPort } from '../support/peers.js';
 
 const DEADLINE_MS = 1000;
 
@@ -157,7 +158,7 @@ describe('one answer does not become thousands of connections (fan-out caps)', (
   });
 
   it('remote mode refuses the cap flags the server decides', async () => {
-    const run = await runCli(['mx', HOSTILE_NAMES.manyMx, '--max-mx', '50', '--server', 'http://127.0.0.1:9']);
+    const run = await runCli(['mx', HOSTILE_NAMES.manyMx, '--max-mx', '50', '--server', `http://127.0.0.1:${await closedPort()}`]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('remote mode cannot send --max-mx');
   });

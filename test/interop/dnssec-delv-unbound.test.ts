@@ -157,7 +157,7 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
     const verdicts = new Map<string, { status: Status; reason: string | null }>();
     for (const type of new Set(questions.map((q) => q.type))) {
       const names = questions.filter((q) => q.type === type).map((q) => cliName(q.name));
-      const result = await runCli(['dns', ...names, '--type', type, '--dnssec', '--trust-anchor', anchorFile, '--resolver', `127.0.0.1:${nsd.port}`, '-c', '8', '-f', 'ndjson']);
+      const result = await runCli(['dns', ...names, '--type', type, '--dnssec', '--trust-anchor', anchorFile, '--resolver', `127.0.0.1:${nsd.port}`, '--concurrency', '8', '-f', 'ndjson']);
       for (const line of result.stdout.trim().split('\n')) {
         const record = JSON.parse(line) as { domain?: string; type?: string; dnssec?: { status: Status; reason: string | null }; target?: string; message?: string };
         if (record.dnssec) verdicts.set(`${record.domain} ${record.type}`, record.dnssec);

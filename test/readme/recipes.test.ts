@@ -1,23 +1,19 @@
 /**
  * The README's recipes, run as a reader would run them: each shell line of
- * a recipe in a bash of its own, in one scratch directory per recipe, with
- * `netintel` on PATH (the built CLI). The names the recipes use resolve at
- * a DNS server on 127.0.0.1 (NETINTEL_RESOLVER): example.com and
- * example.org with MX (on 127.0.0.1, where no SMTP server is expected),
- * SPF and DMARC records, and a blocklist zone that lists 192.0.2.99. The serve recipe's port is replaced by a free one, and
+ * a recipe in a bash of its own, in one scratch directory per recipe
+ * holding a copy of examples/, with `netintel` on PATH and the DNS peer of
+ * readme-shell.ts. The serve recipe's port is replaced by a free one, and
  * a line ending in `&` runs in the background until the recipe ends; the
- * next line starts once its port answers.
+ * next line starts once its port answers. The other shell blocks of the
+ * README and docs/*.md are run by shell-blocks.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
-import { BIN, REPO_ROOT, tempDir } from '../support/cli.js';
+import { REPO_ROOT } from '../support/cli.js';
 import { findExecutable, freePort } from '../support/peers.js';
-import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 import { startTestRelay, type TestRelay } from '../accounts/relay.js';
 import { findRedisServer, startRedisServer } from '../server/redis-server.js';
 import { findPostgres, startPostgresServer } from '../support/postgres.js';
@@ -25,58 +21,42 @@ import { CLIENT_ID, CLIENT_SECRET, startIssuer } from '../support/oidc-provider.
 import { PageClient } from '../web/page-client.js';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
+import { shellBlocks } from './shell-blocks.js';
+import { problemsOf, runLine, scratchFor, startReadmePeers, waitForPort, type LineResult, type ReadmePeers } from './readme-shell.js';
 
 interface Recipe {
   title: string;
   lines: string[];
+  /** The exit status the README gives each line (0 unless an `exits` comment says otherwise). */
+  exits: number[];
 }
 
-/** The `sh` blocks under each `###` heading of the README's Recipes section. */
+/** The shell blocks under each `###` heading of the README's Recipes section (shell-blocks.ts reads them). */
 function readmeRecipes(): Recipe[] {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## Recipes$/m)[1]?.split(/^## /m)[0] ?? '';
-  return section
-    .split(/^### /m)
-    .slice(1)
-    .map((part) => ({
-      title: part.slice(0, part.indexOf('\n')).trim(),
-      lines: [...part.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split('\n').filter((line) => line.trim() !== '')),
-    }));
-}
-
-interface LineResult {
-  line: string;
-  code: number | null;
-  stdout: string;
-  stderr: string;
+  const recipes: Recipe[] = [];
+  for (const block of shellBlocks(['README.md']).filter((candidate) => candidate.section === 'Recipes')) {
+    const last = recipes.at(-1);
+    if (last?.title === block.heading) {
+      last.lines.push(...block.commands);
+      last.exits.push(...block.exits);
+    } else {
+      recipes.push({ title: block.heading, lines: [...block.commands], exits: [...block.exits] });
+    }
+  }
+  return recipes;
 }
 
 const curl = findExecutable('curl');
-let dns: DnsTestServer;
-let shims: { path: string; remove: () => void };
+let peers: ReadmePeers;
+const scratches: Array<{ remove(): void }> = [];
 
 beforeAll(async () => {
-  dns = await startDnsServer({
-    records: [
-      ...['example.com', 'example.org'].flatMap((domain) => [
-        { name: domain, type: 'MX' as const, data: { preference: 10, exchange: `mx.${domain}` } },
-        { name: `mx.${domain}`, type: 'A' as const, data: '127.0.0.1' },
-        { name: domain, type: 'TXT' as const, data: ['v=spf1 mx -all'] },
-        { name: `_dmarc.${domain}`, type: 'TXT' as const, data: ['v=DMARC1; p=reject; rua=mailto:dmarc@' + domain] },
-      ]),
-      { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: 'mx.example.com' },
-      ...zoneRecords('zen.spamhaus.org', { '192.0.2.99': { a: ['127.0.0.2'], txt: 'listed for the recipe' } }),
-    ],
-  });
-  shims = tempDir('netintel-recipes-bin-');
-  const shim = join(shims.path, 'netintel');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  chmodSync(shim, 0o755);
+  peers = await startReadmePeers();
 });
 
 afterAll(async () => {
-  await dns?.close();
-  shims?.remove();
+  await peers?.close();
+  for (const scratch of scratches.splice(0)) scratch.remove();
 });
 
 interface RecipeRun {
@@ -90,64 +70,31 @@ interface RecipeRun {
 /** Runs a recipe's lines in order in a new directory; background lines are stopped at the end. */
 async function runRecipe(recipe: Recipe, prepareOrRun: ((dir: string) => void) | RecipeRun = {}): Promise<{ results: LineResult[]; dir: string }> {
   const run: RecipeRun = typeof prepareOrRun === 'function' ? { prepare: prepareOrRun } : prepareOrRun;
-  const prepare = run.prepare ?? (() => {});
-  const scratch = tempDir('netintel-recipe-');
-  const home = join(scratch.path, 'home');
-  mkdirSync(home);
+  const scratch = scratchFor(peers);
+  scratches.push(scratch);
+  const { dir, env } = scratch;
   const port = await freePort();
-  const env = {
-    PATH: `${shims.path}:${process.env.PATH ?? ''}`,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    NETINTEL_RESOLVER: dns.address,
-    NETINTEL_RETRIES: '0',
-  };
-  const dir = join(scratch.path, 'work');
-  mkdirSync(dir);
-  prepare(dir);
+  run.prepare?.(dir);
   const background: ChildProcess[] = [];
   const results: LineResult[] = [];
   try {
-    for (const written of recipe.lines) {
+    for (const [index, written] of recipe.lines.entries()) {
       const line = Object.entries(run.replace ?? {}).reduce((text, [from, to]) => text.replaceAll(from, to), written.replaceAll('8080', String(port)));
       if (line.trimEnd().endsWith('&')) {
         background.push(spawn('bash', ['-c', `exec env ${line.trimEnd().slice(0, -1)}`], { cwd: dir, env, stdio: 'ignore' }));
         await waitForPort(port);
         continue;
       }
-      results.push({ line: written, ...(await runLine(line, dir, env)) });
+      const result = { ...(await runLine(line, dir, env)), line: written };
+      // The exit status the README gives the line (shell-blocks.ts: 0 unless an `exits` comment says otherwise).
+      expect(result.code, `${written}\n${result.stderr}`).toBe(recipe.exits[index]);
+      results.push(result);
     }
     await run.during?.(port, env, dir);
   } finally {
     for (const child of background) child.kill('SIGTERM');
   }
   return { results, dir };
-}
-
-/** One line in bash, asynchronously: the DNS server answers from this process meanwhile. */
-function runLine(line: string, cwd: string, env: Record<string, string>): Promise<Omit<LineResult, 'line'>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', line], { cwd, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-      socket.on('error', () => resolve(false));
-    });
-    if (open) return;
-    await sleep(100);
-  }
-  throw new Error(`nothing listens on port ${port}`);
 }
 
 const recipes = readmeRecipes();
@@ -157,9 +104,9 @@ const recipe = (title: string): Recipe => {
   return found;
 };
 
-/** No recipe line may crash or print a stack trace. */
+/** No recipe line may crash, print a stack trace or try to leave the machine. */
 function expectClean(result: LineResult): void {
-  expect(result.stderr, result.line).not.toMatch(/internal error|\n\s+at /);
+  expect(problemsOf(result), `${result.line}\n${result.stderr}`).toEqual([]);
 }
 
 describe('README recipes', () => {
@@ -194,31 +141,29 @@ describe('README recipes', () => {
     expect(record.zones.find((zone) => zone.zone === 'zen.spamhaus.org')?.status).toBe('listed');
   });
 
-  it('enrich a log file: one CSV row per unique address', async () => {
-    const log = ['8.8.8.8 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512', '1.1.1.1 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 404 0', '8.8.8.8 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 12'];
-    const { results, dir } = await runRecipe(recipe('Enrich a log file'), (work) => writeFileSync(join(work, 'access.log'), `${log.join('\n')}\n`));
+  it('enrich a log file: one CSV row per unique address of the example log', async () => {
+    const { results, dir } = await runRecipe(recipe('Enrich a log file'));
     expectClean(results[0]!);
     expect(results[0]!.code, results[0]!.stderr).toBe(0);
+    expect(results[0]!.stderr).toBe('netintel: 36 rows, 36 ok, 0 failed\n');
     const rows = readFileSync(join(dir, 'visitors.csv'), 'utf8').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^query,/);
-    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(['1.1.1.1', '8.8.8.8']);
+    const unique = [...new Set(readFileSync(join(REPO_ROOT, 'examples', 'access.log'), 'utf8').trimEnd().split('\n').map((line) => line.split(' ')[0]!))].sort();
+    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(unique);
+    expect(rows.find((row) => row.startsWith('8.8.8.8,'))).toContain(',Google LLC,');
   });
 
-  it('summarize a log: the report, the map, and each address once through grep', async () => {
-    const log = [
-      '8.8.8.8 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512',
-      '81.2.69.142 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 404 0',
-      '8.8.8.8 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 12',
-    ];
-    const { results, dir } = await runRecipe(recipe('Summarize a log'), (work) => writeFileSync(join(work, 'access.log'), `${log.join('\n')}\n`));
+  it('summarize a log: the report of the example log, the map, and each address once through grep', async () => {
+    const { results, dir } = await runRecipe(recipe('Summarize a log'));
     for (const result of results) expectClean(result);
     expect(results.map((result) => result.code)).toEqual([0, 0]);
-    expect(results[0]!.stdout.split('\n')[0]).toBe('3 addresses from 3 lines · 2 unique · 2 countries');
-    expect(results[0]!.stderr).toBe('netintel: map of 2 countries written to visitors.svg\n');
+    expect(results[0]!.stdout.split('\n')[0]).toBe('300 addresses from 300 lines · 36 unique · 5 countries');
+    expect(results[0]!.stdout).toContain('AS15169 Google LLC');
+    expect(results[0]!.stderr).toBe('netintel: map of 5 countries written to visitors.svg\n');
     const svg = readFileSync(join(dir, 'visitors.svg'), 'utf8');
-    expect(svg).toContain('<title>United States (US): 2</title>');
-    expect(svg).toContain('<title>United Kingdom (GB): 1</title>');
-    expect(results[1]!.stdout.split('\n')[0]).toBe('2 addresses from 2 lines · 2 unique · 2 countries');
+    expect(svg).toContain('<title>United States (US): 98</title>');
+    expect(svg).toContain('<title>Canada (CA): 21</title>');
+    expect(results[1]!.stdout.split('\n')[0]).toBe('36 addresses from 36 lines · 36 unique · 5 countries');
   });
 
   it('cron CSV: one line per domain with flat findings columns', async () => {
@@ -243,10 +188,15 @@ describe('README recipes', () => {
     for (const result of results) expectClean(result);
     expect(results.map((result) => result.code)).toEqual([0, 0, 0]);
     expect(readFileSync(join(dir, 'key.txt'), 'utf8')).toMatch(/^ni_\S+\n$/);
-    const viaCurl = JSON.parse(results[1]!.stdout) as { ip: string; location: { city: string } };
-    const viaCli = JSON.parse(results[2]!.stdout) as { ip: string; location: { city: string } };
+    const viaCurl = JSON.parse(results[1]!.stdout) as { ip: string; location: { city: string }; network?: { asn: number }; note?: string };
+    const viaCli = JSON.parse(results[2]!.stdout) as { ip: string; location: { city: string }; network?: { asn: number } };
     expect(viaCurl.ip).toBe('8.8.8.8');
     expect(viaCli.location.city).toBe(viaCurl.location.city);
+    // The key is worth more than none: the network group that a call without a key leaves out.
+    expect(viaCurl.network?.asn).toBe(15169);
+    expect(viaCurl.note).toBeUndefined();
+    expect(viaCli.network?.asn).toBe(15169);
+    expect(results[2]!.stderr).not.toContain('left out');
   });
 });
 

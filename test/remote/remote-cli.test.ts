@@ -3,6 +3,7 @@ import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { runCli, tempDir, writeConfigFile, type RunResult } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../server/harness.js';
+import { closedPort } from '../support/peers.js';
 
 /**
  * The CLI's remote mode against `netintel serve`'s server on 127.0.0.1:0:
@@ -159,7 +160,7 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     const bad = await remote(['ip', '8.8.8.8', '-f', 'json'], `ni_aaaaaaaaaaaa_${'A'.repeat(43)}`);
     expect(bad.code).toBe(8);
     expect(bad.stderr).toBe('netintel: the API key is not known to this server\n');
-    const down = await runCli(['ip', '8.8.8.8', '--server', 'http://127.0.0.1:9', '-f', 'json']);
+    const down = await runCli(['ip', '8.8.8.8', '--server', `http://127.0.0.1:${await closedPort()}`, '-f', 'json']);
     expect(down.code).toBe(5);
     expect(JSON.parse(down.stdout)).toMatchObject({ query: '8.8.8.8', error: { code: 'unreachable' } });
     const noServer = await runCli(['ip', '8.8.8.8', '--api-key', pro]);

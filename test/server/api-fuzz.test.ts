@@ -24,7 +24,8 @@ import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import { startTestServer, type TestServer } from './harness.js';
 import ipaddr from 'ipaddr.js';
-import { loopbackOnly, type LoopbackOnly } from '../support/loopback-only.js';
+import { loopbackOnly, WELL_KNOWN_PORTS, type LoopbackOnly } from '../support/loopback-only.js';
+import { closedPort } from '../support/peers.js';
 
 const SEED = Number(process.env.NETINTEL_FUZZ_SEED ?? 18_2026);
 /** Batches per endpoint; each batch sends BATCH requests at once. */
@@ -320,7 +321,8 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
     process.on('uncaughtException', onUnhandled);
-    network = loopbackOnly();
+    // Resolvers and SMTP hosts on loopback's well-known ports (127.0.0.1:53, :25) are sent to a port this test closed.
+    network = loopbackOnly({ closedPort: await closedPort(), loopbackPorts: WELL_KNOWN_PORTS });
     smtp = await startSmtpTestServer({ name: 'mx.example.test' });
     dns = await startDnsServer({
       records: [

@@ -68,10 +68,11 @@ describe('the HTTP API (buildServer)', () => {
       expect(record.note).toMatch(/API key/);
     });
 
-    it('treats a key on the free plan like the free tier for premium fields', async () => {
+    it('serves a key stored with the keyless free plan as the plan of new accounts: premium fields, never the free tier', async () => {
       const response = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': free } });
-      expect(response.headers['x-netintel-withheld']).toBe('network, security');
-      expect(json(response)).not.toHaveProperty('network');
+      expect(response.headers['x-netintel-withheld']).toBeUndefined();
+      expect(json(response)).toMatchObject({ network: { asn: 15169 } });
+      expect(json(await server.app.inject({ url: '/api/quota', headers: { 'x-api-key': free } }))).toMatchObject({ plan: 'free-account' });
     });
 
     it('looks up the caller when ip is omitted', async () => {
@@ -233,9 +234,9 @@ describe('the HTTP API (buildServer)', () => {
   });
 
   describe('the features of the plans', () => {
-    it('refuses a premium-only endpoint without a key (401) and with a plan lacking it (403)', async () => {
+    it('refuses a premium-only endpoint without a key (401), and a bulk-only one with a plan lacking bulk (403)', async () => {
       expectProblem(await server.app.inject({ url: '/api/vpn-check?ip=1.1.1.1' }), 401, 'unauthorized');
-      expectProblem(await server.app.inject({ url: '/api/vpn-check?ip=1.1.1.1', headers: { 'x-api-key': free } }), 403, 'forbidden');
+      expectProblem(await server.app.inject({ method: 'POST', url: '/api/bulk', payload: { ips: ['8.8.8.8'] }, headers: { 'x-api-key': starter } }), 403, 'forbidden');
     });
   });
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli.js';
 import { serve, type Served } from '../support/served.js';
 import { tempDir } from '../support/cli.js';
+import { closedPort } from '../support/peers.js';
 
 interface Child {
   child: ChildProcess;
@@ -108,7 +109,7 @@ describe('netintel serve with the net, against inputs that killed it', () => {
   const dir = tempDir('netintel-crash-');
   let served: Served;
   beforeAll(async () => {
-    served = await serve(['--db', join(dir.path, 'keys.db'), '--resolver', '127.0.0.1:9', '--timeout', '500', '--log-level', 'warn']);
+    served = await serve(['--db', join(dir.path, 'keys.db'), '--resolver', `127.0.0.1:${await closedPort()}`, '--timeout', '500', '--log-level', 'warn']);
   });
   afterAll(async () => {
     if (served.child.exitCode === null) served.child.kill('SIGKILL');

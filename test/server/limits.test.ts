@@ -128,7 +128,7 @@ describe('every plan\'s burst, per-minute and daily limits over HTTP, with a con
   }
 
   for (const [plan, daily, perMinute, burst] of [
-    ['free', 1000, 10, 20],
+    ['free-account', 5000, 20, 40],
     ['starter', 10_000, 50, 100],
     ['pro', 100_000, 500, 1000],
     ['enterprise', 1_000_000, 5000, 10_000],

@@ -5,6 +5,8 @@ import { addressSubject, clientAddress, parseTrustedProxies } from '../../src/se
 import { createTargetGuard } from '../../src/server/target-guard.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from './harness.js';
+import { loopbackOnly } from '../support/loopback-only.js';
+import { closedPort } from '../support/peers.js';
 
 function thrown(work: () => unknown): NetintelError {
   try {
@@ -246,8 +248,15 @@ describe('GET /api/email-tests: the MTA-STS policy fetch goes through the privat
     const guarded = JSON.parse((await server.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
     expect(guarded.mtaSts.policyError).toMatchObject({ code: 'forbidden' });
     expect(guarded.mtaSts.policyError.message).toMatch(/127\.0\.0\.1.*loopback/);
-    // Allowed, the fetch is attempted: nothing listens on 127.0.0.1:443 here.
-    const allowed = JSON.parse((await open.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
-    expect(allowed.mtaSts.policyError).toMatchObject({ code: 'unreachable' });
+    // Allowed, the fetch is attempted: its connection to 127.0.0.1:443 goes to a port this test closed
+    // (whatever listens on 443 of this machine), and is refused.
+    const network = loopbackOnly({ closedPort: await closedPort(), loopbackPorts: [443], keepOthers: true });
+    try {
+      const allowed = JSON.parse((await open.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
+      expect(allowed.mtaSts.policyError).toMatchObject({ code: 'unreachable' });
+      expect(network.diverted).toEqual(['tcp 127.0.0.1:443']);
+    } finally {
+      network.restore();
+    }
   });
 });

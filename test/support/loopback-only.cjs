@@ -2,19 +2,28 @@
 /**
  * Keeps a test's network traffic on this machine: every TCP connection and
  * UDP datagram the process opens to an address that is not loopback is sent
- * to loopback port 9 instead (nothing listens there: refused, or no answer),
- * and recorded. Hostile inputs name public resolvers and mail servers; the
- * code under test may rightly try them, but a test must never reach out.
+ * to a loopback port the test opened and closed itself (`closedPort`:
+ * refused, or no answer), and recorded. Hostile inputs name public resolvers
+ * and mail servers; the code under test may rightly try them, but a test
+ * must never reach out. No well-known port is assumed closed: something may
+ * listen on any of them on the machine running the tests.
  *
- * In-process: `const network = loopbackOnly()`, then `network.redirected`,
- * `network.destinations` and `network.restore()`. In a child process:
- * `NODE_OPTIONS=--require <this file>` with NETINTEL_FUZZ_CHILD=1 installs it
- * for the whole run and says on stderr what it redirected.
+ * `loopbackPorts` also sends connections to those loopback ports to
+ * `closedPort` (a peer the code cannot be told the port of, such as the
+ * MTA-STS policy host on 443), and `keepOthers` leaves non-loopback
+ * destinations alone (only those ports are redirected).
+ *
+ * In-process: `const network = loopbackOnly({ closedPort })`, then
+ * `network.redirected`, `network.destinations` and `network.restore()`. In a
+ * child process: `NODE_OPTIONS=--require <this file>` with
+ * NETINTEL_TEST_CLOSED_PORT set, and either NETINTEL_FUZZ_CHILD=1 (the
+ * whole guard, saying on stderr what it redirected) or
+ * NETINTEL_TEST_CLOSED_LOOPBACK_PORTS=443,... (those ports alone, quietly;
+ * `well-known` for WELL_KNOWN_PORTS). Diverted loopback ports are listed in
+ * `diverted`, not in `redirected`: the test chose them.
  */
 const net = require('node:net');
 const dgram = require('node:dgram');
-
-const DISCARD_PORT = 9;
 
 function isLoopback(host) {
   if (host === undefined || host === null || host === '' || host === 'localhost') return true;
@@ -24,16 +33,28 @@ function isLoopback(host) {
 
 /**
  * @typedef {{ protocol: 'tcp' | 'udp', host: string, port: number, from?: number }} Destination
- * @returns {{ redirected: string[], destinations: Destination[], restore(): void }}
+ * @param {{ closedPort: number, onRedirect?: (entry: string) => void, loopbackPorts?: number[], keepOthers?: boolean }} options
+ * @returns {{ redirected: string[], diverted: string[], destinations: Destination[], restore(): void }}
  */
-function loopbackOnly(onRedirect = () => {}) {
+function loopbackOnly(options) {
+  const { closedPort, onRedirect = () => {}, loopbackPorts = [], keepOthers = false } = options;
+  if (!Number.isInteger(closedPort) || closedPort < 1 || closedPort > 65535) throw new Error(`loopback-only needs the closed port a test opened and closed, not ${String(closedPort)}`);
+  // Whether a destination goes to the closed port instead: off loopback, or a loopback port named.
+  const named = new Set(loopbackPorts.map(Number));
+  const diverted = (host, port) => (isLoopback(host) ? named.has(Number(port)) : !keepOthers);
+  // The loopback ports diverted: not a violation (the test chose them), but seen.
+  const divertedPorts = [];
   const redirected = [];
   const destinations = [];
   const socketConnect = net.Socket.prototype.connect;
   const udpConnect = dgram.Socket.prototype.connect;
   const udpSend = dgram.Socket.prototype.send;
   const loopbackFor = (host) => (net.isIPv6(String(host).replace(/^\[|\]$/g, '')) ? '::1' : '127.0.0.1');
-  const redirect = (entry) => {
+  const redirect = (entry, host) => {
+    if (isLoopback(host)) {
+      divertedPorts.push(entry);
+      return;
+    }
     redirected.push(entry);
     onRedirect(entry);
   };
@@ -44,17 +65,17 @@ function loopbackOnly(onRedirect = () => {}) {
     if (first !== null && typeof first === 'object') {
       if (first.path === undefined) {
         destinations.push({ protocol: 'tcp', host: String(first.host ?? 'localhost'), port: Number(first.port) });
-        if (!isLoopback(first.host)) {
-          redirect(`tcp ${String(first.host)}:${String(first.port)}`);
-          args[0] = { ...first, host: loopbackFor(first.host), port: DISCARD_PORT };
+        if (diverted(first.host, first.port)) {
+          redirect(`tcp ${String(first.host)}:${String(first.port)}`, first.host);
+          args[0] = { ...first, host: loopbackFor(first.host), port: closedPort };
         }
       }
     } else if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
       const host = typeof args[1] === 'string' ? args[1] : undefined;
       destinations.push({ protocol: 'tcp', host: host ?? 'localhost', port: Number(first) });
-      if (!isLoopback(host)) {
-        redirect(`tcp ${String(host)}:${String(first)}`);
-        args[0] = DISCARD_PORT;
+      if (diverted(host, first)) {
+        redirect(`tcp ${String(host)}:${String(first)}`, host);
+        args[0] = closedPort;
         args[1] = loopbackFor(host);
       }
     }
@@ -63,9 +84,9 @@ function loopbackOnly(onRedirect = () => {}) {
 
   dgram.Socket.prototype.connect = function guardedUdpConnect(port, address, ...rest) {
     destinations.push({ protocol: 'udp', host: typeof address === 'string' ? address : 'localhost', port });
-    if (typeof address === 'string' && !isLoopback(address)) {
-      redirect(`udp ${address}:${port}`);
-      return udpConnect.call(this, DISCARD_PORT, this.type === 'udp6' ? '::1' : '127.0.0.1', ...rest);
+    if (typeof address === 'string' && diverted(address, port)) {
+      redirect(`udp ${address}:${port}`, address);
+      return udpConnect.call(this, closedPort, this.type === 'udp6' ? '::1' : '127.0.0.1', ...rest);
     }
     return udpConnect.call(this, port, address, ...rest);
   };
@@ -81,9 +102,9 @@ function loopbackOnly(onRedirect = () => {}) {
         from = undefined;
       }
       destinations.push({ protocol: 'udp', host: args[i + 1], port: args[i], ...(from === undefined ? {} : { from }) });
-      if (!isLoopback(args[i + 1])) {
-        redirect(`udp ${String(args[i + 1])}:${String(args[i])}`);
-        args[i] = DISCARD_PORT;
+      if (diverted(args[i + 1], args[i])) {
+        redirect(`udp ${String(args[i + 1])}:${String(args[i])}`, args[i + 1]);
+        args[i] = closedPort;
         args[i + 1] = this.type === 'udp6' ? '::1' : '127.0.0.1';
       }
       break;
@@ -93,6 +114,7 @@ function loopbackOnly(onRedirect = () => {}) {
 
   return {
     redirected,
+    diverted: divertedPorts,
     destinations,
     restore() {
       net.Socket.prototype.connect = socketConnect;
@@ -102,8 +124,22 @@ function loopbackOnly(onRedirect = () => {}) {
   };
 }
 
-if (process.env.NETINTEL_FUZZ_CHILD === '1' && require.main !== module) {
-  loopbackOnly((entry) => process.stderr.write(`loopback-only: blocked ${entry}\n`));
+/**
+ * The loopback ports a service of the machine may listen on: 1 to 1023, and
+ * the usual alternatives for mail (2525) and DNS (5353). Test peers listen on
+ * ports the system gives (above 1023), so these are never theirs.
+ */
+const WELL_KNOWN_PORTS = [...Array.from({ length: 1023 }, (_, i) => i + 1), 2525, 5353];
+
+if (require.main !== module) {
+  const closedPort = Number(process.env.NETINTEL_TEST_CLOSED_PORT);
+  const listed = process.env.NETINTEL_TEST_CLOSED_LOOPBACK_PORTS ?? '';
+  const ports = listed === 'well-known' ? WELL_KNOWN_PORTS : listed.split(',').filter((port) => port !== '').map(Number);
+  if (process.env.NETINTEL_FUZZ_CHILD === '1') {
+    loopbackOnly({ closedPort, loopbackPorts: ports, onRedirect: (entry) => process.stderr.write(`loopback-only: blocked ${entry}\n`) });
+  } else if (ports.length > 0) {
+    loopbackOnly({ closedPort, loopbackPorts: ports, keepOthers: true });
+  }
 }
 
-module.exports = { loopbackOnly, isLoopback };
+module.exports = { loopbackOnly, isLoopback, WELL_KNOWN_PORTS };

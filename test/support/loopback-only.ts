@@ -3,14 +3,30 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export interface LoopbackOnly {
-  /** Destinations redirected so far (`tcp host:port`). */
+  /** Destinations off loopback redirected so far (`tcp host:port`): traffic that would have left the machine. */
   redirected: string[];
+  /** Loopback destinations sent to the closed port because their port was named (`loopbackPorts`). */
+  diverted: string[];
   /** Every destination asked for, loopback or not, in order (before any redirection). */
   destinations: Array<{ protocol: 'tcp' | 'udp'; host: string; port: number; /** UDP: the local port it was sent from, when bound. */ from?: number }>;
   restore(): void;
 }
 
-/** The module's path, for `NODE_OPTIONS=--require` in a child process (with NETINTEL_FUZZ_CHILD=1). */
+export interface LoopbackOnlyOptions {
+  /** A loopback port the test opened and closed (peers.ts, closedPort): where diverted traffic goes. */
+  closedPort: number;
+  onRedirect?: (entry: string) => void;
+  /** Loopback ports whose connections go to `closedPort` too. */
+  loopbackPorts?: number[];
+  /** Leave destinations off loopback alone: only `loopbackPorts` are diverted. */
+  keepOthers?: boolean;
+}
+
+/** The module's path, for `NODE_OPTIONS=--require` in a child process (with NETINTEL_TEST_CLOSED_PORT, and NETINTEL_FUZZ_CHILD=1 or NETINTEL_TEST_CLOSED_LOOPBACK_PORTS). */
 export const LOOPBACK_ONLY_MODULE = fileURLToPath(new URL('./loopback-only.cjs', import.meta.url));
 
-export const { loopbackOnly } = createRequire(import.meta.url)(LOOPBACK_ONLY_MODULE) as { loopbackOnly: () => LoopbackOnly };
+export const { loopbackOnly, WELL_KNOWN_PORTS } = createRequire(import.meta.url)(LOOPBACK_ONLY_MODULE) as {
+  loopbackOnly: (options: LoopbackOnlyOptions) => LoopbackOnly;
+  /** Loopback ports 1 to 1023, 2525 and 5353: where a service of the machine may listen, never a test peer. */
+  WELL_KNOWN_PORTS: number[];
+};

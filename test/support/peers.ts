@@ -35,3 +35,13 @@ export async function freePort(): Promise<number> {
     if (ok) return port;
   }
 }
+
+/**
+ * A loopback port nothing listens on, for tests of refused connections and
+ * silent resolvers: one this process opened (TCP and UDP) and closed again.
+ * No well-known port is assumed closed (a discard service, a web server on
+ * 443 or a resolver on 53 may run on the machine); another process could
+ * take this one in the moment between, which a test would notice as an
+ * answer where it expected none.
+ */
+export const closedPort: () => Promise<number> = freePort;

@@ -453,11 +453,5 @@ export function ehloReply(name: string, keywords: string[]): string[] {
   return lines.map((line, i) => `250${i === lines.length - 1 ? ' ' : '-'}${line}`);
 }
 
-/** A port on 127.0.0.1 nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A port on 127.0.0.1 nothing listens on (bound, then released): one helper for every test, in peers.ts. */
+export { closedPort } from './peers.js';

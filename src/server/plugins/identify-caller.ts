@@ -1,7 +1,7 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { NetintelError } from '../../errors.js';
-import { effectivePlan, type Plan, type PlanTable } from '../../keys/plans.js';
+import { planOfKey, type Plan, type PlanTable } from '../../keys/plans.js';
 import type { ApiKeyRecord, KeyCheck, KeyStore } from '../../store/key-store.js';
 import type { RequestState } from '../api-route.js';
 import type { Callers } from '../callers.js';
@@ -30,7 +30,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
   // A key's plan with its own limits applied, per key record: the SQLite
   // store hands out the same record until the key changes, and then a new
   // one (the PostgreSQL store a new one at every check).
-  const planOfKey = new WeakMap<ApiKeyRecord, Plan>();
+  const servedPlans = new WeakMap<ApiKeyRecord, Plan>();
 
   /** Sets the caller's state from the answer about its key; returns the error to answer with, if any. */
   const identify = (request: FastifyRequest, reply: FastifyReply, client: string, check: KeyCheck): NetintelError | undefined => {
@@ -46,15 +46,15 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
       }[check.reason];
       return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } }));
     }
-    let plan = planOfKey.get(check.record);
+    let plan = servedPlans.get(check.record);
     if (plan === undefined) {
       try {
-        plan = effectivePlan(plans, check.record.plan, check.record.limits);
+        plan = planOfKey(plans, check.record.plan, check.record.limits);
       } catch (error) {
         request.netintel = callers.anonymous(client);
         return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } });
       }
-      planOfKey.set(check.record, plan);
+      servedPlans.set(check.record, plan);
     }
     request.netintel = { client, plan, subject: `key:${check.record.id}`, keyId: check.record.id, limit: null };
     return undefined;

@@ -12,6 +12,11 @@ export const WITHHELD_HEADER = 'x-netintel-withheld';
 
 export const FREE_TIER_NOTE = 'network and security need an API key (X-API-Key header) with a plan that includes them; see /docs#plans';
 
+/** The note of an answer without the premium groups: a caller who sent a key is not told to send one. */
+export function withheldNote(caller: { keyId: string | null; plan: { name: string } }): string {
+  return caller.keyId === null ? FREE_TIER_NOTE : `network and security are not in the ${caller.plan.name} plan of this API key; see /docs#plans`;
+}
+
 /** The record as a plan may see it: without the premium groups unless the plan includes them. */
 export function visibleRecord(record: IpInfoRecord, premium: boolean): Record<string, unknown> {
   if (premium) return record as unknown as Record<string, unknown>;
@@ -78,7 +83,7 @@ function ipinfo(request: FastifyRequest, reply: FastifyReply, api: ApiContext): 
   const visible = visibleRecord(record, premium);
   if (!premium) reply.header(WITHHELD_HEADER, PREMIUM_GROUPS.join(', '));
   reply.header('content-type', CONTENT_TYPES[format]);
-  if (format === 'json') return recordJson(visible, premium ? undefined : FREE_TIER_NOTE);
+  if (format === 'json') return recordJson(visible, premium ? undefined : withheldNote(request.netintel));
   return createFormatter({
     format,
     schema: IP_SCHEMA,

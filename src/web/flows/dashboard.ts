@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalEmailOrNull } from '../../accounts/email-address.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../accounts/passwords.js';
-import { effectivePlan } from '../../keys/plans.js';
+import { planOfKey } from '../../keys/plans.js';
 import type { AccountRecord } from '../../store/account-store.js';
 import { dashboardPage, deleteAccountPage, messagePage, type KeyRow } from '../pages.js';
 import { capitalise, formFields, sendPage, type PagesContext } from '../pages-context.js';
@@ -33,7 +33,7 @@ export function dashboardFlow(context: PagesContext): void {
       today: usage.get(record.id)?.today ?? 0,
       month: usage.get(record.id)?.month ?? 0,
     }));
-    const plan = effectivePlan(plans, account.plan, null);
+    const plan = planOfKey(plans, account.plan, null);
     const sessions = await accounts.sessionCount(account.id);
     return sendPage(reply, status, dashboardPage(context.base(reply, account), { account, plan, keys: rows, sessions, publicUrl: context.deps.publicUrl(), ...extra }));
   };

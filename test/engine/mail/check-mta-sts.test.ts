@@ -16,6 +16,7 @@ import type { Finding } from '../../../src/engine/findings.js';
 import { checkMtaSts, mxMatches, parsePolicy } from '../../../src/engine/mail/check-mta-sts.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { MAIL_BEHAVIOURS, MTA_STS_ZONE } from './mail-zone.js';
+import { closedPort } from '../../support/peers.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const CA = fixture('ca.pem');
@@ -99,8 +100,9 @@ describe('checkMtaSts', () => {
   });
 
   it('reports a record without id, absence as info, and a refused connection as unreachable', async () => {
-    expect(byId((await checkMtaSts(ctx, 'noid.test', { fetch: { port: 1, ca: CA } })).findings, 'mta_sts_record_invalid')).toMatchObject({ severity: 'error' });
-    const refused = await checkMtaSts(ctx, 'noid.test', { fetch: { port: 1, ca: CA } });
+    const closed = await closedPort();
+    expect(byId((await checkMtaSts(ctx, 'noid.test', { fetch: { port: closed, ca: CA } })).findings, 'mta_sts_record_invalid')).toMatchObject({ severity: 'error' });
+    const refused = await checkMtaSts(ctx, 'noid.test', { fetch: { port: closed, ca: CA } });
     expect(refused.policyError).toMatchObject({ code: 'unreachable' });
     expect(byId((await checkMtaSts(ctx, 'nothing.test')).findings, 'mta_sts_absent')).toMatchObject({ severity: 'info' });
     const two = await checkMtaSts(ctx, 'twosts.test');

@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
-import { findExecutable } from '../../support/peers.js';
+import { closedPort, findExecutable } from '../../support/peers.js';
 import { serveSignedZones, type ServedSignedZones, type SignedZones } from '../../support/signed-zones.js';
 
 const HOST = 'www.child.test';
@@ -82,7 +82,7 @@ describe.skipIf(missing.length > 0)('DANE and DNSSEC from the command line, on s
   });
 
   it('remote mode refuses --dane in one line', async () => {
-    const run = await runCli(['smtp', HOST, '--dane', '--server', 'http://127.0.0.1:9']);
+    const run = await runCli(['smtp', HOST, '--dane', '--server', `http://127.0.0.1:${await closedPort()}`]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('netintel: remote mode cannot send --dane to the server: run netintel smtp without --server for it\n');

@@ -127,12 +127,12 @@ describe('the rate-limit plugin', () => {
 describe('X-RateLimit-* through the whole server', () => {
   let server: TestServer;
   let pro: string;
-  let free: string;
+  let starter: string;
 
   beforeAll(async () => {
     server = await startTestServer();
     pro = await server.key('pro');
-    free = await server.key('free');
+    starter = await server.key('starter');
   });
   afterAll(() => server.close());
 
@@ -142,7 +142,7 @@ describe('X-RateLimit-* through the whole server', () => {
       await server.app.inject({ url: '/api/ipinfo?ip=bad' }),
       await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': 'bad' } }),
       await server.app.inject({ method: 'POST', url: '/api/bulk', payload: { ips: ['8.8.8.8'] } }),
-      await server.app.inject({ url: '/api/vpn-check?ip=8.8.8.8', headers: { 'x-api-key': free } }),
+      await server.app.inject({ method: 'POST', url: '/api/bulk', payload: { ips: ['8.8.8.8'] }, headers: { 'x-api-key': starter } }),
       await server.app.inject({ url: '/no/such/path' }),
       await server.app.inject({ url: '/api/dns-lookup' }),
       await server.app.inject({ url: '/healthz' }),
