@@ -311,8 +311,16 @@ function remoteOf(command: Command, env: Readonly<Record<string, string | undefi
       details: { server: url },
     });
   }
+  if (key !== null && !HEADER_SAFE.test(key)) {
+    const source = rootOf(command).getOptionValueSource('apiKey');
+    const from = source === 'env' ? 'NETINTEL_API_KEY' : source === 'config' ? 'the config file\'s "api-key"' : '--api-key';
+    throw new NetintelError('usage', `${from} must be the key as "keys create" printed it (ni_ and letters, digits, - and _): it holds characters an HTTP header cannot carry`);
+  }
   return { server: url, apiKey: key, timeoutGiven: rootOf(command).getOptionValueSource('timeout') !== 'default' };
 }
+
+/** What an HTTP header value may hold without encoding (RFC 9110 §5.5: visible ASCII; a key has no spaces). */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
 /** The remote-mode URL when the command line's `--server` means something else: NETINTEL_SERVER, else the config file. */
 function serverBehindFlag(env: Readonly<Record<string, string | undefined>>): unknown {

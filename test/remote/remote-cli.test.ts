@@ -166,6 +166,13 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     const noServer = await runCli(['ip', '8.8.8.8', '--api-key', pro]);
     expect(noServer.code).toBe(2);
     expect(noServer.stderr).toMatch(/--api-key needs --server/);
+    // A key pasted from a page with its ellipsis cannot be sent as a header: a usage error, not "cannot reach".
+    const pasted = await runCli(['ip', '8.8.8.8', '--server', url, '--api-key', 'ni_…']);
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr).toBe('netintel: --api-key must be the key as "keys create" printed it (ni_ and letters, digits, - and _): it holds characters an HTTP header cannot carry\n');
+    const pastedEnv = await runCli(['ip', '8.8.8.8', '--server', url], { env: { NETINTEL_API_KEY: 'ni_é' } });
+    expect(pastedEnv.code).toBe(2);
+    expect(pastedEnv.stderr).toContain('NETINTEL_API_KEY must be the key');
   });
 
   it('dkim and bimi: the same records through GET /api/email-tests', async () => {
