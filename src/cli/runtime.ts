@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
+import type { Engine } from '../operations/engine.js';
+import { createLocalEngine } from '../operations/local-engine.js';
 import { readCaFile } from './ca-file.js';
 import { parseResolverAddress, type ResolverAddress } from '../engine/dns/resolver-address.js';
 import type { ServerFlagUse } from './global-options.js';
@@ -9,10 +11,11 @@ import { NetintelError } from '../errors.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 
-/** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
-const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'summarize', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
-/** Commands that work on this machine by nature: --server does not apply to them. */
-const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'range', 'grep']);
+/** Adds one command (its flags, help and action) to the program. */
+export type CommandRegistration = (program: Command, runtime: CommandRuntime) => void;
+
+/** Opens the remote engine of a run with `--server` (src/remote, loaded only for such a run). */
+export type RemoteEngineOpener = (options: GlobalOptions, io: CliIo, progress: RunProgress) => Promise<Engine>;
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
@@ -20,8 +23,10 @@ export interface CommandRuntime {
   /** Set by the action: the run's exit code. */
   exitCode: number;
   /** The resolved global options; `serverUse` says how the command reads `--server`. */
-  options(command: Command, serverUse?: Pick<ServerFlagUse, 'mayNameMailServer'>): GlobalOptions;
+  options(command: Command, serverUse?: ServerFlagUse): GlobalOptions;
   context(options: GlobalOptions): EngineContext;
+  /** The run's engine: remote with `--server`, else local over a new context (made either way, as it reads the resolver flags). */
+  engine(options: GlobalOptions): Promise<Engine>;
   /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
   readonly progress: RunProgress;
   /** Ends the progress display, then closes every context the run created. */
@@ -31,8 +36,9 @@ export interface CommandRuntime {
 /** Reads a command's global options (commander's, in the CLI); `serverUse` as for CommandRuntime.options. */
 export type OptionsReader = (command: Command, serverUse: ServerFlagUse) => GlobalOptions;
 
-export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRuntime {
+export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote: RemoteEngineOpener): CommandRuntime {
   const contexts: EngineContext[] = [];
+  const engines: Engine[] = [];
   let progress: RunProgress | null = null;
   let silenceTold = false;
   // Once progress shows, the commands' stderr lines pass through it (progress.ts).
@@ -43,9 +49,9 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
     },
     exitCode: 0,
     options: (command, serverUse = {}) => {
-      const name = topLevelName(command);
-      const options = readOptions(command, { ...serverUse, localOnly: LOCAL_ONLY_COMMANDS.has(name) });
-      if (options.remote && !REMOTE_COMMANDS.has(name) && !LOCAL_ONLY_COMMANDS.has(name)) {
+      const options = readOptions(command, serverUse);
+      if (options.remote && serverUse.noRemoteMode) {
+        const name = topLevelName(command);
         // Saying so beats quietly answering from the local engine when a server was asked for.
         throw new NetintelError('not_implemented', `netintel ${name} has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)`, {
           details: { command: name },
@@ -79,9 +85,19 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
       contexts.push(ctx);
       return ctx;
     },
+    async engine(options) {
+      const ctx = this.context(options);
+      const engine = options.remote ? await openRemote(options, runIo, progress ?? SILENT) : createLocalEngine(ctx);
+      engines.push(engine);
+      return engine;
+    },
     close: async () => {
       progress?.stop();
-      await Promise.all(contexts.map((ctx) => ctx.close()));
+      try {
+        await Promise.all(engines.map((engine) => engine.close()));
+      } finally {
+        await Promise.all(contexts.map((ctx) => ctx.close()));
+      }
     },
   };
 }

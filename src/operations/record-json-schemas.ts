@@ -48,62 +48,17 @@ import { SMTP_AUTH_MECHANISMS, SMTP_STAGES, type SmtpDane } from '../engine/smtp
 import type { RrsetAuthentication, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
 import type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import type { QuotaRecord } from './operation-routes.js';
-import type { JsonSchema } from './api-route.js';
+
+import { arrayOf, bool, described, eg, int, nullable, num, oneOfStrings, record, ref, str, strings, type JsonSchema } from './json-schema.js';
 
 /**
- * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every record the API
- * answers with, written against the engine's result types: `record<T>()`
- * takes exactly the keys of T (a key missing or extra is a compile error),
- * and every key is required, as the engine promises (every key always
- * present). The OpenAPI document is built from these, and the contract test
- * validates every answer the tests receive against it, so a field added to
- * a result type cannot go undocumented.
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the records the API
+ * answers with, written against the engine's result types (json-schema.ts).
+ * Each operation names its record's schema (src/operations/<name>.ts); the
+ * OpenAPI document is built from those, and the contract test validates
+ * every answer the tests receive against it, so a field added to a result
+ * type cannot go undocumented.
  */
-
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const str: JsonSchema = { type: 'string' };
-const int: JsonSchema = { type: 'integer' };
-const num: JsonSchema = { type: 'number' };
-const bool: JsonSchema = { type: 'boolean' };
-const strings: JsonSchema = { type: 'array', items: str };
-
-/** `schema` with an example value (JSON Schema 2020-12 `examples`), shown in the docs' example answers. */
-function eg(schema: JsonSchema, example: unknown): JsonSchema {
-  return { ...schema, examples: [example] };
-}
-
-/** `schema` or null. */
-function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string' && Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'examples')) {
-    return { ...schema, type: [schema.type, 'null'] };
-  }
-  if (Array.isArray(schema.enum)) return { ...schema, type: [...new Set([...(Array.isArray(schema.type) ? schema.type : [schema.type ?? 'string']), 'null'])], enum: [...schema.enum, null] };
-  return { anyOf: [schema, { type: 'null' }] };
-}
-
-function described(schema: JsonSchema, description: string): JsonSchema {
-  return { ...schema, description };
-}
-
-function oneOfStrings<T extends string>(values: readonly T[]): JsonSchema {
-  return { type: 'string', enum: [...values] };
-}
-
-const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
-
-/**
- * An object schema with exactly the keys of T, all required unless
- * `options.required` names the ones that are.
- */
-function record<T>(properties: { [K in keyof T]-?: JsonSchema }, options: { description?: string; required?: ReadonlyArray<keyof T & string> } = {}): JsonSchema {
-  return {
-    type: 'object',
-    ...(options.description ? { description: options.description } : {}),
-    required: [...(options.required ?? Object.keys(properties))],
-    properties,
-  };
-}
 
 const FINDING = record<Finding>(
   {
@@ -168,7 +123,7 @@ const SECURITY = record<SecurityVerdict>({
   coverage: COVERAGE,
 });
 
-const IP_RECORD: JsonSchema = {
+export const IP_RECORD: JsonSchema = {
   ...record<IpInfoRecord & { note: string }>(
     {
       ip: eg(str, '8.8.8.8'),
@@ -206,7 +161,7 @@ const IP_RECORD: JsonSchema = {
   dependentSchemas: { note: { properties: { network: false, security: false } } },
 };
 
-const ASN_RECORD = record<AsnResult>({
+export const ASN_RECORD = record<AsnResult>({
   kind: { const: 'asn' },
   query: described(eg(str, 'AS15169'), 'The input as given.'),
   asn: eg(int, 15169),
@@ -236,7 +191,7 @@ const DNS_DATA: JsonSchema = {
   ],
 };
 
-const DNS_RECORD = record<DnsResult>({
+export const DNS_RECORD = record<DnsResult>({
   kind: { const: 'dns' },
   target: described(eg(str, 'example.com'), 'The normalised input: the ASCII domain, or the address of a reverse lookup.'),
   domain: described(eg(str, 'example.com'), 'The name queried, ASCII (punycode).'),
@@ -278,7 +233,7 @@ const DANE_VERDICT = oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 
 const SMTP_DANE = record<SmtpDane>({ tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT });
 
 const REPLY = record<SmtpReply>({ code: int, enhancedCode: nullable(str), text: str });
-const SMTP_RECORD = record<SmtpResult>({
+export const SMTP_RECORD = record<SmtpResult>({
   kind: { const: 'smtp' },
   host: eg(str, 'mx.example.com'),
   port: eg(int, 25),
@@ -374,7 +329,7 @@ const SMTP_RECORD = record<SmtpResult>({
   ),
 });
 
-const MX_RECORD = record<MxResult>({
+export const MX_RECORD = record<MxResult>({
   kind: { const: 'mx' },
   domain: str,
   domainUnicode: str,
@@ -396,7 +351,7 @@ const MX_RECORD = record<MxResult>({
   resolver: str,
 });
 
-const SPF_NODE = record<SpfNode>({
+export const SPF_NODE = record<SpfNode>({
   domain: str,
   via: nullable(str),
   status: oneOfStrings(['ok', 'none', 'nxdomain', 'multiple', 'invalid', 'loop', 'error', 'not_followed']),
@@ -409,7 +364,7 @@ const SPF_NODE = record<SpfNode>({
 });
 
 const SPF_QUALIFIER = oneOfStrings(['+', '-', '~', '?']);
-const SPF_RECORD = record<SpfResult>({
+export const SPF_RECORD = record<SpfResult>({
   kind: { const: 'spf' },
   domain: str,
   domainUnicode: str,
@@ -457,7 +412,7 @@ const SPF_RECORD = record<SpfResult>({
   resolver: str,
 });
 
-const DMARC_RECORD = record<DmarcResult>({
+export const DMARC_RECORD = record<DmarcResult>({
   kind: { const: 'dmarc' },
   domain: str,
   location: nullable(str),
@@ -488,7 +443,7 @@ const DMARC_RECORD = record<DmarcResult>({
   findings,
 });
 
-const MTA_STS_RECORD = record<MtaStsResult>({
+export const MTA_STS_RECORD = record<MtaStsResult>({
   kind: { const: 'mta-sts' },
   domain: str,
   record: nullable(str),
@@ -501,9 +456,9 @@ const MTA_STS_RECORD = record<MtaStsResult>({
   findings,
 });
 
-const TLS_RPT_RECORD = record<TlsRptResult>({ kind: { const: 'tls-rpt' }, domain: str, record: nullable(str), records: strings, rua: strings, findings });
+export const TLS_RPT_RECORD = record<TlsRptResult>({ kind: { const: 'tls-rpt' }, domain: str, record: nullable(str), records: strings, rua: strings, findings });
 
-const DKIM_RECORD = record<DkimResult>({
+export const DKIM_RECORD = record<DkimResult>({
   kind: { const: 'dkim' },
   domain: eg(str, 'example.com'),
   domainUnicode: str,
@@ -539,7 +494,7 @@ const DKIM_RECORD = record<DkimResult>({
   resolver: nullable(str),
 });
 
-const BIMI_RECORD = record<BimiResult>({
+export const BIMI_RECORD = record<BimiResult>({
   kind: { const: 'bimi' },
   domain: eg(str, 'example.com'),
   domainUnicode: str,
@@ -606,7 +561,7 @@ const MAIL_DNSSEC_CHECK = record<MailDnssecCheck>({
 const MAIL_DNSSEC_RECORD = record<MailDnssecResult>({ domain: MAIL_DNSSEC_CHECK, mx: arrayOf(MAIL_DNSSEC_CHECK), findings });
 
 const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
-const EMAIL_RECORD = record<EmailReport>({
+export const EMAIL_RECORD = record<EmailReport>({
   kind: { const: 'email' },
   test: oneOfStrings(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']),
   domain: described(nullable(eg(str, 'example.com')), 'The domain tested (ASCII); null for smtp with a server.'),
@@ -646,7 +601,7 @@ const EMAIL_RECORD = record<EmailReport>({
   checkedAt: { type: 'string', format: 'date-time' },
 });
 
-const VPN_RECORD = record<VpnResult>({
+export const VPN_RECORD = record<VpnResult>({
   kind: { const: 'vpn' },
   ip: eg(str, '198.51.100.7'),
   is_vpn: nullable(bool),
@@ -662,7 +617,7 @@ const VPN_RECORD = record<VpnResult>({
   meta: META,
 });
 
-const BLACKLIST_RECORD = record<BlacklistResult>({
+export const BLACKLIST_RECORD = record<BlacklistResult>({
   kind: { const: 'blacklist' },
   target: eg(str, '192.0.2.1'),
   targetType: oneOfStrings(['ip', 'domain']),
@@ -745,47 +700,15 @@ const ITEM_ERROR: JsonSchema = {
   properties: { code: ERROR_CODE, message: str, details: { type: 'object' } },
 };
 
-/** GET /api/quota's record; the plan names come from the server's plans file. */
-export function quotaSchema(planNames: readonly string[]): JsonSchema {
-  return record<QuotaRecord>({
-    kind: { const: 'quota' },
-    plan: oneOfStrings(planNames),
-    title: str,
-    keyId: described(nullable(str), 'The key\'s id, or null without a key.'),
-    client: described(str, 'The caller\'s address as the server sees it.'),
-    features: strings,
-    daily: record<QuotaRecord['daily']>({ limit: int, remaining: int, resetAt: { type: 'string', format: 'date-time' } }),
-    burst: record<QuotaRecord['burst']>({ capacity: int, remaining: int, perMinute: num }),
-    batch: described(int, 'Items per request of the bulk forms.'),
-    bulkMax: described(nullable(int), 'Addresses per POST /api/bulk request, or null without bulk processing.'),
-  });
-}
-
-/** Components of the OpenAPI document: every record and the problem document. */
-export const RECORD_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+/**
+ * The components every record or answer of the API refers to, whatever the
+ * operation: the problem document, the error of a failed item, and the
+ * finding and security evidence records hold.
+ */
+export const SHARED_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
   Problem: PROBLEM,
   ItemError: ITEM_ERROR,
   QueryError: { type: 'object', required: ['query', 'error'], properties: { query: str, error: ref('ItemError') } },
   Finding: FINDING,
   SecurityEvidence: EVIDENCE,
-  IpInfoRecord: IP_RECORD,
-  AsnResult: ASN_RECORD,
-  DnsResult: DNS_RECORD,
-  SmtpResult: SMTP_RECORD,
-  MxResult: MX_RECORD,
-  SpfNode: SPF_NODE,
-  SpfResult: SPF_RECORD,
-  DmarcResult: DMARC_RECORD,
-  MtaStsResult: MTA_STS_RECORD,
-  TlsRptResult: TLS_RPT_RECORD,
-  DkimResult: DKIM_RECORD,
-  BimiResult: BIMI_RECORD,
-  EmailReport: EMAIL_RECORD,
-  VpnResult: VPN_RECORD,
-  BlacklistResult: BLACKLIST_RECORD,
 };
-
-/** A `$ref` to one of RECORD_SCHEMAS. */
-export function recordRef(name: keyof typeof RECORD_SCHEMAS & string): JsonSchema {
-  return ref(name);
-}
