@@ -1,3 +1,4 @@
+import type { HumanView } from '../output/human/view.js';
 import { toNetintelError, type ErrorCode } from '../errors.js';
 import type { Outcome } from '../engine/outcome.js';
 import { createFormatter, type Formatter } from '../output/formatter.js';
@@ -24,6 +25,8 @@ export interface EmitOptions {
    * with its code, one checked in part makes the run partial (exit 7).
    */
   coverage?: (record: unknown) => RecordCoverage;
+  /** The records' human view, loaded when a table is drawn; default: the schema's, else its columns. */
+  view?: () => Promise<HumanView>;
 }
 
 /**
@@ -39,6 +42,8 @@ export async function emitOutcomes(
   emit: EmitOptions,
 ): Promise<number> {
   const columns = options.fields ? selectColumns(schema, options.fields) : null;
+  const loadView = emit.view ?? schema.view;
+  const view = options.format === 'table' && loadView ? await loadView() : undefined;
   const formatter = await createFormatter({
     format: options.format,
     schema,
@@ -48,6 +53,7 @@ export async function emitOutcomes(
     single: emit.single,
     width: (await import('./terminal-width.js')).terminalWidth(io),
     all: options.all,
+    ...(view ? { view } : {}),
   });
   const stdout = createSink(io.stdout);
   let succeeded = 0;

@@ -6,15 +6,14 @@ import { fieldsHelp } from './command-fields.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
 import type { CliIo } from './io.js';
-import { createRuntime, type CommandRuntime } from './runtime.js';
+import { createRuntime, type CommandRegistration, type CommandRuntime } from './runtime.js';
 import { debugRequested, guardRun } from './run-guard.js';
 import { usageErrorMessage } from './usage-errors.js';
 import { versionText } from './version-text.js';
 
 export const VERSION = '0.1.0';
 
-/** Adds one command (its flags, help and action) to the program. */
-export type CommandRegistration = (program: Command, runtime: CommandRuntime) => void;
+export type { CommandRegistration } from './runtime.js';
 
 const EXAMPLES = `
 Examples:
@@ -37,7 +36,12 @@ export function buildProgram(
   io: CliIo,
   commands: readonly CommandRegistration[],
 ): { program: Command; runtime: CommandRuntime; failedCommand: () => Command | undefined } {
-  const runtime = createRuntime(io, (command, serverUse) => globalOptionsOf(command, io.env, io.stdout.isTTY === true, serverUse));
+  const runtime = createRuntime(
+    io,
+    (command, serverUse) => globalOptionsOf(command, io.env, io.stdout.isTTY === true, serverUse),
+    // The remote client loads only for a run with --server.
+    async (options, runIo, progress) => (await import('./remote-mode.js')).openRemoteEngine(options, runIo, progress),
+  );
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
     .exitOverride()
@@ -66,7 +70,7 @@ export function buildProgram(
       throw error;
     });
     if (command !== program) command.configureOutput(program.configureOutput());
-    const fields = path === '' ? '' : fieldsHelp(path);
+    const fields = path === '' ? '' : fieldsHelp(command);
     if (fields !== '') command.addHelpText('after', fields);
     for (const sub of command.commands) configure(sub, path === '' ? sub.name() : `${path} ${sub.name()}`);
   };

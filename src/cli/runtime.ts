@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
-import type { Engine } from '../operations/engine.js';
+import type { Engine, LocalEngine } from '../operations/engine.js';
 import { createLocalEngine } from '../operations/local-engine.js';
 import { readCaFile } from './ca-file.js';
 import { parseResolverAddress, type ResolverAddress } from '../engine/dns/resolver-address.js';
@@ -13,6 +13,14 @@ import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 
 /** Adds one command (its flags, help and action) to the program. */
 export type CommandRegistration = (program: Command, runtime: CommandRuntime) => void;
+
+/** How each top-level command reads `--server`, said where it is registered. */
+const SERVER_USE = new WeakMap<Command, ServerFlagUse>();
+
+/** Says how a top-level command reads `--server` (serve, keys, data: not at all; accounts: refused). */
+export function declareServerUse(command: Command, use: ServerFlagUse): void {
+  SERVER_USE.set(command, use);
+}
 
 /** Opens the remote engine of a run with `--server` (src/remote, loaded only for such a run). */
 export type RemoteEngineOpener = (options: GlobalOptions, io: CliIo, progress: RunProgress) => Promise<Engine>;
@@ -27,6 +35,8 @@ export interface CommandRuntime {
   context(options: GlobalOptions): EngineContext;
   /** The run's engine: remote with `--server`, else local over a new context (made either way, as it reads the resolver flags). */
   engine(options: GlobalOptions): Promise<Engine>;
+  /** The local engine over a new context: for what the API cannot ask. */
+  localEngine(options: GlobalOptions): LocalEngine;
   /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
   readonly progress: RunProgress;
   /** Ends the progress display, then closes every context the run created. */
@@ -49,9 +59,10 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
     },
     exitCode: 0,
     options: (command, serverUse = {}) => {
-      const options = readOptions(command, serverUse);
-      if (options.remote && serverUse.noRemoteMode) {
-        const name = topLevelName(command);
+      const use = { ...SERVER_USE.get(topLevel(command)), ...serverUse };
+      const options = readOptions(command, use);
+      if (options.remote && use.noRemoteMode) {
+        const name = topLevel(command).name();
         // Saying so beats quietly answering from the local engine when a server was asked for.
         throw new NetintelError('not_implemented', `netintel ${name} has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)`, {
           details: { command: name },
@@ -86,8 +97,14 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
       return ctx;
     },
     async engine(options) {
-      const ctx = this.context(options);
-      const engine = options.remote ? await openRemote(options, runIo, progress ?? SILENT) : createLocalEngine(ctx);
+      const local = this.localEngine(options);
+      if (!options.remote) return local;
+      const remote = await openRemote(options, runIo, progress ?? SILENT);
+      engines.push(remote);
+      return remote;
+    },
+    localEngine(options) {
+      const engine = createLocalEngine(this.context(options));
       engines.push(engine);
       return engine;
     },
@@ -119,9 +136,9 @@ function resolversOf(options: GlobalOptions): ResolverAddress[] | null {
   return options.resolvers.map((text) => parseResolverAddress(text, ca === undefined ? {} : { ca }));
 }
 
-/** The name of the command under `netintel` (`data` for `netintel data status`). */
-function topLevelName(command: Command): string {
+/** The command under `netintel` (`data` for `netintel data status`). */
+function topLevel(command: Command): Command {
   let top = command;
   while (top.parent?.parent) top = top.parent;
-  return top.name();
+  return top;
 }

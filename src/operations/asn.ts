@@ -53,7 +53,7 @@ export const ASN = defineOperation<Record<string, never>, AsnResult>({
   },
   record: {
     columns: ASN_SCHEMA,
-    json: { name: 'AsnResult', schema: ASN_RECORD },
+    json: { name: 'AsnResult', schema: ASN_RECORD, bulkAnswer: 'AsnBulkAnswer' },
     view: async () => (await import('../output/human/asn-view.js')).ASN_VIEW,
   },
   api: {

@@ -6,7 +6,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { BULK_SCHEMA } from '../output/schemas/bulk-schema.js';
 import { ASN } from './asn.js';
-import { lookupMany } from './engine.js';
+import { lookupMany, type PreparedRows } from './engine.js';
 import { IP } from './ip.js';
 import { defineOperation, type Lookup, type Outcomes, type PlanSizes, type RemoteCall } from './operation.js';
 import { settle } from './outcomes.js';
@@ -27,7 +27,7 @@ export interface BulkSettings {
   /** Rows show the security evidence (`createBulkLookup`'s option). */
   evidence: boolean;
   /** Told each local lookup, so that the run can note what the rows it does not see lacked (the progress display). */
-  watch?: <T extends (target: SourcedTarget) => Outcome<unknown>>(lookup: T) => T;
+  watch?: (lookup: (target: SourcedTarget) => Outcome<unknown>) => (target: SourcedTarget) => Outcome<unknown>;
 }
 
 interface BulkBody {
@@ -60,7 +60,7 @@ export const BULK = defineOperation<BulkSettings, unknown>({
       if (run.args.length === 0 && !run.stdinBringsList()) throw new NetintelError('usage', 'bulk reads targets from files or stdin: give a file, or pipe the list in');
       const { expandRangeTargets } = await import('../engine/ip/ip-range-expand.js');
       const { progress } = run;
-      const lookup = await run.engine.lookup(BULK, { ...run.settings, watch: (each) => progress.watchLookup(each) });
+      const lookup = await run.lookup({ ...run.settings, watch: (each) => progress.watchLookup(each) });
       // Rows are counted as their targets are taken: local rows are made as the output takes them.
       // A range line within --max-expand becomes its addresses here, each a row with the range's line number.
       const targets = progress.track(expandRangeTargets(withoutZoneIndexes(run.fileTargets(run.args)), run.settings.maxExpand!), true);
@@ -73,7 +73,7 @@ export const BULK = defineOperation<BulkSettings, unknown>({
     const made = createBulkLookup(ctx, { evidence: settings.evidence, ...(settings.maxExpand === undefined ? {} : { maxExpand: settings.maxExpand }) });
     const one = settings.watch ? settings.watch(made) : made;
     const each: Lookup<unknown> = (text) => [one({ text, line: 1, source: null })];
-    each.all = (targets) => bulkRows(targets as AsyncIterable<readonly SourcedTarget[]>, one, settings.threads, settings.rows, ctx.debug);
+    each.all = (targets) => bulkRows(targets as AsyncIterable<readonly SourcedTarget[]>, one, settings.threads, settings.rows, ctx.debug) as AsyncIterable<Outcomes<unknown> | PreparedRows>;
     return each;
   },
   record: {

@@ -8,8 +8,8 @@ import type { SourcedTarget, Target } from '../engine/bulk/read-targets.js';
 import type { Finding } from '../engine/findings.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { NetintelError } from '../errors.js';
-import type { Engine, PreparedRows, TargetSource } from './engine.js';
-import type { RecordDeclaration } from './operation.js';
+import type { PreparedRows, TargetSource } from './engine.js';
+import type { Lookup, RecordDeclaration } from './operation.js';
 
 /** How outcomes are printed. */
 export interface EmitSpec {
@@ -62,11 +62,16 @@ export interface TargetRun<R> {
  * settings, the engine (local or remote: the run cannot tell), the global
  * options, the process surface and the ways of printing.
  */
-export interface CommandRun<S> {
+export interface CommandRun<S, R = unknown> {
   /** The command's arguments: the targets as given (a single argument as a list of one). */
   readonly args: readonly string[];
   readonly settings: S;
-  readonly engine: Engine;
+  /**
+   * The lookup of the run's operation through the run's engine (local, or
+   * remote for an operation the API can ask: the run cannot tell), from the
+   * run's settings or others.
+   */
+  lookup(settings?: S): Promise<Lookup<R>>;
   readonly options: GlobalOptions;
   readonly io: CliIo;
   readonly progress: RunProgress;
@@ -79,7 +84,7 @@ export interface CommandRun<S> {
   /** The width the table view fits (the terminal's). */
   width(): number;
   /** Looks the targets up through the engine and prints them; the exit code. */
-  lookupTargets<R>(run: TargetRun<R>): Promise<number>;
+  lookupTargets(run: TargetRun<R>): Promise<number>;
   /** Prints outcomes in the run's format; the exit code of the outcomes. */
   emit(outcomes: AsyncIterable<Iterable<Outcome<unknown>> | PreparedRows> | Iterable<Iterable<Outcome<unknown>>>, spec: EmitSpec): Promise<number>;
   /** The exit code once findings count: the run's own when not 0, else 10 when a finding reaches `--fail-on`. */

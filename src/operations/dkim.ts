@@ -92,7 +92,7 @@ export const DKIM = defineOperation<DkimSettings, DkimResult | DkimMessageResult
     json: { name: 'DkimResult', schema: DKIM_RECORD },
     view: async () => (await import('../output/human/dkim-view.js')).DKIM_VIEW,
   },
-  api: mailCheckApi('dkim', (settings) => (settings.selector === undefined ? {} : { selector: selectorList(settings.selector).join(',') })),
+  api: mailCheckApi('dkim', (settings): Record<string, string> => (settings.selector === undefined ? {} : { selector: selectorList(settings.selector).join(',') })),
 });
 
 function selectorList(text: string): string[] {

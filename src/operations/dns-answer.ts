@@ -2,6 +2,7 @@
  * GET /api/dns-lookup's answer (docs/api.md, Endpoints), loaded with the
  * route's first request.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DnsResult } from '../engine/dns/dns-result.js';
 import type { DnsTransport } from '../engine/dns/dns-transport.js';
 import { closeOnAbort } from '../engine/dns/close-on-abort.js';
@@ -33,7 +34,7 @@ const DNS_PORT = 53;
  * record (a failure is the error answer); several types, an array of
  * records, with a `{query, error}` item for a type that failed.
  */
-export async function dnsLookup(request: { query: unknown }, api: ApiContext): Promise<unknown> {
+export async function dnsLookup(request: FastifyRequest, _reply: FastifyReply, api: ApiContext): Promise<unknown> {
   const query = request.query as DnsQuery;
   const dns = await loadDnsEngine();
   const types = dns.expandDnsTypes(query.type === undefined ? [] : dns.parseDnsTypes(query.type));

@@ -18,6 +18,8 @@ interface EmailSettings {
   trustAnchors?: TrustAnchor;
   /** `--type smtp --host HOST`: the one mail server tested (the targets are then that host alone). */
   server?: string;
+  /** The flag that named `server`, for messages. */
+  serverFlag?: '--server' | '--host';
   port?: number;
   fanOut: FanOutLimits;
   failOn: FailOn | undefined;
@@ -62,7 +64,7 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>({
         skipSmtp: !f.smtp,
         skipDnssec: !f.dnssec,
         ...(f.trustAnchor === undefined ? {} : { trustAnchors: (await kit.readTrustAnchorFile(f.trustAnchor)) as TrustAnchor }),
-        ...(host === undefined ? {} : { server: host }),
+        ...(host === undefined ? {} : { server: host, serverFlag: named !== null ? ('--server' as const) : ('--host' as const) }),
         ...(f.port === undefined ? {} : { port: f.port }),
         fanOut: kit.fanOut(flags),
         failOn: f.failOn,
@@ -71,7 +73,7 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>({
     run(run) {
       const { server } = run.settings;
       if (server !== undefined && run.args.length > 0) {
-        throw new NetintelError('usage', `--type smtp ${run.settings.server === run.args[0] ? '--host' : 'a mail server'} tests one server: give no domain`);
+        throw new NetintelError('usage', `--type smtp ${run.settings.serverFlag} tests one server: give no domain`);
       }
       return run.lookupTargets({
         targets: server === undefined ? run.args : [server],
@@ -83,13 +85,13 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>({
   },
   async lookup(ctx, settings) {
     const { checkEmail } = await import('../engine/mail/check-email.js');
-    const { fanOut, failOn: _failOn, ...options } = settings;
+    const { fanOut, failOn: _failOn, serverFlag: _serverFlag, ...options } = settings;
     const capped = { ...ctx, fanOut };
     return oneRecordEach((text) => checkEmail(capped, settings.server === undefined ? text : null, options));
   },
   record: {
     columns: EMAIL_SCHEMA,
-    json: { name: 'EmailReport', schema: EMAIL_RECORD, parts: { DmarcResult: DMARC_RECORD, MtaStsResult: MTA_STS_RECORD, TlsRptResult: TLS_RPT_RECORD } },
+    json: { name: 'EmailReport', schema: EMAIL_RECORD, parts: { DmarcResult: DMARC_RECORD, MtaStsResult: MTA_STS_RECORD, TlsRptResult: TLS_RPT_RECORD }, bulkAnswer: 'EmailBulkAnswer' },
     view: async () => (await import('../output/human/mail-views.js')).EMAIL_VIEW,
   },
   api: {

@@ -54,5 +54,5 @@ export interface LocalEngine extends Engine {
  */
 export function lookupMany<R, T extends Target>(lookup: Lookup<R>, targets: TargetSource<T>, many: ManyTargets): AsyncIterable<Array<Outcome<R>> | PreparedRows> {
   if (lookup.all) return lookup.all(targets, many);
-  return flattenBatches(mapOrdered(targets, (target) => lookup(target.text), many.concurrency));
+  return flattenBatches(mapOrdered(targets, (target) => lookup(target.text), Math.min(many.concurrency, lookup.concurrency ?? many.concurrency)));
 }

@@ -60,12 +60,12 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>({
     const dns = () => import('../engine/dns/host-addresses.js');
     const resolveHost = async (name: string) => (await dns()).resolveHostAddresses(ctx, name);
     const each: Lookup<IpInfoRecord> = (query) => ipTargetOutcomes(lookup, resolveHost, query);
-    each.caller = async () => (await dns()).lookupCallerIp(ctx).then((ip) => each(ip), (error: unknown) => [failed('me', error)]);
+    each.ownAddress = async () => (await dns()).lookupCallerIp(ctx).then((ip) => each(ip), (error: unknown) => [failed('me', error)]);
     return each;
   },
   record: {
     columns: IP_SCHEMA,
-    json: { name: 'IpInfoRecord', schema: IP_RECORD },
+    json: { name: 'IpInfoRecord', schema: IP_RECORD, bulkAnswer: 'IpBulkAnswer' },
     view: async () => (await import('../output/human/ip-view.js')).IP_VIEW,
   },
   api: {

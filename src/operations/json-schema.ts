@@ -51,3 +51,33 @@ export function record<T>(properties: { [K in keyof T]-?: JsonSchema }, options:
     properties,
   };
 }
+
+/** A bulk answer of records of one kind: one item per query in order, and counts. */
+export function bulkAnswerSchema(recordName: string): JsonSchema {
+  return {
+    type: 'object',
+    required: ['results', 'summary'],
+    properties: {
+      results: {
+        type: 'array',
+        description: 'One item per query, in the order sent.',
+        items: {
+          oneOf: [
+            { type: 'object', required: ['query', 'record'], properties: { query: { type: 'string' }, record: ref(recordName) } },
+            { type: 'object', required: ['query', 'error'], properties: { query: { type: 'string' }, error: ref('ItemError') } },
+          ],
+        },
+      },
+      summary: {
+        type: 'object',
+        required: ['total', 'succeeded', 'failed', 'errors'],
+        properties: {
+          total: { type: 'integer' },
+          succeeded: { type: 'integer' },
+          failed: { type: 'integer' },
+          errors: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Failed items by error code.' },
+        },
+      },
+    },
+  };
+}

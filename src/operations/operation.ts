@@ -37,9 +37,11 @@ export type Outcomes<R> = Array<Outcome<R>>;
 export interface Lookup<R> {
   (target: string): MaybePromise<Outcomes<R>>;
   /** The caller's own address looked up, for an operation that takes it when no target is given. */
-  caller?: () => Promise<Outcomes<R>>;
+  ownAddress?: () => Promise<Outcomes<R>>;
   /** Many targets, when the lookup has a way of its own (the API's bulk form, a bulk run's worker threads); see lookupMany. */
   all?: <T extends Target>(targets: TargetSource<T>, many: ManyTargets) => AsyncIterable<Array<Outcome<R>> | PreparedRows>;
+  /** The most targets it wants in flight at once (a remote lookup asks a server fewer); absent: the run's `--concurrency`. */
+  concurrency?: number;
   /** Releases what the lookup holds (sockets of a blocklist run). */
   close?: () => Promise<void>;
 }
@@ -50,9 +52,10 @@ export interface RecordDeclaration {
   columns: RecordSchema;
   /**
    * The JSON Schema of the record: the OpenAPI component `name`, and the
-   * components it refers to that no other record declares (`parts`).
+   * components it refers to that no other record declares (`parts`), and
+   * the component of the API's bulk answer of such records (`bulkAnswer`).
    */
-  json?: { name: string; schema: JsonSchema; parts?: Readonly<Record<string, JsonSchema>> };
+  json?: { name: string; schema: JsonSchema; parts?: Readonly<Record<string, JsonSchema>>; bulkAnswer?: string };
   /** The human view (format `table`), loaded when a table is drawn; absent: the columns as a generic view. */
   view?: () => Promise<HumanView>;
 }
@@ -183,7 +186,7 @@ export interface SettingsKit {
 }
 
 /** How an operation's command is made: its declaration, its settings parser and its run. */
-export interface CommandDeclaration<S> {
+export interface CommandDeclaration<S, R = unknown> {
   /** Declares the description, arguments, options and help text on the command the CLI made under the operation's name. */
   declare(command: Command, kit: DeclareKit): void;
   /** `email`: a command-line `--server` that is not an http(s) URL names the mail server to test. */
@@ -202,8 +205,8 @@ export interface CommandDeclaration<S> {
    * @throws NetintelError `usage` (or `invalid_input`) for flags that do not go together.
    */
   settings(flags: Record<string, unknown>, kit: SettingsKit): MaybePromise<S>;
-  /** The run: looks the targets up through `run.engine`, prints them, and gives the exit code. */
-  run(run: CommandRun<S>): Promise<number>;
+  /** The run: looks the targets up through `run.lookup`, prints them, and gives the exit code. */
+  run(run: CommandRun<S, R>): Promise<number>;
 }
 
 /**
@@ -212,7 +215,7 @@ export interface CommandDeclaration<S> {
  */
 export interface Operation<S = any, R = any> {
   readonly name: string;
-  readonly command: CommandDeclaration<S>;
+  readonly command: CommandDeclaration<S, R>;
   /** The engine call: the lookup of a run, from its settings, over the engine context. */
   lookup(ctx: EngineContext, settings: S): MaybePromise<Lookup<R>>;
   readonly record: RecordDeclaration;
@@ -222,6 +225,11 @@ export interface Operation<S = any, R = any> {
 
 /** An operation the HTTP API can ask: the only kind a remote engine takes. */
 export type RemoteOperation<S = any, R = any> = Operation<S, R> & { readonly api: ApiMapping<S, R> };
+
+/** True for an operation the HTTP API can ask (the compiler then lets a remote engine take it). */
+export function isRemoteOperation<S, R>(operation: Operation<S, R>): operation is RemoteOperation<S, R> {
+  return operation.api !== undefined;
+}
 
 /** Declares an operation (the identity, with its types inferred). */
 export function defineOperation<S, R>(operation: RemoteOperation<S, R>): RemoteOperation<S, R>;

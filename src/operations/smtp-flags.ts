@@ -1,3 +1,4 @@
+import type { FailOn } from '../cli/fail-on.js';
 import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import type { ProbeSmtpOptions } from '../engine/smtp/probe-smtp.js';
 import type { SmtpAuthMechanism, SmtpStage } from '../engine/smtp/smtp-result.js';

@@ -67,7 +67,7 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>({
     }),
     async run(run) {
       const { settings, options, io } = run;
-      const lookup = await run.engine.lookup(SMTP, settings);
+      const lookup = await run.lookup(settings);
       const outcomes = await lookup(run.args[0]!);
       // No record at all: the input was refused, or the host has no address.
       const first = outcomes[0];

@@ -50,7 +50,7 @@ export const VPN = defineOperation<Record<string, never>, VpnResult>({
       const outcomes = ipTargetOutcomes(lookup, resolveHost, query);
       return Array.isArray(outcomes) ? toVpn(outcomes) : outcomes.then(toVpn);
     };
-    each.caller = async () => (await dns()).lookupCallerIp(ctx).then((ip) => each(ip), (error: unknown) => [failed('me', error)]);
+    each.ownAddress = async () => (await dns()).lookupCallerIp(ctx).then((ip) => each(ip), (error: unknown) => [failed('me', error)]);
     return each;
   },
   record: {

@@ -1,3 +1,4 @@
+import type { HumanView } from './human/view.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { CsvRecordWriter } from './csv-encoder.js';
 import type { CsvCell } from './csv-row.js';
@@ -33,6 +34,8 @@ export interface FormatterOptions {
   width?: number;
   /** Table view: every field of the record (`--all`), not the view's chosen facts. */
   all?: boolean;
+  /** Table view: the record's own view; absent: its columns as a generic view. */
+  view?: HumanView;
 }
 
 /** The width the table view fits when the caller names none: a classic terminal. */
@@ -164,7 +167,7 @@ export async function createFormatter(options: FormatterOptions): Promise<Format
     case 'table': {
       const { createHumanView } = await import('./human/human-view.js');
       const width = options.width ?? DEFAULT_WIDTH;
-      const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true });
+      const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true, ...(options.view ? { view: options.view } : {}) });
       if (options.single) {
         // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
         return {

@@ -1,3 +1,4 @@
+import type { HumanView } from './human/view.js';
 import { distance } from 'fastest-levenshtein';
 import { NetintelError } from '../errors.js';
 import type { CsvRecordWriter } from './csv-encoder.js';
@@ -9,6 +10,12 @@ import type { CsvRecordWriter } from './csv-encoder.js';
  */
 export interface RecordSchema {
   kind: string;
+  /**
+   * The human view (format `table`) of a record no operation declares
+   * (the service records: quota, API keys, data sources), loaded when a
+   * table is drawn; an operation names its record's view in its descriptor.
+   */
+  view?: () => Promise<HumanView>;
   /** Every leaf of the record as a dot path, in output order. */
   columns: readonly string[];
   /** Named groups `--fields` accepts (e.g. location, security). */

@@ -36,13 +36,16 @@ export function remoteLookup<S, R>(remote: RemoteCall, api: ApiMapping<S, R>, se
   const { caller, batch } = api;
   if (caller) {
     // The path asked without a target answers for the caller's own address, as the server sees it.
-    lookup.caller = async () => {
+    lookup.ownAddress = async () => {
       const outcome = await settle('me', () => request(null));
       return [outcome.ok ? { ...outcome, query: caller(outcome.value) } : outcome];
     };
   }
-  lookup.all = <T extends Target>(targets: TargetSource<T>, many: ManyTargets) =>
-    batch?.applies(settings, many.list) ? inGroups(remote, batch, settings, targets) : flattenBatches(mapOrdered(targets, (target) => one(target.text), Math.min(many.concurrency, remote.concurrency)));
+  lookup.concurrency = remote.concurrency;
+  if (batch) {
+    lookup.all = <T extends Target>(targets: TargetSource<T>, many: ManyTargets) =>
+      batch.applies(settings, many.list) ? inGroups(remote, batch, settings, targets) : flattenBatches(mapOrdered(targets, (target) => one(target.text), Math.min(many.concurrency, remote.concurrency)));
+  }
   return lookup;
 }
 
