@@ -9,7 +9,7 @@ import { exitCodeForRun, type RecordCoverage } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
 import { markWrittenToStdout } from './report-failure.js';
-import { RenderedRows, renderRows } from './rendered-rows.js';
+import { RenderedRows, renderRows } from '../operations/rendered-rows.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { printCredit } from './attribution.js';
 

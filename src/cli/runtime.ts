@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
 import type { Engine, LocalEngine } from '../operations/engine.js';
+import type { RemoteEngine } from '../remote/remote-engine.js';
 import { createLocalEngine } from '../operations/local-engine.js';
 import { readCaFile } from './ca-file.js';
 import { parseResolverAddress, type ResolverAddress } from '../engine/dns/resolver-address.js';
@@ -23,7 +24,7 @@ export function declareServerUse(command: Command, use: ServerFlagUse): void {
 }
 
 /** Opens the remote engine of a run with `--server` (src/remote, loaded only for such a run). */
-export type RemoteEngineOpener = (options: GlobalOptions, io: CliIo, progress: RunProgress) => Promise<Engine>;
+export type RemoteEngineOpener = (options: GlobalOptions, io: CliIo, progress: RunProgress) => Promise<RemoteEngine>;
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
@@ -37,6 +38,8 @@ export interface CommandRuntime {
   engine(options: GlobalOptions): Promise<Engine>;
   /** The local engine over a new context: for what the API cannot ask. */
   localEngine(options: GlobalOptions): LocalEngine;
+  /** The engine of the netintel server `--server` names (`quota` asks it for the key's plan). */
+  remoteEngine(options: GlobalOptions): Promise<RemoteEngine>;
   /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
   readonly progress: RunProgress;
   /** Ends the progress display, then closes every context the run created. */
@@ -99,6 +102,9 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
     async engine(options) {
       const local = this.localEngine(options);
       if (!options.remote) return local;
+      return this.remoteEngine(options);
+    },
+    async remoteEngine(options) {
       const remote = await openRemote(options, runIo, progress ?? SILENT);
       engines.push(remote);
       return remote;

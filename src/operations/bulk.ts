@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { BulkWorkerSettings } from '../cli/bulk-threads.js';
+import type { BulkWorkerSettings } from './bulk-threads.js';
 import type { SourcedTarget } from '../engine/bulk/read-targets.js';
 import type { IpInfoRecord } from '../engine/ip/ip-record.js';
 import type { Outcome } from '../engine/outcome.js';
@@ -51,7 +51,7 @@ export const BULK = defineOperation<BulkSettings, unknown>({
         );
     },
     async settings(flags, kit) {
-      const [{ DEFAULT_MAX_EXPAND }, { defaultBulkThreads, rowsShowEvidence }] = await Promise.all([import('../engine/ip/ip-range-expand.js'), import('../cli/bulk-threads.js')]);
+      const [{ DEFAULT_MAX_EXPAND }, { defaultBulkThreads, rowsShowEvidence }] = await Promise.all([import('../engine/ip/ip-range-expand.js'), import('./bulk-threads.js')]);
       const maxExpand = (flags.maxExpand as number | undefined) ?? DEFAULT_MAX_EXPAND;
       const { dataDir, format, fields, verbose } = kit.options;
       return { maxExpand, threads: (flags.threads as number | undefined) ?? defaultBulkThreads(), rows: { dataDir, format, fields, verbose, maxExpand }, evidence: rowsShowEvidence(format, fields) };
@@ -69,7 +69,7 @@ export const BULK = defineOperation<BulkSettings, unknown>({
   },
   async lookup(ctx, settings) {
     // Local lookups never wait, so they need no concurrency window; a long list spreads over threads.
-    const [{ createBulkLookup }, { bulkRows }] = await Promise.all([import('../engine/bulk/bulk-lookup.js'), import('../cli/bulk-threads.js')]);
+    const [{ createBulkLookup }, { bulkRows }] = await Promise.all([import('../engine/bulk/bulk-lookup.js'), import('./bulk-threads.js')]);
     const made = createBulkLookup(ctx, { evidence: settings.evidence, ...(settings.maxExpand === undefined ? {} : { maxExpand: settings.maxExpand }) });
     const one = settings.watch ? settings.watch(made) : made;
     const each: Lookup<unknown> = (text) => [one({ text, line: 1, source: null })];

@@ -1,4 +1,4 @@
-import type { RenderedRows } from '../cli/rendered-rows.js';
+import type { RenderedRows } from './rendered-rows.js';
 import { flattenBatches, mapOrdered } from '../engine/bulk/map-ordered.js';
 import type { Target } from '../engine/bulk/read-targets.js';
 import type { Outcome } from '../engine/outcome.js';

@@ -175,7 +175,7 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
 
   it('gives an operation the records its local engine gives (the remote engine\'s lookup)', async () => {
     const { createRemoteEngine } = await import('../../src/remote/remote-engine.js');
-    const { publishedAnswerCheck } = await import('../../src/cli/remote-mode.js');
+    const { publishedAnswerCheck } = await import('../../src/app/remote-mode.js');
     const { checkVpn } = await import('../../src/engine/security/check-vpn.js');
     const { createEngineContext } = await import('../../src/engine/context.js');
     const remote = createRemoteEngine({ server: url, apiKey: pro, timeoutMs: 5000, answers: publishedAnswerCheck() });

@@ -6,15 +6,15 @@ import { API_KEY_SCHEMA } from '../output/schemas/api-key-schema.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
 import { QUOTA_SCHEMA } from '../output/schemas/quota-schema.js';
-import { declareRecords } from './command-fields.js';
-import type { ServerFlagUse } from './global-options.js';
-import type { CliIo } from './io.js';
-import { operationCommand } from './operation-command.js';
+import { declareRecords } from '../cli/command-fields.js';
+import type { ServerFlagUse } from '../cli/global-options.js';
+import type { CliIo } from '../cli/io.js';
+import { operationCommand } from '../cli/operation-command.js';
 import { runProgram, type CommandRegistration } from './program.js';
-import { declareServerUse } from './runtime.js';
+import { declareServerUse } from '../cli/runtime.js';
 
 export { VERSION } from './program.js';
-export { createProcessIo } from './io.js';
+export { createProcessIo } from '../cli/io.js';
 
 /** A command that is not an operation: its module, and what the program says of it. */
 interface OrdinaryCommand {

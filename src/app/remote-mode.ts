@@ -1,6 +1,6 @@
-import { SILENT, type RunProgress } from './progress.js';
-import type { CliIo } from './io.js';
-import type { GlobalOptions } from './global-options.js';
+import { SILENT, type RunProgress } from '../cli/progress.js';
+import type { CliIo } from '../cli/io.js';
+import type { GlobalOptions } from '../cli/global-options.js';
 import type { PlanTable } from '../keys/plans.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { createAnswerCheck, type AnswerCheck, type PublishedApi } from '../remote/answer-check.js';

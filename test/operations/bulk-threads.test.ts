@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bulkRows, renderInOrder, THREADS_AFTER_TARGETS, type BatchRenderer, type BulkWorkerSettings } from '../../src/cli/bulk-threads.js';
-import { RenderedRows } from '../../src/cli/rendered-rows.js';
+import { bulkRows, renderInOrder, THREADS_AFTER_TARGETS, type BatchRenderer, type BulkWorkerSettings } from '../../src/operations/bulk-threads.js';
+import { RenderedRows } from '../../src/operations/rendered-rows.js';
 import type { SourcedTarget } from '../../src/engine/bulk/bulk-lookup.js';
 import { BIN, isolatedEnv, REPO_ROOT, spawnCli, tempDir } from '../support/cli.js';
 

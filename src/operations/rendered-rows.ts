@@ -3,7 +3,7 @@ import type { Outcome } from '../engine/outcome.js';
 import type { ErrorCode } from '../errors.js';
 import type { Formatter } from '../output/formatter.js';
 import type { Utf8Chunk } from '../output/utf8-chunk.js';
-import type { RecordCoverage } from './exit-codes.js';
+import type { RecordCoverage } from '../cli/exit-codes.js';
 
 /**
  * Bulk rows already turned into output bytes, with the tally of their

@@ -2,18 +2,18 @@ import { Command, CommanderError, Option } from 'commander';
 import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { mainValueSummary } from '../output/value-format.js';
-import { fieldsHelp } from './command-fields.js';
-import { exitCodeFor } from './exit-codes.js';
-import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
-import type { CliIo } from './io.js';
-import { createRuntime, type CommandRegistration, type CommandRuntime } from './runtime.js';
-import { debugRequested, guardRun } from './run-guard.js';
-import { usageErrorMessage } from './usage-errors.js';
-import { versionText } from './version-text.js';
+import { fieldsHelp } from '../cli/command-fields.js';
+import { exitCodeFor } from '../cli/exit-codes.js';
+import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from '../cli/global-options.js';
+import type { CliIo } from '../cli/io.js';
+import { createRuntime, type CommandRegistration, type CommandRuntime } from '../cli/runtime.js';
+import { debugRequested, guardRun } from '../cli/run-guard.js';
+import { usageErrorMessage } from '../cli/usage-errors.js';
+import { versionText } from '../cli/version-text.js';
 
 export const VERSION = '0.1.0';
 
-export type { CommandRegistration } from './runtime.js';
+export type { CommandRegistration } from '../cli/runtime.js';
 
 const EXAMPLES = `
 Examples:
