@@ -24,8 +24,9 @@ interface AsnQuery {
 }
 
 /** `netintel asn`: an AS by number, or the AS and route announcing an address. */
-export const ASN = defineOperation<Record<string, never>, AsnResult>({
+export const ASN = defineOperation<Record<string, never>, AsnResult>()({
   name: 'asn',
+  defaults: {},
   command: {
     declare(command) {
       command

@@ -16,7 +16,7 @@ interface BimiSettings {
 }
 
 /** `netintel bimi`: the BIMI assertion of domains, its DMARC prerequisites, its logo and mark certificate. */
-export const BIMI = defineOperation<BimiSettings, BimiResult>({
+export const BIMI = defineOperation<BimiSettings, BimiResult>()({
   name: 'bimi',
   command: {
     declare(command, kit) {

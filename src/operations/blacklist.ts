@@ -21,7 +21,7 @@ interface BlacklistSettings {
 const USAGE = 'blacklist needs an IP address or a domain: give one or more, or pipe a list in';
 
 /** `netintel blacklist`: IP addresses and domains against DNS blocklists, per zone, with an honest verdict. */
-export const BLACKLIST = defineOperation<BlacklistSettings, BlacklistResult>({
+export const BLACKLIST = defineOperation<BlacklistSettings, BlacklistResult>()({
   name: 'blacklist',
   command: {
     declare(command, kit) {

@@ -36,7 +36,7 @@ interface BulkBody {
 }
 
 /** `netintel bulk`: many IP addresses and AS numbers, one row per line, in input order. */
-export const BULK = defineOperation<BulkSettings, unknown>({
+export const BULK = defineOperation<BulkSettings, unknown>()({
   name: 'bulk',
   command: {
     declare(command, kit) {

@@ -23,7 +23,7 @@ const MESSAGE_RECORD: RecordDeclaration = {
 };
 
 /** `netintel dkim`: the DKIM keys of domains at given or common selectors, or the signatures of a saved message. */
-export const DKIM = defineOperation<DkimSettings, DkimResult | DkimMessageResult>({
+export const DKIM = defineOperation<DkimSettings, DkimResult | DkimMessageResult>()({
   name: 'dkim',
   command: {
     declare(command, kit) {

@@ -21,7 +21,7 @@ interface DnsSettings {
 }
 
 /** `netintel dns`: the records of names (an address: its PTR), typed, with rcodes and the resolver that answered. */
-export const DNS = defineOperation<DnsSettings, DnsResult>({
+export const DNS = defineOperation<DnsSettings, DnsResult>()({
   name: 'dns',
   command: {
     declare(command) {

@@ -26,7 +26,7 @@ interface EmailSettings {
 }
 
 /** `netintel email`: the whole mail set-up of domains in one report of findings, or one of its tests. */
-export const EMAIL = defineOperation<EmailSettings, EmailReport>({
+export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
   name: 'email',
   command: {
     declare(command, kit) {

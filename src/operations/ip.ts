@@ -21,7 +21,7 @@ export const IP_ANSWER_TYPES = {
 } as const;
 
 /** `netintel ip`: where an address is and who runs it, from the local datasets. */
-export const IP = defineOperation<IpSettings, IpInfoRecord>({
+export const IP = defineOperation<IpSettings, IpInfoRecord>()({
   name: 'ip',
   command: {
     declare(command, kit) {

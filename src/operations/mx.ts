@@ -13,7 +13,7 @@ interface MxSettings {
 }
 
 /** `netintel mx`: the MX hosts of domains, resolved, with their reverse DNS and findings. */
-export const MX = defineOperation<MxSettings, MxResult>({
+export const MX = defineOperation<MxSettings, MxResult>()({
   name: 'mx',
   command: {
     declare(command, kit) {

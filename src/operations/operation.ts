@@ -221,6 +221,8 @@ export interface Operation<S = any, R = any> {
   readonly record: RecordDeclaration;
   /** How the API asks it: present, the operation runs remotely too. */
   readonly api?: ApiMapping<S, R>;
+  /** The settings of a run that gives none (the library's lookup); absent: the library cannot run it without them. */
+  readonly defaults?: S;
 }
 
 /** An operation the HTTP API can ask: the only kind a remote engine takes. */
@@ -231,9 +233,16 @@ export function isRemoteOperation<S, R>(operation: Operation<S, R>): operation i
   return operation.api !== undefined;
 }
 
-/** Declares an operation (the identity, with its types inferred). */
-export function defineOperation<S, R>(operation: RemoteOperation<S, R>): RemoteOperation<S, R>;
-export function defineOperation<S, R>(operation: Operation<S, R>): Operation<S, R>;
-export function defineOperation<S, R>(operation: Operation<S, R>): Operation<S, R> {
-  return operation;
+/**
+ * Declares an operation of settings `S` and records `R`: `defineOperation<S, R>()({ ... })`,
+ * the identity, keeping the literal name (the library's lookups are typed by it) and whether
+ * the API can ask it (a `RemoteOperation`, which a remote engine takes).
+ */
+export function defineOperation<S, R>() {
+  function declare<N extends string>(operation: RemoteOperation<S, R> & { readonly name: N }): RemoteOperation<S, R> & { readonly name: N };
+  function declare<N extends string>(operation: Operation<S, R> & { readonly name: N }): Operation<S, R> & { readonly name: N };
+  function declare(operation: Operation<S, R>): Operation<S, R> {
+    return operation;
+  }
+  return declare;
 }

@@ -8,8 +8,9 @@ import { failed } from './outcomes.js';
  * no dataset and no server: it has no API mapping, runs on this machine
  * whatever `--server` says.
  */
-export const RANGE = defineOperation<Record<string, never>, RangeRecord>({
+export const RANGE = defineOperation<Record<string, never>, RangeRecord>()({
   name: 'range',
+  defaults: {},
   command: {
     declare(command) {
       command

@@ -28,7 +28,7 @@ const TRANSCRIPT_MARKER = /^ *[\d.]+ ms .{3} /;
 const MECHANISMS = ['PLAIN', 'LOGIN', 'CRAM-MD5'] as const;
 
 /** `netintel smtp`: an SMTP server tested stage by stage, every address of the host, with findings. */
-export const SMTP = defineOperation<SmtpSettings, SmtpResult>({
+export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
   name: 'smtp',
   command: {
     declare(command, kit) {

@@ -14,8 +14,9 @@ interface SpfSettings {
 }
 
 /** `netintel spf`: the SPF record of domains, its include tree and problems; with an address, check_host(). */
-export const SPF = defineOperation<SpfSettings, SpfResult>({
+export const SPF = defineOperation<SpfSettings, SpfResult>()({
   name: 'spf',
+  defaults: { evaluation: {}, failOn: undefined },
   command: {
     declare(command, kit) {
       command

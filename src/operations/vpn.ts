@@ -6,8 +6,9 @@ import { failed } from './outcomes.js';
 import { VPN_RECORD } from './record-json-schemas.js';
 
 /** `netintel vpn`: the security verdict of addresses, with the evidence for each. */
-export const VPN = defineOperation<Record<string, never>, VpnResult>({
+export const VPN = defineOperation<Record<string, never>, VpnResult>()({
   name: 'vpn',
+  defaults: {},
   command: {
     declare(command) {
       command

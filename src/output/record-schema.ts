@@ -22,6 +22,8 @@ export interface RecordSchema {
   groups: Readonly<Record<string, readonly string[]>>;
   /** Columns always kept, whatever `--fields` selects (the record's identity). */
   identity: readonly string[];
+  /** What `-f value` prints without `--fields`, where the record says it (value-format.ts has the older kinds'). */
+  mainValue?: readonly string[];
   /** The compact column set of the horizontal table (many records). */
   tableColumns: readonly string[];
   /** A one-line credit shown under human-readable output (data licences). */

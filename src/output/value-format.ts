@@ -32,7 +32,7 @@ const MAIN_VALUE: Readonly<Record<string, readonly string[]>> = {
 
 /** The columns `-f value` prints for a schema when `--fields` names none. */
 export function mainValueColumns(schema: RecordSchema): readonly string[] {
-  const main = Object.hasOwn(MAIN_VALUE, schema.kind) ? MAIN_VALUE[schema.kind]! : schema.identity;
+  const main = schema.mainValue ?? (Object.hasOwn(MAIN_VALUE, schema.kind) ? MAIN_VALUE[schema.kind]! : schema.identity);
   return main.filter((column) => schema.columns.includes(column));
 }
 
