@@ -7,6 +7,7 @@ import { DNS } from './dns.js';
 import { EMAIL } from './email.js';
 import { IP } from './ip.js';
 import { MX } from './mx.js';
+import { PTR } from './ptr.js';
 import type { Operation } from './operation.js';
 import { RANGE } from './range.js';
 import { SMTP } from './smtp.js';
@@ -18,4 +19,4 @@ import { VPN } from './vpn.js';
  * the CLI commands, the API routes, the OpenAPI components, the remote
  * calls and the library's lookups are made from (docs/design.md, Operations).
  */
-export const OPERATIONS: readonly Operation[] = [IP, ASN, BULK, RANGE, DNS, SMTP, MX, SPF, DKIM, BIMI, EMAIL, VPN, BLACKLIST];
+export const OPERATIONS: readonly Operation[] = [IP, ASN, BULK, RANGE, DNS, PTR, SMTP, MX, SPF, DKIM, BIMI, EMAIL, VPN, BLACKLIST];

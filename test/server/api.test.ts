@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from './harness.js';
 const DOCUMENTED_PATHS = [
   ['GET', '/api/ipinfo'],
   ['GET', '/api/dns-lookup'],
+  ['GET', '/api/ptr'],
   ['GET', '/api/smtp-test'],
   ['GET', '/api/asn-lookup'],
   ['GET', '/api/email-tests'],
