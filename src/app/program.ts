@@ -1,8 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
+import type { RecordSchema } from '../output/record-schema.js';
 import { mainValueSummary } from '../output/value-format.js';
-import { fieldsHelp } from '../cli/command-fields.js';
+import { declaredRecords, fieldsHelp } from '../cli/command-fields.js';
 import { exitCodeFor } from '../cli/exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from '../cli/global-options.js';
 import type { CliIo } from '../cli/io.js';
@@ -15,7 +16,8 @@ export const VERSION = '0.1.0';
 
 export type { CommandRegistration } from '../cli/runtime.js';
 
-const EXAMPLES = `
+/** The examples under the program's help, with the main value of each record the commands print. */
+const examples = (declared: readonly RecordSchema[]) => `
 Examples:
   netintel ip 8.8.8.8                                  # where an address is, who runs it
   netintel ip 8.8.8.8 --fields location.city -f value  # one bare value, for scripts
@@ -28,7 +30,7 @@ Examples:
 lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a
 missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH).
 Without --fields, each record's main value:
-${mainValueSummary()}
+${mainValueSummary(declared)}
 `;
 
 /** Builds the program: global options, then the commands. */
@@ -53,7 +55,6 @@ export function buildProgram(
     })
     // A command's help lists the global options its examples use (-f, --fields, ...).
     .configureHelp({ showGlobalOptions: true })
-    .addHelpText('after', `${EXAMPLES}\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
   addGlobalOptions(program);
   program.addOption(new Option('-V, --version', 'print the version and the dates of the datasets'));
   program.on('option:version', () => {
@@ -62,6 +63,8 @@ export function buildProgram(
     throw new CommanderError(0, 'commander.version', VERSION);
   });
   for (const register of commands) register(program, runtime);
+  // After the commands: the summary names the main value of the records they declare.
+  program.addHelpText('after', `${examples(program.commands.flatMap(declaredRecords))}\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
   // The command whose arguments commander refused, for the help its message points to.
   let failed: Command | undefined;
   const configure = (command: Command, path: string) => {

@@ -9,6 +9,12 @@ export function declareRecords(command: Command, schema: RecordSchema): void {
   RECORDS.set(command, schema);
 }
 
+/** The records a command and its subcommands declare. */
+export function declaredRecords(command: Command): RecordSchema[] {
+  const own = RECORDS.get(command);
+  return [...(own ? [own] : []), ...command.commands.flatMap(declaredRecords)];
+}
+
 /** The names `--fields` takes for a command (groups, then every column), or none for a command without records. */
 export function fieldNames(command: Command): readonly string[] {
   const schema = RECORDS.get(command);
