@@ -36,7 +36,7 @@ function loadBundle() {
   return { exports: mod.exports, script };
 }
 
-/** The CLI: `main(argv, io)` and `createProcessIo()` of src/cli/main.ts. */
+/** The CLI: `main(argv, io)` and `createProcessIo()` of src/app/main.ts. */
 function loadCli() {
   return loadBundle().exports;
 }

@@ -49,7 +49,7 @@ const LAZY_BUILTINS = [
   { module: 'node:module', importers: join(root, 'src') },
   { module: 'node:os', importers: join(root, 'src') },
   // The bulk command's worker threads, which only long bulk runs start.
-  { module: 'node:worker_threads', importers: join(root, 'src', 'cli', 'bulk-threads.ts') },
+  { module: 'node:worker_threads', importers: join(root, 'src', 'operations', 'bulk-threads.ts') },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
@@ -160,12 +160,12 @@ rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
 await Promise.all([
   build({
     ...common,
-    entryPoints: { main: 'src/cli/main.ts' },
+    entryPoints: { main: 'src/app/main.ts' },
     banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
     footer: { js: WRAPPER_TAIL },
   }),
   // A worker thread loads its file as an ordinary CommonJS module.
-  build({ ...common, entryPoints: { 'bulk-worker': 'src/cli/bulk-worker.ts' }, banner: { js: IMPORT_META_URL } }),
+  build({ ...common, entryPoints: { 'bulk-worker': 'src/operations/bulk-worker.ts' }, banner: { js: IMPORT_META_URL } }),
 ]);
 
 // load-bundle.js reads main.cjs as latin1, which is its text only while it is ASCII.

@@ -2,7 +2,7 @@
  * The one error type of netintel and the table that gives each of its codes
  * a process exit code (CLI) and an HTTP status (server).
  *
- * The engine throws only `NetintelError`; `src/cli/program.ts` is the only place
+ * The engine throws only `NetintelError`; `src/app/program.ts` is the only place
  * that turns a code into an exit code, the server the only place that turns it
  * into a status. A test keeps this table and docs/exit-codes.md in sync.
  */

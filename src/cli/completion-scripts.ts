@@ -19,6 +19,8 @@ interface CommandNode {
   /** Its subcommands' names, or the choices of its first argument. */
   subcommands: string[];
   options: Option[];
+  /** The `--fields` names of its records. */
+  fields: readonly string[];
 }
 
 /** Every command of the tree, the program first; the global options are the program's. */
@@ -27,7 +29,7 @@ function commandNodes(program: Command): CommandNode[] {
   const walk = (command: Command, path: string) => {
     // A command without subcommands whose first argument has choices (`completion <shell>`) completes to those.
     const words = command.commands.length > 0 ? command.commands.map((sub) => sub.name()) : [...(command.registeredArguments[0]?.argChoices ?? [])];
-    nodes.push({ path, description: command.description(), subcommands: words, options: command.options as Option[] });
+    nodes.push({ path, description: command.description(), subcommands: words, options: command.options as Option[], fields: path === '' ? [] : fieldNames(command) });
     for (const sub of command.commands) walk(sub, path === '' ? sub.name() : `${path} ${sub.name()}`);
   };
   walk(program, '');
@@ -43,8 +45,8 @@ function takesValue(option: Option): boolean {
 }
 
 /** The values an option's argument completes to: its choices, or the fields of the command for --fields. */
-function optionValues(option: Option, path: string): readonly string[] {
-  if (option.long === '--fields') return fieldNames(path);
+function optionValues(option: Option, fields: readonly string[]): readonly string[] {
+  if (option.long === '--fields') return fields;
   return option.argChoices ?? [];
 }
 
@@ -71,11 +73,11 @@ function sharedHelpers(nodes: readonly CommandNode[]): string {
     .map((node) => `    ${quoted(node.path)}) printf '%s\\n' ${quoted([...node.options.flatMap(flagsOf), ...globalFlags, '--help'])} ;;`);
   const values: string[] = [];
   for (const node of nodes) {
-    const scope = node.path === '' ? nodes.map((each) => each.path) : [node.path];
+    const scope = node.path === '' ? nodes : [node];
     for (const option of node.options.filter(takesValue)) {
-      for (const path of scope) {
-        const patterns = flagsOf(option).map((flag) => quoted(`${path}|${flag}`)).join('|');
-        values.push(`    ${patterns}) printf '%s\\n' ${quoted(optionValues(option, path))} ;;`);
+      for (const each of scope) {
+        const patterns = flagsOf(option).map((flag) => quoted(`${each.path}|${flag}`)).join('|');
+        values.push(`    ${patterns}) printf '%s\\n' ${quoted(optionValues(option, each.fields))} ;;`);
       }
     }
   }
@@ -187,7 +189,7 @@ function fishScript(nodes: readonly CommandNode[]): string {
       if (option.short) words.push(`-s ${option.short.slice(1)}`);
       if (option.long) words.push(`-l ${option.long.slice(2)}`);
       if (takesValue(option)) {
-        const values = optionValues(option, node.path);
+        const values = optionValues(option, node.fields);
         words.push(values.length > 0 ? `-x -a ${quoted(values)}` : '-r');
       }
       words.push(`-d ${quoted(oneLine(option.description))}`);
@@ -197,7 +199,7 @@ function fishScript(nodes: readonly CommandNode[]): string {
     const argumentChoices = node.subcommands.filter((word) => !nodes.some((each) => each.path === `${node.path} ${word}`));
     if (commandCondition !== null && argumentChoices.length > 0) lines.push(`complete -c netintel -f -n ${quoted(commandCondition)} -a ${quoted(argumentChoices)}`);
     // The global --fields completes to the fields of the command it follows.
-    const fields = node.path === '' ? [] : fieldNames(node.path);
+    const fields = node.fields;
     if (fields.length > 0) lines.push(`complete -c netintel -n ${quoted(commandCondition!)} -l fields -x -a ${quoted(fields)} -d 'fields to show'`);
   }
   return `${lines.join('\n')}\n`;

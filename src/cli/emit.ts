@@ -1,3 +1,4 @@
+import type { HumanView } from '../output/human/view.js';
 import { toNetintelError, type ErrorCode } from '../errors.js';
 import type { Outcome } from '../engine/outcome.js';
 import { createFormatter, type Formatter } from '../output/formatter.js';
@@ -8,7 +9,7 @@ import { exitCodeForRun, type RecordCoverage } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
 import { markWrittenToStdout } from './report-failure.js';
-import { RenderedRows, renderRows } from './rendered-rows.js';
+import { RenderedRows, renderRows } from '../operations/rendered-rows.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { printCredit } from './attribution.js';
 
@@ -24,6 +25,8 @@ export interface EmitOptions {
    * with its code, one checked in part makes the run partial (exit 7).
    */
   coverage?: (record: unknown) => RecordCoverage;
+  /** The records' human view, loaded when a table is drawn; default: the schema's, else its columns. */
+  view?: () => Promise<HumanView>;
 }
 
 /**
@@ -40,6 +43,8 @@ export async function emitOutcomes(
   emit: EmitOptions,
 ): Promise<number> {
   const columns = options.fields ? selectColumns(schema, options.fields) : null;
+  const loadView = emit.view ?? schema.view;
+  const view = options.format === 'table' && loadView ? await loadView() : undefined;
   const formatter = await createFormatter({
     format: options.format,
     schema,
@@ -51,6 +56,7 @@ export async function emitOutcomes(
     all: options.all,
     // Outside bulk runs, each failed lookup's message goes to stderr (below).
     errorsOnStderr: !emit.bulk,
+    ...(view ? { view } : {}),
   });
   const stdout = createSink(io.stdout);
   let succeeded = 0;

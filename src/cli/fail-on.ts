@@ -11,9 +11,12 @@ export type FailOn = 'warning' | 'error';
  * cron jobs and CI.
  */
 export function addFailOnOption(command: Command): Command {
-  return command.addOption(
-    new Option('--fail-on <severity>', 'exit 10 when a finding is at least this serious (for cron and CI)').choices(['warning', 'error']),
-  );
+  return command.addOption(failOnOption());
+}
+
+/** The `--fail-on warning|error` option itself (see addFailOnOption). */
+export function failOnOption(): Option {
+  return new Option('--fail-on <severity>', 'exit 10 when a finding is at least this serious (for cron and CI)').choices(['warning', 'error']);
 }
 
 /**

@@ -33,8 +33,13 @@ const FLAGS: Record<FanOutFlag, { key: keyof FanOutFlags; option: () => Option }
 
 /** Declares the cap flags a command takes. */
 export function addFanOutOptions(command: Command, which: readonly FanOutFlag[]): Command {
-  for (const flag of which) command.addOption(FLAGS[flag].option());
+  for (const option of fanOutOptions(which)) command.addOption(option);
   return command;
+}
+
+/** The cap options themselves, in the order named. */
+export function fanOutOptions(which: readonly FanOutFlag[]): Option[] {
+  return which.map((flag) => FLAGS[flag].option());
 }
 
 /** The caps of a run: the flags given, the defaults for the rest. */

@@ -240,8 +240,10 @@ export interface ServerFlagUse {
    * config file instead.
    */
   mayNameMailServer?: boolean;
-  /** serve, keys, data administer this machine: the remote settings are not read at all. */
+  /** Commands that work on this machine by nature (serve, keys, data, range, grep): the remote settings are not read at all. */
   localOnly?: boolean;
+  /** A command without a remote mode: `--server` is refused (exit 9) rather than quietly ignored. */
+  noRemoteMode?: boolean;
 }
 
 /** Reads the resolved global options off a command. */

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { createEngineContext, type EngineContext } from '../engine/context.js';
+import type { Engine, LocalEngine } from '../operations/engine.js';
+import type { RemoteEngine } from '../remote/remote-engine.js';
+import { createLocalEngine } from '../operations/local-engine.js';
 import { readCaFile } from './ca-file.js';
 import { parseResolverAddress, type ResolverAddress } from '../engine/dns/resolver-address.js';
 import type { ServerFlagUse } from './global-options.js';
@@ -9,10 +12,19 @@ import { NetintelError } from '../errors.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 
-/** Commands whose remote mode calls the API; a command in neither list refuses --server (exit 9). */
-const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'summarize', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
-/** Commands that work on this machine by nature: --server does not apply to them. */
-const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'range', 'grep']);
+/** Adds one command (its flags, help and action) to the program. */
+export type CommandRegistration = (program: Command, runtime: CommandRuntime) => void;
+
+/** How each top-level command reads `--server`, said where it is registered. */
+const SERVER_USE = new WeakMap<Command, ServerFlagUse>();
+
+/** Says how a top-level command reads `--server` (serve, keys, data: not at all; accounts: refused). */
+export function declareServerUse(command: Command, use: ServerFlagUse): void {
+  SERVER_USE.set(command, use);
+}
+
+/** Opens the remote engine of a run with `--server` (src/remote, loaded only for such a run). */
+export type RemoteEngineOpener = (options: GlobalOptions, io: CliIo, progress: RunProgress) => Promise<RemoteEngine>;
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
@@ -20,8 +32,14 @@ export interface CommandRuntime {
   /** Set by the action: the run's exit code. */
   exitCode: number;
   /** The resolved global options; `serverUse` says how the command reads `--server`. */
-  options(command: Command, serverUse?: Pick<ServerFlagUse, 'mayNameMailServer'>): GlobalOptions;
+  options(command: Command, serverUse?: ServerFlagUse): GlobalOptions;
   context(options: GlobalOptions): EngineContext;
+  /** The run's engine: remote with `--server`, else local over a new context (made either way, as it reads the resolver flags). */
+  engine(options: GlobalOptions): Promise<Engine>;
+  /** The local engine over a new context: for what the API cannot ask. */
+  localEngine(options: GlobalOptions): LocalEngine;
+  /** The engine of the netintel server `--server` names (`quota` asks it for the key's plan). */
+  remoteEngine(options: GlobalOptions): Promise<RemoteEngine>;
   /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
   readonly progress: RunProgress;
   /** Ends the progress display, then closes every context the run created. */
@@ -31,8 +49,9 @@ export interface CommandRuntime {
 /** Reads a command's global options (commander's, in the CLI); `serverUse` as for CommandRuntime.options. */
 export type OptionsReader = (command: Command, serverUse: ServerFlagUse) => GlobalOptions;
 
-export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRuntime {
+export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote: RemoteEngineOpener): CommandRuntime {
   const contexts: EngineContext[] = [];
+  const engines: Engine[] = [];
   let progress: RunProgress | null = null;
   let silenceTold = false;
   // Once progress shows, the commands' stderr lines pass through it (progress.ts).
@@ -43,9 +62,10 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
     },
     exitCode: 0,
     options: (command, serverUse = {}) => {
-      const name = topLevelName(command);
-      const options = readOptions(command, { ...serverUse, localOnly: LOCAL_ONLY_COMMANDS.has(name) });
-      if (options.remote && !REMOTE_COMMANDS.has(name) && !LOCAL_ONLY_COMMANDS.has(name)) {
+      const use = { ...SERVER_USE.get(topLevel(command)), ...serverUse };
+      const options = readOptions(command, use);
+      if (options.remote && use.noRemoteMode) {
+        const name = topLevel(command).name();
         // Saying so beats quietly answering from the local engine when a server was asked for.
         throw new NetintelError('not_implemented', `netintel ${name} has no remote mode yet: run it without --server (or unset NETINTEL_SERVER)`, {
           details: { command: name },
@@ -79,9 +99,28 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
       contexts.push(ctx);
       return ctx;
     },
+    async engine(options) {
+      const local = this.localEngine(options);
+      if (!options.remote) return local;
+      return this.remoteEngine(options);
+    },
+    async remoteEngine(options) {
+      const remote = await openRemote(options, runIo, progress ?? SILENT);
+      engines.push(remote);
+      return remote;
+    },
+    localEngine(options) {
+      const engine = createLocalEngine(this.context(options));
+      engines.push(engine);
+      return engine;
+    },
     close: async () => {
       progress?.stop();
-      await Promise.all(contexts.map((ctx) => ctx.close()));
+      try {
+        await Promise.all(engines.map((engine) => engine.close()));
+      } finally {
+        await Promise.all(contexts.map((ctx) => ctx.close()));
+      }
     },
   };
 }
@@ -103,9 +142,9 @@ function resolversOf(options: GlobalOptions): ResolverAddress[] | null {
   return options.resolvers.map((text) => parseResolverAddress(text, ca === undefined ? {} : { ca }));
 }
 
-/** The name of the command under `netintel` (`data` for `netintel data status`). */
-function topLevelName(command: Command): string {
+/** The command under `netintel` (`data` for `netintel data status`). */
+function topLevel(command: Command): Command {
   let top = command;
   while (top.parent?.parent) top = top.parent;
-  return top.name();
+  return top;
 }

@@ -13,7 +13,7 @@ export function registerQuotaCommand(program: Command, runtime: CommandRuntime):
     .action(async (_flags: unknown, command: Command) => {
       const options = runtime.options(command);
       if (!options.remote) throw new NetintelError('usage', 'quota asks a netintel server: give --server URL (and --api-key KEY), or set NETINTEL_SERVER');
-      const remote = (await import('../cli/remote-mode.js')).openRemoteEngine(options, runtime.io, runtime.progress);
+      const remote = await runtime.remoteEngine(options);
       const outcome = await remote.quota().then(
         (value) => ({ ok: true as const, query: options.remote!.server, value }),
         (error: unknown) => ({ ok: false as const, query: options.remote!.server, error: toNetintelError(error) }),

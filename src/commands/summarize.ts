@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { integerIn } from '../cli/integer-option.js';
-import { createBulkLookup, withLine, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
+import type { SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { wholeLineText } from '../engine/grep/text-lines.js';
 import type { Outcome } from '../engine/outcome.js';
 import { addressTargets } from '../engine/summarize/summarize-input.js';
@@ -10,7 +10,6 @@ import { SummaryTally, type InputCounts } from '../engine/summarize/summary-tall
 import { NetintelError, type ErrorCode } from '../errors.js';
 import { SUMMARIZE_SCHEMA, summaryCsv, summaryJson, summaryNdjson } from '../output/schemas/summarize-schema.js';
 import { printCredit } from '../cli/attribution.js';
-import { bulkRows } from '../cli/bulk-threads.js';
 import { exitCodeForRun } from '../cli/exit-codes.js';
 import type { GlobalOptions } from '../cli/global-options.js';
 import { createSink, OutputClosed, stdinBringsList, type CliIo } from '../cli/io.js';
@@ -20,6 +19,8 @@ import { markWrittenToStdout } from '../cli/report-failure.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { terminalWidth } from '../cli/terminal-width.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
+import { BULK } from '../operations/bulk.js';
+import { lookupMany } from '../operations/engine.js';
 
 /** Rows each ranked table shows unless --top says otherwise. */
 export const DEFAULT_TOP = 10;
@@ -70,14 +71,16 @@ export function registerSummarizeCommand(program: Command, runtime: CommandRunti
       };
       const read = (chunks: AsyncIterable<string | Uint8Array>) => progress.input(chunks, size);
       const targets = progress.track(inputTargets(inputs, io, read, tally.input), true);
-      // The lookups bulk makes, local or asked of a netintel server (--server) in batches of the plan's size.
-      // Local ones on this thread: bulk's worker threads hand back rows rendered as bytes, which a report
-      // cannot count, and bulkRows starts none for the table format.
-      const remote = options.remote ? (await import('../cli/remote-mode.js')).openRemoteEngine(options, io, progress) : null;
-      const ctx = runtime.context(options);
-      const outcomes = remote
-        ? remote.bulkOutcomes(targets, withLine)
-        : bulkRows(targets, progress.watchLookup(createBulkLookup(ctx, { evidence: false })), 1, { dataDir: options.dataDir, format: 'table', fields: null, verbose: false }, ctx.debug);
+      // The lookups bulk makes, through the run's engine (a netintel server with --server, in batches of the plan's size).
+      // One thread: bulk's worker threads hand back rows rendered as bytes, which a report cannot count.
+      const engine = await runtime.engine(options);
+      const lookup = await engine.lookup(BULK, {
+        threads: 1,
+        rows: { dataDir: options.dataDir, format: 'table', fields: null, verbose: false },
+        evidence: false,
+        watch: (each) => progress.watchLookup(each),
+      });
+      const outcomes = lookupMany(lookup, targets, { concurrency: options.concurrency, list: true });
       for await (const batch of progress.track(outcomes, false)) {
         for (const outcome of batch as Iterable<Outcome<unknown>>) tally.add(outcome);
       }

@@ -20,6 +20,7 @@ import { NetintelError, toNetintelError } from '../errors.js';
 import { contextOf, createNetintel, type Netintel, type NetintelOptions } from './client.js';
 
 export { NetintelError, createNetintel };
+export { lookup } from './operation-lookup.js';
 export type { Netintel, NetintelOptions };
 export type { AsnResult } from '../engine/asn/lookup-asn.js';
 export type { DnsAnswer, DnsCaaData, DnsDataByType, DnsMxData, DnsResult, DnsSoaData, DnsSrvData, DnsStatus, DnsTransportKind, DnsTxtData, OtherDnsAnswer, TypedDnsAnswer } from '../engine/dns/dns-result.js';

@@ -1,3 +1,4 @@
+import type { HumanView } from './human/view.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { CsvRecordWriter } from './csv-encoder.js';
 import type { CsvCell } from './csv-row.js';
@@ -35,6 +36,8 @@ export interface FormatterOptions {
   all?: boolean;
   /** The caller writes each failed lookup's message to stderr: the table view does not repeat it. */
   errorsOnStderr?: boolean;
+  /** Table view: the record's own view; absent: its columns as a generic view. */
+  view?: HumanView;
 }
 
 /** The width the table view fits when the caller names none: a classic terminal. */
@@ -207,7 +210,7 @@ async function valueFormatter({ options, schema, presentColumn }: FormatContext)
 async function tableFormatter({ options, schema }: FormatContext): Promise<Formatter> {
   const { createHumanView } = await import('./human/human-view.js');
   const width = options.width ?? DEFAULT_WIDTH;
-  const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true, errorsOnStderr: options.errorsOnStderr === true });
+  const view = createHumanView({ schema, columns: options.columns, width, color: options.color, all: options.all === true, errorsOnStderr: options.errorsOnStderr === true, ...(options.view ? { view: options.view } : {}) });
   if (options.single) {
     // The error of a failed lookup goes to stderr alone. The data credit goes to stderr too (src/cli/attribution.ts).
     return {

@@ -1,3 +1,4 @@
+import type { HumanView } from './human/view.js';
 import { distance } from 'fastest-levenshtein';
 import { NetintelError } from '../errors.js';
 import type { CsvRecordWriter } from './csv-encoder.js';
@@ -9,12 +10,20 @@ import type { CsvRecordWriter } from './csv-encoder.js';
  */
 export interface RecordSchema {
   kind: string;
+  /**
+   * The human view (format `table`) of a record no operation declares
+   * (the service records: quota, API keys, data sources), loaded when a
+   * table is drawn; an operation names its record's view in its descriptor.
+   */
+  view?: () => Promise<HumanView>;
   /** Every leaf of the record as a dot path, in output order. */
   columns: readonly string[];
   /** Named groups `--fields` accepts (e.g. location, security). */
   groups: Readonly<Record<string, readonly string[]>>;
   /** Columns always kept, whatever `--fields` selects (the record's identity). */
   identity: readonly string[];
+  /** What `-f value` prints without `--fields`, where the record says it (value-format.ts has the older kinds'). */
+  mainValue?: readonly string[];
   /** The compact column set of the horizontal table (many records). */
   tableColumns: readonly string[];
   /** A one-line credit shown under human-readable output (data licences). */

@@ -32,7 +32,7 @@ const MAIN_VALUE: Readonly<Record<string, readonly string[]>> = {
 
 /** The columns `-f value` prints for a schema when `--fields` names none. */
 export function mainValueColumns(schema: RecordSchema): readonly string[] {
-  const main = Object.hasOwn(MAIN_VALUE, schema.kind) ? MAIN_VALUE[schema.kind]! : schema.identity;
+  const main = schema.mainValue ?? (Object.hasOwn(MAIN_VALUE, schema.kind) ? MAIN_VALUE[schema.kind]! : schema.identity);
   return main.filter((column) => schema.columns.includes(column));
 }
 
@@ -86,11 +86,16 @@ export function unescapeValue(text: string): string {
   );
 }
 
-/** The fields `-f value` prints without `--fields`, per record kind, for help text: lines of at most `width`, indented. */
-export function mainValueSummary(width = 100, indent = '  '): string {
+/**
+ * The fields `-f value` prints without `--fields`, per record kind, for help
+ * text: the kinds above, then those of `declared` records that name their
+ * own; lines of at most `width`, indented.
+ */
+export function mainValueSummary(declared: readonly RecordSchema[] = [], width = 100, indent = '  '): string {
   const lines: string[] = [];
   let line = '';
-  for (const [kind, columns] of Object.entries(MAIN_VALUE)) {
+  const own = declared.flatMap((schema) => (schema.mainValue && !Object.hasOwn(MAIN_VALUE, schema.kind) ? [[schema.kind, schema.mainValue] as const] : []));
+  for (const [kind, columns] of [...Object.entries(MAIN_VALUE), ...new Map(own)]) {
     const item = `${kind}: ${columns.join(',')}`;
     if (line !== '' && indent.length + line.length + 2 + item.length > width) {
       lines.push(`${indent}${line};`);

@@ -1,11 +1,12 @@
 import type { PlanTable } from '../keys/plans.js';
 import type { ApiRoute, JsonSchema } from './api-route.js';
-import { quotaSchema, RECORD_SCHEMAS } from './record-json-schemas.js';
+import { recordComponents } from '../operations/api-components.js';
+import { quotaSchema } from './quota-schema.js';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table (the same
  * query and body schemas fastify validates with) and the record schemas of
- * src/server/record-json-schemas.ts (written against the engine's result
+ * the operations' records (src/operations, written against the engine's result
  * types), served at /openapi.json and rendered at /docs. The contract test
  * (test/server/openapi-contract.ts) validates every answer the tests get
  * against it.
@@ -115,10 +116,7 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
       headers: HEADER_DEFINITIONS,
       responses: problemResponses(input.routes.some((route) => route.handler === null)),
       schemas: {
-        ...RECORD_SCHEMAS,
-        IpBulkAnswer: bulkAnswerSchema('IpInfoRecord'),
-        AsnBulkAnswer: bulkAnswerSchema('AsnResult'),
-        EmailBulkAnswer: bulkAnswerSchema('EmailReport'),
+        ...recordComponents(),
         Health: HEALTH,
         Quota: quotaSchema(Object.keys(input.plans.plans)),
       },
@@ -305,36 +303,6 @@ function codeSamples(route: ApiRoute): Array<{ lang: string; label: string; sour
 function withoutDescription(schema: JsonSchema): JsonSchema {
   const { description: _description, ...rest } = schema;
   return rest;
-}
-
-/** A bulk answer of records of one kind: one item per query in order, and counts. */
-function bulkAnswerSchema(recordName: string): JsonSchema {
-  return {
-    type: 'object',
-    required: ['results', 'summary'],
-    properties: {
-      results: {
-        type: 'array',
-        description: 'One item per query, in the order sent.',
-        items: {
-          oneOf: [
-            { type: 'object', required: ['query', 'record'], properties: { query: { type: 'string' }, record: ref(recordName) } },
-            { type: 'object', required: ['query', 'error'], properties: { query: { type: 'string' }, error: ref('ItemError') } },
-          ],
-        },
-      },
-      summary: {
-        type: 'object',
-        required: ['total', 'succeeded', 'failed', 'errors'],
-        properties: {
-          total: { type: 'integer' },
-          succeeded: { type: 'integer' },
-          failed: { type: 'integer' },
-          errors: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Failed items by error code.' },
-        },
-      },
-    },
-  };
 }
 
 const HEALTH: JsonSchema = {

@@ -79,11 +79,55 @@ describe('the layer rule (docs/design.md, Layers)', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('lets only the CLI entry set exit codes, and nothing call process.exit', () => {
+  it('lets only the CLI and its composition root set exit codes, and nothing call process.exit', () => {
     const all = sourceFiles(SRC);
     expect(all.filter((file) => /process\.exit\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);
     const exitCodeUsers = all.filter((file) => /exitCodeFor\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
-    expect(exitCodeUsers.every((file) => file.startsWith('cli/'))).toBe(true);
+    expect(exitCodeUsers.every((file) => file.startsWith('cli/') || file.startsWith('app/'))).toBe(true);
+  });
+});
+
+/** Value imports (static and dynamic): an `import type` vanishes at compile time. */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^import (?!type )[^;]*?from\s+'([^']+)'/gm), ...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]!);
+}
+
+describe('the operations and the composition root (docs/design.md, Operations)', () => {
+  const below = (folder: string) => sourceFiles(join(SRC, folder));
+
+  it('lets nothing climb back up to the composition root: only src/app imports src/app', () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => !relative(SRC, file).startsWith('app/'))
+      .flatMap((file) => importsOf(file).filter((spec) => /(^|\/)app\//.test(spec)).map((spec) => `${relative(SRC, file)} imports ${spec}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the command modules out of the CLI machinery, the operations, the server and the remote engine', () => {
+    const offenders = ['cli', 'operations', 'server', 'remote'].flatMap(below).flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /(^|\/)commands\//.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the operations free of the CLI, the server and the remote client at run time (their types only)', () => {
+    const offenders = below('operations').flatMap((file) =>
+      valueImportsOf(file)
+        .filter((spec) => /^(commander|fastify)$/.test(spec) || /(^|\/)(cli|server|remote|keys)\//.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the CLI machinery off the server: it reaches it only through the composition root', () => {
+    const offenders = below('cli').flatMap((file) =>
+      valueImportsOf(file)
+        .filter((spec) => /^(fastify|better-sqlite3|ioredis)$/.test(spec) || /(^|\/)(server|keys|store)\//.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });
 

@@ -2,14 +2,14 @@
  * flag > environment (NETINTEL_*) > config file > default, for every option
  * that has a variable or a config key:
  *
- * - read in-process off the options a command receives (src/cli/program.ts);
+ * - read in-process off the options a command receives (src/app/program.ts);
  * - the built CLI as a process, for options whose effect shows (the format,
  *   the resolver that answered).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { runProgram, type CommandRegistration } from '../../src/cli/program.js';
+import { runProgram, type CommandRegistration } from '../../src/app/program.js';
 import { SETTINGS, type GlobalOptions } from '../../src/cli/global-options.js';
 import { defaultDataDir } from '../../src/engine/data/data-files.js';
 import { isolatedEnv, runEntry, spawnCli, tempDir, writeConfigFile } from '../support/cli.js';

@@ -7,7 +7,7 @@
 import { closeSync, createWriteStream, existsSync, openSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/app/main.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import { isolatedEnv, runEntry, spawnCli } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rowsShowEvidence } from '../../src/cli/bulk-threads.js';
+import { rowsShowEvidence } from '../../src/operations/bulk-threads.js';
 import { BULK_SCHEMA } from '../../src/output/schemas/bulk-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { runCli, tempDir } from '../support/cli.js';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/app/main.js';
 import { DATA_STATUS_SCHEMA } from '../../src/output/schemas/data-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
 import { BIN, isolatedEnv, REPO_ROOT, runCli, tempDir, writeConfigFile } from '../support/cli.js';

@@ -18,6 +18,7 @@ const PAGES: Record<string, string[][]> = {
   range: [['range']],
   vpn: [['vpn']],
   dns: [['dns']],
+  ptr: [['ptr']],
   mx: [['mx']],
   spf: [['spf']],
   dkim: [['dkim']],

@@ -156,6 +156,13 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dns/many-csv', argv: ['dns', '--type', 'A,MX', '-f', 'csv', ...dns], stdin: 'example.test\ngood.test\nnothing-here.example.test\n' },
     { id: 'dns/bad-type', argv: ['dns', 'example.test', '--type', 'BOGUS', ...dns] },
     { id: 'dns/bad-name', argv: ['dns', 'exa mple.test', ...dns] },
+    // ptr: the reverse DNS of addresses (127.0.0.1 and 192.0.2.10 have PTR records; 192.0.2.99 has none)
+    ...everyFormat('ptr/one', ['ptr', '127.0.0.1', ...dns]),
+    ...everyFormat('ptr/many', ['ptr', '127.0.0.1', '192.0.2.10', '192.0.2.99', 'not-an-address', ...dns]),
+    { id: 'ptr/value', argv: ['ptr', '192.0.2.10', '-f', 'value', ...dns] },
+    { id: 'ptr/stdin', argv: ['ptr', '-f', 'csv', ...dns], stdin: '127.0.0.1\n# comment\n2001:db8::1\n' },
+    { id: 'ptr/bad-input', argv: ['ptr', 'example.test', ...dns] },
+    { id: 'ptr/none', argv: ['ptr', ...dns], devNullStdin: true },
     // dns --dnssec: the test DNS server signs nothing, so the chain breaks at the anchor's own keys (a test key, then the root's).
     { id: 'dns/dnssec-no-dnskey', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', ...dns] },
     { id: 'dns/dnssec-no-dnskey-json', argv: ['dns', 'example.test', '--type', 'MX', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', '-f', 'json', ...dns] },

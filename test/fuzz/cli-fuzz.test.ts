@@ -1,6 +1,6 @@
 /**
  * Fuzzing every command of the CLI in-process (fast, most of the cases),
- * through the program (src/cli/main.ts). test/fuzz/cli-fuzz-process.test.ts
+ * through the program (src/app/main.ts). test/fuzz/cli-fuzz-process.test.ts
  * runs a share through the built CLI as a child process.
  *
  * Seeded and reproducible: a failure prints fast-check's counterexample and
@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/app/main.js';
 import { runEntry, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { loopbackOnly, WELL_KNOWN_PORTS } from '../support/loopback-only.js';

@@ -1,14 +1,17 @@
 import type { Outcome } from '../../src/engine/outcome.js';
 import { createFormatter, type OutputFormat } from '../../src/output/formatter.js';
 import type { RecordSchema } from '../../src/output/record-schema.js';
+import { OPERATIONS } from '../../src/operations/operations.js';
 
-/** Renders outcomes the way the CLI streams them: start, one write per outcome, end. */
+/** Renders outcomes the way the CLI streams them: start, one write per outcome, end; a table with the view the record's operation declares. */
 export async function render(
   schema: RecordSchema,
   format: OutputFormat,
   outcomes: ReadonlyArray<Outcome<unknown>>,
   options: { single: boolean; columns?: readonly string[] | null; header?: boolean; color?: boolean; width?: number; all?: boolean },
 ): Promise<string> {
+  const record = OPERATIONS.find((operation) => operation.record.columns === schema)?.record;
+  const view = format === 'table' ? await (record?.view ?? schema.view)?.() : undefined;
   const formatter = await createFormatter({
     format,
     schema,
@@ -18,6 +21,7 @@ export async function render(
     single: options.single,
     width: options.width,
     all: options.all,
+    ...(view ? { view } : {}),
   });
   return formatter.start() + outcomes.map((outcome) => formatter.write(outcome)).join('') + formatter.end();
 }

@@ -181,16 +181,18 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
     }
   });
 
-  it('gives the check commands the records their local engines give (recordOutcome)', async () => {
+  it('gives an operation the records its local engine gives (the remote engine\'s lookup)', async () => {
     const { createRemoteEngine } = await import('../../src/remote/remote-engine.js');
-    const { publishedAnswerCheck } = await import('../../src/cli/remote-mode.js');
+    const { publishedAnswerCheck } = await import('../../src/app/remote-mode.js');
     const { checkVpn } = await import('../../src/engine/security/check-vpn.js');
     const { createEngineContext } = await import('../../src/engine/context.js');
     const remote = createRemoteEngine({ server: url, apiKey: pro, timeoutMs: 5000, answers: publishedAnswerCheck() });
-    const outcome = await remote.recordOutcome('/api/vpn-check', { ip: '8.8.8.8' }, '8.8.8.8');
+    const { VPN } = await import('../../src/operations/vpn.js');
+    const lookup = await remote.lookup(VPN, {});
+    const [outcome] = await lookup('8.8.8.8');
     expect(outcome).toEqual({ ok: true, query: '8.8.8.8', value: JSON.parse(JSON.stringify(checkVpn(createEngineContext(), '8.8.8.8'))) });
-    const failed = await remote.recordOutcome('/api/vpn-check', { ip: 'nope' }, 'nope');
-    expect(failed).toMatchObject({ ok: false, query: 'nope', error: { code: 'invalid_input' } });
+    const [failed] = await lookup('1.2.3.999');
+    expect(failed).toMatchObject({ ok: false, query: '1.2.3.999', error: { code: 'invalid_input' } });
   });
 
   it('takes the server and the key from NETINTEL_SERVER and NETINTEL_API_KEY, or the config file', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { publishedAnswerCheck, REMOTE_DEFAULT_TIMEOUT_MS } from '../../src/cli/remote-mode.js';
+import { publishedAnswerCheck, REMOTE_DEFAULT_TIMEOUT_MS } from '../../src/app/remote-mode.js';
 import { bulkAnswer, recordAnswer } from '../../src/remote/answer-check.js';
 import { byteSizeText } from '../../src/byte-size.js';
 import { REMOTE_LIMITS } from '../../src/remote/remote-limits.js';

@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from './harness.js';
 const DOCUMENTED_PATHS = [
   ['GET', '/api/ipinfo'],
   ['GET', '/api/dns-lookup'],
+  ['GET', '/api/ptr'],
   ['GET', '/api/smtp-test'],
   ['GET', '/api/asn-lookup'],
   ['GET', '/api/email-tests'],
@@ -299,7 +300,7 @@ describe('the HTTP API (buildServer)', () => {
 
 describe('the JSON of an IP record', () => {
   it('is JSON.stringify\'s, also when its parts come from the fragment cache', async () => {
-    const { recordJson } = await import('../../src/server/routes/ipinfo.js');
+    const { recordJson } = await import('../../src/operations/ip-answer.js');
     const shared = { city: 'Mountain View', latitude: 37.422 };
     const first = { ip: '8.8.8.8', type: 'ipv4', location: shared, reserved: null, skipped: undefined };
     const second = { ip: '8.8.4.4', type: 'ipv4', location: shared, reserved: 'x "quoted"' };

@@ -43,7 +43,7 @@ describe('the server, key store and remote layers (docs/design.md, Layers)', () 
   });
 
   it('loads the server, the key store and the remote client only inside the actions that use them', () => {
-    const commands = files(join(SRC, 'commands')).concat(join(SRC, 'cli', 'main.ts'));
+    const commands = files(join(SRC, 'commands')).concat(join(SRC, 'app', 'main.ts'), join(SRC, 'app', 'program.ts'));
     const offenders = commands.flatMap((file) =>
       valueImports(file)
         .filter(({ spec, dynamic }) => !dynamic && (/^(fastify|better-sqlite3|ioredis)$/.test(spec) || /\/(server|keys|remote)\//.test(spec)))

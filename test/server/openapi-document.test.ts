@@ -2,7 +2,9 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { loadPlanTable } from '../../src/keys/plans.js';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
-import { RECORD_SCHEMAS } from '../../src/server/record-json-schemas.js';
+import { recordComponents } from '../../src/operations/api-components.js';
+
+const RECORD_SCHEMAS = recordComponents();
 import { apiRoutes } from '../../src/server/routes/route-table.js';
 import { ASN_SCHEMA } from '../../src/output/schemas/asn-schema.js';
 import { BLACKLIST_SCHEMA } from '../../src/output/schemas/blacklist-schema.js';

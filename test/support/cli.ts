@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/app/main.js';
 import { afterAll } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -103,7 +103,7 @@ export function runCli(argv: readonly string[], options: RunOptions = {}): Promi
   return runEntry(main, argv, options);
 }
 
-/** Runs a CLI entry (`main` of src/cli/main.ts, or another with its signature) in-process with memory streams. */
+/** Runs a CLI entry (`main` of src/app/main.ts, or another with its signature) in-process with memory streams. */
 export async function runEntry(entry: (argv: readonly string[], io: CliIo) => Promise<number>, argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const stdout = new MemoryWritable();
   const stderr = new MemoryWritable();

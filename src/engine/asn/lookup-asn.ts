@@ -147,11 +147,3 @@ function buildAsRecord(index: AsnIndex, asn: number): AsRecord | null {
 function prefixLength(cidr: string): number {
   return Number(cidr.slice(cidr.lastIndexOf('/') + 1));
 }
-
-/** Splits the `bulk` form of GET /api/asn-lookup (docs/api.md, Endpoints): a comma-separated list mixing IP addresses and AS numbers. */
-export function splitAsnBulk(value: string): string[] {
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
-}

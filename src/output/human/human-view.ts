@@ -1,44 +1,11 @@
 import type { Outcome } from '../../engine/outcome.js';
 import type { RecordSchema } from '../record-schema.js';
-import { ASN_VIEW } from './asn-view.js';
-import { BIMI_VIEW } from './bimi-view.js';
-import { BLACKLIST_VIEW } from './blacklist-view.js';
 import { safe } from './blocks.js';
-import { BULK_VIEW } from './bulk-view.js';
-import { DKIM_MESSAGE_VIEW, DKIM_VIEW } from './dkim-view.js';
-import { DNS_VIEW } from './dns-view.js';
 import { fittedTable, type TableRow } from './fitted-table.js';
 import { columnsView } from './generic-view.js';
-import { IP_VIEW } from './ip-view.js';
-import { EMAIL_VIEW, MX_VIEW, SPF_VIEW } from './mail-views.js';
-import { API_KEY_VIEW, DATA_STATUS_VIEW, QUOTA_VIEW } from './service-views.js';
-import { RANGE_VIEW } from './range-view.js';
-import { SMTP_VIEW } from './smtp-view.js';
 import { viewContext, type ViewContext } from './style.js';
-import { VPN_VIEW } from './vpn-view.js';
 import { failureText, type HumanView, type ViewRow } from './view.js';
 import { wrapHanging } from './wrap.js';
-
-/** The view of each record kind (RecordSchema.kind). */
-const VIEWS: Readonly<Record<string, HumanView>> = {
-  ip: IP_VIEW,
-  asn: ASN_VIEW,
-  vpn: VPN_VIEW,
-  bulk: BULK_VIEW,
-  dns: DNS_VIEW,
-  mx: MX_VIEW,
-  spf: SPF_VIEW,
-  dkim: DKIM_VIEW,
-  'dkim-message': DKIM_MESSAGE_VIEW,
-  bimi: BIMI_VIEW,
-  email: EMAIL_VIEW,
-  smtp: SMTP_VIEW,
-  blacklist: BLACKLIST_VIEW,
-  'data-source': DATA_STATUS_VIEW,
-  'api-key': API_KEY_VIEW,
-  quota: QUOTA_VIEW,
-  range: RANGE_VIEW,
-};
 
 export interface HumanViewOptions {
   schema: RecordSchema;
@@ -50,6 +17,8 @@ export interface HumanViewOptions {
   all: boolean;
   /** The run reports each failed lookup's message on stderr: the view names the failure without repeating it. */
   errorsOnStderr?: boolean;
+  /** The record's own view; absent: its columns. */
+  view?: HumanView;
 }
 
 /** A failed lookup among many: its query and error, on one wrapped red line. */
@@ -58,12 +27,12 @@ function errorLine(ctx: ViewContext, row: ViewRow): string {
   return `${wrapHanging(safe(text), ctx.width, '', '  ').map((line) => ctx.chalk.red(line)).join('\n')}\n`;
 }
 
-/** The view a run's records are drawn with: the kind's own, or the chosen columns (`--fields`), or every column (`--all`). */
+/** The view a run's records are drawn with: the record's own, or the chosen columns (`--fields`), or every column (`--all`). */
 function chooseView(options: HumanViewOptions): HumanView {
   const { schema } = options;
   if (options.columns) return columnsView(schema, options.columns, options.columns);
   if (options.all) return columnsView(schema, schema.columns, schema.tableColumns);
-  return VIEWS[schema.kind] ?? columnsView(schema, schema.columns, schema.tableColumns);
+  return options.view ?? columnsView(schema, schema.columns, schema.tableColumns);
 }
 
 /**

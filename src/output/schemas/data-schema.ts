@@ -4,6 +4,7 @@ import type { RecordSchema } from '../record-schema.js';
 /** Columns of `netintel data status`: one row per dataset. */
 export const DATA_STATUS_SCHEMA: RecordSchema = {
   kind: 'data-source',
+  view: async () => (await import('../human/service-views.js')).DATA_STATUS_VIEW,
   columns: DATA_STATUS_KEYS.filter((key) => key !== 'kind'),
   groups: {},
   identity: ['name'],

@@ -1,10 +1,7 @@
 import type { PlanTable } from '../../keys/plans.js';
+import type { Operation, RouteDeclaration } from '../../operations/operation.js';
+import { OPERATIONS } from '../../operations/operations.js';
 import type { ApiRoute } from '../api-route.js';
-import { ASN_LOOKUP_ROUTE } from './asn-lookup.js';
-import { bulkRoute } from './bulk.js';
-import { DNS_LOOKUP_ROUTE } from './dns-lookup.js';
-import { IPINFO_ROUTE } from './ipinfo.js';
-import { BLACKLIST_CHECK_ROUTE, EMAIL_TESTS_BULK_ROUTE, EMAIL_TESTS_ROUTE, SMTP_TEST_ROUTE, VPN_CHECK_ROUTE } from './check-routes.js';
 
 /**
  * A query with only the parameters the route declares: an unknown one (a
@@ -18,17 +15,28 @@ function closedQuery(route: ApiRoute): ApiRoute {
   return { ...route, querystring: { ...route.querystring, propertyNames: { enum: names } } };
 }
 
-/** Every endpoint of docs/api.md, in its order. */
-export function apiRoutes(plans: PlanTable): ApiRoute[] {
-  return [
-    IPINFO_ROUTE,
-    DNS_LOOKUP_ROUTE,
-    SMTP_TEST_ROUTE,
-    ASN_LOOKUP_ROUTE,
-    EMAIL_TESTS_ROUTE,
-    EMAIL_TESTS_BULK_ROUTE,
-    VPN_CHECK_ROUTE,
-    BLACKLIST_CHECK_ROUTE,
-    bulkRoute(plans),
-  ].map(closedQuery);
+/**
+ * Every endpoint the operations serve (docs/api.md, Endpoints): the first
+ * route of an operation takes its mapping's method, path and plan feature,
+ * and answers its record unless it says otherwise.
+ */
+export function apiRoutes(plans: PlanTable, operations: readonly Operation[] = OPERATIONS): ApiRoute[] {
+  return operations.flatMap((operation) => {
+    const api = operation.api;
+    if (!api?.route) return [];
+    const declared = api.route(plans);
+    const routes: readonly RouteDeclaration[] = Array.isArray(declared) ? declared : [declared as RouteDeclaration];
+    return routes.map((route, i): ApiRoute => {
+      const first = i === 0;
+      const json = operation.record.json;
+      const responseSchema = route.responseSchema ?? (first && json ? { $ref: `#/components/schemas/${json.name}` } : undefined);
+      return closedQuery({
+        ...route,
+        method: route.method ?? (first ? api.method : 'GET'),
+        url: route.url ?? api.path,
+        feature: route.feature !== undefined ? route.feature : api.feature,
+        ...(responseSchema ? { responseSchema } : {}),
+      });
+    });
+  });
 }

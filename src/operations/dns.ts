@@ -1,0 +1,146 @@
+import type { DnsResult } from '../engine/dns/dns-result.js';
+import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
+import type { DnsQueryType, DnsRecordType } from '../engine/dns/dns-type.js';
+import { isIpAddress } from '../engine/ip/ip-address.js';
+import type { ErrorCode } from '../errors.js';
+import { NetintelError, toNetintelError } from '../errors.js';
+import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
+import { lazyHandler } from './lazy-handler.js';
+import { defineOperation, type Outcomes } from './operation.js';
+import { DNS_RECORD } from './record-json-schemas.js';
+
+interface DnsSettings {
+  /** `--type` as read (ALL not expanded), or null for the default (A, PTR for an address). */
+  types: readonly DnsQueryType[] | null;
+  /** The types asked of each target (ALL expanded), or null for the default. */
+  asked: readonly DnsRecordType[] | null;
+  /** `--dnssec` (or `--trust-anchor`): validate each answer from the trust anchor. */
+  dnssec: boolean;
+  /** `--trust-anchor`'s records, or undefined for the IANA root KSKs. */
+  trustAnchor: TrustAnchor | undefined;
+}
+
+/** `netintel dns`: the records of names (an address: its PTR), typed, with rcodes and the resolver that answered. */
+export const DNS = defineOperation<DnsSettings, DnsResult>()({
+  name: 'dns',
+  command: {
+    declare(command) {
+      command
+        .description('DNS records of names (an IP address means a reverse PTR lookup), typed, with rcodes, TTLs and the resolver that answered')
+        .argument('[targets...]', 'domain names or IP addresses; read from stdin when piped')
+        .addOption(command.createOption('--type <types>', 'A, AAAA, CNAME, MX, NS, SOA, TXT, CAA, PTR, SRV, DS, DNSKEY, RRSIG, NSEC, NSEC3, TLSA, SVCB, HTTPS, comma-separated, or ALL'))
+        .addOption(command.createOption('--dnssec', 'ask with the DO bit, show RRSIGs and the AD bit, and validate the chain from the trust anchor'))
+        .addOption(command.createOption('--trust-anchor <file>', 'with --dnssec: DS or DNSKEY records in zone-file form to start from (default: the IANA root KSKs)'))
+        .addHelpText(
+          'after',
+          [
+            '',
+            'NXDOMAIN and NODATA are answers (exit 0); SERVFAIL/REFUSED (exit 5) and timeouts (exit 4) are errors.',
+            'ALL asks A AAAA CNAME MX NS SOA TXT CAA concurrently (ANY is deprecated by RFC 8482).',
+            '--dnssec gives each answer a verdict: secure, insecure, bogus (an error finding) or indeterminate.',
+            'Examples:',
+            '  netintel dns example.com --type MX',
+            '  netintel dns example.com --type ALL -f json',
+            '  netintel dns 8.8.8.8                      # PTR',
+            '  netintel dns bücher.example --resolver 9.9.9.9 --tcp',
+            '  netintel dns --type A,AAAA -f csv < names.txt',
+            '  netintel dns example.com --type MX --dnssec',
+            '  netintel dns www.example.test --dnssec --trust-anchor Kexample.test.+013+12345.key',
+          ].join('\n'),
+        );
+    },
+    refuseRemote(flags) {
+      if (flags.dnssec === true || flags.trustAnchor !== undefined) throw new NetintelError('usage', 'dns --dnssec validates on this machine (drop --server, or drop --dnssec)');
+    },
+    async settings(flags, kit) {
+      // The DNS engine (and its sockets, crypto, dns-packet) loads only when this command runs.
+      const { expandDnsTypes, parseDnsTypes } = await import('../engine/dns/dns-type.js');
+      const types = flags.type === undefined ? null : parseDnsTypes(flags.type as string);
+      const anchorFile = flags.trustAnchor as string | undefined;
+      const dnssec = flags.dnssec === true || anchorFile !== undefined;
+      return {
+        types,
+        asked: types === null ? null : expandDnsTypes(types),
+        dnssec,
+        trustAnchor: anchorFile === undefined ? undefined : ((await kit.readTrustAnchorFile(anchorFile)) as TrustAnchor),
+      };
+    },
+    run(run) {
+      const { asked } = run.settings;
+      return run.lookupTargets({
+        targets: run.args,
+        none: { usage: 'dns needs a domain or an IP address: give one or more, or pipe a list in' },
+        single: run.args.length === 1 && (asked === null || asked.length === 1),
+        note: ignoredAnswers,
+      });
+    },
+  },
+  async lookup(ctx, settings) {
+    const { createDnsLookup, createDnssecLookup, loadDnsEngine } = await import('./dns-lookups.js');
+    const dns = await loadDnsEngine();
+    return settings.dnssec ? createDnssecLookup(dns, ctx, settings.types, settings.trustAnchor) : createDnsLookup(dns, ctx, settings.types);
+  },
+  record: {
+    columns: DNS_SCHEMA,
+    json: { name: 'DnsResult', schema: DNS_RECORD },
+    view: async () => (await import('../output/human/dns-view.js')).DNS_VIEW,
+  },
+  api: {
+    method: 'GET',
+    path: '/api/dns-lookup',
+    feature: null,
+    // The server's resolvers answer; one type is a record, several an array with a `{query, error}` item for a type that failed.
+    async call(remote, query, settings) {
+      const asked = settings.asked === null || settings.asked.length === 0 ? null : settings.asked;
+      try {
+        const response = await remote.get('/api/dns-lookup', { domain: query, type: asked?.join(',') }, remote.answerOf('GET', '/api/dns-lookup', 'dns answer'));
+        if (!Array.isArray(response.body)) return [{ ok: true, query, value: response.body as DnsResult }];
+        return (response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>).map(
+          (item): Outcomes<DnsResult>[number] => ('error' in item ? { ok: false, query: item.query, error: remote.itemError(item.error) } : { ok: true, query, value: item }),
+        );
+      } catch (error) {
+        const failure = toNetintelError(error);
+        // Locally a bad name fails once under its own text, a failed lookup under "name TYPE".
+        if (['usage', 'invalid_input'].includes(failure.code) || (asked !== null && asked.length > 1)) return [{ ok: false, query, error: failure }];
+        return [{ ok: false, query: `${query} ${asked?.[0] ?? (isIpAddress(query) ? 'PTR' : 'A')}`, error: failure }];
+      }
+    },
+    route: () => ({
+      network: true,
+      operationId: 'getDns',
+      summary: 'DNS records of a domain (an IP address: its PTR)',
+      description:
+        'The records of `domain` for `type` (A, AAAA, MX, TXT, NS, CNAME, SOA or ALL as documented, and CAA, PTR, SRV; ' +
+        'a comma-separated list asks several). One type answers its record; several answer an array with one item per type, ' +
+        'a failed type as `{query, error}`. NXDOMAIN and NODATA are answers (`status`). `resolver` (ip[:port]) asks that ' +
+        'resolver instead of the server\'s; private, loopback and link-local resolvers and ports other than 53 are refused.',
+      querystring: {
+        type: 'object',
+        required: ['domain'],
+        properties: {
+          domain: { type: 'string', minLength: 1, maxLength: 300, description: 'Domain name (IDN accepted) or IP address (reverse lookup).' },
+          type: { type: 'string', maxLength: 100, description: 'A, AAAA, MX, TXT, NS, CNAME, SOA, CAA, PTR, SRV or ALL; comma-separated for several.' },
+          resolver: { type: 'string', maxLength: 60, description: 'A public resolver to ask (ip or ip:port).' },
+        },
+      },
+      responseSchema: {
+        oneOf: [{ $ref: '#/components/schemas/DnsResult' }, { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/DnsResult' }, { $ref: '#/components/schemas/QueryError' }] } }],
+      },
+      responseDescription: 'The DNS record of `netintel dns` (one type), or an array of them (several types).',
+      examples: [{ query: '?domain=example.com&type=MX' }, { query: '?domain=example.com&type=ALL' }],
+      handler: lazyHandler(async () => (await import('./dns-answer.js')).dnsLookup),
+    }),
+  },
+});
+
+/**
+ * A record whose answer held records for names off the question's chain:
+ * they were ignored (RFC 2181 §5.4.1), and a person should know the
+ * resolver sent them.
+ */
+function ignoredAnswers(record: DnsResult): string | null {
+  if (!(record.ignoredAnswers > 0)) return null;
+  const { domain, type, ignoredAnswers: count, resolver } = record;
+  const records = count === 1 ? '1 record' : `${count} records`;
+  return `${domain} ${type}: ${resolver} also sent ${records} for other names, not ${domain} nor an alias of it; ignored, not an answer`;
+}

@@ -1,0 +1,714 @@
+import type { AsnResult } from '../engine/asn/lookup-asn.js';
+import type { BlacklistMx, BlacklistMxHost, BlacklistResult, BlacklistSkippedZone, BlacklistVerdict, BlacklistZoneResult } from '../engine/blacklist/blacklist-result.js';
+import type { DnsblReturnCode } from '../engine/blacklist/dnsbl-answer.js';
+import type { DnsCaaData, DnsMxData, DnsResult, DnsSoaData, DnsSrvData, DnsTxtData, OtherDnsAnswer } from '../engine/dns/dns-result.js';
+import { DNS_RECORD_TYPES } from '../engine/dns/dns-type.js';
+import type { Finding } from '../engine/findings.js';
+import type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta } from '../engine/ip/ip-record.js';
+import type { DmarcReportDestination, DmarcResult, DmarcTags } from '../engine/mail/check-dmarc.js';
+import type { DaneHost, EmailCheckError, EmailReport, FindingSummary } from '../engine/mail/check-email.js';
+import type { CheckFailure } from '../engine/check-failure.js';
+import type { MailDnssecCheck, MailDnssecResult } from '../engine/mail/check-mail-dnssec.js';
+import type { DkimResult, DkimSelectorResult } from '../engine/mail/check-dkim.js';
+import type { DkimKeyRecord } from '../engine/mail/dkim-record.js';
+import type { DkimPublicKey } from '../engine/mail/dkim-key.js';
+import type { BimiCertificate, BimiDmarcPrerequisites, BimiLogo, BimiResult } from '../engine/mail/check-bimi.js';
+import type { BimiTags } from '../engine/mail/bimi-record.js';
+import type { SvgFacts } from '../engine/mail/bimi-svg.js';
+import type { MarkCertificate } from '../engine/mail/bimi-certificate.js';
+import type { MailServerCheck } from '../engine/mail/check-mail-servers.js';
+import type { MtaStsPolicy, MtaStsResult } from '../engine/mail/check-mta-sts.js';
+import type { SpfNode, SpfResult } from '../engine/mail/check-spf.js';
+import type { TlsRptResult } from '../engine/mail/check-tls-rpt.js';
+import type { FailureJson } from '../engine/mail/mail-errors.js';
+import type { MxAddress, MxHost, MxResult } from '../engine/mail/resolve-mx.js';
+import type { SpfEvaluation, SpfMatch, SpfPathStep } from '../engine/mail/spf-evaluate.js';
+import type { SpfTerm } from '../engine/mail/spf-record.js';
+import type { VpnResult } from '../engine/security/check-vpn.js';
+import type { SecurityVerdict } from '../engine/security/security-signals.js';
+import { SIGNAL_NAMES, type SecurityEvidence, type SignalCoverage } from '../engine/security/signals.js';
+import { THREAT_LEVELS, THREAT_RULES } from '../engine/security/threat-rule.js';
+import type {
+  SmtpAuth,
+  SmtpBanner,
+  SmtpCertificate,
+  SmtpChainCertificate,
+  SmtpEhlo,
+  SmtpEnvelope,
+  SmtpExtensions,
+  SmtpFailure,
+  SmtpReply,
+  SmtpResult,
+  SmtpReverseDns,
+  SmtpTimings,
+  SmtpTls,
+  SmtpTranscriptLine,
+} from '../engine/smtp/smtp-result.js';
+import { SMTP_AUTH_MECHANISMS, SMTP_STAGES, type SmtpDane } from '../engine/smtp/smtp-result.js';
+import type { RrsetAuthentication, TlsaLookup, TlsaMatch } from '../engine/smtp/dane.js';
+import type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
+
+import { arrayOf, bool, described, eg, int, nullable, num, oneOfStrings, record, ref, str, strings, type JsonSchema } from './json-schema.js';
+
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the records the API
+ * answers with, written against the engine's result types (json-schema.ts).
+ * Each operation names its record's schema (src/operations/<name>.ts); the
+ * OpenAPI document is built from those, and the contract test validates
+ * every answer the tests receive against it, so a field added to a result
+ * type cannot go undocumented.
+ */
+
+const FINDING = record<Finding>(
+  {
+    id: described(str, 'Stable identifier, snake_case (spf_lookup_limit).'),
+    severity: described(
+      oneOfStrings(['error', 'warning', 'unknown', 'info', 'pass']),
+      'unknown: the check behind the finding could not run (its lookups timed out or failed), so nothing is known; never a problem of what was checked.',
+    ),
+    message: str,
+    rfc: nullable(str),
+    evidence: { type: ['object', 'null'], description: 'JSON-safe facts that produced the finding.' },
+  },
+  { description: 'One finding of a check: a stable id, a severity, a message, the RFC section behind it, the evidence.' },
+);
+const findings = arrayOf(ref('Finding'));
+
+const FAILURE = record<FailureJson>({ code: str, message: str });
+
+const CHECK_FAILURE = record<CheckFailure>(
+  {
+    code: oneOfStrings(Object.keys(ERROR_CODES)),
+    reason: described(eg(str, 'DNS did not answer'), 'What went wrong, in a few words.'),
+    message: described(str, 'The first error with that code, as its lookup reported it.'),
+  },
+  { description: 'Why checks could not run: the most frequent error code among them, and what it means.' },
+);
+
+const EVIDENCE = record<SecurityEvidence>({
+  signal: oneOfStrings(SIGNAL_NAMES),
+  source: str,
+  matched: str,
+  provider: nullable(str),
+  updated: nullable(str),
+});
+
+const THREAT_LEVEL = described(
+  nullable(oneOfStrings(THREAT_LEVELS)),
+  'low, medium or high; unknown when no Tor exit or open proxy list was consulted (see coverage.missing); null when nothing was consulted.',
+);
+const COVERAGE = record<SignalCoverage>(
+  {
+    consulted: described(arrayOf(oneOfStrings(SIGNAL_NAMES)), 'The signals checked, whether or not they fired.'),
+    missing: described(arrayOf(oneOfStrings(SIGNAL_NAMES)), 'The signals no installed feed gives (netintel data update installs them): a flag they set may be null.'),
+  },
+  { description: 'Which signals the verdict heard, and which it could not.' },
+);
+const THREAT_RULE = nullable(oneOfStrings(THREAT_RULES.map((row) => row.rule)));
+const META = record<IpRecordMeta>(
+  { data: { type: 'object', additionalProperties: nullable(str), description: 'Dataset name -> its date (ISO 8601), or null.' } },
+  { description: 'Provenance: the datasets the answer used and their dates.' },
+);
+
+const SECURITY = record<SecurityVerdict>({
+  is_vpn: nullable(bool),
+  is_proxy: nullable(bool),
+  is_tor: nullable(bool),
+  is_hosting: nullable(bool),
+  threat_level: THREAT_LEVEL,
+  threat_rule: described(THREAT_RULE, 'The rule row that set threat_level.'),
+  provider: described(nullable(str), 'The operator, when known.'),
+  evidence: arrayOf(ref('SecurityEvidence')),
+  coverage: COVERAGE,
+});
+
+export const IP_RECORD: JsonSchema = {
+  ...record<IpInfoRecord & { note: string }>(
+    {
+      ip: eg(str, '8.8.8.8'),
+      type: oneOfStrings(['ipv4', 'ipv6']),
+      location: record<IpLocation>({
+        country: nullable(eg(str, 'United States')),
+        country_code: nullable(eg(str, 'US')),
+        region: nullable(eg(str, 'California')),
+        region_code: nullable(eg(str, 'US-CA')),
+        city: nullable(eg(str, 'Mountain View')),
+        latitude: nullable(eg(num, 37.422)),
+        longitude: nullable(eg(num, -122.085)),
+        timezone: nullable(eg(str, 'America/Los_Angeles')),
+        zip: nullable(eg(str, '94043')),
+      }),
+      network: record<IpNetwork>({
+        isp: nullable(eg(str, 'Google LLC')),
+        organization: nullable(eg(str, 'Google LLC')),
+        asn: nullable(eg(int, 15169)),
+        domain: nullable(eg(str, 'google.com')),
+      }),
+      security: SECURITY,
+      reserved: described(nullable(str), 'The special-purpose block of the address (e.g. "private (RFC 1918)"), or null.'),
+      meta: META,
+      note: described(str, 'Free tier only: which groups need a key.'),
+    },
+    {
+      description:
+        'The IP information record. null: the data has no value. On the free tier network and security are left out and note says so; ' +
+        'POST /api/bulk with fields keeps only the groups named.',
+      required: ['ip', 'type', 'reserved', 'meta'],
+    },
+  ),
+  // A free-tier answer (the one with a note) never carries the premium groups.
+  dependentSchemas: { note: { properties: { network: false, security: false } } },
+};
+
+export const ASN_RECORD = record<AsnResult>({
+  kind: { const: 'asn' },
+  query: described(eg(str, 'AS15169'), 'The input as given.'),
+  asn: eg(int, 15169),
+  organization: nullable(eg(str, 'GOOGLE')),
+  ip: described(nullable(str), 'The address asked for (IP queries).'),
+  route: described(nullable(str), 'The announced CIDR holding ip (IP queries).'),
+  prefixes: nullable(record<NonNullable<AsnResult['prefixes']>>({ ipv4: strings, ipv6: strings })),
+  counts: nullable(
+    record<NonNullable<AsnResult['counts']>>({
+      ipv4Prefixes: int,
+      ipv6Prefixes: int,
+      ipv4Addresses: int,
+      ipv6Addresses: described({ type: 'string', pattern: '^[0-9]+$' }, 'Decimal (exceeds 2^53).'),
+    }),
+  ),
+});
+
+const DNS_DATA: JsonSchema = {
+  description: 'A, AAAA, CNAME, NS, PTR and types netintel does not model: text; MX, SOA, TXT, CAA, SRV: an object.',
+  anyOf: [
+    str,
+    record<DnsMxData>({ preference: int, exchange: str }),
+    record<DnsSoaData>({ mname: str, rname: str, serial: int, refresh: int, retry: int, expire: int, minimum: int }),
+    record<DnsTxtData>({ text: str, strings }),
+    record<DnsCaaData>({ flags: int, tag: str, value: str }),
+    record<DnsSrvData>({ priority: int, weight: int, port: int, target: str }),
+  ],
+};
+
+export const DNS_RECORD = record<DnsResult>({
+  kind: { const: 'dns' },
+  target: described(eg(str, 'example.com'), 'The normalised input: the ASCII domain, or the address of a reverse lookup.'),
+  domain: described(eg(str, 'example.com'), 'The name queried, ASCII (punycode).'),
+  domainUnicode: eg(str, 'example.com'),
+  type: oneOfStrings(DNS_RECORD_TYPES),
+  status: oneOfStrings(['answer', 'nodata', 'nxdomain']),
+  rcode: str,
+  answers: arrayOf(record<OtherDnsAnswer>({ name: str, type: str, ttlSeconds: int, data: DNS_DATA })),
+  ignoredAnswers: described(int, 'Records of the answer section for names off the CNAME/DNAME chain of the name asked: not answers, left out of `answers`.'),
+  resolver: eg(str, '192.0.2.53:53'),
+  transport: oneOfStrings(['udp', 'tcp', 'https', 'tls']),
+  latencyMs: num,
+});
+
+const DNSSEC_VERDICT = record<RrsetAuthentication>({ status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']), reason: nullable(str) });
+const TLSA_RECORD = record<TlsaRecord>({
+  usage: int,
+  selector: int,
+  matchingType: int,
+  data: described(str, 'The certificate association data, lower-case hex.'),
+  label: eg(str, 'DANE-EE(3) SPKI(1) SHA2-256(1)'),
+  unusable: nullable(str),
+});
+const TLSA_LOOKUP = record<TlsaLookup>({
+  host: str,
+  port: int,
+  name: eg(str, '_25._tcp.mx.example.com'),
+  tried: strings,
+  aliases: strings,
+  status: oneOfStrings(['answer', 'nodata', 'nxdomain', 'failed']),
+  records: arrayOf(TLSA_RECORD),
+  ttlSeconds: nullable(int),
+  dnssec: DNSSEC_VERDICT,
+  error: nullable(str),
+  resolver: nullable(str),
+});
+const TLSA_MATCHES = arrayOf(record<TlsaMatch>({ record: TLSA_RECORD, matched: bool, depth: nullable(int), nameMatch: nullable(bool), reason: nullable(str) }));
+const DANE_VERDICT = oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 'not-applicable', 'failed']);
+const SMTP_DANE = record<SmtpDane>({ tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT });
+
+const REPLY = record<SmtpReply>({ code: int, enhancedCode: nullable(str), text: str });
+export const SMTP_RECORD = record<SmtpResult>({
+  kind: { const: 'smtp' },
+  host: eg(str, 'mx.example.com'),
+  port: eg(int, 25),
+  address: eg(str, '192.0.2.25'),
+  tlsMode: oneOfStrings(['opportunistic', 'required', 'implicit']),
+  ehloName: nullable(str),
+  checkedAt: { type: 'string', format: 'date-time' },
+  connected: bool,
+  failure: nullable(record<SmtpFailure>({ code: oneOfStrings(['unreachable', 'timeout', 'tls']), stage: oneOfStrings(['connect', 'banner']), message: str })),
+  stoppedAt: oneOfStrings([...SMTP_STAGES, 'quit']),
+  completed: bool,
+  banner: nullable(record<SmtpBanner>({ code: int, text: str, hostname: nullable(str) })),
+  ehlo: nullable(record<SmtpEhlo>({ command: oneOfStrings(['EHLO', 'HELO']), code: int, hostname: nullable(str), text: str })),
+  extensions: nullable(
+    record<SmtpExtensions>({
+      keywords: strings,
+      size: bool,
+      sizeLimitBytes: nullable(int),
+      pipelining: bool,
+      eightBitMime: bool,
+      smtpUtf8: bool,
+      starttls: bool,
+      chunking: bool,
+      dsn: bool,
+      enhancedStatusCodes: bool,
+      requireTls: bool,
+      auth: strings,
+    }),
+  ),
+  tls: record<SmtpTls>({
+    offered: bool,
+    method: nullable(oneOfStrings(['starttls', 'implicit'])),
+    established: bool,
+    protocol: nullable(str),
+    cipher: nullable(str),
+    error: nullable(str),
+    certificate: nullable(
+      record<SmtpCertificate>({
+        subject: str,
+        issuer: str,
+        san: strings,
+        validFrom: str,
+        validTo: str,
+        daysLeft: int,
+        expired: bool,
+        notYetValid: bool,
+        hostnameMatch: bool,
+        checkedName: str,
+        trusted: bool,
+        selfSigned: bool,
+        verifyError: nullable(str),
+        fingerprintSha256: str,
+        chain: arrayOf(record<SmtpChainCertificate>({ subject: str, issuer: str, validTo: str, fingerprintSha256: str })),
+      }),
+    ),
+  }),
+  auth: record<SmtpAuth>({
+    mechanismsBeforeTls: nullable(strings),
+    mechanismsAfterTls: nullable(strings),
+    tested: nullable(oneOfStrings(SMTP_AUTH_MECHANISMS)),
+    result: nullable(oneOfStrings(['success', 'failure', 'skipped'])),
+    reply: nullable(REPLY),
+    skippedReason: nullable(str),
+  }),
+  envelope: nullable(
+    record<SmtpEnvelope>({
+      from: str,
+      to: str,
+      authenticated: bool,
+      mail: nullable(REPLY),
+      rcpt: nullable(REPLY),
+      relayTest: bool,
+      relayVerdict: nullable(oneOfStrings(['denied', 'accepted', 'inconclusive'])),
+    }),
+  ),
+  reverseDns: nullable(record<SmtpReverseDns>({ names: strings, forwardConfirmed: nullable(bool) })),
+  dane: nullable(SMTP_DANE),
+  timings: record<SmtpTimings>({
+    dnsMs: nullable(num),
+    connectMs: nullable(num),
+    bannerMs: nullable(num),
+    ehloMs: nullable(num),
+    tlsMs: nullable(num),
+    ehloAfterTlsMs: nullable(num),
+    authMs: nullable(num),
+    mailMs: nullable(num),
+    rcptMs: nullable(num),
+    totalMs: num,
+  }),
+  findings,
+  transcript: nullable(
+    arrayOf(record<SmtpTranscriptLine>({ atMs: num, direction: oneOfStrings(['sent', 'received', 'info']), tls: bool, text: str })),
+  ),
+});
+
+export const MX_RECORD = record<MxResult>({
+  kind: { const: 'mx' },
+  domain: str,
+  domainUnicode: str,
+  status: oneOfStrings(['mx', 'null_mx', 'implicit', 'no_mail', 'nxdomain']),
+  records: arrayOf(
+    record<MxHost>({
+      preference: int,
+      exchange: str,
+      exchangeUnicode: str,
+      cname: nullable(str),
+      ipLiteral: bool,
+      addresses: arrayOf(record<MxAddress>({ address: str, family: { enum: [4, 6] }, reserved: nullable(str), ptr: nullable(strings), fcrdns: nullable(bool) })),
+      error: nullable(FAILURE),
+    }),
+  ),
+  implicitAddresses: strings,
+  ttlSeconds: nullable(int),
+  findings,
+  resolver: str,
+});
+
+export const SPF_NODE = record<SpfNode>({
+  domain: str,
+  via: nullable(str),
+  status: oneOfStrings(['ok', 'none', 'nxdomain', 'multiple', 'invalid', 'loop', 'error', 'not_followed']),
+  record: nullable(str),
+  lookups: int,
+  totalLookups: int,
+  voidLookups: int,
+  error: nullable(FAILURE),
+  children: arrayOf(ref('SpfNode')),
+});
+
+const SPF_QUALIFIER = oneOfStrings(['+', '-', '~', '?']);
+export const SPF_RECORD = record<SpfResult>({
+  kind: { const: 'spf' },
+  domain: str,
+  domainUnicode: str,
+  status: oneOfStrings(['valid', 'none', 'permerror', 'temperror']),
+  record: nullable(str),
+  recordStrings: strings,
+  records: strings,
+  recordOctets: nullable(int),
+  terms: nullable(
+    arrayOf(
+      record<SpfTerm>({
+        position: int,
+        text: str,
+        kind: oneOfStrings(['mechanism', 'modifier']),
+        qualifier: nullable(SPF_QUALIFIER),
+        name: str,
+        value: nullable(str),
+        cidr4: nullable(int),
+        cidr6: nullable(int),
+        countsLookup: bool,
+        known: bool,
+      }),
+    ),
+  ),
+  lookups: int,
+  lookupLimit: int,
+  voidLookups: int,
+  voidLookupLimit: int,
+  tree: nullable(ref('SpfNode')),
+  evaluation: nullable(
+    record<SpfEvaluation>({
+      ip: str,
+      sender: nullable(str),
+      helo: nullable(str),
+      domain: str,
+      result: oneOfStrings(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror']),
+      matched: nullable(record<SpfMatch>({ mechanism: str, qualifier: SPF_QUALIFIER, domain: str, path: arrayOf(record<SpfPathStep>({ domain: str, term: str })) })),
+      explanation: nullable(str),
+      reason: str,
+      lookups: int,
+      voidLookups: int,
+    }),
+  ),
+  findings,
+  resolver: str,
+});
+
+export const DMARC_RECORD = record<DmarcResult>({
+  kind: { const: 'dmarc' },
+  domain: str,
+  location: nullable(str),
+  policyDomain: nullable(str),
+  inherited: bool,
+  record: nullable(str),
+  records: strings,
+  tags: record<DmarcTags>({
+    v: nullable(str),
+    p: nullable(str),
+    sp: nullable(str),
+    pct: nullable(str),
+    rua: nullable(str),
+    ruf: nullable(str),
+    adkim: nullable(str),
+    aspf: nullable(str),
+    fo: nullable(str),
+    rf: nullable(str),
+    ri: nullable(str),
+  }),
+  policy: nullable(oneOfStrings(['none', 'quarantine', 'reject'])),
+  percent: nullable(int),
+  alignmentDkim: nullable(oneOfStrings(['r', 's'])),
+  alignmentSpf: nullable(oneOfStrings(['r', 's'])),
+  reportDestinations: arrayOf(
+    record<DmarcReportDestination>({ tag: oneOfStrings(['rua', 'ruf']), uri: str, domain: nullable(str), external: bool, authorized: nullable(bool), error: nullable(FAILURE) }),
+  ),
+  findings,
+});
+
+export const MTA_STS_RECORD = record<MtaStsResult>({
+  kind: { const: 'mta-sts' },
+  domain: str,
+  record: nullable(str),
+  records: strings,
+  id: nullable(str),
+  policyUrl: nullable(str),
+  policy: nullable(record<MtaStsPolicy>({ version: nullable(str), mode: nullable(oneOfStrings(['enforce', 'testing', 'none'])), maxAgeSeconds: nullable(int), mx: strings })),
+  contentType: nullable(str),
+  policyError: nullable(FAILURE),
+  findings,
+});
+
+export const TLS_RPT_RECORD = record<TlsRptResult>({ kind: { const: 'tls-rpt' }, domain: str, record: nullable(str), records: strings, rua: strings, findings });
+
+export const DKIM_RECORD = record<DkimResult>({
+  kind: { const: 'dkim' },
+  domain: eg(str, 'example.com'),
+  domainUnicode: str,
+  status: oneOfStrings(['valid', 'invalid', 'none', 'temperror']),
+  probed: described(oneOfStrings(['given', 'common']), 'given: the selectors asked for; common: a list of common selectors was probed (selectors cannot be listed from DNS, so none found is not "no DKIM").'),
+  selectors: arrayOf(
+    record<DkimSelectorResult>({
+      selector: eg(str, 'selector1'),
+      name: eg(str, 'selector1._domainkey.example.com'),
+      found: bool,
+      cname: nullable(str),
+      text: nullable(str),
+      record: nullable(
+        record<DkimKeyRecord>({
+          tags: arrayOf({ type: 'object', properties: { name: str, value: str }, required: ['name', 'value'], additionalProperties: false }),
+          version: nullable(str),
+          keyType: str,
+          publicKey: nullable(str),
+          hashAlgorithms: nullable(strings),
+          serviceTypes: strings,
+          flags: strings,
+          testing: bool,
+          strictSubdomains: bool,
+          notes: nullable(str),
+        }),
+      ),
+      key: nullable(record<DkimPublicKey>({ type: oneOfStrings(['rsa', 'ed25519']), bits: int, encoding: oneOfStrings(['spki', 'pkcs1', 'raw', 'spki-ed25519']) })),
+      error: nullable({ type: 'object', properties: { code: str, message: str }, required: ['code', 'message'], additionalProperties: false }),
+      findings,
+    }),
+  ),
+  findings,
+  resolver: nullable(str),
+});
+
+export const BIMI_RECORD = record<BimiResult>({
+  kind: { const: 'bimi' },
+  domain: eg(str, 'example.com'),
+  domainUnicode: str,
+  selector: eg(str, 'default'),
+  status: oneOfStrings(['none', 'declined', 'fail', 'pass']),
+  organisationalDomain: str,
+  location: nullable(str),
+  inherited: bool,
+  record: nullable(str),
+  records: strings,
+  tags: nullable(record<BimiTags>({ v: nullable(str), l: nullable(str), a: nullable(str), lps: nullable(str), avp: nullable(str) })),
+  dmarc: record<BimiDmarcPrerequisites>({
+    met: nullable(bool),
+    location: nullable(str),
+    policy: nullable(oneOfStrings(['none', 'quarantine', 'reject'])),
+    percent: nullable(int),
+    organisationalPolicy: nullable(str),
+    subdomainPolicy: nullable(str),
+    error: nullable(FAILURE),
+  }),
+  logo: nullable(
+    record<BimiLogo>({
+      url: str,
+      finalUrl: nullable(str),
+      redirects: strings,
+      contentType: nullable(str),
+      octets: nullable(int),
+      truncated: bool,
+      compressed: bool,
+      svg: nullable(
+        record<SvgFacts>({
+          root: nullable(str),
+          baseProfile: nullable(str),
+          version: nullable(str),
+          title: nullable(str),
+          viewBox: nullable(str),
+          viewBoxSize: nullable({ type: 'object', properties: { width: num, height: num }, required: ['width', 'height'], additionalProperties: false }),
+        }),
+      ),
+      error: nullable(FAILURE),
+    }),
+  ),
+  certificate: nullable(
+    record<BimiCertificate>({
+      url: str,
+      octets: nullable(int),
+      certificate: nullable(
+        record<MarkCertificate>({ certificates: int, subject: str, issuer: str, validFrom: str, validTo: str, extensions: strings, logotype: bool }),
+      ),
+      error: nullable(FAILURE),
+    }),
+  ),
+  findings,
+});
+
+const MAIL_DNSSEC_CHECK = record<MailDnssecCheck>({
+  name: str,
+  type: oneOfStrings(['MX', 'A']),
+  status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']),
+  reason: nullable(str),
+  signer: nullable(str),
+  error: described(nullable(record<{ code: ErrorCode; message: string }>({ code: oneOfStrings(Object.keys(ERROR_CODES)), message: str })), 'The lookup that failed when the status could not be decided for want of an answer (its finding is then unknown).'),
+});
+const MAIL_DNSSEC_RECORD = record<MailDnssecResult>({ domain: MAIL_DNSSEC_CHECK, mx: arrayOf(MAIL_DNSSEC_CHECK), findings });
+
+const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
+export const EMAIL_RECORD = record<EmailReport>({
+  kind: { const: 'email' },
+  test: oneOfStrings(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']),
+  domain: described(nullable(eg(str, 'example.com')), 'The domain tested (ASCII); null for smtp with a server.'),
+  domainUnicode: nullable(str),
+  server: nullable(str),
+  port: nullable(int),
+  mx: nullable(ref('MxResult')),
+  spf: nullable(ref('SpfResult')),
+  dmarc: nullable(ref('DmarcResult')),
+  mtaSts: nullable(ref('MtaStsResult')),
+  tlsRpt: nullable(ref('TlsRptResult')),
+  dkim: nullable(ref('DkimResult')),
+  bimi: nullable(ref('BimiResult')),
+  dnssec: described(nullable(MAIL_DNSSEC_RECORD), 'DNSSEC of the MX records and of each MX host, validated from the IANA root trust anchor.'),
+  smtp: nullable(
+    arrayOf(
+      record<MailServerCheck>({
+        host: str,
+        preference: nullable(int),
+        port: int,
+        address: nullable(str),
+        probe: nullable(ref('SmtpResult')),
+        error: nullable(FAILURE),
+        findings,
+      }),
+    ),
+  ),
+  dane: nullable(arrayOf(record<DaneHost>({ host: str, tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT, findings }))),
+  errors: arrayOf(record<EmailCheckError>({ check: oneOfStrings(EMAIL_CHECK_NAMES), code: str, message: str })),
+  checked: described(
+    oneOfStrings(['all', 'some', 'none']),
+    'Whether the checks could run: all; some (those in errors, or parts of one with unknown findings, could not); none (the report holds no verdict).',
+  ),
+  failure: described(nullable(CHECK_FAILURE), 'Why checks could not run; null when all ran.'),
+  findings,
+  summary: record<FindingSummary>({ error: int, warning: int, unknown: int, info: int, pass: int }),
+  checkedAt: { type: 'string', format: 'date-time' },
+});
+
+export const VPN_RECORD = record<VpnResult>({
+  kind: { const: 'vpn' },
+  ip: eg(str, '198.51.100.7'),
+  is_vpn: nullable(bool),
+  is_proxy: nullable(bool),
+  is_tor: nullable(bool),
+  is_hosting: nullable(bool),
+  threat_level: THREAT_LEVEL,
+  threat_rule: THREAT_RULE,
+  provider: nullable(str),
+  evidence: arrayOf(ref('SecurityEvidence')),
+  coverage: COVERAGE,
+  reserved: nullable(str),
+  meta: META,
+});
+
+export const BLACKLIST_RECORD = record<BlacklistResult>({
+  kind: { const: 'blacklist' },
+  target: eg(str, '192.0.2.1'),
+  targetType: oneOfStrings(['ip', 'domain']),
+  verdict: record<BlacklistVerdict>({
+    status: oneOfStrings(['listed', 'clean', 'incomplete', 'unknown']),
+    listedZones: int,
+    listings: int,
+    checkedZones: int,
+    uncheckedZones: int,
+    zones: int,
+    message: str,
+    failure: described(
+      nullable(CHECK_FAILURE),
+      'Why zones (or the mail hosts) could not be checked; null when everything was. With status unknown and zones asked, nothing could be.',
+    ),
+  }),
+  zones: arrayOf(
+    record<BlacklistZoneResult>({
+      zone: str,
+      name: nullable(str),
+      listKind: oneOfStrings(['ip', 'domain']),
+      subject: str,
+      mxHosts: strings,
+      query: str,
+      status: oneOfStrings(['listed', 'clean', 'refused', 'timeout', 'error']),
+      returnCodes: arrayOf(record<DnsblReturnCode>({ address: str, meaning: nullable(str) })),
+      reason: nullable(str),
+      detail: nullable(str),
+      canary: oneOfStrings(['passed', 'failed', 'refused', 'timeout', 'error']),
+      latencyMs: num,
+      resolver: nullable(str),
+      delistUrl: nullable(str),
+    }),
+  ),
+  skipped: arrayOf(record<BlacklistSkippedZone>({ zone: str, subject: nullable(str), reason: oneOfStrings(['dead', 'ipv6_unsupported', 'not_applicable']), detail: str })),
+  mx: nullable(
+    record<BlacklistMx>({
+      status: oneOfStrings(['answer', 'implicit', 'null_mx', 'nxdomain', 'error']),
+      hosts: arrayOf(
+        record<BlacklistMxHost>({
+          exchange: str,
+          preference: nullable(int),
+          status: oneOfStrings(['resolved', 'nxdomain', 'no_address', 'error']),
+          addresses: strings,
+          error: nullable(str),
+        }),
+      ),
+      error: nullable(str),
+    }),
+  ),
+  findings,
+  resolvers: strings,
+  registryVersion: str,
+  checkedAt: { type: 'string', format: 'date-time' },
+  latencyMs: num,
+});
+
+const ERROR_CODE = oneOfStrings(Object.keys(ERROR_CODES));
+
+/** The problem document of every error answer (RFC 9457 §3) with netintel's `code`. */
+const PROBLEM: JsonSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details with netintel\'s stable error code (the member clients branch on).',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string', format: 'uri-reference', description: 'Where the code is documented (/docs#problem-CODE).' },
+    title: { type: 'string', description: 'The code\'s meaning, the same for every occurrence.' },
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status, repeated.' },
+    detail: { type: 'string', description: 'What went wrong this time, for people.' },
+    instance: { type: 'string', format: 'uri-reference', description: 'The request path.' },
+    code: ERROR_CODE,
+    details: { type: 'object', description: 'Facts about the error (on 429: limit, plan, retryAfterSeconds, resetAt, ...).' },
+  },
+};
+
+const ITEM_ERROR: JsonSchema = {
+  type: 'object',
+  description: 'A failed item of a bulk answer or of a several-type DNS answer.',
+  required: ['code', 'message'],
+  properties: { code: ERROR_CODE, message: str, details: { type: 'object' } },
+};
+
+/**
+ * The components every record or answer of the API refers to, whatever the
+ * operation: the problem document, the error of a failed item, and the
+ * finding and security evidence records hold.
+ */
+export const SHARED_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
+  Problem: PROBLEM,
+  ItemError: ITEM_ERROR,
+  QueryError: { type: 'object', required: ['query', 'error'], properties: { query: str, error: ref('ItemError') } },
+  Finding: FINDING,
+  SecurityEvidence: EVIDENCE,
+};
