@@ -13,6 +13,8 @@ import { createRunProgress, SILENT, type RunProgress } from './progress.js';
 const REMOTE_COMMANDS = new Set(['ip', 'asn', 'dns', 'bulk', 'summarize', 'quota', 'vpn', 'blacklist', 'smtp', 'mx', 'spf', 'email', 'dkim', 'bimi']);
 /** Commands that work on this machine by nature: --server does not apply to them. */
 const LOCAL_ONLY_COMMANDS = new Set(['serve', 'keys', 'data', 'range', 'grep']);
+/** Commands that never show progress: the server's lookups are its callers' waits, and its log says what it does. */
+const WITHOUT_PROGRESS = new Set(['serve']);
 
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
@@ -52,7 +54,7 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
         });
       }
       if (progress === null) {
-        progress = createRunProgress(io, options);
+        progress = WITHOUT_PROGRESS.has(name) ? SILENT : createRunProgress(io, options);
         runIo = progress.wrapIo(io);
       }
       return options;

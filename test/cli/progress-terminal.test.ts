@@ -209,6 +209,21 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf(HIDE_CURSOR));
   });
 
+  it('erases the spinner before data written to a pipe whose reader prints on the same terminal (| jq)', async () => {
+    // stdout a pipe into cat, which copies the JSON onto the terminal the spinner is drawn on.
+    const run = await onTerminal(`${netintel(['dns', 'example.test', '--type', 'MX', '-j', ...dnsFlags])} | cat`);
+    expect(run.code).toBe(0);
+    expect(run.screen).toContain('resolving example.test MX...');
+    const data = run.screen.indexOf('{');
+    expect(data).toBeGreaterThan(0);
+    // Between the last frame and the data: the line erased (ESC [0K), the cursor back, no frame after.
+    const before = run.screen.slice(run.screen.lastIndexOf('resolving', data), data);
+    expect(before, JSON.stringify(before)).toMatch(/\u001b\[0K(\u001b\[1G)?(\u001b\[\?25h)*$/);
+    expect(run.screen.slice(data)).not.toContain('resolving');
+    expect(run.screen.slice(data)).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(JSON.parse(run.screen.slice(data).replace(/\u001b\[[?\d;]*[A-Za-z]/g, ''))).toMatchObject({ domain: 'example.test' });
+  });
+
   it('erases the spinner and shows the cursor before a crash is reported', async () => {
     const fault = join(scratch.path, 'fault.cjs');
     writeFileSync(fault, "setTimeout(() => { throw new Error('planted fault'); }, 1500);");
@@ -222,6 +237,38 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     // The cursor is back and the line cleared before the report; no frame is drawn after it.
     expect(run.screen.lastIndexOf(SHOW_CURSOR, report)).toBeGreaterThan(run.screen.lastIndexOf('resolving', report));
     expect(run.screen.slice(report)).not.toContain('resolving');
+  });
+});
+
+describe.skipIf(!HAS_SCRIPT)('the server on a terminal', () => {
+  it('shows no spinner while it serves a request that waits on DNS', async () => {
+    const env = { PATH: process.env.PATH, TERM: 'xterm', ...isolatedEnv() };
+    const db = join(scratch.path, 'serve-keys.db');
+    const line = netintel(['serve', '--port', '0', '--no-accounts', '--db', db, ...dnsFlags]);
+    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${line}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.on('error', reject);
+        child.stdout.on('data', (chunk: Buffer) => {
+          screen += chunk.toString('utf8');
+          const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen);
+          if (listening) resolve(listening[1]!);
+        });
+      });
+      // The lookup waits DELAY_MS on the DNS server: a CLI run would show its spinner by then.
+      const response = await fetch(`${url}/api/dns-lookup?domain=example.test&type=MX`);
+      expect(response.status, await response.text()).toBe(200);
+      child.stdin.write('\u0003');
+      await closed;
+    } finally {
+      clearTimeout(killer);
+    }
+    expect(screen).toContain('GET /api/dns-lookup');
+    expect(screen).not.toContain('resolving');
+    expect(screen).not.toContain(HIDE_CURSOR);
   });
 });
 
