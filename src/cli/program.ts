@@ -3,6 +3,8 @@ import { NetintelError } from '../errors.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import { mainValueSummary } from '../output/value-format.js';
 import { fieldsHelp } from './command-fields.js';
+import { fittedHelp, shortUsage, wrapHelpText } from './help-layout.js';
+import { terminalWidth } from './terminal-width.js';
 import { exitCodeFor } from './exit-codes.js';
 import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from './global-options.js';
 import type { CliIo } from './io.js';
@@ -25,11 +27,7 @@ Examples:
   netintel bulk ips.txt -f csv > out.csv               # many addresses, one row each
   source <(netintel completion bash)                   # tab completion (bash; zsh and fish too)
 
--f value prints bare values for scripts: one line per target in input order (an empty line when its
-lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a
-missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH).
-Without --fields, each record's main value:
-${mainValueSummary()}
+-f value prints bare values for scripts: one line per target in input order (an empty line when its lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH). Without --fields, each record's main value: ${mainValueSummary(Infinity, '')}.
 `;
 
 /** Builds the program: global options, then the commands. */
@@ -38,17 +36,20 @@ export function buildProgram(
   commands: readonly CommandRegistration[],
 ): { program: Command; runtime: CommandRuntime; failedCommand: () => Command | undefined } {
   const runtime = createRuntime(io, (command, serverUse) => globalOptionsOf(command, io.env, io.stdout.isTTY === true, serverUse));
+  const fitted = fittedHelp(io);
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Commander writes help only through these: every text of it fits the terminal (help-layout.ts).
+      writeOut: (text) => io.stdout.write(wrapHelpText(text, fitted.output.getOutHelpWidth!())),
+      writeErr: (text) => io.stderr.write(wrapHelpText(text, fitted.output.getErrHelpWidth!())),
+      ...fitted.output,
       // A parse error is reported as every failure is (runProgram): one `netintel: ...` line, a record with -f json.
       outputError: () => {},
     })
     // A command's help lists the global options its examples use (-f, --fields, ...).
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true, ...fitted.help })
     .addHelpText('after', `${EXAMPLES}\n${DBIP_CREDIT}. ASN data: RouteViews, NRO and DB-IP (CC BY 4.0).`);
   addGlobalOptions(program);
   program.addOption(new Option('-V, --version', 'print the version and the dates of the datasets'));
@@ -90,8 +91,14 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
     ({ program, runtime, failedCommand } = buildProgram(io, commands));
     applyConfigFile(program, io.env);
     applyEnvironment(program, io.env);
-    await program.parseAsync([...argv], { from: 'user' });
-    outcome = { code: runtime.exitCode };
+    if (argv.length === 0) {
+      // Nothing asked: the commands in a screen, not the whole help (docs/exit-codes.md: a usage error).
+      io.stderr.write(shortUsage(program, terminalWidth(io)));
+      outcome = { code: exitCodeFor('usage') };
+    } else {
+      await program.parseAsync([...argv], { from: 'user' });
+      outcome = { code: runtime.exitCode };
+    }
   } catch (error) {
     if (error instanceof CommanderError) {
       const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;

@@ -293,6 +293,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'keys/bad-plan', argv: ['keys', 'create', '--plan', 'platinum'] },
     { id: 'accounts/list-empty', argv: ['accounts', 'list', '-f', 'json'] },
     { id: 'quota/no-server', argv: ['quota'] },
+    { id: 'cli/bare', argv: [] },
     { id: 'cli/help', argv: ['--help'] },
     { id: 'cli/ip-help', argv: ['ip', '--help'] },
     { id: 'cli/unknown-command', argv: ['lookup', '8.8.8.8'] },
