@@ -8,6 +8,7 @@ import { exitCodeForRun, type RecordCoverage } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
 import { markWrittenToStdout } from './report-failure.js';
+import { reportedMessage } from './next-step.js';
 import { RenderedRows, renderRows } from './rendered-rows.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { printCredit } from './attribution.js';
@@ -87,7 +88,7 @@ export async function emitOutcomes(
           else failures.set(coverage, (failures.get(coverage) ?? 0) + 1);
         } else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
-          io.stderr.write(`netintel: ${escapeTerminalText(outcome.error.message)}\n`);
+          io.stderr.write(`netintel: ${escapeTerminalText(reportedMessage(outcome.error))}\n`);
         }
         text += formatter.write(outcome);
       }

@@ -56,6 +56,16 @@ function wrapLine(line: string, width: number): string[] {
   const indent = /^ */.exec(line)![0].length;
   const column = /^ *\S.*? {2,}(# )?(?=\S)/.exec(line)?.[0].length;
   const hanging = column !== undefined && column <= width - MIN_DESCRIPTION_COLUMNS ? column : indent === 0 ? 0 : Math.min(indent + 4, Math.floor(width / 2));
+  return fillLine(line, width, hanging);
+}
+
+/**
+ * A line broken at spaces into lines of `width` columns, those after the
+ * first indented by `hanging`; a word that does not fit where its line
+ * starts starts further left, one wider than the width stays whole.
+ */
+export function fillLine(line: string, width: number, hanging: number): string[] {
+  const indent = /^ */.exec(line)![0].length;
   const lines: string[] = [];
   let current = '';
   let currentWidth = 0;
