@@ -25,6 +25,8 @@ export interface EmitOptions {
    * with its code, one checked in part makes the run partial (exit 7).
    */
   coverage?: (record: unknown) => RecordCoverage;
+  /** False: the caller says what failed on stderr itself (one line for many failures of one cause); the records still carry each error. */
+  failuresOnStderr?: boolean;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function emitOutcomes(
           else failures.set(coverage, (failures.get(coverage) ?? 0) + 1);
         } else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
-          io.stderr.write(`netintel: ${escapeTerminalText(reportedMessage(outcome.error))}\n`);
+          if (emit.failuresOnStderr !== false) io.stderr.write(`netintel: ${escapeTerminalText(reportedMessage(outcome.error))}\n`);
         }
         text += formatter.write(outcome);
       }
