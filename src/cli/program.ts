@@ -108,7 +108,7 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
     } else outcome = { error };
   }
   try {
-    await runtime?.close();
+    await runtime?.close('code' in outcome);
   } catch (error) {
     if ('code' in outcome) outcome = { error };
   }

@@ -1,7 +1,9 @@
 import { fstatSync, statSync } from 'node:fs';
+import { defaultDataDir } from '../engine/data/data-files.js';
 import type { Stage } from '../engine/stage.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import type { GlobalOptions } from './global-options.js';
+import { feedsHint, showsVerdict, takeDailyHint } from './feeds-hint.js';
 import type { CliIo, OutputStream } from './io.js';
 
 /**
@@ -45,8 +47,12 @@ export interface RunProgress {
    * finds it erased too.
    */
   wrapIo(io: CliIo): CliIo;
-  /** Erases the spinner, then says once if Tor or proxy feeds were missing. */
-  stop(): void;
+  /**
+   * Erases the spinner; then, when the run `completed` (it did not end on
+   * an error such as a usage error) and showed a verdict that Tor or proxy
+   * feeds were missing from, says so, at most once a day (feeds-hint.ts).
+   */
+  stop(completed?: boolean): void;
 }
 
 /** A wait shorter than this shows nothing. */
@@ -57,7 +63,7 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const HIGH_RISK_SIGNALS = ['tor_exit_list', 'proxy_list'] as const;
 
 /** Progress of a run on `io`: active only when stderr is a terminal and -q was not given. */
-export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote'>): RunProgress {
+export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote' | 'fields' | 'dataDir'>): RunProgress {
   // The spinner draws with cursor controls on the terminal itself: the run's
   // stderr stream writes control characters visibly (run-guard.ts), and its
   // lines pass through wrapIo, which erases the spinner before them.
@@ -65,7 +71,9 @@ export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet
   // A terminal that reports no width (some pseudo-terminals) cannot have a line redrawn in place.
   if (!(process.stderr.columns > 0)) return SILENT;
   const color = !io.env.NO_COLOR && io.env.TERM !== 'dumb';
-  return new TerminalProgress(process.stderr, io.stderr, color, options.remote === null);
+  // Local lookups whose verdict shows: a missing feed is one `netintel data update` installs here.
+  const hintDir = options.remote === null && showsVerdict(options.fields) ? (options.dataDir ?? defaultDataDir(io.env)) : null;
+  return new TerminalProgress(process.stderr, io.stderr, color, hintDir);
 }
 
 /** The progress of a run that shows none. */
@@ -144,8 +152,8 @@ class TerminalProgress implements RunProgress {
     /** The run's stderr, for the hint. */
     private readonly stderr: OutputStream,
     private readonly color: boolean,
-    /** Local lookups: a missing feed is one `netintel data update` installs here. */
-    private readonly local: boolean,
+    /** The data dir of a run whose missing feeds are worth a hint (its stamp is there); null: no hint. */
+    private readonly hintDir: string | null,
   ) {}
 
   readonly onStage = (stage: Stage): void => {
@@ -186,7 +194,7 @@ class TerminalProgress implements RunProgress {
   }
 
   noteCoverage(outcomes: Iterable<unknown>): void {
-    if (!this.local || this.missing.size === HIGH_RISK_SIGNALS.length) return;
+    if (this.hintDir === null || this.missing.size === HIGH_RISK_SIGNALS.length) return;
     for (const outcome of outcomes) {
       const missing = missingSignals(outcome);
       if (missing === null) continue;
@@ -267,13 +275,12 @@ class TerminalProgress implements RunProgress {
     };
   }
 
-  stop(): void {
+  stop(completed = true): void {
     if (this.stopped) return;
     this.stopped = true;
     this.halt();
-    if (this.missing.size > 0) {
-      const what = this.missing.size === 2 ? 'Tor and proxy feeds are' : this.missing.has('tor_exit_list') ? 'the Tor exit feed is' : 'the open proxy feed is';
-      this.stderr.write(`netintel: ${what} not installed: run "netintel data update" for a complete verdict\n`);
+    if (completed && this.missing.size > 0 && this.hintDir !== null && takeDailyHint(this.hintDir)) {
+      this.stderr.write(`netintel: ${feedsHint(this.missing)}\n`);
     }
   }
 

@@ -26,8 +26,8 @@ export interface CommandRuntime {
   context(options: GlobalOptions): EngineContext;
   /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
   readonly progress: RunProgress;
-  /** Ends the progress display, then closes every context the run created. */
-  close(): Promise<void>;
+  /** Ends the progress display (`completed`: the run did not end on an error), then closes every context the run created. */
+  close(completed?: boolean): Promise<void>;
 }
 
 /** Reads a command's global options (commander's, in the CLI); `serverUse` as for CommandRuntime.options. */
@@ -81,8 +81,8 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader): CommandRun
       contexts.push(ctx);
       return ctx;
     },
-    close: async () => {
-      progress?.stop();
+    close: async (completed = true) => {
+      progress?.stop(completed);
       await Promise.all(contexts.map((ctx) => ctx.close()));
     },
   };
