@@ -160,12 +160,19 @@ function withSpinner(print: (event: UpdateProgress) => void, progress: RunProgre
 
 function progressPrinter(io: CliIo): (event: UpdateProgress) => void {
   const lastShown = new Map<string, number>();
+  // A download is named once its data starts to come: one that never connects says nothing until the end.
+  const urls = new Map<string, string>();
   return (event) => {
     switch (event.type) {
       case 'start':
-        io.stderr.write(`netintel: ${event.source}: downloading ${escapeTerminalText(event.url)}\n`);
+        urls.set(event.source, event.url);
         break;
       case 'bytes': {
+        const url = urls.get(event.source);
+        if (url !== undefined) {
+          urls.delete(event.source);
+          io.stderr.write(`netintel: ${event.source}: downloading ${escapeTerminalText(url)}\n`);
+        }
         // One line per 8 MiB at most: enough to see a large download move.
         const step = Math.floor(event.received / (8 * 2 ** 20));
         if (step > (lastShown.get(event.source) ?? 0)) {
