@@ -1,5 +1,8 @@
 import type { NetintelError } from '../errors.js';
 
+/** Why a connection to a netintel server never opened (api-client.ts's details.reason). */
+const NO_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'bad port']);
+
 /**
  * What to try after a failure the CLI reports, keyed by the error's code
  * and the facts it carries (its details): the resolver, the netintel
@@ -19,7 +22,8 @@ export function nextStep(error: NetintelError): string | null {
     return null;
   }
   if (typeof details.server === 'string') {
-    if (code === 'unreachable') return 'start one with "netintel serve", or check --server or NETINTEL_SERVER';
+    // No connection at all (a server that answered, then closed, is there: nothing to start).
+    if (code === 'unreachable' && typeof details.reason === 'string' && NO_CONNECTION.has(details.reason)) return 'start one with "netintel serve", or check --server or NETINTEL_SERVER';
     if (code === 'timeout') return 'the server may be busy: allow more time with --timeout';
     return null;
   }
