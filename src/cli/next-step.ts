@@ -6,7 +6,7 @@ const NO_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 /**
  * What to try after a failure the CLI reports, keyed by the error's code
  * and the facts it carries (its details): the resolver, the netintel
- * server, the file. The engine's messages say what failed and are also the
+ * server. The engine's messages say what failed and are also the
  * API's, where flags mean nothing; the next step is the CLI's to add.
  * Null when the message says it already or there is nothing to suggest.
  */
@@ -27,19 +27,26 @@ export function nextStep(error: NetintelError): string | null {
     if (code === 'timeout') return 'the server may be busy: allow more time with --timeout';
     return null;
   }
-  if (code === 'usage' && typeof details.path === 'string' && !error.message.includes(' (')) return 'check the path and its permissions';
   return null;
 }
 
+/** Node's text of a file system error: `ENOENT: no such file or directory, open 'access.log'`. */
+const FILE_ERROR = /\b(E[A-Z]+): ([a-z][a-z ,]*?), [a-z]+ '[^']*'/;
+
 /**
  * The message of a failure as the CLI reports it: Node's text of a file
- * error shortened to its reason (`ENOENT: no such file or directory, open
- * 'x'` says the path twice), then the next step, in parentheses or, after
- * a message that ends in parentheses, after a colon.
+ * error shortened to its reason (it says the path the message already
+ * names), with the path to check when nothing else is said; then the next
+ * step, in parentheses or, after a message that ends in parentheses,
+ * after a colon.
  */
 export function reportedMessage(error: NetintelError): string {
-  const message = error.message.replace(/\b(E[A-Z]+): ([a-z][a-z ,]*?), [a-z]+ '[^']*'/, '$2');
-  const step = nextStep(error);
+  let message = error.message;
+  let step = nextStep(error);
+  if (FILE_ERROR.test(message)) {
+    message = message.replace(FILE_ERROR, '$2');
+    if (step === null && !message.includes(' (')) step = 'check the path and its permissions';
+  }
   if (step === null) return message;
   return message.endsWith(')') ? `${message}: ${step}` : `${message} (${step})`;
 }
