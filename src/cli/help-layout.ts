@@ -17,35 +17,49 @@ const MIN_DESCRIPTION_COLUMNS = 20;
 export function fittedHelp(io: Pick<CliIo, 'stdout' | 'env'>): { help: HelpConfiguration; output: Pick<OutputConfiguration, 'getOutHelpWidth' | 'getErrHelpWidth'> } {
   const width = () => terminalWidth(io);
   return {
-    help: { helpWidth: width(), minWidthToWrap: MIN_DESCRIPTION_COLUMNS },
+    help: { minWidthToWrap: MIN_DESCRIPTION_COLUMNS },
     output: { getOutHelpWidth: width, getErrHelpWidth: width },
   };
 }
 
 /**
  * Text wrapped to `width` columns. A paragraph at the margin (lines without
- * indentation, one after the other) that does not fit is filled again as
- * one. An indented line that does not fit breaks at spaces, its
- * continuation lines indented to where its description starts (the text
- * after the first run of two spaces, as in `  --port <n>   port to listen
- * on`, past a `# ` that starts it) when that leaves room, else four columns
- * deeper than the line. Words are never broken: one that does not fit
- * where its line starts starts further left.
+ * indentation, one after the other, a heading that ends with a colon
+ * standing apart) that does not fit is filled again as one, and so is an
+ * indented list whose lines end with a comma. Another indented line that
+ * does not fit breaks at spaces, its continuation lines indented to where
+ * its description starts (the text after the first run of two spaces, as
+ * in `  --port <n>   port to listen on`, past a `# ` that starts it) when
+ * that leaves room, else four columns deeper than the line. Words are
+ * never broken: one that does not fit where its line starts starts
+ * further left.
  */
 export function wrapHelpText(text: string, width: number): string {
   const out: string[] = [];
   let paragraph: string[] = [];
   const endParagraph = () => {
-    if (paragraph.some((line) => displayWidth(line) > width)) out.push(...wrapLine(paragraph.join(' '), width));
-    else out.push(...paragraph);
+    if (paragraph.length === 0) return;
+    if (paragraph.some((line) => displayWidth(line) > width)) {
+      const indent = /^ */.exec(paragraph[0]!)![0];
+      out.push(...fillLine(indent + paragraph.map((line) => line.trim()).join(' '), width, indent.length));
+    } else out.push(...paragraph);
     paragraph = [];
   };
   for (const line of text.split('\n')) {
-    if (/^\S/.test(line)) {
+    const previous = paragraph.at(-1);
+    const sameIndent = previous !== undefined && /^ */.exec(previous)![0] === /^ */.exec(line)![0];
+    // Lines of one paragraph: at the margin, or a list going on after a comma.
+    const goesOn = previous !== undefined && sameIndent && line.trim() !== '' && (/^\S/.test(line) ? !previous.endsWith(':') && !line.endsWith(':') : previous.endsWith(','));
+    if (!goesOn) endParagraph();
+    if (/^\S/.test(line) || (line.trim() !== '' && line.trimEnd().endsWith(','))) {
       paragraph.push(line);
       continue;
     }
-    endParagraph();
+    if (goesOn) {
+      paragraph.push(line);
+      endParagraph();
+      continue;
+    }
     out.push(...(displayWidth(line) <= width ? [line] : wrapLine(line, width)));
   }
   endParagraph();

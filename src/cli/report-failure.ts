@@ -21,9 +21,10 @@ export function markWrittenToStdout(error: object): void {
  * `netintel: ...` line on stderr, control characters written visibly (the
  * message may echo input or what a peer said), and the error as a record on
  * stdout when the run prints records (json, ndjson), so a reader of stdout
- * sees why it got nothing. A failure says what to try next (next-step.ts). A bug (`internal`) says so and where to go;
- * with `debug` its stack follows (mapped to the sources: bin/netintel.js
- * turns source maps on in debug runs).
+ * sees why it got nothing. A failure says what to try next (next-step.ts).
+ * A bug (`internal`) says so and where to go; with `debug` its stack
+ * follows (mapped to the sources: bin/netintel.js turns source maps on in
+ * debug runs).
  */
 export function reportFailure(io: CliIo, error: unknown, format: string | undefined, options: { debug?: boolean } = {}): number {
   const failure = toNetintelError(error);

@@ -69,6 +69,33 @@ describe('help at the width of the terminal', () => {
   });
 });
 
+describe('help text refilled', () => {
+  it('refills a paragraph at the margin that does not fit, a heading ending in a colon standing apart, and an indented list going on after commas', () => {
+    const text = [
+      'Each source updates on its own: one that fails keeps its installed version.',
+      'Downloads honour HTTPS_PROXY.',
+      'Examples:',
+      '  netintel data update',
+      'Fields:',
+      '  source, type, status, url, path, version, updated, entries,',
+      '  bytes, durationMs',
+    ].join('\n');
+    expect(wrapHelpText(text, 40).split('\n')).toEqual([
+      'Each source updates on its own: one that',
+      'fails keeps its installed version.',
+      'Downloads honour HTTPS_PROXY.',
+      'Examples:',
+      '  netintel data update',
+      'Fields:',
+      '  source, type, status, url, path,',
+      '  version, updated, entries, bytes,',
+      '  durationMs',
+    ]);
+    // What fits stays as it was written.
+    expect(wrapHelpText(text, 100)).toBe(text);
+  });
+});
+
 describe('netintel without a command', () => {
   it('prints the commands one line each and where the whole help is, on stderr, and exits 2', async () => {
     const run = await runCli([], { env: { COLUMNS: '80' } });
