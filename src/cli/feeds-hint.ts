@@ -9,8 +9,8 @@ export const FEEDS_HINT_STAMP = 'feeds-hint.stamp';
 const VERDICT_FIELD = /^(security(\.|$)|is_|threat_|coverage(\.|$))/;
 
 /** Whether a run's records show the security verdict the hint qualifies: every field, or a verdict field among --fields. */
-export function showsVerdict(fields: readonly string[] | null): boolean {
-  return fields === null || fields.some((field) => VERDICT_FIELD.test(field));
+export function showsVerdict(fields: readonly string[] | null | undefined): boolean {
+  return fields === null || fields === undefined || fields.some((field) => VERDICT_FIELD.test(field));
 }
 
 /**
