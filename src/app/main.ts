@@ -11,7 +11,7 @@ import type { ServerFlagUse } from '../cli/global-options.js';
 import type { CliIo } from '../cli/io.js';
 import { operationCommand } from '../cli/operation-command.js';
 import { runProgram, type CommandRegistration } from './program.js';
-import { declareServerUse } from '../cli/runtime.js';
+import { declareServerUse, declareWithoutProgress } from '../cli/runtime.js';
 
 export { VERSION } from './program.js';
 export { createProcessIo } from '../cli/io.js';
@@ -26,6 +26,8 @@ interface OrdinaryCommand {
   records?: Readonly<Record<string, RecordSchema>>;
   /** How it reads `--server` (default: remote mode, as the operations the API can ask). */
   serverUse?: ServerFlagUse;
+  /** False: it never shows progress (a server's lookups are its callers' waits). */
+  progress?: false;
 }
 
 const LOCAL_ONLY: ServerFlagUse = { localOnly: true };
@@ -41,7 +43,7 @@ const ORDINARY_COMMANDS: readonly OrdinaryCommand[] = [
     records: { status: DATA_STATUS_SCHEMA, update: DATA_UPDATE_SCHEMA },
     serverUse: LOCAL_ONLY,
   },
-  { name: 'serve', after: 'blacklist', load: async () => (await import('../commands/serve.js')).registerServeCommand, serverUse: LOCAL_ONLY },
+  { name: 'serve', after: 'blacklist', load: async () => (await import('../commands/serve.js')).registerServeCommand, serverUse: LOCAL_ONLY, progress: false },
   {
     name: 'keys',
     load: async () => (await import('../commands/keys.js')).registerKeysCommand,
@@ -90,6 +92,7 @@ function described(ordinary: OrdinaryCommand, register: CommandRegistration): Co
     register(program, runtime);
     const command = program.commands.find((each) => each.name() === ordinary.name)!;
     if (ordinary.serverUse) declareServerUse(command, ordinary.serverUse);
+    if (ordinary.progress === false) declareWithoutProgress(command);
     for (const [sub, schema] of Object.entries(ordinary.records ?? {})) {
       const target: Command | undefined = sub === '' ? command : command.commands.find((each) => each.name() === sub);
       if (target) declareRecords(target, schema);

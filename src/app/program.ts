@@ -11,6 +11,8 @@ import { createRuntime, type CommandRegistration, type CommandRuntime } from '..
 import { debugRequested, guardRun } from '../cli/run-guard.js';
 import { usageErrorMessage } from '../cli/usage-errors.js';
 import { versionText } from '../cli/version-text.js';
+import { fittedHelp, shortUsage, wrapHelpText } from '../cli/help-layout.js';
+import { terminalWidth } from '../cli/terminal-width.js';
 
 export const VERSION = '0.1.0';
 
@@ -26,11 +28,7 @@ Examples:
   netintel bulk ips.txt -f csv > out.csv               # many addresses, one row each
   source <(netintel completion bash)                   # tab completion (bash; zsh and fish too)
 
--f value prints bare values for scripts: one line per target in input order (an empty line when its
-lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a
-missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH).
-Without --fields, each record's main value:
-${mainValueSummary(declared)}
+-f value prints bare values for scripts: one line per target in input order (an empty line when its lookup failed; the error goes to stderr), the --fields in the order given, separated by a tab, a missing value as an empty string, tabs, line breaks and control characters escaped (\\t, \\n, \\xHH). Without --fields, each record's main value: ${mainValueSummary(declared, Infinity, '')}.
 `;
 
 /** Builds the program: global options, then the commands. */
@@ -44,17 +42,20 @@ export function buildProgram(
     // The remote client loads only for a run with --server.
     async (options, runIo, progress) => (await import('./remote-mode.js')).openRemoteEngine(options, runIo, progress),
   );
+  const fitted = fittedHelp(io);
   const program = new Command('netintel')
     .description('Network and e-mail diagnostics: IP geolocation and ownership, ASN, DNS and mail checks.')
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Commander writes help only through these: every text of it fits the terminal (help-layout.ts).
+      writeOut: (text) => io.stdout.write(wrapHelpText(text, fitted.output.getOutHelpWidth!())),
+      writeErr: (text) => io.stderr.write(wrapHelpText(text, fitted.output.getErrHelpWidth!())),
+      ...fitted.output,
       // A parse error is reported as every failure is (runProgram): one `netintel: ...` line, a record with -f json.
       outputError: () => {},
     })
     // A command's help lists the global options its examples use (-f, --fields, ...).
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true, ...fitted.help });
   addGlobalOptions(program);
   program.addOption(new Option('-V, --version', 'print the version and the dates of the datasets'));
   program.on('option:version', () => {
@@ -97,8 +98,14 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
     ({ program, runtime, failedCommand } = buildProgram(io, commands));
     applyConfigFile(program, io.env);
     applyEnvironment(program, io.env);
-    await program.parseAsync([...argv], { from: 'user' });
-    outcome = { code: runtime.exitCode };
+    if (argv.length === 0) {
+      // Nothing asked: the commands in a screen, not the whole help (docs/exit-codes.md: a usage error).
+      io.stderr.write(shortUsage(program, terminalWidth(io)));
+      outcome = { code: exitCodeFor('usage') };
+    } else {
+      await program.parseAsync([...argv], { from: 'user' });
+      outcome = { code: runtime.exitCode };
+    }
   } catch (error) {
     if (error instanceof CommanderError) {
       const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0;
@@ -108,7 +115,7 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
     } else outcome = { error };
   }
   try {
-    await runtime?.close();
+    await runtime?.close('code' in outcome);
   } catch (error) {
     if ('code' in outcome) outcome = { error };
   }

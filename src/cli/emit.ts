@@ -9,6 +9,7 @@ import { exitCodeForRun, type RecordCoverage } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { createSink, OutputClosed, type CliIo, type OutputSink } from './io.js';
 import { markWrittenToStdout } from './report-failure.js';
+import { reportedMessage } from './next-step.js';
 import { RenderedRows, renderRows } from '../operations/rendered-rows.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { printCredit } from './attribution.js';
@@ -27,6 +28,8 @@ export interface EmitOptions {
   coverage?: (record: unknown) => RecordCoverage;
   /** The records' human view, loaded when a table is drawn; default: the schema's, else its columns. */
   view?: () => Promise<HumanView>;
+  /** False: the caller says what failed on stderr itself (one line for many failures of one cause); the records still carry each error. */
+  failuresOnStderr?: boolean;
 }
 
 /**
@@ -96,7 +99,7 @@ export async function emitOutcomes(
           else failures.set(coverage, (failures.get(coverage) ?? 0) + 1);
         } else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
-          io.stderr.write(`netintel: ${escapeTerminalText(outcome.error.message)}\n`);
+          if (emit.failuresOnStderr !== false) io.stderr.write(`netintel: ${escapeTerminalText(reportedMessage(outcome.error))}\n`);
         }
         text += formatter.write(outcome);
       }

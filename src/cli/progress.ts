@@ -1,7 +1,9 @@
 import { fstatSync, statSync } from 'node:fs';
+import { defaultDataDir } from '../engine/data/data-files.js';
 import type { Stage } from '../engine/stage.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import type { GlobalOptions } from './global-options.js';
+import { feedsHint, showsVerdict, takeDailyHint } from './feeds-hint.js';
 import type { CliIo, OutputStream } from './io.js';
 
 /**
@@ -12,7 +14,9 @@ import type { CliIo, OutputStream } from './io.js';
  * within SPINNER_DELAY_MS; stdout is never written. Lines the run writes
  * to stderr (errors, warnings, the bulk summary) find the spinner erased and
  * it is drawn again below them (wrapIo; ora also hooks the process's stdio
- * writes); the run's end erases it.
+ * writes); the run's end erases it. Data written to a pipe finds the spinner
+ * erased too, and it comes back only after SPINNER_DELAY_MS: the reader of
+ * the pipe (`| jq`) may print on the same terminal at any time after.
  */
 export interface RunProgress {
   /** The engine's stage listener (EngineContext.onStage). */
@@ -39,11 +43,16 @@ export interface RunProgress {
   /**
    * The run's process surface with stderr passing through the progress
    * display: a line written there finds the spinner erased, and the
-   * spinner is drawn again below it.
+   * spinner is drawn again below it. Data written to a pipe on stdout
+   * finds it erased too.
    */
   wrapIo(io: CliIo): CliIo;
-  /** Erases the spinner, then says once if Tor or proxy feeds were missing. */
-  stop(): void;
+  /**
+   * Erases the spinner; then, when the run `completed` (it did not end on
+   * an error such as a usage error) and showed a verdict that Tor or proxy
+   * feeds were missing from, says so, at most once a day (feeds-hint.ts).
+   */
+  stop(completed?: boolean): void;
 }
 
 /** A wait shorter than this shows nothing. */
@@ -54,7 +63,7 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const HIGH_RISK_SIGNALS = ['tor_exit_list', 'proxy_list'] as const;
 
 /** Progress of a run on `io`: active only when stderr is a terminal and -q was not given. */
-export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote'>): RunProgress {
+export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet' | 'remote' | 'fields' | 'dataDir'>): RunProgress {
   // The spinner draws with cursor controls on the terminal itself: the run's
   // stderr stream writes control characters visibly (run-guard.ts), and its
   // lines pass through wrapIo, which erases the spinner before them.
@@ -62,7 +71,9 @@ export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet
   // A terminal that reports no width (some pseudo-terminals) cannot have a line redrawn in place.
   if (!(process.stderr.columns > 0)) return SILENT;
   const color = !io.env.NO_COLOR && io.env.TERM !== 'dumb';
-  return new TerminalProgress(process.stderr, io.stderr, color, options.remote === null);
+  // Local lookups whose verdict shows: a missing feed is one `netintel data update` installs here.
+  const hintDir = options.remote === null && showsVerdict(options.fields) ? (options.dataDir ?? defaultDataDir(io.env)) : null;
+  return new TerminalProgress(process.stderr, io.stderr, color, hintDir);
 }
 
 /** The progress of a run that shows none. */
@@ -141,8 +152,8 @@ class TerminalProgress implements RunProgress {
     /** The run's stderr, for the hint. */
     private readonly stderr: OutputStream,
     private readonly color: boolean,
-    /** Local lookups: a missing feed is one `netintel data update` installs here. */
-    private readonly local: boolean,
+    /** The data dir of a run whose missing feeds are worth a hint (its stamp is there); null: no hint. */
+    private readonly hintDir: string | null,
   ) {}
 
   readonly onStage = (stage: Stage): void => {
@@ -183,7 +194,7 @@ class TerminalProgress implements RunProgress {
   }
 
   noteCoverage(outcomes: Iterable<unknown>): void {
-    if (!this.local || this.missing.size === HIGH_RISK_SIGNALS.length) return;
+    if (this.hintDir === null || this.missing.size === HIGH_RISK_SIGNALS.length) return;
     for (const outcome of outcomes) {
       const missing = missingSignals(outcome);
       if (missing === null) continue;
@@ -193,6 +204,8 @@ class TerminalProgress implements RunProgress {
 
   wrapIo(io: CliIo): CliIo {
     const stderr = this.pausing(io.stderr);
+    const progress = this;
+    let stdout: OutputStream | null = null;
     // Getters: the process surface opens stdin and stdout on first use only.
     return {
       get stdin() {
@@ -202,7 +215,7 @@ class TerminalProgress implements RunProgress {
         return io.stdinPiped;
       },
       get stdout() {
-        return io.stdout;
+        return (stdout ??= stdoutIsPipe() ? progress.yieldingTo(io.stdout) : io.stdout);
       },
       stderr,
       get env() {
@@ -232,6 +245,28 @@ class TerminalProgress implements RunProgress {
     });
   }
 
+  /** `stream` with each write made on an erased spinner line, the spinner shown again only after a pause in the writes. */
+  private yieldingTo(stream: OutputStream): OutputStream {
+    const write = (chunk: string | Uint8Array): boolean => {
+      this.pause();
+      return stream.write(chunk);
+    };
+    return new Proxy(stream, {
+      get: (target, key) => {
+        if (key === 'write') return write;
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  /** Erases the spinner (or puts off its showing) until the run has waited SPINNER_DELAY_MS again. */
+  private pause(): void {
+    if (this.stopped || (this.spinner === null && this.delay === null)) return;
+    this.hide();
+    this.arm();
+  }
+
   watchLookup<Target, Result>(lookup: (target: Target) => Result): (target: Target) => Result {
     return (target) => {
       const outcome = lookup(target);
@@ -240,13 +275,12 @@ class TerminalProgress implements RunProgress {
     };
   }
 
-  stop(): void {
+  stop(completed = true): void {
     if (this.stopped) return;
     this.stopped = true;
     this.halt();
-    if (this.missing.size > 0) {
-      const what = this.missing.size === 2 ? 'Tor and proxy feeds are' : this.missing.has('tor_exit_list') ? 'the Tor exit feed is' : 'the open proxy feed is';
-      this.stderr.write(`netintel: ${what} not installed: run "netintel data update" for a complete verdict\n`);
+    if (completed && this.missing.size > 0 && this.hintDir !== null && takeDailyHint(this.hintDir)) {
+      this.stderr.write(`netintel: ${feedsHint(this.missing)}\n`);
     }
   }
 
@@ -261,13 +295,17 @@ class TerminalProgress implements RunProgress {
   /** Starts the spinner once the run has waited SPINNER_DELAY_MS. */
   private arm(): void {
     if (this.stopped || this.delay !== null || this.spinner !== null) return;
-    this.delay = setTimeout(() => void this.show(), SPINNER_DELAY_MS);
+    this.delay = setTimeout(() => {
+      this.delay = null;
+      void this.show();
+    }, SPINNER_DELAY_MS);
     this.delay.unref();
   }
 
   private async show(): Promise<void> {
     const { default: ora } = await import('ora');
-    if (this.stopped) return;
+    // Stopped, or paused again (a new delay runs) while ora loaded.
+    if (this.stopped || this.spinner !== null || this.delay !== null) return;
     const frames = this.color ? FRAMES.map((frame) => `\u001b[36m${frame}\u001b[39m`) : FRAMES;
     this.spinner = ora({
       stream: this.terminal,
@@ -299,16 +337,21 @@ class TerminalProgress implements RunProgress {
 
   /** Erases the spinner and shows the cursor again; also run before a crash report is written. */
   private readonly halt = (): void => {
+    this.stopped = true;
+    this.hide();
+  };
+
+  /** Erases the spinner, shows the cursor and cancels a spinner about to show. */
+  private hide(): void {
     if (this.delay !== null) clearTimeout(this.delay);
     if (this.redraw !== null) clearInterval(this.redraw);
     this.delay = null;
     this.redraw = null;
-    this.stopped = true;
     process.removeListener('uncaughtException', this.halt);
     process.removeListener('unhandledRejection', this.halt);
     this.spinner?.stop();
     this.spinner = null;
-  };
+  }
 }
 
 /** The rows of an output batch: an array's length, rendered rows' counts, or the items of another iterable. */
@@ -331,6 +374,16 @@ function missingSignals(outcome: unknown): readonly string[] | null {
   const holder = (record as { security?: unknown }).security ?? record;
   const coverage = (holder as { coverage?: { missing?: unknown } }).coverage;
   return Array.isArray(coverage?.missing) ? (coverage.missing as string[]) : null;
+}
+
+/** Whether the process's stdout is a pipe or a socket: its reader may write on the terminal the spinner is drawn on. */
+function stdoutIsPipe(): boolean {
+  try {
+    const stat = fstatSync(1);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 /** The size of a regular file, by descriptor (0: stdin) or path; null for anything else (a pipe, a terminal) or when it cannot be read. */

@@ -1,4 +1,5 @@
 import { escapeTerminalText } from '../output/terminal-text.js';
+import { diagnosticWidth, fitDiagnostics } from './diagnostic-text.js';
 import { exitCodeFor } from './exit-codes.js';
 import { GuardedOutput } from './guarded-output.js';
 import { outputFailed, type CliIo } from './io.js';
@@ -22,9 +23,12 @@ export function debugRequested(argv: readonly string[], env: Readonly<Record<str
 /**
  * Control characters of stderr text written visibly (terminal-text.ts),
  * line ends kept: an error message echoes input and what the network said.
+ * Then the diagnostics in one case and fitted to the width of stderr
+ * (diagnostic-text.ts).
  */
-function escapeDiagnostics(text: string): string {
-  return escapeTerminalText(text, { keepNewlines: true });
+function diagnosticsFor(io: CliIo): (text: string) => string {
+  let width: number | null | undefined;
+  return (text) => fitDiagnostics(escapeTerminalText(text, { keepNewlines: true }), (width ??= diagnosticWidth(io)));
 }
 
 export interface GuardedRun {
@@ -45,7 +49,7 @@ export interface GuardedRun {
  */
 export function guardRun(io: CliIo, debug: boolean): GuardedRun {
   const stdout = new GuardedOutput(io.stdout);
-  const stderr = new GuardedOutput(io.stderr, escapeDiagnostics);
+  const stderr = new GuardedOutput(io.stderr, diagnosticsFor(io));
   const guarded: CliIo = {
     get stdin() {
       return io.stdin;

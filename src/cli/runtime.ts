@@ -26,6 +26,14 @@ export function declareServerUse(command: Command, use: ServerFlagUse): void {
 /** Opens the remote engine of a run with `--server` (src/remote, loaded only for such a run). */
 export type RemoteEngineOpener = (options: GlobalOptions, io: CliIo, progress: RunProgress) => Promise<RemoteEngine>;
 
+/** The top-level commands that never show progress, said where they are registered. */
+const WITHOUT_PROGRESS = new WeakSet<Command>();
+
+/** Says that a top-level command never shows progress (serve: its lookups are its callers' waits, and its log says what it does). */
+export function declareWithoutProgress(command: Command): void {
+  WITHOUT_PROGRESS.add(command);
+}
+
 /** What a command action needs: the process surface, its options, an engine context. */
 export interface CommandRuntime {
   io: CliIo;
@@ -42,8 +50,8 @@ export interface CommandRuntime {
   remoteEngine(options: GlobalOptions): Promise<RemoteEngine>;
   /** What the run shows on a terminal's stderr while it waits (nothing until the options are read). */
   readonly progress: RunProgress;
-  /** Ends the progress display, then closes every context the run created. */
-  close(): Promise<void>;
+  /** Ends the progress display (`completed`: the run did not end on an error), then closes every context the run created. */
+  close(completed?: boolean): Promise<void>;
 }
 
 /** Reads a command's global options (commander's, in the CLI); `serverUse` as for CommandRuntime.options. */
@@ -72,7 +80,7 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
         });
       }
       if (progress === null) {
-        progress = createRunProgress(io, options);
+        progress = WITHOUT_PROGRESS.has(topLevel(command)) ? SILENT : createRunProgress(io, options);
         runIo = progress.wrapIo(io);
       }
       return options;
@@ -114,8 +122,8 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
       engines.push(engine);
       return engine;
     },
-    close: async () => {
-      progress?.stop();
+    close: async (completed = true) => {
+      progress?.stop(completed);
       try {
         await Promise.all(engines.map((engine) => engine.close()));
       } finally {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Outcome } from '../engine/outcome.js';
+import type { ErrorCode } from '../errors.js';
 import type { UpdateProgress } from '../engine/data/update-data.js';
 import type { CliIo } from '../cli/io.js';
 import { configFilePath, readConfigFile } from '../cli/config-file.js';
@@ -59,11 +60,14 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
     .action(async (names: string[], flags: { feed?: string[]; force?: boolean }, command: Command) => {
       const options = runtime.options(command);
       const { io } = runtime;
-      const [{ defaultDataDir }, sourcesModule, { updateData }, { downloadNetwork }] = await Promise.all([
+      const [{ defaultDataDir }, sourcesModule, { updateData }, { downloadNetwork }, offline, { dataStatus }, { exitCodeForRun }] = await Promise.all([
         import('../engine/data/data-files.js'),
         import('../engine/data/data-sources.js'),
         import('../engine/data/update-data.js'),
         import('../cli/download-network.js'),
+        import('../cli/offline-update.js'),
+        import('../engine/data/data-status.js'),
+        import('../cli/exit-codes.js'),
       ]);
       const sources = sourcesModule.applySourceSettings(sourcesModule.loadSourceRegistry(), readConfigFile(configFilePath(io.env)).feeds, flags.feed ?? []);
       const selected = sourcesModule.selectSources(sources, names);
@@ -83,8 +87,23 @@ export function registerDataCommand(program: Command, runtime: CommandRuntime): 
         network,
         onProgress: io.stderr.isTTY === true && !options.quiet ? withSpinner(progressPrinter(io), runtime.progress) : undefined,
       }).finally(() => network.dispatcher.close().catch(() => {}));
-      runtime.exitCode = await emitOutcomes(io, options, DATA_UPDATE_SCHEMA, [outcomes], { single: false, bulk: false });
-      if (!options.quiet) io.stderr.write(updateSummary(outcomes, dataDir, Date.now() - started));
+      const unreachable = offline.unreachableNetwork(outcomes);
+      if (unreachable === null) {
+        runtime.exitCode = await emitOutcomes(io, options, DATA_UPDATE_SCHEMA, [outcomes], { single: false, bulk: false });
+        if (!options.quiet) io.stderr.write(updateSummary(outcomes, dataDir, Date.now() - started));
+        return;
+      }
+      // No network: one line for every source, not one per source; data formats still get a record each.
+      if (options.format === 'table') {
+        const failures = new Map<ErrorCode, number>();
+        for (const outcome of outcomes) if (!outcome.ok) failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
+        runtime.exitCode = exitCodeForRun(0, failures);
+      } else {
+        runtime.exitCode = await emitOutcomes(io, options, DATA_UPDATE_SCHEMA, [outcomes], { single: false, bulk: false, failuresOnStderr: false });
+      }
+      const asked = new Set(selected.map((source) => source.name));
+      const installed = dataStatus({ dataDir, sources, now: new Date() }).filter((row) => asked.has(row.name));
+      io.stderr.write(`netintel: ${escapeTerminalText(offline.unreachableNetworkMessage(unreachable, installed))}\n`);
     });
 
   data
@@ -141,12 +160,19 @@ function withSpinner(print: (event: UpdateProgress) => void, progress: RunProgre
 
 function progressPrinter(io: CliIo): (event: UpdateProgress) => void {
   const lastShown = new Map<string, number>();
+  // A download is named once its data starts to come: one that never connects says nothing until the end.
+  const urls = new Map<string, string>();
   return (event) => {
     switch (event.type) {
       case 'start':
-        io.stderr.write(`netintel: ${event.source}: downloading ${escapeTerminalText(event.url)}\n`);
+        urls.set(event.source, event.url);
         break;
       case 'bytes': {
+        const url = urls.get(event.source);
+        if (url !== undefined) {
+          urls.delete(event.source);
+          io.stderr.write(`netintel: ${event.source}: downloading ${escapeTerminalText(url)}\n`);
+        }
         // One line per 8 MiB at most: enough to see a large download move.
         const step = Math.floor(event.received / (8 * 2 ** 20));
         if (step > (lastShown.get(event.source) ?? 0)) {
@@ -157,7 +183,8 @@ function progressPrinter(io: CliIo): (event: UpdateProgress) => void {
         break;
       }
       case 'done':
-        io.stderr.write(`netintel: ${event.source}: ${escapeTerminalText(event.status === 'failed' ? `FAILED: ${event.message}` : event.message)}\n`);
+        // A failure is said once, at the end (emitOutcomes, or one line when the network cannot be reached).
+        if (event.status !== 'failed') io.stderr.write(`netintel: ${event.source}: ${escapeTerminalText(event.message)}\n`);
         break;
       case 'compile':
         io.stderr.write(`netintel: compiling ${event.what === 'asn-index' ? 'the ASN index' : 'the signal index'}\n`);

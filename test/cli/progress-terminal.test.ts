@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
@@ -69,11 +69,11 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
  * Runs a shell command line on a pseudo-terminal. `interruptAfterMs`: Ctrl-C is typed then (a SIGINT to
  * the terminal's foreground process group).
  */
-function onTerminal(commandLine: string, options: { env?: Record<string, string>; interruptAfterMs?: number } = {}): Promise<TerminalRun> {
+function onTerminal(commandLine: string, options: { env?: Record<string, string>; interruptAfterMs?: number; cols?: number } = {}): Promise<TerminalRun> {
   const env = { PATH: process.env.PATH, TERM: 'xterm', ...isolatedEnv(options.env) };
   return new Promise((resolve, reject) => {
     // A fresh pseudo-terminal may report no size; a spinner needs a width to redraw its line.
-    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${commandLine}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', `stty cols ${options.cols ?? 120} rows 40; ${commandLine}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -209,6 +209,21 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
     expect(run.screen.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(run.screen.lastIndexOf(HIDE_CURSOR));
   });
 
+  it('erases the spinner before data written to a pipe whose reader prints on the same terminal (| jq)', async () => {
+    // stdout a pipe into cat, which copies the JSON onto the terminal the spinner is drawn on.
+    const run = await onTerminal(`${netintel(['dns', 'example.test', '--type', 'MX', '-j', ...dnsFlags])} | cat`);
+    expect(run.code).toBe(0);
+    expect(run.screen).toContain('resolving example.test MX...');
+    const data = run.screen.indexOf('{');
+    expect(data).toBeGreaterThan(0);
+    // Between the last frame and the data: the line erased (ESC [0K), the cursor back, no frame after.
+    const before = run.screen.slice(run.screen.lastIndexOf('resolving', data), data);
+    expect(before, JSON.stringify(before)).toMatch(/\u001b\[0K(\u001b\[1G)?(\u001b\[\?25h)*$/);
+    expect(run.screen.slice(data)).not.toContain('resolving');
+    expect(run.screen.slice(data)).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(JSON.parse(run.screen.slice(data).replace(/\u001b\[[?\d;]*[A-Za-z]/g, ''))).toMatchObject({ domain: 'example.test' });
+  });
+
   it('erases the spinner and shows the cursor before a crash is reported', async () => {
     const fault = join(scratch.path, 'fault.cjs');
     writeFileSync(fault, "setTimeout(() => { throw new Error('planted fault'); }, 1500);");
@@ -225,18 +240,87 @@ describe.skipIf(!HAS_SCRIPT)('progress on a terminal', () => {
   });
 });
 
+describe.skipIf(!HAS_SCRIPT)('the server on a terminal', () => {
+  it('shows no spinner while it serves a request that waits on DNS', async () => {
+    const env = { PATH: process.env.PATH, TERM: 'xterm', ...isolatedEnv() };
+    const db = join(scratch.path, 'serve-keys.db');
+    const line = netintel(['serve', '--port', '0', '--no-accounts', '--db', db, ...dnsFlags]);
+    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${line}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.on('error', reject);
+        child.stdout.on('data', (chunk: Buffer) => {
+          screen += chunk.toString('utf8');
+          const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen);
+          if (listening) resolve(listening[1]!);
+        });
+      });
+      // The lookup waits DELAY_MS on the DNS server: a CLI run would show its spinner by then.
+      const response = await fetch(`${url}/api/dns-lookup?domain=example.test&type=MX`);
+      expect(response.status, await response.text()).toBe(200);
+      child.stdin.write('\u0003');
+      await closed;
+    } finally {
+      clearTimeout(killer);
+    }
+    expect(screen).toContain('GET /api/dns-lookup');
+    expect(screen).not.toContain('resolving');
+    expect(screen).not.toContain(HIDE_CURSOR);
+  });
+});
+
 describe.skipIf(!HAS_SCRIPT)('the missing-feeds hint', () => {
   const HINT = 'netintel: Tor and proxy feeds are not installed: run "netintel data update" for a complete verdict';
+  let homes = 0;
+  /** A data home of its own: the hint's daily stamp lives in the data dir. */
+  const freshDataHome = () => {
+    const dir = join(scratch.path, `data-home-${++homes}`);
+    mkdirSync(dir);
+    return { XDG_DATA_HOME: dir };
+  };
 
   it('says once per run that Tor and proxy feeds are missing', async () => {
-    const run = await onTerminal(netintel(['vpn', '185.220.101.1', '8.8.8.8', '-f', 'csv']));
+    const run = await onTerminal(netintel(['vpn', '185.220.101.1', '8.8.8.8', '-f', 'csv']), { env: freshDataHome() });
     expect(run.code).toBe(0);
     expect(run.screen.split(HINT)).toHaveLength(2);
   });
 
+  it('says it at most once a day: a stamp in the data dir', async () => {
+    const env = freshDataHome();
+    expect((await onTerminal(netintel(['ip', '8.8.8.8']), { env })).screen).toContain('not installed');
+    const stamp = join(env.XDG_DATA_HOME, 'netintel', 'feeds-hint.stamp');
+    expect(existsSync(stamp)).toBe(true);
+    expect((await onTerminal(netintel(['vpn', '185.220.101.1']), { env })).screen).not.toContain('not installed');
+    // A day later it is due again.
+    const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000);
+    utimesSync(stamp, dayAgo, dayAgo);
+    expect((await onTerminal(`echo 185.220.101.1 | ${netintel(['summarize'])}`, { env })).screen).toContain('not installed');
+  });
+
+  it('says nothing with a usage error, or when the verdict is not shown', async () => {
+    const usage = await onTerminal(netintel(['ip', '8.8.8.8', '--fields', 'nope']), { env: freshDataHome() });
+    expect(usage.code).toBe(2);
+    expect(usage.screen).toContain('unknown field "nope"');
+    expect(usage.screen).not.toContain('not installed');
+    const city = await onTerminal(netintel(['ip', '8.8.8.8', '--fields', 'location.city']), { env: freshDataHome() });
+    expect(city.code).toBe(0);
+    expect(city.screen).not.toContain('not installed');
+    expect((await onTerminal(netintel(['ip', '8.8.8.8', '--fields', 'security.is_tor']), { env: freshDataHome() })).screen).toContain('not installed');
+  });
+
+  it('fits the width of the terminal', async () => {
+    const run = await onTerminal(netintel(['vpn', '185.220.101.1', '-f', 'csv']), { env: freshDataHome(), cols: 60 });
+    const lines = run.screen.split(/\r?\n/).filter((line) => line.includes('not installed') || line.includes('complete verdict'));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+  });
+
   it('says nothing under -q, when stderr is not the terminal, or with the feeds installed', async () => {
-    expect((await onTerminal(netintel(['vpn', '185.220.101.1', '-q']))).screen).not.toContain('not installed');
-    expect((await onTerminal(`${netintel(['vpn', '185.220.101.1'])} 2>/dev/null`)).screen).not.toContain('not installed');
+    expect((await onTerminal(netintel(['vpn', '185.220.101.1', '-q']), { env: freshDataHome() })).screen).not.toContain('not installed');
+    expect((await onTerminal(`${netintel(['vpn', '185.220.101.1'])} 2>/dev/null`, { env: freshDataHome() })).screen).not.toContain('not installed');
     const data = join(scratch.path, 'feeds');
     mkdirSync(data);
     writeFixtureIndex(data);

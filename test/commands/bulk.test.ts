@@ -100,7 +100,7 @@ describe('netintel bulk', () => {
     const missing = join(scratch.path, 'missing.txt');
     const result = await runCli(['bulk', missing, '-f', 'csv']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`netintel: cannot read ${missing}: ENOENT`);
+    expect(result.stderr).toBe(`netintel: cannot read ${missing}: no such file or directory (check the path and its permissions)\n`);
   });
 
   it('refuses to wait on a terminal: exits 2 when neither a file nor piped input is given', async () => {

@@ -176,6 +176,42 @@ describe('data update through an HTTP proxy', () => {
   });
 });
 
+describe('data update with no network at all: one line for every source', () => {
+  it('says once that the network cannot be reached, through a proxy that is not there, and keeps the datasets in place', async () => {
+    const port = await closedPort();
+    const dir = dataDir();
+    // Every source of the registry, each through the dead proxy: a machine that has no way out.
+    const result = await spawnCli(['data', 'update', '--data-dir', dir], { env: { HTTPS_PROXY: `http://127.0.0.1:${port}`, COLUMNS: '80' } });
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.match(/^netintel: /gm)).toHaveLength(1);
+    // Wrapped to COLUMNS, the lines it wraps into indented by two spaces.
+    const oneLine = result.stderr.replace(/\n {2}/g, ' ');
+    expect(oneLine).toMatch(/^netintel: the network cannot be reached: none of the \d+ sources could be downloaded \(cannot reach the proxy 127\.0\.0\.1:\d+\)\./);
+    expect(oneLine).toContain('Check HTTPS_PROXY or HTTP_PROXY, or that the proxy is running');
+    expect(oneLine).toContain('Kept in place: dbip-city-ipv4, dbip-city-ipv6, asn-ipv4, asn-ipv6 (bundled, as of ');
+    expect(oneLine).toContain('then run "netintel data update" again');
+    for (const line of result.stderr.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Nothing changed: the bundled data still answers.
+    const status = await spawnCli(['data', 'status', 'dbip-city-ipv4', '--data-dir', dir, '-f', 'json', '-q']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ name: 'dbip-city-ipv4', origin: 'bundled' });
+  });
+
+  it('says it once for names that do not resolve (RFC 6761 .invalid), each source still a record with -f json', async () => {
+    const feeds = ['tor-exit', 'open-proxies'].flatMap((name) => ['--feed', `${name}=https://${name}.netintel.invalid/list`]);
+    const result = await spawnCli(['data', 'update', 'tor-exit', 'open-proxies', ...feeds, '--data-dir', dataDir(), '-f', 'json']);
+    expect(result.code).toBe(5);
+    expect(onlyLine(result.stderr)).toBe(
+      'netintel: the network cannot be reached: none of the 2 sources could be downloaded (cannot resolve tor-exit.netintel.invalid, open-proxies.netintel.invalid). ' +
+        "Nothing was installed before: nothing changed. Check the connection and the network's DNS (behind a proxy set HTTPS_PROXY), then run \"netintel data update\" again",
+    );
+    expect((JSON.parse(result.stdout) as Array<{ query: string; error: { code: string } }>).map((row) => [row.query, row.error.code])).toEqual([
+      ['tor-exit', 'unreachable'],
+      ['open-proxies', 'unreachable'],
+    ]);
+  });
+});
+
 describe('data update offline: one line per cause', () => {
   it('a name that does not resolve (RFC 6761 .invalid)', async () => {
     const result = await update('https://feeds.netintel.invalid/tor', {});

@@ -15,6 +15,10 @@ import { parseCsv } from '../output/parse-csv.js';
 import { runCli, type RunOptions, type RunResult } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer, type ZoneRecord } from '../support/dns-server.js';
 
+/** What the CLI adds to an rcode failure on stderr (src/cli/next-step.ts). */
+const SERVFAIL_STEP = 'a broken or DNSSEC-bogus zone, or a server that cannot reach it: try another with --resolver';
+const REFUSED_STEP = 'the server will not resolve for this machine: name another with --resolver';
+
 const V6_REVERSE = '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa';
 const LONG_TXT = ['a'.repeat(255), 'b'.repeat(255), 'c'.repeat(10)];
 const BIG_TXT = Array.from({ length: 6 }, (_, i) => String(i).repeat(250));
@@ -314,7 +318,8 @@ describe('netintel dns: answers and errors', () => {
     const result = await dns([name, '-f', 'json']);
     expect(result.code).toBe(5);
     const message = `DNS server ${server.address} answered ${rcode} for ${name} A`;
-    expect(result.stderr).toBe(`netintel: ${message}\n`);
+    // The CLI adds what to try next; the record keeps the engine's message.
+    expect(result.stderr).toBe(`netintel: ${message} (${rcode === 'SERVFAIL' ? SERVFAIL_STEP : REFUSED_STEP})\n`);
     expect(json(result)).toMatchObject({
       query: `${name} A`,
       error: { code: 'upstream', message, details: { rcode, resolver: server.address, domain: name, type: 'A' } },
@@ -328,7 +333,7 @@ describe('netintel dns: answers and errors', () => {
     // What to do first, once a run meets a resolver that does not answer; then the error.
     expect(result.stderr).toBe(
       `netintel: DNS server ${server.address} did not answer within 150 ms: if it is down, name another with --resolver; if it is slow, allow more time with --timeout\n` +
-        `netintel: No answer from DNS server ${server.address} for quiet.example.test A within 150 ms (1 attempt)\n`,
+        `netintel: no answer from DNS server ${server.address} for quiet.example.test A within 150 ms (1 attempt)\n`,
     );
   });
 
@@ -343,7 +348,7 @@ describe('netintel dns: answers and errors', () => {
     const result = await dns(['example.test', '--type', 'ALL', '-f', 'json'], { resolver: mxFailing.address });
     expect(result.code).toBe(7);
     const message = `DNS server ${mxFailing.address} answered SERVFAIL for example.test MX`;
-    expect(result.stderr).toBe(`netintel: ${message}\n`);
+    expect(result.stderr).toBe(`netintel: ${message} (${SERVFAIL_STEP})\n`);
     const printed = json<Array<{ type?: string; status?: string; query?: string; error?: { code: string; message: string } }>>(result);
     expect(printed.map((r) => r.type ?? `error:${r.query}`)).toEqual(['A', 'AAAA', 'CNAME', 'error:example.test MX', 'NS', 'SOA', 'TXT', 'CAA']);
     expect(printed[3]?.error).toMatchObject({ code: 'upstream', message });
@@ -388,7 +393,7 @@ describe('netintel dns: resolvers and transports', () => {
   it('reports the last error rcode when every resolver refuses or fails', async () => {
     const result = await runCli(['dns', 'broken.example.test', '--resolver', refusing.address, '--resolver', server.address, '--retries', '0']);
     expect(result.code).toBe(5);
-    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n`);
+    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A (${SERVFAIL_STEP})\n`);
   });
 
   it('asks over TCP only with --tcp and says so in the record', async () => {
@@ -453,21 +458,21 @@ describe('netintel dns: names', () => {
     expect(printed.error.message).toMatch(/^Invalid domain name "/);
     expect(printed.error.message.endsWith(`: ${reason}`)).toBe(true);
     if (input.length <= 80) expect(printed.error.message).toContain(JSON.stringify(input));
-    expect(result.stderr).toBe(`netintel: ${printed.error.message}\n`);
+    expect(result.stderr).toBe(`netintel: ${printed.error.message.replace(/^Invalid/, 'invalid')}\n`);
     expect(server.queries).toEqual([]);
   });
 
   it('exits 2 (usage) naming an unsupported --type', async () => {
     const result = await dns(['example.test', '--type', 'A,BOGUS']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Unsupported DNS record type "BOGUS"');
+    expect(result.stderr).toContain('unsupported DNS record type "BOGUS"');
     expect(server.queries).toEqual([]);
   });
 
   it('exits 2 naming a --resolver that is not an IP address', async () => {
     const result = await runCli(['dns', 'example.test', '--resolver', 'dns.example']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Invalid resolver "dns.example"');
+    expect(result.stderr).toContain('invalid resolver "dns.example"');
   });
 
   it('exits 2 (usage) instead of waiting for typed input when there is no target and stdin is a terminal', async () => {
@@ -593,12 +598,12 @@ describe('netintel dns: output formats', () => {
     expect(lines.slice(2, 5)).toEqual(['name          type  TTL  data', 'example.test  A     300  192.0.2.10', 'example.test  A     300  192.0.2.11']);
     expect(result.stdout).toContain('Failed\n  broken.example.test A: failed (upstream)\n');
     expect(result.stdout).not.toContain('SERVFAIL');
-    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n`);
+    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A (${SERVFAIL_STEP})\n`);
   });
 
   it('prints nothing on stdout in the table view when the only lookup fails', async () => {
     const result = await dns(['broken.example.test']);
-    expect(result).toEqual({ code: 5, stdout: '', stderr: `netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n` });
+    expect(result).toEqual({ code: 5, stdout: '', stderr: `netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A (${SERVFAIL_STEP})\n` });
   });
 
   it('writes well-formed XML with typed answers and error elements', async () => {

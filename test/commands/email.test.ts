@@ -243,7 +243,7 @@ describe('netintel email when DNS does not answer', () => {
   it('draws a table of several reports with long findings cells at once (the fuzz case that was killed at its time limit)', async () => {
     const run = await runCli(['email', '-t', '800', '--retries', '0', '--resolver', dns.address, '--no-smtp', '-t', ' 50', '--fields', 'findings', '', 'bücher.example', 'over.test', 'good.test']);
     expect(run.code).toBe(7);
-    expect(run.stderr).toMatch(/^netintel: Invalid domain name "": the name is empty$/m);
+    expect(run.stderr).toMatch(/^netintel: invalid domain name "": the name is empty$/m);
     // The message is on stderr; the table names the failure in its place without repeating it.
     expect(run.stdout).toMatch(/^│ : failed \(invalid_input\) +│$/m);
     expect(run.stdout).not.toContain('the name is empty');

@@ -109,7 +109,7 @@ describe('netintel grep', () => {
     expect([noneJson.code, JSON.parse(noneJson.stdout), noneJson.stderr]).toEqual([3, [], message]);
     const missing = await runCli(['grep', join(scratch.path, 'missing.txt')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^netintel: cannot read .*missing\.txt: ENOENT.*\(check the path and its permissions\)\n$/);
+    expect(missing.stderr).toMatch(/^netintel: cannot read .*missing\.txt: no such file or directory \(check the path and its permissions\)\n$/);
   });
 
   it('shows the control characters of a whole line escaped, on a terminal with the addresses in colour', () => {

@@ -56,7 +56,7 @@ describe('netintel mx', () => {
     const run = await runCli(['mx', 'silentmxroot.test', '-f', 'json', ...dnsFlags]);
     expect(run.code).toBe(4);
     expect(JSON.parse(run.stdout)).toMatchObject({ query: 'silentmxroot.test', error: { code: 'timeout' } });
-    expect(run.stderr).toContain('The MX lookup of silentmxroot.test failed');
+    expect(run.stderr).toContain('the MX lookup of silentmxroot.test failed');
   });
 
   it('reads domains from stdin and prints one CSV row per line, in order, with an error row', async () => {

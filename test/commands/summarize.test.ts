@@ -148,7 +148,7 @@ describe('netintel summarize', () => {
       [['--svg', ''], '--svg needs a file name, such as map.svg'],
       [['-f', 'value'], 'summarize has no -f value output'],
       [['--fields', 'country'], 'summarize has no --fields'],
-      [[join(scratch.path, 'missing.log')], `cannot read ${join(scratch.path, 'missing.log')}: ENOENT`],
+      [[join(scratch.path, 'missing.log')], `cannot read ${join(scratch.path, 'missing.log')}: no such file or directory (check the path and its permissions)`],
     ] as const) {
       const run = await runCli(['summarize', ...args], { stdin: '8.8.8.8\n' });
       expect(run.code, args.join(' ')).toBe(2);

@@ -314,6 +314,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'keys/keyless-plan', argv: ['keys', 'create', '--plan', 'free'] },
     { id: 'accounts/list-empty', argv: ['accounts', 'list', '-f', 'json'] },
     { id: 'quota/no-server', argv: ['quota'] },
+    { id: 'cli/bare', argv: [] },
     { id: 'cli/help', argv: ['--help'] },
     { id: 'cli/ip-help', argv: ['ip', '--help'] },
     { id: 'cli/unknown-command', argv: ['lookup', '8.8.8.8'] },

@@ -94,7 +94,7 @@ describe('netintel dns as a process, against the test DNS server', () => {
   it('exits 5 on SERVFAIL with the rcode on stderr and an error record on stdout with -f ndjson', async () => {
     const result = await spawnCli(['dns', 'broken.example.test', '-f', 'ndjson', ...flags()]);
     expect(result.code).toBe(5);
-    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A\n`);
+    expect(result.stderr).toBe(`netintel: DNS server ${server.address} answered SERVFAIL for broken.example.test A (a broken or DNSSEC-bogus zone, or a server that cannot reach it: try another with --resolver)\n`);
     expect(JSON.parse(result.stdout)).toMatchObject({ query: 'broken.example.test A', error: { code: 'upstream', details: { rcode: 'SERVFAIL' } } });
   });
 
@@ -105,7 +105,7 @@ describe('netintel dns as a process, against the test DNS server', () => {
     expect(result.stderr).toBe(
       [
         `netintel: DNS server ${server.address} did not answer within 300 ms: if it is down, name another with --resolver; if it is slow, allow more time with --timeout`,
-        `netintel: No answer from DNS server ${server.address} for quiet.example.test A within 300 ms (1 attempt)`,
+        `netintel: no answer from DNS server ${server.address} for quiet.example.test A within 300 ms (1 attempt)`,
         '',
       ].join('\n'),
     );

@@ -211,7 +211,7 @@ describe('malformed replies are the resolver\'s failure, not silence', () => {
   it.each(cases)('%s: "malformed reply" (upstream, exit 5) after waiting out the deadline for a valid one', async (name, reason) => {
     const run = await measured(['dns', name, ...dnsFlags]);
     expect(run.code).toBe(5);
-    expect(run.stderr.startsWith(`netintel: Malformed reply from DNS server ${dns.address} for ${name} A: `)).toBe(true);
+    expect(run.stderr.startsWith(`netintel: malformed reply from DNS server ${dns.address} for ${name} A: `)).toBe(true);
     expect(run.stderr).toContain(reason);
     expect(run.queries).toBe(1);
     expect(run.ms).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
@@ -222,7 +222,7 @@ describe('malformed replies are the resolver\'s failure, not silence', () => {
   it('a zero-length TCP frame is a malformed reply', async () => {
     const run = await measured(['dns', HOSTILE_NAMES.zeroFrame, '--tcp', ...dnsFlags]);
     expect(run.code).toBe(5);
-    expect(run.stderr).toBe(`netintel: Malformed reply from DNS server ${dns.address} for ${HOSTILE_NAMES.zeroFrame} A: a zero-length TCP frame, not a DNS message\n`);
+    expect(run.stderr).toBe(`netintel: malformed reply from DNS server ${dns.address} for ${HOSTILE_NAMES.zeroFrame} A: a zero-length TCP frame, not a DNS message (try another DNS server with --resolver)\n`);
     expect(run.ms).toBeLessThan(DEADLINE_MS + 4000);
   });
 

@@ -59,7 +59,7 @@ describe('netintel dns over DoH and DoT', () => {
   });
 
   it.each([
-    [['--resolver', 'http://127.0.0.1/dns-query'], {}, /^netintel: Invalid resolver "http:\/\/127\.0\.0\.1\/dns-query": the scheme "http:\/\/" is not one netintel speaks/],
+    [['--resolver', 'http://127.0.0.1/dns-query'], {}, /^netintel: invalid resolver "http:\/\/127\.0\.0\.1\/dns-query": the scheme "http:\/\/" is not one netintel speaks/],
     [['--resolver', 'tls://127.0.0.1'], { NETINTEL_RESOLVER_CA: '/nonexistent/ca.pem' }, /^netintel: cannot read the --resolver-ca file \/nonexistent\/ca\.pem \(ENOENT: give --resolver-ca a PEM file of CA certificates\)/],
   ])('refuses bad settings %j with one line and exit 2', async (flags, env, message) => {
     const run = await spawnCli(['dns', 'example.test', ...flags], { env });
