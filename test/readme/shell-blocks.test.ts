@@ -28,7 +28,7 @@ import { findExecutable, freePort } from '../support/peers.js';
 import { serve, type Served } from '../support/served.js';
 import { problemsOf, runLine, waitForPort } from './readme-shell.js';
 import { docsScratch, startDocsPeers, type DocsPeers } from './docs-peers.js';
-import { documentFiles, shellBlocks, type ShellBlock } from './shell-blocks.js';
+import { documentFiles, shellBlocks, shellBlocksIn, type ShellBlock } from './shell-blocks.js';
 
 const blocks = shellBlocks();
 const isRecipe = (block: ShellBlock) => block.file === 'README.md' && block.section === 'Recipes';
@@ -65,6 +65,14 @@ describe('the shell blocks of README.md, docs/*.md and docs/commands/*.md', () =
     // The command pages' commands are run here but for the few that need the internet or an operator's hosts.
     expect(count('run here')).toBeGreaterThanOrEqual(110);
     expect(count('not run')).toBeLessThanOrEqual(20);
+  });
+
+  it('refuse a block that shows commands with their output, in a shell block or a text one', () => {
+    const shown = (lang: string) => `# Page\n\n\`\`\`${lang}\n$ netintel range 10.0.0.0/8\nfirst  10.0.0.0\n\`\`\`\n`;
+    for (const lang of ['sh', 'text', '']) expect(() => shellBlocksIn('page.md', shown(lang)), lang).toThrow(/mixes commands/);
+    // Prompts alone, and output alone, are fine.
+    expect(shellBlocksIn('page.md', '```sh\n$ netintel range 10.0.0.0/8\n$ netintel ip 8.8.8.8 \\\n    -f json\n```\n').map((block) => block.commands)).toEqual([['netintel range 10.0.0.0/8', 'netintel ip 8.8.8.8      -f json']]);
+    expect(shellBlocksIn('page.md', '```text\nfirst  10.0.0.0\n```\n')).toEqual([]);
   });
 
   for (const [index, block] of runnable.entries()) {

@@ -1,5 +1,5 @@
 /**
- * The shell command blocks of the README and of docs/*.md, as a reader
+ * The shell command blocks of the README, docs/*.md and docs/commands/*.md, as a reader
  * sees them, read with a Markdown parser (marked): fenced blocks marked
  * sh, bash, shell, console or zsh, and unmarked ones whose first line is a
  * command (netintel, curl, npm, node). What a block is expected to do is
@@ -47,10 +47,11 @@ export function documentFiles(): string[] {
 
 /** Every shell command block of the files, in document order. */
 export function shellBlocks(files: readonly string[] = documentFiles()): ShellBlock[] {
-  return files.flatMap((file) => blocksOf(relative(REPO_ROOT, join(REPO_ROOT, file)), readFileSync(join(REPO_ROOT, file), 'utf8')));
+  return files.flatMap((file) => shellBlocksIn(relative(REPO_ROOT, join(REPO_ROOT, file)), readFileSync(join(REPO_ROOT, file), 'utf8')));
 }
 
-function blocksOf(file: string, text: string): ShellBlock[] {
+/** Every shell command block of one document's Markdown text; `file` names it in errors. */
+export function shellBlocksIn(file: string, text: string): ShellBlock[] {
   const blocks: ShellBlock[] = [];
   let heading = '';
   let section = '';
