@@ -22,7 +22,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { BIN } from '../support/cli.js';
 import { findExecutable, freePort } from '../support/peers.js';
 import { serve, type Served } from '../support/served.js';
@@ -77,14 +77,15 @@ describe('the shell blocks of README.md, docs/*.md and docs/commands/*.md', () =
 
   for (const [index, block] of runnable.entries()) {
     const usesCurl = block.commands.some((command) => /^curl\b/.test(command));
-    it.concurrent.skipIf(usesCurl && curl === null)(`${block.file} § ${block.heading} (block ${index + 1}) exits as the text says`, async () => {
-      await runBlock(block);
+    // Concurrent tests assert with their own context's expect, so that a failure is told to the right block.
+    it.concurrent.skipIf(usesCurl && curl === null)(`${block.file} § ${block.heading} (block ${index + 1}) exits as the text says`, async ({ expect }) => {
+      await runBlock(block, expect);
     }, 60_000);
   }
 });
 
 /** Runs a block's commands in order in a scratch directory of its own, checking each one's exit status. */
-async function runBlock(block: ShellBlock): Promise<void> {
+async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> {
   const scratch = await docsScratch(peers);
   const { dir, env } = scratch;
   let served: Served | undefined;
