@@ -94,6 +94,8 @@ async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> 
   const key = { value: '' };
   try {
     const ownServer = block.commands.some(startsServer);
+    // A line sent to the background would outlive the block: only the README's recipes (recipes.test.ts) have them.
+    if (block.commands.some((command) => command.trimEnd().endsWith('&'))) throw new Error(`${block.file} § ${block.heading}: a line runs in the background (&); write the server's line in the foreground`);
     const needsServer = block.commands.some((command) => command.includes('127.0.0.1:8080'));
     let port = 0;
     if (ownServer) {
