@@ -72,6 +72,8 @@ export interface DocsPeers extends ReadmePeers {
   env: Record<string, string>;
   /** The CA of the private DoT server (corp-ca.pem, private-ca.pem). */
   privateCa: string;
+  /** A directory for the key database of the `netintel serve` the blocks share. */
+  serverDir: string;
   /** The password of the AUTH example: NETINTEL_SMTP_PASS of a line with --auth-user (set for every line, it is a usage error without one). */
   smtpPassword: string;
 }
@@ -121,6 +123,7 @@ export async function startDocsPeers(): Promise<DocsPeers> {
   return {
     ...readme,
     privateCa: privateCa.cert,
+    serverDir: dir.path,
     env: {
       NETINTEL_TEST_STAND_INS: JSON.stringify(standIns),
       NODE_EXTRA_CA_CERTS: publicCaFile,
@@ -165,7 +168,7 @@ async function signedMessage(): Promise<string> {
 
 /** The files the pages read, in the directory their lines run in (small, made here). */
 async function writePageFiles(dir: string, peers: DocsPeers): Promise<void> {
-  const addresses = ['192.0.2.1', '198.51.100.7', '203.0.113.9', '2001:db8::1', '8.8.8.8', ''].join('\n');
+  const addresses = ['192.0.2.1', '198.51.100.7', '203.0.113.9', '2001:db8::1', '2001:db8:0:1::25', ''].join('\n');
   writeFileSync(join(dir, 'ips.txt'), addresses);
   writeFileSync(join(dir, 'ips.gz'), gzipSync(addresses));
   const log = readFileSync(join(REPO_ROOT, 'examples', 'access.log'));

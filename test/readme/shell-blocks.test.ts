@@ -41,8 +41,24 @@ beforeAll(async () => {
   peers = await startDocsPeers();
 });
 afterAll(async () => {
+  const shared = await sharedServer;
+  shared?.served.child.kill('SIGTERM');
+  if (shared) await shared.served.exit;
   await peers?.close();
 });
+
+/** The `netintel serve` the blocks that talk to 127.0.0.1:8080 share, with a key of the pro plan; started by the first. */
+let sharedServer: Promise<{ served: Served; key: string }> | undefined;
+function sharedServe(blockEnv: Record<string, string>, dir: string): Promise<{ served: Served; key: string }> {
+  sharedServer ??= (async () => {
+    // Its home is its own directory: the block that starts it removes its scratch directory when done.
+    const env = { ...blockEnv, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') };
+    const db = join(dir, 'keys.db');
+    const key = execFileSync(process.execPath, [BIN, 'keys', 'create', '--plan', 'pro', '--db', db, '--fields', 'key', '-f', 'value'], { env, encoding: 'utf8' }).trim();
+    return { served: await serve(['--db', db, '--log-level', 'silent'], env), key };
+  })();
+  return sharedServer;
+}
 
 describe('the shell blocks of README.md, docs/*.md and docs/commands/*.md', () => {
   it('are found in every document, each with its commands', () => {
@@ -88,7 +104,6 @@ describe('the shell blocks of README.md, docs/*.md and docs/commands/*.md', () =
 async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> {
   const scratch = await docsScratch(peers);
   const { dir, env } = scratch;
-  let served: Served | undefined;
   const background: ChildProcess[] = [];
   const replace: Array<[string, string]> = [];
   const key = { value: '' };
@@ -102,10 +117,9 @@ async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> 
       port = await freePort();
       replace.push(['127.0.0.1:8080', `127.0.0.1:${port}`]);
     } else if (needsServer) {
-      const db = join(dir, 'keys.db');
-      key.value = execFileSync(process.execPath, [BIN, 'keys', 'create', '--plan', 'pro', '--db', db, '--fields', 'key', '-f', 'value'], { env, encoding: 'utf8' }).trim();
-      served = await serve(['--db', db, '--log-level', 'silent'], env);
-      replace.push(['http://127.0.0.1:8080', served.url]);
+      const shared = await sharedServe(env, peers.serverDir);
+      key.value = shared.key;
+      replace.push(['http://127.0.0.1:8080', shared.served.url]);
     }
     for (const [line, command] of block.commands.entries()) {
       let text = replace.reduce((out, [from, to]) => out.replaceAll(from, to), command).replaceAll('ni_…', key.value || 'ni_…');
@@ -127,8 +141,6 @@ async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> 
     }
   } finally {
     for (const child of background) child.kill('SIGTERM');
-    served?.child.kill('SIGTERM');
-    if (served) await served.exit;
     await Promise.all(background.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
     scratch.remove();
   }
