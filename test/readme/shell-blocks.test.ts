@@ -13,8 +13,8 @@
  * blocks in parallel. Placeholders of the documents are filled in:
  *
  * - a block that talks to a server at 127.0.0.1:8080 without starting one
- *   gets a `netintel serve` of its own on a free port, with a key of the
- *   pro plan standing for the document's `ni_…`; a block that starts
+ *   talks to a `netintel serve` the blocks share, on a free port, with a
+ *   key of the pro plan standing for the document's `ni_…`; a block that starts
  *   `netintel serve` has it run in the background on a free port, and its
  *   `ni_…` is the key a line of the block printed;
  * - `abcdefghijkl`, the id of a key or account, is the id of the first one
