@@ -15,7 +15,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BIN, REPO_ROOT, tempDir } from '../support/cli.js';
-import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { startDnsServer, type DnsTestServer, type ZoneRecord } from '../support/dns-server.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
 import { closedPort } from '../support/peers.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
@@ -28,8 +28,8 @@ export interface ReadmePeers {
   close(): Promise<void>;
 }
 
-/** The DNS peer and the `netintel` shim the documents' lines run with. */
-export async function startReadmePeers(): Promise<ReadmePeers> {
+/** The DNS peer and the `netintel` shim the documents' lines run with; `records` adds to the zone. */
+export async function startReadmePeers(records: ZoneRecord[] = []): Promise<ReadmePeers> {
   const dns = await startDnsServer({
     records: [
       ...['example.com', 'example.org'].flatMap((domain) => [
@@ -42,6 +42,7 @@ export async function startReadmePeers(): Promise<ReadmePeers> {
       // The default blocklists, each answering its RFC 5782 test points; 192.0.2.99 listed on one.
       ...zoneRecords('zen.spamhaus.org', { '192.0.2.99': { a: ['127.0.0.2'], txt: 'listed for the recipe' } }),
       ...['bl.spamcop.net', 'psbl.surriel.com', 'bl.mailspike.net', 'dnsbl-1.uceprotect.net'].flatMap((zone) => zoneRecords(zone, {})),
+      ...records,
     ],
   });
   const shims = tempDir('netintel-readme-bin-');
@@ -96,10 +97,14 @@ export interface LineResult {
   stderr: string;
 }
 
-/** One line in bash, asynchronously: the DNS server answers from this process meanwhile. */
+/**
+ * One line in bash, asynchronously: the DNS server answers from this process
+ * meanwhile. Its stdin is empty, as at a prompt where nothing is piped in:
+ * a line reads only what it pipes or redirects itself.
+ */
 export function runLine(line: string, cwd: string, env: Record<string, string>): Promise<LineResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', line], { cwd, env });
+    const child = spawn('bash', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

@@ -5,7 +5,7 @@
  * readme-shell.ts. The serve recipe's port is replaced by a free one, and
  * a line ending in `&` runs in the background until the recipe ends; the
  * next line starts once its port answers. The other shell blocks of the
- * README and docs/*.md are run by shell-blocks.test.ts.
+ * README, docs/*.md and docs/commands/*.md are run by shell-blocks.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The shell command blocks of the README and of docs/*.md, as a reader
+ * The shell command blocks of the README, docs/*.md and docs/commands/*.md, as a reader
  * sees them, read with a Markdown parser (marked): fenced blocks marked
  * sh, bash, shell, console or zsh, and unmarked ones whose first line is a
  * command (netintel, curl, npm, node). What a block is expected to do is
@@ -11,7 +11,10 @@
  *   text says it is not 0 (without the comment every command exits 0).
  *
  * A command is a line, or lines joined by a trailing backslash; lines of
- * comments alone are left out.
+ * comments alone are left out. A block that shows commands with their
+ * output (`$ netintel ...` followed by what it printed, in a shell block or
+ * a text one) is refused: the commands go in a sh block, the output in a
+ * text block after it, so that the commands can be copied and run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -36,18 +39,19 @@ export interface ShellBlock {
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
 const COMMAND_START = /^(?:\$ )?(?:netintel|curl|npm|node)\b/;
 
-/** README.md and every docs/*.md (the command pages under docs/commands/ are not included). */
+/** README.md, every docs/*.md and every command page (docs/commands/*.md). */
 export function documentFiles(): string[] {
-  const docs = readdirSync(join(REPO_ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort();
-  return ['README.md', ...docs.map((name) => join('docs', name))];
+  const pages = (dir: string) => readdirSync(join(REPO_ROOT, dir)).filter((name) => name.endsWith('.md')).sort().map((name) => join(dir, name));
+  return ['README.md', ...pages('docs'), ...pages(join('docs', 'commands'))];
 }
 
 /** Every shell command block of the files, in document order. */
 export function shellBlocks(files: readonly string[] = documentFiles()): ShellBlock[] {
-  return files.flatMap((file) => blocksOf(relative(REPO_ROOT, join(REPO_ROOT, file)), readFileSync(join(REPO_ROOT, file), 'utf8')));
+  return files.flatMap((file) => shellBlocksIn(relative(REPO_ROOT, join(REPO_ROOT, file)), readFileSync(join(REPO_ROOT, file), 'utf8')));
 }
 
-function blocksOf(file: string, text: string): ShellBlock[] {
+/** Every shell command block of one document's Markdown text; `file` names it in errors. */
+export function shellBlocksIn(file: string, text: string): ShellBlock[] {
   const blocks: ShellBlock[] = [];
   let heading = '';
   let section = '';
@@ -59,6 +63,7 @@ function blocksOf(file: string, text: string): ShellBlock[] {
         if (token.depth === 2) section = token.text;
       }
       if (token.type === 'code' && isShell(token.lang ?? '', token.text)) blocks.push({ ...blockOf(file, heading, token.text, previous), section });
+      else if (token.type === 'code' && /^\$ /.test(token.text)) throw mixed(file, heading);
       const nested = token as { tokens?: Token[]; items?: Token[] };
       if (nested.items) visit(nested.items);
       else if (nested.tokens && token.type !== 'code') visit(nested.tokens);
@@ -75,7 +80,14 @@ function isShell(language: string, text: string): boolean {
   return lang === '' && COMMAND_START.test(text.trimStart());
 }
 
+/** A block that shows a command with what it printed: neither can be copied nor run as it stands. */
+function mixed(file: string, heading: string): Error {
+  return new Error(`${file}, ${heading}: a block mixes commands ("$ ...") with their output; put the commands in a sh block and the output in a text block after it`);
+}
+
 function blockOf(file: string, heading: string, text: string, previous: Token | null): Omit<ShellBlock, 'section'> {
+  const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+  if (lines.some((line) => line.startsWith('$ ')) && lines.some((line, index) => !line.startsWith('$ ') && !lines[index - 1]?.endsWith('\\'))) throw mixed(file, heading);
   const commands = commandsOf(text);
   const comment = previous?.type === 'html' ? previous.text.trim() : '';
   const notRun = /^<!--\s*not run:\s*([\s\S]+?)\s*-->$/.exec(comment)?.[1] ?? null;

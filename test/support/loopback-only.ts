@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 export interface LoopbackOnly {
   /** Destinations off loopback redirected so far (`tcp host:port`): traffic that would have left the machine. */
   redirected: string[];
-  /** Loopback destinations sent to the closed port because their port was named (`loopbackPorts`). */
+  /** Loopback destinations sent to the closed port because their port was named (`loopbackPorts`), and destinations sent to a stand-in. */
   diverted: string[];
   /** Every destination asked for, loopback or not, in order (before any redirection). */
   destinations: Array<{ protocol: 'tcp' | 'udp'; host: string; port: number; /** UDP: the local port it was sent from, when bound. */ from?: number }>;
@@ -20,9 +20,11 @@ export interface LoopbackOnlyOptions {
   loopbackPorts?: number[];
   /** Leave destinations off loopback alone: only `loopbackPorts` are diverted. */
   keepOthers?: boolean;
+  /** Destinations (`host:port`, `9.9.9.9:53`) sent to the loopback port of a test peer standing in for them. */
+  standIns?: Record<string, number>;
 }
 
-/** The module's path, for `NODE_OPTIONS=--require` in a child process (with NETINTEL_TEST_CLOSED_PORT, and NETINTEL_FUZZ_CHILD=1 or NETINTEL_TEST_CLOSED_LOOPBACK_PORTS). */
+/** The module's path, for `NODE_OPTIONS=--require` in a child process (with NETINTEL_TEST_CLOSED_PORT, and NETINTEL_FUZZ_CHILD=1 or NETINTEL_TEST_CLOSED_LOOPBACK_PORTS; NETINTEL_TEST_STAND_INS for stand-ins). */
 export const LOOPBACK_ONLY_MODULE = fileURLToPath(new URL('./loopback-only.cjs', import.meta.url));
 
 export const { loopbackOnly, WELL_KNOWN_PORTS } = createRequire(import.meta.url)(LOOPBACK_ONLY_MODULE) as {
