@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import { compileAsnIndex } from '../asn/compile-asn-index.js';
-import { MmdbFile } from '../geo/mmdb-file.js';
+import { MmdbFile } from '../dataset/mmdb-file.js';
 import type { Outcome } from '../outcome.js';
 import { compileSignalIndex, type SignalSourceInput } from '../security/compile-signal-index.js';
 import { checkParsedFeed, isoDate, parseFeed, type ParsedFeed } from '../security/feed-formats.js';
