@@ -9,7 +9,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createRegionMatcher } from '../src/engine/geo/compile-region-codes.js';
 import { countryNamesFromIcu } from '../src/engine/geo/country-names.js';
-import { MmdbFile } from '../src/engine/geo/mmdb-file.js';
+import { MmdbFile } from '../src/engine/dataset/mmdb-file.js';
 import { formatRegionTable, type RegionEntry } from '../src/engine/geo/region-codes.js';
 
 interface CityRecord {

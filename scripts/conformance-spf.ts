@@ -24,7 +24,7 @@ import type { Answer, DecodedPacket } from 'dns-packet';
 import { parseAllDocuments } from 'yaml';
 import { createEngineContext } from '../src/engine/context.js';
 import { parseResolverAddress } from '../src/engine/dns/resolver-address.js';
-import { parseIpAddress } from '../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../src/engine/address/ip-address.js';
 import { createMailDns } from '../src/engine/mail/mail-dns.js';
 import { evaluateSpf } from '../src/engine/mail/spf-evaluate.js';
 

@@ -1,11 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { NetintelError } from '../errors.js';
+import { environmentText } from '../setting-sources.js';
 import { DBIP_CREDIT } from '../output/schemas/ip-schema.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import { mainValueSummary } from '../output/value-format.js';
 import { declaredRecords, fieldsHelp } from '../cli/command-fields.js';
 import { exitCodeFor } from '../cli/exit-codes.js';
-import { addGlobalOptions, applyConfigFile, applyEnvironment, globalOptionsOf } from '../cli/global-options.js';
+import { addGlobalOptions, applySettings, globalOptionsOf, SETTINGS } from '../cli/global-options.js';
 import type { CliIo } from '../cli/io.js';
 import { createRuntime, type CommandRegistration, type CommandRuntime } from '../cli/runtime.js';
 import { debugRequested, guardRun } from '../cli/run-guard.js';
@@ -96,8 +97,7 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
   let outcome: { code: number } | { error: unknown };
   try {
     ({ program, runtime, failedCommand } = buildProgram(io, commands));
-    applyConfigFile(program, io.env);
-    applyEnvironment(program, io.env);
+    applySettings(program, io.env);
     if (argv.length === 0) {
       // Nothing asked: the commands in a screen, not the whole help (docs/exit-codes.md: a usage error).
       io.stderr.write(shortUsage(program, terminalWidth(io)));
@@ -121,7 +121,7 @@ export async function runProgram(argv: readonly string[], processIo: CliIo, comm
   }
   // The arguments' last -f first: a parse error may stop commander before it reaches it.
   const parsed = program === undefined || program.getOptionValueSource('format') === 'default' ? undefined : (program.opts().format as string);
-  const format = formatFlag(argv) ?? parsed ?? io.env.NETINTEL_FORMAT;
+  const format = formatFlag(argv) ?? parsed ?? environmentText(io.env, SETTINGS.format.env);
   return run.finish(outcome, format);
 }
 

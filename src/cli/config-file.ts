@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { homeDirectory } from '../engine/data/home-directory.js';
 import { NetintelError } from '../errors.js';
 import { readBoundedFileSync } from '../read-file-bounded.js';
+import { environmentText } from '../setting-sources.js';
 
 /**
  * The largest config file read, in bytes: 1 MiB. It holds a few dozen
@@ -18,7 +19,8 @@ export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
  * (`"format": "csv"`, `"data-dir": "/srv/geo"`, `"timeout": 3000`).
  */
 export function configFilePath(env: Readonly<Record<string, string | undefined>>): string {
-  if (env.NETINTEL_CONFIG) return env.NETINTEL_CONFIG;
+  const named = environmentText(env, 'NETINTEL_CONFIG');
+  if (named !== undefined) return named;
   const base = env.XDG_CONFIG_HOME || join(homeDirectory(env), '.config');
   return join(base, 'netintel', 'config.json');
 }

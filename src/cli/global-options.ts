@@ -4,6 +4,7 @@ import { NetintelError } from '../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formatter.js';
 import { parseFieldList } from '../output/record-schema.js';
 import { defaultDataDir } from '../engine/data/data-files.js';
+import { environmentSwitch, resolveSetting, sourceName, type Environment, type SettingSource, type SettingSources } from '../setting-sources.js';
 import { configFilePath, readConfigFile } from './config-file.js';
 
 /** The options every command shares, resolved flag > env > config file > default. */
@@ -42,41 +43,36 @@ const OPTION_DEFAULTS = {
   retries: 2,
 } as const;
 
-interface Setting {
+interface Setting extends SettingSources {
   /** The option's name (commander's camel case). */
-  option: string;
-  /** The NETINTEL_* variable that may give it. */
-  env?: string;
+  readonly option: string;
+  /** The config file's key: the long flag's name. */
+  readonly config: string;
   kind: 'text' | 'boolean' | 'format' | 'integer' | 'count' | 'list';
   max?: number;
 }
 
 /** The settings a config file or a NETINTEL_* variable may give, by config key (the long flag's name). */
 export const SETTINGS = {
-  format: { option: 'format', env: 'NETINTEL_FORMAT', kind: 'format' },
-  fields: { option: 'fields', env: 'NETINTEL_FIELDS', kind: 'text' },
-  header: { option: 'header', kind: 'boolean' },
-  'data-dir': { option: 'dataDir', env: 'NETINTEL_DATA_DIR', kind: 'text' },
-  timeout: { option: 'timeout', env: 'NETINTEL_TIMEOUT', kind: 'integer', max: 600_000 },
-  concurrency: { option: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
-  resolver: { option: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
-  'resolver-ca': { option: 'resolverCa', env: 'NETINTEL_RESOLVER_CA', kind: 'text' },
-  tcp: { option: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
-  retries: { option: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
-  server: { option: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
-  'api-key': { option: 'apiKey', env: 'NETINTEL_API_KEY', kind: 'text' },
-  quiet: { option: 'quiet', env: 'NETINTEL_QUIET', kind: 'boolean' },
-  verbose: { option: 'verbose', env: 'NETINTEL_VERBOSE', kind: 'boolean' },
+  format: { option: 'format', flag: '--format', config: 'format', env: 'NETINTEL_FORMAT', kind: 'format' },
+  fields: { option: 'fields', flag: '--fields', config: 'fields', env: 'NETINTEL_FIELDS', kind: 'text' },
+  header: { option: 'header', flag: '--no-header', config: 'header', kind: 'boolean' },
+  'data-dir': { option: 'dataDir', flag: '--data-dir', config: 'data-dir', env: 'NETINTEL_DATA_DIR', kind: 'text' },
+  timeout: { option: 'timeout', flag: '--timeout', config: 'timeout', env: 'NETINTEL_TIMEOUT', kind: 'integer', max: 600_000 },
+  concurrency: { option: 'concurrency', flag: '--concurrency', config: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
+  resolver: { option: 'resolver', flag: '--resolver', config: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
+  'resolver-ca': { option: 'resolverCa', flag: '--resolver-ca', config: 'resolver-ca', env: 'NETINTEL_RESOLVER_CA', kind: 'text' },
+  tcp: { option: 'tcp', flag: '--tcp', config: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
+  retries: { option: 'retries', flag: '--retries', config: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
+  server: { option: 'server', flag: '--server', config: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
+  'api-key': { option: 'apiKey', flag: '--api-key', config: 'api-key', env: 'NETINTEL_API_KEY', kind: 'text' },
+  quiet: { option: 'quiet', flag: '--quiet', config: 'quiet', env: 'NETINTEL_QUIET', kind: 'boolean' },
+  verbose: { option: 'verbose', flag: '--verbose', config: 'verbose', env: 'NETINTEL_VERBOSE', kind: 'boolean' },
 } as const satisfies Record<string, Setting>;
 
 /** The setting a config key names, if any. */
 function settingFor(key: string): Setting | undefined {
   return Object.hasOwn(SETTINGS, key) ? (SETTINGS as Record<string, Setting>)[key] : undefined;
-}
-
-/** A boolean NETINTEL_* variable: off when it is `0` or `false`, on otherwise (an empty one counts as unset). */
-function environmentFlag(value: string): boolean {
-  return !/^(0|false)$/i.test(value);
 }
 
 /**
@@ -193,42 +189,43 @@ function settingValue(key: string, kind: Setting, value: unknown): unknown {
 }
 
 /**
- * Applies the config file's values with source 'config', which environment
- * variables and flags override.
+ * Applies the settings the config file and the NETINTEL_* variables of `env`
+ * (the CLI's environment, not necessarily process.env) give, with source
+ * 'config' or 'env': flags, parsed afterwards, override them. Every known key
+ * of the config file is checked first, even one a variable overrides (keys
+ * of other commands are read where they apply); a boolean variable is off
+ * when it is `0` or `false`.
  */
-export function applyConfigFile(program: Command, env: Readonly<Record<string, string | undefined>>): void {
-  const path = configFilePath(env);
-  const config = readConfigFile(path);
-  for (const [key, value] of Object.entries(config)) {
-    const setting = settingFor(key);
-    if (!setting) continue; // keys of other commands (resolver, server, ...) are read where they apply
-    let parsed: unknown;
-    try {
-      parsed = settingValue(key, setting, value);
-    } catch (error) {
-      throw new NetintelError('usage', `config file ${path}: "${key}": ${(error as Error).message}`, { details: { path, key } });
-    }
-    program.setOptionValueWithSource(setting.option, parsed, 'config');
+export function applySettings(program: Command, env: Environment): void {
+  const config = checkedConfigFile(env);
+  for (const [key, setting] of Object.entries(SETTINGS) as Array<[string, Setting]>) {
+    const found = resolveSetting<unknown>(setting, { env, config }, (value, from, source) => (source === 'config' ? value : environmentValue(key, setting, String(value), from)));
+    if (found !== undefined) program.setOptionValueWithSource(setting.option, found.value, found.source);
   }
 }
 
-/**
- * Applies the NETINTEL_* variables of `env` (the CLI's environment, not
- * necessarily process.env) with source 'env', over the config file and under
- * flags. An empty variable counts as unset; a boolean one is off when it is
- * `0` or `false`.
- */
-export function applyEnvironment(program: Command, env: Readonly<Record<string, string | undefined>>): void {
-  for (const [key, setting] of Object.entries(SETTINGS) as Array<[string, Setting]>) {
-    const value = setting.env === undefined ? undefined : env[setting.env];
-    if (value === undefined || value === '') continue;
-    let parsed: unknown;
+/** The config file's values of the global settings, by key, each checked. */
+function checkedConfigFile(env: Environment): Record<string, unknown> {
+  const path = configFilePath(env);
+  const checked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(readConfigFile(path))) {
+    const setting = settingFor(key);
+    if (!setting) continue;
     try {
-      parsed = setting.kind === 'boolean' ? environmentFlag(value) : settingValue(key, setting, value);
+      checked[key] = settingValue(key, setting, value);
     } catch (error) {
-      throw new NetintelError('usage', `${setting.env}: ${(error as Error).message}`, { details: { variable: setting.env } });
+      throw new NetintelError('usage', `config file ${path}: "${key}": ${(error as Error).message}`, { details: { path, key } });
     }
-    program.setOptionValueWithSource(setting.option, parsed, 'env');
+  }
+  return checked;
+}
+
+/** A variable's value of a setting; a bad one is a usage error naming the variable. */
+function environmentValue(key: string, setting: Setting, text: string, variable: string): unknown {
+  try {
+    return setting.kind === 'boolean' ? environmentSwitch(text) : settingValue(key, setting, text);
+  } catch (error) {
+    throw new NetintelError('usage', `${variable}: ${(error as Error).message}`, { details: { variable } });
   }
 }
 
@@ -286,10 +283,10 @@ function rootOf(command: Command): Command {
   return root;
 }
 
-/** Where the `--server` setting came from, for messages. */
-function serverSource(command: Command): string {
-  const source = rootOf(command).getOptionValueSource('server');
-  return source === 'env' ? 'NETINTEL_SERVER' : source === 'config' ? 'the config file\'s "server"' : '--server';
+/** Where a global setting's value came from, for messages: commander's record of it, which applySettings set. */
+function settingFrom(command: Command, setting: Setting): string {
+  const source = rootOf(command).getOptionValueSource(setting.option);
+  return sourceName(setting, source === 'env' || source === 'config' ? (source as SettingSource) : 'flag');
 }
 
 /**
@@ -300,7 +297,8 @@ function serverSource(command: Command): string {
  */
 function remoteOf(command: Command, env: Readonly<Record<string, string | undefined>>, apiKey: unknown, mayNameMailServer: boolean): GlobalOptions['remote'] {
   const named = mayNameMailServer ? mailServerFlag(command) : null;
-  const server = named === null ? rootOf(command).getOptionValue('server') : serverBehindFlag(env);
+  const behindFlag = named === null ? undefined : serverBehindFlag(env);
+  const server = named === null ? rootOf(command).getOptionValue('server') : behindFlag?.value;
   const url = typeof server === 'string' && server.trim() !== '' ? server.trim() : null;
   const key = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
   if (url === null) {
@@ -308,14 +306,13 @@ function remoteOf(command: Command, env: Readonly<Record<string, string | undefi
     return null;
   }
   if (!isHttpUrl(url)) {
-    const from = named === null ? serverSource(command) : env.NETINTEL_SERVER ? 'NETINTEL_SERVER' : 'the config file\'s "server"';
+    const from = named === null ? settingFrom(command, SETTINGS.server) : behindFlag!.from;
     throw new NetintelError('usage', `${from} must be an http:// or https:// URL (the netintel server of remote mode), not ${JSON.stringify(url)}`, {
       details: { server: url },
     });
   }
   if (key !== null && !HEADER_SAFE.test(key)) {
-    const source = rootOf(command).getOptionValueSource('apiKey');
-    const from = source === 'env' ? 'NETINTEL_API_KEY' : source === 'config' ? 'the config file\'s "api-key"' : '--api-key';
+    const from = settingFrom(command, SETTINGS['api-key']);
     throw new NetintelError('usage', `${from} must be the key as "keys create" printed it (ni_ and letters, digits, - and _): it holds characters an HTTP header cannot carry`);
   }
   return { server: url, apiKey: key, timeoutGiven: rootOf(command).getOptionValueSource('timeout') !== 'default' };
@@ -325,8 +322,7 @@ function remoteOf(command: Command, env: Readonly<Record<string, string | undefi
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
 /** The remote-mode URL when the command line's `--server` means something else: NETINTEL_SERVER, else the config file. */
-function serverBehindFlag(env: Readonly<Record<string, string | undefined>>): unknown {
-  if (env.NETINTEL_SERVER) return env.NETINTEL_SERVER;
-  return readConfigFile(configFilePath(env)).server;
+function serverBehindFlag(env: Environment): { value: unknown; from: string } | undefined {
+  return resolveSetting<unknown>(SETTINGS.server, { env, config: readConfigFile(configFilePath(env)) });
 }
 

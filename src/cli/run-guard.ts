@@ -1,3 +1,4 @@
+import { environmentSwitch, environmentText } from '../setting-sources.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { diagnosticWidth, fitDiagnostics } from './diagnostic-text.js';
 import { exitCodeFor } from './exit-codes.js';
@@ -11,8 +12,8 @@ import { reportFailure } from './report-failure.js';
  * `--debug` flag before `--`.
  */
 export function debugRequested(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
-  const variable = env.NETINTEL_DEBUG;
-  if (variable !== undefined && variable !== '' && !/^(0|false)$/i.test(variable)) return true;
+  const variable = environmentText(env, 'NETINTEL_DEBUG');
+  if (variable !== undefined && environmentSwitch(variable)) return true;
   for (const arg of argv) {
     if (arg === '--') break;
     if (arg === '--debug') return true;

@@ -3,6 +3,7 @@ import type { AccountRecord, AccountStore } from '../store/account-store.js';
 import { emitOutcomes } from '../cli/emit.js';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { ACCOUNT_SCHEMA } from '../output/schemas/account-schema.js';
+import { KEY_DATABASE_SETTING } from '../store/database-location.js';
 
 interface AccountFlags {
   db?: string;
@@ -23,7 +24,7 @@ export function registerAccountsCommand(program: Command, runtime: CommandRuntim
       'after',
       '\nExamples:\n  netintel accounts list -f json\n  netintel accounts show ada@example.org\n  netintel accounts set-plan ada@example.org pro\n  netintel accounts disable abcdefghijkl',
     );
-  const dbOption = () => new Option('--db <path>', 'key database: a SQLite file, or postgres://user:password@host:port/db (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)');
+  const dbOption = () => new Option(`${KEY_DATABASE_SETTING.flag} <path>`, `key database: a SQLite file, or postgres://user:password@host:port/db (env: ${KEY_DATABASE_SETTING.env}; default $XDG_DATA_HOME/netintel/keys.db)`);
   const plansOption = () => new Option('--plans <file>', 'plans file whose plan names are accepted (default: the shipped data/plans.json)');
   const account = '<id-or-email>';
   const accountHelp = 'the account id (as `accounts list` shows), or its e-mail address';

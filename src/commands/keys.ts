@@ -4,6 +4,7 @@ import type { CommandRuntime } from '../cli/runtime.js';
 import { NetintelError } from '../errors.js';
 import type { PlanLimits } from '../keys/plans.js';
 import { API_KEY_SCHEMA } from '../output/schemas/api-key-schema.js';
+import { KEY_DATABASE_SETTING } from '../store/database-location.js';
 
 interface KeyFlags {
   db?: string;
@@ -35,7 +36,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
     .command('keys')
     .description('API keys of `netintel serve`: create (shown once), list, revoke')
     .addHelpText('after', '\nExamples:\n  netintel keys create --label laptop\n  netintel keys create --plan pro --label "billing team"\n  netintel keys list -f json\n  netintel keys revoke abcdefghijkl');
-  const dbOption = () => new Option('--db <path>', 'key database: a SQLite file, or postgres://user:password@host:port/db (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)');
+  const dbOption = () => new Option(`${KEY_DATABASE_SETTING.flag} <path>`, `key database: a SQLite file, or postgres://user:password@host:port/db (env: ${KEY_DATABASE_SETTING.env}; default $XDG_DATA_HOME/netintel/keys.db)`);
 
   keys
     .command('create')

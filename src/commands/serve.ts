@@ -7,8 +7,10 @@ import { NetintelError } from '../errors.js';
 import type { AccountPagesSettings } from '../server/open-account-pages.js';
 import { serveLogStream } from './serve-log.js';
 import { SERVER_FAN_OUT } from '../engine/fan-out.js';
+import { resolveSetting, type Environment, type SettingSources } from '../setting-sources.js';
+import { KEY_DATABASE_SETTING, keyDbPath } from '../store/database-location.js';
 
-interface ServeFlags {
+export interface ServeFlags {
   host: string;
   port: number;
   db?: string;
@@ -40,12 +42,21 @@ interface ServeFlags {
  * src/server/lifecycle.ts SHUTDOWN_GRACE_MS).
  */
 const CONNECTION_SETTINGS = {
-  headersTimeout: { flag: '--headers-timeout', env: 'NETINTEL_HEADERS_TIMEOUT', max: 600_000 },
-  requestTimeout: { flag: '--request-timeout', env: 'NETINTEL_REQUEST_TIMEOUT', max: 600_000 },
-  keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'NETINTEL_KEEP_ALIVE_TIMEOUT', max: 600_000 },
-  maxConnections: { flag: '--max-connections', env: 'NETINTEL_MAX_CONNECTIONS', max: 1_000_000 },
-  shutdownGrace: { flag: '--shutdown-grace', env: 'NETINTEL_SHUTDOWN_GRACE', max: 600_000 },
-} as const;
+  headersTimeout: { flag: '--headers-timeout', env: 'NETINTEL_HEADERS_TIMEOUT', min: 1, max: 600_000 },
+  requestTimeout: { flag: '--request-timeout', env: 'NETINTEL_REQUEST_TIMEOUT', min: 1, max: 600_000 },
+  keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'NETINTEL_KEEP_ALIVE_TIMEOUT', min: 1, max: 600_000 },
+  maxConnections: { flag: '--max-connections', env: 'NETINTEL_MAX_CONNECTIONS', min: 1, max: 1_000_000 },
+  shutdownGrace: { flag: '--shutdown-grace', env: 'NETINTEL_SHUTDOWN_GRACE', min: 0, max: 600_000 },
+} as const satisfies Record<string, SettingSources & { min: number; max: number }>;
+
+/** The other settings of `serve` a variable may give: flag, else environment variable, else default. */
+const SERVE_SETTINGS = {
+  redisUrl: { flag: '--redis-url', env: 'NETINTEL_REDIS_URL' },
+  publicUrl: { flag: '--public-url', env: 'NETINTEL_PUBLIC_URL' },
+  smtpUrl: { flag: '--smtp-url', env: 'NETINTEL_SMTP_URL' },
+  mailFrom: { flag: '--mail-from', env: 'NETINTEL_MAIL_FROM' },
+  oidcConfig: { flag: '--oidc-config', env: 'NETINTEL_OIDC_CONFIG' },
+} as const satisfies Record<string, SettingSources>;
 
 function whole(name: string, max: number, minimum = 1): (value: string) => number {
   return (value) => {
@@ -56,16 +67,26 @@ function whole(name: string, max: number, minimum = 1): (value: string) => numbe
 }
 
 /** A connection setting from its flag, else its variable (checked as the flag is), else undefined. */
-function connectionSetting(key: keyof typeof CONNECTION_SETTINGS, flags: ServeFlags, env: Readonly<Record<string, string | undefined>>): number | undefined {
+function connectionSetting(key: keyof typeof CONNECTION_SETTINGS, flags: ServeFlags, env: Environment): number | undefined {
   const setting = CONNECTION_SETTINGS[key];
-  if (flags[key] !== undefined) return flags[key];
-  const text = env[setting.env];
-  if (text === undefined || text === '') return undefined;
-  try {
-    return whole(setting.env, setting.max, key === 'shutdownGrace' ? 0 : 1)(text);
-  } catch (error) {
-    throw new NetintelError('usage', (error as Error).message, { details: { variable: setting.env } });
-  }
+  return resolveSetting(setting, { flag: flags[key], env }, (text, variable) => {
+    try {
+      return whole(variable, setting.max, setting.min)(String(text));
+    } catch (error) {
+      throw new NetintelError('usage', (error as Error).message, { details: { variable } });
+    }
+  })?.value;
+}
+
+/** A text setting of `serve` from its flag (an empty one included), else its variable (an empty one counts as unset), else undefined. */
+function textSetting(key: keyof typeof SERVE_SETTINGS, flags: ServeFlags, env: Environment, parse?: (text: string) => string): string | undefined {
+  return resolveSetting(SERVE_SETTINGS[key], { flag: flags[key], env }, parse && ((text) => parse(String(text))))?.value;
+}
+
+/** The option of a connection setting: its flag, checked as its variable is, and the variable named in its help. */
+function connectionOption(key: keyof typeof CONNECTION_SETTINGS, value: string, description: string, fallback: string): Option {
+  const setting = CONNECTION_SETTINGS[key];
+  return new Option(`${setting.flag} ${value}`, `${description} (env: ${setting.env}; ${fallback})`).argParser(whole(setting.flag, setting.max, setting.min));
 }
 
 function port(value: string): number {
@@ -89,9 +110,9 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .description('run the HTTP API (endpoints, keys, plans, rate limits; docs at /docs) until SIGTERM/SIGINT')
     .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(port).default(8080))
-    .addOption(new Option('--db <path>', 'key database: a SQLite file, or postgres://user:password@host:port/db shared by several servers (env: NETINTEL_DB; default $XDG_DATA_HOME/netintel/keys.db)'))
+    .addOption(new Option(`${KEY_DATABASE_SETTING.flag} <path>`, `key database: a SQLite file, or postgres://user:password@host:port/db shared by several servers (env: ${KEY_DATABASE_SETTING.env}; default $XDG_DATA_HOME/netintel/keys.db)`))
     .addOption(new Option('--plans <file>', 'plans file (default: the shipped data/plans.json)'))
-    .addOption(new Option('--redis-url <url>', 'keep rate limits in Redis, shared by every server given the same URL (env: NETINTEL_REDIS_URL)'))
+    .addOption(new Option(`${SERVE_SETTINGS.redisUrl.flag} <url>`, `keep rate limits in Redis, shared by every server given the same URL (env: ${SERVE_SETTINGS.redisUrl.env})`))
     .addOption(new Option('--allow-private-targets', 'let server-side probes reach private, loopback, link-local and metadata addresses'))
     .addOption(
       new Option('--trust-proxy <list>', 'proxies whose X-Forwarded-For (or Forwarded) names the caller: IPs, CIDRs, loopback, private, linklocal')
@@ -104,16 +125,16 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .addOption(
       new Option('--max-smtp-connections <n>', `SMTP connections one check of a request opens; callers cannot raise it (default ${SERVER_FAN_OUT.maxSmtpConnections})`).argParser(whole('--max-smtp-connections', 1000)),
     )
-    .addOption(new Option('--headers-timeout <ms>', 'time a client has to send the headers of a request, in ms (env: NETINTEL_HEADERS_TIMEOUT; default 10000)').argParser(whole('--headers-timeout', 600_000)))
-    .addOption(new Option('--request-timeout <ms>', 'time a client has to send a whole request, body included, in ms (env: NETINTEL_REQUEST_TIMEOUT; default 15000)').argParser(whole('--request-timeout', 600_000)))
-    .addOption(new Option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open, in ms (env: NETINTEL_KEEP_ALIVE_TIMEOUT; default 5000)').argParser(whole('--keep-alive-timeout', 600_000)))
-    .addOption(new Option('--max-connections <n>', 'connections held at once; more are closed at once (env: NETINTEL_MAX_CONNECTIONS; default 1024)').argParser(whole('--max-connections', 1_000_000)))
-    .addOption(new Option('--shutdown-grace <ms>', 'time requests in flight get to finish after SIGTERM, in ms (env: NETINTEL_SHUTDOWN_GRACE; default 2000)').argParser(whole('--shutdown-grace', 600_000, 0)))
+    .addOption(connectionOption('headersTimeout', '<ms>', 'time a client has to send the headers of a request, in ms', 'default 10000'))
+    .addOption(connectionOption('requestTimeout', '<ms>', 'time a client has to send a whole request, body included, in ms', 'default 15000'))
+    .addOption(connectionOption('keepAliveTimeout', '<ms>', 'how long an idle keep-alive connection stays open, in ms', 'default 5000'))
+    .addOption(connectionOption('maxConnections', '<n>', 'connections held at once; more are closed at once', 'default 1024'))
+    .addOption(connectionOption('shutdownGrace', '<ms>', 'time requests in flight get to finish after SIGTERM, in ms', 'default 2000'))
     .addOption(new Option('--no-accounts', 'serve the API only: no sign-up, log-in or dashboard pages'))
-    .addOption(new Option('--public-url <url>', 'the address people reach this server at, for links in mail and the dashboard (env: NETINTEL_PUBLIC_URL; default the listening address); https makes session cookies Secure').argParser(publicUrl))
-    .addOption(new Option('--smtp-url <url>', 'mail relay for verification and reset links: smtp[s]://user:password@host:port (env: NETINTEL_SMTP_URL; default: write each message to the outbox directory of the data dir)'))
-    .addOption(new Option('--mail-from <address>', 'From address of that mail (env: NETINTEL_MAIL_FROM; default netintel <no-reply@HOST of the public URL>)'))
-    .addOption(new Option('--oidc-config <file>', 'log in with Google, Microsoft or any OpenID Connect provider: a JSON file of providers, see docs/oidc.md (env: NETINTEL_OIDC_CONFIG)'))
+    .addOption(new Option(`${SERVE_SETTINGS.publicUrl.flag} <url>`, `the address people reach this server at, for links in mail and the dashboard (env: ${SERVE_SETTINGS.publicUrl.env}; default the listening address); https makes session cookies Secure`).argParser(publicUrl))
+    .addOption(new Option(`${SERVE_SETTINGS.smtpUrl.flag} <url>`, `mail relay for verification and reset links: smtp[s]://user:password@host:port (env: ${SERVE_SETTINGS.smtpUrl.env}; default: write each message to the outbox directory of the data dir)`))
+    .addOption(new Option(`${SERVE_SETTINGS.mailFrom.flag} <address>`, `From address of that mail (env: ${SERVE_SETTINGS.mailFrom.env}; default netintel <no-reply@HOST of the public URL>)`))
+    .addOption(new Option(`${SERVE_SETTINGS.oidcConfig.flag} <file>`, `log in with Google, Microsoft or any OpenID Connect provider: a JSON file of providers, see docs/oidc.md (env: ${SERVE_SETTINGS.oidcConfig.env})`))
     .addOption(new Option('--log-level <level>', 'log level (stderr: JSON lines, or one readable line each on a terminal)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
     .addHelpText(
       'after',
@@ -132,28 +153,21 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       const options = runtime.options(command);
       const ctx = runtime.context(options);
       const { io } = runtime;
-      const [{ runServer }, { loadPlanTable }, { keyDbPath }, { packageRoot, defaultDataDir }] = await Promise.all([
+      const [{ runServer }, { loadPlanTable }, { packageRoot, defaultDataDir }] = await Promise.all([
         import('../server/lifecycle.js'),
         import('../keys/plans.js'),
-        import('../store/database-location.js'),
         import('../engine/data/data-files.js'),
       ]);
       const plans = loadPlanTable(flags.plans);
       // Read before anything is opened (the key database, Redis), so that a bad value leaves nothing to close.
-      const connection = {
-        headersTimeoutMs: connectionSetting('headersTimeout', flags, io.env),
-        requestTimeoutMs: connectionSetting('requestTimeout', flags, io.env),
-        keepAliveTimeoutMs: connectionSetting('keepAliveTimeout', flags, io.env),
-        maxConnections: connectionSetting('maxConnections', flags, io.env),
-      };
-      const graceMs = connectionSetting('shutdownGrace', flags, io.env);
+      const { connection, graceMs, db, redisUrl } = serverSettings(flags, io.env);
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
       await runServer(
         {
           host: flags.host,
           port: flags.port,
-          db: keyDbPath(flags.db, io.env),
-          redisUrl: flags.redisUrl ?? (io.env.NETINTEL_REDIS_URL || undefined),
+          db,
+          redisUrl,
           graceMs,
           accounts: flags.accounts ? accountPagesSettings(flags, io.env, options.dataDir ?? defaultDataDir(io.env)) : false,
           server: {
@@ -178,21 +192,36 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     });
 }
 
+/** The server's settings that flags or variables give: the connection limits, the shutdown grace, the key database, Redis. */
+export function serverSettings(flags: ServeFlags, env: Environment) {
+  return {
+    connection: {
+      headersTimeoutMs: connectionSetting('headersTimeout', flags, env),
+      requestTimeoutMs: connectionSetting('requestTimeout', flags, env),
+      keepAliveTimeoutMs: connectionSetting('keepAliveTimeout', flags, env),
+      maxConnections: connectionSetting('maxConnections', flags, env),
+    },
+    graceMs: connectionSetting('shutdownGrace', flags, env),
+    db: keyDbPath(flags.db, env),
+    redisUrl: textSetting('redisUrl', flags, env),
+  };
+}
+
 /**
  * The account pages' settings from the flags and variables: the public URL
  * when given, the mail relay (else .eml files in the outbox directory of
  * the data dir), the From address (by default at the public URL's host),
  * and the social log-in when an OpenID Connect file is given.
  */
-function accountPagesSettings(flags: ServeFlags, env: Readonly<Record<string, string | undefined>>, dataDir: string): AccountPagesSettings {
-  const given = flags.publicUrl ?? (env.NETINTEL_PUBLIC_URL ? publicUrl(env.NETINTEL_PUBLIC_URL) : undefined);
+export function accountPagesSettings(flags: ServeFlags, env: Environment, dataDir: string): AccountPagesSettings {
+  const given = textSetting('publicUrl', flags, env, publicUrl);
   const host = given ? new URL(given).hostname : 'localhost';
-  const oidcConfig = flags.oidcConfig ?? (env.NETINTEL_OIDC_CONFIG || undefined);
+  const oidcConfig = textSetting('oidcConfig', flags, env);
   return {
     publicUrl: given,
-    smtpUrl: flags.smtpUrl ?? (env.NETINTEL_SMTP_URL || undefined),
+    smtpUrl: textSetting('smtpUrl', flags, env),
     outboxDir: join(dataDir, 'outbox'),
-    from: flags.mailFrom ?? (env.NETINTEL_MAIL_FROM || `netintel <no-reply@${host.includes('.') ? host : 'localhost'}>`),
+    from: textSetting('mailFrom', flags, env) ?? `netintel <no-reply@${host.includes('.') ? host : 'localhost'}>`,
     openSocialLogin: oidcConfig ? () => openSocialLogin(oidcConfig, env) : undefined,
   };
 }

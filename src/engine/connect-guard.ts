@@ -2,10 +2,10 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../errors.js';
-import { embeddedIpv4 } from './ip/embedded-ipv4.js';
-import { v4ToText } from './ip/ip-address.js';
-import { ipv6ToText, parseIpv4Fast, parseIpv6Text } from './ip/ip-text.js';
-import { specialPurposeOf, specialPurposeOfV4 } from './ip/special-ranges.js';
+import { embeddedIpv4 } from './address/embedded-ipv4.js';
+import { v4ToText } from './address/ip-address.js';
+import { ipv6ToText, parseIpv4Fast, parseIpv6Text } from './address/ip-text.js';
+import { specialPurposeOf, specialPurposeOfV4 } from './address/special-ranges.js';
 
 /**
  * Where a socket is about to go: what it is for (`SMTP server`, `MTA-STS

@@ -106,7 +106,7 @@ export const ASN = defineOperation<Record<string, never>, AsnResult>()({
             details: { given },
           });
         }
-        const [{ isAsnText }, { isIpAddress, parseIpAddress, quoteInput }] = await Promise.all([import('../engine/asn/lookup-asn.js'), import('../engine/ip/ip-address.js')]);
+        const [{ isAsnText }, { isIpAddress, parseIpAddress, quoteInput }] = await Promise.all([import('../engine/asn/lookup-asn.js'), import('../engine/address/ip-address.js')]);
         if (query.ip !== undefined) {
           if (!isIpAddress(query.ip)) parseIpAddress(query.ip);
           return api.lookupAsn(query.ip);

@@ -1,7 +1,7 @@
 import type { FailOn } from '../cli/fail-on.js';
 import type { BlacklistResult } from '../engine/blacklist/blacklist-result.js';
 import type { FanOutLimits } from '../engine/fan-out.js';
-import { isIpAddress } from '../engine/ip/ip-address.js';
+import { isIpAddress } from '../engine/address/ip-address.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError } from '../errors.js';
 import { BLACKLIST_SCHEMA, BLACKLIST_ZONE_SCHEMA } from '../output/schemas/blacklist-schema.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { packageRoot } from '../engine/data/data-files.js';
-import { wholeFilesRead, type WholeFile } from '../engine/data/whole-files.js';
+import { wholeFilesRead, type WholeFile } from '../engine/dataset/whole-files.js';
 import type { Outcome } from '../engine/outcome.js';
 import { mapEach } from '../engine/bulk/map-each.js';
 import { createFormatter, type OutputFormat } from '../output/formatter.js';

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createBulkLookup, type SourcedTarget } from '../engine/bulk/bulk-lookup.js';
 import { createEngineContext } from '../engine/context.js';
-import { adoptWholeFiles } from '../engine/data/whole-files.js';
+import { adoptWholeFiles } from '../engine/dataset/whole-files.js';
 import { createBatchRendering, rowsShowEvidence, type BulkWorkerData, type RenderRequest } from './bulk-threads.js';
 
 /**

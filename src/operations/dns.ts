@@ -1,7 +1,7 @@
 import type { DnsResult } from '../engine/dns/dns-result.js';
 import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import type { DnsQueryType, DnsRecordType } from '../engine/dns/dns-type.js';
-import { isIpAddress } from '../engine/ip/ip-address.js';
+import { isIpAddress } from '../engine/address/ip-address.js';
 import type { ErrorCode } from '../errors.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';

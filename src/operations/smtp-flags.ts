@@ -3,6 +3,7 @@ import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import type { ProbeSmtpOptions } from '../engine/smtp/probe-smtp.js';
 import type { SmtpAuthMechanism, SmtpStage } from '../engine/smtp/smtp-result.js';
 import { NetintelError } from '../errors.js';
+import { resolveSetting, type Environment, type SettingSources } from '../setting-sources.js';
 import type { SettingsKit } from './operation.js';
 
 /** The flags of `netintel smtp`, as commander reads them. */
@@ -30,13 +31,18 @@ export interface SmtpFlags {
   failOn?: FailOn;
 }
 
+/** The credentials of an AUTH test, from their flags or their variables. */
+export const SMTP_CREDENTIAL_SETTINGS = {
+  user: { flag: '--auth-user', env: 'NETINTEL_SMTP_USER' },
+  pass: { flag: '--auth-pass', env: 'NETINTEL_SMTP_PASS' },
+} as const satisfies Record<string, SettingSources>;
+
 /** The engine options of the flags; credentials from the flags or NETINTEL_SMTP_USER/PASS. */
 export async function probeOptions(flags: SmtpFlags, kit: Pick<SettingsKit, 'env' | 'readCaFile' | 'readTrustAnchorFile'>): Promise<Omit<ProbeSmtpOptions, 'host'>> {
   const { parsePort } = await import('../engine/smtp/smtp-input.js');
   const { env } = kit;
   const port = parsePort(flags.port ?? '25');
-  const user = flags.authUser ?? nonEmpty(env.NETINTEL_SMTP_USER);
-  const pass = flags.authPass ?? nonEmpty(env.NETINTEL_SMTP_PASS);
+  const { user, pass } = credentialsOf(flags, env);
   if ((user === undefined) !== (pass === undefined)) {
     throw new NetintelError('usage', user === undefined ? 'a password was given without --auth-user' : '--auth-user needs a password: --auth-pass or NETINTEL_SMTP_PASS');
   }
@@ -72,10 +78,15 @@ export async function probeOptions(flags: SmtpFlags, kit: Pick<SettingsKit, 'env
 }
 
 /** True when a user and a password are given (flags, or NETINTEL_SMTP_USER/PASS): the probe tests AUTH. */
-export function credentialsGiven(flags: SmtpFlags, env: Readonly<Record<string, string | undefined>>): boolean {
-  return (flags.authUser ?? nonEmpty(env.NETINTEL_SMTP_USER)) !== undefined && (flags.authPass ?? nonEmpty(env.NETINTEL_SMTP_PASS)) !== undefined;
+export function credentialsGiven(flags: SmtpFlags, env: Environment): boolean {
+  const { user, pass } = credentialsOf(flags, env);
+  return user !== undefined && pass !== undefined;
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
+/** The user and the password, each flag > variable (an empty variable counts as unset). */
+export function credentialsOf(flags: SmtpFlags, env: Environment): { user: string | undefined; pass: string | undefined } {
+  return {
+    user: resolveSetting(SMTP_CREDENTIAL_SETTINGS.user, { flag: flags.authUser, env })?.value,
+    pass: resolveSetting(SMTP_CREDENTIAL_SETTINGS.pass, { flag: flags.authPass, env })?.value,
+  };
 }

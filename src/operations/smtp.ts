@@ -11,7 +11,7 @@ import { escapeTerminalText } from '../output/terminal-text.js';
 import { defineOperation, type Outcomes, type RemoteCall } from './operation.js';
 import { failed } from './outcomes.js';
 import { SMTP_RECORD } from './record-json-schemas.js';
-import { credentialsGiven, probeOptions, type SmtpFlags } from './smtp-flags.js';
+import { credentialsGiven, probeOptions, SMTP_CREDENTIAL_SETTINGS, type SmtpFlags } from './smtp-flags.js';
 
 interface SmtpSettings {
   /** The probe of the host (every option but the host, the run's one target). */
@@ -43,8 +43,8 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
         .addOption(command.createOption('--ehlo <name>', 'name to send in EHLO/HELO (default: the address literal of the local address)'))
         .addOption(command.createOption('--quit-after <stage>', 'stop after this stage, then QUIT').choices(STAGES))
         .addOption(command.createOption('--greeting-timeout <ms>', 'how long to wait for the greeting (default: the larger of --timeout and 30000)'))
-        .addOption(command.createOption('--auth-user <user>', 'test AUTH with this user (env: NETINTEL_SMTP_USER)'))
-        .addOption(command.createOption('--auth-pass <password>', 'the password (env: NETINTEL_SMTP_PASS; prefer it: arguments show in ps)'))
+        .addOption(command.createOption(`${SMTP_CREDENTIAL_SETTINGS.user.flag} <user>`, `test AUTH with this user (env: ${SMTP_CREDENTIAL_SETTINGS.user.env})`))
+        .addOption(command.createOption(`${SMTP_CREDENTIAL_SETTINGS.pass.flag} <password>`, `the password (env: ${SMTP_CREDENTIAL_SETTINGS.pass.env}; prefer it: arguments show in ps)`))
         .addOption(command.createOption('--auth-mechanism <mechanism>', 'the SASL mechanism to test (default: PLAIN, LOGIN, CRAM-MD5, the first offered)').choices(MECHANISMS))
         .addOption(command.createOption('--allow-plaintext-auth', 'send credentials even when TLS is not established'))
         .addOption(command.createOption('--relay-test', 'open-relay test: MAIL FROM and RCPT TO an outside address without authentication; never DATA'))

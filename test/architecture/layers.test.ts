@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
@@ -28,6 +28,24 @@ describe('the layer rule (docs/design.md, Layers)', () => {
     const offenders = engineFiles.flatMap((file) =>
       importsOf(file)
         .filter((spec) => /^(commander|chalk|ora|cli-table3|fastify)$/.test(spec) || /\/(cli|output|commands|server)\//.test(spec))
+        .map((spec) => `${relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the engine primitives (addresses, dataset files) free of the features built on them', () => {
+    const primitiveFolders = ['address', 'dataset'].map((folder) => join(SRC, 'engine', folder));
+    const isPrimitive = (path: string) => primitiveFolders.some((folder) => path.startsWith(`${folder}/`));
+    const primitiveFiles = primitiveFolders.flatMap(sourceFiles);
+    expect(primitiveFiles.length).toBeGreaterThan(0);
+    const offenders = primitiveFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('.'))
+        .filter((spec) => {
+          const target = join(dirname(file), spec);
+          // Besides each other, a primitive may use only the modules at the root of src/ (errors.ts).
+          return !isPrimitive(target) && dirname(target) !== join(SRC, '.');
+        })
         .map((spec) => `${relative(SRC, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);

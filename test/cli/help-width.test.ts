@@ -5,7 +5,7 @@
  * `netintel` prints a short usage, one line a command, and exits 2.
  */
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES } from '../../src/cli/main.js';
+import { COMMAND_NAMES } from '../../src/app/main.js';
 import { displayWidth } from '../../src/output/human/display-width.js';
 import { wrapHelpText } from '../../src/cli/help-layout.js';
 import { runCli } from '../support/cli.js';

@@ -3,16 +3,29 @@
  * that has a variable or a config key:
  *
  * - read in-process off the options a command receives (src/app/program.ts);
+ * - the options of single commands (serve, keys, accounts, smtp) as those
+ *   commands resolve them;
  * - the built CLI as a process, for options whose effect shows (the format,
  *   the resolver that answered).
+ *
+ * An empty variable counts as unset everywhere; every variable a command's
+ * help names is among those checked here.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
+import { COMMAND_NAMES } from '../../src/app/main.js';
 import { runProgram, type CommandRegistration } from '../../src/app/program.js';
+import { configFilePath } from '../../src/cli/config-file.js';
 import { SETTINGS, type GlobalOptions } from '../../src/cli/global-options.js';
+import { debugRequested } from '../../src/cli/run-guard.js';
+import { accountPagesSettings, serverSettings, type ServeFlags } from '../../src/commands/serve.js';
 import { defaultDataDir } from '../../src/engine/data/data-files.js';
-import { isolatedEnv, runEntry, spawnCli, tempDir, writeConfigFile } from '../support/cli.js';
+import { credentialsGiven, credentialsOf } from '../../src/operations/smtp-flags.js';
+import { keyDbPath } from '../../src/store/database-location.js';
+import { isolatedEnv, runCli, runEntry, spawnCli, tempDir, writeConfigFile } from '../support/cli.js';
+import { netintelErrorOf } from '../support/netintel-error.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 
 const scratch = tempDir();
@@ -132,6 +145,14 @@ describe('flag > environment > config file > default', () => {
     }
   }
 
+  for (const row of ROWS.filter((each) => each.env !== null)) {
+    it(`${row.key}: an empty variable counts as unset, and the config file decides`, async () => {
+      const variable = (SETTINGS[row.key] as { env?: string }).env!;
+      const env = { ...environment(row, { env: false, config: true }, 'empty-env'), [variable]: '' };
+      expect(row.read(await commanderOptions(['dns', ...(row.base ?? [])], env))).toEqual(expected(row, 'config', env));
+    });
+  }
+
   it('--resolver given twice keeps both, in order, and neither the variable\'s nor the config file\'s', async () => {
     const env = { NETINTEL_RESOLVER: '127.0.0.9:9', XDG_CONFIG_HOME: writeConfigFile(join(scratch.path, 'twice'), { resolver: '127.0.0.8:8' }) };
     const options = await commanderOptions(['dns', '--resolver', '127.0.0.1:1', '--resolver', '127.0.0.2:2,127.0.0.3:3'], env);
@@ -192,4 +213,138 @@ describe('precedence in the built CLI', () => {
       expect(await answers([], { XDG_CONFIG_HOME: env.XDG_CONFIG_HOME })).toContain('192.0.2.3');
     });
   }
+});
+
+/** The flags of `serve` as commander gives them with none of the optional ones. */
+const SERVE_FLAGS: ServeFlags = { host: '127.0.0.1', port: 0, proxyHeader: 'x-forwarded-for', logLevel: 'info', accounts: true };
+
+/** The variables checked below besides the global options' (SETTINGS). */
+const COMMAND_VARIABLES = [
+  'NETINTEL_DEBUG',
+  'NETINTEL_DB',
+  'NETINTEL_REDIS_URL',
+  'NETINTEL_HEADERS_TIMEOUT',
+  'NETINTEL_REQUEST_TIMEOUT',
+  'NETINTEL_KEEP_ALIVE_TIMEOUT',
+  'NETINTEL_MAX_CONNECTIONS',
+  'NETINTEL_SHUTDOWN_GRACE',
+  'NETINTEL_PUBLIC_URL',
+  'NETINTEL_SMTP_URL',
+  'NETINTEL_MAIL_FROM',
+  'NETINTEL_OIDC_CONFIG',
+  'NETINTEL_SMTP_USER',
+  'NETINTEL_SMTP_PASS',
+];
+
+describe('the options of single commands: flag > environment > default', () => {
+  it('names in the help of every command and subcommand no variable that is not checked here', async () => {
+    const named = new Set<string>();
+    const helpOf = async (path: string[]) => {
+      const run = await runCli([...path, '--help'], { env: { COLUMNS: '1000' } });
+      expect(run.code, run.stderr).toBe(0);
+      for (const match of run.stdout.matchAll(/\(env: (NETINTEL_\w+)/g)) named.add(match[1]!);
+      return run.stdout;
+    };
+    for (const name of COMMAND_NAMES) {
+      const help = await helpOf([name]);
+      const subcommands = (help.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '').split('\n').map((line) => /^ {2}([a-z][\w-]*)/.exec(line)?.[1]);
+      for (const sub of subcommands) if (sub !== undefined && sub !== 'help') await helpOf([name, sub]);
+    }
+    const checked = new Set([...Object.values(SETTINGS).flatMap((setting) => ('env' in setting ? [setting.env] : [])), ...COMMAND_VARIABLES]);
+    expect([...named].filter((variable) => !checked.has(variable))).toEqual([]);
+    expect(named).toContain('NETINTEL_OIDC_CONFIG');
+    expect(named).toContain('NETINTEL_SMTP_PASS');
+  });
+
+  it('serve, keys and accounts: --db, else NETINTEL_DB, else keys.db in the XDG data dir; an empty flag or variable counts as unset', () => {
+    const base = { XDG_DATA_HOME: '/xdg' };
+    expect(keyDbPath('/flag.db', { ...base, NETINTEL_DB: '/env.db' })).toBe('/flag.db');
+    expect(keyDbPath(undefined, { ...base, NETINTEL_DB: '/env.db' })).toBe('/env.db');
+    expect(keyDbPath('', { ...base, NETINTEL_DB: '/env.db' })).toBe('/env.db');
+    expect(keyDbPath(undefined, { ...base, NETINTEL_DB: '' })).toBe('/xdg/netintel/keys.db');
+    expect(serverSettings({ ...SERVE_FLAGS, db: '/flag.db' }, { ...base, NETINTEL_DB: '/env.db' }).db).toBe('/flag.db');
+    expect(serverSettings(SERVE_FLAGS, { ...base, NETINTEL_DB: '/env.db' }).db).toBe('/env.db');
+  });
+
+  it('serve: the connection settings and the shutdown grace, the variable checked as the flag is', () => {
+    const cases = [
+      { flag: 'headersTimeout', variable: 'NETINTEL_HEADERS_TIMEOUT', read: (s: ReturnType<typeof serverSettings>) => s.connection.headersTimeoutMs },
+      { flag: 'requestTimeout', variable: 'NETINTEL_REQUEST_TIMEOUT', read: (s: ReturnType<typeof serverSettings>) => s.connection.requestTimeoutMs },
+      { flag: 'keepAliveTimeout', variable: 'NETINTEL_KEEP_ALIVE_TIMEOUT', read: (s: ReturnType<typeof serverSettings>) => s.connection.keepAliveTimeoutMs },
+      { flag: 'maxConnections', variable: 'NETINTEL_MAX_CONNECTIONS', read: (s: ReturnType<typeof serverSettings>) => s.connection.maxConnections },
+      { flag: 'shutdownGrace', variable: 'NETINTEL_SHUTDOWN_GRACE', read: (s: ReturnType<typeof serverSettings>) => s.graceMs },
+    ] as const;
+    for (const { flag, variable, read } of cases) {
+      expect(read(serverSettings({ ...SERVE_FLAGS, [flag]: 1111 }, { [variable]: '2222' })), variable).toBe(1111);
+      expect(read(serverSettings(SERVE_FLAGS, { [variable]: '2222' })), variable).toBe(2222);
+      expect(read(serverSettings(SERVE_FLAGS, { [variable]: '' })), variable).toBeUndefined();
+      expect(read(serverSettings(SERVE_FLAGS, {})), variable).toBeUndefined();
+      const error = netintelErrorOf(() => serverSettings(SERVE_FLAGS, { [variable]: 'soon' }));
+      expect(error.code).toBe('usage');
+      expect(error.message).toMatch(new RegExp(`^${variable} must be a whole number from [01] to \\d+, not "soon"$`));
+      expect(error.details).toEqual({ variable });
+    }
+    expect(serverSettings(SERVE_FLAGS, { NETINTEL_SHUTDOWN_GRACE: '0' }).graceMs).toBe(0);
+  });
+
+  it('serve: --redis-url, else NETINTEL_REDIS_URL', () => {
+    expect(serverSettings({ ...SERVE_FLAGS, redisUrl: 'redis://flag' }, { NETINTEL_REDIS_URL: 'redis://env' }).redisUrl).toBe('redis://flag');
+    expect(serverSettings(SERVE_FLAGS, { NETINTEL_REDIS_URL: 'redis://env' }).redisUrl).toBe('redis://env');
+    expect(serverSettings(SERVE_FLAGS, { NETINTEL_REDIS_URL: '' }).redisUrl).toBeUndefined();
+  });
+
+  it('serve: the account pages\' public URL, mail relay and From address', () => {
+    const env = { NETINTEL_PUBLIC_URL: 'https://env.example/', NETINTEL_SMTP_URL: 'smtp://env.example:25', NETINTEL_MAIL_FROM: 'env <env@example.com>' };
+    const flags = { ...SERVE_FLAGS, publicUrl: 'https://flag.example', smtpUrl: 'smtp://flag.example:25', mailFrom: 'flag <flag@example.com>' };
+    expect(accountPagesSettings(flags, env, '/data')).toMatchObject({ publicUrl: 'https://flag.example', smtpUrl: 'smtp://flag.example:25', from: 'flag <flag@example.com>' });
+    // The variable's URL is checked and written as the flag's is.
+    expect(accountPagesSettings(SERVE_FLAGS, env, '/data')).toMatchObject({ publicUrl: 'https://env.example', smtpUrl: 'smtp://env.example:25', from: 'env <env@example.com>' });
+    const empty = { NETINTEL_PUBLIC_URL: '', NETINTEL_SMTP_URL: '', NETINTEL_MAIL_FROM: '' };
+    expect(accountPagesSettings(SERVE_FLAGS, empty, '/data')).toMatchObject({ publicUrl: undefined, smtpUrl: undefined, from: 'netintel <no-reply@localhost>' });
+    expect(accountPagesSettings(SERVE_FLAGS, { NETINTEL_PUBLIC_URL: 'https://api.example.com' }, '/data').from).toBe('netintel <no-reply@api.example.com>');
+    expect(() => accountPagesSettings(SERVE_FLAGS, { NETINTEL_PUBLIC_URL: 'not a url' }, '/data')).toThrow(/^--public-url must be a URL such as https:\/\/api\.example\.com/);
+  });
+
+  it('serve: --oidc-config, else NETINTEL_OIDC_CONFIG, names the providers file read', async () => {
+    const flagFile = join(scratch.path, 'flag-oidc.json');
+    const envFile = join(scratch.path, 'env-oidc.json');
+    writeFileSync(flagFile, '{');
+    writeFileSync(envFile, '{');
+    const fileRead = async (flags: ServeFlags, env: Record<string, string>) => {
+      const open = accountPagesSettings(flags, env, '/data').openSocialLogin;
+      if (open === undefined) return null;
+      const message = await open().then(
+        () => 'opened',
+        (error: Error) => error.message,
+      );
+      return [flagFile, envFile].find((file) => message.includes(file)) ?? message;
+    };
+    expect(await fileRead({ ...SERVE_FLAGS, oidcConfig: flagFile }, { NETINTEL_OIDC_CONFIG: envFile })).toBe(flagFile);
+    expect(await fileRead(SERVE_FLAGS, { NETINTEL_OIDC_CONFIG: envFile })).toBe(envFile);
+    expect(await fileRead(SERVE_FLAGS, { NETINTEL_OIDC_CONFIG: '' })).toBeNull();
+    expect(await fileRead(SERVE_FLAGS, {})).toBeNull();
+  });
+
+  it('smtp: --auth-user and --auth-pass, else NETINTEL_SMTP_USER and NETINTEL_SMTP_PASS', () => {
+    const env = { NETINTEL_SMTP_USER: 'env-user', NETINTEL_SMTP_PASS: 'env-pass' };
+    expect(credentialsOf({ authUser: 'flag-user', authPass: 'flag-pass' }, env)).toEqual({ user: 'flag-user', pass: 'flag-pass' });
+    expect(credentialsOf({ authUser: 'flag-user' }, env)).toEqual({ user: 'flag-user', pass: 'env-pass' });
+    expect(credentialsOf({}, env)).toEqual({ user: 'env-user', pass: 'env-pass' });
+    expect(credentialsOf({}, { NETINTEL_SMTP_USER: '', NETINTEL_SMTP_PASS: '' })).toEqual({ user: undefined, pass: undefined });
+    expect(credentialsGiven({}, env)).toBe(true);
+    expect(credentialsGiven({ authUser: 'flag-user' }, { NETINTEL_SMTP_PASS: '' })).toBe(false);
+  });
+
+  it('--debug, or NETINTEL_DEBUG set to anything but 0 or false (a switch: the flag only turns it on)', () => {
+    expect(debugRequested(['--debug'], { NETINTEL_DEBUG: '0' })).toBe(true);
+    expect(debugRequested([], { NETINTEL_DEBUG: '1' })).toBe(true);
+    expect(debugRequested([], { NETINTEL_DEBUG: 'FALSE' })).toBe(false);
+    expect(debugRequested([], { NETINTEL_DEBUG: '' })).toBe(false);
+    expect(debugRequested(['--', '--debug'], {})).toBe(false);
+  });
+
+  it('NETINTEL_CONFIG names the config file; an empty one counts as unset', () => {
+    expect(configFilePath({ NETINTEL_CONFIG: '/etc/netintel.json', XDG_CONFIG_HOME: '/xdg' })).toBe('/etc/netintel.json');
+    expect(configFilePath({ NETINTEL_CONFIG: '', XDG_CONFIG_HOME: '/xdg' })).toBe('/xdg/netintel/config.json');
+  });
 });

@@ -7,9 +7,9 @@ import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AsnIndex, type AsnIndexMode } from '../../src/engine/asn/asn-index.js';
 import { HeaderField, Section } from '../../src/engine/asn/asn-index-format.js';
-import { ipv6ToText, parseIpv6Into } from '../../src/engine/ip/ip-text.js';
+import { ipv6ToText, parseIpv6Into } from '../../src/engine/address/ip-text.js';
 import { compileAsnIndex } from '../../src/engine/asn/compile-asn-index.js';
-import { cidrContaining, cidrContainingV4, rangeToCidrs, rangeToCidrsV4 } from '../../src/engine/asn/range-to-cidrs.js';
+import { cidrContaining, cidrContainingV4, rangeToCidrs, rangeToCidrsV4 } from '../../src/engine/address/range-to-cidrs.js';
 import { NetintelError } from '../../src/errors.js';
 import { seededRandom } from '../support/seeded-random.js';
 

@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicTargetGuard, guardedConnect, readTargetAddress, targetRefusal } from '../../src/engine/connect-guard.js';
 import { canonicalIp } from '../../src/engine/dns/dns-name.js';
-import { embeddedIpv4 } from '../../src/engine/ip/embedded-ipv4.js';
+import { embeddedIpv4 } from '../../src/engine/address/embedded-ipv4.js';
 import { NetintelError } from '../../src/errors.js';
 
 /**

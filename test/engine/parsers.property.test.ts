@@ -11,7 +11,7 @@ import { createEngineContext } from '../../src/engine/context.js';
 import { assertQueryName } from '../../src/engine/dns/dns-message.js';
 import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverseName } from '../../src/engine/dns/dns-name.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
-import { isIpAddress, parseIpAddress } from '../../src/engine/ip/ip-address.js';
+import { isIpAddress, parseIpAddress } from '../../src/engine/address/ip-address.js';
 import { queryName } from '../../src/engine/mail/mail-dns.js';
 import { normaliseSmtpHost } from '../../src/engine/smtp/smtp-input.js';
 import { expectValueOrNetintelError, fuzz, hostileAsn, hostileDomain, hostileIp } from './hostile-inputs.js';

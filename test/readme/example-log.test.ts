@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseIpAddress } from '../../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../../src/engine/address/ip-address.js';
 import { REPO_ROOT } from '../support/cli.js';
 
 const LOG = join(REPO_ROOT, 'examples', 'access.log');

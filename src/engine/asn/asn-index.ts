@@ -1,5 +1,5 @@
 import { NetintelError } from '../../errors.js';
-import { openDataFile, type DataFile } from '../data/data-file-reader.js';
+import { openDataFile, type DataFile } from '../dataset/data-file-reader.js';
 import { SectionReader } from '../dataset/section-file.js';
 import {
   decodeHeader,
@@ -12,8 +12,8 @@ import {
   V4_BUCKET_SHIFT,
   V6_BYTES,
 } from './asn-index-format.js';
-import { v4ToText } from '../ip/ip-address.js';
-import { ipv6ToText } from '../ip/ip-text.js';
+import { v4ToText } from '../address/ip-address.js';
+import { ipv6ToText } from '../address/ip-text.js';
 
 /**
  * Reader of the compiled ASN index (layout in `asn-index-format.ts`).

@@ -13,9 +13,9 @@ import {
   V4_BUCKET_ENTRIES,
   V4_BUCKET_SHIFT,
   V6_BYTES,
-  ipv6ToBigInt,
 } from './asn-index-format.js';
-import { parseIpv4Fast, parseIpv6Into } from '../ip/ip-text.js';
+import { ipv6ToBigInt } from '../address/ipv6-integer.js';
+import { parseIpv4Fast, parseIpv6Into } from '../address/ip-text.js';
 
 /**
  * Compiles the ASN CSV files of `@ip-location-db/asn` into the binary index

@@ -2,9 +2,9 @@ import type { EngineContext } from '../context.js';
 import { NetintelError } from '../../errors.js';
 import type { AsnIndex } from './asn-index.js';
 import { ipDatabasesFor, type AccessMode } from '../ip/ip-databases.js';
-import { isIpAddress, parseIpAddress, quoteInput } from '../ip/ip-address.js';
-import { specialPurposeOf } from '../ip/special-ranges.js';
-import { cidrContaining, rangeToCidrs } from './range-to-cidrs.js';
+import { isIpAddress, parseIpAddress, quoteInput } from '../address/ip-address.js';
+import { specialPurposeOf } from '../address/special-ranges.js';
+import { cidrContaining, rangeToCidrs } from '../address/range-to-cidrs.js';
 
 /**
  * What netintel knows of an autonomous system, asked by number (prefixes

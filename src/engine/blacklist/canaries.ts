@@ -1,5 +1,5 @@
 import { NetintelError } from '../../errors.js';
-import { parseIpAddress } from '../ip/ip-address.js';
+import { parseIpAddress } from '../address/ip-address.js';
 import type { CanaryStatus } from './blacklist-result.js';
 import { dnsblQueryName, readDnsblAnswer, type DnsblReading } from './dnsbl-answer.js';
 import type { DnsblZone } from './dnsbl-registry.js';

@@ -1,4 +1,4 @@
-import type { IpAddress } from '../ip/ip-address.js';
+import type { IpAddress } from '../address/ip-address.js';
 import { ipv4Number, parseIpv4Cidr, type DnsblZone } from './dnsbl-registry.js';
 
 /** One A record a list answered, with what the registry says it means (null: not recorded). */

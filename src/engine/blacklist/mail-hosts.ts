@@ -1,7 +1,7 @@
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { FailureLike } from '../check-failure.js';
 import type { DnsRecordSet } from '../dns/query-records.js';
-import { parseIpAddress, type IpAddress } from '../ip/ip-address.js';
+import { parseIpAddress, type IpAddress } from '../address/ip-address.js';
 import type { BlacklistMx, BlacklistMxHost } from './blacklist-result.js';
 import { capEvidence, capList, capMessage, DEFAULT_FAN_OUT, type FanOutLimits } from '../fan-out.js';
 import { finding, type Finding } from '../findings.js';

@@ -1,4 +1,4 @@
-import { parseIpAddress } from '../ip/ip-address.js';
+import { parseIpAddress } from '../address/ip-address.js';
 
 /**
  * Well-known public recursive resolvers, by service address. Several DNS

@@ -1,4 +1,4 @@
-import { parseIpv6Text } from '../ip/ip-text.js';
+import { parseIpv6Text } from '../address/ip-text.js';
 
 /**
  * A list line that is an IPv6 address with a zone index (`fe80::1%eth0`, as

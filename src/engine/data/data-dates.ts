@@ -1,5 +1,5 @@
 import type { AsnIndexMetadata } from '../asn/asn-index.js';
-import type { MmdbMetadata } from '../geo/mmdb-file.js';
+import type { MmdbMetadata } from '../dataset/mmdb-file.js';
 
 /** The build date of an mmdb file (its metadata's build_epoch) as ISO 8601, or null. */
 export function mmdbDataDate(metadata: MmdbMetadata): string | null {

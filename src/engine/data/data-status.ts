@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AsnIndex } from '../asn/asn-index.js';
-import { MmdbFile } from '../geo/mmdb-file.js';
+import { MmdbFile } from '../dataset/mmdb-file.js';
 import { CURATED_SOURCE } from '../security/security-signals.js';
 import { asnDataDate, mmdbDataDate } from './data-dates.js';
 import { bundledAsnCsvPath, dataFilePath } from './data-files.js';

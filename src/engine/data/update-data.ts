@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import { compileAsnIndex } from '../asn/compile-asn-index.js';
-import { MmdbFile } from '../geo/mmdb-file.js';
+import { MmdbFile } from '../dataset/mmdb-file.js';
 import type { Outcome } from '../outcome.js';
 import { compileSignalIndex, type SignalSourceInput } from '../security/compile-signal-index.js';
 import { checkParsedFeed, isoDate, parseFeed, type ParsedFeed } from '../security/feed-formats.js';
@@ -111,123 +111,36 @@ export async function updateData(options: UpdateDataOptions): Promise<Array<Outc
   }
 }
 
-async function runUpdate(options: UpdateDataOptions, work: string): Promise<Array<Outcome<SourceUpdateResult>>> {
-  const { dataDir } = options;
-  const state = readDataState(dataDir);
-  const tag = `${options.pid}`;
-  const results = new Map<string, Outcome<SourceUpdateResult>>();
-  const pending: Pending[] = [];
-  const progress = options.onProgress ?? (() => {});
+/** What the steps of one update share: the state they change and the outcomes they record. */
+interface UpdateRun {
+  readonly options: UpdateDataOptions;
+  readonly work: string;
+  readonly state: DataState;
+  /** Names this process's temporary state files. */
+  readonly tag: string;
+  readonly results: Map<string, Outcome<SourceUpdateResult>>;
+  /** Downloads validated and waiting to be installed. */
+  readonly pending: Pending[];
+  readonly progress: (event: UpdateProgress) => void;
+}
 
-  const fail = (source: DataSource, error: unknown) => {
-    const failure = toNetintelError(error);
-    const named = failure.message.startsWith(`${source.name}:`) ? failure : new NetintelError(failure.code, `${source.name}: ${failure.message}`, { cause: failure, details: { ...failure.details, source: source.name } });
-    results.set(source.name, { ok: false, query: source.name, error: named });
-    progress({ type: 'done', source: source.name, status: 'failed', message: named.message });
+async function runUpdate(options: UpdateDataOptions, work: string): Promise<Array<Outcome<SourceUpdateResult>>> {
+  const run: UpdateRun = {
+    options,
+    work,
+    state: readDataState(options.dataDir),
+    tag: `${options.pid}`,
+    results: new Map(),
+    pending: [],
+    progress: options.onProgress ?? (() => {}),
   };
+  const { dataDir } = options;
+  const { state, results, pending, tag } = run;
 
   // Download and validate, a few sources at a time.
-  await forEachLimited(options.selected, options.concurrency ?? 4, async (source) => {
-    const started = Date.now();
-    try {
-      if (source.url === null) {
-        throw new NetintelError('usage', `${source.name}: no URL to download from; give one with --feed ${source.name}=URL or in the config file`, {
-          details: { source: source.name },
-        });
-      }
-      progress({ type: 'start', source: source.name, url: source.url });
-      const previous = state.sources[source.name] ?? null;
-      const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file));
-      const download = join(work, `${source.name}.download`);
-      const fetched = await fetchSource(source.url, download, sameUrl ? { etag: previous.etag, lastModified: previous.lastModified } : { etag: null, lastModified: null }, {
-        idleTimeoutMs: options.idleTimeoutMs,
-        maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-        userAgent: options.userAgent,
-        force: options.force,
-        ...(options.network ? { network: options.network } : {}),
-        onBytes: (received, total) => progress({ type: 'bytes', source: source.name, received, total }),
-      });
-      const now = options.now().toISOString();
-      if (fetched.status === 'not_modified') {
-        const installed = previous!;
-        installed.checkedAt = now;
-        results.set(source.name, {
-          ok: true,
-          query: source.name,
-          value: resultOf(source, 'not_modified', installed, dataDir, installed.entries, Date.now() - started),
-        });
-        progress({ type: 'done', source: source.name, status: 'not_modified', message: 'not modified' });
-        return;
-      }
-      const file = await gunzipIfCompressed(download);
-      const stateEntry: SourceState = {
-        name: source.name,
-        url: source.url,
-        file: installedFile(source),
-        etag: fetched.etag,
-        lastModified: fetched.lastModified,
-        fetchedAt: now,
-        checkedAt: now,
-        updated: httpDate(fetched.lastModified) ?? now,
-        version: null,
-        entries: null,
-        bytes: fetched.bytes,
-        sha256: fetched.sha256,
-      };
-      let parsed: ParsedFeed | null = null;
-      if (source.type === 'mmdb') {
-        const checked = checkMmdb(source, file);
-        stateEntry.updated = checked.updated;
-        stateEntry.version = checked.version;
-      } else if (source.type === 'feed') {
-        parsed = parseFeed(source.format!, readFileSync(file, 'utf8'), source.name);
-        checkParsedFeed(source.name, parsed, {
-          minEntries: source.minEntries,
-          previousEntries: options.force ? null : previous?.entries ?? null,
-          minShareOfPrevious: MIN_SHARE_OF_PREVIOUS,
-        });
-        stateEntry.entries = parsed.entries.count;
-        stateEntry.updated = parsed.date ?? stateEntry.updated;
-        stateEntry.version = parsed.version ?? stateEntry.version;
-      }
-      pending.push({ source, started, file, state: stateEntry, parsed });
-    } catch (error) {
-      fail(source, error);
-    }
-  });
+  await forEachLimited(options.selected, options.concurrency ?? 4, (source) => downloadSource(run, source));
 
-  // ASN CSVs: both families compile into one asn.idx; a family not downloaded now comes from the data dir or the bundle.
-  const asnPending = pending.filter((item) => item.source.type === 'asn-csv');
-  if (asnPending.length > 0) {
-    progress({ type: 'compile', what: 'asn-index' });
-    try {
-      const csvOf = (version: 4 | 6): string => {
-        const fresh = asnPending.find((item) => item.source.ipVersion === version);
-        if (fresh) return fresh.file;
-        const installed = Object.values(state.sources).find((entry) => entry.file === `sources/asn-ipv${version}.csv`);
-        return installed && existsSync(join(dataDir, installed.file)) ? join(dataDir, installed.file) : bundledAsnCsvPath(version);
-      };
-      const minOf = (version: 4 | 6) => asnPending.find((item) => item.source.ipVersion === version)?.source.minEntries ?? 0;
-      const newest = asnPending.map((item) => item.state.updated).sort().at(-1)!;
-      const out = join(work, DATA_FILES.asnIndex);
-      const compiled = await compileAsnIndex({
-        v4Csv: csvOf(4),
-        v6Csv: csvOf(6),
-        outFile: out,
-        source: asnPending.map((item) => item.source.url).join(' '),
-        sourceVersion: newest,
-        builtAt: options.now(),
-        minRanges: { v4: minOf(4), v6: minOf(6) },
-      });
-      for (const item of asnPending) item.state.entries = item.source.ipVersion === 4 ? compiled.v4Ranges : compiled.v6Ranges;
-      for (const item of asnPending) commit(options, state, item, results, tag);
-      install(dataDir, DATA_FILES.asnIndex, out);
-      state.compiled.asn = { builtAt: options.now().toISOString(), inputs: Object.fromEntries(asnPending.map((item) => [item.source.name, item.state.sha256])) };
-      writeDataState(dataDir, state, tag);
-    } catch (error) {
-      for (const item of asnPending) fail(item.source, error);
-    }
-  }
+  await installAsnSources(run);
 
   for (const item of pending) if (item.source.type !== 'asn-csv') commit(options, state, item, results, tag);
   if ([...results.values()].some((outcome) => outcome.ok)) writeDataState(dataDir, state, tag);
@@ -235,7 +148,7 @@ async function runUpdate(options: UpdateDataOptions, work: string): Promise<Arra
   // The signal index, from every installed feed, when a feed changed or the index does not match them.
   let indexFailure: Outcome<SourceUpdateResult> | null = null;
   try {
-    rebuildSignalIndex(options, state, pending, work, tag, progress);
+    rebuildSignalIndex(options, state, pending, work, tag, run.progress);
   } catch (error) {
     const failure = toNetintelError(error);
     indexFailure = { ok: false, query: SECURITY_INDEX_STEP, error: new NetintelError(failure.code, `${SECURITY_INDEX_STEP}: ${failure.message}`, { cause: failure }) };
@@ -243,6 +156,131 @@ async function runUpdate(options: UpdateDataOptions, work: string): Promise<Arra
 
   const ordered = options.selected.map((source) => results.get(source.name)!).filter(Boolean);
   return indexFailure ? [...ordered, indexFailure] : ordered;
+}
+
+/** Records a source's failure, its message prefixed by the source's name once. */
+function failSource(run: UpdateRun, source: DataSource, error: unknown): void {
+  const failure = toNetintelError(error);
+  const named = failure.message.startsWith(`${source.name}:`) ? failure : new NetintelError(failure.code, `${source.name}: ${failure.message}`, { cause: failure, details: { ...failure.details, source: source.name } });
+  run.results.set(source.name, { ok: false, query: source.name, error: named });
+  run.progress({ type: 'done', source: source.name, status: 'failed', message: named.message });
+}
+
+/** Downloads one source (conditionally) and validates it: a new version joins the pending ones, an unchanged one is recorded as such. */
+async function downloadSource(run: UpdateRun, source: DataSource): Promise<void> {
+  const { options, state, progress } = run;
+  const { dataDir } = options;
+  const started = Date.now();
+  try {
+    if (source.url === null) {
+      throw new NetintelError('usage', `${source.name}: no URL to download from; give one with --feed ${source.name}=URL or in the config file`, {
+        details: { source: source.name },
+      });
+    }
+    progress({ type: 'start', source: source.name, url: source.url });
+    const previous = state.sources[source.name] ?? null;
+    const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file));
+    const download = join(run.work, `${source.name}.download`);
+    const fetched = await fetchSource(source.url, download, sameUrl ? { etag: previous.etag, lastModified: previous.lastModified } : { etag: null, lastModified: null }, {
+      idleTimeoutMs: options.idleTimeoutMs,
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      userAgent: options.userAgent,
+      force: options.force,
+      ...(options.network ? { network: options.network } : {}),
+      onBytes: (received, total) => progress({ type: 'bytes', source: source.name, received, total }),
+    });
+    const now = options.now().toISOString();
+    if (fetched.status === 'not_modified') {
+      const installed = previous!;
+      installed.checkedAt = now;
+      run.results.set(source.name, {
+        ok: true,
+        query: source.name,
+        value: resultOf(source, 'not_modified', installed, dataDir, installed.entries, Date.now() - started),
+      });
+      progress({ type: 'done', source: source.name, status: 'not_modified', message: 'not modified' });
+      return;
+    }
+    const file = await gunzipIfCompressed(download);
+    const stateEntry: SourceState = {
+      name: source.name,
+      url: source.url,
+      file: installedFile(source),
+      etag: fetched.etag,
+      lastModified: fetched.lastModified,
+      fetchedAt: now,
+      checkedAt: now,
+      updated: httpDate(fetched.lastModified) ?? now,
+      version: null,
+      entries: null,
+      bytes: fetched.bytes,
+      sha256: fetched.sha256,
+    };
+    const parsed = validateDownload(options, source, file, stateEntry, previous);
+    run.pending.push({ source, started, file, state: stateEntry, parsed });
+  } catch (error) {
+    failSource(run, source, error);
+  }
+}
+
+/**
+ * Checks a new download (an mmdb opens and answers; a feed parses and is not suspiciously small) and
+ * fills in the date, version and entries it states. Returns the parsed feed, or null for other types.
+ */
+function validateDownload(options: UpdateDataOptions, source: DataSource, file: string, stateEntry: SourceState, previous: SourceState | null): ParsedFeed | null {
+  if (source.type === 'mmdb') {
+    const checked = checkMmdb(source, file);
+    stateEntry.updated = checked.updated;
+    stateEntry.version = checked.version;
+    return null;
+  }
+  if (source.type !== 'feed') return null;
+  const parsed = parseFeed(source.format!, readFileSync(file, 'utf8'), source.name);
+  checkParsedFeed(source.name, parsed, {
+    minEntries: source.minEntries,
+    previousEntries: options.force ? null : previous?.entries ?? null,
+    minShareOfPrevious: MIN_SHARE_OF_PREVIOUS,
+  });
+  stateEntry.entries = parsed.entries.count;
+  stateEntry.updated = parsed.date ?? stateEntry.updated;
+  stateEntry.version = parsed.version ?? stateEntry.version;
+  return parsed;
+}
+
+/** ASN CSVs: both families compile into one asn.idx; a family not downloaded now comes from the data dir or the bundle. */
+async function installAsnSources(run: UpdateRun): Promise<void> {
+  const { options, state, work, results, tag } = run;
+  const { dataDir } = options;
+  const asnPending = run.pending.filter((item) => item.source.type === 'asn-csv');
+  if (asnPending.length === 0) return;
+  run.progress({ type: 'compile', what: 'asn-index' });
+  try {
+    const csvOf = (version: 4 | 6): string => {
+      const fresh = asnPending.find((item) => item.source.ipVersion === version);
+      if (fresh) return fresh.file;
+      const installed = Object.values(state.sources).find((entry) => entry.file === `sources/asn-ipv${version}.csv`);
+      return installed && existsSync(join(dataDir, installed.file)) ? join(dataDir, installed.file) : bundledAsnCsvPath(version);
+    };
+    const minOf = (version: 4 | 6) => asnPending.find((item) => item.source.ipVersion === version)?.source.minEntries ?? 0;
+    const newest = asnPending.map((item) => item.state.updated).sort().at(-1)!;
+    const out = join(work, DATA_FILES.asnIndex);
+    const compiled = await compileAsnIndex({
+      v4Csv: csvOf(4),
+      v6Csv: csvOf(6),
+      outFile: out,
+      source: asnPending.map((item) => item.source.url).join(' '),
+      sourceVersion: newest,
+      builtAt: options.now(),
+      minRanges: { v4: minOf(4), v6: minOf(6) },
+    });
+    for (const item of asnPending) item.state.entries = item.source.ipVersion === 4 ? compiled.v4Ranges : compiled.v6Ranges;
+    for (const item of asnPending) commit(options, state, item, results, tag);
+    install(dataDir, DATA_FILES.asnIndex, out);
+    state.compiled.asn = { builtAt: options.now().toISOString(), inputs: Object.fromEntries(asnPending.map((item) => [item.source.name, item.state.sha256])) };
+    writeDataState(dataDir, state, tag);
+  } catch (error) {
+    for (const item of asnPending) failSource(run, item.source, error);
+  }
 }
 
 function commit(options: UpdateDataOptions, state: DataState, item: Pending, results: Map<string, Outcome<SourceUpdateResult>>, tag: string): void {

@@ -1,4 +1,4 @@
-import type { DataFile } from '../data/data-file-reader.js';
+import type { DataFile } from './data-file-reader.js';
 
 /**
  * The sectioned file both compiled datasets are stored in (the ASN index,

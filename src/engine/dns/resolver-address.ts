@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { ipVersionOf } from '../ip/ip-text.js';
+import { ipVersionOf } from '../address/ip-text.js';
 import { NetintelError } from '../../errors.js';
 
 /**

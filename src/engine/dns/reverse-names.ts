@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context.js';
-import { parseIpAddress } from '../ip/ip-address.js';
+import { parseIpAddress } from '../address/ip-address.js';
 import { parseDnsTarget } from './dns-name.js';
 import type { DnsStatus } from './dns-result.js';
 import { resolveDnsType } from './resolve-dns.js';

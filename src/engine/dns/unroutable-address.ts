@@ -1,4 +1,4 @@
-import { parseIpv4Fast, parseIpv6Text } from '../ip/ip-text.js';
+import { parseIpv4Fast, parseIpv6Text } from '../address/ip-text.js';
 
 /**
  * Why no datagram or connection to `host` (an IP address in text) can ever

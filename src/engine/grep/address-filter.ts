@@ -1,5 +1,5 @@
-import { parseIpAddress } from '../ip/ip-address.js';
-import { specialPurposeOf } from '../ip/special-ranges.js';
+import { parseIpAddress } from '../address/ip-address.js';
+import { specialPurposeOf } from '../address/special-ranges.js';
 import type { AddressMatch } from './address-scanner.js';
 
 export interface FilterOptions {

@@ -1,4 +1,4 @@
-import { parseIpv4Fast, parseIpv6Text } from '../ip/ip-text.js';
+import { parseIpv4Fast, parseIpv6Text } from '../address/ip-text.js';
 
 /** One address (or CIDR) found in a line of text. */
 export interface AddressMatch {

@@ -3,7 +3,7 @@ import { AsnIndex } from '../asn/asn-index.js';
 import { asnDataDate, mmdbDataDate } from '../data/data-dates.js';
 import { dataDirFilePath, dataFilePath } from '../data/data-files.js';
 import { loadCountryNames, type CountryNameTable } from '../geo/country-names.js';
-import { MmdbFile, type MmdbOpenOptions } from '../geo/mmdb-file.js';
+import { MmdbFile, type MmdbOpenOptions } from '../dataset/mmdb-file.js';
 import { loadRegionTable, type RegionTable } from '../geo/region-codes.js';
 import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.js';
 import { SecuritySignals } from '../security/security-signals.js';

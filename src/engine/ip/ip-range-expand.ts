@@ -1,6 +1,6 @@
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { Target } from '../bulk/read-targets.js';
-import { looksLikeIpRange, parseIpRange, rangeAddresses, rangeSize, type IpRange } from './ip-range.js';
+import { looksLikeIpRange, parseIpRange, rangeAddresses, rangeSize, type IpRange } from '../address/ip-range.js';
 
 /**
  * `ip` and `bulk` targets that are ranges (`192.0.2.0/28`,

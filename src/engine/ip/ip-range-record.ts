@@ -1,4 +1,4 @@
-import { addressText, familySize, parseIpRange, rangeCidrs, rangeSize, type IpRange } from './ip-range.js';
+import { addressText, familySize, parseIpRange, rangeCidrs, rangeSize, type IpRange } from '../address/ip-range.js';
 
 /** What `netintel range` reports of a CIDR block or an `a-b` range. */
 export interface RangeRecord {

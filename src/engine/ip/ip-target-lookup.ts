@@ -2,7 +2,7 @@ import type { EngineContext } from '../context.js';
 import { toNetintelError } from '../../errors.js';
 import type { Outcome } from '../outcome.js';
 import { ipDatabasesFor } from './ip-databases.js';
-import { isIpAddress } from './ip-address.js';
+import { isIpAddress } from '../address/ip-address.js';
 import type { IpInfoRecord } from './ip-record.js';
 import { createIpTextLookup, type IpLookupOptions } from './lookup-ip.js';
 

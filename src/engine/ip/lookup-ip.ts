@@ -1,11 +1,11 @@
 import type { EngineContext } from '../context.js';
 import { countryName } from '../geo/country-names.js';
 import { timezoneAt } from '../geo/timezones.js';
-import type { MmdbFile, MmdbValue } from '../geo/mmdb-file.js';
+import type { MmdbFile, MmdbValue } from '../dataset/mmdb-file.js';
 import { NO_ASN, type AsnSignals, type SecuritySignals } from '../security/security-signals.js';
 import { ipDatabasesFor, type AccessMode, type IpDatabases } from './ip-databases.js';
-import { parseIpAddress, type IpAddress } from './ip-address.js';
-import { parseIpv4Fast } from './ip-text.js';
+import { parseIpAddress, type IpAddress } from '../address/ip-address.js';
+import { parseIpv4Fast } from '../address/ip-text.js';
 import { NumberKeyedCache } from './number-keyed-cache.js';
 import {
   EMPTY_LOCATION,
@@ -17,7 +17,7 @@ import {
   type IpNetwork,
   type IpSecurity,
 } from './ip-record.js';
-import { specialPurposeOf, specialPurposeOfV4 } from './special-ranges.js';
+import { specialPurposeOf, specialPurposeOfV4 } from '../address/special-ranges.js';
 
 /**
  * Looks up the IP information record of one address (text, any valid form)

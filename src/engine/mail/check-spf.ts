@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding, type Severity } from '../findings.js';
-import { parseIpAddress } from '../ip/ip-address.js';
+import { parseIpAddress } from '../address/ip-address.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext } from './mail-errors.js';
 import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LOOKUP_LIMIT, type SpfEvaluation, type SpfResultCode } from './spf-evaluate.js';

@@ -1,5 +1,5 @@
 import { NetintelError } from '../../errors.js';
-import type { IpAddress } from '../ip/ip-address.js';
+import type { IpAddress } from '../address/ip-address.js';
 import { dnsNameProblem, type MailDns } from './mail-dns.js';
 import { expandMacroTokens, parseDomainSpec, parseMacroString, truncateDomain, type MacroToken, type MacroValues } from './spf-macro.js';
 import { inNetwork, ipv6Bytes, isSpfRecordText, parseSpfRecord, type ParsedSpfRecord, type ParsedSpfTerm, type SpfQualifier } from './spf-record.js';

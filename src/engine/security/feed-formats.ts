@@ -1,5 +1,5 @@
 import { NetintelError } from '../../errors.js';
-import { parseAddressRange } from './address-range.js';
+import { parseAddressRange } from '../address/address-range.js';
 
 /**
  * Parsers of the formats the public security feeds are published in. Each

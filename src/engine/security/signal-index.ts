@@ -1,7 +1,7 @@
 import { NetintelError } from '../../errors.js';
-import { dataFileOfBytes, openDataFile, type DataFile } from '../data/data-file-reader.js';
+import { dataFileOfBytes, openDataFile, type DataFile } from '../dataset/data-file-reader.js';
 import { SectionReader } from '../dataset/section-file.js';
-import { v4RangeText, v6RangeText } from './address-range.js';
+import { v4RangeText, v6RangeText } from '../address/address-range.js';
 import {
   ASN_ENTRY_BYTES,
   decodeHeader,

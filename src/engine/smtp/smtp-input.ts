@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { NetintelError } from '../../errors.js';
 import { canonicalIp, normaliseDomain } from '../dns/dns-name.js';
-import { quoteInput } from '../ip/ip-address.js';
+import { quoteInput } from '../address/ip-address.js';
 
 /**
  * Input checks of an SMTP probe. Everything that can reach the wire is

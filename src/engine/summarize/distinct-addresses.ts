@@ -1,4 +1,4 @@
-import { parseIpv4Fast } from '../ip/ip-text.js';
+import { parseIpv4Fast } from '../address/ip-text.js';
 
 /** Slots of the IPv4 table to begin with; it doubles as it fills. */
 const INITIAL_SLOTS = 1 << 12;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dnsblQueryName, readDnsblAnswer } from '../../../src/engine/blacklist/dnsbl-answer.js';
 import { customZone, findRegisteredZone, loadDnsblRegistry } from '../../../src/engine/blacklist/dnsbl-registry.js';
-import { parseIpAddress } from '../../../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../../../src/engine/address/ip-address.js';
 
 const registry = loadDnsblRegistry(null);
 const zen = findRegisteredZone(registry, 'zen.spamhaus.org')!;

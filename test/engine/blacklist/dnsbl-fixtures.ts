@@ -6,7 +6,7 @@
 import type { ZoneRecord } from '../../support/dns-server.js';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
-import { parseIpAddress } from '../../../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../../../src/engine/address/ip-address.js';
 import { reversedAddress } from '../../../src/engine/blacklist/dnsbl-answer.js';
 
 /** What a list answers for one subject: A records, and an optional TXT reason. */

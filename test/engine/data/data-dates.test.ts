@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { asnDataDate, isoSeconds, mmdbDataDate } from '../../../src/engine/data/data-dates.js';
-import type { MmdbMetadata } from '../../../src/engine/geo/mmdb-file.js';
+import type { MmdbMetadata } from '../../../src/engine/dataset/mmdb-file.js';
 
 const withEpoch = (buildEpoch: unknown) => ({ buildEpoch }) as unknown as MmdbMetadata;
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetintelError } from '../../../src/errors.js';
-import { dataFileOfBytes, openDataFile, type DataFile } from '../../../src/engine/data/data-file-reader.js';
+import { dataFileOfBytes, openDataFile, type DataFile } from '../../../src/engine/dataset/data-file-reader.js';
 import {
   decodeSectionHeader,
   headerBytes,

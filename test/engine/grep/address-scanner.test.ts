@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scanLine } from '../../../src/engine/grep/address-scanner.js';
 import { addressFacts, createAddressFilter } from '../../../src/engine/grep/address-filter.js';
-import { isIPv4Text, isIPv6Text } from '../../../src/engine/ip/ip-text.js';
+import { isIPv4Text, isIPv6Text } from '../../../src/engine/address/ip-text.js';
 
 const found = (line: string, cidr = false) => scanLine(line, { cidr }).map((match) => match.text);
 

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { addressText, looksLikeIpRange, parseIpRange, rangeCidrs, rangeSize } from '../../../src/engine/ip/ip-range.js';
+import { addressText, looksLikeIpRange, parseIpRange, rangeCidrs, rangeSize } from '../../../src/engine/address/ip-range.js';
 import { describeRange } from '../../../src/engine/ip/ip-range-record.js';
 import { expectValueOrNetintelError, fuzz } from '../hostile-inputs.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import type { Finding } from '../../../src/engine/findings.js';
-import { parseIpAddress } from '../../../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../../../src/engine/address/ip-address.js';
 import { checkSpf } from '../../../src/engine/mail/check-spf.js';
 import { createMailDns } from '../../../src/engine/mail/mail-dns.js';
 import { evaluateSpf } from '../../../src/engine/mail/spf-evaluate.js';

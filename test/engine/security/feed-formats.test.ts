@@ -3,7 +3,7 @@
  * download must pass before it replaces the installed version.
  */
 import { describe, expect, it } from 'vitest';
-import { parseAddressRange, v4RangeText, v6RangeText } from '../../../src/engine/security/address-range.js';
+import { parseAddressRange, v4RangeText, v6RangeText } from '../../../src/engine/address/address-range.js';
 import { checkParsedFeed, parseFeed, type ParsedFeed } from '../../../src/engine/security/feed-formats.js';
 import { NetintelError } from '../../../src/errors.js';
 import { AWS_JSON, AZURE_JSON, BAD_ASN_CSV, GOOGLE_JSON, ORACLE_JSON, PROXIES, TOR_BULK, TOR_EXIT_ADDRESSES, VPN_ASNS, VPN_CIDRS } from './fixtures.js';

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseIpAddress } from '../../../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../../../src/engine/address/ip-address.js';
 import { compileSignalIndex, type SignalSourceInput } from '../../../src/engine/security/compile-signal-index.js';
 import { FeedEntries, parseFeed } from '../../../src/engine/security/feed-formats.js';
 import { SignalIndex } from '../../../src/engine/security/signal-index.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIpv4Fast } from '../../../src/engine/ip/ip-text.js';
+import { parseIpv4Fast } from '../../../src/engine/address/ip-text.js';
 import { DistinctAddresses } from '../../../src/engine/summarize/distinct-addresses.js';
 
 const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join('.'));

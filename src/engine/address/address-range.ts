@@ -1,6 +1,6 @@
-import { bigIntToIpv6, ipv6ToBigInt } from '../asn/asn-index-format.js';
-import { v4ToText } from '../ip/ip-address.js';
-import { ipv6ToText, parseIpv4Fast, parseIpv6Into } from '../ip/ip-text.js';
+import { bigIntToIpv6, ipv6ToBigInt } from './ipv6-integer.js';
+import { v4ToText } from './ip-address.js';
+import { ipv6ToText, parseIpv4Fast, parseIpv6Into } from './ip-text.js';
 
 /** An inclusive IPv4 range, addresses as unsigned 32-bit integers. */
 export interface V4Range {

