@@ -1,7 +1,6 @@
 /** `netintel dkim` in-process against a real DNS server on 127.0.0.1 with keys made by the test. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/engine/outcome.js';
@@ -9,7 +8,7 @@ import { DKIM_MESSAGE_SCHEMA, DKIM_SCHEMA } from '../../src/output/schemas/dkim-
 import { render } from '../output/render.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
-import { makeDkimZone } from '../engine/mail/dkim-zone.js';
+import { makeDkimZone, mailauthSign } from '../engine/mail/dkim-zone.js';
 
 let server: DnsTestServer;
 let dnsFlags: string[];
@@ -22,7 +21,7 @@ let tamperedFile: string;
 beforeAll(async () => {
   server = await startDnsServer({ records: zone.records, behaviours: { 'broken._domainkey.dkim.test': 'servfail' } });
   dnsFlags = ['--resolver', server.address, '--timeout', '1000', '--retries', '0'];
-  const signature = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }] });
+  const signature = await mailauthSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }] });
   signedFile = join(scratch.path, 'signed.eml');
   tamperedFile = join(scratch.path, 'tampered.eml');
   writeFileSync(signedFile, signature.signatures + MESSAGE);
@@ -103,7 +102,7 @@ describe('netintel dkim', () => {
   });
 
   it('gives permerror for an l= beyond the body, warns about l=, and keeps stdout to the record', async () => {
-    const signature = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem, maxBodyLength: 5000 }] });
+    const signature = await mailauthSign(MESSAGE, { signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem, maxBodyLength: 5000 }] });
     const file = join(scratch.path, 'limited.eml');
     // The signer caps l= at the body's length; RFC 6376 §3.5 forbids a larger one.
     expect(signature.signatures).toMatch(/l=\d+;/);

@@ -23,12 +23,11 @@ import { gzipSync } from 'node:zlib';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { REPO_ROOT, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer, type ZoneRecord } from '../support/dns-server.js';
 import { createCertificateAuthority, issueCertificate, startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import { startDohServer, startDotServer, type EncryptedDnsServer } from '../engine/dns/doh-servers.js';
-import { dkimTxt, rsaKey } from '../engine/mail/dkim-zone.js';
+import { dkimTxt, rsaKey, mailauthSign } from '../engine/mail/dkim-zone.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 import { scratchFor, startReadmePeers, type ReadmePeers, type Scratch } from './readme-shell.js';
 
@@ -162,7 +161,7 @@ async function signedMessage(): Promise<string> {
     'The figures are attached.',
     '',
   ].join('\r\n');
-  const result = await dkimSign(message, { canonicalization: 'relaxed/relaxed', signatureData: [{ signingDomain: 'example.com', selector: 'selector1', privateKey: DKIM_KEY.pem }] });
+  const result = await mailauthSign(message, { canonicalization: 'relaxed/relaxed', signatureData: [{ signingDomain: 'example.com', selector: 'selector1', privateKey: DKIM_KEY.pem }] });
   return result.signatures + message;
 }
 

@@ -9,13 +9,12 @@
  */
 import fc from 'fast-check';
 import { createPublicKey } from 'node:crypto';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { checkDkim } from '../../../src/engine/mail/check-dkim.js';
 import { checkDkimMessage } from '../../../src/engine/mail/dkim-message.js';
 import type { MailDns } from '../../../src/engine/mail/mail-dns.js';
-import { ed25519Key, rsaKey, type TestKey } from './dkim-zone.js';
+import { ed25519Key, rsaKey, type TestKey, mailauthSign } from './dkim-zone.js';
 
 const ctx = createEngineContext({ resolvers: [], timeoutMs: 1000, dnsRetries: 0 });
 afterAll(() => ctx.close());
@@ -24,7 +23,7 @@ const keys = { rsa2048: rsaKey(2048), rsa512: rsaKey(512), ed: ed25519Key() };
 const MESSAGE = 'From: alice@agree.test\r\nTo: bob@example.test\r\nSubject: agreement\r\n\r\nHello.\r\n';
 
 async function signedWith(key: TestKey, algorithm?: string): Promise<Buffer> {
-  const result = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'agree.test', selector: 's', privateKey: key.pem, ...(algorithm ? { algorithm } : {}) }] });
+  const result = await mailauthSign(MESSAGE, { signatureData: [{ signingDomain: 'agree.test', selector: 's', privateKey: key.pem, ...(algorithm ? { algorithm } : {}) }] });
   return Buffer.from(result.signatures + MESSAGE);
 }
 

@@ -4,7 +4,6 @@
  * served by a real DNS server on 127.0.0.1, then tampered with.
  */
 import fc from 'fast-check';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
@@ -15,7 +14,7 @@ import { NetintelError } from '../../../src/errors.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../../support/cli.js';
-import { FIXED_DKIM_ZONE, makeDkimZone, SIGNED_MESSAGE_FILE, type TestKey } from './dkim-zone.js';
+import { FIXED_DKIM_ZONE, makeDkimZone, SIGNED_MESSAGE_FILE, type TestKey, mailauthSign } from './dkim-zone.js';
 
 let server: DnsTestServer;
 let ctx: EngineContext;
@@ -45,7 +44,7 @@ const MESSAGE = [
 ].join('\r\n');
 
 async function signed(message: string, signatures: Array<{ selector: string; key: TestKey; algorithm?: string; domain?: string }>): Promise<Buffer> {
-  const result = await dkimSign(message, {
+  const result = await mailauthSign(message, {
     canonicalization: 'relaxed/relaxed',
     signatureData: signatures.map((item) => ({ signingDomain: item.domain ?? 'dkim.test', selector: item.selector, privateKey: item.key.pem, ...(item.algorithm ? { algorithm: item.algorithm } : {}) })),
   });
@@ -87,7 +86,7 @@ describe('checkDkimMessage', () => {
   });
 
   it('gives neutral for a signature past its x= expiry, judged by the context clock', async () => {
-    const result = await dkimSign(MESSAGE, {
+    const result = await mailauthSign(MESSAGE, {
       signTime: new Date('2026-01-01T00:00:00Z'),
       expires: new Date('2026-01-02T00:00:00Z'),
       signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }],
@@ -264,7 +263,7 @@ describe('checkDkimMessage: signatures RFC 6376 §3.5 and RFC 8301 refuse', () =
   });
 
   it('ignores a signature whose t= is more than 10 hours ahead of the clock (neutral), and not one an hour ahead', async () => {
-    const message = await dkimSign(MESSAGE, { signTime: new Date('2026-01-01T11:00:00Z'), signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }] });
+    const message = await mailauthSign(MESSAGE, { signTime: new Date('2026-01-01T11:00:00Z'), signatureData: [{ signingDomain: 'dkim.test', selector: 'rsa2048', privateKey: zone.keys.rsa2048.pem }] });
     const bytes = Buffer.from(message.signatures + MESSAGE);
     const early = clock('2025-12-31T12:00:00Z');
     const close = clock('2026-01-01T10:00:00Z');
