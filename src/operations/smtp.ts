@@ -180,7 +180,7 @@ async function refuseRemoteProbe(raw: Record<string, unknown>, kit: { env: Reado
  * address of the host (resolved by the server), one request each, as
  * `probeSmtpAll` does locally, within the same caps (addresses per host,
  * SMTP connections per check). The name's resolution time becomes each
- * record's dnsMs, as locally. Input errors are found here first, as the
+ * record's dns_ms, as locally. Input errors are found here first, as the
  * local engine words them.
  */
 async function probeRemotely(remote: RemoteCall, host: string, settings: SmtpSettings): Promise<SmtpResult[]> {
@@ -196,17 +196,17 @@ async function probeRemotely(remote: RemoteCall, host: string, settings: SmtpSet
     transcript: probe.transcript ? 'true' : undefined,
   };
   let addresses = input.address === null ? null : [input.address];
-  let dnsMs: number | null = null;
+  let dns_ms: number | null = null;
   let limited: ReturnType<typeof probedAddresses>['finding'] = null;
   if (addresses === null) {
     const started = performance.now();
     ({ addresses, finding: limited } = probedAddresses({ fanOut: settings.fanOut }, input.host, await remote.hostAddresses(input.host)));
-    dnsMs = Math.round((performance.now() - started) * 10) / 10;
+    dns_ms = Math.round((performance.now() - started) * 10) / 10;
   }
   const results = await Promise.all(
     addresses.map(async (each) => {
       const result = (await remote.get('/api/smtp-test', { host: input.host, ...params, address: each })).body as SmtpResult;
-      if (dnsMs !== null && result.timings.dnsMs === null) result.timings.dnsMs = dnsMs;
+      if (dns_ms !== null && result.timings.dns_ms === null) result.timings.dns_ms = dns_ms;
       return result;
     }),
   );

@@ -11,10 +11,10 @@ export interface ApiKeyRecord {
   label: string | null;
   /** An enterprise key's own limits over its plan's, or null. */
   limits: Partial<PlanLimits> | null;
-  createdAt: string;
-  revokedAt: string | null;
+  created_at: string;
+  revoked_at: string | null;
   /** When a request last used the key (as far as the server has written its usage), or null. */
-  lastUsedAt: string | null;
+  last_used_at: string | null;
 }
 
 /** Requests' items charged to one key on one UTC day, as a server adds them up between writes. */
@@ -25,7 +25,7 @@ export interface KeyUsageEntry {
   /** Items charged (a bulk request counts each of its items). */
   count: number;
   /** The latest of the requests counted. */
-  lastUsedAt: Date;
+  last_used_at: Date;
 }
 
 /** A key's items charged today and this month, in UTC days. */
@@ -109,15 +109,15 @@ export function mergeUsage(entries: readonly KeyUsageEntry[]): MergedUsage {
   const counts = new Map<string, { keyId: string; day: string; count: number }>();
   const lastUsed = new Map<string, Date>();
   for (const entry of entries) {
-    if (!DAY.test(entry.day) || !Number.isSafeInteger(entry.count) || entry.count < 0 || Number.isNaN(entry.lastUsedAt.getTime())) {
-      throw new NetintelError('internal', `a usage entry cannot be stored: ${JSON.stringify(entry)}`, { details: { keyId: entry.keyId, day: entry.day } });
+    if (!DAY.test(entry.day) || !Number.isSafeInteger(entry.count) || entry.count < 0 || Number.isNaN(entry.last_used_at.getTime())) {
+      throw new NetintelError('internal', `a usage entry cannot be stored: ${JSON.stringify(entry)}`, { details: { key_id: entry.keyId, day: entry.day } });
     }
     const slot = `${entry.keyId}\u0000${entry.day}`;
     const counted = counts.get(slot);
     if (counted) counted.count += entry.count;
     else counts.set(slot, { keyId: entry.keyId, day: entry.day, count: entry.count });
     const seen = lastUsed.get(entry.keyId);
-    if (!seen || seen < entry.lastUsedAt) lastUsed.set(entry.keyId, entry.lastUsedAt);
+    if (!seen || seen < entry.last_used_at) lastUsed.set(entry.keyId, entry.last_used_at);
   }
   const sorted = [...counts.values()].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
   return { counts: sorted, lastUsed: new Map([...lastUsed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
@@ -233,13 +233,13 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
       const matches = hashesMatch(entry ? entry.hash : decoy, hashApiKey(key));
       if (!entry || !matches) return { ok: false, reason: 'unknown', id };
       // A disabled account's keys are refused as revoked ones are.
-      if (entry.record.revokedAt !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
+      if (entry.record.revoked_at !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: entry.record };
     },
     async recordUsage(entries: readonly KeyUsageEntry[]): Promise<void> {
       if (entries.length === 0) return;
       const known = await writeUsage(db, entries);
-      // Checked records carry lastUsedAt: those of the keys written are read afresh.
+      // Checked records carry last_used_at: those of the keys written are read afresh.
       for (const id of known) cache.delete(id);
     },
     usage: (keyIds: readonly string[], at: Date) => readUsage(db, keyIds, at),
@@ -344,8 +344,8 @@ export function keyRecordOf(row: KeyRow): ApiKeyRecord {
     plan: row.plan,
     label: row.label,
     limits: row.limits === null ? null : (JSON.parse(row.limits) as Partial<PlanLimits>),
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
   };
 }

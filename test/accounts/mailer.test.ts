@@ -120,7 +120,7 @@ describe('mail to an address whose local part is not ASCII (RFC 6531)', () => {
       const mailer = createMailer({ from: FROM, smtpUrl: `smtp://127.0.0.1:${relay.port}`, timeoutMs: 5_000 });
       expect((await mailer.send({ ...message, to })).via).toBe('smtp');
       expect(relay.received).toHaveLength(1);
-      expect(relay.received[0]!.smtpUtf8).toBe(true);
+      expect(relay.received[0]!.smtp_utf8).toBe(true);
       expect(relay.received[0]!.to).toEqual([to]);
       expect(addresses((await simpleParser(relay.received[0]!.raw)).to)).toEqual([to]);
     } finally {
@@ -139,7 +139,7 @@ describe('mail to an address whose local part is not ASCII (RFC 6531)', () => {
       expect(relay.received).toHaveLength(0);
       // ASCII mail still goes through that relay, without the extension.
       expect((await mailer.send(message)).via).toBe('smtp');
-      expect(relay.received[0]!.smtpUtf8).toBe(false);
+      expect(relay.received[0]!.smtp_utf8).toBe(false);
     } finally {
       await relay.close();
     }

@@ -119,7 +119,7 @@ describe('SSRF: server-side probes against loopback peers', () => {
     expect(report.smtp).toEqual([expect.objectContaining({ host: 'mx.evil.test', address: null, probe: null, error: expect.objectContaining({ code: 'forbidden' }) })]);
     expect(report.smtp[0].error.message).toContain('IPv4-compatible');
     expect(report.findings).toContainEqual(expect.objectContaining({ id: 'smtp_not_probed' }));
-    expect(report.mtaSts.policyError).toMatchObject({ code: 'forbidden' });
+    expect(report.mta_sts.policy_error).toMatchObject({ code: 'forbidden' });
     expect(smtp.connections()).toBe(0);
   });
 
@@ -195,7 +195,7 @@ describe('SSRF: the engine\'s connect guard at connect time', () => {
   it('lets everything through without a guard (the CLI)', async () => {
     const open = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1500, dnsRetries: 0 });
     try {
-      const result = await probeSmtp(open, { host: 'loop.test', port: smtp.port, quitAfter: 'banner', reverseDns: false });
+      const result = await probeSmtp(open, { host: 'loop.test', port: smtp.port, quitAfter: 'banner', reverse_dns: false });
       expect(result).toMatchObject({ connected: true, address: '127.0.0.1' });
       expect(smtp.connections()).toBe(1);
     } finally {

@@ -16,7 +16,7 @@ export function mxIncomplete(mx: BlacklistMx | null): boolean {
  * The overall verdict of a check: only real listings count as listed, and
  * zones that refused, timed out or failed are counted and named, never
  * taken as clean. A zone listed for one subject and unchecked for another
- * counts in both `listedZones` and `uncheckedZones`. `failures` are the
+ * counts in both `listed_zones` and `unchecked_zones`. `failures` are the
  * errors of the rows that could not be checked and of the mail-host
  * lookups; they make the verdict's `failure`.
  */
@@ -27,51 +27,51 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
     list.push(row);
     byZone.set(row.zone, list);
   }
-  const listedZones: string[] = [];
-  const uncheckedZones: Array<{ zone: string; why: string }> = [];
-  let checkedZones = 0;
+  const listed_zones: string[] = [];
+  const unchecked_zones: Array<{ zone: string; why: string }> = [];
+  let checked_zones = 0;
   for (const [zone, zoneRows] of byZone) {
-    if (zoneRows.some((row) => row.status === 'listed')) listedZones.push(zone);
+    if (zoneRows.some((row) => row.status === 'listed')) listed_zones.push(zone);
     const unchecked = zoneRows.filter((row) => UNCHECKED.has(row.status));
-    if (unchecked.length > 0) uncheckedZones.push({ zone, why: [...new Set(unchecked.map((row) => row.status))].join('/') });
-    else checkedZones += 1;
+    if (unchecked.length > 0) unchecked_zones.push({ zone, why: [...new Set(unchecked.map((row) => row.status))].join('/') });
+    else checked_zones += 1;
   }
   const listings = rows.filter((row) => row.status === 'listed').length;
   const zones = byZone.size;
   const hostsMissing = mxIncomplete(mx);
   const lists = (count: number) => `${count} ${count === 1 ? 'list' : 'lists'}`;
-  const uncheckedText = uncheckedZones.map((item) => `${item.zone}: ${item.why}`).join(', ');
-  const uncheckedPart = uncheckedZones.length > 0 ? [`${uncheckedZones.length} of ${zones} could not be checked (${uncheckedText})`] : [];
+  const uncheckedText = unchecked_zones.map((item) => `${item.zone}: ${item.why}`).join(', ');
+  const uncheckedPart = unchecked_zones.length > 0 ? [`${unchecked_zones.length} of ${zones} could not be checked (${uncheckedText})`] : [];
   const hostsPart = hostsMissing ? ['the mail hosts could not all be resolved, so some of their addresses were not checked'] : [];
   const withTail = (head: string) => [head, ...uncheckedPart, ...hostsPart].join('; ');
 
-  const failure = uncheckedZones.length > 0 || hostsMissing ? checkFailure(failures) : null;
+  const failure = unchecked_zones.length > 0 || hostsMissing ? checkFailure(failures) : null;
   let status: BlacklistVerdict['status'];
   let message: string;
   if (listings > 0) {
     status = 'listed';
-    message = withTail(`${target} is listed on ${listedZones.length} of ${lists(zones)} (${listedZones.join(', ')})`);
+    message = withTail(`${target} is listed on ${listed_zones.length} of ${lists(zones)} (${listed_zones.join(', ')})`);
   } else if (zones === 0) {
     status = 'unknown';
     message = withTail(`no list could be asked about ${target}`);
-  } else if (checkedZones === 0) {
+  } else if (checked_zones === 0) {
     status = 'unknown';
     const head = zones === 1 ? 'the list asked did not answer' : `none of the ${lists(zones)} answered`;
     // Why in a few words first (DNS did not answer), as the e-mail test says it, then which lists.
     message = [`${target} could not be checked: ${failure ? `${failure.reason}; ` : ''}${head} (${uncheckedText})`, ...hostsPart].join('; ');
-  } else if (uncheckedZones.length > 0 || hostsMissing) {
+  } else if (unchecked_zones.length > 0 || hostsMissing) {
     status = 'incomplete';
-    message = withTail(`${target} is not listed on the ${lists(checkedZones)} that answered`);
+    message = withTail(`${target} is not listed on the ${lists(checked_zones)} that answered`);
   } else {
     status = 'clean';
     message = `${target} is not listed on any of the ${lists(zones)} checked`;
   }
-  return { status, listedZones: listedZones.length, listings, checkedZones, uncheckedZones: uncheckedZones.length, zones, message, failure };
+  return { status, listed_zones: listed_zones.length, listings, checked_zones, unchecked_zones: unchecked_zones.length, zones, message, failure };
 }
 
 export interface FindingsInput {
   target: string;
-  targetType: 'ip' | 'domain';
+  target_type: 'ip' | 'domain';
   rows: readonly BlacklistZoneResult[];
   skipped: readonly BlacklistSkippedZone[];
   mx: BlacklistMx | null;
@@ -96,17 +96,17 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
 
   for (const row of input.rows.filter((item) => item.status === 'listed')) {
     const zone = zoneByName.get(row.zone);
-    const codes = row.returnCodes.map((code) => (code.meaning ? `${code.address} (${code.meaning})` : code.address)).join(', ');
-    const via = row.mxHosts.length > 0 ? `, the address of MX ${row.mxHosts.join(', ')},` : '';
+    const codes = row.return_codes.map((code) => (code.meaning ? `${code.address} (${code.meaning})` : code.address)).join(', ');
+    const via = row.mx_hosts.length > 0 ? `, the address of MX ${row.mx_hosts.join(', ')},` : '';
     findings.push(
       finding(
         'blacklist_listed',
         zone?.listingSeverity ?? 'error',
         `${row.subject}${via} is listed on ${row.zone}${row.name ? ` (${row.name})` : ''}: ${codes}` +
           (row.reason ? `; reason: ${row.reason}` : '') +
-          (row.delistUrl ? `; removal: ${row.delistUrl}` : ''),
-        row.listKind === 'ip' ? 'RFC 5782 §2.1' : 'RFC 5782 §3',
-        { zone: row.zone, subject: row.subject, mxHosts: row.mxHosts, query: row.query, returnCodes: row.returnCodes, reason: row.reason, delistUrl: row.delistUrl },
+          (row.delist_url ? `; removal: ${row.delist_url}` : ''),
+        row.list_kind === 'ip' ? 'RFC 5782 §2.1' : 'RFC 5782 §3',
+        { zone: row.zone, subject: row.subject, mx_hosts: row.mx_hosts, query: row.query, return_codes: row.return_codes, reason: row.reason, delist_url: row.delist_url },
       ),
     );
   }
@@ -136,7 +136,7 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
           'unknown',
           `${zoneName} refused to answer through ${resolverLabels.join(', ')}, so ${subjects.join(', ')} could not be checked there: ${refused.detail ?? 'refused'}.${advice}`,
           null,
-          { zone: zoneName, status: 'refused', subjects, detail: refused.detail, returnCodes: refused.returnCodes, resolvers: resolverLabels },
+          { zone: zoneName, status: 'refused', subjects, detail: refused.detail, return_codes: refused.return_codes, resolvers: resolverLabels },
         ),
       );
       continue;

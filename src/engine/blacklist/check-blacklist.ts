@@ -148,29 +148,29 @@ async function runCheck(
   input: string,
 ): Promise<BlacklistResult> {
   const target = parseBlacklistTarget(input);
-  const checkedAt = ctx.now().toISOString();
+  const checked_at = ctx.now().toISOString();
   const deadline = startDeadline(ctx.timeoutMs);
   try {
     const { ask, askCanary } = deadlineAskers(ctx, transport, deadline);
     const tasks: RowTask[] = [];
     const skipped: BlacklistSkippedZone[] = deadZones.map(deadZoneSkip);
-    const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mxHosts: string[]) => {
+    const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mx_hosts: string[]) => {
       const canary = canaries.check(zone, askCanary);
       // Settles to a row whatever happens: the tasks wait unobserved while
       // the MX hosts are looked up, so a rejection here would be unhandled.
-      const promise = checkZone(zone, subject, mxHosts, canary, ask, deadline).catch(
-        (error: unknown): ZoneOutcome => ({ row: zoneErrorRow(zone, subject, mxHosts, error), code: 'internal' }),
+      const promise = checkZone(zone, subject, mx_hosts, canary, ask, deadline).catch(
+        (error: unknown): ZoneOutcome => ({ row: zoneErrorRow(zone, subject, mx_hosts, error), code: 'internal' }),
       );
       tasks.push({ zoneIndex, subjectIndex, promise });
     };
-    const queueAddress = (address: IpAddress, subjectIndex: number, mxHosts: string[]) => {
+    const queueAddress = (address: IpAddress, subjectIndex: number, mx_hosts: string[]) => {
       zones.forEach((zone, zoneIndex) => {
         if (zone.kind !== 'ip') return;
         if (address.version === 6 && !zone.ipv6) {
           skipped.push({ zone: zone.zone, subject: address.text, reason: 'ipv6_unsupported', detail: `${zone.zone} has no IPv6 data` });
           return;
         }
-        queue(zone, zoneIndex, address, subjectIndex, mxHosts);
+        queue(zone, zoneIndex, address, subjectIndex, mx_hosts);
       });
     };
 
@@ -197,7 +197,7 @@ async function runCheck(
         mx = hosts.mx;
         hostFailures = hosts.failures;
         limited = hosts.limited;
-        hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mxHosts));
+        hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mx_hosts));
       }
     }
 
@@ -206,7 +206,7 @@ async function runCheck(
     const verdict = blacklistVerdict(target.text, rows, mx, [...unchecked, ...hostFailures]);
     const findings = blacklistFindings({
       target: target.text,
-      targetType: target.type,
+      target_type: target.type,
       rows,
       skipped,
       mx,
@@ -222,16 +222,16 @@ async function runCheck(
     return {
       kind: 'blacklist',
       target: target.text,
-      targetType: target.type,
+      target_type: target.type,
       verdict,
       zones: rows,
       skipped,
       mx,
       findings,
       resolvers: transport.resolvers.map((resolver) => resolver.label),
-      registryVersion: registry.version,
-      checkedAt,
-      latencyMs: deadline.elapsedMs(),
+      registry_version: registry.version,
+      checked_at,
+      latency_ms: deadline.elapsedMs(),
     };
   } finally {
     deadline.clear();
@@ -296,34 +296,34 @@ async function settledRows(tasks: readonly RowTask[]): Promise<{ rows: Blacklist
 async function checkZone(
   zone: DnsblZone,
   subject: IpAddress | string,
-  mxHosts: string[],
+  mx_hosts: string[],
   canaryReport: Promise<CanaryReport>,
   ask: AskRecords,
   deadline: Deadline,
 ): Promise<ZoneOutcome> {
   const subjectText = typeof subject === 'string' ? subject : subject.text;
   // Built in one place so that every row has the same keys in the same order.
-  const makeRow = (fields: Pick<BlacklistZoneResult, 'query' | 'status' | 'returnCodes' | 'detail' | 'canary' | 'latencyMs' | 'resolver'>): BlacklistZoneResult => ({
+  const makeRow = (fields: Pick<BlacklistZoneResult, 'query' | 'status' | 'return_codes' | 'detail' | 'canary' | 'latency_ms' | 'resolver'>): BlacklistZoneResult => ({
     zone: zone.zone,
     name: zone.name,
-    listKind: zone.kind,
+    list_kind: zone.kind,
     subject: subjectText,
-    mxHosts,
+    mx_hosts,
     query: fields.query,
     status: fields.status,
-    returnCodes: fields.returnCodes,
+    return_codes: fields.return_codes,
     reason: null,
     detail: fields.detail,
     canary: fields.canary,
-    latencyMs: fields.latencyMs,
+    latency_ms: fields.latency_ms,
     resolver: fields.resolver,
-    delistUrl: zone.delistUrl,
+    delist_url: zone.delistUrl,
   });
   let query: string;
   try {
     query = dnsblQueryName(subject, zone.zone);
   } catch (error) {
-    return { row: makeRow({ query: '', status: 'error', returnCodes: [], detail: messageOf(error), canary: 'error', latencyMs: 0, resolver: null }), code: 'invalid_input' };
+    return { row: makeRow({ query: '', status: 'error', return_codes: [], detail: messageOf(error), canary: 'error', latency_ms: 0, resolver: null }), code: 'invalid_input' };
   }
   const canaryOutcome = deadline.race(canaryReport, `the test points of ${zone.zone}`).catch(
     (error: unknown): CanaryReport => ({ status: 'timeout', detail: `the test points did not answer in time: ${messageOf(error)}` }),
@@ -339,12 +339,12 @@ async function checkZone(
   } catch (error) {
     failure = error instanceof NetintelError ? error : new NetintelError('internal', String(error), { cause: error });
   }
-  const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+  const latency_ms = Math.round((performance.now() - started) * 10) / 10;
   const canary = await canaryOutcome;
   const codes = reading?.codes ?? [];
   // A row that could not be checked carries the code of why: a list that refused, or answered what no list answers, is `upstream` (the peer would not or could not answer).
   const row = (status: DnsblStatus, detail: string | null, code: ErrorCode | null = null): ZoneOutcome => ({
-    row: makeRow({ query, status, returnCodes: codes, detail, canary: canary.status, latencyMs, resolver }),
+    row: makeRow({ query, status, return_codes: codes, detail, canary: canary.status, latency_ms, resolver }),
     code,
   });
 
@@ -370,22 +370,22 @@ async function checkZone(
 }
 
 /** The row of a zone whose check failed in an unexpected way (a bug): an `error` row rather than a lost rejection. */
-function zoneErrorRow(zone: DnsblZone, subject: IpAddress | string, mxHosts: string[], error: unknown): BlacklistZoneResult {
+function zoneErrorRow(zone: DnsblZone, subject: IpAddress | string, mx_hosts: string[], error: unknown): BlacklistZoneResult {
   return {
     zone: zone.zone,
     name: zone.name,
-    listKind: zone.kind,
+    list_kind: zone.kind,
     subject: typeof subject === 'string' ? subject : subject.text,
-    mxHosts,
+    mx_hosts,
     query: '',
     status: 'error',
-    returnCodes: [],
+    return_codes: [],
     reason: null,
     detail: messageOf(error),
     canary: 'error',
-    latencyMs: 0,
+    latency_ms: 0,
     resolver: null,
-    delistUrl: zone.delistUrl,
+    delist_url: zone.delistUrl,
   };
 }
 

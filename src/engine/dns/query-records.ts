@@ -14,12 +14,12 @@ export interface DnsRecordSet<T extends DnsRecordType> {
   /** The data of the answer records of type `type`, in answer order (CNAMEs leading to them left out). */
   records: DnsDataByType[T][];
   /** The lowest TTL among `records` in seconds, null when there are none. */
-  ttlSeconds: number | null;
+  ttl_seconds: number | null;
   /** Every record of the answer section, the CNAME chain included. */
   answers: DnsAnswer[];
   resolver: string;
   transport: DnsTransportKind;
-  latencyMs: number;
+  latency_ms: number;
 }
 
 /**
@@ -42,11 +42,11 @@ export async function queryRecords<T extends DnsRecordType>(
   const exchange = await transport.query(ascii, wireRecordType(type));
   const answers = exchange.answers;
   const records: Array<DnsDataByType[T]> = [];
-  let ttlSeconds: number | null = null;
+  let ttl_seconds: number | null = null;
   for (const answer of answers) {
     if (answer.type !== type) continue;
     records.push(answer.data as DnsDataByType[T]);
-    if (ttlSeconds === null || answer.ttlSeconds < ttlSeconds) ttlSeconds = answer.ttlSeconds;
+    if (ttl_seconds === null || answer.ttl_seconds < ttl_seconds) ttl_seconds = answer.ttl_seconds;
   }
   return {
     name: ascii,
@@ -54,11 +54,11 @@ export async function queryRecords<T extends DnsRecordType>(
     status: answerStatus(exchange.rcode, records.length),
     rcode: exchange.rcode,
     records,
-    ttlSeconds,
+    ttl_seconds,
     answers,
     resolver: exchange.resolver,
     transport: exchange.transport,
-    latencyMs: exchange.latencyMs,
+    latency_ms: exchange.latency_ms,
   };
 }
 

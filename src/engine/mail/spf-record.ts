@@ -31,7 +31,7 @@ export interface SpfTerm {
   /** The IPv6 CIDR length written (`a//64`, `ip6:2001:db8::/32`), null when absent. */
   cidr6: number | null;
   /** True for the terms that count toward the 10-lookup limit: include, a, mx, ptr, exists, redirect (RFC 7208 §4.6.4). */
-  countsLookup: boolean;
+  counts_lookup: boolean;
   /** Modifiers: true for redirect and exp, false for modifiers RFC 7208 does not define (ignored, §6). */
   known: boolean;
 }
@@ -171,7 +171,7 @@ function parseModifier(token: string, position: number, modifier: RegExpExecArra
       value,
       cidr4: null,
       cidr6: null,
-      countsLookup: name === 'redirect',
+      counts_lookup: name === 'redirect',
       known,
       tokens: parsed.tokens,
       network: null,
@@ -183,9 +183,9 @@ function parseMechanism(token: string, position: number, syntax: SyntaxAt): Term
   const qualifier = /^[+\-~?]/.test(token) ? (token[0] as SpfQualifier) : null;
   const rest = qualifier ? token.slice(1) : token;
   const qOffset = qualifier ? 1 : 0;
-  const nameMatch = /^[^:/]*/.exec(rest)![0];
-  const name = nameMatch.toLowerCase();
-  if (nameMatch.includes('=')) {
+  const name_match = /^[^:/]*/.exec(rest)![0];
+  const name = name_match.toLowerCase();
+  if (name_match.includes('=')) {
     if (qualifier && MODIFIER.test(rest)) return syntax(0, 'a modifier takes no qualifier (RFC 7208 §4.6.1)');
     return syntax(qOffset, `"${rest}" is not a valid modifier: a modifier name starts with a letter and holds letters, digits, "-", "_" and "." (RFC 7208 §6, §12)`);
   }
@@ -196,12 +196,12 @@ function parseMechanism(token: string, position: number, syntax: SyntaxAt): Term
         code: 'unknown_mechanism',
         position: position + qOffset,
         term: token,
-        message: `"${nameMatch}" is not a mechanism (all, include, a, mx, ptr, ip4, ip6, exists; RFC 7208 §5)`,
+        message: `"${name_match}" is not a mechanism (all, include, a, mx, ptr, ip4, ip6, exists; RFC 7208 §5)`,
       },
     };
   }
-  const args = rest.slice(nameMatch.length);
-  const argsOffset = qOffset + nameMatch.length;
+  const args = rest.slice(name_match.length);
+  const argsOffset = qOffset + name_match.length;
   const base: ParsedSpfTerm = {
     position,
     text: token,
@@ -211,7 +211,7 @@ function parseMechanism(token: string, position: number, syntax: SyntaxAt): Term
     value: null,
     cidr4: null,
     cidr6: null,
-    countsLookup: name === 'include' || name === 'a' || name === 'mx' || name === 'ptr' || name === 'exists',
+    counts_lookup: name === 'include' || name === 'a' || name === 'mx' || name === 'ptr' || name === 'exists',
     known: true,
     tokens: null,
     network: null,

@@ -20,7 +20,7 @@ export function probeTlsOptions(servername: string | null, extraCa: readonly str
   return {
     ...(servername ? { servername } : {}),
     rejectUnauthorized: false,
-    // Name matching is judged on its own (hostnameMatch), not folded into authorizationError.
+    // Name matching is judged on its own (hostname_match), not folded into authorizationError.
     checkServerIdentity: () => undefined,
     minVersion: 'TLSv1',
     ciphers: 'DEFAULT:@SECLEVEL=0',
@@ -98,19 +98,19 @@ function isoDate(text: string): string {
  * is about dates, trust is decided here: the chain must end in a trust
  * anchor and every link must be signed by the next.
  *
- * @param checkedName The host name (or IP address) the certificate should name.
+ * @param checked_name The host name (or IP address) the certificate should name.
  */
-export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Date, extraCa: readonly string[]): SmtpCertificate | null {
+export function judgeCertificate(socket: TLSSocket, checked_name: string, now: Date, extraCa: readonly string[]): SmtpCertificate | null {
   const leaf = socket.getPeerCertificate(true);
   if (!leaf || !leaf.raw) return null;
   const chain = peerChain(leaf);
-  const verifyError = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
+  const verify_error = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
   const x509 = chain.map((certificate) => new X509Certificate(certificate.raw));
   const leafX509 = x509[0]!;
-  const selfSigned = leafX509.checkIssued(leafX509) && leafX509.verify(leafX509.publicKey);
+  const self_signed = leafX509.checkIssued(leafX509) && leafX509.verify(leafX509.publicKey);
 
-  let trusted = verifyError === null;
-  if (!trusted && TIME_ERRORS.has(verifyError!)) {
+  let trusted = verify_error === null;
+  if (!trusted && TIME_ERRORS.has(verify_error!)) {
     const anchors = anchorFingerprints(extraCa);
     const last = chain[chain.length - 1]!;
     const linked = x509.every((certificate, i) => {
@@ -120,8 +120,8 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
     trusted = linked && anchors.has(derFingerprint(last.raw));
   }
 
-  const validFrom = isoDate(leaf.valid_from);
-  const validTo = isoDate(leaf.valid_to);
+  const valid_from = isoDate(leaf.valid_from);
+  const valid_to = isoDate(leaf.valid_to);
   const notAfter = new Date(leaf.valid_to).getTime();
   const notBefore = new Date(leaf.valid_from).getTime();
   const nowMs = now.getTime();
@@ -134,23 +134,23 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
     subject: distinguishedName(leaf.subject),
     issuer: distinguishedName(leaf.issuer),
     san,
-    validFrom,
-    validTo,
-    daysLeft: Math.floor((notAfter - nowMs) / DAY_MS),
+    valid_from,
+    valid_to,
+    days_left: Math.floor((notAfter - nowMs) / DAY_MS),
     expired: nowMs > notAfter,
-    notYetValid: nowMs < notBefore,
-    hostnameMatch: tls.checkServerIdentity(checkedName, leaf) === undefined,
-    checkedName,
+    not_yet_valid: nowMs < notBefore,
+    hostname_match: tls.checkServerIdentity(checked_name, leaf) === undefined,
+    checked_name,
     trusted,
-    selfSigned,
-    verifyError,
-    fingerprintSha256: leaf.fingerprint256,
+    self_signed,
+    verify_error,
+    fingerprint_sha256: leaf.fingerprint256,
     chain: chain.map(
       (certificate): SmtpChainCertificate => ({
         subject: distinguishedName(certificate.subject),
         issuer: distinguishedName(certificate.issuer),
-        validTo: isoDate(certificate.valid_to),
-        fingerprintSha256: certificate.fingerprint256,
+        valid_to: isoDate(certificate.valid_to),
+        fingerprint_sha256: certificate.fingerprint256,
       }),
     ),
   };

@@ -52,7 +52,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
         plan = planOfKey(plans, check.record.plan, check.record.limits);
       } catch (error) {
         request.netintel = callers.anonymous(client);
-        return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } });
+        return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { key_id: check.record.id } });
       }
       servedPlans.set(check.record, plan);
     }

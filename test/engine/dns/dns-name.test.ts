@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverseName } from '../../../src/engine/dns/dns-name.js';
+import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverse_name } from '../../../src/engine/dns/dns-name.js';
 import { NetintelError } from '../../../src/errors.js';
 
 function invalid(input: string): NetintelError {
@@ -125,7 +125,7 @@ describe('normaliseDomain', () => {
   });
 });
 
-describe('reverseName', () => {
+describe('reverse_name', () => {
   it('gives the in-addr.arpa name of an IPv4 address', () => {
     expect(reverseName('192.0.2.10')).toBe('10.2.0.192.in-addr.arpa');
   });

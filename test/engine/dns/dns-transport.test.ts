@@ -110,7 +110,7 @@ describe('createDnsTransport', () => {
     expect(exchange.resolver).toBe(healthy.address);
     expect(answerData(exchange)).toEqual(['192.0.2.10', '192.0.2.11']);
     expect(silent.queries).toHaveLength(1);
-    expect(exchange.latencyMs).toBeGreaterThanOrEqual(140);
+    expect(exchange.latency_ms).toBeGreaterThanOrEqual(140);
   });
 
   it('falls over to the next resolver after SERVFAIL and after an unreachable one', async () => {
@@ -251,8 +251,8 @@ describe('createDnsTransport', () => {
       expect(error).toBeNull();
       expect(exchange).toMatchObject({ rcode: 'NOERROR', transport: 'udp', resolver: dns.address });
       expect(exchange!.answers).toEqual([
-        { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
-        { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
+        { name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
+        { name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
       ]);
     });
 

@@ -117,7 +117,7 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
     expect(verdict.answer.records.map((r) => r.type)).toEqual(['A', 'RRSIG']);
     expect(verdict.answer.rcode).toBe('NOERROR');
     // NSD is not a validating resolver: it never sets AD.
-    expect(verdict.answer.authenticData).toBe(false);
+    expect(verdict.answer.authentic_data).toBe(false);
   });
 
   it('follows a CNAME into another zone and adds that zone to the chain', async () => {

@@ -86,7 +86,7 @@ describe('guardedGet', () => {
     const document = await get('good/logo.svg');
     expect(document).toEqual({
       url: url('good/logo.svg'),
-      finalUrl: url('good/logo.svg'),
+      final_url: url('good/logo.svg'),
       redirects: [],
       contentType: 'image/svg+xml',
       contentEncoding: null,

@@ -29,7 +29,7 @@ function expectProblem(response: LightMyRequestResponse, status: number, code: s
 }
 
 function record(id: string, plan: string): ApiKeyRecord {
-  return { kind: 'api-key', id, plan, label: null, limits: null, createdAt: '2030-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null };
+  return { kind: 'api-key', id, plan, label: null, limits: null, created_at: '2030-01-01T00:00:00.000Z', revoked_at: null, last_used_at: null };
 }
 
 describe('the identify-caller plugin', () => {
@@ -90,7 +90,7 @@ describe('the identify-caller plugin', () => {
 
   it('refuses a key whose plan cannot be served 403', async () => {
     const response = await server.app.inject({ url: '/api/who', headers: { 'x-api-key': 'gone' } });
-    expect(expectProblem(response, 403, 'forbidden').details).toEqual({ keyId: 'gonegonegone' });
+    expect(expectProblem(response, 403, 'forbidden').details).toEqual({ key_id: 'gonegonegone' });
   });
 
   it('answers 503 when the key store cannot answer, naming no host of its own, and logs why', async () => {
