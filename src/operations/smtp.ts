@@ -196,17 +196,17 @@ async function probeRemotely(remote: RemoteCall, host: string, settings: SmtpSet
     transcript: probe.transcript ? 'true' : undefined,
   };
   let addresses = input.address === null ? null : [input.address];
-  let dns_ms: number | null = null;
+  let dnsMs: number | null = null;
   let limited: ReturnType<typeof probedAddresses>['finding'] = null;
   if (addresses === null) {
     const started = performance.now();
     ({ addresses, finding: limited } = probedAddresses({ fanOut: settings.fanOut }, input.host, await remote.hostAddresses(input.host)));
-    dns_ms = Math.round((performance.now() - started) * 10) / 10;
+    dnsMs = Math.round((performance.now() - started) * 10) / 10;
   }
   const results = await Promise.all(
     addresses.map(async (each) => {
       const result = (await remote.get('/api/smtp-test', { host: input.host, ...params, address: each })).body as SmtpResult;
-      if (dns_ms !== null && result.timings.dns_ms === null) result.timings.dns_ms = dns_ms;
+      if (dnsMs !== null && result.timings.dns_ms === null) result.timings.dns_ms = dnsMs;
       return result;
     }),
   );

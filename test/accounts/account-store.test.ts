@@ -166,7 +166,7 @@ for (const backend of backends) {
       expect(await stores.accounts.linkHolder(link.token, 'reset-password')).toBeNull();
 
       const verify = await stores.accounts.issueLink(account.id, 'verify-email');
-      clockMs = verify.expires_at.getTime();
+      clockMs = verify.expiresAt.getTime();
       expect(await stores.accounts.linkHolder(verify.token, 'verify-email')).toBeNull();
       expect(await stores.accounts.consumeLink(verify.token, 'verify-email')).toBeNull();
       clockMs -= 1;

@@ -21,7 +21,7 @@ describe('link tokens', () => {
   it('lets a verification link live 24 hours and a reset link 1 hour', () => {
     expect(LINK_LIFETIME_MS['verify-email']).toBe(24 * HOUR);
     expect(LINK_LIFETIME_MS['reset-password']).toBe(HOUR);
-    expect(createLinkToken('verify-email', T0).expires_at.getTime()).toBe(T0.getTime() + 24 * HOUR);
-    expect(createLinkToken('reset-password', T0).expires_at.getTime()).toBe(T0.getTime() + HOUR);
+    expect(createLinkToken('verify-email', T0).expiresAt.getTime()).toBe(T0.getTime() + 24 * HOUR);
+    expect(createLinkToken('reset-password', T0).expiresAt.getTime()).toBe(T0.getTime() + HOUR);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { isAsnText, lookupAsn } from '../../src/engine/asn/lookup-asn.js';
 import { createEngineContext } from '../../src/engine/context.js';
 import { assertQueryName } from '../../src/engine/dns/dns-message.js';
-import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverse_name } from '../../src/engine/dns/dns-name.js';
+import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverseName } from '../../src/engine/dns/dns-name.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { isIpAddress, parseIpAddress } from '../../src/engine/ip/ip-address.js';
 import { queryName } from '../../src/engine/mail/mail-dns.js';

@@ -51,7 +51,7 @@ describe('onStage', () => {
         host: HOST,
         address: '127.0.0.1',
         port: smtp.port,
-        reverse_dns: false,
+        reverseDns: false,
         tlsCa: [ca.cert],
         auth: { user: 'alice', pass: 'Tr0ub4dor&3' },
         envelope: { from: 'a@example.test', to: 'b@example.test' },

@@ -177,9 +177,9 @@ describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => 
         host: HOST,
         address: '127.0.0.1',
         port,
-        ehlo_name: 'interop.netintel.test',
+        ehloName: 'interop.netintel.test',
         tlsCa: [caPem],
-        reverse_dns: false,
+        reverseDns: false,
         relayTest: {},
         transcript: true,
       });
@@ -224,7 +224,7 @@ describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => 
   it('judges the certificate as untrusted when its CA is not given, while STARTTLS still works (address-literal EHLO)', async () => {
     const ctx = createEngineContext({ timeoutMs: 5000 });
     const offset = (await maillog()).length;
-    const result = await probeSmtp(ctx, { host: HOST, address: '127.0.0.1', port, reverse_dns: false, quitAfter: 'tls' }).finally(() => ctx.close());
+    const result = await probeSmtp(ctx, { host: HOST, address: '127.0.0.1', port, reverseDns: false, quitAfter: 'tls' }).finally(() => ctx.close());
     expect(result.ehlo_name).toBe('[127.0.0.1]');
     expect(await disconnectLine(offset)).toMatch(/ehlo=2 starttls=1 quit=1 commands=4$/);
     expect(result).toMatchObject({ completed: true, stopped_at: 'tls', tls: { established: true, certificate: { trusted: false, hostname_match: true } } });

@@ -195,7 +195,7 @@ describe('SSRF: the engine\'s connect guard at connect time', () => {
   it('lets everything through without a guard (the CLI)', async () => {
     const open = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1500, dnsRetries: 0 });
     try {
-      const result = await probeSmtp(open, { host: 'loop.test', port: smtp.port, quitAfter: 'banner', reverse_dns: false });
+      const result = await probeSmtp(open, { host: 'loop.test', port: smtp.port, quitAfter: 'banner', reverseDns: false });
       expect(result).toMatchObject({ connected: true, address: '127.0.0.1' });
       expect(smtp.connections()).toBe(1);
     } finally {

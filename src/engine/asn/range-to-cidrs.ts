@@ -29,8 +29,8 @@ export function rangeToCidrs(start: RangeAddress, end: RangeAddress): string[] {
   const range = decodeRange(start, end);
   if (range.version === 4) return rangeToCidrsV4(range.start, range.end);
   const out: string[] = [];
-  forEachBlockV6(range.start, range.end, (block, prefix_length) => {
-    out.push(`${v6Text(block)}/${prefix_length}`);
+  forEachBlockV6(range.start, range.end, (block, prefixLength) => {
+    out.push(`${v6Text(block)}/${prefixLength}`);
     return false;
   });
   return out;
@@ -49,9 +49,9 @@ export function cidrContaining(start: RangeAddress, end: RangeAddress, address: 
   const value = target.value;
   if (value < range.start || value > range.end) return null;
   let found: string | null = null;
-  forEachBlockV6(range.start, range.end, (block, prefix_length, size) => {
+  forEachBlockV6(range.start, range.end, (block, prefixLength, size) => {
     if (value >= block + size) return false;
-    found = `${v6Text(block)}/${prefix_length}`;
+    found = `${v6Text(block)}/${prefixLength}`;
     return true;
   });
   return found;
@@ -99,7 +99,7 @@ function hostBitsV4(start: number, end: number): number {
 }
 
 /** Calls `visit` for each block of the greedy split until it returns true. */
-function forEachBlockV6(start: bigint, end: bigint, visit: (block: bigint, prefix_length: number, size: bigint) => boolean): void {
+function forEachBlockV6(start: bigint, end: bigint, visit: (block: bigint, prefixLength: number, size: bigint) => boolean): void {
   for (let cursor = start; cursor <= end; ) {
     const spanBits = bitLength(end - cursor + 1n) - 1;
     // `cursor & -cursor` isolates the lowest set bit, as for IPv4.

@@ -27,46 +27,46 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
     list.push(row);
     byZone.set(row.zone, list);
   }
-  const listed_zones: string[] = [];
-  const unchecked_zones: Array<{ zone: string; why: string }> = [];
-  let checked_zones = 0;
+  const listedZones: string[] = [];
+  const uncheckedZones: Array<{ zone: string; why: string }> = [];
+  let checkedZones = 0;
   for (const [zone, zoneRows] of byZone) {
-    if (zoneRows.some((row) => row.status === 'listed')) listed_zones.push(zone);
+    if (zoneRows.some((row) => row.status === 'listed')) listedZones.push(zone);
     const unchecked = zoneRows.filter((row) => UNCHECKED.has(row.status));
-    if (unchecked.length > 0) unchecked_zones.push({ zone, why: [...new Set(unchecked.map((row) => row.status))].join('/') });
-    else checked_zones += 1;
+    if (unchecked.length > 0) uncheckedZones.push({ zone, why: [...new Set(unchecked.map((row) => row.status))].join('/') });
+    else checkedZones += 1;
   }
   const listings = rows.filter((row) => row.status === 'listed').length;
   const zones = byZone.size;
   const hostsMissing = mxIncomplete(mx);
   const lists = (count: number) => `${count} ${count === 1 ? 'list' : 'lists'}`;
-  const uncheckedText = unchecked_zones.map((item) => `${item.zone}: ${item.why}`).join(', ');
-  const uncheckedPart = unchecked_zones.length > 0 ? [`${unchecked_zones.length} of ${zones} could not be checked (${uncheckedText})`] : [];
+  const uncheckedText = uncheckedZones.map((item) => `${item.zone}: ${item.why}`).join(', ');
+  const uncheckedPart = uncheckedZones.length > 0 ? [`${uncheckedZones.length} of ${zones} could not be checked (${uncheckedText})`] : [];
   const hostsPart = hostsMissing ? ['the mail hosts could not all be resolved, so some of their addresses were not checked'] : [];
   const withTail = (head: string) => [head, ...uncheckedPart, ...hostsPart].join('; ');
 
-  const failure = unchecked_zones.length > 0 || hostsMissing ? checkFailure(failures) : null;
+  const failure = uncheckedZones.length > 0 || hostsMissing ? checkFailure(failures) : null;
   let status: BlacklistVerdict['status'];
   let message: string;
   if (listings > 0) {
     status = 'listed';
-    message = withTail(`${target} is listed on ${listed_zones.length} of ${lists(zones)} (${listed_zones.join(', ')})`);
+    message = withTail(`${target} is listed on ${listedZones.length} of ${lists(zones)} (${listedZones.join(', ')})`);
   } else if (zones === 0) {
     status = 'unknown';
     message = withTail(`no list could be asked about ${target}`);
-  } else if (checked_zones === 0) {
+  } else if (checkedZones === 0) {
     status = 'unknown';
     const head = zones === 1 ? 'the list asked did not answer' : `none of the ${lists(zones)} answered`;
     // Why in a few words first (DNS did not answer), as the e-mail test says it, then which lists.
     message = [`${target} could not be checked: ${failure ? `${failure.reason}; ` : ''}${head} (${uncheckedText})`, ...hostsPart].join('; ');
-  } else if (unchecked_zones.length > 0 || hostsMissing) {
+  } else if (uncheckedZones.length > 0 || hostsMissing) {
     status = 'incomplete';
-    message = withTail(`${target} is not listed on the ${lists(checked_zones)} that answered`);
+    message = withTail(`${target} is not listed on the ${lists(checkedZones)} that answered`);
   } else {
     status = 'clean';
     message = `${target} is not listed on any of the ${lists(zones)} checked`;
   }
-  return { status, listed_zones: listed_zones.length, listings, checked_zones, unchecked_zones: unchecked_zones.length, zones, message, failure };
+  return { status, listed_zones: listedZones.length, listings, checked_zones: checkedZones, unchecked_zones: uncheckedZones.length, zones, message, failure };
 }
 
 export interface FindingsInput {

@@ -148,29 +148,29 @@ async function runCheck(
   input: string,
 ): Promise<BlacklistResult> {
   const target = parseBlacklistTarget(input);
-  const checked_at = ctx.now().toISOString();
+  const checkedAt = ctx.now().toISOString();
   const deadline = startDeadline(ctx.timeoutMs);
   try {
     const { ask, askCanary } = deadlineAskers(ctx, transport, deadline);
     const tasks: RowTask[] = [];
     const skipped: BlacklistSkippedZone[] = deadZones.map(deadZoneSkip);
-    const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mx_hosts: string[]) => {
+    const queue = (zone: DnsblZone, zoneIndex: number, subject: IpAddress | string, subjectIndex: number, mxHosts: string[]) => {
       const canary = canaries.check(zone, askCanary);
       // Settles to a row whatever happens: the tasks wait unobserved while
       // the MX hosts are looked up, so a rejection here would be unhandled.
-      const promise = checkZone(zone, subject, mx_hosts, canary, ask, deadline).catch(
-        (error: unknown): ZoneOutcome => ({ row: zoneErrorRow(zone, subject, mx_hosts, error), code: 'internal' }),
+      const promise = checkZone(zone, subject, mxHosts, canary, ask, deadline).catch(
+        (error: unknown): ZoneOutcome => ({ row: zoneErrorRow(zone, subject, mxHosts, error), code: 'internal' }),
       );
       tasks.push({ zoneIndex, subjectIndex, promise });
     };
-    const queueAddress = (address: IpAddress, subjectIndex: number, mx_hosts: string[]) => {
+    const queueAddress = (address: IpAddress, subjectIndex: number, mxHosts: string[]) => {
       zones.forEach((zone, zoneIndex) => {
         if (zone.kind !== 'ip') return;
         if (address.version === 6 && !zone.ipv6) {
           skipped.push({ zone: zone.zone, subject: address.text, reason: 'ipv6_unsupported', detail: `${zone.zone} has no IPv6 data` });
           return;
         }
-        queue(zone, zoneIndex, address, subjectIndex, mx_hosts);
+        queue(zone, zoneIndex, address, subjectIndex, mxHosts);
       });
     };
 
@@ -230,7 +230,7 @@ async function runCheck(
       findings,
       resolvers: transport.resolvers.map((resolver) => resolver.label),
       registry_version: registry.version,
-      checked_at,
+      checked_at: checkedAt,
       latency_ms: deadline.elapsedMs(),
     };
   } finally {
@@ -296,7 +296,7 @@ async function settledRows(tasks: readonly RowTask[]): Promise<{ rows: Blacklist
 async function checkZone(
   zone: DnsblZone,
   subject: IpAddress | string,
-  mx_hosts: string[],
+  mxHosts: string[],
   canaryReport: Promise<CanaryReport>,
   ask: AskRecords,
   deadline: Deadline,
@@ -308,7 +308,7 @@ async function checkZone(
     name: zone.name,
     list_kind: zone.kind,
     subject: subjectText,
-    mx_hosts,
+    mx_hosts: mxHosts,
     query: fields.query,
     status: fields.status,
     return_codes: fields.return_codes,
@@ -339,12 +339,12 @@ async function checkZone(
   } catch (error) {
     failure = error instanceof NetintelError ? error : new NetintelError('internal', String(error), { cause: error });
   }
-  const latency_ms = Math.round((performance.now() - started) * 10) / 10;
+  const latencyMs = Math.round((performance.now() - started) * 10) / 10;
   const canary = await canaryOutcome;
   const codes = reading?.codes ?? [];
   // A row that could not be checked carries the code of why: a list that refused, or answered what no list answers, is `upstream` (the peer would not or could not answer).
   const row = (status: DnsblStatus, detail: string | null, code: ErrorCode | null = null): ZoneOutcome => ({
-    row: makeRow({ query, status, return_codes: codes, detail, canary: canary.status, latency_ms, resolver }),
+    row: makeRow({ query, status, return_codes: codes, detail, canary: canary.status, latency_ms: latencyMs, resolver }),
     code,
   });
 
@@ -370,13 +370,13 @@ async function checkZone(
 }
 
 /** The row of a zone whose check failed in an unexpected way (a bug): an `error` row rather than a lost rejection. */
-function zoneErrorRow(zone: DnsblZone, subject: IpAddress | string, mx_hosts: string[], error: unknown): BlacklistZoneResult {
+function zoneErrorRow(zone: DnsblZone, subject: IpAddress | string, mxHosts: string[], error: unknown): BlacklistZoneResult {
   return {
     zone: zone.zone,
     name: zone.name,
     list_kind: zone.kind,
     subject: typeof subject === 'string' ? subject : subject.text,
-    mx_hosts,
+    mx_hosts: mxHosts,
     query: '',
     status: 'error',
     return_codes: [],

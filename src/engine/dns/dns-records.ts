@@ -10,26 +10,26 @@ import { OTHER_DNS_TYPE_NAMES, type OtherDnsType } from './dns-type.js';
 export function toDnsAnswer(rr: Answer): DnsAnswer | null {
   if (rr.type === 'OPT') return null;
   const name = rr.name;
-  const ttl_seconds = rr.ttl ?? 0;
+  const ttlSeconds = rr.ttl ?? 0;
   switch (rr.type) {
     case 'A':
     case 'AAAA':
     case 'CNAME':
     case 'NS':
     case 'PTR':
-      return { name, type: rr.type, ttl_seconds, data: rr.data };
+      return { name, type: rr.type, ttl_seconds: ttlSeconds, data: rr.data };
     case 'MX':
-      return { name, type: 'MX', ttl_seconds, data: mxData(rr.data) };
+      return { name, type: 'MX', ttl_seconds: ttlSeconds, data: mxData(rr.data) };
     case 'SOA':
-      return { name, type: 'SOA', ttl_seconds, data: soaData(rr.data) };
+      return { name, type: 'SOA', ttl_seconds: ttlSeconds, data: soaData(rr.data) };
     case 'TXT':
-      return { name, type: 'TXT', ttl_seconds, data: txtData(rr.data) };
+      return { name, type: 'TXT', ttl_seconds: ttlSeconds, data: txtData(rr.data) };
     case 'CAA':
-      return { name, type: 'CAA', ttl_seconds, data: caaData(rr.data) };
+      return { name, type: 'CAA', ttl_seconds: ttlSeconds, data: caaData(rr.data) };
     case 'SRV':
-      return { name, type: 'SRV', ttl_seconds, data: srvData(rr.data) };
+      return { name, type: 'SRV', ttl_seconds: ttlSeconds, data: srvData(rr.data) };
     default:
-      return { name, type: typeMnemonic(rr.type), ttl_seconds, data: genericData(rr) };
+      return { name, type: typeMnemonic(rr.type), ttl_seconds: ttlSeconds, data: genericData(rr) };
   }
 }
 

@@ -82,7 +82,7 @@ export interface DnsExchange {
   resolver: string;
   transport: DnsTransportKind;
   /** From the first query sent to this response, in milliseconds (0.1 ms resolution). */
-  latency_ms: number;
+  latencyMs: number;
 }
 
 /** Sends questions to resolvers; one instance serves any number of concurrent queries. */
@@ -474,7 +474,7 @@ class Exchange implements DnsExchange {
     readonly rcode: string,
     readonly resolver: string,
     readonly transport: DnsTransportKind,
-    readonly latency_ms: number,
+    readonly latencyMs: number,
   ) {}
 
   get message(): Buffer {

@@ -42,11 +42,11 @@ export async function queryRecords<T extends DnsRecordType>(
   const exchange = await transport.query(ascii, wireRecordType(type));
   const answers = exchange.answers;
   const records: Array<DnsDataByType[T]> = [];
-  let ttl_seconds: number | null = null;
+  let ttlSeconds: number | null = null;
   for (const answer of answers) {
     if (answer.type !== type) continue;
     records.push(answer.data as DnsDataByType[T]);
-    if (ttl_seconds === null || answer.ttl_seconds < ttl_seconds) ttl_seconds = answer.ttl_seconds;
+    if (ttlSeconds === null || answer.ttl_seconds < ttlSeconds) ttlSeconds = answer.ttl_seconds;
   }
   return {
     name: ascii,
@@ -54,11 +54,11 @@ export async function queryRecords<T extends DnsRecordType>(
     status: answerStatus(exchange.rcode, records.length),
     rcode: exchange.rcode,
     records,
-    ttl_seconds,
+    ttl_seconds: ttlSeconds,
     answers,
     resolver: exchange.resolver,
     transport: exchange.transport,
-    latency_ms: exchange.latency_ms,
+    latency_ms: exchange.latencyMs,
   };
 }
 

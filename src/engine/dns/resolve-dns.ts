@@ -116,7 +116,7 @@ function resolveDnsTypeThen(
       ignored_answers: exchange!.ignored_answers,
       resolver: exchange!.resolver,
       transport: exchange!.transport,
-      latency_ms: exchange!.latency_ms,
+      latency_ms: exchange!.latencyMs,
     });
   });
 }

@@ -49,15 +49,15 @@ export function describeRange(text: string): RangeRecord {
   };
 }
 
-function networkFacts(range: IpRange, prefix_length: number, count: bigint): RangeNetwork {
+function networkFacts(range: IpRange, prefixLength: number, count: bigint): RangeNetwork {
   const { version, first, last } = range;
   const hostmask = count - 1n;
   const netmask = familySize(version) - 1n - hostmask;
   const text = (value: bigint) => addressText(version, value);
-  const network = { cidr: `${text(first)}/${prefix_length}`, prefix_length, netmask: text(netmask), hostmask: text(hostmask) };
+  const network = { cidr: `${text(first)}/${prefixLength}`, prefix_length: prefixLength, netmask: text(netmask), hostmask: text(hostmask) };
   if (version === 6) return { ...network, broadcast: null, hosts: count.toString(), first_host: text(first), last_host: text(last) };
   // RFC 919/922: the first address names the network and the last is broadcast, except in a
   // point-to-point /31 (RFC 3021), where both are hosts, and a /32, which is one host.
-  if (prefix_length >= 31) return { ...network, broadcast: null, hosts: count.toString(), first_host: text(first), last_host: text(last) };
+  if (prefixLength >= 31) return { ...network, broadcast: null, hosts: count.toString(), first_host: text(first), last_host: text(last) };
   return { ...network, broadcast: text(last), hosts: (count - 2n).toString(), first_host: text(first + 1n), last_host: text(last - 1n) };
 }

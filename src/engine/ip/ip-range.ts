@@ -62,10 +62,10 @@ function parseCidr(input: string, slash: number): IpRange {
   if (!/^(0|[1-9]\d{0,2})$/.test(lengthText) || Number(lengthText) > bits) {
     throw invalid(input, `the prefix length after "/" is a whole number from 0 to ${bits} without leading zeros`);
   }
-  const prefix_length = Number(lengthText);
-  const hostBits = BigInt(bits - prefix_length);
+  const prefixLength = Number(lengthText);
+  const hostBits = BigInt(bits - prefixLength);
   const first = (address.value >> hostBits) << hostBits;
-  return { input, version: address.version, form: 'cidr', first, last: first + (1n << hostBits) - 1n, prefix_length };
+  return { input, version: address.version, form: 'cidr', first, last: first + (1n << hostBits) - 1n, prefix_length: prefixLength };
 }
 
 /** The number of addresses of the range. */

@@ -121,14 +121,14 @@ export async function checkBimi(ctx: EngineContext, domain: string, options: Che
   const findings: Finding[] = [];
 
   const prerequisites = await dmarcPrerequisites(ctx, dns, name.ascii, findings);
-  const organisational_domain = prerequisites.organisational_domain;
+  const organisationalDomain = prerequisites.organisational_domain;
   const result: BimiResult = {
     kind: 'bimi',
     domain: name.ascii,
     domain_unicode: name.unicode,
     selector,
     status: 'none',
-    organisational_domain,
+    organisational_domain: organisationalDomain,
     location: null,
     inherited: false,
     record: null,
@@ -140,7 +140,7 @@ export async function checkBimi(ctx: EngineContext, domain: string, options: Che
     findings,
   };
 
-  const candidates = organisational_domain === name.ascii ? [name.ascii] : [name.ascii, organisational_domain];
+  const candidates = organisationalDomain === name.ascii ? [name.ascii] : [name.ascii, organisationalDomain];
   const asked: string[] = [];
   for (const candidate of candidates) {
     const location = `${selector}._bimi.${candidate}`;
@@ -255,7 +255,7 @@ async function dmarcPrerequisites(
   summary.policy = own.policy;
   summary.percent = own.percent;
   const organisationalRecord = organisational ?? (own.record === null ? null : own);
-  const organisational_domain = organisationalRecord?.policy_domain ?? domain;
+  const organisationalDomain = organisationalRecord?.policy_domain ?? domain;
   if (own.record === null) {
     summary.met = false;
     findings.push(
@@ -263,7 +263,7 @@ async function dmarcPrerequisites(
         asked: `_dmarc.${domain}`,
       }),
     );
-    return { organisational_domain, summary };
+    return { organisational_domain: organisationalDomain, summary };
   }
   summary.organisational_policy = organisationalRecord!.tags.p?.toLowerCase() ?? null;
   summary.subdomain_policy = organisationalRecord!.tags.sp?.toLowerCase() ?? own.tags.sp?.toLowerCase() ?? null;
@@ -281,7 +281,7 @@ async function dmarcPrerequisites(
   const separateOrganisation = organisational !== null || own.inherited;
   if (separateOrganisation && summary.organisational_policy !== 'quarantine' && summary.organisational_policy !== 'reject') {
     problems.push(
-      finding('bimi_dmarc_not_enforced', 'error', `The DMARC policy of the organisational domain ${organisational_domain} is p=${summary.organisational_policy ?? '(none given)'}; BIMI needs quarantine or reject`, cite('§7.1'), {
+      finding('bimi_dmarc_not_enforced', 'error', `The DMARC policy of the organisational domain ${organisationalDomain} is p=${summary.organisational_policy ?? '(none given)'}; BIMI needs quarantine or reject`, cite('§7.1'), {
         location: organisationalRecord!.location,
         policy: summary.organisational_policy,
       }),
@@ -300,13 +300,13 @@ async function dmarcPrerequisites(
   summary.met = problems.length === 0;
   if (summary.met) {
     findings.push(
-      finding('bimi_dmarc_enforced', 'pass', `DMARC meets the BIMI prerequisites: ${own.policy} on all mail${separateOrganisation ? `, and ${summary.organisational_policy} on ${organisational_domain}` : ''}`, cite('§7.1'), {
+      finding('bimi_dmarc_enforced', 'pass', `DMARC meets the BIMI prerequisites: ${own.policy} on all mail${separateOrganisation ? `, and ${summary.organisational_policy} on ${organisationalDomain}` : ''}`, cite('§7.1'), {
         location: own.location,
         policy: own.policy,
       }),
     );
   }
-  return { organisational_domain, summary };
+  return { organisational_domain: organisationalDomain, summary };
 }
 
 function uniqueRecords(own: DmarcResult, organisational: DmarcResult | null): DmarcResult[] {

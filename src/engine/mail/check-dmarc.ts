@@ -289,7 +289,7 @@ function validateTags(result: DmarcResult, findings: Finding[]): void {
 
 /** Parses rua/ruf and checks that external report domains authorize the reports (RFC 7489 §7.1). */
 async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Finding[]): Promise<void> {
-  const policy_domain = result.policy_domain!;
+  const policyDomain = result.policy_domain!;
   const destinations: DmarcReportDestination[] = [];
   for (const tag of ['rua', 'ruf'] as const) {
     const value = result.tags[tag];
@@ -312,14 +312,14 @@ async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Fi
         continue;
       }
       destination.domain = reportDomain;
-      destination.external = !sameTree(reportDomain, policy_domain);
+      destination.external = !sameTree(reportDomain, policyDomain);
     }
   }
   await Promise.all(
     destinations
       .filter((destination) => destination.external)
       .map(async (destination) => {
-        const name = `${policy_domain}._report._dmarc.${destination.domain}`;
+        const name = `${policyDomain}._report._dmarc.${destination.domain}`;
         if (dnsNameProblem(name) !== null) return;
         try {
           const lookup = await dns.lookup(name, 'TXT');
@@ -331,10 +331,10 @@ async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Fi
   );
   for (const destination of destinations) {
     if (!destination.external) continue;
-    const name = `${policy_domain}._report._dmarc.${destination.domain}`;
+    const name = `${policyDomain}._report._dmarc.${destination.domain}`;
     if (destination.error) {
       findings.push(
-        finding('dmarc_report_authorization_failed', 'warning', `Could not check whether ${destination.domain} accepts DMARC reports for ${policy_domain}: ${failureText(destination.error)}`, 'RFC 7489 §7.1', {
+        finding('dmarc_report_authorization_failed', 'warning', `Could not check whether ${destination.domain} accepts DMARC reports for ${policyDomain}: ${failureText(destination.error)}`, 'RFC 7489 §7.1', {
           uri: destination.uri,
           name,
           error: destination.error,
@@ -345,13 +345,13 @@ async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Fi
         finding(
           'dmarc_report_unauthorized',
           'warning',
-          `${destination.tag} ${destination.uri}: ${destination.domain} does not say it accepts reports for ${policy_domain} (no "v=DMARC1" TXT record at ${name}), so receivers will not send them`,
+          `${destination.tag} ${destination.uri}: ${destination.domain} does not say it accepts reports for ${policyDomain} (no "v=DMARC1" TXT record at ${name}), so receivers will not send them`,
           'RFC 7489 §7.1',
           { uri: destination.uri, name },
         ),
       );
     } else if (destination.authorized === true) {
-      findings.push(finding('dmarc_report_authorized', 'pass', `${destination.domain} accepts DMARC reports for ${policy_domain}`, 'RFC 7489 §7.1', { uri: destination.uri, name }));
+      findings.push(finding('dmarc_report_authorized', 'pass', `${destination.domain} accepts DMARC reports for ${policyDomain}`, 'RFC 7489 §7.1', { uri: destination.uri, name }));
     }
   }
   result.report_destinations = destinations;

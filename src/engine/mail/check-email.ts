@@ -135,7 +135,7 @@ export interface CheckEmailOptions {
  */
 export async function checkEmail(ctx: EngineContext, domain: string | null, options: CheckEmailOptions = {}): Promise<EmailReport> {
   const test = options.type ?? 'general';
-  const checked_at = ctx.now().toISOString();
+  const checkedAt = ctx.now().toISOString();
   const report: EmailReport = {
     kind: 'email',
     test,
@@ -158,7 +158,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     failure: null,
     findings: [],
     summary: { error: 0, warning: 0, unknown: 0, info: 0, pass: 0 },
-    checked_at,
+    checked_at: checkedAt,
   };
 
   if (test === 'smtp' && options.server !== undefined) {
@@ -188,7 +188,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   // The MX hosts are needed by the SMTP and DANE tests too; only the general and mx tests report them.
   const skipped = (check: EmailCheck) => test === 'general' && options.skipDnssec === true && (check === 'dnssec' || check === 'dane');
   const wants = (check: EmailCheck) => !skipped(check) && (test === 'general' || test === check || ((test === 'smtp' || test === 'dane' || test === 'dnssec') && check === 'mx'));
-  const [mx, spf, dmarc, tls_rpt, dkim, bimi] = await Promise.all([
+  const [mx, spf, dmarc, tlsRpt, dkim, bimi] = await Promise.all([
     wants('mx') ? run('mx', () => resolveMx(ctx, name.ascii, { dns })) : null,
     wants('spf') ? run('spf', () => checkSpf(ctx, name.ascii, { dns })) : null,
     wants('dmarc') ? run('dmarc', () => checkDmarc(ctx, name.ascii, { dns })) : null,
@@ -199,10 +199,10 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   report.mx = test === 'general' || test === 'mx' ? mx : null;
   report.spf = spf;
   report.dmarc = dmarc;
-  report.tls_rpt = tls_rpt;
+  report.tls_rpt = tlsRpt;
   report.dkim = dkim;
   report.bimi = bimi;
-  const mx_hosts = mx ? mx.records.map((record) => record.exchange).filter((exchange) => exchange !== '.') : [];
+  const mxHosts = mx ? mx.records.map((record) => record.exchange).filter((exchange) => exchange !== '.') : [];
   const daneWanted = (test === 'general' || test === 'dane') && !skipped('dane');
   // DANE's chain comes from the SMTP probe; without one (--no-smtp) the TLSA records and their DNSSEC are still judged.
   const smtpWanted = test === 'smtp' || test === 'dane' || (test === 'general' && !options.skipSmtp);
@@ -212,12 +212,12 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(daneWanted ? { dane: { authenticate } } : {}),
   };
-  const [mta_sts, smtp, dnssec] = await Promise.all([
-    wants('mta_sts') ? run('mta_sts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts: mx_hosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
+  const [mtaSts, smtp, dnssec] = await Promise.all([
+    wants('mta_sts') ? run('mta_sts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
     smtpWanted && mx ? run('smtp', () => checkMailServers(ctx, mx, probeOptions, dns)) : null,
-    wants('dnssec') ? run('dnssec', () => checkMailDnssec(ctx, name.ascii, mx_hosts, options.trustAnchors)) : null,
+    wants('dnssec') ? run('dnssec', () => checkMailDnssec(ctx, name.ascii, mxHosts, options.trustAnchors)) : null,
   ]);
-  report.mta_sts = mta_sts;
+  report.mta_sts = mtaSts;
   report.smtp = test === 'dane' ? null : smtp;
   const dnssecChecks = dnssec ? [dnssec.domain, ...dnssec.mx] : [];
   const dnssecError = dnssecChecks.find((check) => check.error)?.error;
@@ -227,7 +227,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   } else {
     report.dnssec = dnssec;
   }
-  if (daneWanted && mx) report.dane = await run('dane', () => daneOfHosts(ctx, mx_hosts, smtp, authenticate));
+  if (daneWanted && mx) report.dane = await run('dane', () => daneOfHosts(ctx, mxHosts, smtp, authenticate));
   if (smtpWanted && !mx && !report.errors.some((error) => error.check === 'smtp')) {
     report.errors.push({ check: 'smtp', code: 'not_found', message: 'the MX hosts could not be looked up' });
   }

@@ -38,7 +38,7 @@ export interface MailDnssecResult {
  * to be secure; a bogus answer is one validating resolvers refuse, so mail
  * to it is deferred.
  */
-export async function checkMailDnssec(ctx: EngineContext, domain: string, mx_hosts: readonly string[], trustAnchors?: TrustAnchor): Promise<MailDnssecResult> {
+export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHosts: readonly string[], trustAnchors?: TrustAnchor): Promise<MailDnssecResult> {
   const options = trustAnchors ? { trustAnchors } : {};
   const check = async (name: string, type: 'MX' | 'A'): Promise<MailDnssecCheck> => {
     const watched = watchingChainFailures(ctx);
@@ -55,7 +55,7 @@ export async function checkMailDnssec(ctx: EngineContext, domain: string, mx_hos
       return { name, type, status: 'indeterminate', reason: failure.message, signer: null, error: unanswered ? { code: failure.code, message: failure.message } : null };
     }
   };
-  const [own, ...hosts] = await Promise.all([check(domain, 'MX'), ...mx_hosts.map((host) => check(host, 'A'))]);
+  const [own, ...hosts] = await Promise.all([check(domain, 'MX'), ...mxHosts.map((host) => check(host, 'A'))]);
   const findings: Finding[] = [judge(own!, 'domain'), ...hosts.map((host) => judge(host, 'mx'))];
   return { domain: own!, mx: hosts, findings };
 }

@@ -149,7 +149,7 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
   findings.push(...walk.findings);
   const tree = root.tree;
   const lookups = tree?.total_lookups ?? 0;
-  const void_lookups = walk.voidNames.length;
+  const voidLookups = walk.voidNames.length;
   if (tree && root.parsed) {
     findings.push(...policyFindings(walk, tree));
     const partial = walk.macroTargets > 0 ? ' at least' : '';
@@ -171,24 +171,24 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
         }),
       );
     }
-    if (void_lookups > SPF_VOID_LOOKUP_LIMIT) {
+    if (voidLookups > SPF_VOID_LOOKUP_LIMIT) {
       findings.push(
         finding(
           'spf_void_lookup_limit',
           'error',
-          `${void_lookups} lookups of the SPF record return nothing (NXDOMAIN or no records); more than ${SPF_VOID_LOOKUP_LIMIT} is a permerror`,
+          `${voidLookups} lookups of the SPF record return nothing (NXDOMAIN or no records); more than ${SPF_VOID_LOOKUP_LIMIT} is a permerror`,
           'RFC 7208 §4.6.4',
-          { void_lookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
+          { void_lookups: voidLookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
         ),
       );
-    } else if (void_lookups > 0) {
+    } else if (voidLookups > 0) {
       findings.push(
         finding(
           'spf_void_lookup',
           'warning',
-          `${void_lookups} lookup${void_lookups > 1 ? 's' : ''} of the SPF record return${void_lookups > 1 ? '' : 's'} nothing: ${walk.voidNames.map((item) => `${item.term} in ${item.domain}`).join(', ')} (limit ${SPF_VOID_LOOKUP_LIMIT})`,
+          `${voidLookups} lookup${voidLookups > 1 ? 's' : ''} of the SPF record return${voidLookups > 1 ? '' : 's'} nothing: ${walk.voidNames.map((item) => `${item.term} in ${item.domain}`).join(', ')} (limit ${SPF_VOID_LOOKUP_LIMIT})`,
           'RFC 7208 §4.6.4',
-          { void_lookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
+          { void_lookups: voidLookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
         ),
       );
     }
@@ -218,7 +218,7 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
     terms: root.parsed ? root.parsed.terms.map(publicTerm) : null,
     lookups,
     lookup_limit: SPF_LOOKUP_LIMIT,
-    void_lookups,
+    void_lookups: voidLookups,
     void_lookup_limit: SPF_VOID_LOOKUP_LIMIT,
     tree,
     evaluation,

@@ -34,8 +34,8 @@ export interface LoadedDkimKey {
  * Reads the key of a record: `p=` (base64, whitespace already removed)
  * interpreted as `k=` says. Never throws.
  */
-export function readDkimKey(key_type: string, base64: string): DkimPublicKey | DkimKeyProblem {
-  const loaded = loadDkimKey(key_type, base64);
+export function readDkimKey(keyType: string, base64: string): DkimPublicKey | DkimKeyProblem {
+  const loaded = loadDkimKey(keyType, base64);
   return 'message' in loaded ? loaded : loaded.key;
 }
 
@@ -47,16 +47,16 @@ export function readDkimKey(key_type: string, base64: string): DkimPublicKey | D
  * by the key check, from a SubjectPublicKeyInfo (RFC 8410 §4), which holds
  * the same 32 octets behind a fixed prefix. Never throws.
  */
-export function loadDkimKey(key_type: string, base64: string): LoadedDkimKey | DkimKeyProblem {
+export function loadDkimKey(keyType: string, base64: string): LoadedDkimKey | DkimKeyProblem {
   const der = Buffer.from(base64, 'base64');
   if (der.length === 0) return { message: 'p= holds no key octets' };
-  if (key_type === 'ed25519') {
+  if (keyType === 'ed25519') {
     if (der.length === 32) return keyOf(tryKey(() => createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, der]), format: 'der', type: 'spki' })), 'raw', 'ed25519');
     const wrapped = tryKey(() => createPublicKey({ key: der, format: 'der', type: 'spki' }));
     if (wrapped && wrapped.asymmetricKeyType === 'ed25519') return keyOf(wrapped, 'spki-ed25519', 'ed25519');
     return { message: `k=ed25519 needs the 32 octets of the key in p= (RFC 8463 §4.2); p= holds ${der.length} octets` };
   }
-  if (key_type !== 'rsa') return { message: `k=${key_type} is not a key type that can be read` };
+  if (keyType !== 'rsa') return { message: `k=${keyType} is not a key type that can be read` };
   const spki = tryKey(() => createPublicKey({ key: der, format: 'der', type: 'spki' }));
   if (spki) return keyOf(spki, 'spki', 'rsa');
   const pkcs1 = tryKey(() => createPublicKey({ key: der, format: 'der', type: 'pkcs1' }));

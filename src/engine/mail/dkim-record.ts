@@ -87,22 +87,22 @@ export function parseDkimRecord(text: string): DkimRecordParse {
   if (publicKey === null) problems.push(problem('no_public_key', 'error', 'the record has no p= tag (the public key)', 'p'));
   else if (publicKey !== '' && !BASE64.test(publicKey)) problems.push(problem('bad_base64', 'error', 'p= is not valid base64', 'p'));
 
-  const key_type = (tag('k') ?? 'rsa').toLowerCase();
-  if (!KNOWN_KEY_TYPES.includes(key_type)) problems.push(problem('unknown_key_type', 'error', `k=${shorten(key_type)} is not a key type verifiers know (rsa, ed25519)`, 'k'));
+  const keyType = (tag('k') ?? 'rsa').toLowerCase();
+  if (!KNOWN_KEY_TYPES.includes(keyType)) problems.push(problem('unknown_key_type', 'error', `k=${shorten(keyType)} is not a key type verifiers know (rsa, ed25519)`, 'k'));
 
-  const hash_algorithms = listTag(tag('h'));
-  if (hash_algorithms !== null) {
-    const lowered = hash_algorithms.map((item) => item.toLowerCase());
+  const hashAlgorithms = listTag(tag('h'));
+  if (hashAlgorithms !== null) {
+    const lowered = hashAlgorithms.map((item) => item.toLowerCase());
     const unknown = lowered.filter((item) => !KNOWN_HASHES.includes(item));
     if (unknown.length > 0) problems.push(problem('unknown_hash', 'info', `h= names hash algorithms verifiers ignore: ${unknown.join(', ')}`, 'h'));
     if (!lowered.includes('sha256')) {
-      problems.push(problem('sha1_only', 'error', `h=${hash_algorithms.join(':')} does not allow sha256, and verifiers no longer accept sha1 signatures`, 'h'));
+      problems.push(problem('sha1_only', 'error', `h=${hashAlgorithms.join(':')} does not allow sha256, and verifiers no longer accept sha1 signatures`, 'h'));
     }
   }
 
-  const service_types = listTag(tag('s')) ?? ['*'];
-  if (!service_types.some((item) => item === '*' || item.toLowerCase() === 'email')) {
-    problems.push(problem('not_for_email', 'error', `s=${service_types.join(':')} does not include "email" or "*", so verifiers ignore the record for mail`, 's'));
+  const serviceTypes = listTag(tag('s')) ?? ['*'];
+  if (!serviceTypes.some((item) => item === '*' || item.toLowerCase() === 'email')) {
+    problems.push(problem('not_for_email', 'error', `s=${serviceTypes.join(':')} does not include "email" or "*", so verifiers ignore the record for mail`, 's'));
   }
 
   const flags = (listTag(tag('t')) ?? []).map((item) => item.toLowerCase());
@@ -110,10 +110,10 @@ export function parseDkimRecord(text: string): DkimRecordParse {
     record: {
       tags,
       version,
-      key_type,
+      key_type: keyType,
       public_key: publicKey,
-      hash_algorithms,
-      service_types,
+      hash_algorithms: hashAlgorithms,
+      service_types: serviceTypes,
       flags,
       testing: flags.includes('y'),
       strict_subdomains: flags.includes('s'),

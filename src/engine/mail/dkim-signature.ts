@@ -107,16 +107,16 @@ export function readDkimSignature(value: string): DkimSignatureReading {
 
   const length = tag('l');
   if (length !== null && !/^\d{1,76}$/.test(length)) return refuse(`l=${length} is not a body length (1 to 76 digits)`);
-  const signed_at = tag('t');
-  const expires_at = tag('x');
-  for (const [name, time] of [['t', signed_at], ['x', expires_at]] as const) {
+  const signedAt = tag('t');
+  const expiresAt = tag('x');
+  for (const [name, time] of [['t', signedAt], ['x', expiresAt]] as const) {
     // sig-t-tag and sig-x-tag are 1*12DIGIT: a longer value is not a time, and no 12-digit one is past what a date can hold.
     if (time !== null && !/^\d{1,12}$/.test(time)) return refuse(`${name}=${shorten(time)} is not a time (1 to 12 digits of seconds since 1970)`);
   }
-  if (signed_at !== null && expires_at !== null && Number(expires_at) <= Number(signed_at)) {
+  if (signedAt !== null && expiresAt !== null && Number(expiresAt) <= Number(signedAt)) {
     // §3.5 x=: "the value of the x= tag MUST be greater than the value of the t= tag if both are present".
-    const relation = Number(expires_at) < Number(signed_at) ? 'is earlier than' : 'is the same time as';
-    return refuse(`x= (${isoTime(Number(expires_at))}) ${relation} t= (${isoTime(Number(signed_at))}), so the signature is invalid: x= must be later than t=`);
+    const relation = Number(expiresAt) < Number(signedAt) ? 'is earlier than' : 'is the same time as';
+    return refuse(`x= (${isoTime(Number(expiresAt))}) ${relation} t= (${isoTime(Number(signedAt))}), so the signature is invalid: x= must be later than t=`);
   }
 
   const signature = removeFws(tag('b')!);
@@ -140,8 +140,8 @@ export function readDkimSignature(value: string): DkimSignatureReading {
       identityDomain,
       signedFields: lowerFields,
       bodyLength: length === null ? null : BigInt(length),
-      signed_at: signed_at === null ? null : Number(signed_at),
-      expires_at: expires_at === null ? null : Number(expires_at),
+      signed_at: signedAt === null ? null : Number(signedAt),
+      expires_at: expiresAt === null ? null : Number(expiresAt),
     },
   };
 }

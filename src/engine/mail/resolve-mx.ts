@@ -89,13 +89,13 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
     throw withContext(error, `The MX lookup of ${name.ascii} failed`);
   }
   const findings: Finding[] = [];
-  const make = (status: MxStatus, records: MxHost[], implicit_addresses: string[]): MxResult => ({
+  const make = (status: MxStatus, records: MxHost[], implicitAddresses: string[]): MxResult => ({
     kind: 'mx',
     domain: name.ascii,
     domain_unicode: name.unicode,
     status,
     records,
-    implicit_addresses,
+    implicit_addresses: implicitAddresses,
     ttl_seconds: mx.ttl_seconds,
     findings,
     resolver: mx.resolver,

@@ -183,9 +183,9 @@ function parseMechanism(token: string, position: number, syntax: SyntaxAt): Term
   const qualifier = /^[+\-~?]/.test(token) ? (token[0] as SpfQualifier) : null;
   const rest = qualifier ? token.slice(1) : token;
   const qOffset = qualifier ? 1 : 0;
-  const name_match = /^[^:/]*/.exec(rest)![0];
-  const name = name_match.toLowerCase();
-  if (name_match.includes('=')) {
+  const nameMatch = /^[^:/]*/.exec(rest)![0];
+  const name = nameMatch.toLowerCase();
+  if (nameMatch.includes('=')) {
     if (qualifier && MODIFIER.test(rest)) return syntax(0, 'a modifier takes no qualifier (RFC 7208 §4.6.1)');
     return syntax(qOffset, `"${rest}" is not a valid modifier: a modifier name starts with a letter and holds letters, digits, "-", "_" and "." (RFC 7208 §6, §12)`);
   }
@@ -196,12 +196,12 @@ function parseMechanism(token: string, position: number, syntax: SyntaxAt): Term
         code: 'unknown_mechanism',
         position: position + qOffset,
         term: token,
-        message: `"${name_match}" is not a mechanism (all, include, a, mx, ptr, ip4, ip6, exists; RFC 7208 §5)`,
+        message: `"${nameMatch}" is not a mechanism (all, include, a, mx, ptr, ip4, ip6, exists; RFC 7208 §5)`,
       },
     };
   }
-  const args = rest.slice(name_match.length);
-  const argsOffset = qOffset + name_match.length;
+  const args = rest.slice(nameMatch.length);
+  const argsOffset = qOffset + nameMatch.length;
   const base: ParsedSpfTerm = {
     position,
     text: token,

@@ -246,9 +246,9 @@ function spkiOf(certificate: X509Certificate): Buffer | null {
 }
 
 /** The record's data computed from `selected` (RFC 6698 §2.1.3), hex. */
-function associationData(selected: Buffer, matching_type: number): string {
-  if (matching_type === 1) return createHash('sha256').update(selected).digest('hex');
-  if (matching_type === 2) return createHash('sha512').update(selected).digest('hex');
+function associationData(selected: Buffer, matchingType: number): string {
+  if (matchingType === 1) return createHash('sha256').update(selected).digest('hex');
+  if (matchingType === 2) return createHash('sha512').update(selected).digest('hex');
   return selected.toString('hex');
 }
 
@@ -307,16 +307,16 @@ function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: r
   }
   // DANE-TA(2)
   const depth = chain.findIndex((entry) => matchesEntry(record, entry));
-  const name_match = leafNames(chain[0]!, hostnames);
+  const nameMatch = leafNames(chain[0]!, hostnames);
   if (depth >= 0) {
-    if (!chainLinks(chain, depth)) return { record, matched: false, depth, name_match, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
-    return { record, matched: true, depth, name_match, reason: name_match === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+    if (!chainLinks(chain, depth)) return { record, matched: false, depth, name_match: nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
+    return { record, matched: true, depth, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
   }
   const anchorKey = record.selector === 1 && record.matching_type === 0 ? publicKeyOf(record.data) : null;
   if (anchorKey) {
     const last = chain[chain.length - 1]!.x509;
     if (last && chainLinks(chain, chain.length - 1) && safe(() => last.verify(anchorKey))) {
-      return { record, matched: true, depth: chain.length, name_match, reason: name_match === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+      return { record, matched: true, depth: chain.length, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
     }
   }
   return none('no certificate of the chain matches');

@@ -105,9 +105,9 @@ export function normaliseProbeOptions(options: ProbeSmtpOptions, defaultTimeoutM
   const { host, isIp } = normaliseSmtpHost(options.host);
   const port = assertPort(options.port ?? 25);
   const address = options.address !== undefined ? normaliseSmtpAddress(options.address) : isIp ? host : null;
-  const tls_mode = options.tls ?? (port === 465 ? 'implicit' : 'opportunistic');
-  if (!['opportunistic', 'required', 'implicit'].includes(tls_mode)) {
-    throw new NetintelError('invalid_input', `unknown TLS mode ${JSON.stringify(tls_mode)}`, { details: { input: tls_mode } });
+  const tlsMode = options.tls ?? (port === 465 ? 'implicit' : 'opportunistic');
+  if (!['opportunistic', 'required', 'implicit'].includes(tlsMode)) {
+    throw new NetintelError('invalid_input', `unknown TLS mode ${JSON.stringify(tlsMode)}`, { details: { input: tlsMode } });
   }
   if (options.quitAfter !== undefined && !SMTP_STAGES.includes(options.quitAfter)) {
     throw new NetintelError('invalid_input', `unknown stage ${JSON.stringify(options.quitAfter)}; one of ${SMTP_STAGES.join(', ')}`, {
@@ -148,7 +148,7 @@ export function normaliseProbeOptions(options: ProbeSmtpOptions, defaultTimeoutM
     hostIsIp: isIp,
     port,
     address,
-    tlsMode: tls_mode,
+    tlsMode: tlsMode,
     ehloName: options.ehloName !== undefined ? normaliseEhloName(options.ehloName) : null,
     stageTimeoutMs,
     greetingTimeoutMs,
@@ -225,8 +225,8 @@ export async function probeSmtpAll(ctx: EngineContext, options: ProbeSmtpOptions
   if (input.address !== null) return [await runProbe(ctx, input, input.address, null)];
   const started = performance.now();
   const { addresses, finding: capped } = probedAddresses(ctx, input.host, await resolveHostAddresses(ctx, input.host));
-  const dns_ms = roundMs(performance.now() - started);
-  const results = await Promise.all(addresses.map((address) => runProbe(ctx, input, address, dns_ms)));
+  const dnsMs = roundMs(performance.now() - started);
+  const results = await Promise.all(addresses.map((address) => runProbe(ctx, input, address, dnsMs)));
   return capped ? withFinding(results, capped) : results;
 }
 
@@ -261,7 +261,7 @@ export function withFinding(results: SmtpResult[], item: Finding): SmtpResult[] 
 
 
 
-async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, dns_ms: number | null): Promise<SmtpResult> {
+async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, dnsMs: number | null): Promise<SmtpResult> {
   const startedAt = performance.now();
   const result: SmtpResult = {
     kind: 'smtp',
@@ -284,7 +284,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     reverse_dns: null,
     dane: null,
     timings: {
-      dns_ms,
+      dns_ms: dnsMs,
       connect_ms: null,
       banner_ms: null,
       ehlo_ms: null,

@@ -151,8 +151,8 @@ async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
   result.stopped_at = 'ehlo';
   reportProbeStage(conversation, 'EHLO');
   const ehloStart = performance.now();
-  const ehlo_name = result.ehlo_name!;
-  let greeting = await session.command(`EHLO ${ehlo_name}`, input.stageTimeoutMs);
+  const ehloName = result.ehlo_name!;
+  let greeting = await session.command(`EHLO ${ehloName}`, input.stageTimeoutMs);
   let command: 'EHLO' | 'HELO' = 'EHLO';
   if (greeting.kind === 'reply' && greeting.reply.code >= 500 && greeting.reply.code <= 504) {
     findings.push(
@@ -161,7 +161,7 @@ async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
       }),
     );
     command = 'HELO';
-    greeting = await session.command(`HELO ${ehlo_name}`, input.stageTimeoutMs);
+    greeting = await session.command(`HELO ${ehloName}`, input.stageTimeoutMs);
   }
   result.timings.ehlo_ms = roundMs(performance.now() - ehloStart);
   if (!(await expectReply(state, 'ehlo', greeting, input))) return 'ended';
@@ -171,7 +171,7 @@ async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
     findings.push(
       finding('smtp_helo_refused', 'error', `${command} refused: ${greetingReply.code} ${firstLine(greetingReply.text)}`, 'RFC 5321 §4.1.1.1', {
         command,
-        ehlo_name,
+        ehlo_name: ehloName,
         reply: replyEvidence(greetingReply),
       }),
     );

@@ -67,15 +67,15 @@ function judgeBanner(result: SmtpResult, delayMs: number, findings: Finding[]): 
   } else {
     findings.push(finding('smtp_banner_ok', 'pass', `greeting 220 ${firstLine(banner.text)}`, 'RFC 5321 §4.2', { code: banner.code }));
   }
-  const banner_ms = result.timings.banner_ms ?? 0;
-  if (banner_ms >= delayMs) {
+  const bannerMs = result.timings.banner_ms ?? 0;
+  if (bannerMs >= delayMs) {
     findings.push(
       finding(
         'smtp_greeting_delay',
         'info',
-        `the greeting came after ${(banner_ms / 1000).toFixed(1)} s: a deliberate delay (greet pause, tarpit) rather than a failure; mail servers wait up to 5 minutes for it, impatient test tools report it as broken`,
+        `the greeting came after ${(bannerMs / 1000).toFixed(1)} s: a deliberate delay (greet pause, tarpit) rather than a failure; mail servers wait up to 5 minutes for it, impatient test tools report it as broken`,
         'RFC 5321 §4.5.3.2.1',
-        { banner_ms, threshold_ms: delayMs },
+        { banner_ms: bannerMs, threshold_ms: delayMs },
       ),
     );
   }

@@ -98,19 +98,19 @@ function isoDate(text: string): string {
  * is about dates, trust is decided here: the chain must end in a trust
  * anchor and every link must be signed by the next.
  *
- * @param checked_name The host name (or IP address) the certificate should name.
+ * @param checkedName The host name (or IP address) the certificate should name.
  */
-export function judgeCertificate(socket: TLSSocket, checked_name: string, now: Date, extraCa: readonly string[]): SmtpCertificate | null {
+export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Date, extraCa: readonly string[]): SmtpCertificate | null {
   const leaf = socket.getPeerCertificate(true);
   if (!leaf || !leaf.raw) return null;
   const chain = peerChain(leaf);
-  const verify_error = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
+  const verifyError = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
   const x509 = chain.map((certificate) => new X509Certificate(certificate.raw));
   const leafX509 = x509[0]!;
-  const self_signed = leafX509.checkIssued(leafX509) && leafX509.verify(leafX509.publicKey);
+  const selfSigned = leafX509.checkIssued(leafX509) && leafX509.verify(leafX509.publicKey);
 
-  let trusted = verify_error === null;
-  if (!trusted && TIME_ERRORS.has(verify_error!)) {
+  let trusted = verifyError === null;
+  if (!trusted && TIME_ERRORS.has(verifyError!)) {
     const anchors = anchorFingerprints(extraCa);
     const last = chain[chain.length - 1]!;
     const linked = x509.every((certificate, i) => {
@@ -120,8 +120,8 @@ export function judgeCertificate(socket: TLSSocket, checked_name: string, now: D
     trusted = linked && anchors.has(derFingerprint(last.raw));
   }
 
-  const valid_from = isoDate(leaf.valid_from);
-  const valid_to = isoDate(leaf.valid_to);
+  const validFrom = isoDate(leaf.valid_from);
+  const validTo = isoDate(leaf.valid_to);
   const notAfter = new Date(leaf.valid_to).getTime();
   const notBefore = new Date(leaf.valid_from).getTime();
   const nowMs = now.getTime();
@@ -134,16 +134,16 @@ export function judgeCertificate(socket: TLSSocket, checked_name: string, now: D
     subject: distinguishedName(leaf.subject),
     issuer: distinguishedName(leaf.issuer),
     san,
-    valid_from,
-    valid_to,
+    valid_from: validFrom,
+    valid_to: validTo,
     days_left: Math.floor((notAfter - nowMs) / DAY_MS),
     expired: nowMs > notAfter,
     not_yet_valid: nowMs < notBefore,
-    hostname_match: tls.checkServerIdentity(checked_name, leaf) === undefined,
-    checked_name,
+    hostname_match: tls.checkServerIdentity(checkedName, leaf) === undefined,
+    checked_name: checkedName,
     trusted,
-    self_signed,
-    verify_error,
+    self_signed: selfSigned,
+    verify_error: verifyError,
     fingerprint_sha256: leaf.fingerprint256,
     chain: chain.map(
       (certificate): SmtpChainCertificate => ({

@@ -67,13 +67,13 @@ function named(names: Readonly<Record<number, string>>, value: number): string {
   return `${names[value] ?? 'unknown'}(${value})`;
 }
 
-function unusableReason(usage: number, selector: number, matching_type: number, length: number): string | null {
+function unusableReason(usage: number, selector: number, matchingType: number, length: number): string | null {
   if (usage === 0 || usage === 1) return `usage ${named(TLSA_USAGE_NAMES, usage)} is not used for SMTP (RFC 7672 §3.1.3)`;
   if (usage !== 2 && usage !== 3) return `unknown certificate usage ${usage}`;
   if (selector !== 0 && selector !== 1) return `unknown selector ${selector}`;
-  if (matching_type !== 0 && matching_type !== 1 && matching_type !== 2) return `unknown matching type ${matching_type}`;
-  const expected = DIGEST_LENGTH[matching_type];
-  if (expected !== undefined && length !== expected) return `a ${named(TLSA_MATCHING_NAMES, matching_type)} digest is ${expected} bytes, this one ${length}`;
+  if (matchingType !== 0 && matchingType !== 1 && matchingType !== 2) return `unknown matching type ${matchingType}`;
+  const expected = DIGEST_LENGTH[matchingType];
+  if (expected !== undefined && length !== expected) return `a ${named(TLSA_MATCHING_NAMES, matchingType)} digest is ${expected} bytes, this one ${length}`;
   if (length === 0) return 'the certificate association data is empty';
   return null;
 }
@@ -94,10 +94,10 @@ export function parseTlsaRdata(rdata: Uint8Array): TlsaRecord | null {
 export function parseTlsaText(text: string): TlsaRecord | null {
   const fields = text.trim().split(/\s+/);
   if (fields.length < 4 || !fields.slice(0, 3).every((field) => /^\d{1,3}$/.test(field))) return null;
-  const [usage, selector, matching_type] = fields.slice(0, 3).map(Number) as [number, number, number];
+  const [usage, selector, matchingType] = fields.slice(0, 3).map(Number) as [number, number, number];
   const hex = fields.slice(3).join('');
-  if (usage > 255 || selector > 255 || matching_type > 255 || !/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return null;
-  return tlsaRecord({ usage, selector, matching_type, data: Buffer.from(hex, 'hex') });
+  if (usage > 255 || selector > 255 || matchingType > 255 || !/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return null;
+  return tlsaRecord({ usage, selector, matching_type: matchingType, data: Buffer.from(hex, 'hex') });
 }
 
 /**

@@ -100,15 +100,15 @@ export const SPF_VIEW: HumanView = {
 };
 
 function emailFacts(report: EmailReport): Fact[] {
-  const { mx, spf, dmarc, mta_sts, tls_rpt } = report;
+  const { mx, spf, dmarc, mta_sts: mtaSts, tls_rpt: tlsRpt } = report;
   const dmarcText = dmarc
     ? dmarc.record
       ? `${dmarc.policy ? `policy ${dmarc.policy}` : 'no policy'}${dmarc.inherited && dmarc.policy_domain ? ` (from ${dmarc.policy_domain})` : ''}\n${dmarc.record}`
       : 'no record'
     : null;
-  const mtaStsText = mta_sts
-    ? mta_sts.record
-      ? [mta_sts.policy?.mode ? `mode ${mta_sts.policy.mode}` : 'no policy', mta_sts.record].join('\n')
+  const mtaStsText = mtaSts
+    ? mtaSts.record
+      ? [mtaSts.policy?.mode ? `mode ${mtaSts.policy.mode}` : 'no policy', mtaSts.record].join('\n')
       : 'no record'
     : null;
   return [
@@ -117,7 +117,7 @@ function emailFacts(report: EmailReport): Fact[] {
     ['SPF', spf ? (spf.record ? `${spf.status}, ${spf.lookups} of ${spf.lookup_limit} lookups\n${spf.record}` : spf.status) : null],
     ['DMARC', dmarcText],
     ['MTA-STS', mtaStsText],
-    ['TLS-RPT', tls_rpt ? tls_rpt.record ?? 'no record' : null],
+    ['TLS-RPT', tlsRpt ? tlsRpt.record ?? 'no record' : null],
     ['DKIM', report.dkim ? dkimSummary(report.dkim) : null],
     ['BIMI', report.bimi ? bimiSummary(report.bimi) : null],
     ['DNSSEC', report.dnssec ? [report.dnssec.domain, ...report.dnssec.mx].map((check) => `${check.name} ${check.type}: ${check.status}${check.status === 'secure' || check.reason === null ? '' : ` (${check.reason})`}`).join('\n') : null],

@@ -44,7 +44,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
         unknown: 'the API key is not known to this server',
         revoked: 'the API key has been revoked',
       }[check.reason];
-      return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } }));
+      return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, key_id: check.id } }));
     }
     let plan = servedPlans.get(check.record);
     if (plan === undefined) {

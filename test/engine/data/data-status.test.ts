@@ -75,7 +75,7 @@ describe('dataStatus', () => {
     const old = dataStatus({ dataDir: dir, sources, now: NOW }).find((row) => row.name === 'tor-exit')!;
     expect(old.stale).toBe(true);
     expect(old.warning).toBe('not confirmed current for 2 days (stale after 1 day): run netintel data update tor-exit');
-    const lenient = dataStatus({ dataDir: dir, sources, now: NOW, stale_after_days: 30 }).find((row) => row.name === 'tor-exit')!;
+    const lenient = dataStatus({ dataDir: dir, sources, now: NOW, staleAfterDays: 30 }).find((row) => row.name === 'tor-exit')!;
     expect([lenient.stale, lenient.stale_after_days]).toEqual([false, 30]);
   });
 });

@@ -50,7 +50,7 @@ function feed(name: string, format: FeedFormat, signal: SignalName, url: string 
     url,
     homepage: null,
     enabled: true,
-    stale_after_days: 7,
+    staleAfterDays: 7,
     minEntries: 1,
     licence: 'test',
     attribution: null,
@@ -155,7 +155,7 @@ describe('updateData', () => {
     delete before['data-state.json'];
     delete after['data-state.json'];
     expect(after).toEqual(before);
-    expect(readDataState(dir).sources['tor-exit']!.checked_at).toBe(later.toISOString());
+    expect(readDataState(dir).sources['tor-exit']!.checkedAt).toBe(later.toISOString());
     expect(readDataState(dir).sources['tor-exit']!.fetchedAt).toBe('2026-11-22T12:00:00.000Z');
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverse_name } from '../../../src/engine/dns/dns-name.js';
+import { canonicalIp, isPlainAsciiName, normaliseDomain, parseDnsTarget, reverseName } from '../../../src/engine/dns/dns-name.js';
 import { NetintelError } from '../../../src/errors.js';
 
 function invalid(input: string): NetintelError {

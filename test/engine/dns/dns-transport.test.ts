@@ -88,7 +88,7 @@ describe('createDnsTransport', () => {
     const elapsed = Date.now() - started;
     expect(error.code).toBe('timeout');
     expect(error.message).toBe(`No answer from DNS server ${dns.address} for example.test A within 150 ms (2 attempts)`);
-    expect(error.details).toMatchObject({ resolver: dns.address, timeoutMs: 150 });
+    expect(error.details).toMatchObject({ resolver: dns.address, timeout_ms: 150 });
     expect(dns.queries).toHaveLength(2);
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1500);
@@ -110,7 +110,7 @@ describe('createDnsTransport', () => {
     expect(exchange.resolver).toBe(healthy.address);
     expect(answerData(exchange)).toEqual(['192.0.2.10', '192.0.2.11']);
     expect(silent.queries).toHaveLength(1);
-    expect(exchange.latency_ms).toBeGreaterThanOrEqual(140);
+    expect(exchange.latencyMs).toBeGreaterThanOrEqual(140);
   });
 
   it('falls over to the next resolver after SERVFAIL and after an unreachable one', async () => {

@@ -93,7 +93,7 @@ describe('readMarkCertificate', () => {
     const read = readMarkCertificate(`${leaf.cert}${ca.cert}`);
     expect(read).toMatchObject({ certificates: 2, subject: 'O=Example Brand, CN=brand.example', issuer: 'O=netintel tests, CN=Mark CA', logotype: false });
     expect(read!.extensions).toEqual(['2.5.29.17', '2.5.29.19', '2.5.29.37']);
-    expect(read!.valid_to).toBe(new Date(leaf.x509.valid_to).toISOString());
+    expect(read!.valid_to).toBe(new Date(leaf.x509.validTo).toISOString());
   });
 
   it('gives null for text without a readable certificate', () => {

@@ -60,7 +60,7 @@ const byId = (findings: readonly Finding[], id: string) => findings.find((item) 
 
 describe('checkMtaSts', () => {
   it('fetches and parses an enforce policy over HTTPS, and checks every MX against it', async () => {
-    const result = await checkMtaSts(ctx, 'good.test', { mx_hosts: ['mx1.good.test', 'b1.backup.good.test', 'mx2.good.test'], fetch: { port, ca: CA } });
+    const result = await checkMtaSts(ctx, 'good.test', { mxHosts: ['mx1.good.test', 'b1.backup.good.test', 'mx2.good.test'], fetch: { port, ca: CA } });
     expect(result).toMatchObject({
       kind: 'mta-sts',
       record: 'v=STSv1; id=20240101T000000',
@@ -76,7 +76,7 @@ describe('checkMtaSts', () => {
   });
 
   it('warns about testing mode, a short max_age, a wrong Content-Type, and uncovered MX as warnings', async () => {
-    const result = await checkMtaSts(ctx, 'testing.test', { mx_hosts: ['mx.testing.test'], fetch: { port, ca: CA } });
+    const result = await checkMtaSts(ctx, 'testing.test', { mxHosts: ['mx.testing.test'], fetch: { port, ca: CA } });
     expect(result.policy?.mode).toBe('testing');
     expect(byId(result.findings, 'mta_sts_testing')).toMatchObject({ severity: 'info' });
     expect(byId(result.findings, 'mta_sts_max_age_short')).toMatchObject({ severity: 'warning' });

@@ -161,7 +161,7 @@ describe('checkParsedFeed', () => {
 
   it('rejects a feed that shrank below the share of the installed version, unless no previous count is given', () => {
     const parsed = parseFeed('cidr-list', lines(30));
-    expect(rejected(() => checkParsedFeed('x', parsed, { minEntries: 1, previous_entries: 1000, minShareOfPrevious: 0.2 })).message).toMatch(/30 entries, down from 1000/);
-    expect(() => checkParsedFeed('x', parsed, { minEntries: 1, previous_entries: null, minShareOfPrevious: 0.2 })).not.toThrow();
+    expect(rejected(() => checkParsedFeed('x', parsed, { minEntries: 1, previousEntries: 1000, minShareOfPrevious: 0.2 })).message).toMatch(/30 entries, down from 1000/);
+    expect(() => checkParsedFeed('x', parsed, { minEntries: 1, previousEntries: null, minShareOfPrevious: 0.2 })).not.toThrow();
   });
 });

@@ -37,23 +37,23 @@ let server: SmtpTestServer;
 let plainServer: SmtpTestServer;
 
 /** The certificate association data of `certificate` (RFC 6698 §2.1.2, §2.1.3), computed here from the test's own certificate. */
-function association(certificate: X509Certificate, selector: number, matching_type: number): Buffer {
+function association(certificate: X509Certificate, selector: number, matchingType: number): Buffer {
   const selected = selector === 0 ? Buffer.from(certificate.raw) : certificate.publicKey.export({ type: 'spki', format: 'der' });
-  if (matching_type === 1) return createHash('sha256').update(selected).digest();
-  if (matching_type === 2) return createHash('sha512').update(selected).digest();
+  if (matchingType === 1) return createHash('sha256').update(selected).digest();
+  if (matchingType === 2) return createHash('sha512').update(selected).digest();
   return selected;
 }
 
-function tlsa(name: string, usage: number, selector: number, matching_type: number, certificate: X509Certificate): ZoneRecord {
-  return { name: `_25._tcp.${name}`, type: 'TLSA', data: { usage, selector, matching_type, certificate: association(certificate, selector, matching_type) } };
+function tlsa(name: string, usage: number, selector: number, matchingType: number, certificate: X509Certificate): ZoneRecord {
+  return { name: `_25._tcp.${name}`, type: 'TLSA', data: { usage, selector, matchingType, certificate: association(certificate, selector, matchingType) } };
 }
 
-function record(usage: number, selector: number, matching_type: number, certificate: X509Certificate): TlsaRecord {
-  return tlsaRecord({ usage, selector, matching_type, data: association(certificate, selector, matching_type) });
+function record(usage: number, selector: number, matchingType: number, certificate: X509Certificate): TlsaRecord {
+  return tlsaRecord({ usage, selector, matching_type: matchingType, data: association(certificate, selector, matchingType) });
 }
 
-const combos = USAGES.flatMap((usage) => SELECTORS.flatMap((selector) => MATCHING.map((matching_type) => ({ usage, selector, matching_type }))));
-const hostOf = (usage: number, selector: number, matching_type: number, kind = 'good') => `${kind}-${usage}${selector}${matching_type}.${ZONE}`;
+const combos = USAGES.flatMap((usage) => SELECTORS.flatMap((selector) => MATCHING.map((matchingType) => ({ usage, selector, matchingType }))));
+const hostOf = (usage: number, selector: number, matchingType: number, kind = 'good') => `${kind}-${usage}${selector}${matchingType}.${ZONE}`;
 
 beforeAll(async () => {
   ca = createCertificateAuthority('DANE test CA');
@@ -61,13 +61,13 @@ beforeAll(async () => {
   otherCa = createCertificateAuthority('another CA');
   other = issueCertificate({ commonName: `mx.${ZONE}`, dnsNames: [`*.${ZONE}`], issuer: otherCa });
   const records: ZoneRecord[] = [{ name: ZONE, type: 'SOA', data: { mname: `ns.${ZONE}`, rname: `hostmaster.${ZONE}`, serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: 60 } }];
-  for (const { usage, selector, matching_type } of combos) {
+  for (const { usage, selector, matchingType } of combos) {
     const anchor = usage === 2 ? ca.x509 : leaf.x509;
     const wrong = usage === 2 ? otherCa.x509 : other.x509;
     for (const [kind, certificate] of [['good', anchor], ['bad', wrong], ['insecure', anchor]] as const) {
-      const name = hostOf(usage, selector, matching_type, kind);
-      records.push({ name, type: 'A', data: '127.0.0.1' }, tlsa(name, usage, selector, matching_type, certificate));
-      if (kind === 'good') records.push(tlsa(name, usage, selector, matching_type, other.x509)); // a second record: no rollover finding
+      const name = hostOf(usage, selector, matchingType, kind);
+      records.push({ name, type: 'A', data: '127.0.0.1' }, tlsa(name, usage, selector, matchingType, certificate));
+      if (kind === 'good') records.push(tlsa(name, usage, selector, matchingType, other.x509)); // a second record: no rollover finding
     }
   }
   records.push(
@@ -117,7 +117,7 @@ afterAll(async () => {
 const trustingResolver = () => ({ authenticate: adBitAuthenticator(ctx) });
 
 function probe(host: string, options: Partial<ProbeSmtpOptions> = {}): Promise<SmtpResult> {
-  return probeSmtp(ctx, { host, address: '127.0.0.1', port: server.port, reverse_dns: false, tlsCa: [ca.cert], dane: trustingResolver(), ...options });
+  return probeSmtp(ctx, { host, address: '127.0.0.1', port: server.port, reverseDns: false, tlsCa: [ca.cert], dane: trustingResolver(), ...options });
 }
 
 function ids(result: { findings: Array<{ id: string }> }): string[] {
@@ -131,13 +131,13 @@ function daneFinding(result: SmtpResult, id: string) {
 }
 
 describe('matchTlsa with certificates made by the test', () => {
-  it.each(combos)('usage $usage selector $selector matching $matchingType matches the chain it was made from', ({ usage, selector, matching_type }) => {
-    const [match] = matchTlsa([record(usage, selector, matching_type, usage === 2 ? ca.x509 : leaf.x509)], [leaf.x509, ca.x509], [`mx.${ZONE}`]);
+  it.each(combos)('usage $usage selector $selector matching $matchingType matches the chain it was made from', ({ usage, selector, matchingType }) => {
+    const [match] = matchTlsa([record(usage, selector, matchingType, usage === 2 ? ca.x509 : leaf.x509)], [leaf.x509, ca.x509], [`mx.${ZONE}`]);
     expect(match).toMatchObject({ matched: true, depth: usage === 2 ? 1 : 0, reason: null });
   });
 
-  it.each(combos)('usage $usage selector $selector matching $matchingType does not match another chain', ({ usage, selector, matching_type }) => {
-    const [match] = matchTlsa([record(usage, selector, matching_type, usage === 2 ? ca.x509 : leaf.x509)], [other.x509, otherCa.x509]);
+  it.each(combos)('usage $usage selector $selector matching $matchingType does not match another chain', ({ usage, selector, matchingType }) => {
+    const [match] = matchTlsa([record(usage, selector, matchingType, usage === 2 ? ca.x509 : leaf.x509)], [other.x509, otherCa.x509]);
     expect(match!.matched).toBe(false);
     expect(match!.reason).toMatch(/does not match|no certificate of the chain matches/);
   });
@@ -246,16 +246,16 @@ describe('lookupTlsa over a DNS server on 127.0.0.1', () => {
 });
 
 describe('probeSmtp with dane: a real SMTP server presenting the test chain', () => {
-  it.each(combos)('usage $usage selector $selector matching $matchingType: matched, secure', async ({ usage, selector, matching_type }) => {
-    const result = await probe(hostOf(usage, selector, matching_type));
+  it.each(combos)('usage $usage selector $selector matching $matchingType: matched, secure', async ({ usage, selector, matchingType }) => {
+    const result = await probe(hostOf(usage, selector, matchingType));
     expect(result.dane).toMatchObject({ verdict: 'matched', dnssec: { status: 'secure' } });
     expect(result.dane!.matches.map((match) => match.matched)).toEqual([true, false]);
     expect(daneFinding(result, 'dane_match').severity).toBe('pass');
     expect(ids(result).filter((id) => id.startsWith('dane_'))).toEqual(['dane_match']);
   });
 
-  it.each(combos)('usage $usage selector $selector matching $matchingType: records of another chain are a mismatch', async ({ usage, selector, matching_type }) => {
-    const result = await probe(hostOf(usage, selector, matching_type, 'bad'));
+  it.each(combos)('usage $usage selector $selector matching $matchingType: records of another chain are a mismatch', async ({ usage, selector, matchingType }) => {
+    const result = await probe(hostOf(usage, selector, matchingType, 'bad'));
     expect(result.dane!.verdict).toBe('mismatch');
     const found = daneFinding(result, 'dane_no_match');
     expect(found).toMatchObject({ severity: 'error', rfc: 'RFC 7672 §3.1' });

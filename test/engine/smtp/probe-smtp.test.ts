@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** Probes a local server as HOST, trusting the test CA, without PTR lookups. */
 function probe(port: number, options: Partial<ProbeSmtpOptions> = {}): Promise<SmtpResult> {
-  return probeSmtp(ctx, { host: HOST, address: '127.0.0.1', port, reverse_dns: false, tlsCa: [ca.cert], transcript: true, ...options });
+  return probeSmtp(ctx, { host: HOST, address: '127.0.0.1', port, reverseDns: false, tlsCa: [ca.cert], transcript: true, ...options });
 }
 
 function ids(result: SmtpResult): string[] {
@@ -195,7 +195,7 @@ describe('a healthy server with STARTTLS and AUTH', () => {
   });
 
   it('sends the EHLO name given', async () => {
-    const result = await probe(server.port, { ehlo_name: 'probe.example.org', quitAfter: 'ehlo' });
+    const result = await probe(server.port, { ehloName: 'probe.example.org', quitAfter: 'ehlo' });
     expect(result.ehlo_name).toBe('probe.example.org');
     expect(server.commands()).toContain('EHLO probe.example.org');
   });
@@ -250,7 +250,7 @@ describe.concurrent('the certificate is judged apart from the handshake', () => 
 
   it('matches an IP address host against IP subjectAltNames', async () => {
     const server = await startSmtpTestServer({ certificate: issueCertificate({ commonName: 'ip cert', dnsNames: [], ipAddresses: ['127.0.0.1'], issuer: ca }) });
-    const result = await withServer(server, () => probeSmtp(ctx, { host: '127.0.0.1', port: server.port, reverse_dns: false, tlsCa: [ca.cert] }));
+    const result = await withServer(server, () => probeSmtp(ctx, { host: '127.0.0.1', port: server.port, reverseDns: false, tlsCa: [ca.cert] }));
     expect(result.tls.certificate).toMatchObject({ hostname_match: true, checked_name: '127.0.0.1', trusted: true });
   });
 });
@@ -511,7 +511,7 @@ describe('input is checked before anything is sent', () => {
   afterAll(() => server.close());
 
   const bad: Array<[string, Partial<ProbeSmtpOptions>]> = [
-    ['a CRLF in the EHLO name', { ehlo_name: 'x.example\r\nMAIL FROM:<a@b.example>' }],
+    ['a CRLF in the EHLO name', { ehloName: 'x.example\r\nMAIL FROM:<a@b.example>' }],
     ['a LF in the host', { host: 'mx.example.test\nRCPT TO:<x@y.example>' }],
     ['a NUL in the host', { host: 'mx.example.test\0' }],
     ['a space in the host', { host: 'mx example.test' }],
@@ -523,7 +523,7 @@ describe('input is checked before anything is sent', () => {
     ['port 65536', { port: 65536 }],
     ['a fractional port', { port: 25.5 }],
     ['a bad address', { address: '127.0.0.1\r\n' }],
-    ['a bad EHLO address literal', { ehlo_name: '[300.1.1.1]' }],
+    ['a bad EHLO address literal', { ehloName: '[300.1.1.1]' }],
   ];
   it.each(bad)('refuses %s as invalid_input, without connecting', async (_label, options) => {
     const error = await probe(server.port, options).catch((caught: unknown) => caught);
@@ -551,7 +551,7 @@ describe('every address of a host', () => {
     const server = await startSmtpTestServer();
     const local = createEngineContext({ timeoutMs: 2000, resolvers: [parseResolverAddress(dns.address)] });
     try {
-      const results = await probeSmtpAll(local, { host: 'multi.example.test', port: server.port, reverse_dns: false, quitAfter: 'banner' });
+      const results = await probeSmtpAll(local, { host: 'multi.example.test', port: server.port, reverseDns: false, quitAfter: 'banner' });
       expect(results.map((result) => [result.address, result.connected])).toEqual([
         ['127.0.0.1', true],
         ['127.0.0.2', false],

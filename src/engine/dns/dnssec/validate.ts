@@ -152,7 +152,7 @@ function memoisedLookup(transport: DnsTransport): Lookup {
         rcode: exchange.rcode,
         resolver: exchange.resolver,
         transport: exchange.transport,
-        latency_ms: exchange.latency_ms,
+        latency_ms: exchange.latencyMs,
       }));
       asked.set(key, pending);
     }
