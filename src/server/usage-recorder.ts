@@ -77,7 +77,7 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    const entries: KeyUsageEntry[] = [...batch.values()].map((entry) => ({ ...entry, last_used_at: new Date(entry.lastUsedAt) }));
+    const entries: KeyUsageEntry[] = [...batch.values()].map((entry) => ({ ...entry, lastUsedAt: new Date(entry.lastUsedAt) }));
     try {
       await keys.recordUsage(entries);
     } catch (error) {

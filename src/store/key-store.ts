@@ -25,7 +25,7 @@ export interface KeyUsageEntry {
   /** Items charged (a bulk request counts each of its items). */
   count: number;
   /** The latest of the requests counted. */
-  last_used_at: Date;
+  lastUsedAt: Date;
 }
 
 /** A key's items charged today and this month, in UTC days. */
@@ -109,7 +109,7 @@ export function mergeUsage(entries: readonly KeyUsageEntry[]): MergedUsage {
   const counts = new Map<string, { keyId: string; day: string; count: number }>();
   const lastUsed = new Map<string, Date>();
   for (const entry of entries) {
-    if (!DAY.test(entry.day) || !Number.isSafeInteger(entry.count) || entry.count < 0 || Number.isNaN(entry.last_used_at.getTime())) {
+    if (!DAY.test(entry.day) || !Number.isSafeInteger(entry.count) || entry.count < 0 || Number.isNaN(entry.lastUsedAt.getTime())) {
       throw new NetintelError('internal', `a usage entry cannot be stored: ${JSON.stringify(entry)}`, { details: { key_id: entry.keyId, day: entry.day } });
     }
     const slot = `${entry.keyId}\u0000${entry.day}`;
@@ -117,7 +117,7 @@ export function mergeUsage(entries: readonly KeyUsageEntry[]): MergedUsage {
     if (counted) counted.count += entry.count;
     else counts.set(slot, { keyId: entry.keyId, day: entry.day, count: entry.count });
     const seen = lastUsed.get(entry.keyId);
-    if (!seen || seen < entry.last_used_at) lastUsed.set(entry.keyId, entry.last_used_at);
+    if (!seen || seen < entry.lastUsedAt) lastUsed.set(entry.keyId, entry.lastUsedAt);
   }
   const sorted = [...counts.values()].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
   return { counts: sorted, lastUsed: new Map([...lastUsed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };

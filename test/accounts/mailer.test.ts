@@ -95,7 +95,7 @@ describe('mailer through an SMTP relay (STARTTLS, AUTH)', () => {
 
     expect(error.code).toBe('upstream');
     expect(error.message).toMatch(/^the mail relay 127\.0\.0\.1:\d+ refused the message: .*535/);
-    expect(error.details).toMatchObject({ replyCode: 535, smtpClientCode: 'EAUTH' });
+    expect(error.details).toMatchObject({ reply_code: 535, smtp_client_code: 'EAUTH' });
     expectNoSecret(error, wrong);
     expect(relay.received.length).toBe(before);
   });
@@ -179,7 +179,7 @@ describe('mailer errors that need no relay', () => {
 
     expect(error.code).toBe('unreachable');
     expect(error.message).toContain(`could not reach the mail relay 127.0.0.1:${port}`);
-    expect(error.details).toMatchObject({ systemCode: 'ECONNREFUSED' });
+    expect(error.details).toMatchObject({ system_code: 'ECONNREFUSED' });
     expectNoSecret(error, PASS);
   });
 

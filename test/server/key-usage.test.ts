@@ -96,7 +96,7 @@ const backends: Array<{ name: string; skip: boolean; runs: number; open(): Promi
 ];
 
 const at = (iso: string): Date => new Date(iso);
-const entry = (keyId: string, day: string, count: number, last_used_at: string): KeyUsageEntry => ({ keyId, day, count, last_used_at: at(last_used_at) });
+const entry = (keyId: string, day: string, count: number, lastUsedAt: string): KeyUsageEntry => ({ keyId, day, count, lastUsedAt: at(lastUsedAt) });
 
 for (const backend of backends) {
   describe.skipIf(backend.skip)(`key usage in ${backend.name}`, () => {
@@ -204,14 +204,14 @@ for (const backend of backends) {
           const expected = new Map<string, Map<string, number>>();
           const latest = new Map<string, number>();
           for (const batch of batches) {
-            const entries = batch.map(({ key, day, count, ms }) => ({ keyId: ids[key]!, day, count, last_used_at: new Date(Date.parse(`${day}T00:00:00Z`) + ms) }));
+            const entries = batch.map(({ key, day, count, ms }) => ({ keyId: ids[key]!, day, count, lastUsedAt: new Date(Date.parse(`${day}T00:00:00Z`) + ms) }));
             await stores.keys.recordUsage(entries);
-            for (const { keyId, day, count, last_used_at } of entries) {
+            for (const { keyId, day, count, lastUsedAt } of entries) {
               if (keyId === ids[3]) continue;
               const perDay = expected.get(keyId) ?? new Map<string, number>();
               perDay.set(day, (perDay.get(day) ?? 0) + count);
               expected.set(keyId, perDay);
-              latest.set(keyId, Math.max(latest.get(keyId) ?? 0, last_used_at.getTime()));
+              latest.set(keyId, Math.max(latest.get(keyId) ?? 0, lastUsedAt.getTime()));
             }
           }
           for (const day of [...days, '2030-02-15']) {

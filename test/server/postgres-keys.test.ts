@@ -169,13 +169,13 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
         expect((await response.json()).network.asn).toBe(15169);
       }
       expect((await spawnCli(['keys', 'revoke', made.id, '--db', url])).code).toBe(0);
-      const revoked_at = Date.now();
+      const revokedAt = Date.now();
       for (const served of servers) {
         const response = await ask(served);
         expect(response.status).toBe(401);
-        expect((await response.json()).details).toEqual({ reason: 'revoked', keyId: made.id });
+        expect((await response.json()).details).toEqual({ reason: 'revoked', key_id: made.id });
       }
-      expect(Date.now() - revoked_at).toBeLessThan(1000);
+      expect(Date.now() - revokedAt).toBeLessThan(1000);
       // The log names the key database without its password.
       for (const served of servers) {
         const listening = served.stderr().split('\n').find((line) => line.includes('"msg":"listening"'))!;

@@ -120,7 +120,7 @@ describe('keys through the whole server', () => {
       401,
       'unauthorized',
     );
-    expect(unknown.details).toEqual({ reason: 'unknown', keyId: 'aaaaaaaaaaaa' });
+    expect(unknown.details).toEqual({ reason: 'unknown', key_id: 'aaaaaaaaaaaa' });
     const key = await server.key('pro');
     const id = key.slice(3, 15);
     // The right id with a wrong secret is unknown too.
@@ -129,10 +129,10 @@ describe('keys through the whole server', () => {
       401,
       'unauthorized',
     );
-    expect(forged.details).toEqual({ reason: 'unknown', keyId: id });
+    expect(forged.details).toEqual({ reason: 'unknown', key_id: id });
     await server.keys.revoke(id);
     const revoked = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } });
-    expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', keyId: id });
+    expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', key_id: id });
     expect(revoked.headers['www-authenticate']).toMatch(/X-API-Key/);
   });
 
