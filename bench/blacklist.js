@@ -11,7 +11,7 @@
 //
 // Needs the project built (npm run build). Measures the built CLI as users
 // run it (node bin/netintel.js blacklist ... -f json): the ratio is taken on
-// the check's own wall time (the record's latencyMs, from the first query to
+// the check's own wall time (the record's latency_ms, from the first query to
 // the last answer), and shown for the whole process too.
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -148,7 +148,7 @@ async function main() {
         const { record, wallMs } = await runCheck(server.address, [zone]);
         const row = record.zones[0];
         if (!row || (row.status !== 'clean' && row.status !== 'listed')) throw new Error(`${zone}: unexpected status ${row?.status}: ${row?.detail}`);
-        single.get(zone).checkMs.push(record.latencyMs);
+        single.get(zone).checkMs.push(record.latency_ms);
         single.get(zone).wallMs.push(wallMs);
       }
       const { record, wallMs } = await runCheck(server.address, zones);
@@ -156,7 +156,7 @@ async function main() {
       if (statuses.length !== ZONE_COUNT || statuses.some((status) => status !== 'clean' && status !== 'listed')) {
         throw new Error(`20-zone run: unexpected statuses ${statuses.join(',')}`);
       }
-      all.checkMs.push(record.latencyMs);
+      all.checkMs.push(record.latency_ms);
       all.wallMs.push(wallMs);
     }
 

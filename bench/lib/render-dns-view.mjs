@@ -24,19 +24,19 @@ export function txtStrings(size, seed) {
   return strings;
 }
 
-const answers = Array.from({ length: records }, (_, index) => ({ name: 'big.bench.test', type: 'TXT', ttlSeconds: 300, data: { strings: txtStrings(bytes, index) } }));
+const answers = Array.from({ length: records }, (_, index) => ({ name: 'big.bench.test', type: 'TXT', ttl_seconds: 300, data: { strings: txtStrings(bytes, index) } }));
 const record = {
   kind: 'dns',
   target: 'big.bench.test',
   domain: 'big.bench.test',
-  domainUnicode: 'big.bench.test',
+  domain_unicode: 'big.bench.test',
   type: 'TXT',
   status: 'noerror',
   rcode: 'NOERROR',
   answers,
   resolver: '127.0.0.1:53',
   transport: 'tcp',
-  latencyMs: 1,
+  latency_ms: 1,
 };
 
 async function renderOnce(format) {

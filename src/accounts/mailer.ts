@@ -246,9 +246,9 @@ function smtpError(error: unknown, smtp: SmtpSettings): NetintelError {
   return new NetintelError(kind, message, {
     details: {
       relay: smtp.redacted,
-      ...(code !== '' ? { smtpClientCode: code } : {}),
-      ...(original !== undefined ? { systemCode: original } : {}),
-      ...(responseCode !== undefined ? { replyCode: responseCode } : {}),
+      ...(code !== '' ? { smtp_client_code: code } : {}),
+      ...(original !== undefined ? { system_code: original } : {}),
+      ...(responseCode !== undefined ? { reply_code: responseCode } : {}),
     },
   });
 }

@@ -15,7 +15,7 @@ import { versionText } from '../cli/version-text.js';
 import { fittedHelp, shortUsage, wrapHelpText } from '../cli/help-layout.js';
 import { terminalWidth } from '../cli/terminal-width.js';
 
-export const VERSION = '0.1.0';
+export const VERSION = '0.2.0';
 
 export type { CommandRegistration } from '../cli/runtime.js';
 

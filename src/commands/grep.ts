@@ -232,7 +232,7 @@ async function* matchRecords(
               address: match.text,
               canonical: facts.canonical,
               version: match.version,
-              prefix_length: match.prefixLength,
+              prefix_length: match.prefix_length,
               reserved: facts.reserved,
               file: input.source,
               line: lineNumber,

@@ -66,7 +66,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
         const { record, key } = await store.keys.create({ plan, label: flags.label ?? null, limits });
         const { kind, id, ...rest } = record;
         if (!options.quiet) runtime.io.stderr.write('netintel: this is the only time the key is shown; the database keeps only its hash\n');
-        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: id, value: { kind, id, key, ...rest } }]], {
+        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: id, value: { kind, id, key, ...printedKey(rest) } }]], {
           single: true,
           bulk: false,
         });
@@ -83,7 +83,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       const options = runtime.options(command);
       const store = await openStore(runtime, flags);
       try {
-        const records = (await store.keys.list()).map((record) => ({ ok: true as const, query: record.id, value: record }));
+        const records = (await store.keys.list()).map((record) => ({ ok: true as const, query: record.id, value: printedKey(record) }));
         runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [records], { single: false, bulk: false });
       } finally {
         await store.close();
@@ -100,7 +100,7 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
       const store = await openStore(runtime, flags);
       try {
         const record = await store.keys.revoke(id.replace(/^ni_([a-z2-7]{12})(?:_.*)?$/, '$1'));
-        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: record.id, value: record }]], {
+        runtime.exitCode = await emitOutcomes(runtime.io, options, API_KEY_SCHEMA, [[{ ok: true, query: record.id, value: printedKey(record) }]], {
           single: true,
           bulk: false,
         });
@@ -115,4 +115,15 @@ export function registerKeysCommand(program: Command, runtime: CommandRuntime): 
 async function openStore(runtime: CommandRuntime, flags: KeyFlags) {
   const { openConfiguredStore } = await import('../store/open-store.js');
   return openConfiguredStore(flags.db, runtime.io.env, { connections: 1 });
+}
+
+/**
+ * A key as the api-key record prints it: the store keeps an enterprise key's
+ * limits under the plans file's names, the record's keys are snake_case as
+ * every record's (docs/api.md, Record keys).
+ */
+function printedKey<Key extends { limits: Partial<PlanLimits> | null }>(key: Key): Omit<Key, 'limits'> & { limits: Record<string, number> | null } {
+  if (key.limits === null) return { ...key, limits: null };
+  const { perMinute, ...rest } = key.limits;
+  return { ...key, limits: { ...rest, ...(perMinute === undefined ? {} : { per_minute: perMinute }) } };
 }

@@ -2,6 +2,7 @@ import type { FailOn } from '../cli/fail-on.js';
 import type { BlacklistResult } from '../engine/blacklist/blacklist-result.js';
 import type { FanOutLimits } from '../engine/fan-out.js';
 import { isIpAddress } from '../engine/address/ip-address.js';
+import { zoneEntryRecord } from '../engine/blacklist/zone-entry-record.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError } from '../errors.js';
 import { BLACKLIST_SCHEMA, BLACKLIST_ZONE_SCHEMA } from '../output/schemas/blacklist-schema.js';
@@ -55,7 +56,7 @@ export const BLACKLIST = defineOperation<BlacklistSettings, BlacklistResult>()({
         const { loadDnsblRegistry, selectZones } = await import('../engine/blacklist/dnsbl-registry.js');
         const registry = loadDnsblRegistry(run.options.dataDir);
         const selection = run.settings.zones === null ? { zones: [...registry.zones], dead: [] } : selectZones(registry, run.settings.zones);
-        const rows = [...selection.zones, ...selection.dead].map((zone): Outcome<unknown> => ({ ok: true, query: zone.zone, value: zone }));
+        const rows = [...selection.zones, ...selection.dead].map((zone): Outcome<unknown> => ({ ok: true, query: zone.zone, value: zoneEntryRecord(zone) }));
         return run.emit([rows], { single: false, bulk: false, record: { columns: BLACKLIST_ZONE_SCHEMA } });
       }
       return run.lookupTargets({

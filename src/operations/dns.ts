@@ -139,8 +139,8 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
  * resolver sent them.
  */
 function ignoredAnswers(record: DnsResult): string | null {
-  if (!(record.ignoredAnswers > 0)) return null;
-  const { domain, type, ignoredAnswers: count, resolver } = record;
+  if (!(record.ignored_answers > 0)) return null;
+  const { domain, type, ignored_answers: count, resolver } = record;
   const records = count === 1 ? '1 record' : `${count} records`;
   return `${domain} ${type}: ${resolver} also sent ${records} for other names, not ${domain} nor an alias of it; ignored, not an answer`;
 }

@@ -10,9 +10,9 @@ const PTR_RECORD = record<PtrResult>(
   {
     kind: { const: 'ptr' },
     ip: described(eg(str, '192.0.2.1'), 'The address asked, in canonical text (RFC 5952 for IPv6).'),
-    reverseName: described(eg(str, '1.2.0.192.in-addr.arpa'), 'The name queried: the in-addr.arpa or ip6.arpa name of the address.'),
+    reverse_name: described(eg(str, '1.2.0.192.in-addr.arpa'), 'The name queried: the in-addr.arpa or ip6.arpa name of the address.'),
     status: described(oneOfStrings(['answer', 'nodata', 'nxdomain']), 'answer: PTR records; nodata: the name exists without one; nxdomain: no such name.'),
-    names: described(arrayOf(record<PtrName>({ name: eg(str, 'host.example.com'), ttlSeconds: eg(int, 3600) })), 'The PTR names in answer order, each with its TTL.'),
+    names: described(arrayOf(record<PtrName>({ name: eg(str, 'host.example.com'), ttl_seconds: eg(int, 3600) })), 'The PTR names in answer order, each with its TTL.'),
     resolver: described(str, 'The resolver that answered, host:port.'),
   },
   { description: 'The reverse DNS of an address: the names its PTR records give, with their TTLs.' },

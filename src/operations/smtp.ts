@@ -180,7 +180,7 @@ async function refuseRemoteProbe(raw: Record<string, unknown>, kit: { env: Reado
  * address of the host (resolved by the server), one request each, as
  * `probeSmtpAll` does locally, within the same caps (addresses per host,
  * SMTP connections per check). The name's resolution time becomes each
- * record's dnsMs, as locally. Input errors are found here first, as the
+ * record's dns_ms, as locally. Input errors are found here first, as the
  * local engine words them.
  */
 async function probeRemotely(remote: RemoteCall, host: string, settings: SmtpSettings): Promise<SmtpResult[]> {
@@ -206,7 +206,7 @@ async function probeRemotely(remote: RemoteCall, host: string, settings: SmtpSet
   const results = await Promise.all(
     addresses.map(async (each) => {
       const result = (await remote.get('/api/smtp-test', { host: input.host, ...params, address: each })).body as SmtpResult;
-      if (dnsMs !== null && result.timings.dnsMs === null) result.timings.dnsMs = dnsMs;
+      if (dnsMs !== null && result.timings.dns_ms === null) result.timings.dns_ms = dnsMs;
       return result;
     }),
   );

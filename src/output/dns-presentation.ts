@@ -30,8 +30,8 @@ export function presentDnsData(type: string, data: unknown): string {
 }
 
 /** One answer as a dig-style line: `name. ttl IN type data`. */
-export function presentDnsAnswer(answer: { name: string; ttlSeconds: number; type: string; data: unknown }): string {
-  return `${presentName(answer.name)} ${answer.ttlSeconds} IN ${answer.type} ${presentDnsData(answer.type, answer.data)}`;
+export function presentDnsAnswer(answer: { name: string; ttl_seconds: number; type: string; data: unknown }): string {
+  return `${presentName(answer.name)} ${answer.ttl_seconds} IN ${answer.type} ${presentDnsData(answer.type, answer.data)}`;
 }
 
 // Printable ASCII other than `"` and `\`: a character string made only of

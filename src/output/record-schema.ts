@@ -18,6 +18,8 @@ export interface RecordSchema {
   view?: () => Promise<HumanView>;
   /** Every leaf of the record as a dot path, in output order. */
   columns: readonly string[];
+  /** Labels of columns in human views, where the words of the path (field-label.ts) do not say it well. */
+  labels?: Readonly<Record<string, string>>;
   /** Named groups `--fields` accepts (e.g. location, security). */
   groups: Readonly<Record<string, readonly string[]>>;
   /** Columns always kept, whatever `--fields` selects (the record's identity). */

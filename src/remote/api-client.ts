@@ -157,7 +157,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (read.over) {
         throw new NetintelError('upstream', `the server at ${base} sent more than ${byteSizeText(expected.maxOctets)} answering ${path}, the cap on one ${expected.name}`, {
-          details: { server: base, path, limitOctets: expected.maxOctets },
+          details: { server: base, path, limit_octets: expected.maxOctets },
         });
       }
       const json = parseJson(read.bytes, response.headers.get('content-type'));
@@ -203,7 +203,7 @@ function redirectTarget(response: Response, current: string, origin: string, bas
       'upstream',
       `the server at ${origin} redirected ${path} to another origin, ${target.origin}: not followed, so that the API key goes to ${origin} only; ` +
         `if the API has moved there, give that as --server`,
-      { details: { server: base, path, origin, redirectOrigin: target.origin } },
+      { details: { server: base, path, origin, redirect_origin: target.origin } },
     );
   }
   if (method === 'POST' && response.status !== 307 && response.status !== 308) {
@@ -263,7 +263,7 @@ function rateLimited(json: unknown, server: string, path: string, retryAfter: st
   const problem = problemParts(json);
   const said = problem?.code === 'rate_limited' ? `${problem.detail}; ` : '';
   return new NetintelError('rate_limited', `${said}rate limited by ${server} for ${path}: the server ${why}`, {
-    details: { ...(problem?.code === 'rate_limited' ? problem.details : {}), server, retryAfter },
+    details: { ...(problem?.code === 'rate_limited' ? problem.details : {}), server, retry_after: retryAfter },
   });
 }
 
@@ -284,7 +284,7 @@ function transportError(error: unknown, server: string, path: string, timeoutMs:
     const where = octets === null ? 'before the headers of the answer were complete' : `after ${octets} octets of the body`;
     return new NetintelError('timeout', `the server at ${server} did not answer ${path} within ${timeoutMs} ms (stopped ${where})`, {
       cause: error,
-      details: { server, timeoutMs },
+      details: { server, timeout_ms: timeoutMs },
     });
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -11,7 +11,7 @@ import { remoteLookup } from './remote-lookup.js';
 export interface QuotaAnswer {
   plan: string;
   batch: number;
-  bulkMax: number | null;
+  bulk_max: number | null;
   [member: string]: unknown;
 }
 
@@ -76,7 +76,7 @@ function remoteCall(client: ApiClient, options: RemoteEngineOptions): RemoteCall
           throw error;
         })),
     plan: async (): Promise<PlanSizes> => {
-      const { batch, bulkMax } = await call.quota();
+      const { batch, bulk_max: bulkMax } = await call.quota();
       return { batch, bulkMax };
     },
     // The same addresses the local engine gives: A then AAAA, not_found when neither.
@@ -119,8 +119,8 @@ function remoteCall(client: ApiClient, options: RemoteEngineOptions): RemoteCall
  */
 function checkedQuota(plan: QuotaAnswer, unfit: (name: string, why: string) => NetintelError): QuotaAnswer {
   const fits = (size: number) => Number.isInteger(size) && size >= 1 && size <= REMOTE_LIMITS.batchItems;
-  if (!fits(plan.batch) || (plan.bulkMax !== null && !fits(plan.bulkMax))) {
-    throw unfit('quota record', `batch sizes must be 1 to ${REMOTE_LIMITS.batchItems} (batch ${plan.batch}, bulkMax ${plan.bulkMax})`);
+  if (!fits(plan.batch) || (plan.bulk_max !== null && !fits(plan.bulk_max))) {
+    throw unfit('quota record', `batch sizes must be 1 to ${REMOTE_LIMITS.batchItems} (batch ${plan.batch}, bulk_max ${plan.bulk_max})`);
   }
   return plan;
 }

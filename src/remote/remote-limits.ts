@@ -37,7 +37,7 @@ export const REMOTE_LIMITS = {
   retries: 6,
   /** A 429 asking for a longer wait fails at once, whatever the deadline (the daily allowance is spent). */
   maxWaitMs: 120_000,
-  /** Items per request taken from the server's quota record (`batch`, `bulkMax`); outside 1 to this the record is refused. */
+  /** Items per request taken from the server's quota record (`batch`, `bulk_max`); outside 1 to this the record is refused. */
   batchItems: 1000,
 } as const;
 

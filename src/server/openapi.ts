@@ -181,7 +181,7 @@ function problemResponses(pending: boolean): Record<string, unknown> {
     NotFound: problem('No entry for the object named and no answer can be formed (code not_found); also any path the API does not have.'),
     MethodNotAllowed: problem('The path does not have this method (code usage); Allow lists the ones it has.', { Allow: { $ref: '#/components/headers/Allow' } }),
     RequestTimeout: problem('The request was not received in time: headers or body too slow (code timeout); the connection is closed.'),
-    PayloadTooLarge: problem('The request body is over the server\'s size limit (code usage; details.limitBytes).'),
+    PayloadTooLarge: problem('The request body is over the server\'s size limit (code usage; details.limit_bytes).'),
     RequestHeaderFieldsTooLarge: problem('The request line or the headers are over the server\'s size limit (code usage); on any path.'),
     UnsupportedMediaType: problem('The request body is not application/json (code usage).'),
     TooManyRequests: problem('Over the burst or the daily limit (code rate_limited); the body\'s details say which and when to retry.', {
@@ -307,11 +307,11 @@ function withoutDescription(schema: JsonSchema): JsonSchema {
 
 const HEALTH: JsonSchema = {
   type: 'object',
-  required: ['status', 'version', 'uptimeSeconds', 'limits'],
+  required: ['status', 'version', 'uptime_seconds', 'limits'],
   properties: {
     status: { type: 'string', enum: ['ok', 'degraded'] },
     version: { type: 'string' },
-    uptimeSeconds: { type: 'integer' },
+    uptime_seconds: { type: 'integer' },
     limits: { type: 'object', required: ['store', 'ok'], properties: { store: { type: 'string', enum: ['memory', 'redis'] }, ok: { type: 'boolean' } } },
   },
 };

@@ -14,16 +14,16 @@ export interface QuotaRecord {
   plan: string;
   title: string;
   /** The key's id, or null on the free tier without a key. */
-  keyId: string | null;
+  key_id: string | null;
   /** The caller's address as the server sees it. */
   client: string;
   features: readonly string[];
-  daily: { limit: number; remaining: number; resetAt: string };
-  burst: { capacity: number; remaining: number; perMinute: number };
+  daily: { limit: number; remaining: number; reset_at: string };
+  burst: { capacity: number; remaining: number; per_minute: number };
   /** Items per request of the bulk forms. */
   batch: number;
   /** Addresses per POST /api/bulk request, or null when the plan has no bulk processing. */
-  bulkMax: number | null;
+  bulk_max: number | null;
 }
 
 export interface OperationDeps {
@@ -49,7 +49,7 @@ const operationRoutesPlugin: FastifyPluginCallback<OperationDeps> = (app, deps, 
     return {
       status: limiter ? 'ok' : 'degraded',
       version: deps.version,
-      uptimeSeconds: Math.round((deps.now() - started) / 1000),
+      uptime_seconds: Math.round((deps.now() - started) / 1000),
       limits: { store: deps.limits.kind, ok: limiter },
     };
   });
@@ -89,12 +89,12 @@ export function quotaRecord(
     kind: 'quota',
     plan: plan.name,
     title: plan.title,
-    keyId,
+    key_id: keyId,
     client,
     features: plan.features,
-    daily: { limit: limit.dailyLimit, remaining: limit.dailyRemaining, resetAt: new Date(limit.resetAt).toISOString() },
-    burst: { capacity: limit.burstCapacity, remaining: limit.burstRemaining, perMinute: limit.perMinute },
+    daily: { limit: limit.dailyLimit, remaining: limit.dailyRemaining, reset_at: new Date(limit.resetAt).toISOString() },
+    burst: { capacity: limit.burstCapacity, remaining: limit.burstRemaining, per_minute: limit.perMinute },
     batch: plan.batch,
-    bulkMax: plan.features.includes('bulk') ? plans.bulkMax : null,
+    bulk_max: plan.features.includes('bulk') ? plans.bulkMax : null,
   };
 }

@@ -7,12 +7,12 @@ export function quotaSchema(planNames: readonly string[]): JsonSchema {
     kind: { const: 'quota' },
     plan: oneOfStrings(planNames),
     title: str,
-    keyId: described(nullable(str), 'The key\'s id, or null without a key.'),
+    key_id: described(nullable(str), 'The key\'s id, or null without a key.'),
     client: described(str, 'The caller\'s address as the server sees it.'),
     features: strings,
-    daily: record<QuotaRecord['daily']>({ limit: int, remaining: int, resetAt: { type: 'string', format: 'date-time' } }),
-    burst: record<QuotaRecord['burst']>({ capacity: int, remaining: int, perMinute: num }),
+    daily: record<QuotaRecord['daily']>({ limit: int, remaining: int, reset_at: { type: 'string', format: 'date-time' } }),
+    burst: record<QuotaRecord['burst']>({ capacity: int, remaining: int, per_minute: num }),
     batch: described(int, 'Items per request of the bulk forms.'),
-    bulkMax: described(nullable(int), 'Addresses per POST /api/bulk request, or null without bulk processing.'),
+    bulk_max: described(nullable(int), 'Addresses per POST /api/bulk request, or null without bulk processing.'),
   });
 }

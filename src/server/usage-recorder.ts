@@ -68,7 +68,7 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
     dropped = 0;
     onError(
       new NetintelError('data_unavailable', `dropped ${count} unwritten usage counts (key and day): the key database has not taken writes for too long`, {
-        details: { dropped: count, maxPending },
+        details: { dropped: count, max_pending: maxPending },
       }),
     );
   };

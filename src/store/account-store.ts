@@ -13,12 +13,12 @@ export interface AccountRecord {
   kind: 'account';
   id: string;
   email: string;
-  emailVerifiedAt: string | null;
+  email_verified_at: string | null;
   plan: string;
   /** False for an account that signs in only through another provider. */
-  hasPassword: boolean;
-  createdAt: string;
-  disabledAt: string | null;
+  has_password: boolean;
+  created_at: string;
+  disabled_at: string | null;
 }
 
 export interface CreateAccountInput {
@@ -337,11 +337,11 @@ function accountRecordOf(row: AccountRow): AccountRecord {
     kind: 'account',
     id: row.id,
     email: row.email,
-    emailVerifiedAt: row.email_verified_at,
+    email_verified_at: row.email_verified_at,
     plan: row.plan,
-    hasPassword: row.password_hash !== null,
-    createdAt: row.created_at,
-    disabledAt: row.disabled_at,
+    has_password: row.password_hash !== null,
+    created_at: row.created_at,
+    disabled_at: row.disabled_at,
   };
 }
 

@@ -11,10 +11,10 @@ export interface ApiKeyRecord {
   label: string | null;
   /** An enterprise key's own limits over its plan's, or null. */
   limits: Partial<PlanLimits> | null;
-  createdAt: string;
-  revokedAt: string | null;
+  created_at: string;
+  revoked_at: string | null;
   /** When a request last used the key (as far as the server has written its usage), or null. */
-  lastUsedAt: string | null;
+  last_used_at: string | null;
 }
 
 /** Requests' items charged to one key on one UTC day, as a server adds them up between writes. */
@@ -110,7 +110,7 @@ export function mergeUsage(entries: readonly KeyUsageEntry[]): MergedUsage {
   const lastUsed = new Map<string, Date>();
   for (const entry of entries) {
     if (!DAY.test(entry.day) || !Number.isSafeInteger(entry.count) || entry.count < 0 || Number.isNaN(entry.lastUsedAt.getTime())) {
-      throw new NetintelError('internal', `a usage entry cannot be stored: ${JSON.stringify(entry)}`, { details: { keyId: entry.keyId, day: entry.day } });
+      throw new NetintelError('internal', `a usage entry cannot be stored: ${JSON.stringify(entry)}`, { details: { key_id: entry.keyId, day: entry.day } });
     }
     const slot = `${entry.keyId}\u0000${entry.day}`;
     const counted = counts.get(slot);
@@ -233,13 +233,13 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
       const matches = hashesMatch(entry ? entry.hash : decoy, hashApiKey(key));
       if (!entry || !matches) return { ok: false, reason: 'unknown', id };
       // A disabled account's keys are refused as revoked ones are.
-      if (entry.record.revokedAt !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
+      if (entry.record.revoked_at !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
       return { ok: true, record: entry.record };
     },
     async recordUsage(entries: readonly KeyUsageEntry[]): Promise<void> {
       if (entries.length === 0) return;
       const known = await writeUsage(db, entries);
-      // Checked records carry lastUsedAt: those of the keys written are read afresh.
+      // Checked records carry last_used_at: those of the keys written are read afresh.
       for (const id of known) cache.delete(id);
     },
     usage: (keyIds: readonly string[], at: Date) => readUsage(db, keyIds, at),
@@ -344,8 +344,8 @@ export function keyRecordOf(row: KeyRow): ApiKeyRecord {
     plan: row.plan,
     label: row.label,
     limits: row.limits === null ? null : (JSON.parse(row.limits) as Partial<PlanLimits>),
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
   };
 }

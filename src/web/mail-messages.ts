@@ -74,10 +74,10 @@ export function composeAccountMail(accounts: AccountOperations, publicUrl: () =>
   const url = (path: string) => `${publicUrl()}${path}`;
   return async (mail) => {
     const account = mail.accountId !== null ? await accounts.byId(mail.accountId) : await accounts.byEmail(mail.recipient);
-    if (account === null || account.disabledAt !== null) return null;
+    if (account === null || account.disabled_at !== null) return null;
     switch (mail.kind) {
       case 'verify-email': {
-        if (account.emailVerifiedAt !== null) return null;
+        if (account.email_verified_at !== null) return null;
         // The token in the path keeps a link to 76 characters on most hosts, a line mail does not wrap (RFC 2045 §6.7).
         return verificationMail(account.email, url(`/verify/${(await accounts.issueLink(account.id, 'verify-email')).token}`));
       }

@@ -129,7 +129,7 @@ export function createOidcLogin(providers: OidcProviderConfig[], options: OidcLo
 
     async begin(id, redirectUri) {
       const provider = providerFor(id);
-      if (!isWebUrl(redirectUri)) throw new NetintelError('usage', `the redirect URI ${JSON.stringify(redirectUri)} is not an absolute http(s) URL without query or fragment`, { details: { redirectUri } });
+      if (!isWebUrl(redirectUri)) throw new NetintelError('usage', `the redirect URI ${JSON.stringify(redirectUri)} is not an absolute http(s) URL without query or fragment`, { details: { redirect_uri: redirectUri } });
       const configuration = await configurationOf(provider);
       const pending: OidcPending = {
         provider: provider.id,

@@ -154,7 +154,7 @@ const day = (iso: string | null) => (iso === null ? 'never' : html`<time datetim
 
 export function dashboardPage(base: Base, view: DashboardView): string {
   const { account, plan } = view;
-  const verified = account.emailVerifiedAt !== null;
+  const verified = account.email_verified_at !== null;
   const curlKey = view.newKey ? view.newKey.key : '$NETINTEL_KEY';
   const curl = `curl -H "X-API-Key: ${curlKey}" '${view.publicUrl}/api/ipinfo?ip=8.8.8.8'`;
   const usageCell = (label: string, value: number, limit: number | null) =>
@@ -203,14 +203,14 @@ ${view.keys.map(
   (row) => html`<tr>
 <td data-label="Label">${row.record.label ?? html`<span class="hint">none</span>`}</td>
 <td data-label="Key id"><code>${row.record.id}</code></td>
-<td data-label="Created">${day(row.record.createdAt)}</td>
-<td data-label="Last used">${moment(row.record.lastUsedAt)}</td>
+<td data-label="Created">${day(row.record.created_at)}</td>
+<td data-label="Last used">${moment(row.record.last_used_at)}</td>
 ${usageCell('Today', row.today, plan.daily)}
 ${usageCell('This month', row.month, null)}
 <td data-label="Status">${
-    row.record.revokedAt === null
+    row.record.revoked_at === null
       ? html`<form method="post" action="/dashboard/keys/${row.record.id}/revoke">${csrfField(base.csrf)}<button class="secondary" type="submit" aria-label="Revoke key ${row.record.label ?? row.record.id}">Revoke</button></form>`
-      : html`<span class="revoked">revoked ${day(row.record.revokedAt)}</span>`
+      : html`<span class="revoked">revoked ${day(row.record.revoked_at)}</span>`
   }</td>
 </tr>`,
 )}
@@ -236,7 +236,7 @@ ${csrfField(base.csrf)}
 <section aria-labelledby="security">
 <h2 id="security">Password and sessions</h2>
 ${
-  account.hasPassword
+  account.has_password
     ? html`${view.passwordError ? message('error', 'Please correct the fields marked below.') : ''}
 <form method="post" action="/account/password" novalidate>
 ${csrfField(base.csrf)}
@@ -266,7 +266,7 @@ ${options.error ? message('error', options.error) : ''}
 <form method="post" action="/account/delete" novalidate>
 ${csrfField(base.csrf)}
 ${
-  account.hasPassword
+  account.has_password
     ? field({ name: 'password', label: 'Your password, to confirm', type: 'password', autocomplete: 'current-password', autofocus: true })
     : field({ name: 'email', label: 'Type your e-mail address to confirm', type: 'email', autocomplete: 'off', autofocus: true })
 }

@@ -80,12 +80,12 @@ for (const backend of backends) {
 
     it('keeps one account per e-mail address, whatever the spelling of its domain', async () => {
       const made = await stores.accounts.create({ email: ' ada@Example.ORG ', passwordHash: 'scrypt$x' });
-      expect(made).toMatchObject({ kind: 'account', email: 'ada@example.org', plan: 'free', hasPassword: true, emailVerifiedAt: null, disabledAt: null });
+      expect(made).toMatchObject({ kind: 'account', email: 'ada@example.org', plan: 'free', has_password: true, email_verified_at: null, disabled_at: null });
       expect(made.id).toMatch(/^[a-z2-7]{12}$/);
       await expect(stores.accounts.create({ email: 'ada@EXAMPLE.org', passwordHash: null })).rejects.toMatchObject({ code: 'usage' });
       // The local part keeps its case: another mailbox.
       const other = await stores.accounts.create({ email: 'Ada@example.org', passwordHash: null });
-      expect(other.hasPassword).toBe(false);
+      expect(other.has_password).toBe(false);
       expect(await stores.accounts.byEmail('ada@EXAMPLE.ORG')).toEqual(made);
       // One mailbox, one account: an IDN domain in U-label or A-label, any case, NFC or NFD local part.
       const idn = await stores.accounts.create({ email: 'jos\u00e9@M\u00fcnchen.DE', passwordHash: null });
@@ -102,10 +102,10 @@ for (const backend of backends) {
       await expect(stores.accounts.find('nosuchid')).rejects.toMatchObject({ code: 'not_found' });
       expect((await stores.accounts.list()).map((account) => account.id)).toEqual(expect.arrayContaining([made.id, other.id]));
       expect(await stores.accounts.passwordHash(made.id)).toBe('scrypt$x');
-      expect((await stores.accounts.setPasswordHash(other.id, 'scrypt$y')).hasPassword).toBe(true);
+      expect((await stores.accounts.setPasswordHash(other.id, 'scrypt$y')).has_password).toBe(true);
       const verified = await stores.accounts.markVerified(made.id);
-      expect(verified.emailVerifiedAt).not.toBeNull();
-      expect((await stores.accounts.markVerified(made.id)).emailVerifiedAt).toBe(verified.emailVerifiedAt);
+      expect(verified.email_verified_at).not.toBeNull();
+      expect((await stores.accounts.markVerified(made.id)).email_verified_at).toBe(verified.email_verified_at);
     });
 
     it('changes plans only to plans of the plans table', async () => {
@@ -126,8 +126,8 @@ for (const backend of backends) {
       expect(await stores.accounts.keysOf(account.id)).toEqual([own.record]);
       await expect(stores.keys.create({ plan: 'free', accountId: 'nosuchaccnt2' })).rejects.toMatchObject({ code: 'not_found' });
       const disabled = await stores.accounts.disable(account.id);
-      expect(disabled.disabledAt).not.toBeNull();
-      expect((await stores.accounts.disable(account.id)).disabledAt).toBe(disabled.disabledAt);
+      expect(disabled.disabled_at).not.toBeNull();
+      expect((await stores.accounts.disable(account.id)).disabled_at).toBe(disabled.disabled_at);
       expect(await stores.keys.check(own.key)).toEqual({ ok: false, reason: 'revoked', id: own.record.id });
       expect(await stores.keys.check(operators.key)).toMatchObject({ ok: true });
     });

@@ -95,7 +95,7 @@ describe('mailer through an SMTP relay (STARTTLS, AUTH)', () => {
 
     expect(error.code).toBe('upstream');
     expect(error.message).toMatch(/^the mail relay 127\.0\.0\.1:\d+ refused the message: .*535/);
-    expect(error.details).toMatchObject({ replyCode: 535, smtpClientCode: 'EAUTH' });
+    expect(error.details).toMatchObject({ reply_code: 535, smtp_client_code: 'EAUTH' });
     expectNoSecret(error, wrong);
     expect(relay.received.length).toBe(before);
   });
@@ -120,7 +120,7 @@ describe('mail to an address whose local part is not ASCII (RFC 6531)', () => {
       const mailer = createMailer({ from: FROM, smtpUrl: `smtp://127.0.0.1:${relay.port}`, timeoutMs: 5_000 });
       expect((await mailer.send({ ...message, to })).via).toBe('smtp');
       expect(relay.received).toHaveLength(1);
-      expect(relay.received[0]!.smtpUtf8).toBe(true);
+      expect(relay.received[0]!.smtp_utf8).toBe(true);
       expect(relay.received[0]!.to).toEqual([to]);
       expect(addresses((await simpleParser(relay.received[0]!.raw)).to)).toEqual([to]);
     } finally {
@@ -139,7 +139,7 @@ describe('mail to an address whose local part is not ASCII (RFC 6531)', () => {
       expect(relay.received).toHaveLength(0);
       // ASCII mail still goes through that relay, without the extension.
       expect((await mailer.send(message)).via).toBe('smtp');
-      expect(relay.received[0]!.smtpUtf8).toBe(false);
+      expect(relay.received[0]!.smtp_utf8).toBe(false);
     } finally {
       await relay.close();
     }
@@ -179,7 +179,7 @@ describe('mailer errors that need no relay', () => {
 
     expect(error.code).toBe('unreachable');
     expect(error.message).toContain(`could not reach the mail relay 127.0.0.1:${port}`);
-    expect(error.details).toMatchObject({ systemCode: 'ECONNREFUSED' });
+    expect(error.details).toMatchObject({ system_code: 'ECONNREFUSED' });
     expectNoSecret(error, PASS);
   });
 

@@ -16,7 +16,7 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   /** Whether MAIL FROM carried SMTPUTF8 (RFC 6531). */
-  smtpUtf8: boolean;
+  smtp_utf8: boolean;
   raw: Buffer;
   /** True when the message came over TLS (after STARTTLS). */
   secure: boolean;
@@ -61,7 +61,7 @@ export async function startTestRelay(options: TestRelayOptions): Promise<TestRel
         received.push({
           from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          smtpUtf8: (session.envelope.mailFrom !== false && (session.envelope.mailFrom.args as Record<string, unknown> | false) !== false && (session.envelope.mailFrom.args as Record<string, unknown>).SMTPUTF8 === true),
+          smtp_utf8: (session.envelope.mailFrom !== false && (session.envelope.mailFrom.args as Record<string, unknown> | false) !== false && (session.envelope.mailFrom.args as Record<string, unknown>).SMTPUTF8 === true),
           raw: Buffer.concat(chunks),
           secure: session.secure,
           user: typeof session.user === 'string' ? session.user : undefined,

@@ -78,7 +78,7 @@ describe('help text refilled', () => {
       '  netintel data update',
       'Fields:',
       '  source, type, status, url, path, version, updated, entries,',
-      '  bytes, durationMs',
+      '  bytes, duration_ms',
     ].join('\n');
     expect(wrapHelpText(text, 40).split('\n')).toEqual([
       'Each source updates on its own: one that',
@@ -89,7 +89,7 @@ describe('help text refilled', () => {
       'Fields:',
       '  source, type, status, url, path,',
       '  version, updated, entries, bytes,',
-      '  durationMs',
+      '  duration_ms',
     ]);
     // What fits stays as it was written.
     expect(wrapHelpText(text, 100)).toBe(text);

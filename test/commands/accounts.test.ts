@@ -31,10 +31,10 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
     expect(json.code).toBe(0);
     const records = JSON.parse(json.stdout);
     expect(records.map((record: { email: string }) => record.email)).toEqual(['ada@example.org', 'bob@example.net']);
-    expect(records[0]).toMatchObject({ kind: 'account', id: ada.id, plan: 'free', hasPassword: true, emailVerifiedAt: null, disabledAt: null });
+    expect(records[0]).toMatchObject({ kind: 'account', id: ada.id, plan: 'free', has_password: true, email_verified_at: null, disabled_at: null });
     expect(json.stdout).not.toContain('secret-hash');
     const csv = await spawnCli(['accounts', 'list', '--db', db, '-f', 'csv']);
-    expect(csv.stdout.split('\n')[0]).toBe('query,id,email,emailVerifiedAt,plan,hasPassword,createdAt,disabledAt,error.code,error.message');
+    expect(csv.stdout.split('\n')[0]).toBe('query,id,email,email_verified_at,plan,has_password,created_at,disabled_at,error.code,error.message');
     expect(csv.stdout).toContain(`${ada.id},${ada.id},ada@example.org,`);
     const table = await spawnCli(['accounts', 'list', '--db', db, '-f', 'table'], { env: { COLUMNS: '120' } });
     expect(table.code).toBe(0);
@@ -75,7 +75,7 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
     expect(await keys.check(ada.key)).toMatchObject({ ok: true });
     const disabled = await spawnCli(['accounts', 'disable', ada.id, '--db', db, '-f', 'json']);
     expect(disabled.code).toBe(0);
-    expect(JSON.parse(disabled.stdout).disabledAt).toEqual(expect.any(String));
+    expect(JSON.parse(disabled.stdout).disabled_at).toEqual(expect.any(String));
     expect(await keys.check(ada.key)).toMatchObject({ ok: false, reason: 'revoked' });
     await keys.close();
   });
@@ -83,7 +83,7 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
   it('creates an account without a password and deletes one with its keys', async () => {
     const created = await spawnCli(['accounts', 'create', '--email', ' Cy@Example.COM', '--plan', 'starter', '--db', db, '-f', 'json']);
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ email: 'Cy@example.com', plan: 'starter', hasPassword: false });
+    expect(JSON.parse(created.stdout)).toMatchObject({ email: 'Cy@example.com', plan: 'starter', has_password: false });
     expect((await spawnCli(['accounts', 'create', '--email', 'cy@example.com', '--db', db])).code).toBe(0);
     const again = await spawnCli(['accounts', 'create', '--email', 'Cy@EXAMPLE.com', '--db', db]);
     expect(again.code).toBe(2);
@@ -112,14 +112,14 @@ describe('netintel accounts', { timeout: 30_000 }, () => {
       const ask = (key: string) => fetch(`${served.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': key } });
       expect((await ask(own.key)).status).toBe(200);
       expect((await spawnCli(['accounts', 'disable', 'served@example.org', '--db', path])).code).toBe(0);
-      const disabledAt = Date.now();
+      const disabled_at = Date.now();
       let response = await ask(own.key);
-      while (response.status === 200 && Date.now() - disabledAt < 5000) {
+      while (response.status === 200 && Date.now() - disabled_at < 5000) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         response = await ask(own.key);
       }
       expect(response.status).toBe(401);
-      expect(await response.json()).toMatchObject({ code: 'unauthorized', details: { reason: 'revoked', keyId: own.record.id } });
+      expect(await response.json()).toMatchObject({ code: 'unauthorized', details: { reason: 'revoked', key_id: own.record.id } });
       expect((await ask(operators.key)).status).toBe(200);
     } finally {
       served.child.kill('SIGKILL');

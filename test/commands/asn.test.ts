@@ -8,10 +8,10 @@ describe('netintel asn', () => {
     const result = await runCli(['asn', 'AS15169', '-f', 'json']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    const record = JSON.parse(result.stdout) as { asn: number; organization: string; prefixes: { ipv4: string[] }; counts: { ipv4Prefixes: number } };
+    const record = JSON.parse(result.stdout) as { asn: number; organization: string; prefixes: { ipv4: string[] }; counts: { ipv4_prefixes: number } };
     expect(record).toMatchObject({ kind: 'asn', query: 'AS15169', asn: 15169, organization: 'Google LLC', ip: null, route: null });
     expect(record.prefixes.ipv4).toContain('8.8.8.0/24');
-    expect(record.counts.ipv4Prefixes).toBe(record.prefixes.ipv4.length);
+    expect(record.counts.ipv4_prefixes).toBe(record.prefixes.ipv4.length);
   });
 
   it('splits a comma-separated list mixing IPs and AS numbers, in order', async () => {

@@ -74,33 +74,33 @@ describe('netintel blacklist', () => {
     expect(Object.keys(record)).toEqual([
       'kind',
       'target',
-      'targetType',
+      'target_type',
       'verdict',
       'zones',
       'skipped',
       'mx',
       'findings',
       'resolvers',
-      'registryVersion',
-      'checkedAt',
-      'latencyMs',
+      'registry_version',
+      'checked_at',
+      'latency_ms',
     ]);
     expect(record).toMatchObject({ kind: 'blacklist', target: '192.0.2.1', verdict: { status: 'clean' }, resolvers: [server.address] });
     expect(Object.keys(record.zones[0])).toEqual([
       'zone',
       'name',
-      'listKind',
+      'list_kind',
       'subject',
-      'mxHosts',
+      'mx_hosts',
       'query',
       'status',
-      'returnCodes',
+      'return_codes',
       'reason',
       'detail',
       'canary',
-      'latencyMs',
+      'latency_ms',
       'resolver',
-      'delistUrl',
+      'delist_url',
     ]);
   });
 
@@ -125,18 +125,18 @@ describe('netintel blacklist', () => {
     expect(result.code).toBe(7);
     const record = JSON.parse(result.stdout);
     expect(record.zones.map((row: { status: string }) => row.status)).toEqual(['listed', 'timeout']);
-    expect(record.verdict).toMatchObject({ status: 'listed', uncheckedZones: 1, failure: { code: 'timeout' } });
+    expect(record.verdict).toMatchObject({ status: 'listed', unchecked_zones: 1, failure: { code: 'timeout' } });
     expect((await blacklist(['192.0.2.99', '--zones', 'bl.test.example,quiet.test.example', '-t', '500', '--fail-on', 'error'])).code).toBe(7);
   });
 
   it('checks a domain: the domain list, then its MX addresses naming the MX', async () => {
     const result = await blacklist(['bad.example', '--zones', 'dbl.spamhaus.org,bl.test.example', '-f', 'json']);
     const record = JSON.parse(result.stdout);
-    expect(record.zones.map((row: { zone: string; subject: string; mxHosts: string[]; status: string }) => [row.zone, row.subject, row.mxHosts, row.status])).toEqual([
+    expect(record.zones.map((row: { zone: string; subject: string; mx_hosts: string[]; status: string }) => [row.zone, row.subject, row.mx_hosts, row.status])).toEqual([
       ['dbl.spamhaus.org', 'bad.example', [], 'listed'],
       ['bl.test.example', '192.0.2.99', ['mx.bad.example'], 'listed'],
     ]);
-    expect(record.verdict).toMatchObject({ status: 'listed', listedZones: 2 });
+    expect(record.verdict).toMatchObject({ status: 'listed', listed_zones: 2 });
   });
 
   it('reads many targets from stdin and prints one row per line in input order, failures included', async () => {
@@ -215,7 +215,7 @@ describe('netintel blacklist', () => {
       const json = await run(['-f', 'json']);
       expect(json.code).toBe(4);
       const record = JSON.parse(json.stdout);
-      expect(record.verdict).toMatchObject({ status: 'unknown', checkedZones: 0, failure: { code: 'timeout', reason: 'DNS did not answer' } });
+      expect(record.verdict).toMatchObject({ status: 'unknown', checked_zones: 0, failure: { code: 'timeout', reason: 'DNS did not answer' } });
       expect(record.findings.filter((item: { severity: string }) => item.severity === 'unknown').map((item: { id: string }) => item.id)).toEqual(['blacklist_zone_unchecked', 'blacklist_zone_unchecked']);
       const csv = await run(['-f', 'csv']);
       const [header, row] = parseCsv(csv.stdout);

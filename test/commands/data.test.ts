@@ -187,7 +187,7 @@ describe('netintel data status', () => {
     expect(rows.map((row) => row.name)).toContain('curated-asns');
     expect(Object.keys(rows[0]!)).toEqual(['kind', ...DATA_STATUS_SCHEMA.columns]);
     const one = JSON.parse((await runCli(['data', 'status', 'tor-exit', '--data-dir', dir, '-f', 'json'])).stdout) as Record<string, unknown>;
-    expect(one).toMatchObject({ name: 'tor-exit', origin: 'data-dir', path: join(dir, 'sources/tor-exit.txt'), entries: 150, stale: false, ageDays: expect.any(Number) });
+    expect(one).toMatchObject({ name: 'tor-exit', origin: 'data-dir', path: join(dir, 'sources/tor-exit.txt'), entries: 150, stale: false, age_days: expect.any(Number) });
     expect(one.url).toBe(server.url('/tor'));
   });
 
@@ -232,7 +232,7 @@ describe('an update killed mid-download', () => {
     server.set('/kill/tor', { body: `${TOR_LIST}185.220.103.1\n`, etag: '"c"' });
     const next = await runCli(['data', 'update', 'tor-exit', '--feed', `tor-exit=${server.url('/kill/tor')}`, '--data-dir', dir, '-f', 'json']);
     expect(next.code).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject([{ status: 'updated', entries: 151, previousEntries: 150 }]);
+    expect(JSON.parse(next.stdout)).toMatchObject([{ status: 'updated', entries: 151, previous_entries: 150 }]);
     expect(existsSync(join(dir, '.update.lock'))).toBe(false);
     expect(readdirSync(dir).filter((name) => name.startsWith('.update-'))).toEqual([]);
   });

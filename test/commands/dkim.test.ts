@@ -109,7 +109,7 @@ describe('netintel dkim', () => {
     writeFileSync(file, signature.signatures.replace(/l=\d+;/, 'l=5000;') + MESSAGE);
     const run = await runCli(['dkim', '--message', file, '-f', 'json', '-v', ...dnsFlags]);
     const record = JSON.parse(run.stdout);
-    expect(record.signatures[0]).toMatchObject({ bodyLengthLimit: 5000, result: 'permerror', reason: expect.stringMatching(/^l=5000 is more than the \d+ octets of the canonicalized body$/) });
+    expect(record.signatures[0]).toMatchObject({ body_length_limit: 5000, result: 'permerror', reason: expect.stringMatching(/^l=5000 is more than the \d+ octets of the canonicalized body$/) });
     expect(record.findings.map((item: { id: string }) => item.id)).toContain('dkim_signature_body_length');
   });
 
@@ -120,7 +120,7 @@ describe('netintel dkim', () => {
       expect(run.code).toBe(0);
       expect(run.stderr).toBe('');
       expect(JSON.parse(run.stdout).signatures).toEqual([
-        expect.objectContaining({ result: 'permerror', reason: `${tag} is not a time (1 to 12 digits of seconds since 1970)`, signedAt: null, expiresAt: null }),
+        expect.objectContaining({ result: 'permerror', reason: `${tag} is not a time (1 to 12 digits of seconds since 1970)`, signed_at: null, expires_at: null }),
       ]);
     }
   });

@@ -55,7 +55,7 @@ const ZONE: ZoneRecord[] = [
   { name: V6_REVERSE, type: 'PTR', ttl: 3600, data: 'v6.example.test' },
 ];
 
-const CSV_HEADER = ['query', 'target', 'domain', 'domainUnicode', 'type', 'status', 'rcode', 'answers', 'resolver', 'transport', 'latencyMs', 'error.code', 'error.message'];
+const CSV_HEADER = ['query', 'target', 'domain', 'domain_unicode', 'type', 'status', 'rcode', 'answers', 'resolver', 'transport', 'latency_ms', 'error.code', 'error.message'];
 
 interface Relay {
   address: string;
@@ -182,10 +182,10 @@ function record(fields: Record<string, unknown>): Record<string, unknown> {
     kind: 'dns',
     status: 'answer',
     rcode: 'NOERROR',
-    ignoredAnswers: 0,
+    ignored_answers: 0,
     resolver: server.address,
     transport: 'udp',
-    latencyMs: expect.any(Number),
+    latency_ms: expect.any(Number),
     ...fields,
   };
 }
@@ -233,12 +233,12 @@ describe('netintel dns: typed records per type', () => {
       record({
         target,
         domain: owner,
-        domainUnicode: owner,
+        domain_unicode: owner,
         type,
-        answers: expected.map(([rrType, ttl, data]) => ({ name: owner, type: rrType, ttlSeconds: ttl, data })),
+        answers: expected.map(([rrType, ttl, data]) => ({ name: owner, type: rrType, ttl_seconds: ttl, data })),
       }),
     );
-    for (const answer of printed.answers as Array<{ ttlSeconds: number }>) expect(Number.isInteger(answer.ttlSeconds)).toBe(true);
+    for (const answer of printed.answers as Array<{ ttl_seconds: number }>) expect(Number.isInteger(answer.ttl_seconds)).toBe(true);
     expect(server.queries.map((q) => `${q.name} ${q.type}`)).toEqual([`${owner} ${type}`]);
   });
 
@@ -273,7 +273,7 @@ describe('netintel dns: typed records per type', () => {
   it('reads a TXT record of several character strings over 255 octets as joined text and raw strings', async () => {
     const result = await dns(['long.example.test', '--type', 'txt', '-f', 'json']);
     expect(json(result).answers).toEqual([
-      { name: 'long.example.test', type: 'TXT', ttlSeconds: 60, data: { text: LONG_TXT.join(''), strings: LONG_TXT } },
+      { name: 'long.example.test', type: 'TXT', ttl_seconds: 60, data: { text: LONG_TXT.join(''), strings: LONG_TXT } },
     ]);
     const csv = await dns(['long.example.test', '--type', 'TXT', '-f', 'csv']);
     expect(csvRecords(csv)[0]?.answers).toBe(`long.example.test. 60 IN TXT ${LONG_TXT.map((s) => `"${s}"`).join(' ')}`);
@@ -285,12 +285,12 @@ describe('netintel dns: typed records per type', () => {
       record({
         target: 'www.example.test',
         domain: 'www.example.test',
-        domainUnicode: 'www.example.test',
+        domain_unicode: 'www.example.test',
         type: 'A',
         answers: [
-          { name: 'www.example.test', type: 'CNAME', ttlSeconds: 120, data: 'web.example.test' },
-          { name: 'web.example.test', type: 'CNAME', ttlSeconds: 60, data: 'origin.example.test' },
-          { name: 'origin.example.test', type: 'A', ttlSeconds: 30, data: '192.0.2.80' },
+          { name: 'www.example.test', type: 'CNAME', ttl_seconds: 120, data: 'web.example.test' },
+          { name: 'web.example.test', type: 'CNAME', ttl_seconds: 60, data: 'origin.example.test' },
+          { name: 'origin.example.test', type: 'A', ttl_seconds: 30, data: '192.0.2.80' },
         ],
       }),
     );
@@ -377,7 +377,7 @@ describe('netintel dns: resolvers and transports', () => {
     const result = await runCli(['dns', 'example.test', '-f', 'json', '--resolver', silent.address, '--resolver', server.address, '-t', '150', '--retries', '0']);
     expect(result.code).toBe(0);
     expect(json(result)).toMatchObject({ status: 'answer', resolver: server.address });
-    expect((json(result).latencyMs as number) >= 140).toBe(true);
+    expect((json(result).latency_ms as number) >= 140).toBe(true);
     expect(silent.queries).toHaveLength(1);
     expect(server.queries).toHaveLength(1);
   });
@@ -386,7 +386,7 @@ describe('netintel dns: resolvers and transports', () => {
     const result = await runCli(['dns', 'example.test', '-f', 'json', '--resolver', `${refusing.address},${server.address}`, '-t', '5000', '--retries', '0']);
     expect(result.code).toBe(0);
     expect(json(result)).toMatchObject({ status: 'answer', resolver: server.address });
-    expect((json(result).latencyMs as number) < 1000).toBe(true);
+    expect((json(result).latency_ms as number) < 1000).toBe(true);
     expect(refusing.queries).toHaveLength(1);
   });
 
@@ -408,7 +408,7 @@ describe('netintel dns: resolvers and transports', () => {
     expect(result.code).toBe(0);
     expect(json(result)).toMatchObject({
       transport: 'tcp',
-      answers: [{ name: 'trunc.example.test', type: 'A', ttlSeconds: 300, data: '192.0.2.30' }],
+      answers: [{ name: 'trunc.example.test', type: 'A', ttl_seconds: 300, data: '192.0.2.30' }],
     });
     expect(server.queries.map((q) => q.transport)).toEqual(['udp', 'tcp']);
   });
@@ -429,7 +429,7 @@ describe('netintel dns: names', () => {
     expect(json(result)).toMatchObject({
       target: 'xn--bcher-kva.example.test',
       domain: 'xn--bcher-kva.example.test',
-      domainUnicode: 'bücher.example.test',
+      domain_unicode: 'bücher.example.test',
       answers: [{ name: 'xn--bcher-kva.example.test', type: 'A', data: '192.0.2.20' }],
     });
     expect(server.queries.map((q) => q.name)).toEqual(['xn--bcher-kva.example.test']);
@@ -512,7 +512,7 @@ describe('netintel dns: bulk from stdin', () => {
     const records = ndjson(result);
     expect(records.map((r) => r.target)).toEqual(names);
     expect(records[0]).toMatchObject({ status: 'answer', answers: [{ data: '192.0.2.40' }] });
-    expect(records[0]!.latencyMs as number).toBeGreaterThanOrEqual(140);
+    expect(records[0]!.latency_ms as number).toBeGreaterThanOrEqual(140);
   });
 
   it('exits with the failure\'s own code when every line fails', async () => {
@@ -542,14 +542,14 @@ describe('netintel dns: output formats', () => {
       query: 'example.test',
       target: 'example.test',
       domain: 'example.test',
-      domainUnicode: 'example.test',
+      domain_unicode: 'example.test',
       type: 'MX',
       status: 'answer',
       rcode: 'NOERROR',
       answers: 'example.test. 3600 IN MX 10 mx1.example.test. | example.test. 3600 IN MX 20 mx2.example.test.',
       resolver: server.address,
       transport: 'udp',
-      latencyMs: expect.stringMatching(/^\d+(\.\d)?$/),
+      latency_ms: expect.stringMatching(/^\d+(\.\d)?$/),
       'error.code': '',
       'error.message': '',
     });
@@ -613,12 +613,12 @@ describe('netintel dns: output formats', () => {
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => ['record', 'item', 'error'].includes(name) }).parse(result.stdout) as {
       netintel: {
         '@_kind': string;
-        record: Array<{ domain: string; domainUnicode: string; status: string; answers?: { item: Array<{ data: { text: string; strings: { item: string[] } } }> } }>;
+        record: Array<{ domain: string; domain_unicode: string; status: string; answers?: { item: Array<{ data: { text: string; strings: { item: string[] } } }> } }>;
         error: Array<{ '@_query': string; '@_code': string; '#text': string }>;
       };
     };
     expect(parsed.netintel['@_kind']).toBe('dns');
-    expect(parsed.netintel.record.map((r) => [r.domain, r.domainUnicode, r.status])).toEqual([
+    expect(parsed.netintel.record.map((r) => [r.domain, r.domain_unicode, r.status])).toEqual([
       ['quote.example.test', 'quote.example.test', 'answer'],
       ['xn--bcher-kva.example.test', 'bücher.example.test', 'nodata'],
     ]);

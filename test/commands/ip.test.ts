@@ -155,7 +155,7 @@ describe('netintel ip', () => {
   it('prints the version and the datasets\' dates and exits 0', async () => {
     const result = await runCli(['--version']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toMatch(/^netintel 0\.1\.0\ndata: dbip-city \d{4}-\d{2} \(DB-IP Lite, CC BY 4\.0\), asn \d{4}-\d{2}-\d{2}, feeds: [^\n]+\n$/);
+    expect(result.stdout).toMatch(/^netintel 0\.2\.0\ndata: dbip-city \d{4}-\d{2} \(DB-IP Lite, CC BY 4\.0\), asn \d{4}-\d{2}-\d{2}, feeds: [^\n]+\n$/);
   });
 });
 

@@ -13,7 +13,7 @@ describe('netintel keys', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/only time the key is shown/);
     const created = JSON.parse(result.stdout);
-    expect(created).toMatchObject({ kind: 'api-key', plan: 'pro', label: 'billing', limits: null, revokedAt: null });
+    expect(created).toMatchObject({ kind: 'api-key', plan: 'pro', label: 'billing', limits: null, revoked_at: null });
     expect(created.key).toMatch(/^ni_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/);
     expect(created.key.slice(3, 15)).toBe(created.id);
     const store = await keyStoreAt(db);
@@ -30,7 +30,7 @@ describe('netintel keys', () => {
     expect(records[1]).not.toHaveProperty('key');
     const revoked = await runCli(['keys', 'revoke', made.id, '--db', db, '-f', 'json']);
     expect(revoked.code).toBe(0);
-    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: made.id, revokedAt: expect.any(String) });
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: made.id, revoked_at: expect.any(String) });
     const table = await runCli(['keys', 'list', '--db', db]);
     expect(table.stdout).toContain(made.id);
     const store = await keyStoreAt(db);
@@ -58,7 +58,7 @@ describe('netintel keys', () => {
 
   it('gives an enterprise key its own limits, checked against the plans', async () => {
     const ok = await runCli(['keys', 'create', '--plan', 'enterprise', '--daily', '5000000', '--per-minute', '20000', '--burst', '40000', '--db', db, '-f', 'json']);
-    expect(JSON.parse(ok.stdout).limits).toEqual({ daily: 5_000_000, perMinute: 20_000, burst: 40_000 });
+    expect(JSON.parse(ok.stdout).limits).toEqual({ daily: 5_000_000, per_minute: 20_000, burst: 40_000 });
     const unfit = await runCli(['keys', 'create', '--plan', 'enterprise', '--burst', '10', '--db', db]);
     expect(unfit.code).toBe(2);
     expect(unfit.stderr).toMatch(/"batch" \(50\) must not exceed "burst" \(10\)/);

@@ -26,7 +26,7 @@ describe('netintel mx', () => {
     expect(record).toMatchObject({ kind: 'mx', domain: 'good.test', status: 'mx' });
     expect(record.records.map((host: { exchange: string }) => host.exchange)).toEqual(['mx1.good.test', 'mx2.good.test']);
     expect(record.findings.find((item: { id: string }) => item.id === 'mx_fcrdns_mismatch')).toMatchObject({ severity: 'warning', rfc: expect.any(String) });
-    expect(Object.keys(record)).toEqual(['kind', 'domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings', 'resolver']);
+    expect(Object.keys(record)).toEqual(['kind', 'domain', 'domain_unicode', 'status', 'records', 'implicit_addresses', 'ttl_seconds', 'findings', 'resolver']);
   });
 
   it('shows the findings grouped by severity in the table view', async () => {
@@ -63,7 +63,7 @@ describe('netintel mx', () => {
     const run = await runCli(['mx', '-f', 'csv', ...dnsFlags], { stdin: 'nullmx.test\n# comment\nbad name\ngood.test\nnomx.test\n' });
     expect(run.code).toBe(7);
     const rows = parseCsv(run.stdout);
-    expect(rows[0]).toEqual(['query', 'domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings.max_severity', 'findings.count.error', 'findings.count.warning', 'findings.count.info', 'findings.ids', 'resolver', 'error.code', 'error.message']);
+    expect(rows[0]).toEqual(['query', 'domain', 'domain_unicode', 'status', 'records', 'implicit_addresses', 'ttl_seconds', 'findings.max_severity', 'findings.count.error', 'findings.count.warning', 'findings.count.info', 'findings.ids', 'resolver', 'error.code', 'error.message']);
     expect(rows.slice(1).map((row) => [row[0], row[3], row[13]])).toEqual([
       ['nullmx.test', 'null_mx', ''],
       ['bad name', '', 'invalid_input'],

@@ -21,12 +21,12 @@ describe('netintel quota', () => {
       expect(JSON.parse(result.stdout)).toMatchObject({
         kind: 'quota',
         plan: 'pro',
-        keyId: key.slice(3, 15),
+        key_id: key.slice(3, 15),
         features: ['premium', 'bulk'],
         daily: { limit: 100_000, remaining: 99_998 },
-        burst: { capacity: 1000, perMinute: 500 },
+        burst: { capacity: 1000, per_minute: 500 },
         batch: 50,
-        bulkMax: 100,
+        bulk_max: 100,
       });
     }
   });

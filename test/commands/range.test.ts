@@ -26,13 +26,13 @@ describe('netintel range', () => {
       cidrs: ['10.0.0.0/8'],
       network: {
         cidr: '10.0.0.0/8',
-        prefixLength: 8,
+        prefix_length: 8,
         netmask: '255.0.0.0',
         hostmask: '0.255.255.255',
         broadcast: '10.255.255.255',
         hosts: '16777214',
-        firstHost: '10.0.0.1',
-        lastHost: '10.255.255.254',
+        first_host: '10.0.0.1',
+        last_host: '10.255.255.254',
       },
     });
   });

@@ -26,7 +26,7 @@ describe('netintel serve (the built program)', () => {
   it('binds 127.0.0.1 by default and answers /healthz', async () => {
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const health = await (await fetch(`${served.url}/healthz`)).json();
-    expect(health).toMatchObject({ status: 'ok', version: '0.1.0', limits: { store: 'memory', ok: true } });
+    expect(health).toMatchObject({ status: 'ok', version: '0.2.0', limits: { store: 'memory', ok: true } });
   });
 
   it('accepts keys made by `netintel keys create`, and refuses them within a second of `keys revoke`', async () => {

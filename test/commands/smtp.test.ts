@@ -81,11 +81,11 @@ describe('netintel smtp', () => {
       connected: true,
       completed: true,
       transcript: null,
-      tls: { established: true, certificate: { trusted: true, hostnameMatch: true } },
+      tls: { established: true, certificate: { trusted: true, hostname_match: true } },
     });
     expect(Object.keys(record)).toEqual([
-      'kind', 'host', 'port', 'address', 'tlsMode', 'ehloName', 'checkedAt', 'connected', 'failure', 'stoppedAt', 'completed',
-      'banner', 'ehlo', 'extensions', 'tls', 'auth', 'envelope', 'reverseDns', 'dane', 'timings', 'findings', 'transcript',
+      'kind', 'host', 'port', 'address', 'tls_mode', 'ehlo_name', 'checked_at', 'connected', 'failure', 'stopped_at', 'completed',
+      'banner', 'ehlo', 'extensions', 'tls', 'auth', 'envelope', 'reverse_dns', 'dane', 'timings', 'findings', 'transcript',
     ]);
   });
 
@@ -180,11 +180,11 @@ describe('netintel smtp', () => {
   it('runs the relay test without DATA; --fail-on error exits 10 for an open relay', async () => {
     const open = await smtp(relay.port, ['--relay-test', '--fail-on', 'error', '-f', 'json']);
     expect(open.code).toBe(10);
-    expect(JSON.parse(open.stdout)).toMatchObject({ envelope: { relayTest: true, relayVerdict: 'accepted' } });
+    expect(JSON.parse(open.stdout)).toMatchObject({ envelope: { relay_test: true, relay_verdict: 'accepted' } });
     expect(relay.dataSeen()).toBe(false);
     const closed = await smtp(server.port, ['--relay-test', '--to', 'someone@example.org', '--fail-on', 'error', '-f', 'json']);
     expect(closed.code).toBe(0);
-    expect(JSON.parse(closed.stdout)).toMatchObject({ envelope: { to: 'someone@example.org', relayVerdict: 'denied' } });
+    expect(JSON.parse(closed.stdout)).toMatchObject({ envelope: { to: 'someone@example.org', relay_verdict: 'denied' } });
     expect(server.dataSeen()).toBe(false);
   });
 
@@ -192,7 +192,7 @@ describe('netintel smtp', () => {
     const result = await smtp(server.port, ['--to', 'postmaster@example.test', '-f', 'json']);
     expect(result.code).toBe(0);
     const record = JSON.parse(result.stdout) as SmtpResult;
-    expect(record.envelope).toMatchObject({ to: 'postmaster@example.test', relayTest: false, relayVerdict: null, rcpt: { code: 250 } });
+    expect(record.envelope).toMatchObject({ to: 'postmaster@example.test', relay_test: false, relay_verdict: null, rcpt: { code: 250 } });
     expect(record.findings.some((item) => item.id.startsWith('smtp_relay') || item.id === 'smtp_open_relay')).toBe(false);
   });
 
@@ -204,14 +204,14 @@ describe('netintel smtp', () => {
       ['127.0.0.1', true],
       ['127.0.0.2', false],
     ]);
-    expect(records[0]!.timings.dnsMs).not.toBeNull();
+    expect(records[0]!.timings.dns_ms).not.toBeNull();
   });
 
   it('checks the PTR of the address against the greeting and EHLO names', async () => {
     const result = await runCli(['smtp', HOST, '-p', String(server.port), '--resolver', dns.address, '--quit-after', 'ehlo', '-f', 'json']);
     expect(result.code).toBe(0);
     const record = JSON.parse(result.stdout) as SmtpResult;
-    expect(record.reverseDns).toEqual({ names: [HOST], forwardConfirmed: true });
+    expect(record.reverse_dns).toEqual({ names: [HOST], forward_confirmed: true });
     expect(record.findings.find((item) => item.id === 'smtp_hostnames_consistent')?.severity).toBe('pass');
   });
 
@@ -262,6 +262,6 @@ describe('netintel smtp', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ tlsMode: 'required', auth: { result: 'success' }, tls: { established: true } });
+    expect(JSON.parse(result.stdout)).toMatchObject({ tls_mode: 'required', auth: { result: 'success' }, tls: { established: true } });
   });
 });

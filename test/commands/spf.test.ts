@@ -21,8 +21,8 @@ describe('netintel spf', () => {
     const run = await runCli(['spf', 'over.test', '-f', 'json', ...dnsFlags]);
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout);
-    expect(record).toMatchObject({ kind: 'spf', domain: 'over.test', status: 'permerror', lookups: 12, lookupLimit: 10, evaluation: null });
-    expect(record.tree).toMatchObject({ domain: 'over.test', lookups: 1, totalLookups: 12, children: [{ domain: 'n1.over.test', lookups: 3, totalLookups: 11 }] });
+    expect(record).toMatchObject({ kind: 'spf', domain: 'over.test', status: 'permerror', lookups: 12, lookup_limit: 10, evaluation: null });
+    expect(record.tree).toMatchObject({ domain: 'over.test', lookups: 1, total_lookups: 12, children: [{ domain: 'n1.over.test', lookups: 3, total_lookups: 11 }] });
     expect(record.findings.find((item: { id: string }) => item.id === 'spf_lookup_limit')).toMatchObject({ severity: 'error', rfc: 'RFC 7208 §4.6.4' });
   });
 

@@ -76,7 +76,7 @@ describe('keys, serve and quota, end to end', () => {
       { pattern: new RegExp(escapeRegExp(scratch.path), 'g'), with: '<tmp>' },
       // The burst allowance refills continuously: what remains depends on the time the requests took
       { pattern: /(burst\.remaining\s*│\s*)\d+/g, with: '$1<n>' },
-      { pattern: /("uptimeSeconds":)\d+/g, with: '$1<n>' },
+      { pattern: /("uptime_seconds":)\d+/g, with: '$1<n>' },
     ];
     // `columns`: the width the human view (format table) is fitted to, written above the run.
     const record = async (argv: string[], columns?: number) => {

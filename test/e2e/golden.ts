@@ -27,13 +27,13 @@ export interface Replacement {
 const VOLATILE: Replacement[] = [
   { pattern: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g, with: '<time>' },
   // JSON and XML durations: keys and elements named ...Ms, and latency figures
-  { pattern: /("[A-Za-z]*Ms"\s*:\s*)\d+(?:\.\d+)?/g, with: '$1<ms>' },
+  { pattern: /("[A-Za-z_]*(?:Ms|_ms)"\s*:\s*)\d+(?:\.\d+)?/g, with: '$1<ms>' },
   // The age of a dataset grows with the day of the run
-  { pattern: /("ageDays"\s*:\s*)\d+(?:\.\d+)?/g, with: '$1<days>' },
+  { pattern: /("age_days"\s*:\s*)\d+(?:\.\d+)?/g, with: '$1<days>' },
   { pattern: /\b\d+(?:\.\d+)? days old\b/g, with: '<days> days old' },
-  { pattern: /(<([A-Za-z]*Ms)>)\d+(?:\.\d+)?(<\/\2>)/g, with: '$1<ms>$3' },
-  // Table rows of durations ("timings.connectMs  12") and human forms ("took 12 ms", "in 0.3 s")
-  { pattern: /([A-Za-z]*Ms\b[ │|]+)\d+(?:\.\d+)?/g, with: '$1<ms>' },
+  { pattern: /(<([A-Za-z_]*(?:Ms|_ms))>)\d+(?:\.\d+)?(<\/\2>)/g, with: '$1<ms>$3' },
+  // Table rows of durations ("timings.connect_ms  12") and human forms ("took 12 ms", "in 0.3 s")
+  { pattern: /([A-Za-z_]*(?:Ms|_ms)\b[ │|]+)\d+(?:\.\d+)?/g, with: '$1<ms>' },
   // The SMTP transcript's time column is right-aligned to its widest figure: the padding varies with the times.
   { pattern: /^ +\d+(?:\.\d+)? ms (?====|<-| ->)/gm, with: '    <ms> ms ' },
   { pattern: /\b\d+(?:\.\d+)? ?ms\b/g, with: '<ms> ms' },
@@ -69,7 +69,7 @@ export function normalise(text: string, extra: readonly Replacement[]): string {
 }
 
 /** Columns whose values change from run to run: durations, and the age of a dataset. */
-const VOLATILE_COLUMN = /(?:Ms|^\s*ageDays)\s*$/;
+const VOLATILE_COLUMN = /(?:Ms|_ms|^\s*age_days)\s*$/;
 
 /** Cells of volatile columns of box-drawn tables become `<n>`. */
 function normaliseTableDurations(text: string): string {
@@ -113,7 +113,7 @@ function collapseTablePadding(text: string): string {
     .join('\n');
 }
 
-/** CSV cells of volatile columns (`latencyMs`, `timings.connectMs`, `ageDays`) become `<n>`; the rest is left as it is. */
+/** CSV cells of volatile columns (`latency_ms`, `timings.connect_ms`, `age_days`) become `<n>`; the rest is left as it is. */
 export function normaliseCsvDurations(text: string): string {
   if (text === '') return text;
   const rows = parseCsv(text);

@@ -62,20 +62,20 @@ describe('--all', () => {
     const plain = await spawnCli(['ip', '10.1.2.3', '-f', 'table'], { env: { COLUMNS: '80' }, timeoutMs: 30_000 });
     const all = await spawnCli(['ip', '10.1.2.3', '--all', '-f', 'table'], { env: { COLUMNS: '80' }, timeoutMs: 30_000 });
     expect(plain.stdout).toContain('private address (RFC 1918)');
-    expect(plain.stdout).not.toContain('location.city');
-    expect(plain.stdout).not.toContain('security.threat_level');
-    expect(all.stdout).toMatch(/^location\.city +-$/m);
-    expect(all.stdout).toMatch(/^security\.threat_level +-$/m);
-    expect(all.stdout).toMatch(/^reserved +private \(RFC 1918\)$/m);
+    expect(plain.stdout).not.toContain('Location city');
+    expect(plain.stdout).not.toContain('Security threat level');
+    expect(all.stdout).toMatch(/^Location city +-$/m);
+    expect(all.stdout).toMatch(/^Security threat level +-$/m);
+    expect(all.stdout).toMatch(/^Reserved +private \(RFC 1918\)$/m);
   }, 60_000);
 
-  it('shows domainUnicode and the passed checks the mx view leaves out', async () => {
+  it('shows the Unicode domain and the passed checks the mx view leaves out', async () => {
     const argv = ['mx', 'good.test', ...peers.dnsFlags, '-f', 'table'];
     const plain = await spawnCli(argv, { env: { COLUMNS: '100' }, timeoutMs: 30_000 });
     const all = await spawnCli([...argv, '--all'], { env: { COLUMNS: '100' }, timeoutMs: 30_000 });
-    expect(plain.stdout).not.toContain('domainUnicode');
+    expect(plain.stdout).not.toContain('Domain unicode');
     expect(plain.stdout).not.toContain('good.test has 2 MX records');
-    expect(all.stdout).toMatch(/^domainUnicode +good\.test$/m);
+    expect(all.stdout).toMatch(/^Domain unicode +good\.test$/m);
     expect(all.stdout).toContain('good.test has 2 MX records');
   }, 60_000);
 });

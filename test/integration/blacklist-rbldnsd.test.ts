@@ -112,23 +112,23 @@ describe.skipIf(!RBLDNSD)('blacklist checks against rbldnsd', () => {
         zone: 'bl.rbl.test',
         query: '99.2.0.192.bl.rbl.test',
         status: 'listed',
-        returnCodes: [{ address: '127.0.0.2', meaning: null }],
+        return_codes: [{ address: '127.0.0.2', meaning: null }],
         reason: 'Listed by bl.rbl.test: 192.0.2.99',
         canary: 'passed',
         resolver: server.address,
       }),
     ]);
-    expect(result.verdict).toMatchObject({ status: 'listed', listedZones: 1, uncheckedZones: 0 });
+    expect(result.verdict).toMatchObject({ status: 'listed', listed_zones: 1, unchecked_zones: 0 });
   });
 
   it('reads a range listing with its own return code and reason', async () => {
     const result = await checkBlacklist(context(), '198.51.100.200', { zones: 'bl.rbl.test' });
-    expect(result.zones[0]).toMatchObject({ status: 'listed', returnCodes: [{ address: '127.0.0.4', meaning: null }], reason: 'Range listed: 198.51.100.200' });
+    expect(result.zones[0]).toMatchObject({ status: 'listed', return_codes: [{ address: '127.0.0.4', meaning: null }], reason: 'Range listed: 198.51.100.200' });
   });
 
   it('calls an address absent from the list clean', async () => {
     const result = await checkBlacklist(context(), '192.0.2.1', { zones: 'bl.rbl.test' });
-    expect(result.zones[0]).toMatchObject({ status: 'clean', returnCodes: [], reason: null, canary: 'passed' });
+    expect(result.zones[0]).toMatchObject({ status: 'clean', return_codes: [], reason: null, canary: 'passed' });
     expect(result.verdict.status).toBe('clean');
   });
 
@@ -137,7 +137,7 @@ describe.skipIf(!RBLDNSD)('blacklist checks against rbldnsd', () => {
     expect(result.zones[0]).toMatchObject({
       query: '5.2.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.a.b.0.8.b.d.0.1.0.0.2.bl.rbl.test',
       status: 'listed',
-      returnCodes: [{ address: '127.0.0.3', meaning: null }],
+      return_codes: [{ address: '127.0.0.3', meaning: null }],
       reason: 'IPv6 listed: 2001:db8:bad::25',
     });
     const clean = await checkBlacklist(context(), '2001:db8:900d::25', { zones: 'bl.rbl.test:ipv6' });
@@ -148,7 +148,7 @@ describe.skipIf(!RBLDNSD)('blacklist checks against rbldnsd', () => {
     const checker = await createBlacklistChecker(context(), { zones: 'dbl.rbl.test:domain' });
     try {
       const [listed, wildcard, clean] = await Promise.all(['listed.example', 'www.spam.example', 'good.example'].map((name) => checker.check(name)));
-      expect(listed!.zones[0]).toMatchObject({ query: 'listed.example.dbl.rbl.test', status: 'listed', returnCodes: [{ address: '127.0.1.2', meaning: null }], reason: 'Domain listed: listed.example', canary: 'passed' });
+      expect(listed!.zones[0]).toMatchObject({ query: 'listed.example.dbl.rbl.test', status: 'listed', return_codes: [{ address: '127.0.1.2', meaning: null }], reason: 'Domain listed: listed.example', canary: 'passed' });
       expect(wildcard!.zones[0]!.status).toBe('listed');
       expect(clean!.zones[0]!.status).toBe('clean');
     } finally {
@@ -162,12 +162,12 @@ describe.skipIf(!RBLDNSD)('blacklist checks against rbldnsd', () => {
       ['world.rbl.test', 'error', 'failed'],
       ['bl.rbl.test', 'clean', 'passed'],
     ]);
-    expect(result.verdict).toMatchObject({ status: 'incomplete', listings: 0, uncheckedZones: 1 });
+    expect(result.verdict).toMatchObject({ status: 'incomplete', listings: 0, unchecked_zones: 1 });
   });
 
   it('does not trust a zone that does not list its 127.0.0.2 test point, even for a listed address', async () => {
     const result = await checkBlacklist(context(), '192.0.2.99', { zones: 'empty.rbl.test' });
-    expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'failed', returnCodes: [{ address: '127.0.0.2', meaning: null }] });
+    expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'failed', return_codes: [{ address: '127.0.0.2', meaning: null }] });
     expect(result.verdict).toMatchObject({ status: 'unknown', listings: 0 });
   });
 
@@ -219,7 +219,7 @@ describe.skipIf(!RBLDNSD)('blacklist checks against rbldnsd', () => {
       expect(result.code).toBe(10);
       const lines = result.stdout.trim().split('\n');
       expect(lines[0]).toBe(
-        'query,target,verdict.status,verdict.listedZones,verdict.listings,verdict.checkedZones,verdict.uncheckedZones,verdict.zones,verdict.message,verdict.failure.code,verdict.failure.reason,error.code,error.message',
+        'query,target,verdict.status,verdict.listed_zones,verdict.listings,verdict.checked_zones,verdict.unchecked_zones,verdict.zones,verdict.message,verdict.failure.code,verdict.failure.reason,error.code,error.message',
       );
       expect(lines.slice(1).map((line) => line.split(',').slice(0, 3).join(','))).toEqual([
         '192.0.2.1,192.0.2.1,clean',

@@ -70,7 +70,7 @@ describe('netintel dns as a process, against the test DNS server', () => {
       domain: 'example.test',
       type: 'MX',
       status: 'answer',
-      answers: [{ name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } }],
+      answers: [{ name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } }],
       resolver: server.address,
       transport: 'udp',
     });
@@ -264,7 +264,7 @@ describe.skipIf(missing.length > 0)('netintel dns CSV answers against NSD, compa
       expect(new Set(table.map((row) => row.length)).size).toBe(1);
     }
     const idn = csvRecords(runs.get('A')!).find((r) => r.query === 'bücher.cli.test');
-    expect(idn).toMatchObject({ domain: 'xn--bcher-kva.cli.test', domainUnicode: 'bücher.cli.test' });
+    expect(idn).toMatchObject({ domain: 'xn--bcher-kva.cli.test', domain_unicode: 'bücher.cli.test' });
   });
 
   it('fell back to TCP for the answer too big for UDP', () => {

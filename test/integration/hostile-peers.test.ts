@@ -181,7 +181,7 @@ describe('records for names that were not asked are not answers', () => {
     const run = await measured(['dns', HOSTILE_NAMES.unrelated, '-f', 'json', ...dnsFlags]);
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout);
-    expect(record).toMatchObject({ status: 'nodata', answers: [], ignoredAnswers: 1 });
+    expect(record).toMatchObject({ status: 'nodata', answers: [], ignored_answers: 1 });
     expect(run.stdout).not.toContain(VICTIM_ADDRESS);
     expect(run.stderr).toContain(`${HOSTILE_NAMES.unrelated} A: ${dns.address} also sent 1 record for other names`);
     const table = await runCli(['dns', HOSTILE_NAMES.unrelated, ...dnsFlags]);
@@ -195,7 +195,7 @@ describe('records for names that were not asked are not answers', () => {
     const run = await runCli(['dns', HOSTILE_NAMES.aliasWithStray, '-f', 'json', ...dnsFlags]);
     const record = JSON.parse(run.stdout);
     expect(record.answers.map((answer: { data: unknown }) => answer.data)).toEqual(['target.evil.test', '192.0.2.7']);
-    expect(record).toMatchObject({ status: 'answer', ignoredAnswers: 1 });
+    expect(record).toMatchObject({ status: 'answer', ignored_answers: 1 });
   });
 });
 

@@ -190,23 +190,23 @@ describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => 
       connected: true,
       failure: null,
       completed: true,
-      stoppedAt: 'rcpt',
+      stopped_at: 'rcpt',
       banner: { code: 220, text: `${HOST} ESMTP netintel-interop`, hostname: HOST },
       ehlo: { command: 'EHLO', code: 250, hostname: HOST },
       tls: { offered: true, method: 'starttls', established: true, error: null },
-      auth: { mechanismsBeforeTls: [], mechanismsAfterTls: [] },
-      envelope: { relayTest: true, relayVerdict: 'denied', mail: { code: 250, enhancedCode: '2.1.0' }, rcpt: { code: 554, enhancedCode: '5.7.1' } },
+      auth: { mechanisms_before_tls: [], mechanisms_after_tls: [] },
+      envelope: { relay_test: true, relay_verdict: 'denied', mail: { code: 250, enhanced_code: '2.1.0' }, rcpt: { code: 554, enhanced_code: '5.7.1' } },
     });
     expect(result.tls.protocol).toMatch(/^TLSv1\.[23]$/);
-    expect(result.tls.certificate).toMatchObject({ subject: `CN=${HOST}`, trusted: true, hostnameMatch: true, expired: false });
+    expect(result.tls.certificate).toMatchObject({ subject: `CN=${HOST}`, trusted: true, hostname_match: true, expired: false });
     expect(result.extensions).toMatchObject({
       pipelining: true,
       size: true,
-      sizeLimitBytes: 10_240_000,
-      enhancedStatusCodes: true,
-      eightBitMime: true,
+      size_limit_bytes: 10_240_000,
+      enhanced_status_codes: true,
+      eight_bit_mime: true,
       dsn: true,
-      smtpUtf8: true,
+      smtp_utf8: true,
       chunking: true,
       // The extensions read are those after TLS, where STARTTLS is no longer offered.
       starttls: false,
@@ -225,9 +225,9 @@ describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => 
     const ctx = createEngineContext({ timeoutMs: 5000 });
     const offset = (await maillog()).length;
     const result = await probeSmtp(ctx, { host: HOST, address: '127.0.0.1', port, reverseDns: false, quitAfter: 'tls' }).finally(() => ctx.close());
-    expect(result.ehloName).toBe('[127.0.0.1]');
+    expect(result.ehlo_name).toBe('[127.0.0.1]');
     expect(await disconnectLine(offset)).toMatch(/ehlo=2 starttls=1 quit=1 commands=4$/);
-    expect(result).toMatchObject({ completed: true, stoppedAt: 'tls', tls: { established: true, certificate: { trusted: false, hostnameMatch: true } } });
+    expect(result).toMatchObject({ completed: true, stopped_at: 'tls', tls: { established: true, certificate: { trusted: false, hostname_match: true } } });
     expect(result.findings.find((item) => item.id === 'smtp_certificate_untrusted')?.message).toBe(
       'STARTTLS works but the certificate is not issued by a trusted authority (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
     );
@@ -239,7 +239,7 @@ describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => 
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
     const record = JSON.parse(cli.stdout) as SmtpResult;
-    expect(record).toMatchObject({ kind: 'smtp', host: HOST, port, tlsMode: 'required', completed: true, tls: { established: true } });
+    expect(record).toMatchObject({ kind: 'smtp', host: HOST, port, tls_mode: 'required', completed: true, tls: { established: true } });
     const sent = record.transcript!.filter((line) => line.direction === 'sent').map((line) => `${line.tls ? 'tls' : 'plain'} ${line.text.split(' ')[0]}`);
     expect(sent).toEqual(['plain EHLO', 'plain STARTTLS', 'tls EHLO', 'tls QUIT']);
   });

@@ -40,13 +40,13 @@ def describe(case):
             n = ipaddress.ip_network(case, strict=False)
             first, last = n.network_address, n.broadcast_address
             blocks = list(ipaddress.collapse_addresses([n]))
-            network = {'cidr': block(n), 'prefixLength': n.prefixlen, 'netmask': text(n.netmask),
+            network = {'cidr': block(n), 'prefix_length': n.prefixlen, 'netmask': text(n.netmask),
                        'hostmask': text(n.hostmask), 'broadcast_address': text(n.broadcast_address)}
             if n.version == 4 and n.num_addresses <= 4096:
                 hosts = list(n.hosts())
-                network.update(hosts=str(len(hosts)), firstHost=text(hosts[0]), lastHost=text(hosts[-1]))
+                network.update(hosts=str(len(hosts)), first_host=text(hosts[0]), last_host=text(hosts[-1]))
             elif n.version == 4:
-                network.update(firstHost=text(next(iter(n.hosts()))))
+                network.update(first_host=text(next(iter(n.hosts()))))
         else:
             a, b = (ipaddress.ip_address(part.strip()) for part in case.split('-'))
             blocks = list(ipaddress.summarize_address_range(a, b))
@@ -61,13 +61,13 @@ json.dump({'version': sys.version.split()[0], 'answers': [describe(case) for cas
 
 interface PythonNetwork {
   cidr: string;
-  prefixLength: number;
+  prefix_length: number;
   netmask: string;
   hostmask: string;
   broadcast_address: string;
   hosts?: string;
-  firstHost?: string;
-  lastHost?: string;
+  first_host?: string;
+  last_host?: string;
 }
 
 type PythonAnswer = { error: string } | { version: 4 | 6; first: string; last: string; count: string; cidrs: string[]; network: PythonNetwork | null };
@@ -186,18 +186,18 @@ function differences(input: string, ours: RangeRow, theirs: PythonAnswer): strin
     return found;
   }
   compare('network.cidr', mine.cidr, python.cidr);
-  compare('network.prefixLength', mine.prefixLength, python.prefixLength);
+  compare('network.prefix_length', mine.prefix_length, python.prefix_length);
   compare('network.netmask', mine.netmask, python.netmask);
   compare('network.hostmask', mine.hostmask, python.hostmask);
   // Python's broadcast_address is a block's last address whatever the block. A broadcast address
   // exists in an IPv4 block of /30 or larger only: a /31 is two hosts (RFC 3021), a /32 one, and
   // IPv6 has no broadcast (RFC 4291 §2), so there netintel's is null.
-  compare('network.broadcast', mine.broadcast, theirs.version === 4 && python.prefixLength <= 30 ? python.broadcast_address : null);
+  compare('network.broadcast', mine.broadcast, theirs.version === 4 && python.prefix_length <= 30 ? python.broadcast_address : null);
   // IPv4 hosts as Python's hosts() lists them (RFC 3021 /31 and /32 included); IPv6 hosts() leaves out
   // the Subnet-Router anycast address (RFC 4291 §2.6.1), where netintel counts every address: not compared.
   if (python.hosts !== undefined) compare('network.hosts', mine.hosts, python.hosts);
-  if (python.firstHost !== undefined) compare('network.firstHost', mine.firstHost, python.firstHost);
-  if (python.lastHost !== undefined) compare('network.lastHost', mine.lastHost, python.lastHost);
+  if (python.first_host !== undefined) compare('network.first_host', mine.first_host, python.first_host);
+  if (python.last_host !== undefined) compare('network.last_host', mine.last_host, python.last_host);
   return found;
 }
 

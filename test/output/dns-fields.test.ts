@@ -7,14 +7,14 @@ const MX_RESULT = {
   kind: 'dns',
   target: 'example.com',
   domain: 'example.com',
-  domainUnicode: 'example.com',
+  domain_unicode: 'example.com',
   type: 'MX',
   status: 'answer',
   rcode: 'NOERROR',
-  answers: [{ name: 'example.com', type: 'MX', ttlSeconds: 300, data: { preference: 10, exchange: 'mx.example.com' } }],
+  answers: [{ name: 'example.com', type: 'MX', ttl_seconds: 300, data: { preference: 10, exchange: 'mx.example.com' } }],
   resolver: '127.0.0.1:53',
   transport: 'udp',
-  latencyMs: 1.5,
+  latency_ms: 1.5,
 };
 
 async function render(format: 'json' | 'csv', columns: readonly string[] | null): Promise<string> {

@@ -10,8 +10,8 @@ import type { DnsAnswer } from '../../src/engine/dns/dns-result.js';
 import { presentDnsAnswer, presentDnsData } from '../../src/output/dns-presentation.js';
 import { DNS_SCHEMA } from '../../src/output/schemas/dns-schema.js';
 
-function answer(name: string, type: string, ttlSeconds: number, data: unknown): DnsAnswer {
-  return { name, type, ttlSeconds, data } as DnsAnswer;
+function answer(name: string, type: string, ttl_seconds: number, data: unknown): DnsAnswer {
+  return { name, type, ttl_seconds, data } as DnsAnswer;
 }
 
 describe('presentDnsAnswer', () => {
@@ -105,13 +105,13 @@ describe('DNS schema answers column', () => {
     kind: 'dns',
     target: 'example.test',
     domain: 'example.test',
-    domainUnicode: 'example.test',
+    domain_unicode: 'example.test',
     type: 'MX',
     status: 'answer',
     rcode: 'NOERROR',
     resolver: '192.0.2.53:53',
     transport: 'udp',
-    latencyMs: 1.5,
+    latency_ms: 1.5,
   };
 
   it('is the answer section in zone-file form, one record per line, in answer order', () => {

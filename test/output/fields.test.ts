@@ -41,7 +41,7 @@ describe('--fields selection', () => {
   });
 
   it('treats a dot path prefix like its group', () => {
-    expect(selectColumns(ASN_SCHEMA, ['counts'])).toEqual(selectColumns(ASN_SCHEMA, ['counts.ipv4Prefixes', 'counts.ipv6Prefixes', 'counts.ipv4Addresses', 'counts.ipv6Addresses']));
+    expect(selectColumns(ASN_SCHEMA, ['counts'])).toEqual(selectColumns(ASN_SCHEMA, ['counts.ipv4_prefixes', 'counts.ipv6_prefixes', 'counts.ipv4_addresses', 'counts.ipv6_addresses']));
     expect(selectColumns(ASN_SCHEMA, ['prefixes'])).toEqual(['asn', 'prefixes.ipv4', 'prefixes.ipv6']);
   });
 
@@ -107,7 +107,7 @@ describe('--fields selection', () => {
       '<?xml version="1.0" encoding="UTF-8"?>\n<netintel kind="ip">\n  <record>\n    <ip>8.8.8.8</ip>\n    <location>\n      <country_code>US</country_code>\n    </location>\n    <network>\n      <asn>15169</asn>\n    </network>\n  </record>\n</netintel>\n',
     );
     const table = await render(IP_SCHEMA, 'table', outcomes, { single: false, columns });
-    expect(table.split('\n')[1]!.split('│').map((cell) => cell.trim())).toEqual(['', 'ip', 'country_code', 'asn', '']);
+    expect(table.split('\n')[1]!.split('│').map((cell) => cell.trim())).toEqual(['', 'IP', 'Country code', 'ASN', '']);
   });
 });
 

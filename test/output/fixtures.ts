@@ -78,7 +78,7 @@ export const ASN_BY_NUMBER: AsnResult = {
   ip: null,
   route: null,
   prefixes: { ipv4: ['192.0.2.0/24', '198.51.100.0/23'], ipv6: ['2001:db8::/32'] },
-  counts: { ipv4Prefixes: 2, ipv6Prefixes: 1, ipv4Addresses: 768, ipv6Addresses: '79228162514264337593543950336' },
+  counts: { ipv4_prefixes: 2, ipv6_prefixes: 1, ipv4_addresses: 768, ipv6_addresses: '79228162514264337593543950336' },
 };
 
 export const ASN_EMPTY_V4: AsnResult = {
@@ -89,7 +89,7 @@ export const ASN_EMPTY_V4: AsnResult = {
   ip: null,
   route: null,
   prefixes: { ipv4: [], ipv6: ['2001:db8:1::/48'] },
-  counts: { ipv4Prefixes: 0, ipv6Prefixes: 1, ipv4Addresses: 0, ipv6Addresses: '1208925819614629174706176' },
+  counts: { ipv4_prefixes: 0, ipv6_prefixes: 1, ipv4_addresses: 0, ipv6_addresses: '1208925819614629174706176' },
 };
 
 export const ASN_BY_IP: AsnResult = {

@@ -305,8 +305,8 @@ describe('long text without spaces', () => {
 
   /** A TXT answer of `count` character strings of `size` bytes each (the last shorter), no space in them. */
   function txtRecord(strings: readonly string[], records = 1): DnsResult {
-    const answers = Array.from({ length: records }, () => ({ name: 'big.test', type: 'TXT' as const, ttlSeconds: 300, data: { strings: [...strings] } }));
-    return { kind: 'dns', target: 'big.test', domain: 'big.test', domainUnicode: 'big.test', type: 'TXT', status: 'noerror', rcode: 'NOERROR', answers, resolver: '127.0.0.1:53', transport: 'tcp', latencyMs: 1 } as unknown as DnsResult;
+    const answers = Array.from({ length: records }, () => ({ name: 'big.test', type: 'TXT' as const, ttl_seconds: 300, data: { strings: [...strings] } }));
+    return { kind: 'dns', target: 'big.test', domain: 'big.test', domain_unicode: 'big.test', type: 'TXT', status: 'noerror', rcode: 'NOERROR', answers, resolver: '127.0.0.1:53', transport: 'tcp', latency_ms: 1 } as unknown as DnsResult;
   }
   /** The data of the dns view's answer list, its lines joined, spaces left out: beside the name, type and TTL, or under each record when the width leaves it too little room. */
   function dataColumn(view: string): string {
@@ -335,11 +335,11 @@ describe('long text without spaces', () => {
 
   it('shows each answer of the dns view on one line under a header, no rules, the resolver and the query time once', async () => {
     const answers = [
-      ...Array.from({ length: 10 }, (_, i) => ({ name: 'probe.example', type: 'A', ttlSeconds: 300, data: `192.0.2.${i + 1}` })),
-      { name: 'probe.example', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx.probe.example' } },
-      { name: 'probe.example', type: 'TXT', ttlSeconds: 60, data: { strings: ['v=spf1 ' + 'include:spf.example.net '.repeat(6) + '-all'] } },
+      ...Array.from({ length: 10 }, (_, i) => ({ name: 'probe.example', type: 'A', ttl_seconds: 300, data: `192.0.2.${i + 1}` })),
+      { name: 'probe.example', type: 'MX', ttl_seconds: 3600, data: { preference: 10, exchange: 'mx.probe.example' } },
+      { name: 'probe.example', type: 'TXT', ttl_seconds: 60, data: { strings: ['v=spf1 ' + 'include:spf.example.net '.repeat(6) + '-all'] } },
     ];
-    const record = { ...(txtRecord(['x']) as unknown as Record<string, unknown>), target: 'probe.example', domain: 'probe.example', domainUnicode: 'probe.example', type: 'A', answers, latencyMs: 7 };
+    const record = { ...(txtRecord(['x']) as unknown as Record<string, unknown>), target: 'probe.example', domain: 'probe.example', domain_unicode: 'probe.example', type: 'A', answers, latency_ms: 7 };
     const view = await render(DNS_SCHEMA, 'table', [ok('probe.example', record)], { single: true, width: 80 });
     const lines = view.trimEnd().split('\n');
     expect(view).not.toMatch(/[│┌├└─]/);
@@ -358,7 +358,7 @@ describe('long text without spaces', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(label, { minLength: 1, maxLength: 4 }), fc.integer({ min: 20, max: 120 }), async (labels, width) => {
         const name = `${labels.join('.')}.test`;
-        const record = { ...(txtRecord(['some text', 'more']) as unknown as Record<string, unknown>), answers: [{ name, type: 'CNAME', ttlSeconds: 86400, data: `${name}.cdn` }, { name: `${name}.cdn`, type: 'TXT', ttlSeconds: 5, data: { strings: ['a b c '.repeat(30)] } }] };
+        const record = { ...(txtRecord(['some text', 'more']) as unknown as Record<string, unknown>), answers: [{ name, type: 'CNAME', ttl_seconds: 86400, data: `${name}.cdn` }, { name: `${name}.cdn`, type: 'TXT', ttl_seconds: 5, data: { strings: ['a b c '.repeat(30)] } }] };
         const view = await render(DNS_SCHEMA, 'table', [ok(name, record)], { single: true, width });
         for (const line of view.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(width);
       }),

@@ -12,7 +12,7 @@ const prefixes = Array.from({ length: 5968 }, (_, i) => `10.${i >> 8}.${i & 255}
 const LARGE_AS: AsnResult = {
   ...ASN_BY_NUMBER,
   prefixes: { ipv4: prefixes, ipv6: ['2001:db8::/32'] },
-  counts: { ...ASN_BY_NUMBER.counts!, ipv4Prefixes: prefixes.length },
+  counts: { ...ASN_BY_NUMBER.counts!, ipv4_prefixes: prefixes.length },
 };
 
 describe('the prefixes of an AS', () => {

@@ -41,13 +41,13 @@ function quotaRecord(batch: number): Record<string, unknown> {
     kind: 'quota',
     plan: 'custom',
     title: 'Custom',
-    keyId: 'k1',
+    key_id: 'k1',
     client: '127.0.0.1',
     features: ['premium'],
-    daily: { limit: 1000, remaining: 1000, resetAt: '2030-01-02T00:00:00.000Z' },
-    burst: { capacity: 10, remaining: 10, perMinute: 10 },
+    daily: { limit: 1000, remaining: 1000, reset_at: '2030-01-02T00:00:00.000Z' },
+    burst: { capacity: 10, remaining: 10, per_minute: 10 },
     batch,
-    bulkMax: null,
+    bulk_max: null,
   };
 }
 
@@ -139,7 +139,7 @@ describe.skipIf(!built)('remote mode against a hostile server', () => {
       expect(run.elapsedMs).toBeLessThan(PROMPT_MS);
       expect(run.peakRssMiB).toBeLessThan(MEMORY_BOUND_MIB);
       // -f json: the error as one record on stdout, nothing more.
-      expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'upstream', details: { limitOctets: REMOTE_LIMITS.recordOctets } } });
+      expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'upstream', details: { limit_octets: REMOTE_LIMITS.recordOctets } } });
       expect(run.stdoutOctets).toBeLessThan(2048);
     });
 
@@ -290,7 +290,7 @@ describe.skipIf(!built)('remote mode against a hostile server', () => {
       const empty = await peer((request, response) => json(response, quotaRecord(0)));
       const looped = await runMeasured(['asn', 'AS1', 'AS2', '--server', empty.url]);
       expect(looped.code, looped.stderr).toBe(5);
-      expect(looped.stderr).toContain('the server\'s answer is not a valid quota record: batch sizes must be 1 to 1000 (batch 0, bulkMax null)');
+      expect(looped.stderr).toContain('the server\'s answer is not a valid quota record: batch sizes must be 1 to 1000 (batch 0, bulk_max null)');
       expect(looped.elapsedMs).toBeLessThan(PROMPT_MS);
     });
   });

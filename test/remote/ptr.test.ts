@@ -49,9 +49,9 @@ describe('ptr', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({
       kind: 'ptr',
       ip: '192.0.2.11',
-      reverseName: '11.2.0.192.in-addr.arpa',
+      reverse_name: '11.2.0.192.in-addr.arpa',
       status: 'answer',
-      names: [{ name: 'one.example.test', ttlSeconds: expect.any(Number) }, { name: 'two.example.test', ttlSeconds: expect.any(Number) }],
+      names: [{ name: 'one.example.test', ttl_seconds: expect.any(Number) }, { name: 'two.example.test', ttl_seconds: expect.any(Number) }],
     });
   });
 

@@ -96,7 +96,7 @@ describe('remote mode (--server, --api-key) prints what local mode prints', () =
   });
 
   it('dns: the same records (latency aside) for one type, several, ALL, NXDOMAIN and SERVFAIL', async () => {
-    const latency = (text: string) => text.replace(/"latencyMs": ?[\d.]+/g, '"latencyMs":0');
+    const latency = (text: string) => text.replace(/"latency_ms": ?[\d.]+/g, '"latency_ms":0');
     for (const args of [
       ['dns', 'example.test', '--type', 'MX', '-f', 'json'],
       ['dns', 'example.test', 'www.example.test', '--type', 'A,TXT', '-f', 'json'],

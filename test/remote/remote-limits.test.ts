@@ -68,13 +68,13 @@ describe('the answer check', () => {
       kind: 'quota',
       plan: 'gold-2030',
       title: 'Gold',
-      keyId: null,
+      key_id: null,
       client: '127.0.0.1',
       features: [],
-      daily: { limit: 1, remaining: 1, resetAt: '2030-01-02T00:00:00.000Z' },
-      burst: { capacity: 1, remaining: 1, perMinute: 1 },
+      daily: { limit: 1, remaining: 1, reset_at: '2030-01-02T00:00:00.000Z' },
+      burst: { capacity: 1, remaining: 1, per_minute: 1 },
       batch: 10,
-      bulkMax: null,
+      bulk_max: null,
     };
     expect(check.problem(recordAnswer('Quota', 'quota record'), quota)).toBeNull();
     expect(check.problem(recordAnswer('Quota', 'quota record'), { ...quota, batch: '10' })).toBe('at /batch: Instance type "string" is invalid. Expected "integer"');

@@ -250,15 +250,15 @@ describe('the HTTP API (buildServer)', () => {
         expect(quota).toMatchObject({
           kind: 'quota',
           plan: 'starter',
-          keyId: key.slice(3, 15),
-          daily: { limit: 10_000, remaining: 9_999, resetAt: '2030-01-02T00:00:00.000Z' },
-          burst: { capacity: 100, remaining: 99, perMinute: 50 },
+          key_id: key.slice(3, 15),
+          daily: { limit: 10_000, remaining: 9_999, reset_at: '2030-01-02T00:00:00.000Z' },
+          burst: { capacity: 100, remaining: 99, per_minute: 50 },
           batch: 50,
-          bulkMax: null,
+          bulk_max: null,
         });
       }
       const anonymous = json(await server.app.inject({ url: '/api/quota', remoteAddress: '198.51.100.200' }));
-      expect(anonymous).toMatchObject({ plan: 'free', keyId: null, client: '198.51.100.200', daily: { limit: 1000, remaining: 1000 } });
+      expect(anonymous).toMatchObject({ plan: 'free', key_id: null, client: '198.51.100.200', daily: { limit: 1000, remaining: 1000 } });
     });
   });
 

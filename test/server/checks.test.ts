@@ -72,7 +72,7 @@ describe('the check endpoints', () => {
       expect(dnssec.dnssec.domain.status).not.toBe('secure');
       // DANE's TLSA records are looked up; the MX host on loopback is not probed by a guarded server.
       const dane = body(await guarded.app.inject({ url: '/api/email-tests?type=dane&domain=example.test' }));
-      expect(dane).toMatchObject({ test: 'dane', mx: null, smtp: null, dane: [{ host: 'mx.example.test', tlsa: { status: 'answer', records: [{ usage: 3, selector: 1, matchingType: 1 }] } }] });
+      expect(dane).toMatchObject({ test: 'dane', mx: null, smtp: null, dane: [{ host: 'mx.example.test', tlsa: { status: 'answer', records: [{ usage: 3, selector: 1, matching_type: 1 }] } }] });
       for (const url of ['/api/email-tests?type=mx&domain=example.test&selector=s1', '/api/email-tests?domain=example.test&selector=s1', '/api/email-tests?type=dkim&domain=example.test&selector=a%20b']) {
         const refused = await guarded.app.inject({ url });
         expect(refused.statusCode, url).toBe(400);

@@ -99,8 +99,8 @@ describe('the SQLite key store', () => {
     expect(await store.list()).toEqual([record]);
     expect(record.limits).toEqual({ daily: 5_000_000, burst: 20_000 });
     await expect(store.revoke('nosuchid')).rejects.toThrow(expect.objectContaining({ code: 'not_found' }));
-    const first = (await store.revoke(record.id)).revokedAt;
-    expect((await store.revoke(record.id)).revokedAt).toBe(first);
+    const first = (await store.revoke(record.id)).revoked_at;
+    expect((await store.revoke(record.id)).revoked_at).toBe(first);
     await store.close();
   });
 });

@@ -143,12 +143,12 @@ for (const backend of backends) {
       expect(await stores.keys.usage([], at('2030-02-01T00:00:00.000Z'))).toEqual(new Map());
 
       // The last use is the latest given, whatever order the writes came in.
-      const lastUsed = new Map((await stores.keys.list()).map((record) => [record.id, record.lastUsedAt]));
+      const lastUsed = new Map((await stores.keys.list()).map((record) => [record.id, record.last_used_at]));
       expect(lastUsed.get(a.record.id)).toBe('2030-02-01T06:30:00.000Z');
       expect(lastUsed.get(b.record.id)).toBe('2030-02-01T00:00:00.000Z');
       expect(lastUsed.get(never.record.id)).toBeNull();
-      expect(await stores.keys.check(a.key)).toMatchObject({ ok: true, record: { id: a.record.id, lastUsedAt: '2030-02-01T06:30:00.000Z' } });
-      expect((await stores.keys.revoke(b.record.id)).lastUsedAt).toBe('2030-02-01T00:00:00.000Z');
+      expect(await stores.keys.check(a.key)).toMatchObject({ ok: true, record: { id: a.record.id, last_used_at: '2030-02-01T06:30:00.000Z' } });
+      expect((await stores.keys.revoke(b.record.id)).last_used_at).toBe('2030-02-01T00:00:00.000Z');
       await stores.keys.recordUsage([]);
     });
 
@@ -178,7 +178,7 @@ for (const backend of backends) {
       const account = await stores.accounts.create({ email: `usage-${backend.name.toLowerCase()}@example.org`, passwordHash: null });
       const own = await stores.keys.create({ plan: 'free', accountId: account.id });
       await stores.keys.recordUsage([entry(own.record.id, '2030-04-01', 3, '2030-04-01T10:00:00.000Z'), entry(own.record.id, '2030-04-02', 1, '2030-04-02T10:00:00.000Z')]);
-      expect(await stores.accounts.keysOf(account.id)).toEqual([{ ...own.record, lastUsedAt: '2030-04-02T10:00:00.000Z' }]);
+      expect(await stores.accounts.keysOf(account.id)).toEqual([{ ...own.record, last_used_at: '2030-04-02T10:00:00.000Z' }]);
       expect(await stores.rowsOf(own.record.id)).toBe(2);
       await stores.accounts.delete(account.id);
       expect(await stores.rowsOf(own.record.id)).toBe(0);
@@ -222,7 +222,7 @@ for (const backend of backends) {
               expect(usage.get(id)).toEqual({ today: perDay.get(day) ?? 0, month });
             }
           }
-          const listed = new Map((await stores.keys.list()).map((record) => [record.id, record.lastUsedAt]));
+          const listed = new Map((await stores.keys.list()).map((record) => [record.id, record.last_used_at]));
           for (const id of ids.slice(0, 3)) expect(listed.get(id)).toBe(latest.has(id) ? new Date(latest.get(id)!).toISOString() : null);
         }),
         { numRuns: backend.runs },
@@ -293,7 +293,7 @@ describe('the usage recorder', () => {
         ]),
       );
       expect((await keys.usage([a], new Date(moment))).get(a)).toEqual({ today: sums[a], month: sums[a] });
-      expect((await keys.list()).find((record) => record.id === a)!.lastUsedAt).toBe(new Date(clock.now()).toISOString());
+      expect((await keys.list()).find((record) => record.id === a)!.last_used_at).toBe(new Date(clock.now()).toISOString());
     } finally {
       await usage.close();
       await keys.close();
@@ -314,7 +314,7 @@ describe('the usage recorder', () => {
       await expect.poll(() => errors.length, { timeout: 5000 }).toBeGreaterThan(0);
       expect(String(errors[0])).toMatch(/usage refused/);
       // The failed transaction left no trace: not even the last use.
-      expect((await keys.list())[0]!.lastUsedAt).toBeNull();
+      expect((await keys.list())[0]!.last_used_at).toBeNull();
       sql('DROP TRIGGER refuse_usage;');
       await expect.poll(async () => (await keys.usage([id], new Date(clock.now()))).get(id), { timeout: 5000 }).toEqual({ today: 5, month: 5 });
       const written = calls.length;
@@ -340,7 +340,7 @@ describe('the usage recorder', () => {
       usage.count(ids[4]!, 1);
       await expect(usage.flush()).rejects.toThrow(/usage refused/);
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ code: 'data_unavailable', details: { dropped: 2, maxPending: 3 } });
+      expect(errors[0]).toMatchObject({ code: 'data_unavailable', details: { dropped: 2, max_pending: 3 } });
       sql('DROP TRIGGER refuse_usage;');
       await usage.flush();
       const usageNow = await keys.usage(ids, new Date(clock.now()));
@@ -442,7 +442,7 @@ describe('the server counts usage', () => {
           [other.slice(3, 15), { today: 0, month: 0 }],
         ]),
       );
-      expect((await keys.list()).find((record) => record.id === id)!.lastUsedAt).toBe(new Date(clock.now()).toISOString());
+      expect((await keys.list()).find((record) => record.id === id)!.last_used_at).toBe(new Date(clock.now()).toISOString());
     } finally {
       await usage.close();
       await server.close();
@@ -466,8 +466,8 @@ describe('netintel serve records usage (built CLI)', () => {
       served.child.kill('SIGTERM');
     }
     expect((await served.exit).code).toBe(0);
-    const listed = JSON.parse((await spawnCli(['keys', 'list', '--db', db, '-f', 'json'])).stdout) as Array<{ id: string; lastUsedAt: string | null }>;
-    const lastUsed = Date.parse(listed.find((record) => record.id === made.id)!.lastUsedAt!);
+    const listed = JSON.parse((await spawnCli(['keys', 'list', '--db', db, '-f', 'json'])).stdout) as Array<{ id: string; last_used_at: string | null }>;
+    const lastUsed = Date.parse(listed.find((record) => record.id === made.id)!.last_used_at!);
     expect(lastUsed).toBeGreaterThanOrEqual(started - 1000);
     expect(lastUsed).toBeLessThanOrEqual(Date.now());
     const keys = await keyStoreAt(db);
@@ -503,7 +503,7 @@ describe.skipIf(programs === null)('netintel serve records usage in a shared Pos
         .poll(async () => (await keys.usage([made.record.id, other.record.id], new Date())).get(made.record.id), { timeout: 15_000, interval: 250 })
         .toEqual({ today: total, month: total });
       expect((await keys.usage([other.record.id], new Date())).get(other.record.id)).toEqual({ today: 0, month: 0 });
-      expect((await keys.list()).find((record) => record.id === made.record.id)!.lastUsedAt).not.toBeNull();
+      expect((await keys.list()).find((record) => record.id === made.record.id)!.last_used_at).not.toBeNull();
     } finally {
       for (const served of servers) served.child.kill('SIGTERM');
       await Promise.all(servers.map((served) => served.exit));

@@ -124,7 +124,7 @@ describe('every plan\'s burst, per-minute and daily limits over HTTP, with a con
     expect(response.headers['x-ratelimit-retryafter']).toBe(String(retryAfter));
     expect(response.headers['retry-after']).toBe(String(retryAfter));
     const body = JSON.parse(response.body);
-    expect(body).toMatchObject({ status: 429, code: 'rate_limited', details: { limit, retryAfterSeconds: retryAfter } });
+    expect(body).toMatchObject({ status: 429, code: 'rate_limited', details: { limit, retry_after_seconds: retryAfter } });
   }
 
   for (const [plan, daily, perMinute, burst] of [

@@ -102,9 +102,9 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
         plan: 'enterprise',
         label: 'ops',
         limits: { daily: 5_000_000, burst: 20_000 },
-        createdAt: '2030-01-01T10:00:00.123Z',
-        revokedAt: null,
-        lastUsedAt: null,
+        created_at: '2030-01-01T10:00:00.123Z',
+        revoked_at: null,
+        last_used_at: null,
       });
       expect(await store.list()).toEqual([record]);
       crypto.compared = 0;
@@ -114,9 +114,9 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       expect(crypto.compared).toBe(3);
       expect(await store.check('Bearer abc')).toEqual({ ok: false, reason: 'malformed', id: null });
       await expect(store.revoke('nosuchid')).rejects.toMatchObject({ code: 'not_found' });
-      const first = (await store.revoke(record.id)).revokedAt;
+      const first = (await store.revoke(record.id)).revoked_at;
       expect(first).toBe('2030-01-01T10:00:00.123Z');
-      expect((await store.revoke(record.id)).revokedAt).toBe(first);
+      expect((await store.revoke(record.id)).revoked_at).toBe(first);
       expect(await store.check(key)).toEqual({ ok: false, reason: 'revoked', id: record.id });
 
       const raw = new pg.Client({ connectionString: url });
@@ -147,14 +147,14 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       expect(created.code).toBe(0);
       expect(created.stderr).toMatch(/only time the key is shown/);
       const made = JSON.parse(created.stdout);
-      expect(made).toMatchObject({ kind: 'api-key', plan: 'pro', label: 'billing', limits: null, revokedAt: null });
+      expect(made).toMatchObject({ kind: 'api-key', plan: 'pro', label: 'billing', limits: null, revoked_at: null });
       const list = await spawnCli(['keys', 'list', '-f', 'json'], { env: { NETINTEL_DB: url } });
       expect(list.code).toBe(0);
-      expect(JSON.parse(list.stdout)).toContainEqual({ kind: 'api-key', id: made.id, plan: 'pro', label: 'billing', limits: null, createdAt: made.createdAt, revokedAt: null, lastUsedAt: null });
+      expect(JSON.parse(list.stdout)).toContainEqual({ kind: 'api-key', id: made.id, plan: 'pro', label: 'billing', limits: null, created_at: made.created_at, revoked_at: null, last_used_at: null });
       expect(list.stdout).not.toContain(made.key.slice(16));
       const revoked = await spawnCli(['keys', 'revoke', made.id, '--db', url, '-f', 'json']);
       expect(revoked.code).toBe(0);
-      expect(JSON.parse(revoked.stdout)).toMatchObject({ id: made.id, revokedAt: expect.any(String) });
+      expect(JSON.parse(revoked.stdout)).toMatchObject({ id: made.id, revoked_at: expect.any(String) });
       const missing = await spawnCli(['keys', 'revoke', 'aaaaaaaaaaaa', '--db', url]);
       expect(missing.code).toBe(3);
       expect(missing.stderr).toBe('netintel: no API key has the id "aaaaaaaaaaaa"\n');
@@ -173,7 +173,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       for (const served of servers) {
         const response = await ask(served);
         expect(response.status).toBe(401);
-        expect((await response.json()).details).toEqual({ reason: 'revoked', keyId: made.id });
+        expect((await response.json()).details).toEqual({ reason: 'revoked', key_id: made.id });
       }
       expect(Date.now() - revokedAt).toBeLessThan(1000);
       // The log names the key database without its password.

@@ -219,7 +219,7 @@ describe('GET /api/dns-lookup against a real DNS server', () => {
     const started = Date.now();
     const response = await open.app.inject({ url: '/api/dns-lookup?domain=example.test' });
     expect(response.statusCode).toBe(504);
-    expect(JSON.parse(response.body)).toMatchObject({ code: 'timeout', details: { timeoutMs: 400 } });
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'timeout', details: { timeout_ms: 400 } });
     expect(Date.now() - started).toBeLessThan(1400);
   });
 });
@@ -246,14 +246,14 @@ describe('GET /api/email-tests: the MTA-STS policy fetch goes through the privat
 
   it('refuses to fetch a policy from a loopback address, and fetches it with --allow-private-targets', async () => {
     const guarded = JSON.parse((await server.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
-    expect(guarded.mtaSts.policyError).toMatchObject({ code: 'forbidden' });
-    expect(guarded.mtaSts.policyError.message).toMatch(/127\.0\.0\.1.*loopback/);
+    expect(guarded.mta_sts.policy_error).toMatchObject({ code: 'forbidden' });
+    expect(guarded.mta_sts.policy_error.message).toMatch(/127\.0\.0\.1.*loopback/);
     // Allowed, the fetch is attempted: its connection to 127.0.0.1:443 goes to a port this test closed
     // (whatever listens on 443 of this machine), and is refused.
     const network = loopbackOnly({ closedPort: await closedPort(), loopbackPorts: [443], keepOthers: true });
     try {
       const allowed = JSON.parse((await open.app.inject({ url: '/api/email-tests?domain=inside.test&smtp=false' })).body);
-      expect(allowed.mtaSts.policyError).toMatchObject({ code: 'unreachable' });
+      expect(allowed.mta_sts.policy_error).toMatchObject({ code: 'unreachable' });
       expect(network.diverted).toEqual(['tcp 127.0.0.1:443']);
     } finally {
       network.restore();

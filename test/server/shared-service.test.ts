@@ -107,7 +107,7 @@ describe.skipIf(postgresPrograms === null || redisBinary === null)('two servers 
       expect(header(answer, 'x-ratelimit-burst-remaining')).toBe(0);
       expect(header(answer, 'x-ratelimit-remaining')).toBe(free.daily - free.burst);
       expect(header(answer, 'x-ratelimit-retryafter')).toBeGreaterThanOrEqual(1);
-      expect(answer.body).toMatchObject({ code: 'rate_limited', details: { limit: 'burst', plan: shipped.anonymous, burstRemaining: 0 } });
+      expect(answer.body).toMatchObject({ code: 'rate_limited', details: { limit: 'burst', plan: shipped.anonymous, burst_remaining: 0 } });
     }
 
     // The same bucket after the run, from either server.
@@ -139,7 +139,7 @@ describe.skipIf(postgresPrograms === null || redisBinary === null)('two servers 
 
     const revoked = await spawnCli(['keys', 'revoke', made.id, '--db', db]);
     expect(revoked.code, revoked.stderr).toBe(0);
-    const revokedAt = Date.now();
+    const revoked_at = Date.now();
 
     // Polled until refused: the time each server took to notice, from the end of `keys revoke`.
     const refusedAfter = await Promise.all(
@@ -147,12 +147,12 @@ describe.skipIf(postgresPrograms === null || redisBinary === null)('two servers 
         for (;;) {
           const answer = await lookup(served, withKey);
           if (answer.status === 401) {
-            expect(answer.body).toMatchObject({ code: 'unauthorized', details: { reason: 'revoked', keyId: made.id } });
+            expect(answer.body).toMatchObject({ code: 'unauthorized', details: { reason: 'revoked', key_id: made.id } });
             expect(answer.headers.get('www-authenticate')).toBeTruthy();
-            return Date.now() - revokedAt;
+            return Date.now() - revoked_at;
           }
           expect(answer.status).toBe(200);
-          if (Date.now() - revokedAt > 5000) return Infinity;
+          if (Date.now() - revoked_at > 5000) return Infinity;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }),

@@ -119,7 +119,7 @@ describe('SSRF: server-side probes against loopback peers', () => {
     expect(report.smtp).toEqual([expect.objectContaining({ host: 'mx.evil.test', address: null, probe: null, error: expect.objectContaining({ code: 'forbidden' }) })]);
     expect(report.smtp[0].error.message).toContain('IPv4-compatible');
     expect(report.findings).toContainEqual(expect.objectContaining({ id: 'smtp_not_probed' }));
-    expect(report.mtaSts.policyError).toMatchObject({ code: 'forbidden' });
+    expect(report.mta_sts.policy_error).toMatchObject({ code: 'forbidden' });
     expect(smtp.connections()).toBe(0);
   });
 

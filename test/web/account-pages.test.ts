@@ -163,10 +163,10 @@ describe('sign-up, verification, log-in and the dashboard', () => {
     // Opening the link (what a mail scanner does) verifies nothing; the button does.
     const landing = await browser.get(path);
     expect(landing.body).toContain('Verify my address');
-    expect((await setup.accounts.byEmail('Ada@example.org'))!.emailVerifiedAt).toBeNull();
+    expect((await setup.accounts.byEmail('Ada@example.org'))!.email_verified_at).toBeNull();
     const verified = await browser.post('/verify', { token: path.split('/').at(-1)! });
     expect(verified).toMatchObject({ status: 303, location: '/login' });
-    expect((await setup.accounts.byEmail('Ada@example.org'))!.emailVerifiedAt).not.toBeNull();
+    expect((await setup.accounts.byEmail('Ada@example.org'))!.email_verified_at).not.toBeNull();
     expect((await browser.get('/login')).body).toContain('Your e-mail address is verified');
 
     // The domain's case does not matter; the local part's is kept (RFC 5321 §2.4).
@@ -243,7 +243,7 @@ describe('sign-up, verification, log-in and the dashboard', () => {
     const otherPath = linkIn((await mails(2))[1]!.text, 'verify');
     await browser.get(otherPath);
     expect(await browser.post('/verify', { token: otherPath.split('/').at(-1)! })).toMatchObject({ status: 303, location: '/login' });
-    expect((await setup.accounts.byEmail('di@example.org'))!.emailVerifiedAt).not.toBeNull();
+    expect((await setup.accounts.byEmail('di@example.org'))!.email_verified_at).not.toBeNull();
   });
 
   it('say what is wrong with a field next to it, keeping what was typed', async () => {
@@ -351,7 +351,7 @@ describe('forgotten password', () => {
     const page = await browser.post('/verify', { token: verify.split('/').at(-1)! });
     expect(page.status).toBe(400);
     expect(page.body).toContain('This link does not work any more');
-    expect((await setup.accounts.byEmail('ada@example.org'))!.emailVerifiedAt).toBeNull();
+    expect((await setup.accounts.byEmail('ada@example.org'))!.email_verified_at).toBeNull();
   });
 });
 

@@ -71,8 +71,8 @@ describe('log in with an OpenID Connect provider', () => {
     const landed = await socialLogIn(browser, 'ada');
     expect(landed).toMatchObject({ status: 303, location: '/dashboard' });
     const account = (await accounts.byEmail('Ada@example.com'))!;
-    expect(account).toMatchObject({ plan: 'free-account', hasPassword: false });
-    expect(account.emailVerifiedAt).not.toBeNull();
+    expect(account).toMatchObject({ plan: 'free-account', has_password: false });
+    expect(account.email_verified_at).not.toBeNull();
     const dashboard = await browser.get('/dashboard');
     expect(dashboard.body).toContain('Ada@example.com (verified)');
     expect((await browser.post('/dashboard/keys', { label: 'sso' })).status).toBe(201);
@@ -84,7 +84,7 @@ describe('log in with an OpenID Connect provider', () => {
     const browser = new PageClient(server.app);
     expect(await socialLogIn(browser, 'ada')).toMatchObject({ status: 303, location: '/dashboard' });
     expect((await accounts.list()).map((account) => account.id)).toEqual([existing.id]);
-    expect((await accounts.byId(existing.id))!.hasPassword).toBe(true);
+    expect((await accounts.byId(existing.id))!.has_password).toBe(true);
     expect((await browser.get('/dashboard')).body).toContain('<code>pro</code>');
   });
 
@@ -99,7 +99,7 @@ describe('log in with an OpenID Connect provider', () => {
 
     const owner = new PageClient(server.app);
     expect(await socialLogIn(owner, 'ada')).toMatchObject({ status: 303, location: '/dashboard' });
-    expect((await accounts.byEmail('Ada@example.com'))!.hasPassword).toBe(false);
+    expect((await accounts.byEmail('Ada@example.com'))!.has_password).toBe(false);
     expect(await squatter.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
     await squatter.get('/login');
     expect((await squatter.post('/login', { email: 'Ada@example.com', password: 'squatters password' })).status).toBe(401);

@@ -17,7 +17,7 @@ export interface IpRange {
   first: bigint;
   last: bigint;
   /** The prefix length of a CIDR; null for an `a-b` range. */
-  prefixLength: number | null;
+  prefix_length: number | null;
 }
 
 const V6_SPACE_BITS = 128n;
@@ -52,7 +52,7 @@ export function parseIpRange(text: string): IpRange {
   const end = parseAddress(input, input.slice(dash + 1).trim());
   if (start.version !== end.version) throw invalid(input, 'its two ends mix IPv4 and IPv6; give two addresses of one family');
   if (start.value > end.value) throw invalid(input, `its start is after its end; write the lower address first: ${addressText(start.version, end.value)}-${addressText(start.version, start.value)}`);
-  return { input, version: start.version, form: 'range', first: start.value, last: end.value, prefixLength: null };
+  return { input, version: start.version, form: 'range', first: start.value, last: end.value, prefix_length: null };
 }
 
 function parseCidr(input: string, slash: number): IpRange {
@@ -65,7 +65,7 @@ function parseCidr(input: string, slash: number): IpRange {
   const prefixLength = Number(lengthText);
   const hostBits = BigInt(bits - prefixLength);
   const first = (address.value >> hostBits) << hostBits;
-  return { input, version: address.version, form: 'cidr', first, last: first + (1n << hostBits) - 1n, prefixLength };
+  return { input, version: address.version, form: 'cidr', first, last: first + (1n << hostBits) - 1n, prefix_length: prefixLength };
 }
 
 /** The number of addresses of the range. */

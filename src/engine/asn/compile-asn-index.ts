@@ -134,7 +134,7 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
     throw new NetintelError(
       'data_unavailable',
       `ASN source has ${stats.malformed} malformed rows out of ${stats.rows} (first: ${describeSample(stats.samples[0])}); refusing to write ${options.outFile}`,
-      { details: { v4Csv: options.v4Csv, v6Csv: options.v6Csv, malformedRows: stats.malformed, rows: stats.rows } },
+      { details: { v4_csv: options.v4Csv, v6_csv: options.v6Csv, malformed_rows: stats.malformed, rows: stats.rows } },
     );
   }
 
@@ -147,7 +147,7 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
       'data_unavailable',
       `ASN source gave only ${v4.ranges.starts.length} IPv4 and ${v6.ranges.starts.length} IPv6 ranges ` +
         `(expected at least ${minRanges.v4} and ${minRanges.v6}); refusing to write ${options.outFile}`,
-      { details: { v4Csv: options.v4Csv, v6Csv: options.v6Csv } },
+      { details: { v4_csv: options.v4Csv, v6_csv: options.v6Csv } },
     );
   }
 

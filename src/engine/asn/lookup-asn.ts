@@ -23,7 +23,7 @@ export interface AsnResult {
   /** Every routed prefix of the AS (number queries), else null. */
   prefixes: { ipv4: string[]; ipv6: string[] } | null;
   /** Prefix and address counts (number queries), else null; IPv6 addresses as a decimal string (over 2^53). */
-  counts: { ipv4Prefixes: number; ipv6Prefixes: number; ipv4Addresses: number; ipv6Addresses: string } | null;
+  counts: { ipv4_prefixes: number; ipv6_prefixes: number; ipv4_addresses: number; ipv6_addresses: string } | null;
 }
 
 const ASN_PATTERN = /^(?:AS)?(\d{1,10})$/i;
@@ -136,10 +136,10 @@ function buildAsRecord(index: AsnIndex, asn: number): AsRecord | null {
     ipv4,
     ipv6,
     counts: {
-      ipv4Prefixes: ipv4.length,
-      ipv6Prefixes: ipv6.length,
-      ipv4Addresses: ipv4.reduce((sum, cidr) => sum + 2 ** (32 - prefixLength(cidr)), 0),
-      ipv6Addresses: ipv6.reduce((sum, cidr) => sum + (1n << BigInt(128 - prefixLength(cidr))), 0n).toString(),
+      ipv4_prefixes: ipv4.length,
+      ipv6_prefixes: ipv6.length,
+      ipv4_addresses: ipv4.reduce((sum, cidr) => sum + 2 ** (32 - prefixLength(cidr)), 0),
+      ipv6_addresses: ipv6.reduce((sum, cidr) => sum + (1n << BigInt(128 - prefixLength(cidr))), 0n).toString(),
     },
   };
 }

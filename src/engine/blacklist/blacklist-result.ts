@@ -27,26 +27,26 @@ export interface BlacklistZoneResult {
   zone: string;
   /** The list's common name from the registry, or null for a zone outside it. */
   name: string | null;
-  listKind: DnsblKind;
+  list_kind: DnsblKind;
   /** What was looked up: an IP address (canonical text) or the domain. */
   subject: string;
   /** The MX hosts whose address this is (empty for the target itself). */
-  mxHosts: string[];
+  mx_hosts: string[];
   /** The DNS name asked (`4.3.2.1.zen.spamhaus.org`). */
   query: string;
   status: DnsblStatus;
   /** Every A record the zone answered, with its meaning from the registry (null: not recorded). */
-  returnCodes: DnsblReturnCode[];
+  return_codes: DnsblReturnCode[];
   /** The zone's TXT record for a listing (the list's own reason or URL), null when none. */
   reason: string | null;
   /** Why the row is refused, timeout or error (or what a listing's test points said), null for plain answers. */
   detail: string | null;
   canary: CanaryStatus;
   /** From sending the query to its answer (or to the deadline), in milliseconds. */
-  latencyMs: number;
+  latency_ms: number;
   /** The resolver that answered, null when none did. */
   resolver: string | null;
-  delistUrl: string | null;
+  delist_url: string | null;
 }
 
 /** A zone of the run that was not asked for a subject, and why. */
@@ -103,13 +103,13 @@ export interface BlacklistMx {
 export interface BlacklistVerdict {
   status: 'listed' | 'clean' | 'incomplete' | 'unknown';
   /** Zones that list at least one subject. */
-  listedZones: number;
+  listed_zones: number;
   /** Rows with a real listing (zone x subject). */
   listings: number;
   /** Zones that answered (listed or clean) for every subject they were asked about. */
-  checkedZones: number;
+  checked_zones: number;
   /** Zones that refused, timed out or failed for at least one subject. */
-  uncheckedZones: number;
+  unchecked_zones: number;
   /** Zones asked. */
   zones: number;
   /** The verdict in one sentence. */
@@ -128,7 +128,7 @@ export interface BlacklistResult {
   kind: 'blacklist';
   /** The target as normalised: canonical IP text, or the ASCII domain. */
   target: string;
-  targetType: 'ip' | 'domain';
+  target_type: 'ip' | 'domain';
   verdict: BlacklistVerdict;
   /** One row per zone and subject, in zone order then subject order. */
   zones: BlacklistZoneResult[];
@@ -138,9 +138,9 @@ export interface BlacklistResult {
   findings: Finding[];
   /** The resolvers asked, in order. */
   resolvers: string[];
-  registryVersion: string;
+  registry_version: string;
   /** ISO 8601 time the check started. */
-  checkedAt: string;
+  checked_at: string;
   /** Wall time of the whole check, in milliseconds. */
-  latencyMs: number;
+  latency_ms: number;
 }

@@ -16,7 +16,7 @@ export function mxIncomplete(mx: BlacklistMx | null): boolean {
  * The overall verdict of a check: only real listings count as listed, and
  * zones that refused, timed out or failed are counted and named, never
  * taken as clean. A zone listed for one subject and unchecked for another
- * counts in both `listedZones` and `uncheckedZones`. `failures` are the
+ * counts in both `listed_zones` and `unchecked_zones`. `failures` are the
  * errors of the rows that could not be checked and of the mail-host
  * lookups; they make the verdict's `failure`.
  */
@@ -66,12 +66,12 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
     status = 'clean';
     message = `${target} is not listed on any of the ${lists(zones)} checked`;
   }
-  return { status, listedZones: listedZones.length, listings, checkedZones, uncheckedZones: uncheckedZones.length, zones, message, failure };
+  return { status, listed_zones: listedZones.length, listings, checked_zones: checkedZones, unchecked_zones: uncheckedZones.length, zones, message, failure };
 }
 
 export interface FindingsInput {
   target: string;
-  targetType: 'ip' | 'domain';
+  target_type: 'ip' | 'domain';
   rows: readonly BlacklistZoneResult[];
   skipped: readonly BlacklistSkippedZone[];
   mx: BlacklistMx | null;
@@ -96,17 +96,17 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
 
   for (const row of input.rows.filter((item) => item.status === 'listed')) {
     const zone = zoneByName.get(row.zone);
-    const codes = row.returnCodes.map((code) => (code.meaning ? `${code.address} (${code.meaning})` : code.address)).join(', ');
-    const via = row.mxHosts.length > 0 ? `, the address of MX ${row.mxHosts.join(', ')},` : '';
+    const codes = row.return_codes.map((code) => (code.meaning ? `${code.address} (${code.meaning})` : code.address)).join(', ');
+    const via = row.mx_hosts.length > 0 ? `, the address of MX ${row.mx_hosts.join(', ')},` : '';
     findings.push(
       finding(
         'blacklist_listed',
         zone?.listingSeverity ?? 'error',
         `${row.subject}${via} is listed on ${row.zone}${row.name ? ` (${row.name})` : ''}: ${codes}` +
           (row.reason ? `; reason: ${row.reason}` : '') +
-          (row.delistUrl ? `; removal: ${row.delistUrl}` : ''),
-        row.listKind === 'ip' ? 'RFC 5782 §2.1' : 'RFC 5782 §3',
-        { zone: row.zone, subject: row.subject, mxHosts: row.mxHosts, query: row.query, returnCodes: row.returnCodes, reason: row.reason, delistUrl: row.delistUrl },
+          (row.delist_url ? `; removal: ${row.delist_url}` : ''),
+        row.list_kind === 'ip' ? 'RFC 5782 §2.1' : 'RFC 5782 §3',
+        { zone: row.zone, subject: row.subject, mx_hosts: row.mx_hosts, query: row.query, return_codes: row.return_codes, reason: row.reason, delist_url: row.delist_url },
       ),
     );
   }
@@ -136,7 +136,7 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
           'unknown',
           `${zoneName} refused to answer through ${resolverLabels.join(', ')}, so ${subjects.join(', ')} could not be checked there: ${refused.detail ?? 'refused'}.${advice}`,
           null,
-          { zone: zoneName, status: 'refused', subjects, detail: refused.detail, returnCodes: refused.returnCodes, resolvers: resolverLabels },
+          { zone: zoneName, status: 'refused', subjects, detail: refused.detail, return_codes: refused.return_codes, resolvers: resolverLabels },
         ),
       );
       continue;

@@ -197,7 +197,7 @@ async function runCheck(
         mx = hosts.mx;
         hostFailures = hosts.failures;
         limited = hosts.limited;
-        hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mxHosts));
+        hosts.addresses.forEach((item: MailAddress, index) => queueAddress(item.address, index + 1, item.mx_hosts));
       }
     }
 
@@ -206,7 +206,7 @@ async function runCheck(
     const verdict = blacklistVerdict(target.text, rows, mx, [...unchecked, ...hostFailures]);
     const findings = blacklistFindings({
       target: target.text,
-      targetType: target.type,
+      target_type: target.type,
       rows,
       skipped,
       mx,
@@ -222,16 +222,16 @@ async function runCheck(
     return {
       kind: 'blacklist',
       target: target.text,
-      targetType: target.type,
+      target_type: target.type,
       verdict,
       zones: rows,
       skipped,
       mx,
       findings,
       resolvers: transport.resolvers.map((resolver) => resolver.label),
-      registryVersion: registry.version,
-      checkedAt,
-      latencyMs: deadline.elapsedMs(),
+      registry_version: registry.version,
+      checked_at: checkedAt,
+      latency_ms: deadline.elapsedMs(),
     };
   } finally {
     deadline.clear();
@@ -303,27 +303,27 @@ async function checkZone(
 ): Promise<ZoneOutcome> {
   const subjectText = typeof subject === 'string' ? subject : subject.text;
   // Built in one place so that every row has the same keys in the same order.
-  const makeRow = (fields: Pick<BlacklistZoneResult, 'query' | 'status' | 'returnCodes' | 'detail' | 'canary' | 'latencyMs' | 'resolver'>): BlacklistZoneResult => ({
+  const makeRow = (fields: Pick<BlacklistZoneResult, 'query' | 'status' | 'return_codes' | 'detail' | 'canary' | 'latency_ms' | 'resolver'>): BlacklistZoneResult => ({
     zone: zone.zone,
     name: zone.name,
-    listKind: zone.kind,
+    list_kind: zone.kind,
     subject: subjectText,
-    mxHosts,
+    mx_hosts: mxHosts,
     query: fields.query,
     status: fields.status,
-    returnCodes: fields.returnCodes,
+    return_codes: fields.return_codes,
     reason: null,
     detail: fields.detail,
     canary: fields.canary,
-    latencyMs: fields.latencyMs,
+    latency_ms: fields.latency_ms,
     resolver: fields.resolver,
-    delistUrl: zone.delistUrl,
+    delist_url: zone.delistUrl,
   });
   let query: string;
   try {
     query = dnsblQueryName(subject, zone.zone);
   } catch (error) {
-    return { row: makeRow({ query: '', status: 'error', returnCodes: [], detail: messageOf(error), canary: 'error', latencyMs: 0, resolver: null }), code: 'invalid_input' };
+    return { row: makeRow({ query: '', status: 'error', return_codes: [], detail: messageOf(error), canary: 'error', latency_ms: 0, resolver: null }), code: 'invalid_input' };
   }
   const canaryOutcome = deadline.race(canaryReport, `the test points of ${zone.zone}`).catch(
     (error: unknown): CanaryReport => ({ status: 'timeout', detail: `the test points did not answer in time: ${messageOf(error)}` }),
@@ -344,7 +344,7 @@ async function checkZone(
   const codes = reading?.codes ?? [];
   // A row that could not be checked carries the code of why: a list that refused, or answered what no list answers, is `upstream` (the peer would not or could not answer).
   const row = (status: DnsblStatus, detail: string | null, code: ErrorCode | null = null): ZoneOutcome => ({
-    row: makeRow({ query, status, returnCodes: codes, detail, canary: canary.status, latencyMs, resolver }),
+    row: makeRow({ query, status, return_codes: codes, detail, canary: canary.status, latency_ms: latencyMs, resolver }),
     code,
   });
 
@@ -374,18 +374,18 @@ function zoneErrorRow(zone: DnsblZone, subject: IpAddress | string, mxHosts: str
   return {
     zone: zone.zone,
     name: zone.name,
-    listKind: zone.kind,
+    list_kind: zone.kind,
     subject: typeof subject === 'string' ? subject : subject.text,
-    mxHosts,
+    mx_hosts: mxHosts,
     query: '',
     status: 'error',
-    returnCodes: [],
+    return_codes: [],
     reason: null,
     detail: messageOf(error),
     canary: 'error',
-    latencyMs: 0,
+    latency_ms: 0,
     resolver: null,
-    delistUrl: zone.delistUrl,
+    delist_url: zone.delistUrl,
   };
 }
 

@@ -12,7 +12,7 @@ export type AskRecords = <T extends 'A' | 'AAAA' | 'MX' | 'TXT'>(name: string, t
 /** An address of the mail hosts and the hosts that have it, in MX order. */
 export interface MailAddress {
   address: IpAddress;
-  mxHosts: string[];
+  mx_hosts: string[];
 }
 
 /**
@@ -69,8 +69,8 @@ export async function resolveMailHosts(
     for (const text of host.addresses) {
       const address = parseIpAddress(text);
       const entry = addresses.get(address.text);
-      if (entry) entry.mxHosts.push(host.exchange);
-      else addresses.set(address.text, { address, mxHosts: [host.exchange] });
+      if (entry) entry.mx_hosts.push(host.exchange);
+      else addresses.set(address.text, { address, mx_hosts: [host.exchange] });
     }
   }
   return { mx: { status, hosts: resolved, error: null }, addresses: [...addresses.values()], failures, limited };

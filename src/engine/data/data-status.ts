@@ -26,14 +26,14 @@ export interface DataSourceStatus {
   /** The data's own date (ISO 8601). */
   updated: string | null;
   /** When `data update` last confirmed the installed version current. */
-  lastCheckedAt: string | null;
+  last_checked_at: string | null;
   /** Days since `updated`, one decimal. */
-  ageDays: number | null;
+  age_days: number | null;
   entries: number | null;
   licence: string;
   attribution: string | null;
-  staleAfterDays: number | null;
-  /** Not confirmed current for longer than staleAfterDays (null: not installed, or shipped with netintel). */
+  stale_after_days: number | null;
+  /** Not confirmed current for longer than stale_after_days (null: not installed, or shipped with netintel). */
   stale: boolean | null;
   /** What to do about it, when something should be done. */
   warning: string | null;
@@ -43,7 +43,7 @@ export interface DataStatusOptions {
   dataDir: string | null;
   sources: readonly DataSource[];
   now: Date;
-  /** Overrides every source's staleAfterDays. */
+  /** Overrides every source's stale_after_days. */
   staleAfterDays?: number | null;
 }
 
@@ -70,7 +70,7 @@ export function dataStatus(options: DataStatusOptions): DataSourceStatus[] {
       url: source.url,
       licence: source.licence,
       attribution: source.attribution,
-      staleAfterDays,
+      stale_after_days: staleAfterDays,
     };
     const installed = state?.sources[source.name];
     if (installed && dataDir !== null && existsSync(join(dataDir, installed.file))) {
@@ -84,8 +84,8 @@ export function dataStatus(options: DataStatusOptions): DataSourceStatus[] {
         path: join(dataDir, installed.file),
         version: installed.version,
         updated: installed.updated,
-        lastCheckedAt: installed.checkedAt,
-        ageDays: ageDays(installed.updated, now),
+        last_checked_at: installed.checkedAt,
+        age_days: ageDays(installed.updated, now),
         entries: installed.entries,
         stale,
         warning: stale ? `not confirmed current for ${days(now.getTime() - Date.parse(reference))} (stale after ${plural(staleAfterDays)}): run netintel data update ${source.name}` : null,
@@ -101,8 +101,8 @@ export function dataStatus(options: DataStatusOptions): DataSourceStatus[] {
         path: bundled.path,
         version: bundled.version,
         updated: bundled.updated,
-        lastCheckedAt: null,
-        ageDays: bundled.updated === null ? null : ageDays(bundled.updated, now),
+        last_checked_at: null,
+        age_days: bundled.updated === null ? null : ageDays(bundled.updated, now),
         entries: bundled.entries,
         stale,
         warning: stale ? `the bundled copy is ${days(now.getTime() - Date.parse(bundled.updated!))} old (stale after ${plural(staleAfterDays)}): run netintel data update ${source.name}` : null,
@@ -115,8 +115,8 @@ export function dataStatus(options: DataStatusOptions): DataSourceStatus[] {
       path: null,
       version: null,
       updated: null,
-      lastCheckedAt: null,
-      ageDays: null,
+      last_checked_at: null,
+      age_days: null,
       entries: null,
       stale: null,
       warning:
@@ -190,12 +190,12 @@ function curatedStatus(dataDir: string | null, now: Date): DataSourceStatus {
     url: null,
     version: updated,
     updated,
-    lastCheckedAt: null,
-    ageDays: updated === null ? null : ageDays(updated, now),
+    last_checked_at: null,
+    age_days: updated === null ? null : ageDays(updated, now),
     entries: Array.isArray(doc.entries) ? doc.entries.length : null,
     licence: doc.licence ?? 'not stated',
     attribution: 'netintel curated list of hosting, cloud, CDN and VPN-operator ASNs (data/curated-asns.json)',
-    staleAfterDays: null,
+    stale_after_days: null,
     stale: null,
     warning: Array.isArray(doc.entries) ? null : `cannot read ${path}`,
   };

@@ -168,7 +168,7 @@ async function download(url: string, target: string, validators: Validators, opt
 }
 
 function tooLarge(where: string, maxBytes: number): NetintelError {
-  return new NetintelError('upstream', `${where}: larger than ${Math.round(maxBytes / 2 ** 20)} MiB, abandoned`, { details: { url: where, maxBytes } });
+  return new NetintelError('upstream', `${where}: larger than ${Math.round(maxBytes / 2 ** 20)} MiB, abandoned`, { details: { url: where, max_bytes: maxBytes } });
 }
 
 function write(stream: Writable, chunk: Uint8Array): Promise<void> | void {

@@ -30,9 +30,9 @@ export interface SourceUpdateResult {
   updated: string | null;
   entries: number | null;
   /** Entries of the version it replaced, or null. */
-  previousEntries: number | null;
+  previous_entries: number | null;
   bytes: number | null;
-  durationMs: number;
+  duration_ms: number;
 }
 
 export type UpdateProgress =
@@ -308,9 +308,9 @@ function resultOf(source: DataSource, status: 'updated' | 'not_modified', entry:
     version: entry.version,
     updated: entry.updated,
     entries: entry.entries,
-    previousEntries,
+    previous_entries: previousEntries,
     bytes: entry.bytes,
-    durationMs,
+    duration_ms: durationMs,
   };
 }
 
@@ -407,7 +407,7 @@ function checkMmdb(source: DataSource, path: string): { updated: string; version
     const meta = db.metadata;
     if (source.databaseType !== null && meta.databaseType !== source.databaseType) {
       throw new NetintelError('data_unavailable', `${source.name}: rejected the download: database type "${meta.databaseType}", expected "${source.databaseType}"`, {
-        details: { source: source.name, databaseType: meta.databaseType },
+        details: { source: source.name, database_type: meta.databaseType },
       });
     }
     if (meta.ipVersion !== source.ipVersion && !(source.ipVersion === 4 && meta.ipVersion === 6)) {

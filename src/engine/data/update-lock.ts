@@ -26,7 +26,7 @@ export function acquireUpdateLock(dataDir: string, pid: number, isProcessAlive: 
       }
       if (owner > 0 && owner !== pid && isProcessAlive(owner)) {
         throw new NetintelError('usage', `another netintel data update (pid ${owner}) is running on ${dataDir}; wait for it to finish`, {
-          details: { dataDir, pid: owner, lock: path },
+          details: { data_dir: dataDir, pid: owner, lock: path },
         });
       }
       try {

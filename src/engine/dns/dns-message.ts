@@ -89,7 +89,7 @@ export interface DnsReply {
   /** The records of `answers` in dns-packet's form, for readers of types netintel does not model (the SPF type). */
   readonly answerRecords: Answer[];
   /** Records of the answer section for names off the question's chain: left out of `answers`. */
-  readonly ignoredAnswers: number;
+  readonly ignored_answers: number;
   /**
    * The name servers of a referral, null for any other reply: NOERROR, no
    * answer, NS records and no SOA in the authority section, from a server
@@ -137,7 +137,7 @@ export function judgeReply(message: Buffer, query: PreparedQuery): DnsReply | Ma
   const rcode = responseCode(packet);
   // A truncated reply is asked again over TCP before anything is read of it.
   const referral = truncated ? null : referralOf(packet, rcode);
-  return { kind: 'reply', message, rcode, truncated, answers, answerRecords: related, ignoredAnswers: ignored, referral, packet };
+  return { kind: 'reply', message, rcode, truncated, answers, answerRecords: related, ignored_answers: ignored, referral, packet };
 }
 
 /** The header and question section of a message, with no records: what is read of a truncated reply whose records are cut. */

@@ -17,19 +17,19 @@ export function toDnsAnswer(rr: Answer): DnsAnswer | null {
     case 'CNAME':
     case 'NS':
     case 'PTR':
-      return { name, type: rr.type, ttlSeconds, data: rr.data };
+      return { name, type: rr.type, ttl_seconds: ttlSeconds, data: rr.data };
     case 'MX':
-      return { name, type: 'MX', ttlSeconds, data: mxData(rr.data) };
+      return { name, type: 'MX', ttl_seconds: ttlSeconds, data: mxData(rr.data) };
     case 'SOA':
-      return { name, type: 'SOA', ttlSeconds, data: soaData(rr.data) };
+      return { name, type: 'SOA', ttl_seconds: ttlSeconds, data: soaData(rr.data) };
     case 'TXT':
-      return { name, type: 'TXT', ttlSeconds, data: txtData(rr.data) };
+      return { name, type: 'TXT', ttl_seconds: ttlSeconds, data: txtData(rr.data) };
     case 'CAA':
-      return { name, type: 'CAA', ttlSeconds, data: caaData(rr.data) };
+      return { name, type: 'CAA', ttl_seconds: ttlSeconds, data: caaData(rr.data) };
     case 'SRV':
-      return { name, type: 'SRV', ttlSeconds, data: srvData(rr.data) };
+      return { name, type: 'SRV', ttl_seconds: ttlSeconds, data: srvData(rr.data) };
     default:
-      return { name, type: typeMnemonic(rr.type), ttlSeconds, data: genericData(rr) };
+      return { name, type: typeMnemonic(rr.type), ttl_seconds: ttlSeconds, data: genericData(rr) };
   }
 }
 

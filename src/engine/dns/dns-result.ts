@@ -76,7 +76,7 @@ export type TypedDnsAnswer = {
     name: string;
     type: T;
     /** Time to live in whole seconds, as received. */
-    ttlSeconds: number;
+    ttl_seconds: number;
     data: DnsDataByType[T];
   };
 }[DnsRecordType];
@@ -89,7 +89,7 @@ export type TypedDnsAnswer = {
 export interface OtherDnsAnswer {
   name: string;
   type: OtherDnsType;
-  ttlSeconds: number;
+  ttl_seconds: number;
   data: string;
 }
 
@@ -118,7 +118,7 @@ export interface DnsResult {
   /** The name queried: ASCII (IDN labels in punycode), no trailing dot; the reverse name for an IP. */
   domain: string;
   /** `domain` with punycode labels shown in Unicode. */
-  domainUnicode: string;
+  domain_unicode: string;
   type: DnsRecordType;
   status: DnsStatus;
   /** The response code as DNS spells it; results carry `NOERROR` or `NXDOMAIN` (others are errors). */
@@ -128,14 +128,14 @@ export interface DnsResult {
    * CNAME chain comes before the records of the asked type. Only records
    * owned by the name asked or a name on its CNAME/DNAME chain are answers
    * (RFC 1034 §4.3.2, RFC 2181 §5.4.1); the others are counted in
-   * `ignoredAnswers`.
+   * `ignored_answers`.
    */
   answers: DnsAnswer[];
   /** Records of the answer section for names off the question's chain: not answers, left out of `answers` (0 for a normal answer). */
-  ignoredAnswers: number;
+  ignored_answers: number;
   /** The resolver that answered, `host:port` or `[v6]:port`. */
   resolver: string;
   transport: DnsTransportKind;
   /** Time from the first query sent to the accepted response, failovers and TCP fallback included. */
-  latencyMs: number;
+  latency_ms: number;
 }

@@ -73,7 +73,7 @@ export interface DnsExchange {
   /** `answers` in dns-packet's form, for types netintel does not model. */
   answerRecords: Answer[];
   /** How many records of the answer section were for names off the question's chain, and left out. */
-  ignoredAnswers: number;
+  ignored_answers: number;
   /** The response as received, for readers of the wire form (DNSSEC canonical data). */
   message: Buffer;
   /** Its response code: `NOERROR` or `NXDOMAIN` (other codes are thrown as errors). */
@@ -493,8 +493,8 @@ class Exchange implements DnsExchange {
     return this.reply.answerRecords;
   }
 
-  get ignoredAnswers(): number {
-    return this.reply.ignoredAnswers;
+  get ignored_answers(): number {
+    return this.reply.ignored_answers;
   }
 }
 
@@ -561,7 +561,7 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
       'timeout',
       `No answer from ${serverList(servers)} for ${question} within ${within} ms ` +
         `(${plural(attempts.length, 'attempt')}${probeNote}${ignored > 0 ? `, ${plural(ignored, 'mismatched reply', 'mismatched replies')} ignored` : ''})`,
-      { details: { ...details, resolver: servers[0], timeoutMs: within } },
+      { details: { ...details, resolver: servers[0], timeout_ms: within } },
     );
   }
   const last = attempts[attempts.length - 1];

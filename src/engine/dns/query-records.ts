@@ -14,12 +14,12 @@ export interface DnsRecordSet<T extends DnsRecordType> {
   /** The data of the answer records of type `type`, in answer order (CNAMEs leading to them left out). */
   records: DnsDataByType[T][];
   /** The lowest TTL among `records` in seconds, null when there are none. */
-  ttlSeconds: number | null;
+  ttl_seconds: number | null;
   /** Every record of the answer section, the CNAME chain included. */
   answers: DnsAnswer[];
   resolver: string;
   transport: DnsTransportKind;
-  latencyMs: number;
+  latency_ms: number;
 }
 
 /**
@@ -46,7 +46,7 @@ export async function queryRecords<T extends DnsRecordType>(
   for (const answer of answers) {
     if (answer.type !== type) continue;
     records.push(answer.data as DnsDataByType[T]);
-    if (ttlSeconds === null || answer.ttlSeconds < ttlSeconds) ttlSeconds = answer.ttlSeconds;
+    if (ttlSeconds === null || answer.ttl_seconds < ttlSeconds) ttlSeconds = answer.ttl_seconds;
   }
   return {
     name: ascii,
@@ -54,11 +54,11 @@ export async function queryRecords<T extends DnsRecordType>(
     status: answerStatus(exchange.rcode, records.length),
     rcode: exchange.rcode,
     records,
-    ttlSeconds,
+    ttl_seconds: ttlSeconds,
     answers,
     resolver: exchange.resolver,
     transport: exchange.transport,
-    latencyMs: exchange.latencyMs,
+    latency_ms: exchange.latencyMs,
   };
 }
 

@@ -108,15 +108,15 @@ function resolveDnsTypeThen(
       kind: 'dns',
       target: target.target,
       domain: target.ascii,
-      domainUnicode: target.unicode,
+      domain_unicode: target.unicode,
       type,
       status: answerStatus(exchange!.rcode, matching),
       rcode: exchange!.rcode,
       answers,
-      ignoredAnswers: exchange!.ignoredAnswers,
+      ignored_answers: exchange!.ignored_answers,
       resolver: exchange!.resolver,
       transport: exchange!.transport,
-      latencyMs: exchange!.latencyMs,
+      latency_ms: exchange!.latencyMs,
     });
   });
 }

@@ -9,7 +9,7 @@ export interface PtrName {
   /** The host name, ASCII, no trailing dot. */
   name: string;
   /** The record's time to live in whole seconds, as received. */
-  ttlSeconds: number;
+  ttl_seconds: number;
 }
 
 /** The reverse DNS of one address: the names its PTR records give (RFC 1035 §3.5, RFC 3596 §2.5). */
@@ -18,7 +18,7 @@ export interface PtrResult {
   /** The address asked, in canonical text (RFC 5952 for IPv6). */
   ip: string;
   /** The name queried: the address's in-addr.arpa or ip6.arpa name. */
-  reverseName: string;
+  reverse_name: string;
   /** answer: at least one PTR record; nodata: the name exists without one; nxdomain: no such name. */
   status: DnsStatus;
   /** The PTR names in the order the answer gave them. */
@@ -38,6 +38,6 @@ export async function lookupPtr(ctx: EngineContext, address: string): Promise<Pt
   const ip = parseIpAddress(address.trim()).text;
   const target = parseDnsTarget(ip);
   const result = await resolveDnsType(await ctx.dnsTransport(), target, 'PTR');
-  const names = result.answers.flatMap((answer) => (answer.type === 'PTR' ? [{ name: answer.data.replace(/\.$/, ''), ttlSeconds: answer.ttlSeconds }] : []));
-  return { kind: 'ptr', ip, reverseName: result.domain, status: result.status, names, resolver: result.resolver };
+  const names = result.answers.flatMap((answer) => (answer.type === 'PTR' ? [{ name: answer.data.replace(/\.$/, ''), ttl_seconds: answer.ttl_seconds }] : []));
+  return { kind: 'ptr', ip, reverse_name: result.domain, status: result.status, names, resolver: result.resolver };
 }

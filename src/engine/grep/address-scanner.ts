@@ -8,7 +8,7 @@ export interface AddressMatch {
   start: number;
   version: 4 | 6;
   /** The prefix length of a CIDR (only with `cidr`), else null. */
-  prefixLength: number | null;
+  prefix_length: number | null;
 }
 
 export interface ScanOptions {
@@ -218,11 +218,11 @@ function push(line: string, text: string, start: number, end: number, atRunEnd: 
   if (options.cidr && atRunEnd) {
     const prefix = prefixAt(line, end, version === 4 ? 32 : 128);
     if (prefix !== null) {
-      found.push({ text: line.slice(start, prefix.end), start, version, prefixLength: prefix.length });
+      found.push({ text: line.slice(start, prefix.end), start, version, prefix_length: prefix.length });
       return;
     }
   }
-  found.push({ text, start, version, prefixLength: null });
+  found.push({ text, start, version, prefix_length: null });
 }
 
 /** `/length` right after an address (at `at`), ending at a token boundary, with a length the version allows. */

@@ -27,7 +27,7 @@ export function decoderFor(contentEncoding: string | null, url: string): Gunzip 
     if (codings[0] === 'br') return createBrotliDecompress();
   }
   throw new NetintelError('upstream', `${url} is sent with Content-Encoding ${JSON.stringify(contentEncoding)}, which netintel does not decode (gzip, deflate and br only, one at a time)`, {
-    details: { url, contentEncoding },
+    details: { url, content_encoding: contentEncoding },
   });
 }
 

@@ -64,7 +64,7 @@ export interface HttpsDocument {
   /** The URL asked first. */
   url: string;
   /** The URL that answered 200 (after redirects). */
-  finalUrl: string;
+  final_url: string;
   /** Each URL redirected to, in order. */
   redirects: string[];
   contentType: string | null;
@@ -114,7 +114,7 @@ export async function guardedGet(ctx: EngineContext, request: GuardedGetRequest)
     ctx.signal,
     () =>
       new NetintelError('timeout', `no complete answer from ${place.url} within ${deadlineMs} ms (stopped ${stoppedAt(place)})`, {
-        details: { url: place.url, host: place.host, timeoutMs: deadlineMs, bodyOctets: place.bodyOctets },
+        details: { url: place.url, host: place.host, timeout_ms: deadlineMs, body_octets: place.bodyOctets },
       }),
     () => new NetintelError('unreachable', `the fetch of ${place.url} was stopped before it ended (the work was cancelled)`, { details: { url: place.url } }),
   );
@@ -124,7 +124,7 @@ export async function guardedGet(ctx: EngineContext, request: GuardedGetRequest)
     for (;;) {
       place.url = current.href;
       const answer = await getOnce(ctx, dns, current, request, place, deadline, deadlineMs);
-      if (answer.kind === 'document') return { url: request.url, finalUrl: current.href, redirects, ...answer.document };
+      if (answer.kind === 'document') return { url: request.url, final_url: current.href, redirects, ...answer.document };
       const next = redirectTarget(current, answer.location);
       if (request.maxRedirects === 0) {
         throw new NetintelError(
@@ -164,7 +164,7 @@ export function redirectsOf(error: unknown): string[] {
 
 /** The error of a document larger than its fetch's cap (`truncated`), naming the cap in the unit people read. */
 export function tooLargeError(url: string, maxOctets: number): NetintelError {
-  return new NetintelError('upstream', `${url} is larger than the ${byteSizeText(maxOctets)} limit`, { details: { url, limitOctets: maxOctets } });
+  return new NetintelError('upstream', `${url} is larger than the ${byteSizeText(maxOctets)} limit`, { details: { url, limit_octets: maxOctets } });
 }
 
 type Answer =
@@ -340,7 +340,7 @@ function stoppedAt(place: FetchPlace & { phase: string }): string {
 }
 
 function withRedirects(error: NetintelError, url: string, redirects: readonly string[]): NetintelError {
-  return new NetintelError(error.code, error.message, { cause: error.cause ?? error, details: { ...error.details, startUrl: url, redirects: [...redirects] } });
+  return new NetintelError(error.code, error.message, { cause: error.cause ?? error, details: { ...error.details, start_url: url, redirects: [...redirects] } });
 }
 
 /** One timer for the whole fetch; the context's signal (a server shutting down) ends it early. */

@@ -82,6 +82,6 @@ export function rangeFailure(text: string, maxExpand: number): NetintelError {
   return new NetintelError(
     'invalid_input',
     `range ${range.input} holds ${size} addresses, more than --max-expand ${maxExpand} (raise --max-expand up to ${MAX_EXPAND_LIMIT}, or list its blocks with netintel range ${range.input})`,
-    { details: { input: range.input, addresses: size.toString(), maxExpand } },
+    { details: { input: range.input, addresses: size.toString(), max_expand: maxExpand } },
   );
 }

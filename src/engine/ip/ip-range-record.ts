@@ -20,7 +20,7 @@ export interface RangeRecord {
 export interface RangeNetwork {
   /** The block in canonical form: host bits cleared. */
   cidr: string;
-  prefixLength: number;
+  prefix_length: number;
   netmask: string;
   /** The inverse of the netmask (the "wildcard" of router ACLs). */
   hostmask: string;
@@ -28,8 +28,8 @@ export interface RangeNetwork {
   broadcast: string | null;
   /** Addresses a host may take, in decimal. */
   hosts: string;
-  firstHost: string;
-  lastHost: string;
+  first_host: string;
+  last_host: string;
 }
 
 /** Parses a range (throws `invalid_input` as parseIpRange does) and describes it. */
@@ -45,7 +45,7 @@ export function describeRange(text: string): RangeRecord {
     last: addressText(range.version, range.last),
     count: count.toString(),
     cidrs: rangeCidrs(range),
-    network: range.prefixLength === null ? null : networkFacts(range, range.prefixLength, count),
+    network: range.prefix_length === null ? null : networkFacts(range, range.prefix_length, count),
   };
 }
 
@@ -54,10 +54,10 @@ function networkFacts(range: IpRange, prefixLength: number, count: bigint): Rang
   const hostmask = count - 1n;
   const netmask = familySize(version) - 1n - hostmask;
   const text = (value: bigint) => addressText(version, value);
-  const network = { cidr: `${text(first)}/${prefixLength}`, prefixLength, netmask: text(netmask), hostmask: text(hostmask) };
-  if (version === 6) return { ...network, broadcast: null, hosts: count.toString(), firstHost: text(first), lastHost: text(last) };
+  const network = { cidr: `${text(first)}/${prefixLength}`, prefix_length: prefixLength, netmask: text(netmask), hostmask: text(hostmask) };
+  if (version === 6) return { ...network, broadcast: null, hosts: count.toString(), first_host: text(first), last_host: text(last) };
   // RFC 919/922: the first address names the network and the last is broadcast, except in a
   // point-to-point /31 (RFC 3021), where both are hosts, and a /32, which is one host.
-  if (prefixLength >= 31) return { ...network, broadcast: null, hosts: count.toString(), firstHost: text(first), lastHost: text(last) };
-  return { ...network, broadcast: text(last), hosts: (count - 2n).toString(), firstHost: text(first + 1n), lastHost: text(last - 1n) };
+  if (prefixLength >= 31) return { ...network, broadcast: null, hosts: count.toString(), first_host: text(first), last_host: text(last) };
+  return { ...network, broadcast: text(last), hosts: (count - 2n).toString(), first_host: text(first + 1n), last_host: text(last - 1n) };
 }

@@ -9,8 +9,8 @@ export interface MarkCertificate {
   certificates: number;
   subject: string;
   issuer: string;
-  validFrom: string;
-  validTo: string;
+  valid_from: string;
+  valid_to: string;
   /** Extension OIDs of the first certificate, in order. */
   extensions: string[];
   /** True when the first certificate carries the logotype extension. */
@@ -41,8 +41,8 @@ export function readMarkCertificate(pem: string): MarkCertificate | null {
     certificates: blocks.length,
     subject: certificate.subject.replace(/\n/g, ', '),
     issuer: certificate.issuer.replace(/\n/g, ', '),
-    validFrom: new Date(certificate.validFrom).toISOString(),
-    validTo: new Date(certificate.validTo).toISOString(),
+    valid_from: new Date(certificate.validFrom).toISOString(),
+    valid_to: new Date(certificate.validTo).toISOString(),
     extensions,
     logotype: extensions.includes(LOGOTYPE_OID),
   };

@@ -9,12 +9,12 @@ export const SVG_PS_CITE = 'SVG Tiny PS draft-08';
 export interface SvgFacts {
   /** Local name of the root element. */
   root: string | null;
-  baseProfile: string | null;
+  base_profile: string | null;
   version: string | null;
   title: string | null;
-  viewBox: string | null;
+  view_box: string | null;
   /** Width and height of the viewBox when it parses. */
-  viewBoxSize: { width: number; height: number } | null;
+  view_box_size: { width: number; height: number } | null;
 }
 
 export interface SvgProblem {
@@ -61,7 +61,7 @@ type XmlNode = Record<string, unknown>;
  * gives findings.
  */
 export function checkSvgIndicator(text: string): SvgCheck {
-  const facts: SvgFacts = { root: null, baseProfile: null, version: null, title: null, viewBox: null, viewBoxSize: null };
+  const facts: SvgFacts = { root: null, base_profile: null, version: null, title: null, view_box: null, view_box_size: null };
   const problems: SvgProblem[] = [];
   const add = (id: string, severity: Severity, message: string, rfc: string, evidence: Record<string, unknown> = {}) => problems.push({ id, severity, message, rfc, evidence });
 
@@ -98,15 +98,15 @@ export function checkSvgIndicator(text: string): SvgCheck {
     return { facts, problems };
   }
   const attributes = attributesOf(root);
-  facts.baseProfile = attributes['baseProfile'] ?? null;
+  facts.base_profile = attributes['baseProfile'] ?? null;
   facts.version = attributes['version'] ?? null;
-  facts.viewBox = attributes['viewBox'] ?? null;
+  facts.view_box = attributes['viewBox'] ?? null;
   const namespace = rootName.includes(':') ? attributes[`xmlns:${rootName.split(':')[0]}`] : attributes['xmlns'];
   if (namespace !== SVG_NAMESPACE) {
     add('bimi_svg_namespace', 'error', `The root <svg> is not in the SVG namespace (${SVG_NAMESPACE})`, `${SVG_PS_CITE} §2`, { namespace: namespace ?? null });
   }
-  if (facts.baseProfile !== 'tiny-ps') {
-    add('bimi_svg_base_profile', 'error', `baseProfile is ${quoted(facts.baseProfile)}; SVG Tiny PS requires baseProfile="tiny-ps"`, `${SVG_PS_CITE} §2`, { baseProfile: facts.baseProfile });
+  if (facts.base_profile !== 'tiny-ps') {
+    add('bimi_svg_base_profile', 'error', `base_profile is ${quoted(facts.base_profile)}; SVG Tiny PS requires baseProfile="tiny-ps"`, `${SVG_PS_CITE} §2`, { base_profile: facts.base_profile });
   }
   if (facts.version !== '1.2') {
     add('bimi_svg_version', 'error', `version is ${quoted(facts.version)}; SVG Tiny PS requires version="1.2"`, `${SVG_PS_CITE} §2`, { version: facts.version });
@@ -153,17 +153,17 @@ export function checkSvgIndicator(text: string): SvgCheck {
 }
 
 function checkViewBox(facts: SvgFacts, add: (id: string, severity: Severity, message: string, rfc: string, evidence?: Record<string, unknown>) => void): void {
-  if (facts.viewBox === null) {
+  if (facts.view_box === null) {
     add('bimi_svg_no_viewbox', 'warning', 'The SVG has no viewBox, so receivers cannot tell that it is square', `${SVG_PS_CITE} §2`);
     return;
   }
-  const numbers = facts.viewBox.trim().split(/[\s,]+/).map(Number);
+  const numbers = facts.view_box.trim().split(/[\s,]+/).map(Number);
   if (numbers.length !== 4 || numbers.some((value) => !Number.isFinite(value)) || numbers[2]! <= 0 || numbers[3]! <= 0) {
-    add('bimi_svg_viewbox_invalid', 'error', `viewBox="${facts.viewBox}" is not four numbers with a positive width and height`, `${SVG_PS_CITE} §2`, { viewBox: facts.viewBox });
+    add('bimi_svg_viewbox_invalid', 'error', `viewBox="${facts.view_box}" is not four numbers with a positive width and height`, `${SVG_PS_CITE} §2`, { view_box: facts.view_box });
     return;
   }
   const [, , width, height] = numbers as [number, number, number, number];
-  facts.viewBoxSize = { width, height };
+  facts.view_box_size = { width, height };
   if (Math.abs(width - height) > 1e-9 * Math.max(width, height)) {
     add('bimi_svg_not_square', 'error', `The viewBox is ${width} by ${height}; BIMI logos must be square`, `${SVG_PS_CITE} §2`, { width, height });
   }

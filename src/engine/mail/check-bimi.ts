@@ -30,8 +30,8 @@ export interface BimiDmarcPrerequisites {
   policy: DmarcPolicy | null;
   percent: number | null;
   /** The organisational domain's own p= and sp= (the same record when the domain is the organisational domain). */
-  organisationalPolicy: string | null;
-  subdomainPolicy: string | null;
+  organisational_policy: string | null;
+  subdomain_policy: string | null;
   error: FailureJson | null;
 }
 
@@ -39,10 +39,10 @@ export interface BimiDmarcPrerequisites {
 export interface BimiLogo {
   url: string;
   /** The URL that answered (after redirects); null when the fetch failed. */
-  finalUrl: string | null;
+  final_url: string | null;
   /** Each URL redirected to, in order, also when the fetch then failed. */
   redirects: string[];
-  contentType: string | null;
+  content_type: string | null;
   /** Octets of the logo as read, after any Content-Encoding is undone (the cap when `truncated`). */
   octets: number | null;
   truncated: boolean;
@@ -64,11 +64,11 @@ export interface BimiCertificate {
 export interface BimiResult {
   kind: 'bimi';
   domain: string;
-  domainUnicode: string;
+  domain_unicode: string;
   selector: string;
   status: BimiStatus;
   /** The organisational domain: the DMARC policy domain above the domain, or the domain itself. */
-  organisationalDomain: string;
+  organisational_domain: string;
   /** Where the record used was found (`<selector>._bimi.<domain>` or the organisational domain's). */
   location: string | null;
   /** True when the record is the organisational domain's (draft §7.2 step 6). */
@@ -121,14 +121,14 @@ export async function checkBimi(ctx: EngineContext, domain: string, options: Che
   const findings: Finding[] = [];
 
   const prerequisites = await dmarcPrerequisites(ctx, dns, name.ascii, findings);
-  const organisationalDomain = prerequisites.organisationalDomain;
+  const organisationalDomain = prerequisites.organisational_domain;
   const result: BimiResult = {
     kind: 'bimi',
     domain: name.ascii,
-    domainUnicode: name.unicode,
+    domain_unicode: name.unicode,
     selector,
     status: 'none',
-    organisationalDomain,
+    organisational_domain: organisationalDomain,
     location: null,
     inherited: false,
     record: null,
@@ -234,8 +234,8 @@ async function dmarcPrerequisites(
   dns: MailDns,
   domain: string,
   findings: Finding[],
-): Promise<{ organisationalDomain: string; summary: BimiDmarcPrerequisites }> {
-  const summary: BimiDmarcPrerequisites = { met: null, location: null, policy: null, percent: null, organisationalPolicy: null, subdomainPolicy: null, error: null };
+): Promise<{ organisational_domain: string; summary: BimiDmarcPrerequisites }> {
+  const summary: BimiDmarcPrerequisites = { met: null, location: null, policy: null, percent: null, organisational_policy: null, subdomain_policy: null, error: null };
   let own: DmarcResult;
   let organisational: DmarcResult | null = null;
   try {
@@ -249,13 +249,13 @@ async function dmarcPrerequisites(
   } catch (error) {
     summary.error = failureJson(error);
     findings.push(finding('bimi_dmarc_unavailable', 'error', `The DMARC prerequisites of BIMI could not be checked: ${failureText(error)}`, cite('§7.1'), { error: summary.error }));
-    return { organisationalDomain: domain, summary };
+    return { organisational_domain: domain, summary };
   }
   summary.location = own.location;
   summary.policy = own.policy;
   summary.percent = own.percent;
   const organisationalRecord = organisational ?? (own.record === null ? null : own);
-  const organisationalDomain = organisationalRecord?.policyDomain ?? domain;
+  const organisationalDomain = organisationalRecord?.policy_domain ?? domain;
   if (own.record === null) {
     summary.met = false;
     findings.push(
@@ -263,10 +263,10 @@ async function dmarcPrerequisites(
         asked: `_dmarc.${domain}`,
       }),
     );
-    return { organisationalDomain, summary };
+    return { organisational_domain: organisationalDomain, summary };
   }
-  summary.organisationalPolicy = organisationalRecord!.tags.p?.toLowerCase() ?? null;
-  summary.subdomainPolicy = organisationalRecord!.tags.sp?.toLowerCase() ?? own.tags.sp?.toLowerCase() ?? null;
+  summary.organisational_policy = organisationalRecord!.tags.p?.toLowerCase() ?? null;
+  summary.subdomain_policy = organisationalRecord!.tags.sp?.toLowerCase() ?? own.tags.sp?.toLowerCase() ?? null;
 
   const problems: Finding[] = [];
   if (own.policy !== 'quarantine' && own.policy !== 'reject') {
@@ -279,11 +279,11 @@ async function dmarcPrerequisites(
   }
   // An inherited record's applied policy is its sp=; the organisational domain's own p= must be strong too.
   const separateOrganisation = organisational !== null || own.inherited;
-  if (separateOrganisation && summary.organisationalPolicy !== 'quarantine' && summary.organisationalPolicy !== 'reject') {
+  if (separateOrganisation && summary.organisational_policy !== 'quarantine' && summary.organisational_policy !== 'reject') {
     problems.push(
-      finding('bimi_dmarc_not_enforced', 'error', `The DMARC policy of the organisational domain ${organisationalDomain} is p=${summary.organisationalPolicy ?? '(none given)'}; BIMI needs quarantine or reject`, cite('§7.1'), {
+      finding('bimi_dmarc_not_enforced', 'error', `The DMARC policy of the organisational domain ${organisationalDomain} is p=${summary.organisational_policy ?? '(none given)'}; BIMI needs quarantine or reject`, cite('§7.1'), {
         location: organisationalRecord!.location,
-        policy: summary.organisationalPolicy,
+        policy: summary.organisational_policy,
       }),
     );
   }
@@ -300,13 +300,13 @@ async function dmarcPrerequisites(
   summary.met = problems.length === 0;
   if (summary.met) {
     findings.push(
-      finding('bimi_dmarc_enforced', 'pass', `DMARC meets the BIMI prerequisites: ${own.policy} on all mail${separateOrganisation ? `, and ${summary.organisationalPolicy} on ${organisationalDomain}` : ''}`, cite('§7.1'), {
+      finding('bimi_dmarc_enforced', 'pass', `DMARC meets the BIMI prerequisites: ${own.policy} on all mail${separateOrganisation ? `, and ${summary.organisational_policy} on ${organisationalDomain}` : ''}`, cite('§7.1'), {
         location: own.location,
         policy: own.policy,
       }),
     );
   }
-  return { organisationalDomain, summary };
+  return { organisational_domain: organisationalDomain, summary };
 }
 
 function uniqueRecords(own: DmarcResult, organisational: DmarcResult | null): DmarcResult[] {
@@ -320,7 +320,7 @@ function fetchBimiDocument(ctx: EngineContext, dns: MailDns, connect: BimiFetchO
 }
 
 async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options: BimiFetchOptions, findings: Finding[]): Promise<BimiLogo> {
-  const logo: BimiLogo = { url, finalUrl: null, redirects: [], contentType: null, octets: null, truncated: false, compressed: false, svg: null, error: null };
+  const logo: BimiLogo = { url, final_url: null, redirects: [], content_type: null, octets: null, truncated: false, compressed: false, svg: null, error: null };
   let fetched: HttpsDocument;
   try {
     fetched = await fetchBimiDocument(ctx, dns, options, url, HTTPS_FETCH_KINDS.bimiLogo, 'BIMI logo');
@@ -330,9 +330,9 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
     findings.push(finding('bimi_svg_unavailable', 'error', `The BIMI logo at ${url} could not be fetched: ${failureText(error)}`, cite('§7.5'), { url, error: logo.error }));
     return logo;
   }
-  logo.finalUrl = fetched.finalUrl;
+  logo.final_url = fetched.final_url;
   logo.redirects = fetched.redirects;
-  logo.contentType = fetched.contentType;
+  logo.content_type = fetched.contentType;
   logo.octets = fetched.truncated ? MAX_SVG_OCTETS : fetched.body.length;
   logo.truncated = fetched.truncated;
   if (fetched.truncated) {
@@ -371,7 +371,7 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
     findings.push(
       finding('bimi_svg_content_type', 'warning', `The BIMI logo is served as ${fetched.contentType ?? 'no Content-Type'}; it should be image/svg+xml`, cite('§4.3.2'), {
         url,
-        contentType: fetched.contentType,
+        content_type: fetched.contentType,
       }),
     );
   }
@@ -415,13 +415,13 @@ async function fetchCertificate(ctx: EngineContext, dns: MailDns, url: string, o
       'info',
       `Mark Certificate read (${certificate.certificates} in the file): ${certificate.subject}, issued by ${certificate.issuer}; its chain and signature are not validated`,
       cite('§7.4'),
-      { url, subject: certificate.subject, issuer: certificate.issuer, validFrom: certificate.validFrom, validTo: certificate.validTo },
+      { url, subject: certificate.subject, issuer: certificate.issuer, valid_from: certificate.valid_from, valid_to: certificate.valid_to },
     ),
   );
-  if (new Date(certificate.validTo) < now) {
-    findings.push(finding('bimi_certificate_expired', 'error', `The Mark Certificate expired on ${certificate.validTo.slice(0, 10)}`, cite('§7.4'), { validTo: certificate.validTo }));
-  } else if (new Date(certificate.validFrom) > now) {
-    findings.push(finding('bimi_certificate_not_yet_valid', 'error', `The Mark Certificate is valid only from ${certificate.validFrom.slice(0, 10)}`, cite('§7.4'), { validFrom: certificate.validFrom }));
+  if (new Date(certificate.valid_to) < now) {
+    findings.push(finding('bimi_certificate_expired', 'error', `The Mark Certificate expired on ${certificate.valid_to.slice(0, 10)}`, cite('§7.4'), { valid_to: certificate.valid_to }));
+  } else if (new Date(certificate.valid_from) > now) {
+    findings.push(finding('bimi_certificate_not_yet_valid', 'error', `The Mark Certificate is valid only from ${certificate.valid_from.slice(0, 10)}`, cite('§7.4'), { valid_from: certificate.valid_from }));
   }
   if (!certificate.logotype) {
     findings.push(

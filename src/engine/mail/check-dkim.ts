@@ -40,7 +40,7 @@ export type DkimStatus = 'valid' | 'invalid' | 'none' | 'temperror';
 export interface DkimResult {
   kind: 'dkim';
   domain: string;
-  domainUnicode: string;
+  domain_unicode: string;
   status: DkimStatus;
   /** `given`: the selectors asked for; `common`: the list of common selectors was probed. */
   probed: 'given' | 'common';
@@ -114,7 +114,7 @@ export async function checkDkim(ctx: EngineContext, domain: string, options: Che
   const usable = found.some((result) => result.key !== null && !result.findings.some((item) => item.severity === 'error'));
   const failed = results.some((result) => result.error !== null);
   const status: DkimStatus = usable ? 'valid' : failed ? 'temperror' : found.length > 0 ? 'invalid' : 'none';
-  return { kind: 'dkim', domain: name.ascii, domainUnicode: name.unicode, status, probed, selectors: results, findings, resolver: answered.resolver };
+  return { kind: 'dkim', domain: name.ascii, domain_unicode: name.unicode, status, probed, selectors: results, findings, resolver: answered.resolver };
 }
 
 /** A selector as it goes into DNS: lower case, one or more labels (RFC 6376 §3.1: sub-domain *("." sub-domain)). */
@@ -213,12 +213,12 @@ async function checkSelector(dns: MailDns, domain: string, selector: string, pro
   const record = reading.record;
   const broken = reading.problems.some((problem) => problem.severity === 'error');
 
-  if (record && record.publicKey === '') {
+  if (record && record.public_key === '') {
     findings.push(
       finding('dkim_key_revoked', 'warning', `The key of selector ${selector} is revoked (empty p=): signatures made with it fail`, 'RFC 6376 §3.6.1', evidence({ record: published.text })),
     );
   } else if (record && !broken && reading.keyProblem !== null) {
-    findings.push(finding('dkim_key_invalid', 'error', `The key of selector ${selector} cannot be used: ${reading.keyProblem}`, record.keyType === 'ed25519' ? 'RFC 8463 §4.2' : 'RFC 6376 §3.6.1', evidence({ keyType: record.keyType })));
+    findings.push(finding('dkim_key_invalid', 'error', `The key of selector ${selector} cannot be used: ${reading.keyProblem}`, record.key_type === 'ed25519' ? 'RFC 8463 §4.2' : 'RFC 6376 §3.6.1', evidence({ key_type: record.key_type })));
   } else if (!broken && reading.key !== null) {
     result.key = reading.key;
     findings.push(...keyFindings(reading.key, selector, name));

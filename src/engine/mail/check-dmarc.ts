@@ -41,7 +41,7 @@ export interface DmarcResult {
   /** Where the record was found (`_dmarc.<domain>` or a parent's), null when none was. */
   location: string | null;
   /** The domain that published the policy: the domain itself or the parent found by the tree walk. */
-  policyDomain: string | null;
+  policy_domain: string | null;
   /** True when the policy comes from a parent domain (its sp applies). */
   inherited: boolean;
   record: string | null;
@@ -53,9 +53,9 @@ export interface DmarcResult {
   /** Percentage of mail the policy applies to (pct, default 100). */
   percent: number | null;
   /** DKIM and SPF alignment modes, `r` (relaxed, default) or `s` (strict). */
-  alignmentDkim: 'r' | 's' | null;
-  alignmentSpf: 'r' | 's' | null;
-  reportDestinations: DmarcReportDestination[];
+  alignment_dkim: 'r' | 's' | null;
+  alignment_spf: 'r' | 's' | null;
+  report_destinations: DmarcReportDestination[];
   findings: Finding[];
 }
 
@@ -88,21 +88,21 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
     kind: 'dmarc',
     domain: name,
     location: null,
-    policyDomain: null,
+    policy_domain: null,
     inherited: false,
     record: null,
     records: [],
     tags: Object.fromEntries(TAG_NAMES.map((tag) => [tag, null])) as unknown as DmarcTags,
     policy: null,
     percent: null,
-    alignmentDkim: null,
-    alignmentSpf: null,
-    reportDestinations: [],
+    alignment_dkim: null,
+    alignment_spf: null,
+    report_destinations: [],
     findings,
   };
 
   const candidates = [name, ...parents(name)];
-  let found: { location: string; policyDomain: string; records: string[]; near: string[] } | null = null;
+  let found: { location: string; policy_domain: string; records: string[]; near: string[] } | null = null;
   let firstNear: string[] = [];
   for (const candidate of candidates) {
     const location = `_dmarc.${candidate}`;
@@ -118,7 +118,7 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
     const near = texts.filter((text) => !records.includes(text) && /v\s*=\s*dmarc1/i.test(text));
     if (candidate === name) firstNear = near;
     if (records.length > 0) {
-      found = { location, policyDomain: candidate, records, near };
+      found = { location, policy_domain: candidate, records, near };
       break;
     }
   }
@@ -138,8 +138,8 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
     );
     return empty;
   }
-  const inherited = found.policyDomain !== name;
-  const result: DmarcResult = { ...empty, location: found.location, policyDomain: found.policyDomain, inherited, records: found.records };
+  const inherited = found.policy_domain !== name;
+  const result: DmarcResult = { ...empty, location: found.location, policy_domain: found.policy_domain, inherited, records: found.records };
   if (found.records.length > 1) {
     findings.push(
       finding('dmarc_multiple_records', 'error', `${found.location} holds ${found.records.length} DMARC records; with more than one, receivers apply no DMARC policy`, 'RFC 7489 §6.6.3', {
@@ -153,8 +153,8 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
   findings.push(finding('dmarc_record_found', 'pass', `DMARC record found at ${found.location}`, 'RFC 7489 §6.1', { location: found.location, record }));
   if (inherited) {
     findings.push(
-      finding('dmarc_inherited', 'info', `${name} has no DMARC record of its own; the record of ${found.policyDomain} applies (its sp= tag, or p= without one)`, 'RFC 7489 §6.6.3', {
-        policyDomain: found.policyDomain,
+      finding('dmarc_inherited', 'info', `${name} has no DMARC record of its own; the record of ${found.policy_domain} applies (its sp= tag, or p= without one)`, 'RFC 7489 §6.6.3', {
+        policy_domain: found.policy_domain,
       }),
     );
   }
@@ -263,14 +263,14 @@ function validateTags(result: DmarcResult, findings: Finding[]): void {
   for (const tag of ['adkim', 'aspf'] as const) {
     const value = tags[tag]?.toLowerCase() ?? null;
     if (value === null) {
-      if (tag === 'adkim') result.alignmentDkim = 'r';
-      else result.alignmentSpf = 'r';
+      if (tag === 'adkim') result.alignment_dkim = 'r';
+      else result.alignment_spf = 'r';
     } else if (value !== 'r' && value !== 's') {
       findings.push(finding('dmarc_alignment_invalid', 'error', `${tag}=${tags[tag]} is not r (relaxed) or s (strict)`, 'RFC 7489 §6.3', { tag, value: tags[tag] }));
     } else if (tag === 'adkim') {
-      result.alignmentDkim = value;
+      result.alignment_dkim = value;
     } else {
-      result.alignmentSpf = value;
+      result.alignment_spf = value;
     }
   }
   if (tags.fo !== null && !tags.fo.split(':').every((option) => ['0', '1', 'd', 's'].includes(option.trim().toLowerCase()))) {
@@ -289,7 +289,7 @@ function validateTags(result: DmarcResult, findings: Finding[]): void {
 
 /** Parses rua/ruf and checks that external report domains authorize the reports (RFC 7489 §7.1). */
 async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Finding[]): Promise<void> {
-  const policyDomain = result.policyDomain!;
+  const policyDomain = result.policy_domain!;
   const destinations: DmarcReportDestination[] = [];
   for (const tag of ['rua', 'ruf'] as const) {
     const value = result.tags[tag];
@@ -354,7 +354,7 @@ async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Fi
       findings.push(finding('dmarc_report_authorized', 'pass', `${destination.domain} accepts DMARC reports for ${policyDomain}`, 'RFC 7489 §7.1', { uri: destination.uri, name }));
     }
   }
-  result.reportDestinations = destinations;
+  result.report_destinations = destinations;
 }
 
 /**

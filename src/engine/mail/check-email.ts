@@ -23,7 +23,7 @@ export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi',
 export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
 
 /** The checks of the report, in the order their findings are listed. */
-export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mtaSts', 'tlsRpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
+export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mta_sts', 'tls_rpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
 export type EmailCheck = (typeof EMAIL_CHECKS)[number];
 
 /** A check that could not run: its result is null, and this says why (never "no record"). */
@@ -65,15 +65,15 @@ export interface EmailReport {
   test: EmailTestType;
   /** The domain tested (ASCII), null for `smtp` with a server. */
   domain: string | null;
-  domainUnicode: string | null;
+  domain_unicode: string | null;
   /** `smtp` with a server: the server and port tested; else null. */
   server: string | null;
   port: number | null;
   mx: MxResult | null;
   spf: SpfResult | null;
   dmarc: DmarcResult | null;
-  mtaSts: MtaStsResult | null;
-  tlsRpt: TlsRptResult | null;
+  mta_sts: MtaStsResult | null;
+  tls_rpt: TlsRptResult | null;
   /** DKIM keys at the common selectors (selectors cannot be listed: none found is not "no DKIM"). */
   dkim: DkimResult | null;
   /** The BIMI record, its DMARC prerequisites and its logo. */
@@ -93,7 +93,7 @@ export interface EmailReport {
   findings: Finding[];
   summary: FindingSummary;
   /** ISO 8601. */
-  checkedAt: string;
+  checked_at: string;
 }
 
 export interface CheckEmailOptions {
@@ -140,14 +140,14 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     kind: 'email',
     test,
     domain: null,
-    domainUnicode: null,
+    domain_unicode: null,
     server: null,
     port: null,
     mx: null,
     spf: null,
     dmarc: null,
-    mtaSts: null,
-    tlsRpt: null,
+    mta_sts: null,
+    tls_rpt: null,
     dkim: null,
     bimi: null,
     dnssec: null,
@@ -158,7 +158,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     failure: null,
     findings: [],
     summary: { error: 0, warning: 0, unknown: 0, info: 0, pass: 0 },
-    checkedAt,
+    checked_at: checkedAt,
   };
 
   if (test === 'smtp' && options.server !== undefined) {
@@ -171,7 +171,7 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
   if (domain === null) throw new NetintelError('usage', `the ${test} test needs a domain${test === 'smtp' ? ' or a server' : ''}`);
   const name = normaliseMailDomain(domain);
   report.domain = name.ascii;
-  report.domainUnicode = name.unicode;
+  report.domain_unicode = name.unicode;
   const dns = createMailDns(ctx);
 
   const run = async <T>(check: EmailCheck, work: () => Promise<T>): Promise<T | null> => {
@@ -192,14 +192,14 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     wants('mx') ? run('mx', () => resolveMx(ctx, name.ascii, { dns })) : null,
     wants('spf') ? run('spf', () => checkSpf(ctx, name.ascii, { dns })) : null,
     wants('dmarc') ? run('dmarc', () => checkDmarc(ctx, name.ascii, { dns })) : null,
-    wants('tlsRpt') ? run('tlsRpt', () => checkTlsRpt(ctx, name.ascii, { dns })) : null,
+    wants('tls_rpt') ? run('tls_rpt', () => checkTlsRpt(ctx, name.ascii, { dns })) : null,
     wants('dkim') ? run('dkim', () => checkDkim(ctx, name.ascii, { dns, ...(options.dkimSelectors ? { selectors: options.dkimSelectors } : {}) })) : null,
     wants('bimi') ? run('bimi', () => checkBimi(ctx, name.ascii, { dns, ...(options.bimiSelector ? { selector: options.bimiSelector } : {}), ...(options.bimi ? { fetch: options.bimi } : {}) })) : null,
   ]);
   report.mx = test === 'general' || test === 'mx' ? mx : null;
   report.spf = spf;
   report.dmarc = dmarc;
-  report.tlsRpt = tlsRpt;
+  report.tls_rpt = tlsRpt;
   report.dkim = dkim;
   report.bimi = bimi;
   const mxHosts = mx ? mx.records.map((record) => record.exchange).filter((exchange) => exchange !== '.') : [];
@@ -213,11 +213,11 @@ export async function checkEmail(ctx: EngineContext, domain: string | null, opti
     ...(daneWanted ? { dane: { authenticate } } : {}),
   };
   const [mtaSts, smtp, dnssec] = await Promise.all([
-    wants('mtaSts') ? run('mtaSts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
+    wants('mta_sts') ? run('mta_sts', () => checkMtaSts(ctx, name.ascii, { dns, ...(mx ? { mxHosts } : {}), ...(options.mtaSts ? { fetch: options.mtaSts } : {}) })) : null,
     smtpWanted && mx ? run('smtp', () => checkMailServers(ctx, mx, probeOptions, dns)) : null,
     wants('dnssec') ? run('dnssec', () => checkMailDnssec(ctx, name.ascii, mxHosts, options.trustAnchors)) : null,
   ]);
-  report.mtaSts = mtaSts;
+  report.mta_sts = mtaSts;
   report.smtp = test === 'dane' ? null : smtp;
   const dnssecChecks = dnssec ? [dnssec.domain, ...dnssec.mx] : [];
   const dnssecError = dnssecChecks.find((check) => check.error)?.error;
@@ -257,8 +257,8 @@ const CHECK_NAMES: Record<EmailCheck, string> = {
   mx: 'MX',
   spf: 'SPF',
   dmarc: 'DMARC',
-  mtaSts: 'MTA-STS',
-  tlsRpt: 'TLS-RPT',
+  mta_sts: 'MTA-STS',
+  tls_rpt: 'TLS-RPT',
   dkim: 'DKIM',
   bimi: 'BIMI',
   dnssec: 'DNSSEC',
@@ -270,8 +270,8 @@ const CHECK_IDS: Record<EmailCheck, string> = {
   mx: 'mx_check_failed',
   spf: 'spf_check_failed',
   dmarc: 'dmarc_check_failed',
-  mtaSts: 'mta_sts_check_failed',
-  tlsRpt: 'tls_rpt_check_failed',
+  mta_sts: 'mta_sts_check_failed',
+  tls_rpt: 'tls_rpt_check_failed',
   dkim: 'dkim_check_failed',
   bimi: 'bimi_check_failed',
   dnssec: 'dnssec_check_failed',

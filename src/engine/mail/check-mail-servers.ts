@@ -53,7 +53,7 @@ export async function checkMailServers(ctx: EngineContext, mx: MxResult, options
   const port = options.port ?? 25;
   const targets: Array<{ host: string; preference: number | null; addresses: string[] | null }> = [];
   if (mx.status === 'implicit') {
-    targets.push({ host: mx.domain, preference: null, addresses: mx.implicitAddresses });
+    targets.push({ host: mx.domain, preference: null, addresses: mx.implicit_addresses });
   } else {
     const seen = new Set<string>();
     for (const record of mx.records) {
@@ -61,7 +61,7 @@ export async function checkMailServers(ctx: EngineContext, mx: MxResult, options
       if (record.exchange === '.' || seen.has(key)) continue;
       seen.add(key);
       // An IP literal is not probed: senders look it up as a name and find nothing (see mx_ip_literal).
-      targets.push({ host: record.exchange, preference: record.preference, addresses: record.ipLiteral ? [] : record.error ? null : record.addresses.map((item) => item.address) });
+      targets.push({ host: record.exchange, preference: record.preference, addresses: record.ip_literal ? [] : record.error ? null : record.addresses.map((item) => item.address) });
     }
   }
   // One connection per server probed (its first address); the servers past the check's budget are listed, not probed.

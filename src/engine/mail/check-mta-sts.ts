@@ -12,7 +12,7 @@ export type MtaStsMode = 'enforce' | 'testing' | 'none';
 export interface MtaStsPolicy {
   version: string | null;
   mode: MtaStsMode | null;
-  maxAgeSeconds: number | null;
+  max_age_seconds: number | null;
   /** MX patterns (`mail.example.com`, `*.example.com`). */
   mx: string[];
 }
@@ -27,13 +27,13 @@ export interface MtaStsResult {
   /** The policy id of the record. */
   id: string | null;
   /** Where the policy is fetched from, null when there is no record. */
-  policyUrl: string | null;
+  policy_url: string | null;
   /** The parsed policy, null when it could not be fetched or has no valid fields. */
   policy: MtaStsPolicy | null;
   /** The Content-Type the policy was served with. */
-  contentType: string | null;
+  content_type: string | null;
   /** Why the policy could not be fetched, null when it was (or was not asked for). */
-  policyError: FailureJson | null;
+  policy_error: FailureJson | null;
   findings: Finding[];
 }
 
@@ -58,7 +58,7 @@ const MAX_AGE_LIMIT = 31_557_600;
  *
  * @throws NetintelError `invalid_input` for a bad domain; `timeout`,
  *   `upstream`, `unreachable` when the TXT lookup fails. A failed policy
- *   fetch is a finding with the error (`policyError`).
+ *   fetch is a finding with the error (`policy_error`).
  */
 export async function checkMtaSts(ctx: EngineContext, domain: string, options: CheckMtaStsOptions = {}): Promise<MtaStsResult> {
   const name = normaliseMailDomain(domain).ascii;
@@ -70,10 +70,10 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
     record: null,
     records: [],
     id: null,
-    policyUrl: null,
+    policy_url: null,
     policy: null,
-    contentType: null,
-    policyError: null,
+    content_type: null,
+    policy_error: null,
     findings,
   };
   const location = `_mta-sts.${name}`;
@@ -112,45 +112,45 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   }
 
   const policyHost = `mta-sts.${name}`;
-  result.policyUrl = `https://${policyHost}/.well-known/mta-sts.txt`;
+  result.policy_url = `https://${policyHost}/.well-known/mta-sts.txt`;
   let fetched: { body: string; contentType: string | null };
   try {
     reportStage(ctx, 'mta-sts', policyHost);
-    fetched = await fetchPolicy(ctx, dns, result.policyUrl, options.fetch ?? {});
+    fetched = await fetchPolicy(ctx, dns, result.policy_url, options.fetch ?? {});
   } catch (error) {
-    result.policyError = failureJson(error);
+    result.policy_error = failureJson(error);
     findings.push(
-      finding('mta_sts_policy_unavailable', 'error', `The MTA-STS policy at ${result.policyUrl} could not be fetched: ${failureText(error)}; senders then apply no policy`, 'RFC 8461 §3.3', {
-        url: result.policyUrl,
-        error: result.policyError,
+      finding('mta_sts_policy_unavailable', 'error', `The MTA-STS policy at ${result.policy_url} could not be fetched: ${failureText(error)}; senders then apply no policy`, 'RFC 8461 §3.3', {
+        url: result.policy_url,
+        error: result.policy_error,
       }),
     );
     return result;
   }
-  result.contentType = fetched.contentType;
+  result.content_type = fetched.contentType;
   if (!/^text\/plain\s*(;|$)/i.test(fetched.contentType ?? '')) {
     findings.push(
       finding('mta_sts_content_type', 'warning', `The MTA-STS policy is served as ${fetched.contentType ?? 'no Content-Type'}; it must be text/plain`, 'RFC 8461 §3.2', {
-        contentType: fetched.contentType,
+        content_type: fetched.contentType,
       }),
     );
   }
   const parsed = parsePolicy(fetched.body);
   result.policy = parsed.policy;
-  for (const problem of parsed.problems) findings.push(finding('mta_sts_policy_invalid', 'error', `MTA-STS policy: ${problem}`, 'RFC 8461 §3.2', { url: result.policyUrl }));
+  for (const problem of parsed.problems) findings.push(finding('mta_sts_policy_invalid', 'error', `MTA-STS policy: ${problem}`, 'RFC 8461 §3.2', { url: result.policy_url }));
   const policy = parsed.policy;
   if (parsed.problems.length === 0) {
     if (policy.mode === 'enforce') {
-      findings.push(finding('mta_sts_enforce', 'pass', `MTA-STS policy in enforce mode (max_age ${policy.maxAgeSeconds} s)`, 'RFC 8461 §5', { mode: policy.mode }));
+      findings.push(finding('mta_sts_enforce', 'pass', `MTA-STS policy in enforce mode (max_age ${policy.max_age_seconds} s)`, 'RFC 8461 §5', { mode: policy.mode }));
     } else if (policy.mode === 'testing') {
       findings.push(finding('mta_sts_testing', 'info', 'MTA-STS policy in testing mode: failures are reported, mail is still delivered', 'RFC 8461 §5', { mode: policy.mode }));
     } else {
       findings.push(finding('mta_sts_mode_none', 'info', 'MTA-STS policy in mode none: senders apply no policy', 'RFC 8461 §5', { mode: policy.mode }));
     }
-    if (policy.maxAgeSeconds !== null && policy.maxAgeSeconds < 86_400) {
+    if (policy.max_age_seconds !== null && policy.max_age_seconds < 86_400) {
       findings.push(
-        finding('mta_sts_max_age_short', 'warning', `max_age is ${policy.maxAgeSeconds} s; policies are meant to be cached for weeks, so a short max_age weakens the protection`, 'RFC 8461 §3.2', {
-          maxAgeSeconds: policy.maxAgeSeconds,
+        finding('mta_sts_max_age_short', 'warning', `max_age is ${policy.max_age_seconds} s; policies are meant to be cached for weeks, so a short max_age weakens the protection`, 'RFC 8461 §3.2', {
+          max_age_seconds: policy.max_age_seconds,
         }),
       );
     }
@@ -187,7 +187,7 @@ export function mxMatches(pattern: string, host: string): boolean {
 
 /** Parses a policy body; lists every problem (RFC 8461 §3.2). */
 export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: string[] } {
-  const policy: MtaStsPolicy = { version: null, mode: null, maxAgeSeconds: null, mx: [] };
+  const policy: MtaStsPolicy = { version: null, mode: null, max_age_seconds: null, mx: [] };
   const problems: string[] = [];
   const seen = new Set<string>();
   body.split(/\r?\n/).forEach((line, index) => {
@@ -211,7 +211,7 @@ export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: str
         else problems.push(`mode is "${value}", not enforce, testing or none`);
         break;
       case 'max_age':
-        if (/^\d{1,10}$/.test(value) && Number(value) <= MAX_AGE_LIMIT) policy.maxAgeSeconds = Number(value);
+        if (/^\d{1,10}$/.test(value) && Number(value) <= MAX_AGE_LIMIT) policy.max_age_seconds = Number(value);
         else problems.push(`max_age "${value}" is not an integer from 0 to ${MAX_AGE_LIMIT}`);
         break;
       case 'mx':

@@ -38,9 +38,9 @@ export interface SpfNode {
   /** DNS-querying terms of this record: include, a, mx, ptr, exists, and an effective redirect (RFC 7208 §4.6.4). */
   lookups: number;
   /** `lookups` of this record plus those of every record below it. */
-  totalLookups: number;
+  total_lookups: number;
   /** Lookups of this record's a, mx and exists targets that returned no record or NXDOMAIN. */
-  voidLookups: number;
+  void_lookups: number;
   /** Why the node is `error` or `not_followed`, or what made it invalid. */
   error: { code: string; message: string } | null;
   children: SpfNode[];
@@ -53,23 +53,23 @@ export type SpfStatus = 'valid' | 'none' | 'permerror' | 'temperror';
 export interface SpfResult {
   kind: 'spf';
   domain: string;
-  domainUnicode: string;
+  domain_unicode: string;
   status: SpfStatus;
   /** The SPF record (character strings joined, RFC 7208 §3.3), null when there is none or several. */
   record: string | null;
   /** The record's character strings as published. */
-  recordStrings: string[];
+  record_strings: string[];
   /** Every `v=spf1` TXT record found (more than one is a permerror). */
   records: string[];
   /** The record's length in octets. */
-  recordOctets: number | null;
+  record_octets: number | null;
   /** The record's terms in order, null when there is no single record. */
   terms: SpfTerm[] | null;
   /** DNS-querying terms across the whole tree (a lower bound when some targets depend on macros). */
   lookups: number;
-  lookupLimit: number;
-  voidLookups: number;
-  voidLookupLimit: number;
+  lookup_limit: number;
+  void_lookups: number;
+  void_lookup_limit: number;
   /** The include/redirect tree, each node with its lookups; null when there is no record. */
   tree: SpfNode | null;
   /** check_host() for `--ip`, null when no IP was given. */
@@ -148,7 +148,7 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
 
   findings.push(...walk.findings);
   const tree = root.tree;
-  const lookups = tree?.totalLookups ?? 0;
+  const lookups = tree?.total_lookups ?? 0;
   const voidLookups = walk.voidNames.length;
   if (tree && root.parsed) {
     findings.push(...policyFindings(walk, tree));
@@ -160,7 +160,7 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
           'error',
           `Evaluating the SPF record needs${partial} ${lookups} DNS lookups; the limit is ${SPF_LOOKUP_LIMIT}, so receivers that get this far answer permerror`,
           'RFC 7208 §4.6.4',
-          { lookups, limit: SPF_LOOKUP_LIMIT, perRecord: flatten(tree).map((node) => ({ domain: node.domain, lookups: node.lookups })) },
+          { lookups, limit: SPF_LOOKUP_LIMIT, per_record: flatten(tree).map((node) => ({ domain: node.domain, lookups: node.lookups })) },
         ),
       );
     } else {
@@ -178,7 +178,7 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
           'error',
           `${voidLookups} lookups of the SPF record return nothing (NXDOMAIN or no records); more than ${SPF_VOID_LOOKUP_LIMIT} is a permerror`,
           'RFC 7208 §4.6.4',
-          { voidLookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
+          { void_lookups: voidLookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
         ),
       );
     } else if (voidLookups > 0) {
@@ -188,7 +188,7 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
           'warning',
           `${voidLookups} lookup${voidLookups > 1 ? 's' : ''} of the SPF record return${voidLookups > 1 ? '' : 's'} nothing: ${walk.voidNames.map((item) => `${item.term} in ${item.domain}`).join(', ')} (limit ${SPF_VOID_LOOKUP_LIMIT})`,
           'RFC 7208 §4.6.4',
-          { voidLookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
+          { void_lookups: voidLookups, limit: SPF_VOID_LOOKUP_LIMIT, names: walk.voidNames },
         ),
       );
     }
@@ -209,17 +209,17 @@ export async function checkSpf(ctx: EngineContext, domain: string, options: Chec
   return {
     kind: 'spf',
     domain: name.ascii,
-    domainUnicode: name.unicode,
+    domain_unicode: name.unicode,
     status,
     record: root.parsed?.text ?? null,
-    recordStrings: root.strings,
+    record_strings: root.strings,
     records: root.records,
-    recordOctets: root.parsed ? Buffer.byteLength(root.parsed.text) : null,
+    record_octets: root.parsed ? Buffer.byteLength(root.parsed.text) : null,
     terms: root.parsed ? root.parsed.terms.map(publicTerm) : null,
     lookups,
-    lookupLimit: SPF_LOOKUP_LIMIT,
-    voidLookups,
-    voidLookupLimit: SPF_VOID_LOOKUP_LIMIT,
+    lookup_limit: SPF_LOOKUP_LIMIT,
+    void_lookups: voidLookups,
+    void_lookup_limit: SPF_VOID_LOOKUP_LIMIT,
     tree,
     evaluation,
     findings,
@@ -298,7 +298,7 @@ class TreeWalk {
           'warning',
           `${domain} publishes no SPF record: receivers get "none" and cannot tell its mail from forgeries (a domain that sends no mail should publish "v=spf1 -all")`,
           'RFC 7208 §4.5',
-          { domain, nearMisses: others },
+          { domain, near_misses: others },
         ),
       );
       return { ...base, tree: null, parsed: null, strings: [], none: true };
@@ -326,7 +326,7 @@ class TreeWalk {
 
   private node(domain: string, via: string | null, status: SpfNodeStatus, record: string | null, error: SpfNode['error'] = null): SpfNode {
     this.nodes += 1;
-    return { domain, via, status, record, lookups: 0, totalLookups: 0, voidLookups: 0, error, children: [] };
+    return { domain, via, status, record, lookups: 0, total_lookups: 0, void_lookups: 0, error, children: [] };
   }
 
   /** Walks a parsed record; the findings of each term come in record order. */
@@ -356,7 +356,7 @@ class TreeWalk {
     const seenIncludes = new Map<string, ParsedSpfTerm>();
     const tasks: Array<{ out: Collected; done: Promise<SpfNode | null> }> = [];
     for (const term of evaluated) {
-      if (!term.countsLookup) continue;
+      if (!term.counts_lookup) continue;
       node.lookups += 1;
       if (term.name === 'ptr') continue;
       const termOut = collected();
@@ -392,7 +392,7 @@ class TreeWalk {
       out.findings.push(...task.out.findings);
       out.voids.push(...task.out.voids);
     }
-    node.totalLookups = node.lookups + node.children.reduce((sum, child) => sum + child.totalLookups, 0);
+    node.total_lookups = node.lookups + node.children.reduce((sum, child) => sum + child.total_lookups, 0);
     return node;
   }
 
@@ -516,7 +516,7 @@ class TreeWalk {
         empty = (await this.dns.lookup(target, 'A')).records.length === 0;
       }
       if (empty) {
-        node.voidLookups += 1;
+        node.void_lookups += 1;
         out.voids.push({ domain, term: term.text, name: target });
       }
     } catch (error) {
@@ -589,7 +589,7 @@ class TreeWalk {
       findings.push(
         finding('spf_record_over_255', 'info', `${subject} is ${octets} octets, longer than one 255-octet character-string: it must be split into several strings, which receivers join without spaces`, 'RFC 7208 §3.3', {
           ...evidence,
-          stringOctets: strings.map((part) => Buffer.byteLength(part)),
+          string_octets: strings.map((part) => Buffer.byteLength(part)),
         }),
       );
     }

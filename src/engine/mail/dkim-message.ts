@@ -30,16 +30,16 @@ export interface DkimSignatureCheck {
   /** Why, when it did not pass: "body hash did not verify", "no key", "key revoked"... */
   reason: string | null;
   /** h=: the header fields the signature covers, as listed. */
-  signedHeaders: string[];
+  signed_headers: string[];
   /** t= and x=, ISO 8601, null when absent. */
-  signedAt: string | null;
-  expiresAt: string | null;
+  signed_at: string | null;
+  expires_at: string | null;
   /** d= aligns with the From domain (relaxed, as DMARC reads it), null when there is no From address. */
   aligned: boolean | null;
   /** RSA modulus length of the key used, null when no RSA key was read. */
-  keyBits: number | null;
+  key_bits: number | null;
   /** l=: the signature covers this many body octets only; null when it covers the whole body. */
-  bodyLengthLimit: number | null;
+  body_length_limit: number | null;
 }
 
 /** The DKIM verification of a saved message (`netintel dkim --message FILE`). */
@@ -106,7 +106,7 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
     result: item.verdict!.result,
     reason: item.verdict!.result === 'pass' ? null : item.verdict!.reason,
     aligned: align && item.base.domain ? align(item.base.domain.toLowerCase()) : null,
-    keyBits: item.key?.type === 'rsa' ? item.key.bits : null,
+    key_bits: item.key?.type === 'rsa' ? item.key.bits : null,
   }));
 
   const findings: Finding[] = [];
@@ -130,12 +130,12 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
     if (signature.algorithm?.toLowerCase() === 'rsa-sha1') {
       findings.push(finding('dkim_signature_sha1', 'warning', `The signature of ${signature.domain} uses rsa-sha1, which verifiers must not accept`, 'RFC 8301 §3.1', { domain: signature.domain, selector: signature.selector }));
     }
-    if (signature.bodyLengthLimit !== null) {
+    if (signature.body_length_limit !== null) {
       findings.push(
-        finding('dkim_signature_body_length', 'warning', `The signature of ${signature.domain} covers only the first ${signature.bodyLengthLimit} body octets (l=): content can be appended`, 'RFC 6376 §8.2', {
+        finding('dkim_signature_body_length', 'warning', `The signature of ${signature.domain} covers only the first ${signature.body_length_limit} body octets (l=): content can be appended`, 'RFC 6376 §8.2', {
           domain: signature.domain,
           selector: signature.selector,
-          limit: signature.bodyLengthLimit,
+          limit: signature.body_length_limit,
         }),
       );
     }
@@ -152,7 +152,7 @@ interface Verdict {
 /** One signature on its way through §6.1.1, §6.1.2 and §6.1.3; `verdict` is set when it is decided. */
 interface SignatureWork {
   field: MessageField;
-  base: Omit<DkimSignatureCheck, 'result' | 'reason' | 'aligned' | 'keyBits'>;
+  base: Omit<DkimSignatureCheck, 'result' | 'reason' | 'aligned' | 'key_bits'>;
   signature: DkimSignature | null;
   key: DkimPublicKey | null;
   keyObject: KeyObject | null;
@@ -168,12 +168,12 @@ function startSignature(field: MessageField, index: number, now: number): Signat
     work.verdict = { result: 'neutral', reason: `not verified: netintel verifies the first ${MAX_VERIFIED_SIGNATURES} signatures of a message (RFC 6376 §6.1 lets verifiers limit them)` };
   } else if (signature === null) {
     work.verdict = { result: 'permerror', reason: reading.refusal! };
-  } else if (signature.expiresAt !== null && signature.expiresAt < now) {
+  } else if (signature.expires_at !== null && signature.expires_at < now) {
     // §3.5 x=: signatures MAY be considered invalid past it; netintel ignores them, as neutral (the signature was not judged).
-    work.verdict = { result: 'neutral', reason: `the signature expired at ${isoTime(signature.expiresAt)} (x=${signature.expiresAt})` };
-  } else if (signature.signedAt !== null && signature.signedAt > now + FUTURE_ALLOWANCE_SECONDS) {
+    work.verdict = { result: 'neutral', reason: `the signature expired at ${isoTime(signature.expires_at)} (x=${signature.expires_at})` };
+  } else if (signature.signed_at !== null && signature.signed_at > now + FUTURE_ALLOWANCE_SECONDS) {
     // §3.5 t=: "Implementations MAY ignore signatures that have a timestamp in the future."
-    work.verdict = { result: 'neutral', reason: `t= (${isoTime(signature.signedAt)}) is in the future: the signature is ignored until then` };
+    work.verdict = { result: 'neutral', reason: `t= (${isoTime(signature.signed_at)}) is in the future: the signature is ignored until then` };
   }
   return work;
 }
@@ -232,7 +232,7 @@ function finishSignature(work: SignatureWork, parts: MessageParts, bodyHashes: R
   let verified = false;
   try {
     verified =
-      signature.keyType === 'rsa'
+      signature.key_type === 'rsa'
         ? verify('sha256', input, work.keyObject!, signature.signature)
         : // RFC 8463 §3: Ed25519 (PureEdDSA) signs the SHA-256 hash of the header input.
           verify(null, createHash('sha256').update(input).digest(), work.keyObject!, signature.signature);
@@ -272,13 +272,13 @@ function baseOf(reading: DkimSignatureReading): SignatureWork['base'] {
     selector: fold(tag('s')),
     algorithm: fold(tag('a')),
     canonicalization: fold(tag('c')),
-    signedHeaders: (tag('h') ?? '')
+    signed_headers: (tag('h') ?? '')
       .split(':')
       .map((item) => trimFws(item))
       .filter((item) => item !== ''),
-    signedAt: time(tag('t')),
-    expiresAt: time(tag('x')),
-    bodyLengthLimit: limitNumber,
+    signed_at: time(tag('t')),
+    expires_at: time(tag('x')),
+    body_length_limit: limitNumber,
   };
 }
 

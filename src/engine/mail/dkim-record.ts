@@ -32,17 +32,17 @@ export interface DkimKeyRecord {
   /** `v=`, null when absent (it is optional, but must be `DKIM1` and first when present). */
   version: string | null;
   /** `k=`, lower case; `rsa` by default. */
-  keyType: string;
+  key_type: string;
   /** `p=` with whitespace removed; `''` for a revoked key; null when the tag is missing. */
-  publicKey: string | null;
+  public_key: string | null;
   /** `h=`: acceptable hash algorithms, null when absent (all allowed). */
-  hashAlgorithms: string[] | null;
+  hash_algorithms: string[] | null;
   /** `s=`: service types, `['*']` by default. */
-  serviceTypes: string[];
+  service_types: string[];
   /** `t=` flags, lower case (`y` testing, `s` no subdomains of the i= domain). */
   flags: string[];
   testing: boolean;
-  strictSubdomains: boolean;
+  strict_subdomains: boolean;
   /** `n=`: notes for people, as published. */
   notes: string | null;
 }
@@ -110,13 +110,13 @@ export function parseDkimRecord(text: string): DkimRecordParse {
     record: {
       tags,
       version,
-      keyType,
-      publicKey,
-      hashAlgorithms,
-      serviceTypes,
+      key_type: keyType,
+      public_key: publicKey,
+      hash_algorithms: hashAlgorithms,
+      service_types: serviceTypes,
       flags,
       testing: flags.includes('y'),
-      strictSubdomains: flags.includes('s'),
+      strict_subdomains: flags.includes('s'),
       notes: tag('n'),
     },
     problems,
@@ -163,8 +163,8 @@ export function readDkimKeyRecord(text: string): DkimKeyReading {
   // sha1_only refuses per signature, with the signature's algorithm named; unknown_hash is a note.
   const recordError = parsed.problems.find((item) => item.severity === 'error' && item.code !== 'sha1_only');
   const record = parsed.record;
-  if (record && record.publicKey !== null && record.publicKey !== '' && !parsed.problems.some((item) => item.code === 'bad_base64' || item.code === 'unknown_key_type')) {
-    const loaded = loadDkimKey(record.keyType, record.publicKey);
+  if (record && record.public_key !== null && record.public_key !== '' && !parsed.problems.some((item) => item.code === 'bad_base64' || item.code === 'unknown_key_type')) {
+    const loaded = loadDkimKey(record.key_type, record.public_key);
     if ('message' in loaded) reading.keyProblem = loaded.message;
     else {
       reading.key = loaded.key;
@@ -173,7 +173,7 @@ export function readDkimKeyRecord(text: string): DkimKeyReading {
   }
   if (recordError) reading.refusal = { result: 'permerror', reason: `the key record is invalid: ${recordError.message}` };
   else if (record === null) reading.refusal = { result: 'permerror', reason: 'the key record is not a tag list' };
-  else if (record.publicKey === '') reading.refusal = { result: 'permerror', reason: 'key revoked (empty p=)' };
+  else if (record.public_key === '') reading.refusal = { result: 'permerror', reason: 'key revoked (empty p=)' };
   else if (reading.keyProblem !== null) reading.refusal = { result: 'permerror', reason: `the key cannot be used: ${reading.keyProblem}` };
   else if (reading.key && reading.key.type === 'rsa' && reading.key.bits < MIN_RSA_BITS) {
     // RFC 8301 §3.2: "Verifiers MUST NOT consider signatures using RSA keys of less than 1024 bits as valid signatures."
@@ -188,7 +188,7 @@ export const MIN_RSA_BITS = 1024;
 /** What a signature asks of the key that verifies it. */
 export interface DkimSignatureNeeds {
   /** The key type of a= (`rsa-sha256` needs rsa). */
-  keyType: 'rsa' | 'ed25519';
+  key_type: 'rsa' | 'ed25519';
   /** The hash of a=. */
   hash: 'sha1' | 'sha256';
   /** d=, lower case. */
@@ -203,11 +203,11 @@ export interface DkimSignatureNeeds {
  * and with t=s the i= domain must be d= itself (§3.6.1).
  */
 export function dkimKeyRefusesSignature(record: DkimKeyRecord, needs: DkimSignatureNeeds): string | null {
-  if (record.keyType !== needs.keyType) return `a= needs an ${needs.keyType === 'rsa' ? 'RSA' : 'Ed25519'} key, but the key record has k=${record.keyType}`;
-  if (record.hashAlgorithms !== null && !record.hashAlgorithms.some((item) => item.toLowerCase() === needs.hash)) {
-    return `the key record's h=${record.hashAlgorithms.join(':')} does not allow ${needs.hash} (inappropriate hash algorithm)`;
+  if (record.key_type !== needs.key_type) return `a= needs an ${needs.key_type === 'rsa' ? 'RSA' : 'Ed25519'} key, but the key record has k=${record.key_type}`;
+  if (record.hash_algorithms !== null && !record.hash_algorithms.some((item) => item.toLowerCase() === needs.hash)) {
+    return `the key record's h=${record.hash_algorithms.join(':')} does not allow ${needs.hash} (inappropriate hash algorithm)`;
   }
-  if (record.strictSubdomains && needs.identityDomain !== needs.domain) {
+  if (record.strict_subdomains && needs.identityDomain !== needs.domain) {
     return `the key record's t=s forbids an i= domain (${needs.identityDomain}) below d= (${needs.domain})`;
   }
   return null;

@@ -12,7 +12,7 @@ export type DkimCanonicalization = 'simple' | 'relaxed';
 export interface DkimSignature {
   /** a=, lower case. */
   algorithm: 'rsa-sha256' | 'ed25519-sha256';
-  keyType: 'rsa' | 'ed25519';
+  key_type: 'rsa' | 'ed25519';
   hash: 'sha256';
   /** b=, decoded. */
   signature: Buffer;
@@ -31,8 +31,8 @@ export interface DkimSignature {
   /** l=, null for the whole body. */
   bodyLength: bigint | null;
   /** t= and x=, seconds since 1970 (at most 12 digits, so always a valid date). */
-  signedAt: number | null;
-  expiresAt: number | null;
+  signed_at: number | null;
+  expires_at: number | null;
 }
 
 /** How a DKIM-Signature field reads: its tags, and either the typed signature or why it is PERMFAIL. */
@@ -129,7 +129,7 @@ export function readDkimSignature(value: string): DkimSignatureReading {
     refusal: null,
     signature: {
       algorithm,
-      keyType: algorithm === 'rsa-sha256' ? 'rsa' : 'ed25519',
+      key_type: algorithm === 'rsa-sha256' ? 'rsa' : 'ed25519',
       hash: 'sha256',
       signature: Buffer.from(signature, 'base64'),
       bodyHash: Buffer.from(bodyHash, 'base64'),
@@ -140,8 +140,8 @@ export function readDkimSignature(value: string): DkimSignatureReading {
       identityDomain,
       signedFields: lowerFields,
       bodyLength: length === null ? null : BigInt(length),
-      signedAt: signedAt === null ? null : Number(signedAt),
-      expiresAt: expiresAt === null ? null : Number(expiresAt),
+      signed_at: signedAt === null ? null : Number(signedAt),
+      expires_at: expiresAt === null ? null : Number(expiresAt),
     },
   };
 }

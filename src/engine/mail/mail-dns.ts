@@ -16,7 +16,7 @@ export interface MailLookup<T extends DnsRecordType> {
   /** Every record of the answer section, the CNAME chain included. */
   answers: DnsAnswer[];
   /** Lowest TTL of `records` in seconds, null when there are none. */
-  ttlSeconds: number | null;
+  ttl_seconds: number | null;
   /** The resolver that answered. */
   resolver: string;
 }
@@ -96,7 +96,7 @@ export function createMailDns(ctx: EngineContext): MailDns {
           status,
           records: matching.map((answer) => answer.data as DnsDataByType[T]),
           answers,
-          ttlSeconds: matching.length > 0 ? Math.min(...matching.map((answer) => answer.ttlSeconds)) : null,
+          ttl_seconds: matching.length > 0 ? Math.min(...matching.map((answer) => answer.ttl_seconds)) : null,
           resolver: exchange.resolver,
         };
       });

@@ -26,11 +26,11 @@ export interface MxHost {
   preference: number;
   /** The exchange, ASCII, no trailing dot; `.` for a null MX. */
   exchange: string;
-  exchangeUnicode: string;
+  exchange_unicode: string;
   /** The canonical name when the exchange is an alias (CNAME), else null. */
   cname: string | null;
   /** True when the exchange is written as an IP address rather than a host name. */
-  ipLiteral: boolean;
+  ip_literal: boolean;
   /** A and AAAA addresses, IPv4 first. */
   addresses: MxAddress[];
   /** Why the addresses could not be told (a lookup failed), else null. */
@@ -48,14 +48,14 @@ export type MxStatus = 'mx' | 'null_mx' | 'implicit' | 'no_mail' | 'nxdomain';
 export interface MxResult {
   kind: 'mx';
   domain: string;
-  domainUnicode: string;
+  domain_unicode: string;
   status: MxStatus;
   /** MX records sorted by preference, then exchange. */
   records: MxHost[];
   /** The domain's own addresses when it has no MX (the implicit MX of RFC 5321 §5.1), else []. */
-  implicitAddresses: string[];
+  implicit_addresses: string[];
   /** Lowest TTL of the MX records in seconds, null when there are none. */
-  ttlSeconds: number | null;
+  ttl_seconds: number | null;
   findings: Finding[];
   resolver: string;
 }
@@ -92,11 +92,11 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
   const make = (status: MxStatus, records: MxHost[], implicitAddresses: string[]): MxResult => ({
     kind: 'mx',
     domain: name.ascii,
-    domainUnicode: name.unicode,
+    domain_unicode: name.unicode,
     status,
     records,
-    implicitAddresses,
-    ttlSeconds: mx.ttlSeconds,
+    implicit_addresses: implicitAddresses,
+    ttl_seconds: mx.ttl_seconds,
     findings,
     resolver: mx.resolver,
   });
@@ -247,7 +247,7 @@ interface ResolvedHost {
 }
 
 function nullHost(preference: number): MxHost {
-  return { preference, exchange: '.', exchangeUnicode: '.', cname: null, ipLiteral: false, addresses: [], error: null };
+  return { preference, exchange: '.', exchange_unicode: '.', cname: null, ip_literal: false, addresses: [], error: null };
 }
 
 async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number): Promise<ResolvedHost> {
@@ -259,9 +259,9 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
   } catch {
     // Shown as published.
   }
-  const host: Omit<MxHost, 'preference'> = { exchange, exchangeUnicode: unicode, cname: null, ipLiteral: false, addresses: [], error: null };
+  const host: Omit<MxHost, 'preference'> = { exchange, exchange_unicode: unicode, cname: null, ip_literal: false, addresses: [], error: null };
   if (isIP(bare) !== 0) {
-    host.ipLiteral = true;
+    host.ip_literal = true;
     findings.push(
       finding('mx_ip_literal', 'error', `The MX exchange "${exchange}" is an IP address; an MX must name a host, and senders look "${exchange}" up as a name`, 'RFC 5321 §5.1, RFC 1035 §3.3.9', {
         exchange,

@@ -66,7 +66,7 @@ export interface SpfEvaluation {
   /** DNS-querying terms evaluated (include, a, mx, ptr, exists, redirect). */
   lookups: number;
   /** Lookups that returned no records or NXDOMAIN. */
-  voidLookups: number;
+  void_lookups: number;
 }
 
 class SpfStop extends Error {
@@ -139,11 +139,11 @@ export async function evaluateSpf(dns: MailDns, input: SpfEvaluationInput, now: 
     helo: input.helo,
     domain,
   };
-  const done = (outcome: Omit<SpfEvaluation, keyof typeof base | 'lookups' | 'voidLookups'>): SpfEvaluation => ({
+  const done = (outcome: Omit<SpfEvaluation, keyof typeof base | 'lookups' | 'void_lookups'>): SpfEvaluation => ({
     ...base,
     ...outcome,
     lookups: state.lookups,
-    voidLookups: state.voids,
+    void_lookups: state.voids,
   });
 
   // RFC 7208 §4.3: a malformed or single-label domain gives "none" at once.

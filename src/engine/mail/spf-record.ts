@@ -31,7 +31,7 @@ export interface SpfTerm {
   /** The IPv6 CIDR length written (`a//64`, `ip6:2001:db8::/32`), null when absent. */
   cidr6: number | null;
   /** True for the terms that count toward the 10-lookup limit: include, a, mx, ptr, exists, redirect (RFC 7208 §4.6.4). */
-  countsLookup: boolean;
+  counts_lookup: boolean;
   /** Modifiers: true for redirect and exp, false for modifiers RFC 7208 does not define (ignored, §6). */
   known: boolean;
 }
@@ -171,7 +171,7 @@ function parseModifier(token: string, position: number, modifier: RegExpExecArra
       value,
       cidr4: null,
       cidr6: null,
-      countsLookup: name === 'redirect',
+      counts_lookup: name === 'redirect',
       known,
       tokens: parsed.tokens,
       network: null,
@@ -211,7 +211,7 @@ function parseMechanism(token: string, position: number, syntax: SyntaxAt): Term
     value: null,
     cidr4: null,
     cidr6: null,
-    countsLookup: name === 'include' || name === 'a' || name === 'mx' || name === 'ptr' || name === 'exists',
+    counts_lookup: name === 'include' || name === 'a' || name === 'mx' || name === 'ptr' || name === 'exists',
     known: true,
     tokens: null,
     network: null,

@@ -76,7 +76,7 @@ export interface TlsaLookup {
   /** `answer`, `nodata`, `nxdomain`, or `failed` (the lookup failed: `error` says why). */
   status: 'answer' | 'nodata' | 'nxdomain' | 'failed';
   records: TlsaRecord[];
-  ttlSeconds: number | null;
+  ttl_seconds: number | null;
   /** DNSSEC's verdict on the TLSA RRset (on the denial of it when there is none). */
   dnssec: RrsetAuthentication;
   /** Why the lookup failed, or null. */
@@ -143,7 +143,7 @@ async function queryTlsa(ctx: EngineContext, host: string, port: number, name: s
     aliases: [],
     status: 'failed',
     records: [],
-    ttlSeconds: null,
+    ttl_seconds: null,
     dnssec: { status: 'indeterminate', reason: 'not asked' },
     error: null,
     resolver: null,
@@ -170,7 +170,7 @@ async function queryTlsa(ctx: EngineContext, host: string, port: number, name: s
     if (!record) continue;
     base.records.push(record);
     const ttl = (answer as { ttl?: number }).ttl ?? 0;
-    base.ttlSeconds = base.ttlSeconds === null ? ttl : Math.min(base.ttlSeconds, ttl);
+    base.ttl_seconds = base.ttl_seconds === null ? ttl : Math.min(base.ttl_seconds, ttl);
   }
   base.status = base.records.length > 0 ? 'answer' : rcode === 'NXDOMAIN' ? 'nxdomain' : 'nodata';
   base.dnssec = await authenticate(name, 'TLSA');
@@ -211,7 +211,7 @@ export interface TlsaMatch {
    * DANE-TA(2) only: the leaf names the MX host (RFC 7672 §3.2.2, as
    * node's checkHost reads the certificate); null for other usages or without a match.
    */
-  nameMatch: boolean | null;
+  name_match: boolean | null;
   /** Why the record did not match or cannot be used, or null. */
   reason: string | null;
 }
@@ -254,7 +254,7 @@ function associationData(selected: Buffer, matchingType: number): string {
 
 function matchesEntry(record: TlsaRecord, entry: ChainEntry): boolean {
   const selected = record.selector === 0 ? entry.der : entry.spki;
-  return selected !== null && associationData(selected, record.matchingType) === record.data;
+  return selected !== null && associationData(selected, record.matching_type) === record.data;
 }
 
 /** Each certificate up to `depth` is issued and signed by the next (RFC 5280 §6.1, names and signatures only). */
@@ -297,26 +297,26 @@ export function matchTlsa(
 }
 
 function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: readonly string[]): TlsaMatch {
-  const none = (reason: string): TlsaMatch => ({ record, matched: false, depth: null, nameMatch: null, reason });
+  const none = (reason: string): TlsaMatch => ({ record, matched: false, depth: null, name_match: null, reason });
   if (record.unusable) return none(record.unusable);
   if (chain.length === 0) return none('no certificate was presented');
   if (record.usage === 3) {
     return matchesEntry(record, chain[0]!)
-      ? { record, matched: true, depth: 0, nameMatch: null, reason: null }
+      ? { record, matched: true, depth: 0, name_match: null, reason: null }
       : none('the server certificate does not match');
   }
   // DANE-TA(2)
   const depth = chain.findIndex((entry) => matchesEntry(record, entry));
   const nameMatch = leafNames(chain[0]!, hostnames);
   if (depth >= 0) {
-    if (!chainLinks(chain, depth)) return { record, matched: false, depth, nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
-    return { record, matched: true, depth, nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+    if (!chainLinks(chain, depth)) return { record, matched: false, depth, name_match: nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
+    return { record, matched: true, depth, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
   }
-  const anchorKey = record.selector === 1 && record.matchingType === 0 ? publicKeyOf(record.data) : null;
+  const anchorKey = record.selector === 1 && record.matching_type === 0 ? publicKeyOf(record.data) : null;
   if (anchorKey) {
     const last = chain[chain.length - 1]!.x509;
     if (last && chainLinks(chain, chain.length - 1) && safe(() => last.verify(anchorKey))) {
-      return { record, matched: true, depth: chain.length, nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+      return { record, matched: true, depth: chain.length, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
     }
   }
   return none('no certificate of the chain matches');
@@ -524,7 +524,7 @@ function judgeTlsSession(where: TlsaWhere, records: ReturnType<typeof presentTls
 /** The presented chain against the usable records: matched, a DANE-TA(2) match without the name, or no match. */
 function judgeMatches(tlsa: TlsaLookup, matches: readonly TlsaMatch[], where: TlsaWhere, records: ReturnType<typeof presentTlsa>[]): DaneVerdict {
   const matched = matches.filter((match) => match.matched);
-  const named = matched.filter((match) => match.record.usage === 3 || match.nameMatch !== false);
+  const named = matched.filter((match) => match.record.usage === 3 || match.name_match !== false);
   const secure = tlsa.dnssec.status === 'secure';
   if (named.length > 0) {
     const found = finding(

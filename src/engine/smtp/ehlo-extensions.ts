@@ -22,17 +22,17 @@ export function parseEhloExtensions(texts: readonly string[]): SmtpExtensions {
       case 'SIZE': {
         extensions.size = true;
         const value = params[0];
-        if (value !== undefined && /^\d{1,15}$/.test(value)) extensions.sizeLimitBytes = Number(value);
+        if (value !== undefined && /^\d{1,15}$/.test(value)) extensions.size_limit_bytes = Number(value);
         break;
       }
       case 'PIPELINING':
         extensions.pipelining = true;
         break;
       case '8BITMIME':
-        extensions.eightBitMime = true;
+        extensions.eight_bit_mime = true;
         break;
       case 'SMTPUTF8':
-        extensions.smtpUtf8 = true;
+        extensions.smtp_utf8 = true;
         break;
       case 'STARTTLS':
         extensions.starttls = true;
@@ -44,10 +44,10 @@ export function parseEhloExtensions(texts: readonly string[]): SmtpExtensions {
         extensions.dsn = true;
         break;
       case 'ENHANCEDSTATUSCODES':
-        extensions.enhancedStatusCodes = true;
+        extensions.enhanced_status_codes = true;
         break;
       case 'REQUIRETLS':
-        extensions.requireTls = true;
+        extensions.require_tls = true;
         break;
       case 'AUTH':
         for (const mechanism of [...(inline ? [inline] : []), ...params]) {
@@ -68,15 +68,15 @@ export function emptyExtensions(): SmtpExtensions {
   return {
     keywords: [],
     size: false,
-    sizeLimitBytes: null,
+    size_limit_bytes: null,
     pipelining: false,
-    eightBitMime: false,
-    smtpUtf8: false,
+    eight_bit_mime: false,
+    smtp_utf8: false,
     starttls: false,
     chunking: false,
     dsn: false,
-    enhancedStatusCodes: false,
-    requireTls: false,
+    enhanced_status_codes: false,
+    require_tls: false,
     auth: [],
   };
 }

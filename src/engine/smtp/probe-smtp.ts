@@ -148,7 +148,7 @@ export function normaliseProbeOptions(options: ProbeSmtpOptions, defaultTimeoutM
     hostIsIp: isIp,
     port,
     address,
-    tlsMode,
+    tlsMode: tlsMode,
     ehloName: options.ehloName !== undefined ? normaliseEhloName(options.ehloName) : null,
     stageTimeoutMs,
     greetingTimeoutMs,
@@ -268,32 +268,32 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     host: input.host,
     port: input.port,
     address,
-    tlsMode: input.tlsMode,
-    ehloName: input.ehloName,
-    checkedAt: ctx.now().toISOString(),
+    tls_mode: input.tlsMode,
+    ehlo_name: input.ehloName,
+    checked_at: ctx.now().toISOString(),
     connected: false,
     failure: null,
-    stoppedAt: 'connect',
+    stopped_at: 'connect',
     completed: false,
     banner: null,
     ehlo: null,
     extensions: null,
     tls: { offered: false, method: null, established: false, protocol: null, cipher: null, error: null, certificate: null },
-    auth: { mechanismsBeforeTls: null, mechanismsAfterTls: null, tested: null, result: null, reply: null, skippedReason: null },
+    auth: { mechanisms_before_tls: null, mechanisms_after_tls: null, tested: null, result: null, reply: null, skipped_reason: null },
     envelope: null,
-    reverseDns: null,
+    reverse_dns: null,
     dane: null,
     timings: {
-      dnsMs,
-      connectMs: null,
-      bannerMs: null,
-      ehloMs: null,
-      tlsMs: null,
-      ehloAfterTlsMs: null,
-      authMs: null,
-      mailMs: null,
-      rcptMs: null,
-      totalMs: 0,
+      dns_ms: dnsMs,
+      connect_ms: null,
+      banner_ms: null,
+      ehlo_ms: null,
+      tls_ms: null,
+      ehlo_after_tls_ms: null,
+      auth_ms: null,
+      mail_ms: null,
+      rcpt_ms: null,
+      total_ms: 0,
     },
     findings: [],
     transcript: null,
@@ -319,13 +319,13 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     state.session?.destroy();
   }
   // The conversation's time; the PTR lookup runs beside it and is not counted.
-  result.timings.totalMs = roundMs(performance.now() - startedAt);
-  ctx.debug(`smtp ${result.host} ${address} port ${input.port}: stopped at ${result.stoppedAt} after ${result.timings.totalMs} ms`);
+  result.timings.total_ms = roundMs(performance.now() - startedAt);
+  ctx.debug(`smtp ${result.host} ${address} port ${input.port}: stopped at ${result.stopped_at} after ${result.timings.total_ms} ms`);
 
   let reverseError: string | null = null;
   if (reverse) {
     const outcome = await reverse;
-    if (outcome.ok) result.reverseDns = outcome.value;
+    if (outcome.ok) result.reverse_dns = outcome.value;
     else reverseError = outcome.error;
   }
   const daneFindings: Finding[] = [];

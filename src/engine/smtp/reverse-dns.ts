@@ -17,7 +17,7 @@ export async function resolveReverseDns(ctx: EngineContext, address: string): Pr
   const transport = await ctx.dnsTransport();
   const ptr = await queryRecords(transport, reverseName(address), 'PTR');
   const names = [...new Set(ptr.records.map((name) => name.replace(/\.$/, '').toLowerCase()))];
-  if (names.length === 0) return { names, forwardConfirmed: null };
+  if (names.length === 0) return { names, forward_confirmed: null };
   const wanted = canonicalIp(address);
   const type = wanted.includes(':') ? 'AAAA' : 'A';
   const confirmations = await Promise.all(
@@ -30,5 +30,5 @@ export async function resolveReverseDns(ctx: EngineContext, address: string): Pr
       }
     }),
   );
-  return { names, forwardConfirmed: confirmations.some(Boolean) };
+  return { names, forward_confirmed: confirmations.some(Boolean) };
 }

@@ -72,7 +72,7 @@ async function openConnection(ctx: EngineContext, input: ProbeInput, state: Prob
   reportProbeStage({ ctx, input, result }, 'connect');
   const startedAt = performance.now();
   const tcp = await connectTcp(ctx.connectGuard, result.host, result.address, input.port, input.stageTimeoutMs);
-  result.timings.connectMs = roundMs(performance.now() - startedAt);
+  result.timings.connect_ms = roundMs(performance.now() - startedAt);
   if (!tcp.ok) {
     const message = `cannot connect to ${result.address} port ${input.port}: ${tcp.reason}`;
     result.failure = { code: tcp.code, stage: 'connect', message };
@@ -81,7 +81,7 @@ async function openConnection(ctx: EngineContext, input: ProbeInput, state: Prob
         address: result.address,
         port: input.port,
         reason: tcp.reason,
-        timeoutMs: tcp.code === 'timeout' ? input.stageTimeoutMs : null,
+        timeout_ms: tcp.code === 'timeout' ? input.stageTimeoutMs : null,
       }),
     );
     return null;
@@ -90,8 +90,8 @@ async function openConnection(ctx: EngineContext, input: ProbeInput, state: Prob
   const secrets = input.auth ? authSecrets(input.auth.user, input.auth.pass) : [];
   const session = new SmtpSession({ socket: tcp.socket, startedAt: state.startedAt, secrets });
   state.session = session;
-  session.note(`connected to ${result.address} port ${input.port} (${result.host}) in ${result.timings.connectMs} ms`);
-  result.ehloName ??= addressLiteral(tcp.socket.localAddress ?? '0.0.0.0');
+  session.note(`connected to ${result.address} port ${input.port} (${result.host}) in ${result.timings.connect_ms} ms`);
+  result.ehlo_name ??= addressLiteral(tcp.socket.localAddress ?? '0.0.0.0');
   const conversation: Conversation = { ctx, input, state, result, findings, session, authenticated: false };
   if (input.tlsMode === 'implicit') {
     result.tls.offered = true;
@@ -108,11 +108,11 @@ async function openConnection(ctx: EngineContext, input: ProbeInput, state: Prob
 
 async function readGreeting(conversation: Conversation): Promise<StageEnd> {
   const { input, state, result, findings, session } = conversation;
-  result.stoppedAt = 'banner';
+  result.stopped_at = 'banner';
   reportProbeStage(conversation, 'greeting');
   const bannerStart = performance.now();
   const banner = await session.readReply(input.greetingTimeoutMs);
-  result.timings.bannerMs = roundMs(performance.now() - bannerStart);
+  result.timings.banner_ms = roundMs(performance.now() - bannerStart);
   if (banner.kind !== 'reply') {
     if (banner.kind === 'timeout') {
       const message = `connected to ${result.address} port ${input.port}, but no greeting within ${input.greetingTimeoutMs} ms`;
@@ -123,7 +123,7 @@ async function readGreeting(conversation: Conversation): Promise<StageEnd> {
           'error',
           `${message}; a server may delay its greeting on purpose (senders wait up to 5 minutes): raise the greeting timeout to tell a slow server from a dead one`,
           'RFC 5321 §4.5.3.2.1',
-          { greetingTimeoutMs: input.greetingTimeoutMs },
+          { greeting_timeout_ms: input.greetingTimeoutMs },
         ),
       );
     } else if (banner.kind === 'closed') {
@@ -136,7 +136,7 @@ async function readGreeting(conversation: Conversation): Promise<StageEnd> {
     return 'ended';
   }
   result.banner = { code: banner.reply.code, text: banner.reply.text, hostname: leadingHostname(banner.reply.text) };
-  session.note(`greeting after ${result.timings.bannerMs} ms`);
+  session.note(`greeting after ${result.timings.banner_ms} ms`);
   if (banner.reply.code !== 220) {
     // RFC 5321 §3.1: after a 554 greeting the client waits for the server to close, or sends QUIT.
     await quit(session, input, state, false);
@@ -148,10 +148,10 @@ async function readGreeting(conversation: Conversation): Promise<StageEnd> {
 /** EHLO, HELO when EHLO is refused. */
 async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
   const { input, state, result, findings, session } = conversation;
-  result.stoppedAt = 'ehlo';
+  result.stopped_at = 'ehlo';
   reportProbeStage(conversation, 'EHLO');
   const ehloStart = performance.now();
-  const ehloName = result.ehloName!;
+  const ehloName = result.ehlo_name!;
   let greeting = await session.command(`EHLO ${ehloName}`, input.stageTimeoutMs);
   let command: 'EHLO' | 'HELO' = 'EHLO';
   if (greeting.kind === 'reply' && greeting.reply.code >= 500 && greeting.reply.code <= 504) {
@@ -163,7 +163,7 @@ async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
     command = 'HELO';
     greeting = await session.command(`HELO ${ehloName}`, input.stageTimeoutMs);
   }
-  result.timings.ehloMs = roundMs(performance.now() - ehloStart);
+  result.timings.ehlo_ms = roundMs(performance.now() - ehloStart);
   if (!(await expectReply(state, 'ehlo', greeting, input))) return 'ended';
   const greetingReply = (greeting as Extract<ReplyOutcome, { kind: 'reply' }>).reply;
   result.ehlo = { command, code: greetingReply.code, hostname: leadingHostname(greetingReply.text), text: greetingReply.text.split('\n')[0] ?? '' };
@@ -171,7 +171,7 @@ async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
     findings.push(
       finding('smtp_helo_refused', 'error', `${command} refused: ${greetingReply.code} ${firstLine(greetingReply.text)}`, 'RFC 5321 §4.1.1.1', {
         command,
-        ehloName,
+        ehlo_name: ehloName,
         reply: replyEvidence(greetingReply),
       }),
     );
@@ -180,8 +180,8 @@ async function sayEhlo(conversation: Conversation): Promise<StageEnd> {
   }
   result.extensions = command === 'EHLO' ? parseEhloExtensions(greetingReply.text.split('\n')) : emptyExtensions();
   result.tls.offered = input.tlsMode === 'implicit' ? true : result.extensions.starttls;
-  if (input.tlsMode === 'implicit') result.auth.mechanismsAfterTls = result.extensions.auth;
-  else result.auth.mechanismsBeforeTls = result.extensions.auth;
+  if (input.tlsMode === 'implicit') result.auth.mechanisms_after_tls = result.extensions.auth;
+  else result.auth.mechanisms_before_tls = result.extensions.auth;
   return 'next';
 }
 
@@ -198,16 +198,16 @@ async function negotiateStartTls(conversation: Conversation): Promise<StageEnd> 
         severityStrict ? 'error' : 'warning',
         `STARTTLS is not offered: mail to and from this server travels unencrypted${input.port === 587 ? ' (a submission server should require TLS)' : ''}`,
         input.port === 25 ? 'RFC 3207 §4' : 'RFC 8314 §3.3',
-        { ehloKeywords: extensions.keywords },
+        { ehlo_keywords: extensions.keywords },
       ),
     );
     return 'next';
   }
-  result.stoppedAt = 'tls';
+  result.stopped_at = 'tls';
   if (!extensions.starttls) {
     findings.push(
       finding('smtp_starttls_missing', 'error', 'STARTTLS is required (--tls) but the server does not offer it', 'RFC 3207 §4', {
-        ehloKeywords: extensions.keywords,
+        ehlo_keywords: extensions.keywords,
       }),
     );
     await quit(session, input, state, false);
@@ -227,7 +227,7 @@ async function negotiateStartTls(conversation: Conversation): Promise<StageEnd> 
 /** STARTTLS answered with something else than 220: the session goes on unencrypted unless TLS is required. */
 async function refusedStartTls(conversation: Conversation, reply: SmtpReply, tlsStart: number): Promise<StageEnd> {
   const { input, state, result, findings, session } = conversation;
-  result.timings.tlsMs = roundMs(performance.now() - tlsStart);
+  result.timings.tls_ms = roundMs(performance.now() - tlsStart);
   result.tls.method = 'starttls';
   result.tls.error = `${reply.code} ${firstLine(reply.text)}`;
   findings.push(
@@ -247,8 +247,8 @@ async function refusedStartTls(conversation: Conversation, reply: SmtpReply, tls
 async function sayEhloAgain(conversation: Conversation): Promise<StageEnd> {
   const { input, state, result, findings, session } = conversation;
   const ehloTlsStart = performance.now();
-  const again = await session.command(`EHLO ${result.ehloName!}`, input.stageTimeoutMs);
-  result.timings.ehloAfterTlsMs = roundMs(performance.now() - ehloTlsStart);
+  const again = await session.command(`EHLO ${result.ehlo_name!}`, input.stageTimeoutMs);
+  result.timings.ehlo_after_tls_ms = roundMs(performance.now() - ehloTlsStart);
   if (!(await expectReply(state, 'tls', again, input))) return 'ended';
   const againReply = (again as Extract<ReplyOutcome, { kind: 'reply' }>).reply;
   if (againReply.code !== 250) {
@@ -261,7 +261,7 @@ async function sayEhloAgain(conversation: Conversation): Promise<StageEnd> {
     return 'ended';
   }
   result.extensions = parseEhloExtensions(againReply.text.split('\n'));
-  result.auth.mechanismsAfterTls = result.extensions.auth;
+  result.auth.mechanisms_after_tls = result.extensions.auth;
   return 'next';
 }
 
@@ -269,24 +269,24 @@ async function sayEhloAgain(conversation: Conversation): Promise<StageEnd> {
 async function tryAuth(conversation: Conversation): Promise<StageEnd> {
   const { input, state, result, session } = conversation;
   if (!input.auth) return 'next';
-  result.stoppedAt = 'auth';
+  result.stopped_at = 'auth';
   const offered = result.extensions!.auth;
   const mechanism = chooseMechanism(offered, input.auth.mechanism);
   if (!result.tls.established && !input.auth.allowPlaintext) {
     result.auth.result = 'skipped';
-    result.auth.skippedReason = 'the connection is not encrypted; credentials are sent only inside TLS unless plaintext AUTH is allowed';
+    result.auth.skipped_reason = 'the connection is not encrypted; credentials are sent only inside TLS unless plaintext AUTH is allowed';
   } else if (offered.length === 0) {
     result.auth.result = 'skipped';
-    result.auth.skippedReason = 'the server does not offer AUTH';
+    result.auth.skipped_reason = 'the server does not offer AUTH';
   } else if (mechanism === null) {
     result.auth.result = 'skipped';
-    result.auth.skippedReason = `none of the mechanisms netintel tests (${input.auth.mechanism ?? SMTP_AUTH_MECHANISMS.join(', ')}) is offered; the server offers ${offered.join(' ')}`;
+    result.auth.skipped_reason = `none of the mechanisms netintel tests (${input.auth.mechanism ?? SMTP_AUTH_MECHANISMS.join(', ')}) is offered; the server offers ${offered.join(' ')}`;
   } else {
     result.auth.tested = mechanism;
     const authStart = performance.now();
     reportProbeStage(conversation, 'AUTH');
     const outcome = await authenticate(session, mechanism, input.auth.user, input.auth.pass, input.stageTimeoutMs);
-    result.timings.authMs = roundMs(performance.now() - authStart);
+    result.timings.auth_ms = roundMs(performance.now() - authStart);
     if (!(await expectReply(state, 'auth', outcome, input))) {
       result.auth.result = 'failure';
       return 'ended';
@@ -304,20 +304,20 @@ async function tryEnvelope(conversation: Conversation): Promise<void> {
   const { input, state, result, session, authenticated } = conversation;
   if (input.envelope) {
     const { from, to, relayTest } = input.envelope;
-    const envelope = { from, to, authenticated, mail: null as SmtpReply | null, rcpt: null as SmtpReply | null, relayTest, relayVerdict: null as 'denied' | 'accepted' | 'inconclusive' | null };
+    const envelope = { from, to, authenticated, mail: null as SmtpReply | null, rcpt: null as SmtpReply | null, relay_test: relayTest, relay_verdict: null as 'denied' | 'accepted' | 'inconclusive' | null };
     result.envelope = envelope;
-    result.stoppedAt = 'mail';
+    result.stopped_at = 'mail';
     reportProbeStage(conversation, 'MAIL FROM');
     const mailStart = performance.now();
     const mail = await session.command(`MAIL FROM:<${from}>`, input.stageTimeoutMs);
-    result.timings.mailMs = roundMs(performance.now() - mailStart);
+    result.timings.mail_ms = roundMs(performance.now() - mailStart);
     if (!(await expectReply(state, 'mail', mail, input))) {
-      if (relayTest) envelope.relayVerdict = 'inconclusive';
+      if (relayTest) envelope.relay_verdict = 'inconclusive';
       return;
     }
     envelope.mail = (mail as Extract<ReplyOutcome, { kind: 'reply' }>).reply;
     if (envelope.mail.code >= 300) {
-      if (relayTest) envelope.relayVerdict = 'inconclusive';
+      if (relayTest) envelope.relay_verdict = 'inconclusive';
       await quit(session, input, state, true);
       return;
     }
@@ -325,19 +325,19 @@ async function tryEnvelope(conversation: Conversation): Promise<void> {
       await quit(session, input, state, true);
       return;
     }
-    result.stoppedAt = 'rcpt';
+    result.stopped_at = 'rcpt';
     reportProbeStage(conversation, 'RCPT TO');
     const rcptStart = performance.now();
     const rcpt = await session.command(`RCPT TO:<${to}>`, input.stageTimeoutMs);
-    result.timings.rcptMs = roundMs(performance.now() - rcptStart);
+    result.timings.rcpt_ms = roundMs(performance.now() - rcptStart);
     if (!(await expectReply(state, 'rcpt', rcpt, input))) {
-      if (relayTest) envelope.relayVerdict = 'inconclusive';
+      if (relayTest) envelope.relay_verdict = 'inconclusive';
       return;
     }
     envelope.rcpt = (rcpt as Extract<ReplyOutcome, { kind: 'reply' }>).reply;
     if (relayTest) {
       const code = envelope.rcpt.code;
-      envelope.relayVerdict = code >= 500 ? 'denied' : code >= 200 && code < 300 && !authenticated ? 'accepted' : 'inconclusive';
+      envelope.relay_verdict = code >= 500 ? 'denied' : code >= 200 && code < 300 && !authenticated ? 'accepted' : 'inconclusive';
     }
     // Leave no transaction open behind us (RFC 5321 §4.1.1.5).
     const reset = await session.command('RSET', input.stageTimeoutMs);
@@ -438,7 +438,7 @@ async function handshake(ctx: EngineContext, input: ProbeInput, state: ProbeStat
   const session = state.session!;
   const servername = input.hostIsIp ? null : input.host;
   const outcome = await session.startTls(probeTlsOptions(servername, input.tlsCa), input.stageTimeoutMs);
-  result.timings.tlsMs = roundMs(performance.now() - startedAt);
+  result.timings.tls_ms = roundMs(performance.now() - startedAt);
   if (outcome.discardedBytes > 0) {
     session.note(`${outcome.discardedBytes} bytes sent by the server before the TLS handshake were discarded`);
     findings.push(
@@ -447,7 +447,7 @@ async function handshake(ctx: EngineContext, input: ProbeInput, state: ProbeStat
         'warning',
         `the server sent ${outcome.discardedBytes} bytes after its reply to STARTTLS and before the handshake; they were discarded (a sign of a broken or tampering middlebox)`,
         'RFC 3207 §5',
-        { discardedBytes: outcome.discardedBytes },
+        { discarded_bytes: outcome.discardedBytes },
       ),
     );
   }
@@ -469,12 +469,12 @@ async function handshake(ctx: EngineContext, input: ProbeInput, state: ProbeStat
   result.tls.cipher = socket.getCipher()?.name ?? null;
   result.tls.certificate = judgeCertificate(socket, input.host, ctx.now(), input.tlsCa);
   state.chainDer = peerChainDer(socket);
-  session.note(`TLS started: ${result.tls.protocol ?? '?'} ${result.tls.cipher ?? '?'} in ${result.timings.tlsMs} ms`);
+  session.note(`TLS started: ${result.tls.protocol ?? '?'} ${result.tls.cipher ?? '?'} in ${result.timings.tls_ms} ms`);
   const certificate = result.tls.certificate;
   if (certificate) {
-    session.note(`TLS peer subject=[${certificate.subject}] SAN=[${certificate.san.join(', ')}] notAfter=[${certificate.validTo}]`);
+    session.note(`TLS peer subject=[${certificate.subject}] SAN=[${certificate.san.join(', ')}] notAfter=[${certificate.valid_to}]`);
     session.note(
-      `TLS certificate ${certificate.trusted ? 'passed' : 'failed'} CA verification${certificate.verifyError ? ` (${certificate.verifyError})` : ''}, ${certificate.hostnameMatch ? 'passed' : 'failed'} host verification (${certificate.checkedName})`,
+      `TLS certificate ${certificate.trusted ? 'passed' : 'failed'} CA verification${certificate.verify_error ? ` (${certificate.verify_error})` : ''}, ${certificate.hostname_match ? 'passed' : 'failed'} host verification (${certificate.checked_name})`,
     );
   }
   return true;
@@ -491,7 +491,7 @@ async function expectReply(state: ProbeState, stage: SmtpStage, outcome: ReplyOu
     findings.push(
       finding('smtp_stage_timeout', 'error', `no reply at the ${stage} stage within ${input.stageTimeoutMs} ms`, 'RFC 5321 §4.5.3.2', {
         stage,
-        timeoutMs: input.stageTimeoutMs,
+        timeout_ms: input.stageTimeoutMs,
       }),
     );
     state.session?.destroy();
@@ -546,5 +546,5 @@ function firstLine(text: string): string {
 }
 
 function replyEvidence(reply: SmtpReply): Record<string, unknown> {
-  return { code: reply.code, enhancedCode: reply.enhancedCode, text: reply.text };
+  return { code: reply.code, enhanced_code: reply.enhanced_code, text: reply.text };
 }

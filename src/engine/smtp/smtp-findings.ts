@@ -33,7 +33,7 @@ export interface JudgeContext {
  */
 export function judgeSmtpResult(result: SmtpResult, context: JudgeContext): Finding[] {
   const findings: Finding[] = [];
-  const strict = result.port !== 25 || result.tlsMode !== 'opportunistic';
+  const strict = result.port !== 25 || result.tls_mode !== 'opportunistic';
   judgeBanner(result, context.greetingDelayMs ?? GREETING_DELAY_MS, findings);
   judgeHostnames(result, context, findings);
   judgeExtensions(result, findings);
@@ -67,7 +67,7 @@ function judgeBanner(result: SmtpResult, delayMs: number, findings: Finding[]): 
   } else {
     findings.push(finding('smtp_banner_ok', 'pass', `greeting 220 ${firstLine(banner.text)}`, 'RFC 5321 §4.2', { code: banner.code }));
   }
-  const bannerMs = result.timings.bannerMs ?? 0;
+  const bannerMs = result.timings.banner_ms ?? 0;
   if (bannerMs >= delayMs) {
     findings.push(
       finding(
@@ -75,7 +75,7 @@ function judgeBanner(result: SmtpResult, delayMs: number, findings: Finding[]): 
         'info',
         `the greeting came after ${(bannerMs / 1000).toFixed(1)} s: a deliberate delay (greet pause, tarpit) rather than a failure; mail servers wait up to 5 minutes for it, impatient test tools report it as broken`,
         'RFC 5321 §4.5.3.2.1',
-        { bannerMs, thresholdMs: delayMs },
+        { banner_ms: bannerMs, threshold_ms: delayMs },
       ),
     );
   }
@@ -94,7 +94,7 @@ function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Fin
   if (context.reverseError !== null) {
     findings.push(finding('smtp_ptr_lookup_failed', 'info', `the PTR lookup of ${result.address} failed: ${context.reverseError}`, null, { address: result.address }));
   }
-  const reverse = result.reverseDns;
+  const reverse = result.reverse_dns;
   const bannerHost = result.banner?.code === 220 ? result.banner.hostname : null;
   const ehloHost = result.ehlo?.hostname ?? null;
   let consistent = reverse !== null && bannerHost !== null;
@@ -107,7 +107,7 @@ function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Fin
         }),
       );
     } else {
-      if (reverse.forwardConfirmed === false) {
+      if (reverse.forward_confirmed === false) {
         consistent = false;
         findings.push(
           finding(
@@ -128,7 +128,7 @@ function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Fin
             'info',
             `the greeting names ${bannerHost}, the PTR of ${result.address} is ${reverse.names.join(', ')}; harmless for receiving, but a host that also sends mail should use one name`,
             'RFC 5321 §4.2',
-            { bannerHostname: bannerHost, ptr: reverse.names },
+            { banner_hostname: bannerHost, ptr: reverse.names },
           ),
         );
       }
@@ -138,8 +138,8 @@ function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Fin
     consistent = false;
     findings.push(
       finding('smtp_ehlo_banner_mismatch', 'info', `the greeting names ${bannerHost} but the EHLO reply names ${ehloHost}`, 'RFC 5321 §4.1.1.1', {
-        bannerHostname: bannerHost,
-        ehloHostname: ehloHost,
+        banner_hostname: bannerHost,
+        ehlo_hostname: ehloHost,
       }),
     );
   }
@@ -147,8 +147,8 @@ function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Fin
     findings.push(
       finding('smtp_hostnames_consistent', 'pass', `${result.address} resolves to ${reverse.names.join(', ')} and back, and the greeting names ${bannerHost}`, null, {
         ptr: reverse.names,
-        bannerHostname: bannerHost,
-        ehloHostname: ehloHost,
+        banner_hostname: bannerHost,
+        ehlo_hostname: ehloHost,
       }),
     );
   }
@@ -192,56 +192,56 @@ function judgeTls(result: SmtpResult, strict: boolean, findings: Finding[]): voi
       finding(
         'smtp_certificate_expired',
         severity,
-        `${how} but the certificate expired on ${certificate.validTo.slice(0, 10)} (${-certificate.daysLeft} days ago)`,
+        `${how} but the certificate expired on ${certificate.valid_to.slice(0, 10)} (${-certificate.days_left} days ago)`,
         'RFC 5280 §4.1.2.5',
-        { validTo: certificate.validTo, daysLeft: certificate.daysLeft, subject },
+        { valid_to: certificate.valid_to, days_left: certificate.days_left, subject },
       ),
     );
-  } else if (certificate.notYetValid) {
+  } else if (certificate.not_yet_valid) {
     clean = false;
     findings.push(
-      finding('smtp_certificate_not_yet_valid', severity, `${how} but the certificate is not valid before ${certificate.validFrom}`, 'RFC 5280 §4.1.2.5', {
-        validFrom: certificate.validFrom,
+      finding('smtp_certificate_not_yet_valid', severity, `${how} but the certificate is not valid before ${certificate.valid_from}`, 'RFC 5280 §4.1.2.5', {
+        valid_from: certificate.valid_from,
         subject,
       }),
     );
-  } else if (certificate.daysLeft <= CERTIFICATE_EXPIRY_WARNING_DAYS) {
+  } else if (certificate.days_left <= CERTIFICATE_EXPIRY_WARNING_DAYS) {
     findings.push(
-      finding('smtp_certificate_expiring', 'warning', `the certificate expires in ${certificate.daysLeft} days (${certificate.validTo.slice(0, 10)})`, 'RFC 5280 §4.1.2.5', {
-        validTo: certificate.validTo,
-        daysLeft: certificate.daysLeft,
+      finding('smtp_certificate_expiring', 'warning', `the certificate expires in ${certificate.days_left} days (${certificate.valid_to.slice(0, 10)})`, 'RFC 5280 §4.1.2.5', {
+        valid_to: certificate.valid_to,
+        days_left: certificate.days_left,
       }),
     );
   }
   if (!certificate.trusted) {
     clean = false;
-    const why = certificate.selfSigned ? 'self-signed' : `not issued by a trusted authority${certificate.verifyError ? ` (${certificate.verifyError})` : ''}`;
+    const why = certificate.self_signed ? 'self-signed' : `not issued by a trusted authority${certificate.verify_error ? ` (${certificate.verify_error})` : ''}`;
     findings.push(
       finding('smtp_certificate_untrusted', severity, `${how} but the certificate is ${why}`, 'RFC 5280 §6', {
         subject,
         issuer: certificate.issuer,
-        selfSigned: certificate.selfSigned,
-        verifyError: certificate.verifyError,
+        self_signed: certificate.self_signed,
+        verify_error: certificate.verify_error,
       }),
     );
   }
-  if (!certificate.hostnameMatch) {
+  if (!certificate.hostname_match) {
     clean = false;
     findings.push(
       finding(
         'smtp_certificate_name_mismatch',
         severity,
-        `${how} but the certificate does not name ${certificate.checkedName} (it names ${certificate.san.join(', ') || subject})`,
+        `${how} but the certificate does not name ${certificate.checked_name} (it names ${certificate.san.join(', ') || subject})`,
         'RFC 6125 §6',
-        { checkedName: certificate.checkedName, san: certificate.san, subject },
+        { checked_name: certificate.checked_name, san: certificate.san, subject },
       ),
     );
   }
   if (clean) {
     findings.push(
-      finding('smtp_certificate_ok', 'pass', `the certificate is trusted, names ${certificate.checkedName} and is valid for ${certificate.daysLeft} more days`, null, {
+      finding('smtp_certificate_ok', 'pass', `the certificate is trusted, names ${certificate.checked_name} and is valid for ${certificate.days_left} more days`, null, {
         subject,
-        validTo: certificate.validTo,
+        valid_to: certificate.valid_to,
       }),
     );
   }
@@ -249,7 +249,7 @@ function judgeTls(result: SmtpResult, strict: boolean, findings: Finding[]): voi
 
 function judgeAuth(result: SmtpResult, findings: Finding[]): void {
   const { auth } = result;
-  const plaintextBeforeTls = (auth.mechanismsBeforeTls ?? []).filter((mechanism) => PLAINTEXT_MECHANISMS.has(mechanism));
+  const plaintextBeforeTls = (auth.mechanisms_before_tls ?? []).filter((mechanism) => PLAINTEXT_MECHANISMS.has(mechanism));
   if (plaintextBeforeTls.length > 0) {
     findings.push(
       finding(
@@ -257,7 +257,7 @@ function judgeAuth(result: SmtpResult, findings: Finding[]): void {
         'warning',
         `AUTH ${plaintextBeforeTls.join(' ')} is offered before TLS: a client could send its password unencrypted`,
         'RFC 4954 §4',
-        { mechanismsBeforeTls: auth.mechanismsBeforeTls, starttlsOffered: result.tls.offered },
+        { mechanisms_before_tls: auth.mechanisms_before_tls, starttls_offered: result.tls.offered },
       ),
     );
   }
@@ -269,25 +269,25 @@ function judgeAuth(result: SmtpResult, findings: Finding[]): void {
       finding('smtp_auth_failed', 'error', `AUTH ${auth.tested} failed${reply ? `: ${reply.code} ${firstLine(reply.text)}` : ''}`, 'RFC 4954 §6', {
         mechanism: auth.tested,
         code: reply?.code ?? null,
-        enhancedCode: reply?.enhancedCode ?? null,
+        enhanced_code: reply?.enhanced_code ?? null,
       }),
     );
   } else if (auth.result === 'skipped') {
     const notOffered = (result.extensions?.auth.length ?? 0) === 0;
     findings.push(
       notOffered
-        ? finding('smtp_auth_not_offered', 'warning', `credentials were given but ${auth.skippedReason}`, 'RFC 4954 §3', null)
-        : finding('smtp_auth_skipped', 'info', `credentials were not sent: ${auth.skippedReason}`, 'RFC 4954 §4', null),
+        ? finding('smtp_auth_not_offered', 'warning', `credentials were given but ${auth.skipped_reason}`, 'RFC 4954 §3', null)
+        : finding('smtp_auth_skipped', 'info', `credentials were not sent: ${auth.skipped_reason}`, 'RFC 4954 §4', null),
     );
   }
 }
 
 function judgeRelay(result: SmtpResult, findings: Finding[]): void {
   const envelope = result.envelope;
-  if (!envelope || !envelope.relayTest) return;
+  if (!envelope || !envelope.relay_test) return;
   const rcpt = envelope.rcpt;
   const evidence = { from: envelope.from, to: envelope.to, mail: envelope.mail?.code ?? null, rcpt: rcpt?.code ?? null };
-  switch (envelope.relayVerdict) {
+  switch (envelope.relay_verdict) {
     case 'accepted':
       findings.push(
         finding(
@@ -321,17 +321,17 @@ function judgeRelay(result: SmtpResult, findings: Finding[]): void {
 function judgeSlowStages(result: SmtpResult, slowMs: number, findings: Finding[]): void {
   const { timings } = result;
   const stages: Array<[string, number | null]> = [
-    ['connect', timings.connectMs],
-    ['ehlo', timings.ehloMs],
-    ['tls', timings.tlsMs],
-    ['ehlo after tls', timings.ehloAfterTlsMs],
-    ['auth', timings.authMs],
-    ['mail', timings.mailMs],
-    ['rcpt', timings.rcptMs],
+    ['connect', timings.connect_ms],
+    ['ehlo', timings.ehlo_ms],
+    ['tls', timings.tls_ms],
+    ['ehlo after tls', timings.ehlo_after_tls_ms],
+    ['auth', timings.auth_ms],
+    ['mail', timings.mail_ms],
+    ['rcpt', timings.rcpt_ms],
   ];
   for (const [stage, ms] of stages) {
     if (ms !== null && ms >= slowMs && !(stage === 'connect' && !result.connected)) {
-      findings.push(finding('smtp_slow_stage', 'warning', `the ${stage} stage took ${(ms / 1000).toFixed(1)} s`, null, { stage, ms, thresholdMs: slowMs }));
+      findings.push(finding('smtp_slow_stage', 'warning', `the ${stage} stage took ${(ms / 1000).toFixed(1)} s`, null, { stage, ms, threshold_ms: slowMs }));
     }
   }
 }

@@ -24,7 +24,7 @@ export type SmtpAuthMechanism = (typeof SMTP_AUTH_MECHANISMS)[number];
 export interface SmtpReply {
   code: number;
   /** `2.1.5` and the like when the server uses ENHANCEDSTATUSCODES (RFC 2034), else null. */
-  enhancedCode: string | null;
+  enhanced_code: string | null;
   /** The lines' text after the code, joined with `\n`; control characters escaped. */
   text: string;
 }
@@ -53,15 +53,15 @@ export interface SmtpExtensions {
   /** SIZE (RFC 1870). */
   size: boolean;
   /** SIZE's declared limit in bytes; 0 means "no fixed limit"; null when SIZE is absent or gives no value. */
-  sizeLimitBytes: number | null;
+  size_limit_bytes: number | null;
   pipelining: boolean;
-  eightBitMime: boolean;
-  smtpUtf8: boolean;
+  eight_bit_mime: boolean;
+  smtp_utf8: boolean;
   starttls: boolean;
   chunking: boolean;
   dsn: boolean;
-  enhancedStatusCodes: boolean;
-  requireTls: boolean;
+  enhanced_status_codes: boolean;
+  require_tls: boolean;
   /** SASL mechanisms of the AUTH keyword, upper case. */
   auth: string[];
 }
@@ -70,8 +70,8 @@ export interface SmtpExtensions {
 export interface SmtpChainCertificate {
   subject: string;
   issuer: string;
-  validTo: string;
-  fingerprintSha256: string;
+  valid_to: string;
+  fingerprint_sha256: string;
 }
 
 /** The server certificate, judged apart from the handshake. */
@@ -82,22 +82,22 @@ export interface SmtpCertificate {
   /** subjectAltName entries as written in the certificate (`DNS:mx.example.com`, `IP Address:192.0.2.1`). */
   san: string[];
   /** ISO 8601. */
-  validFrom: string;
-  validTo: string;
-  /** Whole days from the probe's clock to validTo; negative once expired. */
-  daysLeft: number;
+  valid_from: string;
+  valid_to: string;
+  /** Whole days from the probe's clock to valid_to; negative once expired. */
+  days_left: number;
   expired: boolean;
-  notYetValid: boolean;
+  not_yet_valid: boolean;
   /** Whether the certificate names the host probed (RFC 6125 rules, as node:tls checks them). */
-  hostnameMatch: boolean;
+  hostname_match: boolean;
   /** The name checked against the certificate. */
-  checkedName: string;
+  checked_name: string;
   /** Whether the chain leads to a trusted root, judged apart from the validity dates. */
   trusted: boolean;
-  selfSigned: boolean;
+  self_signed: boolean;
   /** The verification error OpenSSL reported (`CERT_HAS_EXPIRED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, ...), or null. */
-  verifyError: string | null;
-  fingerprintSha256: string;
+  verify_error: string | null;
+  fingerprint_sha256: string;
   /** The chain as presented and completed from the trust store, leaf first. */
   chain: SmtpChainCertificate[];
 }
@@ -120,9 +120,9 @@ export interface SmtpTls {
 
 export interface SmtpAuth {
   /** Mechanisms the EHLO before TLS advertised; null when there was no plaintext EHLO (implicit TLS). */
-  mechanismsBeforeTls: string[] | null;
+  mechanisms_before_tls: string[] | null;
   /** Mechanisms the EHLO after TLS advertised; null when TLS was not established. */
-  mechanismsAfterTls: string[] | null;
+  mechanisms_after_tls: string[] | null;
   /** The mechanism tried, or null when no credentials were given or none was tried. */
   tested: SmtpAuthMechanism | null;
   /** `success`/`failure` when tried; `skipped` when credentials were given but not sent; null without credentials. */
@@ -130,7 +130,7 @@ export interface SmtpAuth {
   /** The server's final reply to AUTH. */
   reply: SmtpReply | null;
   /** Why credentials were not sent, or null. */
-  skippedReason: string | null;
+  skipped_reason: string | null;
 }
 
 /** The MAIL FROM / RCPT TO commands (relay test or `--quit-after mail|rcpt`); DATA is never sent. */
@@ -142,42 +142,42 @@ export interface SmtpEnvelope {
   mail: SmtpReply | null;
   rcpt: SmtpReply | null;
   /** This envelope was an open-relay test (an outside recipient). */
-  relayTest: boolean;
+  relay_test: boolean;
   /**
    * Relay test verdict: `denied` (RCPT refused), `accepted` (RCPT 2xx without
    * authentication: may be an open relay), `inconclusive` (MAIL refused,
    * a temporary failure, or authenticated); null when not a relay test.
    */
-  relayVerdict: 'denied' | 'accepted' | 'inconclusive' | null;
+  relay_verdict: 'denied' | 'accepted' | 'inconclusive' | null;
 }
 
 export interface SmtpReverseDns {
   /** The PTR names of the address, lower case, no trailing dot ([] when there are none). */
   names: string[];
   /** One of `names` resolves back to the address (FCrDNS); null when there are no names. */
-  forwardConfirmed: boolean | null;
+  forward_confirmed: boolean | null;
 }
 
 /** Milliseconds per stage (0.1 ms resolution); null for a stage that did not run. */
 export interface SmtpTimings {
-  dnsMs: number | null;
-  connectMs: number | null;
-  bannerMs: number | null;
-  ehloMs: number | null;
+  dns_ms: number | null;
+  connect_ms: number | null;
+  banner_ms: number | null;
+  ehlo_ms: number | null;
   /** STARTTLS command and TLS handshake (the handshake alone under implicit TLS). */
-  tlsMs: number | null;
-  ehloAfterTlsMs: number | null;
-  authMs: number | null;
-  mailMs: number | null;
-  rcptMs: number | null;
-  /** The conversation, from connecting to closing (dnsMs apart; the PTR lookup runs beside it and is not counted). */
-  totalMs: number;
+  tls_ms: number | null;
+  ehlo_after_tls_ms: number | null;
+  auth_ms: number | null;
+  mail_ms: number | null;
+  rcpt_ms: number | null;
+  /** The conversation, from connecting to closing (dns_ms apart; the PTR lookup runs beside it and is not counted). */
+  total_ms: number;
 }
 
 /** One line of the conversation. */
 export interface SmtpTranscriptLine {
   /** Milliseconds since the probe started. */
-  atMs: number;
+  at_ms: number;
   /** `sent` by netintel, `received` from the server, `info`: a netintel note (connect, TLS, close). */
   direction: 'sent' | 'received' | 'info';
   /** The line travelled inside TLS. */
@@ -206,16 +206,16 @@ export interface SmtpResult {
   port: number;
   /** The address connected to. */
   address: string;
-  tlsMode: SmtpTlsMode;
+  tls_mode: SmtpTlsMode;
   /** The name netintel sent (or would send) in EHLO/HELO; null when it was to be the local address and no connection was made. */
-  ehloName: string | null;
+  ehlo_name: string | null;
   /** ISO 8601 time the probe started. */
-  checkedAt: string;
+  checked_at: string;
   connected: boolean;
   /** Set when no SMTP conversation took place: no TCP connection, or no greeting. */
   failure: SmtpFailure | null;
   /** The last stage reached. */
-  stoppedAt: SmtpStage | 'quit';
+  stopped_at: SmtpStage | 'quit';
   /** The planned conversation ran to its end and QUIT was answered. */
   completed: boolean;
   banner: SmtpBanner | null;
@@ -224,7 +224,7 @@ export interface SmtpResult {
   tls: SmtpTls;
   auth: SmtpAuth;
   envelope: SmtpEnvelope | null;
-  reverseDns: SmtpReverseDns | null;
+  reverse_dns: SmtpReverseDns | null;
   /** TLSA records of `_25._tcp.<host>` matched against the presented chain, when asked for (`dane`) and the host is a name; else null. */
   dane: SmtpDane | null;
   timings: SmtpTimings;

@@ -99,7 +99,7 @@ export class SmtpSession {
 
   /** Adds a note of netintel's own (`=== ...` in the text form) to the transcript. */
   note(text: string): void {
-    this.transcript.push({ atMs: this.elapsed(), direction: 'info', tls: this.secure, text: this.redact(text) });
+    this.transcript.push({ at_ms: this.elapsed(), direction: 'info', tls: this.secure, text: this.redact(text) });
   }
 
   /**
@@ -111,7 +111,7 @@ export class SmtpSession {
     if (/[\r\n\0]/.test(line)) {
       throw new NetintelError('internal', 'refusing to send an SMTP command holding CR, LF or NUL');
     }
-    this.transcript.push({ atMs: this.elapsed(), direction: 'sent', tls: this.secure, text: this.redact(shown) });
+    this.transcript.push({ at_ms: this.elapsed(), direction: 'sent', tls: this.secure, text: this.redact(shown) });
     if (!this.socket.destroyed && this.socket.writable) this.socket.write(`${line}\r\n`);
   }
 
@@ -258,7 +258,7 @@ export class SmtpSession {
 
   private line(raw: string): void {
     const text = this.redact(escapeControls(raw));
-    this.transcript.push({ atMs: this.elapsed(), direction: 'received', tls: this.secure, text });
+    this.transcript.push({ at_ms: this.elapsed(), direction: 'received', tls: this.secure, text });
     const parsed = parseLine(raw);
     if (!parsed) {
       this.protocolError(text, 'a line that is not an SMTP reply');
@@ -280,7 +280,7 @@ export class SmtpSession {
     this.replyLines = [];
     const texts = lines.map((line) => parseLine(line)?.text ?? '');
     const joined = this.redact(texts.map(escapeControls).join('\n'));
-    const reply: SmtpReply = { code: parsed.code, enhancedCode: enhancedCodeOf(parsed.code, texts[0] ?? ''), text: joined };
+    const reply: SmtpReply = { code: parsed.code, enhanced_code: enhancedCodeOf(parsed.code, texts[0] ?? ''), text: joined };
     this.deliver({ kind: 'reply', reply, lines: lines.map((line) => this.redact(escapeControls(line))) });
   }
 

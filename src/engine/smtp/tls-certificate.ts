@@ -20,7 +20,7 @@ export function probeTlsOptions(servername: string | null, extraCa: readonly str
   return {
     ...(servername ? { servername } : {}),
     rejectUnauthorized: false,
-    // Name matching is judged on its own (hostnameMatch), not folded into authorizationError.
+    // Name matching is judged on its own (hostname_match), not folded into authorizationError.
     checkServerIdentity: () => undefined,
     minVersion: 'TLSv1',
     ciphers: 'DEFAULT:@SECLEVEL=0',
@@ -134,23 +134,23 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
     subject: distinguishedName(leaf.subject),
     issuer: distinguishedName(leaf.issuer),
     san,
-    validFrom,
-    validTo,
-    daysLeft: Math.floor((notAfter - nowMs) / DAY_MS),
+    valid_from: validFrom,
+    valid_to: validTo,
+    days_left: Math.floor((notAfter - nowMs) / DAY_MS),
     expired: nowMs > notAfter,
-    notYetValid: nowMs < notBefore,
-    hostnameMatch: tls.checkServerIdentity(checkedName, leaf) === undefined,
-    checkedName,
+    not_yet_valid: nowMs < notBefore,
+    hostname_match: tls.checkServerIdentity(checkedName, leaf) === undefined,
+    checked_name: checkedName,
     trusted,
-    selfSigned,
-    verifyError,
-    fingerprintSha256: leaf.fingerprint256,
+    self_signed: selfSigned,
+    verify_error: verifyError,
+    fingerprint_sha256: leaf.fingerprint256,
     chain: chain.map(
       (certificate): SmtpChainCertificate => ({
         subject: distinguishedName(certificate.subject),
         issuer: distinguishedName(certificate.issuer),
-        validTo: isoDate(certificate.valid_to),
-        fingerprintSha256: certificate.fingerprint256,
+        valid_to: isoDate(certificate.valid_to),
+        fingerprint_sha256: certificate.fingerprint256,
       }),
     ),
   };

@@ -21,7 +21,7 @@ export interface TlsaRecord {
   /** 0-255; 0 (full certificate) and 1 (SubjectPublicKeyInfo) are defined (RFC 6698 §2.1.2). */
   selector: number;
   /** 0-255; 0 (exact), 1 (SHA-256), 2 (SHA-512) are defined (RFC 6698 §2.1.3). */
-  matchingType: number;
+  matching_type: number;
   /** The certificate association data, lower-case hex. */
   data: string;
   /** `DANE-EE(3) SPKI(1) SHA2-256(1)` (RFC 7218 acronyms), for people. */
@@ -38,7 +38,7 @@ export interface TlsaRecord {
 export interface TlsaFields {
   usage: number;
   selector: number;
-  matchingType: number;
+  matching_type: number;
   data: Uint8Array;
 }
 
@@ -49,17 +49,17 @@ export interface TlsaFields {
  *   the parsers below never pass one).
  */
 export function tlsaRecord(fields: TlsaFields): TlsaRecord {
-  for (const [label, value] of [['usage', fields.usage], ['selector', fields.selector], ['matching type', fields.matchingType]] as const) {
+  for (const [label, value] of [['usage', fields.usage], ['selector', fields.selector], ['matching type', fields.matching_type]] as const) {
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new TypeError(`TLSA ${label} ${String(value)} is not 0-255`);
   }
   const data = Buffer.from(fields.data).toString('hex');
   return {
     usage: fields.usage,
     selector: fields.selector,
-    matchingType: fields.matchingType,
+    matching_type: fields.matching_type,
     data,
-    label: `${named(TLSA_USAGE_NAMES, fields.usage)} ${named(TLSA_SELECTOR_NAMES, fields.selector)} ${named(TLSA_MATCHING_NAMES, fields.matchingType)}`,
-    unusable: unusableReason(fields.usage, fields.selector, fields.matchingType, fields.data.length),
+    label: `${named(TLSA_USAGE_NAMES, fields.usage)} ${named(TLSA_SELECTOR_NAMES, fields.selector)} ${named(TLSA_MATCHING_NAMES, fields.matching_type)}`,
+    unusable: unusableReason(fields.usage, fields.selector, fields.matching_type, fields.data.length),
   };
 }
 
@@ -84,7 +84,7 @@ function unusableReason(usage: number, selector: number, matchingType: number, l
  */
 export function parseTlsaRdata(rdata: Uint8Array): TlsaRecord | null {
   if (rdata.length < 4) return null;
-  return tlsaRecord({ usage: rdata[0]!, selector: rdata[1]!, matchingType: rdata[2]!, data: rdata.subarray(3) });
+  return tlsaRecord({ usage: rdata[0]!, selector: rdata[1]!, matching_type: rdata[2]!, data: rdata.subarray(3) });
 }
 
 /**
@@ -97,7 +97,7 @@ export function parseTlsaText(text: string): TlsaRecord | null {
   const [usage, selector, matchingType] = fields.slice(0, 3).map(Number) as [number, number, number];
   const hex = fields.slice(3).join('');
   if (usage > 255 || selector > 255 || matchingType > 255 || !/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return null;
-  return tlsaRecord({ usage, selector, matchingType, data: Buffer.from(hex, 'hex') });
+  return tlsaRecord({ usage, selector, matching_type: matchingType, data: Buffer.from(hex, 'hex') });
 }
 
 /**
@@ -110,7 +110,7 @@ export function tlsaFromDecoded(data: unknown): TlsaRecord | null {
   if (typeof data !== 'object' || data === null) return null;
   const { usage, selector, matchingType, certificate } = data as Record<string, unknown>;
   if (!isByte(usage) || !isByte(selector) || !isByte(matchingType) || !(certificate instanceof Uint8Array) || certificate.length === 0) return null;
-  return tlsaRecord({ usage, selector, matchingType, data: certificate });
+  return tlsaRecord({ usage, selector, matching_type: matchingType, data: certificate });
 }
 
 function isByte(value: unknown): value is number {
@@ -118,6 +118,6 @@ function isByte(value: unknown): value is number {
 }
 
 /** `3 1 1 2bb1...` (RFC 6698 §2.2), the form zone files and dig show. */
-export function presentTlsa(record: Pick<TlsaRecord, 'usage' | 'selector' | 'matchingType' | 'data'>): string {
-  return `${record.usage} ${record.selector} ${record.matchingType} ${record.data}`;
+export function presentTlsa(record: Pick<TlsaRecord, 'usage' | 'selector' | 'matching_type' | 'data'>): string {
+  return `${record.usage} ${record.selector} ${record.matching_type} ${record.data}`;
 }

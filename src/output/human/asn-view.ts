@@ -58,8 +58,8 @@ function asnBlock(ctx: ViewContext, value: unknown): string {
   const counts = asn.counts;
   const facts: Fact[] = counts
     ? [
-        ['IPv4', `${plural(counts.ipv4Prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv4Addresses)} addresses`],
-        ['IPv6', `${plural(counts.ipv6Prefixes, 'prefix', 'prefixes')}, ${/^\d+$/.test(counts.ipv6Addresses) ? ipv6Space(BigInt(counts.ipv6Addresses)) : `${counts.ipv6Addresses} addresses`}`],
+        ['IPv4', `${plural(counts.ipv4_prefixes, 'prefix', 'prefixes')}, ${grouped(counts.ipv4_addresses)} addresses`],
+        ['IPv6', `${plural(counts.ipv6_prefixes, 'prefix', 'prefixes')}, ${/^\d+$/.test(counts.ipv6_addresses) ? ipv6Space(BigInt(counts.ipv6_addresses)) : `${counts.ipv6_addresses} addresses`}`],
       ]
     : [];
   return sections(
@@ -82,7 +82,7 @@ export const ASN_VIEW: HumanView = {
     ],
     cells: (value) => {
       const asn = value as AsnResult;
-      const prefixes = asn.counts ? `${grouped(asn.counts.ipv4Prefixes)} IPv4, ${grouped(asn.counts.ipv6Prefixes)} IPv6` : '';
+      const prefixes = asn.counts ? `${grouped(asn.counts.ipv4_prefixes)} IPv4, ${grouped(asn.counts.ipv6_prefixes)} IPv6` : '';
       return [asn.ip ?? asn.query ?? `AS${asn.asn}`, `AS${asn.asn}`, asn.organization ?? '', asn.route ?? '', prefixes];
     },
     key: (value) => (value as AsnResult).query,

@@ -11,7 +11,7 @@ const STATUS: Readonly<Record<BimiResult['status'], string>> = {
 };
 
 function domainName(record: BimiResult): string {
-  return record.domainUnicode === record.domain ? record.domain : `${record.domainUnicode} (${record.domain})`;
+  return record.domain_unicode === record.domain ? record.domain : `${record.domain_unicode} (${record.domain})`;
 }
 
 function dmarcFact(bimi: BimiResult): string | null {
@@ -19,7 +19,7 @@ function dmarcFact(bimi: BimiResult): string | null {
   if (dmarc.error) return `not checked: ${dmarc.error.code}`;
   if (dmarc.location === null) return 'no DMARC record: not met';
   const percent = dmarc.percent !== null && dmarc.percent !== 100 ? `, pct=${dmarc.percent}` : '';
-  const subdomains = dmarc.subdomainPolicy === null ? '' : `, sp=${dmarc.subdomainPolicy}`;
+  const subdomains = dmarc.subdomain_policy === null ? '' : `, sp=${dmarc.subdomain_policy}`;
   return `${dmarc.met ? 'met' : 'not met'} (${dmarc.policy ?? 'no valid policy'}${percent}${subdomains} at ${dmarc.location})`;
 }
 
@@ -34,11 +34,11 @@ function bimiFacts(bimi: BimiResult): Fact[] {
     ['DMARC', dmarcFact(bimi)],
     ['logo', bimi.logo ? presentBimiLogo(bimi.logo) : null],
     ['title', svg?.title ?? null],
-    ['profile', svg ? `baseProfile ${svg.baseProfile ?? '(none)'}, version ${svg.version ?? '(none)'}, viewBox ${svg.viewBox ?? '(none)'}` : null],
+    ['profile', svg ? `base_profile ${svg.base_profile ?? '(none)'}, version ${svg.version ?? '(none)'}, view box ${svg.view_box ?? '(none)'}` : null],
     ['certificate', bimi.certificate ? (bimi.certificate.error ? `${bimi.certificate.url}: ${bimi.certificate.error.code}` : bimi.certificate.url) : null],
     ['subject', mark?.subject ?? null],
     ['issuer', mark?.issuer ?? null],
-    ['valid', mark ? `${mark.validFrom.slice(0, 10)} to ${mark.validTo.slice(0, 10)}${mark.logotype ? ', logotype extension' : ''} (chain not validated)` : null],
+    ['valid', mark ? `${mark.valid_from.slice(0, 10)} to ${mark.valid_to.slice(0, 10)}${mark.logotype ? ', logotype extension' : ''} (chain not validated)` : null],
   ];
 }
 

@@ -17,8 +17,8 @@ const ZONE_COLUMNS: readonly TableColumn[] = [
 
 /** The cells of a row after its zone: address, status, answer, reason. */
 function answerCells(row: BlacklistZoneResult): string[] {
-  const subject = row.mxHosts.length > 0 ? `${row.subject} (MX ${row.mxHosts.join(', ')})` : row.subject;
-  const answer = row.returnCodes.map((code) => (code.meaning ? `${code.address} ${code.meaning}` : code.address)).join('\n');
+  const subject = row.mx_hosts.length > 0 ? `${row.subject} (MX ${row.mx_hosts.join(', ')})` : row.subject;
+  const answer = row.return_codes.map((code) => (code.meaning ? `${code.address} ${code.meaning}` : code.address)).join('\n');
   const detail = row.detail && row.status !== 'listed' && row.status !== 'clean' ? row.detail : '';
   return [subject, row.status, answer, [row.reason, detail].filter((part) => part).join('\n')];
 }
@@ -40,7 +40,7 @@ function zoneTable(ctx: ViewContext, result: BlacklistResult): string {
   if (result.zones.length === 0) return '';
   const groups = groupedRows(result.zones);
   // The address column only when a row asks about something other than the target (a domain's mail hosts).
-  const oneSubject = result.zones.every((row) => row.subject === result.target && row.mxHosts.length === 0);
+  const oneSubject = result.zones.every((row) => row.subject === result.target && row.mx_hosts.length === 0);
   const header = groups.some((group) => group.zones.length > 1) ? 'lists' : 'list';
   const columns = ZONE_COLUMNS.map((column) => (column.header === 'list' ? { ...column, header } : column)).filter((column) => !oneSubject || column.header !== 'address');
   const rows = groups.map((group) => {
@@ -145,7 +145,7 @@ export const BLACKLIST_VIEW: HumanView = {
     cells: (value) => {
       const result = value as BlacklistResult;
       const listed = result.zones.filter((row) => row.status === 'listed').map((row) => row.zone);
-      return [result.target, result.verdict.status, listed.join(', '), `${result.verdict.checkedZones} of ${result.verdict.zones}`];
+      return [result.target, result.verdict.status, listed.join(', '), `${result.verdict.checked_zones} of ${result.verdict.zones}`];
     },
     key: (value) => (value as BlacklistResult).target,
   },

@@ -14,7 +14,7 @@ const STATUS_TEXT: Readonly<Record<DkimStatus, string>> = {
 };
 
 function domainName(record: DkimResult): string {
-  return record.domainUnicode === record.domain ? record.domain : `${record.domainUnicode} (${record.domain})`;
+  return record.domain_unicode === record.domain ? record.domain : `${record.domain_unicode} (${record.domain})`;
 }
 
 function block(ctx: ViewContext, subject: string, facts: readonly Fact[], findings: readonly Finding[]): string {

@@ -9,7 +9,7 @@ import { wrapHanging } from './wrap.js';
 interface DnsAnswer {
   name: string;
   type: string;
-  ttlSeconds: number;
+  ttl_seconds: number;
   data: unknown;
 }
 
@@ -26,8 +26,8 @@ interface DnssecLink {
 interface DnssecPart {
   status: string;
   reason: string | null;
-  trustAnchor: string;
-  authenticData: boolean | null;
+  trust_anchor: string;
+  authentic_data: boolean | null;
   chain: DnssecLink[];
   findings: Finding[];
 }
@@ -36,14 +36,14 @@ interface DnsRecord {
   dnssec?: DnssecPart;
   target: string;
   domain: string;
-  domainUnicode: string;
+  domain_unicode: string;
   type: string;
   status: string;
   rcode: string;
   answers: DnsAnswer[];
   resolver: string;
   transport: string;
-  latencyMs: number;
+  latency_ms: number;
 }
 
 /** The narrowest the data column is made beside the other three; narrower, each record's data goes under it. */
@@ -58,7 +58,7 @@ const MIN_DATA_WIDTH = 24;
  */
 function answerList(ctx: ViewContext, answers: readonly DnsAnswer[]): string {
   if (answers.length === 0) return '';
-  const rows = answers.map((answer) => [safe(answer.name).replaceAll('\n', ' '), safe(answer.type), String(answer.ttlSeconds), safe(presentDnsData(answer.type, answer.data))] as const);
+  const rows = answers.map((answer) => [safe(answer.name).replaceAll('\n', ' '), safe(answer.type), String(answer.ttl_seconds), safe(presentDnsData(answer.type, answer.data))] as const);
   const header = ['name', 'type', 'TTL', 'data'] as const;
   const widthOf = (column: 0 | 1 | 2) => Math.max(displayWidth(header[column]), ...rows.map((row) => displayWidth(row[column])));
   const [nameWidth, typeWidth, ttlWidth] = [widthOf(0), widthOf(1), widthOf(2)];
@@ -81,7 +81,7 @@ function answerList(ctx: ViewContext, answers: readonly DnsAnswer[]): string {
 
 /** `127.0.0.1:53 (udp), 4 ms`: where the answers came from and how long they took, said once. */
 function resolverText(dns: DnsRecord): string {
-  return `${dns.resolver} (${dns.transport}), ${dns.latencyMs} ms`;
+  return `${dns.resolver} (${dns.transport}), ${dns.latency_ms} ms`;
 }
 
 /** What a lookup without answers found: `no such domain (NXDOMAIN)`. */
@@ -113,13 +113,13 @@ function dnssecBlock(ctx: ViewContext, dns: DnsRecord, dnssec: DnssecPart): stri
   const inFindings = (text: string) => dnssec.findings.some((item) => item.message.includes(text));
   const facts: Fact[] = [
     ['DNSSEC', dnssec.reason === null || inFindings(dnssec.reason) ? dnssec.status : `${dnssec.status}: ${dnssec.reason}`],
-    ['AD bit', dnssec.authenticData === null ? 'unknown (the query without CD failed)' : dnssec.authenticData ? 'set by the resolver' : 'not set by the resolver'],
-    ['anchor', dnssec.trustAnchor],
+    ['AD bit', dnssec.authentic_data === null ? 'unknown (the query without CD failed)' : dnssec.authentic_data ? 'set by the resolver' : 'not set by the resolver'],
+    ['anchor', dnssec.trust_anchor],
     ['chain', dnssec.chain.map((link) => chainLine(link, (text) => inFindings(text) || (dnssec.reason ?? '').includes(text))).join('\n')],
     ['resolver', resolverText(dns)],
   ];
   return sections(
-    headline(ctx, `${dns.domainUnicode} ${dns.type}`, `${dnssec.status} (DNSSEC), ${answers}`, DNSSEC_TONE[dnssec.status] ?? 'warn', ': '),
+    headline(ctx, `${dns.domain_unicode} ${dns.type}`, `${dnssec.status} (DNSSEC), ${answers}`, DNSSEC_TONE[dnssec.status] ?? 'warn', ': '),
     answerList(ctx, dns.answers),
     factList(ctx, facts),
     findingsBlock(ctx, dnssec.findings),
@@ -131,11 +131,11 @@ function dnsBlock(ctx: ViewContext, value: unknown): string {
   if (dns.dnssec) return dnssecBlock(ctx, dns, dns.dnssec);
   const verdict = dns.answers.length > 0 ? { text: plural(dns.answers.length, 'answer'), tone: 'good' as Tone } : emptyVerdict(dns);
   const facts: Fact[] = [
-    ['name', dns.domainUnicode !== dns.domain ? `${dns.domainUnicode} (${dns.domain})` : null],
-    ['asked', dns.target !== dns.domain && dns.target !== dns.domainUnicode ? dns.target : null],
+    ['name', dns.domain_unicode !== dns.domain ? `${dns.domain_unicode} (${dns.domain})` : null],
+    ['asked', dns.target !== dns.domain && dns.target !== dns.domain_unicode ? dns.target : null],
     ['resolver', resolverText(dns)],
   ];
-  return sections(headline(ctx, `${dns.domainUnicode} ${dns.type}`, verdict.text, verdict.tone, ': '), answerList(ctx, dns.answers), factList(ctx, facts));
+  return sections(headline(ctx, `${dns.domain_unicode} ${dns.type}`, verdict.text, verdict.tone, ': '), answerList(ctx, dns.answers), factList(ctx, facts));
 }
 
 /** The DNSSEC verdict of each lookup, lookups with the same verdict and reason on one line naming each: `a.test A, b.test A: indeterminate (why)`. */
@@ -144,7 +144,7 @@ function dnssecVerdicts(records: readonly DnsRecord[]): string[] {
   for (const dns of records) {
     if (!dns.dnssec) continue;
     const verdict = `${dns.dnssec.status}${dns.dnssec.reason === null ? '' : ` (${dns.dnssec.reason})`}`;
-    groups.set(verdict, [...(groups.get(verdict) ?? []), `${dns.domainUnicode} ${dns.type}`]);
+    groups.set(verdict, [...(groups.get(verdict) ?? []), `${dns.domain_unicode} ${dns.type}`]);
   }
   return [...groups].map(([verdict, lookups]) => `${lookups.join(', ')}: ${verdict}`);
 }
@@ -153,14 +153,14 @@ function dnssecVerdicts(records: readonly DnsRecord[]): string[] {
 function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const records = rows.filter((row) => row.error === null).map((row) => row.record as DnsRecord);
   const answers = records.flatMap((dns) => dns.answers);
-  const empty = records.filter((dns) => dns.answers.length === 0).map((dns) => `${dns.domainUnicode} ${dns.type}: ${emptyVerdict(dns).text}`);
+  const empty = records.filter((dns) => dns.answers.length === 0).map((dns) => `${dns.domain_unicode} ${dns.type}: ${emptyVerdict(dns).text}`);
   const failed = rows.filter((row) => row.error !== null).map(failureText);
-  const names = [...new Set([...records.map((dns) => dns.domainUnicode), ...rows.filter((row) => row.error !== null).map((row) => row.query)])];
+  const names = [...new Set([...records.map((dns) => dns.domain_unicode), ...rows.filter((row) => row.error !== null).map((row) => row.query)])];
   const title = names.length === 1 ? names[0]! : plural(rows.length, 'lookup');
   const verdict = `${plural(answers.length, 'answer')} in ${plural(records.length - empty.length, 'type')}${failed.length > 0 ? `, ${plural(failed.length, 'failed lookup')}` : ''}`;
   const list = (items: readonly string[]) => (items.length === 0 ? '' : `${items.flatMap((item) => wrapHanging(safe(item), ctx.width, '  ', '    ')).join('\n')}\n`);
   const resolvers = [...new Set(records.map((dns) => `${dns.resolver} (${dns.transport})`))];
-  const slowest = Math.max(0, ...records.map((dns) => dns.latencyMs));
+  const slowest = Math.max(0, ...records.map((dns) => dns.latency_ms));
   const timing = records.length === 1 ? `${slowest} ms` : `${plural(records.length, 'query', 'queries')}, slowest ${slowest} ms`;
   const verdicts = dnssecVerdicts(records);
   return sections(
@@ -184,7 +184,7 @@ export const DNS_VIEW: HumanView = {
     cells: (value) => {
       const dns = value as DnsRecord;
       const answers = dns.answers.map((answer) => presentDnsData(answer.type, answer.data)).join('\n');
-      return [dns.domainUnicode, dns.type, dns.answers.length > 0 ? answers : emptyVerdict(dns).text];
+      return [dns.domain_unicode, dns.type, dns.answers.length > 0 ? answers : emptyVerdict(dns).text];
     },
     key: (value) => (value as DnsRecord).target,
   },

@@ -1,3 +1,4 @@
+import { fieldLabel } from '../field-label.js';
 import { getPath, type RecordSchema } from '../record-schema.js';
 import { factList, safe, type Fact } from './blocks.js';
 import type { ViewContext } from './style.js';
@@ -22,12 +23,12 @@ export function columnsView(schema: RecordSchema, columns: readonly string[], ta
     block: (ctx: ViewContext, record: unknown) => {
       const facts: Fact[] = columns.map((column) => {
         const text = plainText(read(record, column));
-        return [column, text === '' && ctx.all ? '-' : text];
+        return [fieldLabel(column, schema.labels), text === '' && ctx.all ? '-' : text];
       });
       return factList(ctx, facts);
     },
     table: {
-      columns: tableColumns.map((column, index) => ({ header: safe(column.split('.').pop()!), priority: index === 0 ? 0 : index, wrap: true })),
+      columns: tableColumns.map((column, index) => ({ header: safe(schema.labels?.[column] ?? fieldLabel(column.split('.').pop()!)), priority: index === 0 ? 0 : index, wrap: true })),
       cells: (record) => tableColumns.map((column) => plainText(read(record, column))),
       key: (record) => plainText(read(record, tableColumns[0] ?? '')),
     },

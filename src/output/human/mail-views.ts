@@ -14,9 +14,9 @@ import type { Tone, ViewContext } from './style.js';
 import type { HumanView } from './view.js';
 
 /** The domain as a person reads it: its Unicode form, the ASCII form beside it when they differ. */
-function domainName(record: { domain: string | null; domainUnicode: string | null }): string {
+function domainName(record: { domain: string | null; domain_unicode: string | null }): string {
   const ascii = record.domain ?? '';
-  const unicode = record.domainUnicode ?? ascii;
+  const unicode = record.domain_unicode ?? ascii;
   return unicode === ascii ? ascii : `${unicode} (${ascii})`;
 }
 
@@ -27,7 +27,7 @@ function checkBlock(ctx: ViewContext, subject: string, facts: readonly Fact[], f
 }
 
 /** Columns of a table of many domains' checks: the domain, the check's status, the finding counts. */
-function checkTable<T extends { domain: string | null; domainUnicode: string | null; findings: readonly Finding[] }>(status: (record: T) => string): HumanView['table'] {
+function checkTable<T extends { domain: string | null; domain_unicode: string | null; findings: readonly Finding[] }>(status: (record: T) => string): HumanView['table'] {
   const count = (findings: readonly Finding[], severity: Finding['severity']) => String(findings.filter((item) => item.severity === severity).length);
   return {
     columns: [
@@ -57,8 +57,8 @@ function mxFacts(mx: MxResult): Fact[] {
   return [
     ['status', mx.status === 'mx' ? null : MX_STATUS[mx.status] ?? mx.status],
     ['hosts', mx.records.length > 0 ? presentMxHosts(mx.records) : null],
-    ['implicit', mx.implicitAddresses.length > 0 ? mx.implicitAddresses.join(', ') : null],
-    ['TTL', mx.ttlSeconds === null ? null : `${mx.ttlSeconds} s`],
+    ['implicit', mx.implicit_addresses.length > 0 ? mx.implicit_addresses.join(', ') : null],
+    ['TTL', mx.ttl_seconds === null ? null : `${mx.ttl_seconds} s`],
   ];
 }
 
@@ -75,9 +75,9 @@ function spfFacts(spf: SpfResult): Fact[] {
   return [
     ['status', spf.status],
     ['record', spf.record ?? (spf.records.length > 1 ? spf.records.map((text) => JSON.stringify(text)).join('\n') : null)],
-    ['strings', spf.recordStrings.length > 1 ? spf.recordStrings.map((text) => JSON.stringify(text)).join('\n') : null],
-    ['lookups', `${spf.lookups} of at most ${spf.lookupLimit}`],
-    ['void lookups', spf.voidLookups > 0 ? `${spf.voidLookups} of at most ${spf.voidLookupLimit}` : null],
+    ['strings', spf.record_strings.length > 1 ? spf.record_strings.map((text) => JSON.stringify(text)).join('\n') : null],
+    ['lookups', `${spf.lookups} of at most ${spf.lookup_limit}`],
+    ['void lookups', spf.void_lookups > 0 ? `${spf.void_lookups} of at most ${spf.void_lookup_limit}` : null],
     ['includes', spf.tree && spf.tree.children.length > 0 ? presentSpfTree(spf.tree) : null],
     ...(evaluation
       ? ([
@@ -100,10 +100,10 @@ export const SPF_VIEW: HumanView = {
 };
 
 function emailFacts(report: EmailReport): Fact[] {
-  const { mx, spf, dmarc, mtaSts, tlsRpt } = report;
+  const { mx, spf, dmarc, mta_sts: mtaSts, tls_rpt: tlsRpt } = report;
   const dmarcText = dmarc
     ? dmarc.record
-      ? `${dmarc.policy ? `policy ${dmarc.policy}` : 'no policy'}${dmarc.inherited && dmarc.policyDomain ? ` (from ${dmarc.policyDomain})` : ''}\n${dmarc.record}`
+      ? `${dmarc.policy ? `policy ${dmarc.policy}` : 'no policy'}${dmarc.inherited && dmarc.policy_domain ? ` (from ${dmarc.policy_domain})` : ''}\n${dmarc.record}`
       : 'no record'
     : null;
   const mtaStsText = mtaSts
@@ -114,7 +114,7 @@ function emailFacts(report: EmailReport): Fact[] {
   return [
     ['server', report.server ? `${report.server}${report.port ? ` port ${report.port}` : ''}` : null],
     ['MX', mx ? (mx.records.length > 0 ? presentMxHosts(mx.records) : MX_STATUS[mx.status] ?? mx.status) : null],
-    ['SPF', spf ? (spf.record ? `${spf.status}, ${spf.lookups} of ${spf.lookupLimit} lookups\n${spf.record}` : spf.status) : null],
+    ['SPF', spf ? (spf.record ? `${spf.status}, ${spf.lookups} of ${spf.lookup_limit} lookups\n${spf.record}` : spf.status) : null],
     ['DMARC', dmarcText],
     ['MTA-STS', mtaStsText],
     ['TLS-RPT', tlsRpt ? tlsRpt.record ?? 'no record' : null],
@@ -145,8 +145,8 @@ const CHECK_LABELS: Record<EmailCheck, string> = {
   mx: 'MX',
   spf: 'SPF',
   dmarc: 'DMARC',
-  mtaSts: 'MTA-STS',
-  tlsRpt: 'TLS-RPT',
+  mta_sts: 'MTA-STS',
+  tls_rpt: 'TLS-RPT',
   dkim: 'DKIM',
   bimi: 'BIMI',
   dnssec: 'DNSSEC',
@@ -179,7 +179,7 @@ function emailVerdict(report: EmailReport): { text: string; tone: Tone } {
 function dkimSummary(dkim: DkimResult): string {
   const found = dkim.selectors.filter((selector) => selector.found);
   if (found.length === 0) return dkim.probed === 'common' ? `no key at ${dkim.selectors.length} common selectors (selectors cannot be listed: not proof of no DKIM)` : `no key at ${dkim.selectors.map((item) => item.selector).join(', ')}`;
-  const keys = found.map((selector) => `${selector.selector}${selector.key ? ` ${selector.key.type === 'rsa' ? 'RSA' : 'Ed25519'} ${selector.key.bits}` : selector.record?.publicKey === '' ? ' revoked' : ''}`);
+  const keys = found.map((selector) => `${selector.selector}${selector.key ? ` ${selector.key.type === 'rsa' ? 'RSA' : 'Ed25519'} ${selector.key.bits}` : selector.record?.public_key === '' ? ' revoked' : ''}`);
   return `${dkim.status}: ${keys.join(', ')}`;
 }
 

@@ -5,7 +5,7 @@ import { plural, type HumanView } from './view.js';
 
 /** The headline's verdict: the names, or why there are none. */
 function verdict(ptr: PtrResult): string {
-  if (ptr.status === 'nxdomain') return `no reverse DNS (${ptr.reverseName} does not exist)`;
+  if (ptr.status === 'nxdomain') return `no reverse DNS (${ptr.reverse_name} does not exist)`;
   if (ptr.names.length === 0) return 'no PTR record';
   return ptr.names.length === 1 ? ptr.names[0]!.name : plural(ptr.names.length, 'name');
 }
@@ -13,7 +13,7 @@ function verdict(ptr: PtrResult): string {
 /** Each name with its TTL, one line each. */
 function nameLines(ctx: ViewContext, ptr: PtrResult): string {
   if (ptr.names.length < 2) return '';
-  return heading(ctx, 'names') + ptr.names.map((each) => `  ${safe(each.name)}  ${each.ttlSeconds} s\n`).join('');
+  return heading(ctx, 'names') + ptr.names.map((each) => `  ${safe(each.name)}  ${each.ttl_seconds} s\n`).join('');
 }
 
 function ptrBlock(ctx: ViewContext, value: unknown): string {
@@ -22,8 +22,8 @@ function ptrBlock(ctx: ViewContext, value: unknown): string {
   return sections(
     headline(ctx, ptr.ip, verdict(ptr), ptr.names.length > 0 ? 'plain' : 'warn'),
     factList(ctx, [
-      ['asked', ptr.reverseName],
-      ['TTL', only ? `${only.ttlSeconds} s` : null],
+      ['asked', ptr.reverse_name],
+      ['TTL', only ? `${only.ttl_seconds} s` : null],
       ['resolver', ptr.resolver],
     ]),
     nameLines(ctx, ptr),
@@ -42,7 +42,7 @@ export const PTR_VIEW: HumanView = {
     cells: (value) => {
       const ptr = value as PtrResult;
       const names = ptr.names.length > 0 ? ptr.names.map((each) => each.name).join(' ') : ptr.status === 'nxdomain' ? '(nxdomain)' : '(no PTR)';
-      return [ptr.ip, names, ptr.names.length > 0 ? String(Math.min(...ptr.names.map((each) => each.ttlSeconds))) : ''];
+      return [ptr.ip, names, ptr.names.length > 0 ? String(Math.min(...ptr.names.map((each) => each.ttl_seconds))) : ''];
     },
     key: (value) => (value as PtrResult).ip,
   },

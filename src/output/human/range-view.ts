@@ -40,7 +40,7 @@ function rangeBlock(ctx: ViewContext, value: unknown): string {
           ['netmask', network.netmask],
           ['hostmask', network.hostmask],
           ['broadcast', network.broadcast ?? (range.version === 6 ? 'none (IPv6)' : 'none')],
-          ['hosts', `${grouped(network.hosts)} (${network.firstHost} - ${network.lastHost})`],
+          ['hosts', `${grouped(network.hosts)} (${network.first_host} - ${network.last_host})`],
         ] as Fact[])
       : []),
   ];

@@ -7,7 +7,7 @@ interface DataSource {
   type: string | null;
   origin: string | null;
   updated: string | null;
-  ageDays: number | null;
+  age_days: number | null;
   entries: number | null;
   licence: string | null;
   stale: boolean | null;
@@ -18,8 +18,8 @@ interface DataSource {
 
 /** `142 days old`, `(stale)` past the dataset's refresh age. */
 function ageText(source: DataSource): string {
-  if (source.ageDays === null) return '';
-  return `${Math.floor(source.ageDays)} days old${source.stale ? ' (stale)' : ''}`;
+  if (source.age_days === null) return '';
+  return `${Math.floor(source.age_days)} days old${source.stale ? ' (stale)' : ''}`;
 }
 
 export const DATA_STATUS_VIEW: HumanView = {
@@ -58,29 +58,29 @@ interface ApiKey {
   key: string | null;
   plan: string;
   label: string | null;
-  limits: { daily: number | null; perMinute: number | null; burst: number | null; batch: number | null } | null;
-  createdAt: string;
-  revokedAt: string | null;
+  limits: { daily: number | null; per_minute: number | null; burst: number | null; batch: number | null } | null;
+  created_at: string;
+  revoked_at: string | null;
   /** Null for a key no request has used. */
-  lastUsedAt: string | null;
+  last_used_at: string | null;
 }
 
 export const API_KEY_VIEW: HumanView = {
   block: (ctx, value) => {
     const key = value as ApiKey;
-    const limits = key.limits ?? { daily: null, perMinute: null, burst: null, batch: null };
+    const limits = key.limits ?? { daily: null, per_minute: null, burst: null, batch: null };
     const facts: Fact[] = [
       ['key', key.key],
       ['plan', key.plan],
       ['label', key.label],
       ['daily limit', limits.daily === null ? 'none' : grouped(limits.daily)],
-      ['per minute', limits.perMinute === null ? null : `${grouped(limits.perMinute)} (burst ${limits.burst ?? '-'})`],
+      ['per minute', limits.per_minute === null ? null : `${grouped(limits.per_minute)} (burst ${limits.burst ?? '-'})`],
       ['batch', limits.batch],
-      ['created', key.createdAt],
-      ['last used', key.lastUsedAt ?? 'never'],
-      ['revoked', key.revokedAt],
+      ['created', key.created_at],
+      ['last used', key.last_used_at ?? 'never'],
+      ['revoked', key.revoked_at],
     ];
-    return sections(headline(ctx, `key ${key.id}`, key.revokedAt ? 'revoked' : 'active', key.revokedAt ? 'warn' : 'good'), factList(ctx, facts));
+    return sections(headline(ctx, `key ${key.id}`, key.revoked_at ? 'revoked' : 'active', key.revoked_at ? 'warn' : 'good'), factList(ctx, facts));
   },
   table: {
     columns: [
@@ -93,7 +93,7 @@ export const API_KEY_VIEW: HumanView = {
     ],
     cells: (value) => {
       const key = value as ApiKey;
-      return [key.id, key.plan, key.label ?? '', key.createdAt, key.lastUsedAt ?? 'never', key.revokedAt ?? ''];
+      return [key.id, key.plan, key.label ?? '', key.created_at, key.last_used_at ?? 'never', key.revoked_at ?? ''];
     },
     key: (value) => (value as ApiKey).id,
   },
@@ -102,13 +102,13 @@ export const API_KEY_VIEW: HumanView = {
 interface Quota {
   plan: string;
   title: string | null;
-  keyId: string | null;
+  key_id: string | null;
   client: string | null;
   features: string[] | null;
-  daily: { limit: number | null; remaining: number | null; resetAt: string | null };
-  burst: { capacity: number | null; remaining: number | null; perMinute: number | null };
+  daily: { limit: number | null; remaining: number | null; reset_at: string | null };
+  burst: { capacity: number | null; remaining: number | null; per_minute: number | null };
   batch: number | null;
-  bulkMax: number | null;
+  bulk_max: number | null;
 }
 
 export const QUOTA_VIEW: HumanView = {
@@ -116,13 +116,13 @@ export const QUOTA_VIEW: HumanView = {
     const quota = value as Quota;
     const { daily, burst } = quota;
     const facts: Fact[] = [
-      ['key', quota.keyId],
+      ['key', quota.key_id],
       ['client', quota.client],
-      ['today', daily.limit === null ? 'no daily limit' : `${grouped(daily.remaining ?? 0)} of ${grouped(daily.limit)} requests left${daily.resetAt ? `, resets ${daily.resetAt}` : ''}`],
+      ['today', daily.limit === null ? 'no daily limit' : `${grouped(daily.remaining ?? 0)} of ${grouped(daily.limit)} requests left${daily.reset_at ? `, resets ${daily.reset_at}` : ''}`],
       // What is left of the burst changes by the second: its size and refill rate are what to plan by.
-      ['burst', burst.capacity === null ? null : `${grouped(burst.capacity)} requests${burst.perMinute === null ? '' : `, refilled at ${grouped(burst.perMinute)} a minute`}`],
+      ['burst', burst.capacity === null ? null : `${grouped(burst.capacity)} requests${burst.per_minute === null ? '' : `, refilled at ${grouped(burst.per_minute)} a minute`}`],
       ['batch', quota.batch === null ? null : `${grouped(quota.batch)} targets a request`],
-      ['bulk', quota.bulkMax === null ? null : `${grouped(quota.bulkMax)} addresses a request`],
+      ['bulk', quota.bulk_max === null ? null : `${grouped(quota.bulk_max)} addresses a request`],
       ['features', quota.features && quota.features.length > 0 ? quota.features.join(', ') : null],
     ];
     const low = daily.limit !== null && daily.remaining !== null && daily.remaining === 0;
@@ -136,7 +136,7 @@ export const QUOTA_VIEW: HumanView = {
     ],
     cells: (value) => {
       const quota = value as Quota;
-      return [quota.plan, quota.keyId ?? '', quota.daily.limit === null ? 'no limit' : `${quota.daily.remaining ?? 0} of ${quota.daily.limit} left`];
+      return [quota.plan, quota.key_id ?? '', quota.daily.limit === null ? 'no limit' : `${quota.daily.remaining ?? 0} of ${quota.daily.limit} left`];
     },
     key: (value) => (value as Quota).plan,
   },

@@ -15,17 +15,17 @@ function certificateFacts(smtp: SmtpResult): Fact[] {
   const certificate = smtp.tls.certificate;
   if (!certificate) return [];
   const problems = [
-    certificate.trusted ? null : `not trusted${certificate.verifyError ? ` (${certificate.verifyError})` : ''}`,
-    certificate.hostnameMatch ? null : `does not name ${certificate.checkedName}`,
+    certificate.trusted ? null : `not trusted${certificate.verify_error ? ` (${certificate.verify_error})` : ''}`,
+    certificate.hostname_match ? null : `does not name ${certificate.checked_name}`,
     certificate.expired ? 'expired' : null,
-    certificate.notYetValid ? 'not yet valid' : null,
-    certificate.selfSigned ? 'self-signed' : null,
+    certificate.not_yet_valid ? 'not yet valid' : null,
+    certificate.self_signed ? 'self-signed' : null,
   ].filter((problem) => problem !== null);
   return [
     ['certificate', `${certificate.subject}\nissued by ${certificate.issuer}`],
     ['names', certificate.san.join(', ')],
-    ['valid until', `${certificate.validTo} (${certificate.daysLeft} days left)`],
-    ['checks', problems.length > 0 ? problems.join(', ') : `trusted, names ${certificate.checkedName}`],
+    ['valid until', `${certificate.valid_to} (${certificate.days_left} days left)`],
+    ['checks', problems.length > 0 ? problems.join(', ') : `trusted, names ${certificate.checked_name}`],
   ];
 }
 
@@ -57,11 +57,11 @@ function daneText(smtp: SmtpResult): string | null {
 
 function authText(smtp: SmtpResult): string | null {
   const auth = smtp.auth;
-  const mechanisms = auth.mechanismsAfterTls ?? auth.mechanismsBeforeTls;
+  const mechanisms = auth.mechanisms_after_tls ?? auth.mechanisms_before_tls;
   const offered = mechanisms && mechanisms.length > 0 ? mechanisms.join(' ') : null;
-  const before = auth.mechanismsBeforeTls && auth.mechanismsBeforeTls.length > 0 && auth.mechanismsAfterTls ? ` (before TLS: ${auth.mechanismsBeforeTls.join(' ')})` : '';
+  const before = auth.mechanisms_before_tls && auth.mechanisms_before_tls.length > 0 && auth.mechanisms_after_tls ? ` (before TLS: ${auth.mechanisms_before_tls.join(' ')})` : '';
   const tested = auth.tested ? `; ${auth.tested} ${auth.result ?? ''}${auth.reply ? `: ${auth.reply.code} ${auth.reply.text.split('\n')[0]}` : ''}` : '';
-  const skipped = auth.result === 'skipped' && auth.skippedReason ? `; not tested: ${auth.skippedReason}` : '';
+  const skipped = auth.result === 'skipped' && auth.skipped_reason ? `; not tested: ${auth.skipped_reason}` : '';
   const text = `${offered ?? 'none offered'}${before}${tested}${skipped}`;
   return offered === null && tested === '' && skipped === '' ? null : text;
 }
@@ -74,7 +74,7 @@ function envelopeFacts(smtp: SmtpResult): Fact[] {
     ['envelope', `${envelope.from} -> ${envelope.to}${envelope.authenticated ? ' (authenticated)' : ''}`],
     ['MAIL FROM', reply(envelope.mail)],
     ['RCPT TO', reply(envelope.rcpt)],
-    ['open relay', envelope.relayTest ? (envelope.relayVerdict === 'accepted' ? 'yes: accepts mail for others' : envelope.relayVerdict === 'denied' ? 'no' : envelope.relayVerdict ?? 'not told') : null],
+    ['open relay', envelope.relay_test ? (envelope.relay_verdict === 'accepted' ? 'yes: accepts mail for others' : envelope.relay_verdict === 'denied' ? 'no' : envelope.relay_verdict ?? 'not told') : null],
   ];
 }
 
@@ -82,8 +82,8 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
   const smtp = value as SmtpResult;
   const counts = findingCounts(smtp.findings);
   const verdict = smtp.failure ? { text: `${smtp.failure.code} at ${smtp.failure.stage}`, tone: 'bad' as const } : counts;
-  const reverse = smtp.reverseDns;
-  const ptr = reverse === null ? null : reverse.names.length > 0 ? `PTR ${reverse.names.join(', ')}${reverse.forwardConfirmed === true ? ', forward-confirmed' : reverse.forwardConfirmed === false ? ', not forward-confirmed' : ''}` : 'no PTR';
+  const reverse = smtp.reverse_dns;
+  const ptr = reverse === null ? null : reverse.names.length > 0 ? `PTR ${reverse.names.join(', ')}${reverse.forward_confirmed === true ? ', forward-confirmed' : reverse.forward_confirmed === false ? ', not forward-confirmed' : ''}` : 'no PTR';
   const extensions = smtp.extensions;
   const facts: Fact[] = [
     ['address', smtp.address ? `${smtp.address}${ptr ? ` (${ptr})` : ''}` : null],
@@ -92,15 +92,15 @@ function smtpBlock(ctx: ViewContext, value: unknown): string {
     ['banner', smtp.banner ? `${smtp.banner.code} ${smtp.banner.text}` : null],
     [smtp.ehlo?.command ?? 'EHLO', smtp.ehlo ? `${smtp.ehlo.code} ${smtp.ehlo.text.split('\n')[0]}` : null],
     ['extensions', extensions && extensions.keywords.length > 0 ? extensions.keywords.join(' ') : null],
-    ['size limit', extensions?.sizeLimitBytes ? `${grouped(extensions.sizeLimitBytes)} bytes` : null],
+    ['size limit', extensions?.size_limit_bytes ? `${grouped(extensions.size_limit_bytes)} bytes` : null],
     ['TLS', tlsText(smtp)],
     ...certificateFacts(smtp),
     ['DANE', daneText(smtp)],
     ['AUTH', authText(smtp)],
     ...envelopeFacts(smtp),
     // A failure's stage is in the headline.
-    ['stopped at', smtp.completed || smtp.failure ? null : smtp.stoppedAt],
-    ['total time', `${smtp.timings.totalMs} ms`],
+    ['stopped at', smtp.completed || smtp.failure ? null : smtp.stopped_at],
+    ['total time', `${smtp.timings.total_ms} ms`],
   ];
   return sections(headline(ctx, `${smtp.host} port ${smtp.port} SMTP`, verdict.text, verdict.tone, ': '), factList(ctx, facts), findingsBlock(ctx, smtp.findings));
 }

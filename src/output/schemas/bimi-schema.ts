@@ -10,25 +10,25 @@ export function presentBimiLogo(logo: BimiLogo): string {
   if (logo.error) return `${logo.url}: ${logo.error.code}: ${logo.error.message}`;
   const size = logo.truncated ? `over ${logo.octets} octets` : `${logo.octets} octets${logo.compressed ? ' (gzip)' : ''}`;
   const via = logo.redirects.length > 0 ? `, via ${logo.redirects.join(' -> ')}` : '';
-  return `${logo.url} (${size}, ${logo.contentType ?? 'no Content-Type'}${via})`;
+  return `${logo.url} (${size}, ${logo.content_type ?? 'no Content-Type'}${via})`;
 }
 
 const BIMI_GROUPS = {
   tags: ['tags.v', 'tags.l', 'tags.a', 'tags.lps', 'tags.avp'],
-  dmarc: ['dmarc.met', 'dmarc.location', 'dmarc.policy', 'dmarc.percent', 'dmarc.organisationalPolicy', 'dmarc.subdomainPolicy', 'dmarc.error'],
+  dmarc: ['dmarc.met', 'dmarc.location', 'dmarc.policy', 'dmarc.percent', 'dmarc.organisational_policy', 'dmarc.subdomain_policy', 'dmarc.error'],
   logo: [
     'logo.url',
-    'logo.finalUrl',
+    'logo.final_url',
     'logo.redirects',
-    'logo.contentType',
+    'logo.content_type',
     'logo.octets',
     'logo.truncated',
     'logo.compressed',
     'logo.svg.root',
-    'logo.svg.baseProfile',
+    'logo.svg.base_profile',
     'logo.svg.version',
     'logo.svg.title',
-    'logo.svg.viewBox',
+    'logo.svg.view_box',
     'logo.error',
   ],
   certificate: [
@@ -37,8 +37,8 @@ const BIMI_GROUPS = {
     'certificate.certificate.certificates',
     'certificate.certificate.subject',
     'certificate.certificate.issuer',
-    'certificate.certificate.validFrom',
-    'certificate.certificate.validTo',
+    'certificate.certificate.valid_from',
+    'certificate.certificate.valid_to',
     'certificate.certificate.logotype',
     'certificate.error',
   ],
@@ -52,10 +52,10 @@ export const BIMI_SCHEMA: RecordSchema = {
   kind: 'bimi',
   columns: [
     'domain',
-    'domainUnicode',
+    'domain_unicode',
     'selector',
     'status',
-    'organisationalDomain',
+    'organisational_domain',
     'location',
     'inherited',
     'record',

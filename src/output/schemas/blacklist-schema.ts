@@ -5,12 +5,12 @@ import { FINDINGS_CSV } from '../findings-columns.js';
 interface ZoneRow {
   zone: string;
   subject: string;
-  mxHosts: string[];
+  mx_hosts: string[];
   status: string;
-  returnCodes: Array<{ address: string; meaning: string | null }>;
+  return_codes: Array<{ address: string; meaning: string | null }>;
   reason: string | null;
   detail: string | null;
-  latencyMs: number;
+  latency_ms: number;
 }
 
 interface MxHost {
@@ -23,13 +23,13 @@ interface MxHost {
 
 /** One zone row as a line: `zen.spamhaus.org 192.0.2.1 (mx1.example.com) listed 127.0.0.2 SBL "reason" 12.3 ms`. */
 export function presentZoneRow(row: ZoneRow): string {
-  const parts = [row.zone, row.mxHosts.length > 0 ? `${row.subject} (MX ${row.mxHosts.join(', ')})` : row.subject, row.status];
-  if (row.returnCodes.length > 0) {
-    parts.push(row.returnCodes.map((code) => (code.meaning ? `${code.address} ${code.meaning}` : code.address)).join(', '));
+  const parts = [row.zone, row.mx_hosts.length > 0 ? `${row.subject} (MX ${row.mx_hosts.join(', ')})` : row.subject, row.status];
+  if (row.return_codes.length > 0) {
+    parts.push(row.return_codes.map((code) => (code.meaning ? `${code.address} ${code.meaning}` : code.address)).join(', '));
   }
   if (row.reason) parts.push(JSON.stringify(row.reason));
   if (row.detail && row.status !== 'listed' && row.status !== 'clean') parts.push(`(${row.detail})`);
-  parts.push(`${row.latencyMs} ms`);
+  parts.push(`${row.latency_ms} ms`);
   return parts.join(' ');
 }
 
@@ -55,12 +55,12 @@ export const BLACKLIST_SCHEMA: RecordSchema = {
   kind: 'blacklist',
   columns: [
     'target',
-    'targetType',
+    'target_type',
     'verdict.status',
-    'verdict.listedZones',
+    'verdict.listed_zones',
     'verdict.listings',
-    'verdict.checkedZones',
-    'verdict.uncheckedZones',
+    'verdict.checked_zones',
+    'verdict.unchecked_zones',
     'verdict.zones',
     'verdict.message',
     'verdict.failure.code',
@@ -70,17 +70,17 @@ export const BLACKLIST_SCHEMA: RecordSchema = {
     'mx',
     'findings',
     'resolvers',
-    'registryVersion',
-    'checkedAt',
-    'latencyMs',
+    'registry_version',
+    'checked_at',
+    'latency_ms',
   ],
   groups: {
     verdict: [
       'verdict.status',
-      'verdict.listedZones',
+      'verdict.listed_zones',
       'verdict.listings',
-      'verdict.checkedZones',
-      'verdict.uncheckedZones',
+      'verdict.checked_zones',
+      'verdict.unchecked_zones',
       'verdict.zones',
       'verdict.message',
       'verdict.failure.code',
@@ -88,7 +88,7 @@ export const BLACKLIST_SCHEMA: RecordSchema = {
     ],
   },
   identity: ['target'],
-  tableColumns: ['verdict.status', 'verdict.listedZones', 'verdict.uncheckedZones', 'verdict.zones', 'verdict.message'],
+  tableColumns: ['verdict.status', 'verdict.listed_zones', 'verdict.unchecked_zones', 'verdict.zones', 'verdict.message'],
   csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
@@ -121,21 +121,21 @@ export const BLACKLIST_ZONE_SCHEMA: RecordSchema = {
     'kind',
     'ipv6',
     'status',
-    'deadSince',
+    'dead_since',
     'default',
-    'refusesPublicResolvers',
-    'listingSeverity',
+    'refuses_public_resolvers',
+    'listing_severity',
     'codes',
     'bitmask',
-    'refusalCodes',
+    'refusal_codes',
     'canaries.listed',
-    'canaries.notListed',
+    'canaries.not_listed',
     'usage',
-    'infoUrl',
-    'delistUrl',
+    'info_url',
+    'delist_url',
     'registered',
   ],
   groups: {},
   identity: ['zone'],
-  tableColumns: ['zone', 'kind', 'ipv6', 'status', 'deadSince', 'default', 'refusesPublicResolvers'],
+  tableColumns: ['zone', 'kind', 'ipv6', 'status', 'dead_since', 'default', 'refuses_public_resolvers'],
 };

@@ -8,14 +8,14 @@ export const DATA_STATUS_SCHEMA: RecordSchema = {
   columns: DATA_STATUS_KEYS.filter((key) => key !== 'kind'),
   groups: {},
   identity: ['name'],
-  tableColumns: ['origin', 'updated', 'ageDays', 'entries', 'stale', 'licence'],
+  tableColumns: ['origin', 'updated', 'age_days', 'entries', 'stale', 'licence'],
 };
 
 /** Columns of `netintel data update`: one row per source updated. */
 export const DATA_UPDATE_SCHEMA: RecordSchema = {
   kind: 'data-update',
-  columns: ['source', 'type', 'status', 'url', 'path', 'version', 'updated', 'entries', 'previousEntries', 'bytes', 'durationMs'],
+  columns: ['source', 'type', 'status', 'url', 'path', 'version', 'updated', 'entries', 'previous_entries', 'bytes', 'duration_ms'],
   groups: {},
   identity: ['source'],
-  tableColumns: ['status', 'updated', 'entries', 'previousEntries', 'bytes'],
+  tableColumns: ['status', 'updated', 'entries', 'previous_entries', 'bytes'],
 };

@@ -13,7 +13,7 @@ export function presentDkimSelector(selector: DkimSelectorResult): string {
   if (!selector.found) return `${selector.selector}: not found${via}`;
   const parts: string[] = [];
   if (selector.key) parts.push(`${selector.key.type === 'rsa' ? 'RSA' : 'Ed25519'} ${selector.key.bits} bits`);
-  else if (selector.record?.publicKey === '') parts.push('revoked');
+  else if (selector.record?.public_key === '') parts.push('revoked');
   else parts.push('no usable key');
   if (selector.record?.testing) parts.push('testing');
   return `${selector.selector}: ${parts.join(', ')}${via}`;
@@ -37,7 +37,7 @@ export function presentDkimSignature(signature: DkimSignatureCheck): string {
  */
 export const DKIM_SCHEMA: RecordSchema = {
   kind: 'dkim',
-  columns: ['domain', 'domainUnicode', 'status', 'probed', 'selectors', 'findings', 'resolver'],
+  columns: ['domain', 'domain_unicode', 'status', 'probed', 'selectors', 'findings', 'resolver'],
   groups: {},
   identity: ['domain'],
   tableColumns: ['status', 'selectors', 'findings'],

@@ -9,10 +9,10 @@ import { getPath } from '../record-schema.js';
  */
 export const DNS_SCHEMA: RecordSchema = {
   kind: 'dns',
-  columns: ['target', 'domain', 'domainUnicode', 'type', 'status', 'rcode', 'answers', 'resolver', 'transport', 'latencyMs'],
+  columns: ['target', 'domain', 'domain_unicode', 'type', 'status', 'rcode', 'answers', 'resolver', 'transport', 'latency_ms'],
   groups: {},
   identity: ['domain', 'type'],
-  tableColumns: ['domain', 'type', 'status', 'answers', 'resolver', 'latencyMs'],
+  tableColumns: ['domain', 'type', 'status', 'answers', 'resolver', 'latency_ms'],
   presentColumn: (record, column) => {
     if (record === null || typeof record !== 'object') return column === 'answers' ? null : getPath(record, column);
     const dns = record as Partial<Record<string, unknown>> & { answers?: unknown };
@@ -25,8 +25,8 @@ export const DNS_SCHEMA: RecordSchema = {
         return dns.target;
       case 'domain':
         return dns.domain;
-      case 'domainUnicode':
-        return dns.domainUnicode;
+      case 'domain_unicode':
+        return dns.domain_unicode;
       case 'type':
         return dns.type;
       case 'status':
@@ -37,8 +37,8 @@ export const DNS_SCHEMA: RecordSchema = {
         return dns.resolver;
       case 'transport':
         return dns.transport;
-      case 'latencyMs':
-        return dns.latencyMs;
+      case 'latency_ms':
+        return dns.latency_ms;
       default:
         return getPath(record, column);
     }
@@ -50,7 +50,7 @@ function presentAnswers(answers: unknown): string | null {
   if (!Array.isArray(answers)) return null;
   let text = '';
   for (let i = 0; i < answers.length; i++) {
-    const line = presentDnsAnswer(answers[i] as { name: string; ttlSeconds: number; type: string; data: unknown });
+    const line = presentDnsAnswer(answers[i] as { name: string; ttl_seconds: number; type: string; data: unknown });
     text += i === 0 ? line : `\n${line}`;
   }
   return text;

@@ -13,7 +13,7 @@ export function presentMxHosts(hosts: readonly MxHost[]): string {
       const head = `${host.preference} ${host.exchange === '.' ? '. (null MX)' : host.exchange}${host.cname ? ` (CNAME ${host.cname})` : ''}`;
       if (host.exchange === '.') return head;
       if (host.error) return `${head} -> lookup failed: ${host.error.code}`;
-      if (host.ipLiteral) return `${head} -> IP literal`;
+      if (host.ip_literal) return `${head} -> IP literal`;
       if (host.addresses.length === 0) return `${head} -> no address`;
       const addresses = host.addresses.map((item) => {
         const ptr = item.ptr === null ? 'PTR ?' : item.ptr.length === 0 ? 'no PTR' : `PTR ${item.ptr.join(',')}`;
@@ -32,7 +32,7 @@ export function presentMxHosts(hosts: readonly MxHost[]): string {
  */
 export const MX_SCHEMA: RecordSchema = {
   kind: 'mx',
-  columns: ['domain', 'domainUnicode', 'status', 'records', 'implicitAddresses', 'ttlSeconds', 'findings', 'resolver'],
+  columns: ['domain', 'domain_unicode', 'status', 'records', 'implicit_addresses', 'ttl_seconds', 'findings', 'resolver'],
   groups: {},
   identity: ['domain'],
   tableColumns: ['status', 'records', 'findings'],
@@ -43,7 +43,7 @@ export const MX_SCHEMA: RecordSchema = {
     switch (column) {
       case 'records':
         return presentMxHosts(value as MxHost[]);
-      case 'implicitAddresses':
+      case 'implicit_addresses':
         return (value as string[]).join(' ');
       case 'findings':
         return presentFindings(value as Finding[]);

@@ -3,13 +3,13 @@ import { getPath } from '../record-schema.js';
 
 const NETWORK_COLUMNS = [
   'network.cidr',
-  'network.prefixLength',
+  'network.prefix_length',
   'network.netmask',
   'network.hostmask',
   'network.broadcast',
   'network.hosts',
-  'network.firstHost',
-  'network.lastHost',
+  'network.first_host',
+  'network.last_host',
 ] as const;
 
 /**

@@ -9,7 +9,7 @@ interface FindingLike {
 }
 
 interface TranscriptLineLike {
-  atMs: number;
+  at_ms: number;
   direction: 'sent' | 'received' | 'info';
   tls: boolean;
   text: string;
@@ -24,17 +24,17 @@ const CERTIFICATE_COLUMNS = [
   'tls.certificate.subject',
   'tls.certificate.issuer',
   'tls.certificate.san',
-  'tls.certificate.validFrom',
-  'tls.certificate.validTo',
-  'tls.certificate.daysLeft',
+  'tls.certificate.valid_from',
+  'tls.certificate.valid_to',
+  'tls.certificate.days_left',
   'tls.certificate.expired',
-  'tls.certificate.notYetValid',
-  'tls.certificate.hostnameMatch',
-  'tls.certificate.checkedName',
+  'tls.certificate.not_yet_valid',
+  'tls.certificate.hostname_match',
+  'tls.certificate.checked_name',
   'tls.certificate.trusted',
-  'tls.certificate.selfSigned',
-  'tls.certificate.verifyError',
-  'tls.certificate.fingerprintSha256',
+  'tls.certificate.self_signed',
+  'tls.certificate.verify_error',
+  'tls.certificate.fingerprint_sha256',
   'tls.certificate.chain',
 ];
 
@@ -46,7 +46,7 @@ const DANE_COLUMNS = [
   'dane.tlsa.aliases',
   'dane.tlsa.status',
   'dane.tlsa.records',
-  'dane.tlsa.ttlSeconds',
+  'dane.tlsa.ttl_seconds',
   'dane.tlsa.dnssec.status',
   'dane.tlsa.dnssec.reason',
   'dane.tlsa.error',
@@ -60,7 +60,7 @@ const DANE_COLUMNS = [
 interface TlsaLike {
   usage: number;
   selector: number;
-  matchingType: number;
+  matching_type: number;
   data: string;
 }
 
@@ -70,8 +70,8 @@ const ENVELOPE_COLUMNS = [
   'envelope.authenticated',
   'envelope.mail',
   'envelope.rcpt',
-  'envelope.relayTest',
-  'envelope.relayVerdict',
+  'envelope.relay_test',
+  'envelope.relay_verdict',
 ];
 
 /**
@@ -84,7 +84,7 @@ export function presentTranscript(lines: readonly TranscriptLineLike[]): string 
     .map((line) => {
       const marker =
         line.direction === 'info' ? '===' : line.direction === 'sent' ? (line.tls ? ' ~>' : ' ->') : line.tls ? '<~ ' : '<- ';
-      return `${line.atMs.toFixed(1).padStart(8)} ms ${marker} ${line.text}`;
+      return `${line.at_ms.toFixed(1).padStart(8)} ms ${marker} ${line.text}`;
     })
     .join('\n');
 }
@@ -106,14 +106,14 @@ export const SMTP_SCHEMA: RecordSchema = {
     'host',
     'port',
     'address',
-    'tlsMode',
-    'ehloName',
-    'checkedAt',
+    'tls_mode',
+    'ehlo_name',
+    'checked_at',
     'connected',
     'failure.code',
     'failure.stage',
     'failure.message',
-    'stoppedAt',
+    'stopped_at',
     'completed',
     'banner.code',
     'banner.text',
@@ -124,15 +124,15 @@ export const SMTP_SCHEMA: RecordSchema = {
     'ehlo.text',
     'extensions.keywords',
     'extensions.size',
-    'extensions.sizeLimitBytes',
+    'extensions.size_limit_bytes',
     'extensions.pipelining',
-    'extensions.eightBitMime',
-    'extensions.smtpUtf8',
+    'extensions.eight_bit_mime',
+    'extensions.smtp_utf8',
     'extensions.starttls',
     'extensions.chunking',
     'extensions.dsn',
-    'extensions.enhancedStatusCodes',
-    'extensions.requireTls',
+    'extensions.enhanced_status_codes',
+    'extensions.require_tls',
     'extensions.auth',
     'tls.offered',
     'tls.method',
@@ -141,37 +141,37 @@ export const SMTP_SCHEMA: RecordSchema = {
     'tls.cipher',
     'tls.error',
     ...CERTIFICATE_COLUMNS,
-    'auth.mechanismsBeforeTls',
-    'auth.mechanismsAfterTls',
+    'auth.mechanisms_before_tls',
+    'auth.mechanisms_after_tls',
     'auth.tested',
     'auth.result',
     'auth.reply',
-    'auth.skippedReason',
+    'auth.skipped_reason',
     ...ENVELOPE_COLUMNS,
-    'reverseDns.names',
-    'reverseDns.forwardConfirmed',
+    'reverse_dns.names',
+    'reverse_dns.forward_confirmed',
     ...DANE_COLUMNS,
-    'timings.dnsMs',
-    'timings.connectMs',
-    'timings.bannerMs',
-    'timings.ehloMs',
-    'timings.tlsMs',
-    'timings.ehloAfterTlsMs',
-    'timings.authMs',
-    'timings.mailMs',
-    'timings.rcptMs',
-    'timings.totalMs',
+    'timings.dns_ms',
+    'timings.connect_ms',
+    'timings.banner_ms',
+    'timings.ehlo_ms',
+    'timings.tls_ms',
+    'timings.ehlo_after_tls_ms',
+    'timings.auth_ms',
+    'timings.mail_ms',
+    'timings.rcpt_ms',
+    'timings.total_ms',
     'findings',
     'transcript',
   ],
   groups: {
     certificate: CERTIFICATE_COLUMNS,
     relay: ENVELOPE_COLUMNS,
-    ptr: ['reverseDns.names', 'reverseDns.forwardConfirmed'],
+    ptr: ['reverse_dns.names', 'reverse_dns.forward_confirmed'],
     dane: DANE_COLUMNS,
   },
   identity: ['host', 'port', 'address'],
-  tableColumns: ['host', 'port', 'address', 'connected', 'banner.code', 'tls.established', 'tls.certificate.trusted', 'auth.result', 'timings.totalMs', 'findings'],
+  tableColumns: ['host', 'port', 'address', 'connected', 'banner.code', 'tls.established', 'tls.certificate.trusted', 'auth.result', 'timings.total_ms', 'findings'],
   csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
@@ -179,12 +179,12 @@ export const SMTP_SCHEMA: RecordSchema = {
     if (column === 'findings') return presentFindings(value as FindingLike[]);
     if (column === 'transcript') return presentTranscript(value as TranscriptLineLike[]);
     if (column === 'tls.certificate.chain') {
-      return (value as Array<{ subject: string; issuer: string; validTo: string }>)
-        .map((item, i) => `${i}: ${item.subject} (issuer ${item.issuer}, until ${item.validTo.slice(0, 10)})`)
+      return (value as Array<{ subject: string; issuer: string; valid_to: string }>)
+        .map((item, i) => `${i}: ${item.subject} (issuer ${item.issuer}, until ${item.valid_to.slice(0, 10)})`)
         .join('\n');
     }
     if (column === 'dane.tlsa.records') {
-      return (value as TlsaLike[]).map((item) => `${item.usage} ${item.selector} ${item.matchingType} ${item.data}`).join('\n');
+      return (value as TlsaLike[]).map((item) => `${item.usage} ${item.selector} ${item.matching_type} ${item.data}`).join('\n');
     }
     if (column === 'dane.matches') {
       return (value as Array<{ record: TlsaLike & { label: string }; matched: boolean; reason: string | null }>)
@@ -195,7 +195,7 @@ export const SMTP_SCHEMA: RecordSchema = {
       const reply = value as ReplyLike;
       return `${reply.code} ${reply.text.split('\n')[0] ?? ''}`;
     }
-    if (Array.isArray(value)) return value.join(column === 'tls.certificate.san' || column === 'reverseDns.names' ? ', ' : ' ');
+    if (Array.isArray(value)) return value.join(column === 'tls.certificate.san' || column === 'reverse_dns.names' ? ', ' : ' ');
     return value;
   },
 };

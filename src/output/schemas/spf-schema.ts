@@ -9,9 +9,9 @@ import { FINDINGS_CSV } from '../findings-columns.js';
 
 /** The include tree, one record per line, indented by depth, with its own and total lookups. */
 export function presentSpfTree(node: SpfNode, depth = 0): string {
-  const lookups = node.children.length > 0 ? `${node.lookups} lookups, ${node.totalLookups} with those below` : `${node.lookups} lookups`;
+  const lookups = node.children.length > 0 ? `${node.lookups} lookups, ${node.total_lookups} with those below` : `${node.lookups} lookups`;
   const status = node.status === 'ok' ? '' : ` [${node.status}${node.error ? `: ${node.error.message}` : ''}]`;
-  const voids = node.voidLookups > 0 ? `, ${node.voidLookups} void` : '';
+  const voids = node.void_lookups > 0 ? `, ${node.void_lookups} void` : '';
   const via = node.via ? `${node.via} -> ` : '';
   const line = `${'  '.repeat(depth)}${via}${node.domain} (${lookups}${voids})${status}`;
   return [line, ...node.children.map((child) => presentSpfTree(child, depth + 1))].join('\n');
@@ -31,17 +31,17 @@ export const SPF_SCHEMA: RecordSchema = {
   kind: 'spf',
   columns: [
     'domain',
-    'domainUnicode',
+    'domain_unicode',
     'status',
     'record',
-    'recordStrings',
+    'record_strings',
     'records',
-    'recordOctets',
+    'record_octets',
     'terms',
     'lookups',
-    'lookupLimit',
-    'voidLookups',
-    'voidLookupLimit',
+    'lookup_limit',
+    'void_lookups',
+    'void_lookup_limit',
     'tree',
     'evaluation.ip',
     'evaluation.sender',
@@ -52,7 +52,7 @@ export const SPF_SCHEMA: RecordSchema = {
     'evaluation.explanation',
     'evaluation.reason',
     'evaluation.lookups',
-    'evaluation.voidLookups',
+    'evaluation.void_lookups',
     'findings',
     'resolver',
   ],
@@ -67,21 +67,21 @@ export const SPF_SCHEMA: RecordSchema = {
       'evaluation.explanation',
       'evaluation.reason',
       'evaluation.lookups',
-      'evaluation.voidLookups',
+      'evaluation.void_lookups',
     ],
   },
   identity: ['domain'],
-  tableColumns: ['status', 'lookups', 'voidLookups', 'evaluation.result', 'findings'],
+  tableColumns: ['status', 'lookups', 'void_lookups', 'evaluation.result', 'findings'],
   csvFlat: FINDINGS_CSV,
   presentColumn: (record, column) => {
     const value = getPath(record, column);
     if (value === null || value === undefined) return value;
     switch (column) {
-      case 'recordStrings':
+      case 'record_strings':
       case 'records':
         return (value as string[]).map((text) => JSON.stringify(text)).join('\n');
       case 'terms':
-        return (value as SpfTerm[]).map((term) => `${term.position}: ${term.text}${term.countsLookup ? ' (lookup)' : ''}`).join('\n');
+        return (value as SpfTerm[]).map((term) => `${term.position}: ${term.text}${term.counts_lookup ? ' (lookup)' : ''}`).join('\n');
       case 'tree':
         return presentSpfTree(value as SpfNode);
       case 'evaluation.matched':

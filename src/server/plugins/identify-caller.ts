@@ -44,7 +44,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
         unknown: 'the API key is not known to this server',
         revoked: 'the API key has been revoked',
       }[check.reason];
-      return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, keyId: check.id } }));
+      return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, key_id: check.id } }));
     }
     let plan = servedPlans.get(check.record);
     if (plan === undefined) {
@@ -52,7 +52,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
         plan = planOfKey(plans, check.record.plan, check.record.limits);
       } catch (error) {
         request.netintel = callers.anonymous(client);
-        return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { keyId: check.record.id } });
+        return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { key_id: check.record.id } });
       }
       servedPlans.set(check.record, plan);
     }

@@ -65,7 +65,7 @@ function answerClientError(app: FastifyInstance, error: NodeJS.ErrnoException, s
     return;
   }
   app.log.debug({ err: error, client: socket.remoteAddress }, 'client error');
-  const problem = new NetintelError('usage', message, { details: { parserCode: error.code ?? null } });
+  const problem = new NetintelError('usage', message, { details: { parser_code: error.code ?? null } });
   // A HEAD request's answer has no body (RFC 9110 §9.3.2); the parser kept the request's first bytes.
   const head = (error as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   answerOnSocket(options.callers, socket, { status, reason, body: head ? '' : JSON.stringify(problemOf(problem, { status })), headers: {} });
@@ -134,11 +134,11 @@ function toProblem(error: FastifyError | NetintelError, bodyLimit: number, handl
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { problem: new NetintelError('usage', `the request body is larger than ${bodyLimit} bytes`, { details: { limitBytes: bodyLimit } }), status: 413 };
+      return { problem: new NetintelError('usage', `the request body is larger than ${bodyLimit} bytes`, { details: { limit_bytes: bodyLimit } }), status: 413 };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { problem: new NetintelError('usage', 'the request body must be application/json'), status: 415 };
     case 'FST_ERR_HANDLER_TIMEOUT':
-      return { problem: new NetintelError('timeout', `the request took longer than ${handlerTimeoutMs} ms`, { details: { timeoutMs: handlerTimeoutMs } }), status: 504 };
+      return { problem: new NetintelError('timeout', `the request took longer than ${handlerTimeoutMs} ms`, { details: { timeout_ms: handlerTimeoutMs } }), status: 504 };
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

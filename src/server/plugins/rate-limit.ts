@@ -99,12 +99,12 @@ function applyLimit(request: FastifyRequest, reply: FastifyReply, limit: LimitSt
     details: {
       limit: limit.limitedBy,
       plan: request.netintel.plan.name,
-      retryAfterSeconds,
-      resetAt: new Date(limit.resetAt).toISOString(),
-      dailyLimit: limit.dailyLimit,
-      dailyRemaining: limit.dailyRemaining,
-      burstLimit: limit.burstCapacity,
-      burstRemaining: limit.burstRemaining,
+      retry_after_seconds: retryAfterSeconds,
+      reset_at: new Date(limit.resetAt).toISOString(),
+      daily_limit: limit.dailyLimit,
+      daily_remaining: limit.dailyRemaining,
+      burst_limit: limit.burstCapacity,
+      burst_remaining: limit.burstRemaining,
     },
   }));
 }

@@ -58,8 +58,8 @@ function keyRoutes(context: PagesContext, dashboard: DrawDashboard): void {
   pages.post('/dashboard/keys', protect, async (request, reply) => {
     const account = await signedIn(request);
     if (account === null) return reply.redirect('/login', 303);
-    if (account.emailVerifiedAt === null) return dashboard(request, reply, account, { error: 'Verify your e-mail address first: keys are made only for verified addresses.' }, 403);
-    const active = (await accounts.keysOf(account.id)).filter((record) => record.revokedAt === null);
+    if (account.email_verified_at === null) return dashboard(request, reply, account, { error: 'Verify your e-mail address first: keys are made only for verified addresses.' }, 403);
+    const active = (await accounts.keysOf(account.id)).filter((record) => record.revoked_at === null);
     if (active.length >= MAX_KEYS_PER_ACCOUNT) {
       return dashboard(request, reply, account, { error: `An account holds at most ${MAX_KEYS_PER_ACCOUNT} active keys. Revoke one you no longer use first.` }, 409);
     }
@@ -130,7 +130,7 @@ function deleteRoutes(context: PagesContext): void {
     if (account === null) return reply.redirect('/login', 303);
     const body = formFields(request.body);
     let confirmed: boolean;
-    if (account.hasPassword) {
+    if (account.has_password) {
       const reservation = await throttles.reserve([['signInByClient', client(request)], ['signInByAddress', account.email]]);
       if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
       const stored = (await accounts.passwordHash(account.id)) ?? '';
@@ -142,7 +142,7 @@ function deleteRoutes(context: PagesContext): void {
       confirmed = canonicalEmailOrNull(body.email) === account.email;
     }
     if (!confirmed) {
-      return sendPage(reply, 403, deleteAccountPage(base(reply, account), { account, error: account.hasPassword ? 'That is not the password of this account.' : 'That is not the address of this account.' }));
+      return sendPage(reply, 403, deleteAccountPage(base(reply, account), { account, error: account.has_password ? 'That is not the password of this account.' : 'That is not the address of this account.' }));
     }
     await accounts.delete(account.id);
     request.log.info({ account: account.id }, 'account deleted by its holder');

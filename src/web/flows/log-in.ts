@@ -39,7 +39,7 @@ export function logInFlow(context: PagesContext): void {
     }
     // The right password: the attempt is given back, so the owner's own sign-ins never use up a throttle.
     await reservation.refund();
-    if (account.disabledAt !== null) {
+    if (account.disabled_at !== null) {
       return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
     }
     await signIn(request, reply, account);

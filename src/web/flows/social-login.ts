@@ -41,7 +41,7 @@ export function socialLoginFlow(context: PagesContext, social: OidcLogin): void 
     if (email === null) return failed('That account has no verified e-mail address that can be used here. Verify the address with the provider, or sign up with your e-mail address.');
     const account = await accounts.atomically(async (tx) => {
       const found = (await tx.byEmail(email)) ?? (await tx.createIfAbsent({ email, passwordHash: null, plan: plans.newAccounts })) ?? (await tx.byEmail(email));
-      if (found === null || found.disabledAt !== null || found.emailVerifiedAt !== null) return found;
+      if (found === null || found.disabled_at !== null || found.email_verified_at !== null) return found;
       // An unverified account with this address was made by someone who never proved it theirs: its password
       // and sessions are dropped, so that whoever chose them cannot use the account the owner now takes over.
       await tx.setPasswordHash(found.id, null);
@@ -49,7 +49,7 @@ export function socialLoginFlow(context: PagesContext, social: OidcLogin): void 
       return tx.markVerified(found.id);
     });
     if (account === null) return failed('Sign-in did not complete. Try again.');
-    if (account.disabledAt !== null) return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
+    if (account.disabled_at !== null) return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
     await signIn(request, reply, account);
     return reply.redirect('/dashboard', 303);
   });

@@ -28,7 +28,7 @@ export function verifyFlow(context: PagesContext): void {
   pages.post('/verify/resend', protect, async (request, reply) => {
     const account = await signedIn(request);
     if (account === null) return reply.redirect('/login', 303);
-    if (account.emailVerifiedAt === null) {
+    if (account.email_verified_at === null) {
       const reservation = await throttles.reserve(mailChecks(request, account.email, account));
       if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
       await accounts.queueMail('verify-email', account.id, account.email);

@@ -14,7 +14,7 @@ describe('lookupAsn cache', () => {
     expect(second).toEqual({ ...first, query: 'as16509' });
     expect(second.prefixes!.ipv4).not.toBe(first.prefixes!.ipv4);
     first.prefixes!.ipv4.length = 0;
-    first.counts!.ipv4Prefixes = -1;
+    first.counts!.ipv4_prefixes = -1;
     expect(lookupAsn(ctx, 'AS16509', 'memory')).toEqual({ ...second, query: 'AS16509' });
   });
 

@@ -81,7 +81,7 @@ function queriesFor(suffix: string): string[] {
 describe('checkBlacklist: IP addresses', () => {
   it('reports a listing with every return code, its meaning, the TXT reason and the latency', async () => {
     const result = await checkBlacklist(contextFor(server.address), '192.0.2.10', { zones: 'zen.spamhaus.org,psbl.surriel.com' });
-    expect(result).toMatchObject({ kind: 'blacklist', target: '192.0.2.10', targetType: 'ip', mx: null, resolvers: [server.address] });
+    expect(result).toMatchObject({ kind: 'blacklist', target: '192.0.2.10', target_type: 'ip', mx: null, resolvers: [server.address] });
     const [zen, psbl] = result.zones;
     expect(zen).toMatchObject({
       zone: 'zen.spamhaus.org',
@@ -90,17 +90,17 @@ describe('checkBlacklist: IP addresses', () => {
       status: 'listed',
       canary: 'passed',
       reason: 'https://check.spamhaus.org/query/ip/192.0.2.10',
-      delistUrl: 'https://check.spamhaus.org/',
+      delist_url: 'https://check.spamhaus.org/',
       resolver: server.address,
-      mxHosts: [],
+      mx_hosts: [],
     });
-    expect(zen!.returnCodes).toEqual([
+    expect(zen!.return_codes).toEqual([
       { address: '127.0.0.2', meaning: expect.stringMatching(/^SBL/) },
       { address: '127.0.0.4', meaning: expect.stringMatching(/^XBL/) },
     ]);
-    expect(zen!.latencyMs).toBeGreaterThan(0);
-    expect(psbl).toMatchObject({ zone: 'psbl.surriel.com', status: 'clean', returnCodes: [], reason: null, canary: 'passed' });
-    expect(result.verdict).toMatchObject({ status: 'listed', listedZones: 1, listings: 1, checkedZones: 2, uncheckedZones: 0, zones: 2, failure: null });
+    expect(zen!.latency_ms).toBeGreaterThan(0);
+    expect(psbl).toMatchObject({ zone: 'psbl.surriel.com', status: 'clean', return_codes: [], reason: null, canary: 'passed' });
+    expect(result.verdict).toMatchObject({ status: 'listed', listed_zones: 1, listings: 1, checked_zones: 2, unchecked_zones: 0, zones: 2, failure: null });
     expect(result.verdict.message).toBe('192.0.2.10 is listed on 1 of 2 lists (zen.spamhaus.org)');
     const listed = result.findings.find((item) => item.id === 'blacklist_listed');
     expect(listed).toMatchObject({ severity: 'error', rfc: 'RFC 5782 §2.1' });
@@ -111,8 +111,8 @@ describe('checkBlacklist: IP addresses', () => {
     const result = await checkBlacklist(contextFor(server.address), '192.0.2.66', { zones: 'zen.spamhaus.org,psbl.surriel.com' });
     const zen = result.zones[0]!;
     expect(zen.status).toBe('refused');
-    expect(zen.returnCodes).toEqual([{ address: '127.255.255.254', meaning: expect.stringMatching(/public\/open resolver/) }]);
-    expect(result.verdict).toMatchObject({ status: 'incomplete', listedZones: 0, listings: 0, checkedZones: 1, uncheckedZones: 1 });
+    expect(zen.return_codes).toEqual([{ address: '127.255.255.254', meaning: expect.stringMatching(/public\/open resolver/) }]);
+    expect(result.verdict).toMatchObject({ status: 'incomplete', listed_zones: 0, listings: 0, checked_zones: 1, unchecked_zones: 1 });
     expect(result.verdict.message).toBe(
       '192.0.2.66 is not listed on the 1 list that answered; 1 of 2 could not be checked (zen.spamhaus.org: refused)',
     );
@@ -126,9 +126,9 @@ describe('checkBlacklist: IP addresses', () => {
 
   it('marks a zone refused when its test point answers a refusal code, even though the query itself said NXDOMAIN', async () => {
     const result = await checkBlacklist(contextFor(server.address), '192.0.2.10', { zones: 'sbl.spamhaus.org' });
-    expect(result.zones[0]).toMatchObject({ status: 'refused', canary: 'refused', returnCodes: [] });
+    expect(result.zones[0]).toMatchObject({ status: 'refused', canary: 'refused', return_codes: [] });
     expect(result.zones[0]!.detail).toMatch(/test point 127\.0\.0\.2 answered 127\.255\.255\.254/);
-    expect(result.verdict).toMatchObject({ status: 'unknown', checkedZones: 0, uncheckedZones: 1 });
+    expect(result.verdict).toMatchObject({ status: 'unknown', checked_zones: 0, unchecked_zones: 1 });
     expect(result.verdict.message).toBe('192.0.2.10 could not be checked: DNS refused or failed to answer; the list asked did not answer (sbl.spamhaus.org: refused)');
     expect(result.verdict.failure).toEqual({ code: 'upstream', reason: 'DNS refused or failed to answer', message: expect.stringMatching(/^sbl\.spamhaus\.org: the list refused its test points/) });
   });
@@ -143,21 +143,21 @@ describe('checkBlacklist: IP addresses', () => {
 
   it('does not call a listing real when the zone lists its negative test point 127.0.0.1 (lists the world)', async () => {
     const result = await checkBlacklist(contextFor(server.address), '192.0.2.10', { zones: 'world.example.net' });
-    expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'failed', returnCodes: [{ address: '127.0.0.2', meaning: null }] });
+    expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'failed', return_codes: [{ address: '127.0.0.2', meaning: null }] });
     expect(result.zones[0]!.detail).toMatch(/127\.0\.0\.1 is listed .*answers every query as listed/);
     expect(result.verdict).toMatchObject({ status: 'unknown', listings: 0 });
   });
 
   it('reads an answer outside 127.0.0.0/8 as an error', async () => {
     const result = await checkBlacklist(contextFor(server.address), '192.0.2.10', { zones: 'odd.example.net' });
-    expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'passed', returnCodes: [{ address: '203.0.113.5', meaning: null }] });
+    expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'passed', return_codes: [{ address: '203.0.113.5', meaning: null }] });
   });
 
   it('does not count a listing from a zone whose test points did not answer in time', async () => {
     const result = await checkBlacklist(contextFor(server.address, 500), '192.0.2.10', { zones: 'hushed.example.net' });
-    expect(result.zones[0]).toMatchObject({ status: 'timeout', canary: 'timeout', returnCodes: [{ address: '127.0.0.2', meaning: null }] });
+    expect(result.zones[0]).toMatchObject({ status: 'timeout', canary: 'timeout', return_codes: [{ address: '127.0.0.2', meaning: null }] });
     expect(result.zones[0]!.detail).toMatch(/test points did not answer in time/);
-    expect(result.verdict).toMatchObject({ status: 'unknown', listings: 0, uncheckedZones: 1 });
+    expect(result.verdict).toMatchObject({ status: 'unknown', listings: 0, unchecked_zones: 1 });
   });
 
   it('says that no list could be asked when none has data for the address', async () => {
@@ -178,7 +178,7 @@ describe('checkBlacklist: IP addresses', () => {
       [SILENT_ZONE, 'timeout'],
     ]);
     expect(result.zones[1]!.detail).toMatch(/600 ms/);
-    expect(result.verdict).toMatchObject({ status: 'listed', listedZones: 1, uncheckedZones: 1 });
+    expect(result.verdict).toMatchObject({ status: 'listed', listed_zones: 1, unchecked_zones: 1 });
     expect(result.verdict.message).toBe(`192.0.2.10 is listed on 1 of 2 lists (zen.spamhaus.org); 1 of 2 could not be checked (${SILENT_ZONE}: timeout)`);
   });
 
@@ -262,7 +262,7 @@ describe('checkBlacklist: domains', () => {
   it('asks the domain lists about the domain and the IP lists about its MX addresses, naming the MX of each', async () => {
     const result = await checkBlacklist(contextFor(server.address), 'Mail.Example.', { zones: 'dbl.spamhaus.org,zen.spamhaus.org,multi.uribl.com' });
     expect(result.target).toBe('mail.example');
-    expect(result.targetType).toBe('domain');
+    expect(result.target_type).toBe('domain');
     expect(result.mx).toEqual({
       status: 'answer',
       error: null,
@@ -271,14 +271,14 @@ describe('checkBlacklist: domains', () => {
         { exchange: 'mx2.mail.example', preference: 20, status: 'resolved', addresses: ['192.0.2.10', '192.0.2.11'], error: null },
       ],
     });
-    expect(result.zones.map((row) => [row.zone, row.subject, row.mxHosts, row.status])).toEqual([
+    expect(result.zones.map((row) => [row.zone, row.subject, row.mx_hosts, row.status])).toEqual([
       ['dbl.spamhaus.org', 'mail.example', [], 'clean'],
       ['zen.spamhaus.org', '192.0.2.10', ['mx1.mail.example', 'mx2.mail.example'], 'listed'],
       ['zen.spamhaus.org', '2001:db8::25', ['mx1.mail.example'], 'clean'],
       ['zen.spamhaus.org', '192.0.2.11', ['mx2.mail.example'], 'clean'],
       ['multi.uribl.com', 'mail.example', [], 'clean'],
     ]);
-    expect(result.verdict).toMatchObject({ status: 'listed', listedZones: 1, listings: 1, zones: 3, checkedZones: 3 });
+    expect(result.verdict).toMatchObject({ status: 'listed', listed_zones: 1, listings: 1, zones: 3, checked_zones: 3 });
     const listed = result.findings.find((item) => item.id === 'blacklist_listed')!;
     expect(listed.message).toMatch(/^192\.0\.2\.10, the address of MX mx1\.mail\.example, mx2\.mail\.example, is listed on zen\.spamhaus\.org/);
   });
@@ -286,13 +286,13 @@ describe('checkBlacklist: domains', () => {
   it('reads domain list codes: DBL phishing, URIBL black with its TXT, URIBL 127.0.0.1 as refused', async () => {
     const listed = await checkBlacklist(contextFor(server.address), 'listed.example', { zones: 'dbl.spamhaus.org,multi.uribl.com' });
     expect(listed.mx).toBeNull();
-    expect(listed.zones.map((row) => [row.zone, row.status, row.returnCodes[0]?.meaning, row.reason])).toEqual([
+    expect(listed.zones.map((row) => [row.zone, row.status, row.return_codes[0]?.meaning, row.reason])).toEqual([
       ['dbl.spamhaus.org', 'listed', 'phishing domain', 'https://www.spamhaus.org/query/domain/listed.example'],
       ['multi.uribl.com', 'listed', 'black: domain used by spammers', 'black listed'],
     ]);
     expect(listed.zones[0]!.query).toBe('listed.example.dbl.spamhaus.org');
     const refused = await checkBlacklist(contextFor(server.address), 'refused.example', { zones: 'multi.uribl.com' });
-    expect(refused.zones[0]).toMatchObject({ status: 'refused', returnCodes: [{ address: '127.0.0.1', meaning: expect.stringMatching(/refused/) }] });
+    expect(refused.zones[0]).toMatchObject({ status: 'refused', return_codes: [{ address: '127.0.0.1', meaning: expect.stringMatching(/refused/) }] });
     expect(refused.verdict.status).toBe('unknown');
   });
 
@@ -303,7 +303,7 @@ describe('checkBlacklist: domains', () => {
       error: null,
       hosts: [{ exchange: 'nomx.example', preference: null, status: 'resolved', addresses: ['192.0.2.12'], error: null }],
     });
-    expect(result.zones.map((row) => [row.subject, row.mxHosts, row.status])).toEqual([['192.0.2.12', ['nomx.example'], 'clean']]);
+    expect(result.zones.map((row) => [row.subject, row.mx_hosts, row.status])).toEqual([['192.0.2.12', ['nomx.example'], 'clean']]);
     expect(result.findings.map((item) => item.id)).toContain('blacklist_implicit_mx');
     expect(result.verdict.status).toBe('clean');
     expect(result.findings.find((item) => item.id === 'blacklist_clean')).toMatchObject({ severity: 'pass' });
@@ -356,7 +356,7 @@ describe('checkBlacklist: parallel queries under one deadline', () => {
     const result = await checkBlacklist(contextFor(slow.address, 3000), '192.0.2.30', { zones: zones.join(',') });
     expect(result.zones.every((row) => row.status === 'clean' && row.canary === 'passed')).toBe(true);
     expect(slow.queries.length).toBe(24);
-    expect(result.latencyMs).toBeGreaterThanOrEqual(140);
-    expect(result.latencyMs).toBeLessThan(450);
+    expect(result.latency_ms).toBeGreaterThanOrEqual(140);
+    expect(result.latency_ms).toBeLessThan(450);
   });
 });

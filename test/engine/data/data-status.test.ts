@@ -64,8 +64,8 @@ describe('dataStatus', () => {
       origin: 'data-dir',
       path: join(dir, 'sources/tor-exit.txt'),
       entries: 3,
-      lastCheckedAt: '2026-11-20T12:00:00.000Z',
-      staleAfterDays: 1,
+      last_checked_at: '2026-11-20T12:00:00.000Z',
+      stale_after_days: 1,
       stale: false,
       warning: null,
       licence: 'public list of the Tor Project (no terms stated)',
@@ -76,7 +76,7 @@ describe('dataStatus', () => {
     expect(old.stale).toBe(true);
     expect(old.warning).toBe('not confirmed current for 2 days (stale after 1 day): run netintel data update tor-exit');
     const lenient = dataStatus({ dataDir: dir, sources, now: NOW, staleAfterDays: 30 }).find((row) => row.name === 'tor-exit')!;
-    expect([lenient.stale, lenient.staleAfterDays]).toEqual([false, 30]);
+    expect([lenient.stale, lenient.stale_after_days]).toEqual([false, 30]);
   });
 });
 

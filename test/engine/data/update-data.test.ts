@@ -127,7 +127,7 @@ describe('updateData', () => {
     const byName = Object.fromEntries(outcomes.map((outcome) => [outcome.query, outcome.ok ? outcome.value : null]));
     expect(byName.aws).toMatchObject({ kind: 'data-update', type: 'feed', entries: 4, updated: '2026-11-20T10:00:00Z', version: 'syncToken 1763632800', path: join(dir, 'sources/aws.json') });
     // No date of its own: the Last-Modified date.
-    expect(byName['vpn-ipv4']).toMatchObject({ entries: 3, updated: '2026-11-20T10:00:00Z', previousEntries: null });
+    expect(byName['vpn-ipv4']).toMatchObject({ entries: 3, updated: '2026-11-20T10:00:00Z', previous_entries: null });
     expect(existsSync(join(dir, 'security.idx'))).toBe(true);
     const state = readDataState(dir);
     expect(state.sources.aws).toMatchObject({ etag: '"aws-1"', lastModified: 'Fri, 20 Nov 2026 10:00:00 GMT', fetchedAt: '2026-11-22T12:00:00.000Z' });
@@ -208,7 +208,7 @@ describe('updateData', () => {
     server.set('/shrink/tor', { body: '185.220.101.1\n', etag: '"v2"' });
     expect(statuses(await updateData(options(dir, sources)))['tor-exit']).toMatch(/1 entries, down from 200: suspiciously small/);
     const forced = await updateData(options(dir, sources, { force: true }));
-    expect(forced[0]).toMatchObject({ ok: true, value: { status: 'updated', entries: 1, previousEntries: 200 } });
+    expect(forced[0]).toMatchObject({ ok: true, value: { status: 'updated', entries: 1, previous_entries: 200 } });
   });
 
   it('updates each source on its own: a 503, a 404 and a missing URL fail, the others install', async () => {
@@ -259,7 +259,7 @@ describe('updateData', () => {
     expect(statuses(await updateData(options(dir, sources)))).toEqual({ 'tor-exit': 'not_modified' });
     writeFileSync(file, `${TOR_BULK}185.220.101.9\n`);
     const third = await updateData(options(dir, sources));
-    expect(third[0]).toMatchObject({ ok: true, value: { status: 'updated', entries: 4, previousEntries: 3 } });
+    expect(third[0]).toMatchObject({ ok: true, value: { status: 'updated', entries: 4, previous_entries: 3 } });
   });
 
   it('keeps the replaced version under previous/', async () => {

@@ -125,7 +125,7 @@ describe('normaliseDomain', () => {
   });
 });
 
-describe('reverseName', () => {
+describe('reverse_name', () => {
   it('gives the in-addr.arpa name of an IPv4 address', () => {
     expect(reverseName('192.0.2.10')).toBe('10.2.0.192.in-addr.arpa');
   });

@@ -21,7 +21,7 @@ describe('toDnsAnswer', () => {
 
   it('shows a name-valued type it does not model (DNAME) as the name', () => {
     const [rr] = roundTrip([{ name: 'old.example', type: 'DNAME', ttl: 60, data: 'new.example' } as Answer]);
-    expect(toDnsAnswer(rr!)).toEqual({ name: 'old.example', type: 'DNAME', ttlSeconds: 60, data: 'new.example' });
+    expect(toDnsAnswer(rr!)).toEqual({ name: 'old.example', type: 'DNAME', ttl_seconds: 60, data: 'new.example' });
   });
 
   it('shows other types in the RFC 3597 generic form, unknown type numbers as TYPEnnn', () => {
@@ -30,10 +30,10 @@ describe('toDnsAnswer', () => {
       { name: 'relay.example', type: 'UNKNOWN_260' as 'NULL', ttl: 60, data: Buffer.from([0, 1, 0]) },
       { name: 'svc.example', type: 'UNKNOWN_65' as 'NULL', ttl: 60, data: Buffer.from([0, 1, 0]) },
     ]);
-    expect(toDnsAnswer(hinfo!)).toEqual({ name: 'host.example', type: 'HINFO', ttlSeconds: 60, data: '\\# 4 01580159' });
-    expect(toDnsAnswer(amtrelay!)).toEqual({ name: 'relay.example', type: 'TYPE260', ttlSeconds: 60, data: '\\# 3 000100' });
+    expect(toDnsAnswer(hinfo!)).toEqual({ name: 'host.example', type: 'HINFO', ttl_seconds: 60, data: '\\# 4 01580159' });
+    expect(toDnsAnswer(amtrelay!)).toEqual({ name: 'relay.example', type: 'TYPE260', ttl_seconds: 60, data: '\\# 3 000100' });
     // SVCB (64) and HTTPS (65) are newer than dns-packet's table; netintel names them (RFC 9460).
-    expect(toDnsAnswer(https!)).toEqual({ name: 'svc.example', type: 'HTTPS', ttlSeconds: 60, data: '\\# 3 000100' });
+    expect(toDnsAnswer(https!)).toEqual({ name: 'svc.example', type: 'HTTPS', ttl_seconds: 60, data: '\\# 3 000100' });
   });
 
   it('gives CAA flags with the issuer-critical bit', () => {

@@ -88,7 +88,7 @@ describe('createDnsTransport', () => {
     const elapsed = Date.now() - started;
     expect(error.code).toBe('timeout');
     expect(error.message).toBe(`No answer from DNS server ${dns.address} for example.test A within 150 ms (2 attempts)`);
-    expect(error.details).toMatchObject({ resolver: dns.address, timeoutMs: 150 });
+    expect(error.details).toMatchObject({ resolver: dns.address, timeout_ms: 150 });
     expect(dns.queries).toHaveLength(2);
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1500);
@@ -251,8 +251,8 @@ describe('createDnsTransport', () => {
       expect(error).toBeNull();
       expect(exchange).toMatchObject({ rcode: 'NOERROR', transport: 'udp', resolver: dns.address });
       expect(exchange!.answers).toEqual([
-        { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
-        { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
+        { name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
+        { name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
       ]);
     });
 

@@ -111,13 +111,13 @@ describe.skipIf(missing.length > 0)('DNSSEC validation of zones signed by dnssec
       ['child.test.', 'test.', 'secure'],
     ]);
     const child = verdict.chain[1]!;
-    expect(child.ds).toEqual([expect.objectContaining({ algorithm: 8, digestType: 2 })]);
+    expect(child.ds).toEqual([expect.objectContaining({ algorithm: 8, digest_type: 2 })]);
     expect(child.dnskeys.map((k) => k.flags).sort()).toEqual([256, 257]);
-    expect(child.dnskeys.find((k) => k.flags === 257)!.tag).toBe(child.ds[0]!.keyTag);
+    expect(child.dnskeys.find((k) => k.flags === 257)!.tag).toBe(child.ds[0]!.key_tag);
     expect(verdict.answer.records.map((r) => r.type)).toEqual(['A', 'RRSIG']);
     expect(verdict.answer.rcode).toBe('NOERROR');
     // NSD is not a validating resolver: it never sets AD.
-    expect(verdict.answer.authenticData).toBe(false);
+    expect(verdict.answer.authentic_data).toBe(false);
   });
 
   it('follows a CNAME into another zone and adds that zone to the chain', async () => {

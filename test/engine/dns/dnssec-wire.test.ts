@@ -24,7 +24,7 @@ describe('readMessage', () => {
       additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [] } as dnsPacket.Answer],
     });
     const read = readMessage(message);
-    expect(read.authenticData).toBe(true);
+    expect(read.authentic_data).toBe(true);
     expect(read.answer.map((r) => [presentName(r.owner), r.type, r.ttl])).toEqual([
       ['mail.example.test.', 15, 60],
       ['mail.example.test.', 16, 60],

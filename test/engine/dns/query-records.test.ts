@@ -32,13 +32,13 @@ describe('queryRecords', () => {
       { preference: 10, exchange: 'mx1.example.test' },
       { preference: 20, exchange: 'mx2.example.test' },
     ]);
-    expect(mx).toMatchObject({ name: 'example.test', type: 'MX', status: 'answer', rcode: 'NOERROR', ttlSeconds: 3600 });
+    expect(mx).toMatchObject({ name: 'example.test', type: 'MX', status: 'answer', rcode: 'NOERROR', ttl_seconds: 3600 });
   });
 
   it('leaves the CNAME chain out of records but keeps it in answers', async () => {
     const a = await queryRecords(transport, 'www.example.test', 'A');
     expect(a.records).toEqual(['192.0.2.80']);
-    expect(a.ttlSeconds).toBe(30);
+    expect(a.ttl_seconds).toBe(30);
     expect(a.answers.map((answer) => answer.type)).toEqual(['CNAME', 'CNAME', 'A']);
   });
 
@@ -49,9 +49,9 @@ describe('queryRecords', () => {
 
   it('tells a DNSBL listing from "not listed" by status', async () => {
     const listed = await queryRecords(transport, '2.0.0.127.dnsbl.test', 'A');
-    expect(listed).toMatchObject({ status: 'answer', records: ['127.0.0.2'], ttlSeconds: 900 });
+    expect(listed).toMatchObject({ status: 'answer', records: ['127.0.0.2'], ttl_seconds: 900 });
     const clean = await queryRecords(transport, '1.0.0.127.dnsbl.test', 'A');
-    expect(clean).toMatchObject({ status: 'nxdomain', records: [], ttlSeconds: null });
+    expect(clean).toMatchObject({ status: 'nxdomain', records: [], ttl_seconds: null });
   });
 
   it('throws upstream when the resolver cannot answer, so "absent" and "unknown" never mix', async () => {

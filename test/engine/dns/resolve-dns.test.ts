@@ -34,7 +34,7 @@ describe('resolveDns', () => {
       kind: 'dns',
       target: 'example.test',
       domain: 'example.test',
-      domainUnicode: 'example.test',
+      domain_unicode: 'example.test',
       type: 'A',
       status: 'answer',
       rcode: 'NOERROR',
@@ -42,11 +42,11 @@ describe('resolveDns', () => {
       transport: 'udp',
     });
     expect(result.answers).toEqual([
-      { name: 'example.test', type: 'A', ttlSeconds: 300, data: '192.0.2.10' },
-      { name: 'example.test', type: 'A', ttlSeconds: 300, data: '192.0.2.11' },
+      { name: 'example.test', type: 'A', ttl_seconds: 300, data: '192.0.2.10' },
+      { name: 'example.test', type: 'A', ttl_seconds: 300, data: '192.0.2.11' },
     ]);
-    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
-    expect(result.latencyMs).toBeLessThan(1000);
+    expect(result.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(result.latency_ms).toBeLessThan(1000);
   });
 
   it('asks A when no type is given for a domain', async () => {
@@ -56,18 +56,18 @@ describe('resolveDns', () => {
 
   it('gives typed data for AAAA, MX, NS, SOA, CAA and SRV', async () => {
     expect((await one('example.test', 'AAAA')).answers).toEqual([
-      { name: 'example.test', type: 'AAAA', ttlSeconds: 300, data: '2001:db8::10' },
+      { name: 'example.test', type: 'AAAA', ttl_seconds: 300, data: '2001:db8::10' },
     ]);
     expect((await one('example.test', 'MX')).answers).toEqual([
-      { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
-      { name: 'example.test', type: 'MX', ttlSeconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
+      { name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 10, exchange: 'mx1.example.test' } },
+      { name: 'example.test', type: 'MX', ttl_seconds: 3600, data: { preference: 20, exchange: 'mx2.example.test' } },
     ]);
     expect((await one('example.test', 'NS')).answers.map((a) => a.data)).toEqual(['ns1.example.test', 'ns2.example.test']);
     expect((await one('example.test', 'SOA')).answers).toEqual([
       {
         name: 'example.test',
         type: 'SOA',
-        ttlSeconds: 3600,
+        ttl_seconds: 3600,
         data: {
           mname: 'ns1.example.test',
           rname: 'hostmaster.example.test',
@@ -87,7 +87,7 @@ describe('resolveDns', () => {
       {
         name: '_sip._tcp.example.test',
         type: 'SRV',
-        ttlSeconds: 120,
+        ttl_seconds: 120,
         data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' },
       },
     ]);
@@ -99,7 +99,7 @@ describe('resolveDns', () => {
     expect(result.answers[0]).toEqual({
       name: 'long.example.test',
       type: 'TXT',
-      ttlSeconds: 60,
+      ttl_seconds: 60,
       data: { text: LONG_TXT_STRINGS.join(''), strings: LONG_TXT_STRINGS },
     });
     expect(LONG_TXT_STRINGS.join('')).toHaveLength(520);
@@ -114,16 +114,16 @@ describe('resolveDns', () => {
     const result = await one('www.example.test', 'A');
     expect(result.status).toBe('answer');
     expect(result.answers).toEqual([
-      { name: 'www.example.test', type: 'CNAME', ttlSeconds: 120, data: 'web.example.test' },
-      { name: 'web.example.test', type: 'CNAME', ttlSeconds: 60, data: 'origin.example.test' },
-      { name: 'origin.example.test', type: 'A', ttlSeconds: 30, data: '192.0.2.80' },
+      { name: 'www.example.test', type: 'CNAME', ttl_seconds: 120, data: 'web.example.test' },
+      { name: 'web.example.test', type: 'CNAME', ttl_seconds: 60, data: 'origin.example.test' },
+      { name: 'origin.example.test', type: 'A', ttl_seconds: 30, data: '192.0.2.80' },
     ]);
   });
 
   it('answers a CNAME question with the CNAME itself', async () => {
     const result = await one('www.example.test', 'CNAME');
     expect(result.status).toBe('answer');
-    expect(result.answers).toEqual([{ name: 'www.example.test', type: 'CNAME', ttlSeconds: 120, data: 'web.example.test' }]);
+    expect(result.answers).toEqual([{ name: 'www.example.test', type: 'CNAME', ttl_seconds: 120, data: 'web.example.test' }]);
   });
 
   it('returns NXDOMAIN as a result with status "nxdomain" and no answers', async () => {
@@ -141,7 +141,7 @@ describe('resolveDns', () => {
     const result = await one('dangling.example.test', 'A');
     expect(result.status).toBe('nxdomain');
     expect(result.answers).toEqual([
-      { name: 'dangling.example.test', type: 'CNAME', ttlSeconds: 120, data: 'gone.example.test' },
+      { name: 'dangling.example.test', type: 'CNAME', ttl_seconds: 120, data: 'gone.example.test' },
     ]);
   });
 
@@ -150,7 +150,7 @@ describe('resolveDns', () => {
     expect(result).toMatchObject({
       target: 'xn--bcher-kva.example.test',
       domain: 'xn--bcher-kva.example.test',
-      domainUnicode: 'bücher.example.test',
+      domain_unicode: 'bücher.example.test',
       status: 'answer',
     });
     expect(result.answers.map((a) => a.data)).toEqual(['192.0.2.20']);
@@ -164,7 +164,7 @@ describe('resolveDns', () => {
       domain: '10.2.0.192.in-addr.arpa',
       type: 'PTR',
       status: 'answer',
-      answers: [{ name: '10.2.0.192.in-addr.arpa', type: 'PTR', ttlSeconds: 3600, data: 'example.test' }],
+      answers: [{ name: '10.2.0.192.in-addr.arpa', type: 'PTR', ttl_seconds: 3600, data: 'example.test' }],
     });
   });
 

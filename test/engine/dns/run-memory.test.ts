@@ -85,14 +85,14 @@ describe('a resolver that falls silent', () => {
     const memory = createDnsRunMemory({ probeMs: 100 });
     const only = transport([dead.address], memory, 400, 2);
     const before = dead.received();
-    type Failure = { code: string; message: string; details: { attempts: Array<{ probe?: true }>; timeoutMs: number } };
+    type Failure = { code: string; message: string; details: { attempts: Array<{ probe?: true }>; timeout_ms: number } };
     const first = await only.query('one.test', 'A').catch((error: unknown) => error as Failure);
     // The first question: the full deadline, then (now demoted) the retries as probes.
     expect(first).toMatchObject({ code: 'timeout' });
     expect(first.details.attempts.map((attempt) => attempt.probe ?? false)).toEqual([false, true, true]);
     const later = await only.query('two.test', 'A').catch((error: unknown) => error as Failure);
     expect(later.details.attempts.map((attempt) => attempt.probe ?? false)).toEqual([true, true, true]);
-    expect(later.details.timeoutMs).toBe(100);
+    expect(later.details.timeout_ms).toBe(100);
     expect(later.message).toContain('within 100 ms (3 attempts, short probes of a server that had not answered earlier in the run)');
     expect(dead.received() - before).toBe(6);
   });

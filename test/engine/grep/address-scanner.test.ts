@@ -54,8 +54,8 @@ describe('scanLine', () => {
 
   it('reports where each match starts and its version', () => {
     expect(scanLine('a 1.2.3.4 [::1]', { cidr: false })).toEqual([
-      { text: '1.2.3.4', start: 2, version: 4, prefixLength: null },
-      { text: '::1', start: 11, version: 6, prefixLength: null },
+      { text: '1.2.3.4', start: 2, version: 4, prefix_length: null },
+      { text: '::1', start: 11, version: 6, prefix_length: null },
     ]);
   });
 });

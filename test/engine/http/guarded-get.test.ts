@@ -86,7 +86,7 @@ describe('guardedGet', () => {
     const document = await get('good/logo.svg');
     expect(document).toEqual({
       url: url('good/logo.svg'),
-      finalUrl: url('good/logo.svg'),
+      final_url: url('good/logo.svg'),
       redirects: [],
       contentType: 'image/svg+xml',
       contentEncoding: null,
@@ -129,7 +129,7 @@ describe('guardedGet', () => {
     expect(headers.message).toBe(`no complete answer from ${url('drip-headers/logo.svg')} within ${DEADLINE_MS} ms (stopped before the headers were complete)`);
     const body = await failure('drip-body/logo.svg', { deadlineMs: 500 });
     expect(body.message).toMatch(/within 500 ms \(stopped after \d+ octets of the body\)$/);
-    expect(body.details).toMatchObject({ timeoutMs: 500, redirects: [] });
+    expect(body.details).toMatchObject({ timeout_ms: 500, redirects: [] });
   });
 
   it('counts redirects against the same deadline as the first hop', async () => {

@@ -97,7 +97,7 @@ describe('parseIpRange and rangeCidrs (range2cidr)', () => {
         const [network] = ipaddr.parseCIDR(input);
         const hostBits = BigInt(bits - prefix);
         expect(range.form).toBe('cidr');
-        expect(range.prefixLength).toBe(prefix);
+        expect(range.prefix_length).toBe(prefix);
         expect(range.first).toBe((address >> hostBits) << hostBits);
         expect(rangeSize(range)).toBe(1n << hostBits);
         expect(range.first <= address && address <= range.last).toBe(true);
@@ -157,8 +157,8 @@ describe('range edge cases', () => {
   it('gives a /32 and a /128 one address, and a /31 two hosts and no broadcast (RFC 3021)', () => {
     expect(describeRange('192.0.2.7/32')).toMatchObject({ first: '192.0.2.7', last: '192.0.2.7', count: '1', network: { hosts: '1', broadcast: null, netmask: '255.255.255.255' } });
     expect(describeRange('2001:db8::7/128')).toMatchObject({ first: '2001:db8::7', last: '2001:db8::7', count: '1', network: { hosts: '1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff' } });
-    expect(describeRange('192.0.2.6/31')).toMatchObject({ count: '2', network: { hosts: '2', broadcast: null, firstHost: '192.0.2.6', lastHost: '192.0.2.7' } });
-    expect(describeRange('192.0.2.5/30')).toMatchObject({ first: '192.0.2.4', network: { cidr: '192.0.2.4/30', broadcast: '192.0.2.7', hosts: '2', firstHost: '192.0.2.5' } });
+    expect(describeRange('192.0.2.6/31')).toMatchObject({ count: '2', network: { hosts: '2', broadcast: null, first_host: '192.0.2.6', last_host: '192.0.2.7' } });
+    expect(describeRange('192.0.2.5/30')).toMatchObject({ first: '192.0.2.4', network: { cidr: '192.0.2.4/30', broadcast: '192.0.2.7', hosts: '2', first_host: '192.0.2.5' } });
     expect(describeRange('192.0.2.9-192.0.2.9')).toMatchObject({ count: '1', cidrs: ['192.0.2.9/32'], network: null });
   });
 

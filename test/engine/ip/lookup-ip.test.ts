@@ -167,10 +167,10 @@ describe('lookupAsn on the installed data', () => {
     const v4Addresses = ipv4.reduce((sum, cidr) => sum + 2 ** (32 - Number(cidr.split('/')[1])), 0);
     const v6Addresses = ipv6.reduce((sum, cidr) => sum + 2n ** BigInt(128 - Number(cidr.split('/')[1])), 0n);
     expect(result.counts).toEqual({
-      ipv4Prefixes: ipv4.length,
-      ipv6Prefixes: ipv6.length,
-      ipv4Addresses: v4Addresses,
-      ipv6Addresses: v6Addresses.toString(),
+      ipv4_prefixes: ipv4.length,
+      ipv6_prefixes: ipv6.length,
+      ipv4_addresses: v4Addresses,
+      ipv6_addresses: v6Addresses.toString(),
     });
   });
 

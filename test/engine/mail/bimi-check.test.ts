@@ -190,12 +190,12 @@ describe('checkBimi: the record, the logo and the certificate', () => {
       domain: 'brand.test',
       selector: 'default',
       status: 'pass',
-      organisationalDomain: 'brand.test',
+      organisational_domain: 'brand.test',
       location: 'default._bimi.brand.test',
       inherited: false,
       tags: { v: 'BIMI1', l: `${LOGO}/valid.svg`, a: `${LOGO}/vmc.pem` },
       dmarc: { met: true, policy: 'reject', percent: 100, location: '_dmarc.brand.test' },
-      logo: { url: `${LOGO}/valid.svg`, finalUrl: `${LOGO}/valid.svg`, contentType: 'image/svg+xml', octets: VALID_SVG.length, truncated: false, svg: { title: 'Example Brand', baseProfile: 'tiny-ps' } },
+      logo: { url: `${LOGO}/valid.svg`, final_url: `${LOGO}/valid.svg`, content_type: 'image/svg+xml', octets: VALID_SVG.length, truncated: false, svg: { title: 'Example Brand', base_profile: 'tiny-ps' } },
       certificate: { url: `${LOGO}/vmc.pem`, certificate: { certificates: 2, subject: 'CN=Example Brand', issuer: 'CN=Test Mark Authority', logotype: true } },
     });
     expect(errors(result.findings)).toEqual([]);
@@ -229,13 +229,13 @@ describe('checkBimi: the record, the logo and the certificate', () => {
     expect(big.logo).toMatchObject({ truncated: true, octets: MAX_SVG_OCTETS, svg: null });
     expect(errors(big.findings)).toEqual(['bimi_svg_too_large']);
     const wrongType = await check('brand.test', 'type');
-    expect(byId(wrongType.findings, 'bimi_svg_content_type')).toMatchObject({ severity: 'warning', evidence: { contentType: 'text/html; charset=utf-8' } });
+    expect(byId(wrongType.findings, 'bimi_svg_content_type')).toMatchObject({ severity: 'warning', evidence: { content_type: 'text/html; charset=utf-8' } });
     expect(wrongType.status).toBe('pass');
   });
 
   it('follows a redirect to another HTTPS host, and stops a redirect loop, a redirect to http and a 404', async () => {
     const moved = await check('brand.test', 'moved');
-    expect(moved.logo).toMatchObject({ finalUrl: 'https://other.bimi.test/valid.svg', redirects: ['https://other.bimi.test/valid.svg'] });
+    expect(moved.logo).toMatchObject({ final_url: 'https://other.bimi.test/valid.svg', redirects: ['https://other.bimi.test/valid.svg'] });
     expect(moved.status).toBe('pass');
     const before = requests.length;
     const loop = await check('brand.test', 'loop');
@@ -250,13 +250,13 @@ describe('checkBimi: the record, the logo and the certificate', () => {
   it('records both redirects of a logo moved twice, whether the last hop answers or fails', async () => {
     const twice = await check('brand.test', 'twice');
     expect(twice.logo).toMatchObject({
-      finalUrl: 'https://other.bimi.test/valid.svg',
+      final_url: 'https://other.bimi.test/valid.svg',
       redirects: [`${LOGO}/twice-2.svg`, 'https://other.bimi.test/valid.svg'],
       error: null,
     });
     expect(JSON.parse(JSON.stringify(twice)).logo.redirects).toHaveLength(2);
     const lost = await check('brand.test', 'lost');
-    expect(lost.logo).toMatchObject({ finalUrl: null, redirects: [`${LOGO}/lost-2.svg`, `${LOGO}/gone.svg`], error: { code: 'upstream' } });
+    expect(lost.logo).toMatchObject({ final_url: null, redirects: [`${LOGO}/lost-2.svg`, `${LOGO}/gone.svg`], error: { code: 'upstream' } });
     expect(lost.logo!.error!.message).toBe(`${LOGO}/gone.svg answered HTTP 404`);
   });
 
@@ -302,15 +302,15 @@ describe('checkBimi: the record, the logo and the certificate', () => {
 describe('checkBimi: the organisational domain and the DMARC prerequisites', () => {
   it('falls back to the organisational domain (the DMARC policy domain above) for the record', async () => {
     const result = await check('mail.brand.test');
-    expect(result).toMatchObject({ organisationalDomain: 'brand.test', location: 'default._bimi.brand.test', inherited: true, status: 'pass', dmarc: { met: true, location: '_dmarc.brand.test' } });
+    expect(result).toMatchObject({ organisational_domain: 'brand.test', location: 'default._bimi.brand.test', inherited: true, status: 'pass', dmarc: { met: true, location: '_dmarc.brand.test' } });
     expect(ids(result.findings)).toContain('bimi_record_inherited');
   });
 
   it('uses a subdomain\'s own record, and checks the organisational domain\'s DMARC too', async () => {
     const own = await check('own.brand.test');
-    expect(own).toMatchObject({ organisationalDomain: 'brand.test', location: 'default._bimi.own.brand.test', inherited: false, dmarc: { met: true, policy: 'quarantine', organisationalPolicy: 'reject' } });
+    expect(own).toMatchObject({ organisational_domain: 'brand.test', location: 'default._bimi.own.brand.test', inherited: false, dmarc: { met: true, policy: 'quarantine', organisational_policy: 'reject' } });
     const weak = await check('sub.weak.test');
-    expect(weak).toMatchObject({ organisationalDomain: 'weak.test', dmarc: { met: false, policy: 'reject', organisationalPolicy: 'none' }, status: 'fail' });
+    expect(weak).toMatchObject({ organisational_domain: 'weak.test', dmarc: { met: false, policy: 'reject', organisational_policy: 'none' }, status: 'fail' });
     expect(errors(weak.findings)).toEqual(['bimi_dmarc_not_enforced']);
     expect(byId(weak.findings, 'bimi_dmarc_not_enforced')!.message).toContain('organisational domain weak.test');
   });
@@ -329,7 +329,7 @@ describe('checkBimi: the organisational domain and the DMARC prerequisites', () 
 
   it('fails an inherited sp=reject whose organisational domain is p=none', async () => {
     const result = await check('mail.spsub.test');
-    expect(result).toMatchObject({ organisationalDomain: 'spsub.test', dmarc: { met: false, policy: 'reject', organisationalPolicy: 'none' } });
+    expect(result).toMatchObject({ organisational_domain: 'spsub.test', dmarc: { met: false, policy: 'reject', organisational_policy: 'none' } });
     expect(errors(result.findings)).toEqual(['bimi_dmarc_not_enforced']);
   });
 });

@@ -23,11 +23,11 @@ describe('checkSvgIndicator', () => {
     expect(checked.problems).toEqual([]);
     expect(checked.facts).toEqual({
       root: 'svg',
-      baseProfile: 'tiny-ps',
+      base_profile: 'tiny-ps',
       version: '1.2',
       title: 'Example Brand',
-      viewBox: '0 0 64 64',
-      viewBoxSize: { width: 64, height: 64 },
+      view_box: '0 0 64 64',
+      view_box_size: { width: 64, height: 64 },
     });
   });
 
@@ -93,7 +93,7 @@ describe('readMarkCertificate', () => {
     const read = readMarkCertificate(`${leaf.cert}${ca.cert}`);
     expect(read).toMatchObject({ certificates: 2, subject: 'O=Example Brand, CN=brand.example', issuer: 'O=netintel tests, CN=Mark CA', logotype: false });
     expect(read!.extensions).toEqual(['2.5.29.17', '2.5.29.19', '2.5.29.37']);
-    expect(read!.validTo).toBe(new Date(leaf.x509.validTo).toISOString());
+    expect(read!.valid_to).toBe(new Date(leaf.x509.validTo).toISOString());
   });
 
   it('gives null for text without a readable certificate', () => {

@@ -30,15 +30,15 @@ describe('checkDmarc', () => {
     expect(result).toMatchObject({
       kind: 'dmarc',
       location: '_dmarc.good.test',
-      policyDomain: 'good.test',
+      policy_domain: 'good.test',
       inherited: false,
       record: 'v=DMARC1; p=reject; rua=mailto:dmarc@good.test; adkim=s; aspf=r',
       tags: { v: 'DMARC1', p: 'reject', rua: 'mailto:dmarc@good.test', adkim: 's', aspf: 'r', sp: null, pct: null },
       policy: 'reject',
       percent: 100,
-      alignmentDkim: 's',
-      alignmentSpf: 'r',
-      reportDestinations: [{ tag: 'rua', uri: 'mailto:dmarc@good.test', domain: 'good.test', external: false, authorized: null, error: null }],
+      alignment_dkim: 's',
+      alignment_spf: 'r',
+      report_destinations: [{ tag: 'rua', uri: 'mailto:dmarc@good.test', domain: 'good.test', external: false, authorized: null, error: null }],
     });
     expect(result.findings.every((item) => item.severity === 'pass')).toBe(true);
     expect(ids(result.findings)).toEqual(['dmarc_record_found', 'dmarc_policy_enforced']);
@@ -47,7 +47,7 @@ describe('checkDmarc', () => {
   it('checks that external report domains authorize the reports', async () => {
     const result = await checkDmarc(ctx, 'monitor.test');
     expect(byId(result.findings, 'dmarc_policy_none')).toMatchObject({ severity: 'warning' });
-    expect(result.reportDestinations.map((item) => [item.tag, item.domain, item.external, item.authorized])).toEqual([
+    expect(result.report_destinations.map((item) => [item.tag, item.domain, item.external, item.authorized])).toEqual([
       ['rua', 'reports.example', true, true],
       ['rua', 'unauthorized.example', true, false],
       ['ruf', 'monitor.test', false, null],
@@ -78,7 +78,7 @@ describe('checkDmarc', () => {
     expect(messy.tags.p).toBe('none');
     const late = await checkDmarc(ctx, 'late.test');
     expect(byId(late.findings, 'dmarc_policy_not_second')).toMatchObject({ severity: 'warning' });
-    expect(late.reportDestinations[1]).toMatchObject({ domain: 'silentreport.example', authorized: null, error: { code: 'timeout' } });
+    expect(late.report_destinations[1]).toMatchObject({ domain: 'silentreport.example', authorized: null, error: { code: 'timeout' } });
     expect(byId(late.findings, 'dmarc_report_authorization_failed')).toMatchObject({ severity: 'warning' });
   });
 
@@ -108,7 +108,7 @@ describe('checkDmarc', () => {
 
   it('inherits the policy of a parent domain through the tree walk, with its sp', async () => {
     const result = await checkDmarc(ctx, 'mail.deep.parent.test');
-    expect(result).toMatchObject({ location: '_dmarc.parent.test', policyDomain: 'parent.test', inherited: true, policy: 'quarantine' });
+    expect(result).toMatchObject({ location: '_dmarc.parent.test', policy_domain: 'parent.test', inherited: true, policy: 'quarantine' });
     expect(byId(result.findings, 'dmarc_inherited')).toMatchObject({ severity: 'info' });
     expect(byId(result.findings, 'dmarc_policy_enforced')).toBeDefined();
   });

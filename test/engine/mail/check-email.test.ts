@@ -47,12 +47,12 @@ const smtpOptions = () => ({ port: smtpPort, greetingTimeoutMs: 2000 });
 describe('checkEmail, the general test (form 2)', () => {
   it('reports MX, SPF, DMARC, MTA-STS, TLS-RPT and SMTP with STARTTLS in one record of findings', async () => {
     const report = await checkEmail(ctx, 'mailhost.test', { smtp: smtpOptions() });
-    expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', domainUnicode: 'mailhost.test', server: null, port: null, errors: [], checkedAt: '2024-05-01T12:00:00.000Z' });
+    expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', domain_unicode: 'mailhost.test', server: null, port: null, errors: [], checked_at: '2024-05-01T12:00:00.000Z' });
     expect(report.mx).toMatchObject({ kind: 'mx', status: 'mx', records: [{ exchange: 'mx.mailhost.test' }] });
     expect(report.spf).toMatchObject({ kind: 'spf', status: 'valid', lookups: 1 });
     expect(report.dmarc).toMatchObject({ kind: 'dmarc', policy: 'reject' });
-    expect(report.mtaSts).toMatchObject({ kind: 'mta-sts', record: null });
-    expect(report.tlsRpt).toMatchObject({ kind: 'tls-rpt', rua: ['mailto:tls@mailhost.test'] });
+    expect(report.mta_sts).toMatchObject({ kind: 'mta-sts', record: null });
+    expect(report.tls_rpt).toMatchObject({ kind: 'tls-rpt', rua: ['mailto:tls@mailhost.test'] });
     expect(report.smtp).toHaveLength(1);
     const server = report.smtp![0]!;
     expect(server).toMatchObject({ host: 'mx.mailhost.test', preference: 10, port: smtpPort, address: '127.0.0.1', error: null });
@@ -104,7 +104,7 @@ describe('checkEmail, the general test (form 2)', () => {
 describe('checkEmail, one test (form 1)', () => {
   it('runs only the MX test, or only the SPF test', async () => {
     const mx = await checkEmail(ctx, 'good.test', { type: 'mx' });
-    expect(mx).toMatchObject({ test: 'mx', spf: null, dmarc: null, mtaSts: null, tlsRpt: null, smtp: null });
+    expect(mx).toMatchObject({ test: 'mx', spf: null, dmarc: null, mta_sts: null, tls_rpt: null, smtp: null });
     expect(mx.mx?.records).toHaveLength(2);
     expect(mx.findings.every((item) => item.id.startsWith('mx_'))).toBe(true);
     const spf = await checkEmail(ctx, 'over.test', { type: 'spf' });
@@ -158,8 +158,8 @@ describe('checkEmail when checks cannot run', () => {
         ['mx', 'timeout'],
         ['spf', 'timeout'],
         ['dmarc', 'timeout'],
-        ['mtaSts', 'timeout'],
-        ['tlsRpt', 'timeout'],
+        ['mta_sts', 'timeout'],
+        ['tls_rpt', 'timeout'],
         ['dkim', 'timeout'],
         ['bimi', 'timeout'],
         ['dnssec', 'timeout'],

@@ -65,10 +65,10 @@ describe('checkMtaSts', () => {
       kind: 'mta-sts',
       record: 'v=STSv1; id=20240101T000000',
       id: '20240101T000000',
-      policyUrl: 'https://mta-sts.good.test/.well-known/mta-sts.txt',
-      policy: { version: 'STSv1', mode: 'enforce', maxAgeSeconds: 604800, mx: ['mx1.good.test', '*.backup.good.test'] },
-      contentType: 'text/plain; charset=utf-8',
-      policyError: null,
+      policy_url: 'https://mta-sts.good.test/.well-known/mta-sts.txt',
+      policy: { version: 'STSv1', mode: 'enforce', max_age_seconds: 604800, mx: ['mx1.good.test', '*.backup.good.test'] },
+      content_type: 'text/plain; charset=utf-8',
+      policy_error: null,
     });
     expect(byId(result.findings, 'mta_sts_enforce')).toMatchObject({ severity: 'pass' });
     const uncovered = result.findings.filter((item) => item.id === 'mta_sts_mx_not_covered');
@@ -93,20 +93,20 @@ describe('checkMtaSts', () => {
 
   it('reports a certificate the policy host does not prove as a TLS failure', async () => {
     const untrusted = await checkMtaSts(ctx, 'good.test', { fetch: { port } });
-    expect(untrusted.policyError).toMatchObject({ code: 'tls' });
+    expect(untrusted.policy_error).toMatchObject({ code: 'tls' });
     expect(byId(untrusted.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error' });
     const wrongName = await checkMtaSts(ctx, 'untrusted.test', { fetch: { port, ca: CA } });
-    expect(wrongName.policyError).toMatchObject({ code: 'tls' });
+    expect(wrongName.policy_error).toMatchObject({ code: 'tls' });
   });
 
   it('reports a record without id, absence as info, and a refused connection as unreachable', async () => {
     const closed = await closedPort();
     expect(byId((await checkMtaSts(ctx, 'noid.test', { fetch: { port: closed, ca: CA } })).findings, 'mta_sts_record_invalid')).toMatchObject({ severity: 'error' });
     const refused = await checkMtaSts(ctx, 'noid.test', { fetch: { port: closed, ca: CA } });
-    expect(refused.policyError).toMatchObject({ code: 'unreachable' });
+    expect(refused.policy_error).toMatchObject({ code: 'unreachable' });
     expect(byId((await checkMtaSts(ctx, 'nothing.test')).findings, 'mta_sts_absent')).toMatchObject({ severity: 'info' });
     const two = await checkMtaSts(ctx, 'twosts.test');
-    expect(two).toMatchObject({ record: null, policyUrl: null });
+    expect(two).toMatchObject({ record: null, policy_url: null });
     expect(byId(two.findings, 'mta_sts_multiple_records')).toMatchObject({ severity: 'error' });
   });
 });
@@ -115,12 +115,12 @@ describe('checkMtaSts with the public-target connect guard (as the HTTP API runs
   it('refuses a policy host on a special-purpose address without connecting to it', async () => {
     const before = policyRequests;
     const result = await checkMtaSts({ ...ctx, connectGuard: createPublicTargetGuard() }, 'good.test', { fetch: { port, ca: CA } });
-    expect(result.policyError).toMatchObject({ code: 'forbidden' });
-    expect(result.policyError?.message).toMatch(/MTA-STS policy host mta-sts\.good\.test resolves to 127\.0\.0\.1, which is loopback/);
+    expect(result.policy_error).toMatchObject({ code: 'forbidden' });
+    expect(result.policy_error?.message).toMatch(/MTA-STS policy host mta-sts\.good\.test resolves to 127\.0\.0\.1, which is loopback/);
     expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error' });
     expect(policyRequests).toBe(before);
     const allowed = await checkMtaSts(ctx, 'good.test', { fetch: { port, ca: CA } });
-    expect(allowed.policyError).toBeNull();
+    expect(allowed.policy_error).toBeNull();
     expect(policyRequests).toBe(before + 1);
   });
 });

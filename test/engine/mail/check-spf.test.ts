@@ -41,8 +41,8 @@ describe('checkSpf: the record and its tree', () => {
       record: 'v=spf1 ip4:192.0.2.0/24 include:_spf.good.test -all',
       records: ['v=spf1 ip4:192.0.2.0/24 include:_spf.good.test -all'],
       lookups: 2,
-      lookupLimit: 10,
-      voidLookups: 0,
+      lookup_limit: 10,
+      void_lookups: 0,
       evaluation: null,
     });
     expect(result.tree).toMatchObject({
@@ -50,8 +50,8 @@ describe('checkSpf: the record and its tree', () => {
       via: null,
       status: 'ok',
       lookups: 1,
-      totalLookups: 2,
-      children: [{ domain: '_spf.good.test', via: 'include:_spf.good.test', status: 'ok', lookups: 1, totalLookups: 1, children: [] }],
+      total_lookups: 2,
+      children: [{ domain: '_spf.good.test', via: 'include:_spf.good.test', status: 'ok', lookups: 1, total_lookups: 1, children: [] }],
     });
     expect(ids(result.findings)).toEqual(expect.arrayContaining(['spf_record_found', 'spf_lookup_count', 'spf_fail_all']));
     expect(result.findings.every((item) => item.severity === 'pass')).toBe(true);
@@ -65,22 +65,22 @@ describe('checkSpf: the record and its tree', () => {
     const limit = byId(result.findings, 'spf_lookup_limit')!;
     expect(limit).toMatchObject({ severity: 'error', rfc: 'RFC 7208 §4.6.4' });
     expect(limit.message).toContain('12 DNS lookups');
-    expect(limit.evidence!.perRecord).toEqual([
+    expect(limit.evidence!.per_record).toEqual([
       { domain: 'over.test', lookups: 1 },
       { domain: 'n1.over.test', lookups: 3 },
       { domain: 'n2.over.test', lookups: 4 },
       { domain: 'n3.over.test', lookups: 4 },
     ]);
-    expect(result.tree!.children[0]!.children[0]!.totalLookups).toBe(8);
+    expect(result.tree!.children[0]!.children[0]!.total_lookups).toBe(8);
   });
 
   it('counts void lookups: over two is an error, up to two a warning', async () => {
     const over = await checkSpf(ctx, 'void.test');
-    expect(over.voidLookups).toBe(3);
+    expect(over.void_lookups).toBe(3);
     expect(byId(over.findings, 'spf_void_lookup_limit')).toMatchObject({ severity: 'error' });
     expect(over.status).toBe('permerror');
     const at = await checkSpf(ctx, 'void2.test');
-    expect(at.voidLookups).toBe(2);
+    expect(at.void_lookups).toBe(2);
     expect(byId(at.findings, 'spf_void_lookup')).toMatchObject({ severity: 'warning' });
     expect(at.status).toBe('valid');
   });
@@ -133,12 +133,12 @@ describe('checkSpf: the record and its tree', () => {
 
   it('flags records over 255, 450 and 512 octets', async () => {
     const r300 = await checkSpf(ctx, 'long300.test');
-    expect(r300.recordStrings).toHaveLength(2);
+    expect(r300.record_strings).toHaveLength(2);
     expect(ids(r300.findings)).toContain('spf_record_over_255');
     expect(ids(r300.findings)).not.toContain('spf_record_over_450');
     expect(ids((await checkSpf(ctx, 'long470.test')).findings)).toEqual(expect.arrayContaining(['spf_record_over_255', 'spf_record_over_450']));
     const r540 = await checkSpf(ctx, 'long540.test');
-    expect(r540.recordOctets).toBeGreaterThan(512);
+    expect(r540.record_octets).toBeGreaterThan(512);
     expect(ids(r540.findings)).toEqual(expect.arrayContaining(['spf_record_over_255', 'spf_record_over_512']));
   });
 
@@ -229,7 +229,7 @@ describe('check_host() through checkSpf --ip', () => {
     const over = await checkSpf(ctx, 'over.test', { ip: '192.0.2.99' });
     expect(over.evaluation).toMatchObject({ result: 'permerror', lookups: 11 });
     expect(over.evaluation!.reason).toContain('more than 10');
-    expect((await checkSpf(ctx, 'void.test', { ip: '192.0.2.99' })).evaluation).toMatchObject({ result: 'permerror', voidLookups: 3 });
+    expect((await checkSpf(ctx, 'void.test', { ip: '192.0.2.99' })).evaluation).toMatchObject({ result: 'permerror', void_lookups: 3 });
   });
 
   it('gives temperror for a timeout and permerror for a loop or two records', async () => {

@@ -58,7 +58,7 @@ function serving(record: string): MailDns {
       status: 'answer',
       records: [{ text: record, strings: [record] }],
       answers: [],
-      ttlSeconds: 300,
+      ttl_seconds: 300,
       resolver: 'fake',
     }),
     lookupSpfType: async (name: string) => ({ name, status: 'nodata', records: [] }),

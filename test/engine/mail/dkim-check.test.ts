@@ -38,7 +38,7 @@ describe('checkDkim: key strength from the key itself', () => {
     const { result, selector } = await one('rsa2048');
     expect(result).toMatchObject({ kind: 'dkim', domain: 'dkim.test', status: 'valid', probed: 'given' });
     expect(selector).toMatchObject({ selector: 'rsa2048', name: 'rsa2048._domainkey.dkim.test', found: true, key: { type: 'rsa', bits: 2048, encoding: 'spki' } });
-    expect(selector.record).toMatchObject({ version: 'DKIM1', keyType: 'rsa', publicKey: zone.keys.rsa2048.p, testing: false });
+    expect(selector.record).toMatchObject({ version: 'DKIM1', key_type: 'rsa', public_key: zone.keys.rsa2048.p, testing: false });
     expect(ids(selector.findings)).toEqual(['dkim_record_found', 'dkim_key_strength']);
     expect(result.findings.every((item) => item.severity === 'pass')).toBe(true);
   });
@@ -46,8 +46,8 @@ describe('checkDkim: key strength from the key itself', () => {
   it('warns on RSA 1024, reading a key folded with whitespace inside p=', async () => {
     const { result, selector } = await one('rsa1024');
     expect(selector.key).toMatchObject({ type: 'rsa', bits: 1024 });
-    expect(selector.record?.publicKey).toBe(zone.keys.rsa1024.p);
-    expect(selector.record?.hashAlgorithms).toEqual(['sha256']);
+    expect(selector.record?.public_key).toBe(zone.keys.rsa1024.p);
+    expect(selector.record?.hash_algorithms).toEqual(['sha256']);
     const weak = selector.findings.find((item) => item.id === 'dkim_key_1024');
     expect(weak).toMatchObject({ severity: 'warning', rfc: 'RFC 8301 §3.2' });
     expect(result.status).toBe('valid');
@@ -79,7 +79,7 @@ describe('checkDkim: revoked, testing, delegated', () => {
     const { result, selector } = await one('revoked');
     expect(selector.found).toBe(true);
     expect(selector.key).toBeNull();
-    expect(selector.record?.publicKey).toBe('');
+    expect(selector.record?.public_key).toBe('');
     expect(ids(selector.findings)).toEqual(['dkim_key_revoked']);
     expect(selector.findings[0]!.severity).toBe('warning');
     expect(result.status).toBe('invalid');
@@ -87,7 +87,7 @@ describe('checkDkim: revoked, testing, delegated', () => {
 
   it('warns on testing mode and keeps the s flag', async () => {
     const { selector } = await one('testing');
-    expect(selector.record).toMatchObject({ flags: ['y', 's'], testing: true, strictSubdomains: true });
+    expect(selector.record).toMatchObject({ flags: ['y', 's'], testing: true, strict_subdomains: true });
     expect(selector.findings.find((item) => item.id === 'dkim_testing_mode')).toMatchObject({ severity: 'warning', rfc: 'RFC 6376 §3.6.1' });
   });
 

@@ -62,8 +62,8 @@ describe('checkDkimMessage', () => {
     const result = await checkDkimMessage(ctx, message, 'signed.eml');
     expect(result).toMatchObject({ kind: 'dkim-message', source: 'signed.eml', from: ['alice@dkim.test'], status: 'pass' });
     expect(result.signatures).toHaveLength(2);
-    expect(result.signatures[0]).toMatchObject({ domain: 'dkim.test', selector: 'rsa2048', algorithm: 'rsa-sha256', result: 'pass', reason: null, aligned: true, keyBits: 2048 });
-    expect(result.signatures[0]!.signedHeaders.map((name) => name.toLowerCase())).toEqual(expect.arrayContaining(['from', 'subject', 'date']));
+    expect(result.signatures[0]).toMatchObject({ domain: 'dkim.test', selector: 'rsa2048', algorithm: 'rsa-sha256', result: 'pass', reason: null, aligned: true, key_bits: 2048 });
+    expect(result.signatures[0]!.signed_headers.map((name) => name.toLowerCase())).toEqual(expect.arrayContaining(['from', 'subject', 'date']));
     expect(result.signatures[1]).toMatchObject({ selector: 'ed', algorithm: 'ed25519-sha256', result: 'pass' });
     expect(result.findings.map((item) => item.id)).toEqual(['dkim_signature_pass', 'dkim_signature_pass']);
     // The keys came from the engine's resolver, not the machine's.
@@ -95,7 +95,7 @@ describe('checkDkimMessage', () => {
     const before = createEngineContext({ resolvers: [parseResolverAddress(server.address)], timeoutMs: 1000, dnsRetries: 0, now: () => new Date('2026-01-01T12:00:00Z') });
     const after = createEngineContext({ resolvers: [parseResolverAddress(server.address)], timeoutMs: 1000, dnsRetries: 0, now: () => new Date('2026-03-01T00:00:00Z') });
     try {
-      expect((await checkDkimMessage(before, message, 'm.eml')).signatures[0]).toMatchObject({ result: 'pass', expiresAt: '2026-01-02T00:00:00.000Z' });
+      expect((await checkDkimMessage(before, message, 'm.eml')).signatures[0]).toMatchObject({ result: 'pass', expires_at: '2026-01-02T00:00:00.000Z' });
       const late = await checkDkimMessage(after, message, 'm.eml');
       expect(late.signatures[0]).toMatchObject({ result: 'neutral', reason: expect.stringContaining('the signature expired') });
       expect(late.findings[0]).toMatchObject({ id: 'dkim_signature_neutral', severity: 'warning' });
@@ -143,7 +143,7 @@ describe('checkDkimMessage', () => {
     const fixedCtx = createEngineContext({ resolvers: [parseResolverAddress(fixed.address)], timeoutMs: 1000, dnsRetries: 0 });
     try {
       const result = await checkDkimMessage(fixedCtx, readFileSync(`${REPO_ROOT}${SIGNED_MESSAGE_FILE}`), 'fixture');
-      expect(result.signatures.map((item) => [item.selector, item.result, item.signedAt])).toEqual([
+      expect(result.signatures.map((item) => [item.selector, item.result, item.signed_at])).toEqual([
         ['rsa2048', 'pass', '2026-01-01T10:00:05.000Z'],
         ['ed', 'pass', '2026-01-01T10:00:05.000Z'],
       ]);
@@ -205,7 +205,7 @@ describe('checkDkimMessage: the key record judged as the key check judges it', (
 
   it('verifies with a bare PKCS#1 RSAPublicKey, the form RFC 6376 §3.6.1 names, as the key check reads it', async () => {
     const verified = await checkDkimMessage(ctx, await signed(MESSAGE, [{ selector: 'pkcs1', key: zone.keys.esp }]), 'm.eml');
-    expect(verified.signatures[0]).toMatchObject({ result: 'pass', keyBits: 2048 });
+    expect(verified.signatures[0]).toMatchObject({ result: 'pass', key_bits: 2048 });
     const checked = await checkDkim(ctx, 'dkim.test', { selectors: ['pkcs1'] });
     expect(checked).toMatchObject({ status: 'valid', selectors: [{ key: { type: 'rsa', bits: 2048, encoding: 'pkcs1' } }] });
   });
@@ -213,7 +213,7 @@ describe('checkDkimMessage: the key record judged as the key check judges it', (
   it('verifies Ed25519 from the 32 raw octets, and from a SubjectPublicKeyInfo with only a warning from the key check', async () => {
     for (const selector of ['ed', 'ed-spki']) {
       const verified = await checkDkimMessage(ctx, await signed(MESSAGE, [{ selector, key: zone.keys.ed25519, algorithm: 'ed25519-sha256' }]), 'm.eml');
-      expect(verified.signatures[0]).toMatchObject({ selector, result: 'pass', keyBits: null });
+      expect(verified.signatures[0]).toMatchObject({ selector, result: 'pass', key_bits: null });
     }
     const checked = await checkDkim(ctx, 'dkim.test', { selectors: ['ed-spki'] });
     expect(checked.status).toBe('valid');
@@ -252,8 +252,8 @@ describe('checkDkimMessage: signatures RFC 6376 §3.5 and RFC 8301 refuse', () =
       expect(result.signatures[0]).toMatchObject({
         result: 'permerror',
         reason: 'x= (2026-02-01T00:00:00.000Z) is earlier than t= (2026-03-01T00:00:00.000Z), so the signature is invalid: x= must be later than t=',
-        signedAt: '2026-03-01T00:00:00.000Z',
-        expiresAt: '2026-02-01T00:00:00.000Z',
+        signed_at: '2026-03-01T00:00:00.000Z',
+        expires_at: '2026-02-01T00:00:00.000Z',
       });
       const same = await checkDkimMessage(now, Buffer.from(header(`t=${at('2026-01-01T00:00:00Z')}; x=${at('2026-01-01T00:00:00Z')}`)), 'm.eml');
       expect(same.signatures[0]!.reason).toContain('is the same time as t=');
@@ -279,9 +279,9 @@ describe('checkDkimMessage: signatures RFC 6376 §3.5 and RFC 8301 refuse', () =
   it('gives permerror, never an exception, for t= and x= of more than 12 digits', async () => {
     for (const tag of ['t=99999999999999999', 'x=99999999999999999', 't=8640000000001', 'x=8640000000001', 'x=-5', 't=1e9']) {
       const result = await checkDkimMessage(ctx, Buffer.from(header(tag)), 'm.eml');
-      expect(result.signatures[0]).toMatchObject({ result: 'permerror', reason: `${tag} is not a time (1 to 12 digits of seconds since 1970)`, signedAt: null, expiresAt: null });
+      expect(result.signatures[0]).toMatchObject({ result: 'permerror', reason: `${tag} is not a time (1 to 12 digits of seconds since 1970)`, signed_at: null, expires_at: null });
     }
-    expect((await checkDkimMessage(ctx, Buffer.from(header('x=999999999999')), 'm.eml')).signatures[0]!.expiresAt).toBe('+033658-09-27T01:46:39.000Z');
+    expect((await checkDkimMessage(ctx, Buffer.from(header('x=999999999999')), 'm.eml')).signatures[0]!.expires_at).toBe('+033658-09-27T01:46:39.000Z');
   });
 
   it('refuses a signature that breaks §3.5 or §6.1.1, each with its reason', async () => {

@@ -19,29 +19,29 @@ describe('DKIM key record parsing (RFC 6376 §3.2, §3.6.1)', () => {
         { name: 'p', value: 'MCowBQ==' },
       ],
       version: 'DKIM1',
-      keyType: 'ed25519',
-      publicKey: 'MCowBQ==',
-      hashAlgorithms: ['sha256'],
-      serviceTypes: ['email'],
+      key_type: 'ed25519',
+      public_key: 'MCowBQ==',
+      hash_algorithms: ['sha256'],
+      service_types: ['email'],
       flags: ['y', 's'],
       testing: true,
-      strictSubdomains: true,
+      strict_subdomains: true,
       notes: 'rotated 2024',
     });
     const bare = parseDkimRecord('p=MCowBQ==');
     expect(bare.problems).toEqual([]);
-    expect(bare.record).toMatchObject({ version: null, keyType: 'rsa', hashAlgorithms: null, serviceTypes: ['*'], flags: [], testing: false });
+    expect(bare.record).toMatchObject({ version: null, key_type: 'rsa', hash_algorithms: null, service_types: ['*'], flags: [], testing: false });
   });
 
   it('tolerates folding whitespace around tags, inside p= and a trailing ";"', () => {
     const parsed = parseDkimRecord(' v=DKIM1 ;\r\n\tk = rsa;p=MCow\r\n BQ== ; ');
     expect(parsed.problems).toEqual([]);
-    expect(parsed.record?.publicKey).toBe('MCowBQ==');
-    expect(parsed.record?.keyType).toBe('rsa');
+    expect(parsed.record?.public_key).toBe('MCowBQ==');
+    expect(parsed.record?.key_type).toBe('rsa');
   });
 
   it('reads an empty p= as a revoked key and a missing p= as an error', () => {
-    expect(parseDkimRecord('v=DKIM1; p=').record?.publicKey).toBe('');
+    expect(parseDkimRecord('v=DKIM1; p=').record?.public_key).toBe('');
     expect(parseDkimRecord('v=DKIM1; p=').problems).toEqual([]);
     expect(parseDkimRecord('v=DKIM1; k=rsa').problems.map((item) => item.code)).toEqual(['no_public_key']);
   });
@@ -86,7 +86,7 @@ describe('DKIM key record parsing (RFC 6376 §3.2, §3.6.1)', () => {
         if (parsed.record === null) expect(parsed.problems.length).toBeGreaterThan(0);
         else {
           expect(KNOWN_SHAPE(parsed.record)).toBe(true);
-          if (parsed.record.publicKey !== null) expect(() => readDkimKey(parsed.record!.keyType, parsed.record!.publicKey!)).not.toThrow();
+          if (parsed.record.public_key !== null) expect(() => readDkimKey(parsed.record!.key_type, parsed.record!.public_key!)).not.toThrow();
         }
         for (const problem of parsed.problems) expect(['error', 'warning', 'info']).toContain(problem.severity);
       }),
@@ -96,7 +96,7 @@ describe('DKIM key record parsing (RFC 6376 §3.2, §3.6.1)', () => {
 });
 
 function KNOWN_SHAPE(record: NonNullable<ReturnType<typeof parseDkimRecord>['record']>): boolean {
-  return typeof record.keyType === 'string' && Array.isArray(record.flags) && Array.isArray(record.serviceTypes) && record.testing === record.flags.includes('y');
+  return typeof record.key_type === 'string' && Array.isArray(record.flags) && Array.isArray(record.service_types) && record.testing === record.flags.includes('y');
 }
 
 describe('reading the key (node:crypto)', () => {
@@ -143,10 +143,10 @@ describe('a key record judged once for the key check and the verifier (readDkimK
     }
     const sha1 = readDkimKeyRecord(`v=DKIM1; h=sha1; t=s; p=${spki}`);
     expect(sha1.refusal).toBeNull();
-    const needs = { keyType: 'rsa' as const, hash: 'sha256' as const, domain: 'a.test', identityDomain: 'a.test' };
+    const needs = { key_type: 'rsa' as const, hash: 'sha256' as const, domain: 'a.test', identityDomain: 'a.test' };
     expect(dkimKeyRefusesSignature(sha1.record!, needs)).toBe("the key record's h=sha1 does not allow sha256 (inappropriate hash algorithm)");
     expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, hash: 'sha1' })).toBeNull();
     expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, hash: 'sha1', identityDomain: 'news.a.test' })).toBe("the key record's t=s forbids an i= domain (news.a.test) below d= (a.test)");
-    expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, keyType: 'ed25519' })).toBe('a= needs an Ed25519 key, but the key record has k=rsa');
+    expect(dkimKeyRefusesSignature(sha1.record!, { ...needs, key_type: 'ed25519' })).toBe('a= needs an Ed25519 key, but the key record has k=rsa');
   });
 });

@@ -77,46 +77,46 @@ const policyOf = (behaviour: HostileBehaviour | 'plain-tcp'): Promise<MtaStsResu
   );
 
 /** The policy error, after checking that it is reported as the unavailable-policy finding. */
-function policyError(result: MtaStsResult) {
+function policy_error(result: MtaStsResult) {
   expect(result.policy).toBeNull();
-  expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error', evidence: { error: result.policyError } });
-  return result.policyError!;
+  expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'error', evidence: { error: result.policy_error } });
+  return result.policy_error!;
 }
 
 describe('the MTA-STS policy fetch against a hostile policy host', () => {
   it('still reads a good policy', async () => {
     const result = await policyOf('good');
-    expect(result).toMatchObject({ policyError: null, policy: { mode: 'enforce' } });
+    expect(result).toMatchObject({ policy_error: null, policy: { mode: 'enforce' } });
   });
 
   it('stops headers dripped a byte at a time at the deadline', async () => {
-    const error = policyError(await policyOf('drip-headers'));
+    const error = policy_error(await policyOf('drip-headers'));
     expect(error.code).toBe('timeout');
     expect(error.message).toBe(`no complete answer from https://mta-sts.drip-headers.test/.well-known/mta-sts.txt within ${DEADLINE_MS} ms (stopped before the headers were complete)`);
   });
 
   it('stops a body dripped a byte at a time at the deadline', async () => {
-    const error = policyError(await policyOf('drip-body'));
+    const error = policy_error(await policyOf('drip-body'));
     expect(error.code).toBe('timeout');
     expect(error.message).toMatch(/^no complete answer from https:\/\/mta-sts\.drip-body\.test\/\.well-known\/mta-sts\.txt within 1000 ms \(stopped after \d+ octets of the body\)$/);
   });
 
   it('stops reading an endless body at 64 KiB', async () => {
-    const error = policyError(await policyOf('endless-body'));
+    const error = policy_error(await policyOf('endless-body'));
     expect(error).toEqual({ code: 'upstream', message: 'https://mta-sts.endless-body.test/.well-known/mta-sts.txt is larger than the 64 KiB limit' });
   });
 
   it('refuses a policy one octet over 64 KiB', async () => {
-    expect(policyError(await policyOf('over-cap')).message).toMatch(/is larger than the 64 KiB limit$/);
+    expect(policy_error(await policyOf('over-cap')).message).toMatch(/is larger than the 64 KiB limit$/);
   });
 
   it('stops decompressing a gzip bomb at 64 KiB', async () => {
-    expect(policyError(await policyOf('gzip-bomb'))).toMatchObject({ code: 'upstream', message: expect.stringMatching(/is larger than the 64 KiB limit$/) });
+    expect(policy_error(await policyOf('gzip-bomb'))).toMatchObject({ code: 'upstream', message: expect.stringMatching(/is larger than the 64 KiB limit$/) });
   });
 
   it('follows no redirect, not even one to a private address (RFC 8461 §3.3)', async () => {
     const before = guarded.length;
-    const error = policyError(await policyOf('to-private'));
+    const error = policy_error(await policyOf('to-private'));
     expect(error.code).toBe('upstream');
     expect(error.message).toBe(
       'https://mta-sts.to-private.test/.well-known/mta-sts.txt answered HTTP 302 (a redirect to https://private.hostile.test/mta-sts.txt); redirects are not followed (RFC 8461 §3.3)',
@@ -127,25 +127,25 @@ describe('the MTA-STS policy fetch against a hostile policy host', () => {
   it('asks once when the policy host redirects in a loop or without end', async () => {
     for (const behaviour of ['redirect-loop', 'too-many-redirects'] as const) {
       const before = peer.requests.length;
-      expect(policyError(await policyOf(behaviour)).message).toMatch(/answered HTTP 302 .*redirects are not followed \(RFC 8461 §3\.3\)$/);
+      expect(policy_error(await policyOf(behaviour)).message).toMatch(/answered HTTP 302 .*redirects are not followed \(RFC 8461 §3\.3\)$/);
       expect(peer.requests.length - before).toBe(1);
     }
   });
 
   it('reads a policy served with the wrong Content-Type and warns', async () => {
     const result = await policyOf('wrong-type');
-    expect(result).toMatchObject({ policyError: null, contentType: 'text/html; charset=utf-8', policy: { mode: 'enforce' } });
+    expect(result).toMatchObject({ policy_error: null, content_type: 'text/html; charset=utf-8', policy: { mode: 'enforce' } });
     expect(byId(result.findings, 'mta_sts_content_type')).toMatchObject({ severity: 'warning' });
   });
 
   it('reports a connection reset in the middle of the body as unreachable', async () => {
-    const error = policyError(await policyOf('reset-mid-body'));
+    const error = policy_error(await policyOf('reset-mid-body'));
     expect(error.code).toBe('unreachable');
     expect(error.message).toMatch(/^mta-sts\.reset-mid-body\.test \(127\.0\.0\.1\) (reset|closed) the connection after \d+ octets of the body/);
   });
 
   it('reports TLS to a server that answers in plain text as a TLS failure', async () => {
-    const error = policyError(await policyOf('plain-tcp'));
+    const error = policy_error(await policyOf('plain-tcp'));
     expect(error).toEqual({ code: 'tls', message: 'TLS with mta-sts.good.test (127.0.0.1) failed: the server does not speak TLS on this port (it answered in plain text)' });
   });
 });
@@ -258,7 +258,7 @@ describe('the BIMI logo and certificate fetches against a hostile host', () => {
 
   it('reads a logo with the wrong Content-Type and warns; the certificate type is not judged', async () => {
     const result = await bimiOf('wrong-type');
-    expect(byId(result.findings, 'bimi_svg_content_type')).toMatchObject({ severity: 'warning', evidence: { contentType: 'text/html; charset=utf-8' } });
+    expect(byId(result.findings, 'bimi_svg_content_type')).toMatchObject({ severity: 'warning', evidence: { content_type: 'text/html; charset=utf-8' } });
     expect(byId(result.findings, 'bimi_svg_valid')).toBeDefined();
     expect(result.certificate).toMatchObject({ error: null, certificate: { certificates: 1 } });
   });

@@ -25,14 +25,14 @@ const byId = (findings: readonly Finding[], id: string) => findings.find((item) 
 describe('resolveMx', () => {
   it('sorts MX records by preference and resolves each host with PTR and FCrDNS', async () => {
     const result = await resolveMx(ctx, 'good.test');
-    expect(result).toMatchObject({ kind: 'mx', domain: 'good.test', status: 'mx', implicitAddresses: [], ttlSeconds: 300 });
+    expect(result).toMatchObject({ kind: 'mx', domain: 'good.test', status: 'mx', implicit_addresses: [], ttl_seconds: 300 });
     expect(result.records).toEqual([
       {
         preference: 10,
         exchange: 'mx1.good.test',
-        exchangeUnicode: 'mx1.good.test',
+        exchange_unicode: 'mx1.good.test',
         cname: null,
-        ipLiteral: false,
+        ip_literal: false,
         error: null,
         addresses: [
           { address: '45.33.32.156', family: 4, reserved: null, ptr: ['mx1.good.test'], fcrdns: true },
@@ -42,9 +42,9 @@ describe('resolveMx', () => {
       {
         preference: 20,
         exchange: 'mx2.good.test',
-        exchangeUnicode: 'mx2.good.test',
+        exchange_unicode: 'mx2.good.test',
         cname: null,
-        ipLiteral: false,
+        ip_literal: false,
         error: null,
         addresses: [{ address: '45.33.32.157', family: 4, reserved: null, ptr: ['elsewhere.example.net'], fcrdns: false }],
       },
@@ -57,7 +57,7 @@ describe('resolveMx', () => {
   it('recognises a null MX as intentional, and a null MX among others as an error', async () => {
     const result = await resolveMx(ctx, 'nullmx.test');
     expect(result.status).toBe('null_mx');
-    expect(result.records).toEqual([{ preference: 0, exchange: '.', exchangeUnicode: '.', cname: null, ipLiteral: false, addresses: [], error: null }]);
+    expect(result.records).toEqual([{ preference: 0, exchange: '.', exchange_unicode: '.', cname: null, ip_literal: false, addresses: [], error: null }]);
     expect(result.findings.map((item) => [item.id, item.severity])).toEqual([['mx_null', 'info']]);
     expect(byId((await resolveMx(ctx, 'mixednull.test')).findings, 'mx_null_mixed')).toMatchObject({ severity: 'error', rfc: 'RFC 7505 §3' });
     expect(byId((await resolveMx(ctx, 'nullpref.test')).findings, 'mx_null_preference')).toMatchObject({ severity: 'warning' });
@@ -65,7 +65,7 @@ describe('resolveMx', () => {
 
   it('falls back to the implicit MX of RFC 5321 §5.1, and says when there is nothing at all', async () => {
     const implicit = await resolveMx(ctx, 'nomx.test');
-    expect(implicit).toMatchObject({ status: 'implicit', records: [], implicitAddresses: ['45.33.32.158'] });
+    expect(implicit).toMatchObject({ status: 'implicit', records: [], implicit_addresses: ['45.33.32.158'] });
     expect(byId(implicit.findings, 'mx_missing_implicit')).toMatchObject({ severity: 'warning', rfc: 'RFC 5321 §5.1' });
     const none = await resolveMx(ctx, 'nomail.test');
     expect(none.status).toBe('no_mail');
@@ -80,7 +80,7 @@ describe('resolveMx', () => {
     expect(alias.records[0]).toMatchObject({ exchange: 'alias.cname.test', cname: 'real.cname.test', addresses: [{ address: '45.33.32.159' }] });
     expect(byId(alias.findings, 'mx_cname')).toMatchObject({ severity: 'warning' });
     const literal = await resolveMx(ctx, 'literal.test');
-    expect(literal.records[0]).toMatchObject({ exchange: '45.33.32.160', ipLiteral: true, addresses: [] });
+    expect(literal.records[0]).toMatchObject({ exchange: '45.33.32.160', ip_literal: true, addresses: [] });
     expect(byId(literal.findings, 'mx_ip_literal')).toMatchObject({ severity: 'error' });
     expect(byId((await resolveMx(ctx, 'noaddr.test')).findings, 'mx_no_address')).toMatchObject({ severity: 'error', evidence: { status: 'nxdomain' } });
     const reserved = await resolveMx(ctx, 'private.test');

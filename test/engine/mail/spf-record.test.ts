@@ -14,7 +14,7 @@ describe('SPF record parsing (RFC 7208 §4.5, §4.6.1, §12)', () => {
   it('gives every term with its 1-based position, qualifier, value and CIDR lengths', () => {
     const parsed = parseSpfRecord('v=spf1  ip4:192.0.2.0/24 -a:mail.example.com/28//64 ~mx include:_spf.example.com ?all exp=why.%{d}');
     expect(parsed.problems).toEqual([]);
-    expect(parsed.terms.map((term) => [term.position, term.name, term.qualifier, term.value, term.cidr4, term.cidr6, term.countsLookup])).toEqual([
+    expect(parsed.terms.map((term) => [term.position, term.name, term.qualifier, term.value, term.cidr4, term.cidr6, term.counts_lookup])).toEqual([
       [9, 'ip4', '+', '192.0.2.0/24', 24, null, false],
       [26, 'a', '-', 'mail.example.com', 28, 64, true],
       [53, 'mx', '~', null, null, null, true],

@@ -44,7 +44,7 @@ describe.skipIf(missing.length > 0)('DANE and DNSSEC from the command line, on s
 
   it('checks DANE by default on port 25, the TLSA records validated from the anchor', async () => {
     const record = await smtpJson('--port', '25');
-    expect(record.dane).toMatchObject({ tlsa: { name: `_25._tcp.${HOST}`, status: 'answer', records: [{ usage: 3, selector: 1, matchingType: 1 }] }, dnssec: { status: 'secure' } });
+    expect(record.dane).toMatchObject({ tlsa: { name: `_25._tcp.${HOST}`, status: 'answer', records: [{ usage: 3, selector: 1, matching_type: 1 }] }, dnssec: { status: 'secure' } });
   });
 
   it('does not on another port unless --dane', async () => {

@@ -20,7 +20,7 @@ describe('TLSA parsers on any input', () => {
       fc.property(bytes, (rdata) => {
         const record = parseTlsaRdata(rdata);
         if (rdata.length < 4) expect(record).toBeNull();
-        else expect(record).toMatchObject({ usage: rdata[0], selector: rdata[1], matchingType: rdata[2], data: Buffer.from(rdata.subarray(3)).toString('hex') });
+        else expect(record).toMatchObject({ usage: rdata[0], selector: rdata[1], matching_type: rdata[2], data: Buffer.from(rdata.subarray(3)).toString('hex') });
       }),
       fuzz(3000),
     );
@@ -37,14 +37,14 @@ describe('TLSA parsers on any input', () => {
   });
 
   it('parseTlsaText takes data split by white space and refuses what is not the presentation format', () => {
-    expect(parseTlsaText(' 3 1 1 AB cd\n ef ')).toMatchObject({ usage: 3, selector: 1, matchingType: 1, data: 'abcdef' });
+    expect(parseTlsaText(' 3 1 1 AB cd\n ef ')).toMatchObject({ usage: 3, selector: 1, matching_type: 1, data: 'abcdef' });
     for (const bad of ['3 1 1', '3 1 1 abc', '3 1 1 zz', '256 1 1 ab', '3 1 x ab', '-3 1 1 ab', `3 1 1 ${' '.repeat(50_000)}x`]) expect(parseTlsaText(bad)).toBeNull();
   });
 
   it('tlsaFromDecoded accepts only well-typed fields, whatever it is given', () => {
     const field = fc.oneof(byte, fc.integer(), fc.double(), fc.string(), fc.constant(null), fc.constant(undefined));
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), bytes, fc.record({ usage: field, selector: field, matchingType: field, certificate: fc.oneof(bytes, fc.string()) })), (data) => {
+      fc.property(fc.oneof(fc.anything(), bytes, fc.record({ usage: field, selector: field, matching_type: field, certificate: fc.oneof(bytes, fc.string()) })), (data) => {
         const record = tlsaFromDecoded(data);
         if (record) expect(record.data).toMatch(/^([0-9a-f]{2})+$/);
       }),
@@ -54,10 +54,10 @@ describe('TLSA parsers on any input', () => {
 
   it('a record is unusable unless DANE-TA or DANE-EE, a known selector and matching type, and a digest of the right length', () => {
     fc.assert(
-      fc.property(byte, byte, byte, fc.uint8Array({ minLength: 1, maxLength: 70 }), (usage, selector, matchingType, data) => {
-        const record = tlsaRecord({ usage, selector, matchingType, data });
-        const digestOk = matchingType === 0 || (matchingType === 1 && data.length === 32) || (matchingType === 2 && data.length === 64);
-        const usable = (usage === 2 || usage === 3) && selector <= 1 && matchingType <= 2 && digestOk;
+      fc.property(byte, byte, byte, fc.uint8Array({ minLength: 1, maxLength: 70 }), (usage, selector, matching_type, data) => {
+        const record = tlsaRecord({ usage, selector, matching_type, data });
+        const digestOk = matching_type === 0 || (matching_type === 1 && data.length === 32) || (matching_type === 2 && data.length === 64);
+        const usable = (usage === 2 || usage === 3) && selector <= 1 && matching_type <= 2 && digestOk;
         expect(record.unusable === null).toBe(usable);
       }),
       fuzz(3000),
@@ -73,7 +73,7 @@ describe('matchTlsa on any records and any chain', () => {
     leaf = issueCertificate({ commonName: 'mx.example.test', issuer: ca });
   });
 
-  const record = fc.tuple(byte, byte, byte, bytes).map(([usage, selector, matchingType, data]) => tlsaRecord({ usage, selector, matchingType, data }));
+  const record = fc.tuple(byte, byte, byte, bytes).map(([usage, selector, matching_type, data]) => tlsaRecord({ usage, selector, matching_type, data }));
 
   it('random bytes for records and chain never throw, and never match', () => {
     fc.assert(
@@ -81,7 +81,7 @@ describe('matchTlsa on any records and any chain', () => {
         const matches = matchTlsa(records, chain, names);
         expect(matches).toHaveLength(records.length);
         // Matching random bytes would mean a SHA-256 collision, or records made from those very bytes.
-        for (const match of matches) if (match.matched) expect(match.record.matchingType === 0 && match.record.selector === 0).toBe(true);
+        for (const match of matches) if (match.matched) expect(match.record.matching_type === 0 && match.record.selector === 0).toBe(true);
       }),
       fuzz(1000),
     );
@@ -89,7 +89,7 @@ describe('matchTlsa on any records and any chain', () => {
 
   it('real certificates mixed with random bytes: a DANE-EE record of the leaf matches only when the leaf comes first', () => {
     const spkiDigest = createHash('sha256').update(leaf.x509.publicKey.export({ type: 'spki', format: 'der' })).digest();
-    const eeRecord: TlsaRecord = tlsaRecord({ usage: 3, selector: 1, matchingType: 1, data: spkiDigest });
+    const eeRecord: TlsaRecord = tlsaRecord({ usage: 3, selector: 1, matching_type: 1, data: spkiDigest });
     const element = fc.oneof(bytes, fc.constant(Buffer.from(leaf.x509.raw)), fc.constant(Buffer.from(ca.x509.raw)));
     fc.assert(
       fc.property(fc.array(element, { maxLength: 4 }), (chain) => {

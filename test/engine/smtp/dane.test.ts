@@ -49,7 +49,7 @@ function tlsa(name: string, usage: number, selector: number, matchingType: numbe
 }
 
 function record(usage: number, selector: number, matchingType: number, certificate: X509Certificate): TlsaRecord {
-  return tlsaRecord({ usage, selector, matchingType, data: association(certificate, selector, matchingType) });
+  return tlsaRecord({ usage, selector, matching_type: matchingType, data: association(certificate, selector, matchingType) });
 }
 
 const combos = USAGES.flatMap((usage) => SELECTORS.flatMap((selector) => MATCHING.map((matchingType) => ({ usage, selector, matchingType }))));
@@ -154,8 +154,8 @@ describe('matchTlsa with certificates made by the test', () => {
 
   it('DANE-EE ignores names and dates; DANE-TA checks the leaf names the host (RFC 7672 §3.2.2)', () => {
     const [ee, ta] = matchTlsa([record(3, 1, 1, leaf.x509), record(2, 1, 1, ca.x509)], [leaf.x509, ca.x509], ['mx.elsewhere.example']);
-    expect(ee).toMatchObject({ matched: true, nameMatch: null });
-    expect(ta).toMatchObject({ matched: true, nameMatch: false });
+    expect(ee).toMatchObject({ matched: true, name_match: null });
+    expect(ta).toMatchObject({ matched: true, name_match: false });
     expect(ta!.reason).toContain('does not name mx.elsewhere.example');
   });
 
@@ -177,10 +177,10 @@ describe('matchTlsa with certificates made by the test', () => {
     const records = [
       record(0, 0, 1, ca.x509),
       record(1, 1, 1, leaf.x509),
-      tlsaRecord({ usage: 3, selector: 1, matchingType: 1, data: Buffer.alloc(20) }),
-      tlsaRecord({ usage: 4, selector: 1, matchingType: 1, data: Buffer.alloc(32) }),
-      tlsaRecord({ usage: 3, selector: 2, matchingType: 1, data: Buffer.alloc(32) }),
-      tlsaRecord({ usage: 3, selector: 1, matchingType: 3, data: Buffer.alloc(32) }),
+      tlsaRecord({ usage: 3, selector: 1, matching_type: 1, data: Buffer.alloc(20) }),
+      tlsaRecord({ usage: 4, selector: 1, matching_type: 1, data: Buffer.alloc(32) }),
+      tlsaRecord({ usage: 3, selector: 2, matching_type: 1, data: Buffer.alloc(32) }),
+      tlsaRecord({ usage: 3, selector: 1, matching_type: 3, data: Buffer.alloc(32) }),
     ];
     const matches = matchTlsa(records, [leaf.x509, ca.x509]);
     expect(matches.every((match) => !match.matched)).toBe(true);

@@ -86,29 +86,29 @@ describe('a healthy server with STARTTLS and AUTH', () => {
       host: HOST,
       address: '127.0.0.1',
       port: server.port,
-      tlsMode: 'opportunistic',
-      ehloName: '[127.0.0.1]',
+      tls_mode: 'opportunistic',
+      ehlo_name: '[127.0.0.1]',
       connected: true,
       failure: null,
       completed: true,
-      stoppedAt: 'auth',
+      stopped_at: 'auth',
       banner: { code: 220, hostname: HOST },
       ehlo: { command: 'EHLO', code: 250, hostname: HOST },
       tls: { offered: true, method: 'starttls', established: true, protocol: 'TLSv1.3', error: null },
-      auth: { mechanismsBeforeTls: [], mechanismsAfterTls: ['PLAIN', 'LOGIN', 'CRAM-MD5'], tested: 'PLAIN', result: 'success', skippedReason: null },
+      auth: { mechanisms_before_tls: [], mechanisms_after_tls: ['PLAIN', 'LOGIN', 'CRAM-MD5'], tested: 'PLAIN', result: 'success', skipped_reason: null },
       envelope: null,
-      reverseDns: null,
+      reverse_dns: null,
     });
-    expect(result.auth.reply).toMatchObject({ code: 235, enhancedCode: '2.7.0' });
+    expect(result.auth.reply).toMatchObject({ code: 235, enhanced_code: '2.7.0' });
     expect(result.extensions).toMatchObject({
       size: true,
-      sizeLimitBytes: 10_485_760,
+      size_limit_bytes: 10_485_760,
       pipelining: true,
-      eightBitMime: true,
-      smtpUtf8: true,
+      eight_bit_mime: true,
+      smtp_utf8: true,
       dsn: true,
-      enhancedStatusCodes: true,
-      requireTls: true,
+      enhanced_status_codes: true,
+      require_tls: true,
       starttls: false,
       auth: ['PLAIN', 'LOGIN', 'CRAM-MD5'],
     });
@@ -117,16 +117,16 @@ describe('a healthy server with STARTTLS and AUTH', () => {
       san: [`DNS:${HOST}`],
       trusted: true,
       expired: false,
-      hostnameMatch: true,
-      selfSigned: false,
-      verifyError: null,
+      hostname_match: true,
+      self_signed: false,
+      verify_error: null,
     });
-    expect(result.tls.certificate!.daysLeft).toBeGreaterThan(360);
+    expect(result.tls.certificate!.days_left).toBeGreaterThan(360);
     expect(result.tls.certificate!.chain.map((item) => item.subject)).toEqual([`CN=${HOST}`, 'O=netintel tests, CN=netintel test CA']);
-    for (const key of ['connectMs', 'bannerMs', 'ehloMs', 'tlsMs', 'ehloAfterTlsMs', 'authMs', 'totalMs'] as const) {
+    for (const key of ['connect_ms', 'banner_ms', 'ehlo_ms', 'tls_ms', 'ehlo_after_tls_ms', 'auth_ms', 'total_ms'] as const) {
       expect(result.timings[key]).toBeGreaterThanOrEqual(0);
     }
-    expect(result.timings).toMatchObject({ dnsMs: null, mailMs: null, rcptMs: null });
+    expect(result.timings).toMatchObject({ dns_ms: null, mail_ms: null, rcpt_ms: null });
     expect(ids(result)).toEqual(['smtp_banner_ok', 'smtp_tls_ok', 'smtp_certificate_ok', 'smtp_auth_succeeded']);
     expect(server.commands().map((line) => line.split(' ')[0])).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'AUTH', 'QUIT']);
   });
@@ -159,7 +159,7 @@ describe('a healthy server with STARTTLS and AUTH', () => {
   it('keeps the conversation with direction, TLS state and times', async () => {
     const result = await probe(server.port);
     const transcript = result.transcript!;
-    expect(transcript.map((line) => line.atMs)).toEqual([...transcript.map((line) => line.atMs)].sort((a, b) => a - b));
+    expect(transcript.map((line) => line.at_ms)).toEqual([...transcript.map((line) => line.at_ms)].sort((a, b) => a - b));
     const starttls = transcript.findIndex((line) => line.direction === 'sent' && line.text === 'STARTTLS');
     expect(transcript[starttls + 1]).toMatchObject({ direction: 'received', tls: false, text: expect.stringMatching(/^220 /) });
     expect(transcript.find((line) => line.direction === 'info' && line.text.startsWith('TLS started'))).toBeDefined();
@@ -179,24 +179,24 @@ describe('a healthy server with STARTTLS and AUTH', () => {
     };
     const connect = await sent('connect');
     expect(connect.sent).toEqual([]);
-    expect(connect.result).toMatchObject({ stoppedAt: 'connect', completed: true, banner: null });
+    expect(connect.result).toMatchObject({ stopped_at: 'connect', completed: true, banner: null });
     expect((await sent('banner')).sent).toEqual(['QUIT']);
     const ehlo = await sent('ehlo');
     expect(ehlo.sent).toEqual(['EHLO', 'QUIT']);
-    expect(ehlo.result).toMatchObject({ stoppedAt: 'ehlo', completed: true, tls: { offered: true, established: false } });
+    expect(ehlo.result).toMatchObject({ stopped_at: 'ehlo', completed: true, tls: { offered: true, established: false } });
     expect((await sent('tls')).sent).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'QUIT']);
     expect((await sent('auth', { auth: { user: 'alice', pass: 'Tr0ub4dor&3' } })).sent).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'AUTH', 'QUIT']);
     const mail = await sent('mail');
     expect(mail.sent).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'MAIL', 'QUIT']);
-    expect(mail.result.envelope).toMatchObject({ from: 'relay-test@example.com', relayTest: false, relayVerdict: null, rcpt: null });
+    expect(mail.result.envelope).toMatchObject({ from: 'relay-test@example.com', relay_test: false, relay_verdict: null, rcpt: null });
     const rcpt = await sent('rcpt');
     expect(rcpt.sent).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'MAIL', 'RCPT', 'RSET', 'QUIT']);
-    expect(rcpt.result).toMatchObject({ stoppedAt: 'rcpt', completed: true });
+    expect(rcpt.result).toMatchObject({ stopped_at: 'rcpt', completed: true });
   });
 
   it('sends the EHLO name given', async () => {
     const result = await probe(server.port, { ehloName: 'probe.example.org', quitAfter: 'ehlo' });
-    expect(result.ehloName).toBe('probe.example.org');
+    expect(result.ehlo_name).toBe('probe.example.org');
     expect(server.commands()).toContain('EHLO probe.example.org');
   });
 });
@@ -210,8 +210,8 @@ describe.concurrent('the certificate is judged apart from the handshake', () => 
   it('reports "STARTTLS works but the certificate is expired" as one finding, not as missing TLS', async () => {
     const result = await judged(issueCertificate({ commonName: HOST, issuer: ca, notBefore: daysFromNow(-400), notAfter: daysFromNow(-30) }));
     expect(result.tls).toMatchObject({ offered: true, established: true, error: null });
-    expect(result.tls.certificate).toMatchObject({ expired: true, trusted: true, hostnameMatch: true, verifyError: 'CERT_HAS_EXPIRED' });
-    expect(result.tls.certificate!.daysLeft).toBeLessThanOrEqual(-30);
+    expect(result.tls.certificate).toMatchObject({ expired: true, trusted: true, hostname_match: true, verify_error: 'CERT_HAS_EXPIRED' });
+    expect(result.tls.certificate!.days_left).toBeLessThanOrEqual(-30);
     const problems = result.findings.filter((item) => item.severity !== 'pass' && item.severity !== 'info');
     expect(problems.map((item) => item.id)).toEqual(['smtp_certificate_expired']);
     expect(problems[0]!.message).toMatch(/^STARTTLS works but the certificate expired on \d{4}-\d{2}-\d{2} \(3\d days ago\)$/);
@@ -223,19 +223,19 @@ describe.concurrent('the certificate is judged apart from the handshake', () => 
 
   it('reports a self-signed certificate as untrusted', async () => {
     const result = await judged(issueCertificate({ commonName: HOST }));
-    expect(result.tls.certificate).toMatchObject({ trusted: false, selfSigned: true, expired: false, hostnameMatch: true, verifyError: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    expect(result.tls.certificate).toMatchObject({ trusted: false, self_signed: true, expired: false, hostname_match: true, verify_error: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     expect(findingOf(result, 'smtp_certificate_untrusted').message).toBe('STARTTLS works but the certificate is self-signed');
   });
 
   it('sees both problems of an expired self-signed certificate (OpenSSL names only the expiry)', async () => {
     const result = await judged(issueCertificate({ commonName: HOST, notBefore: daysFromNow(-100), notAfter: daysFromNow(-2) }));
-    expect(result.tls.certificate).toMatchObject({ trusted: false, selfSigned: true, expired: true, verifyError: 'CERT_HAS_EXPIRED' });
+    expect(result.tls.certificate).toMatchObject({ trusted: false, self_signed: true, expired: true, verify_error: 'CERT_HAS_EXPIRED' });
     expect(ids(result)).toEqual(expect.arrayContaining(['smtp_certificate_expired', 'smtp_certificate_untrusted']));
   });
 
   it('reports a certificate for another name', async () => {
     const result = await judged(issueCertificate({ commonName: 'other.example.test', issuer: ca }));
-    expect(result.tls.certificate).toMatchObject({ trusted: true, hostnameMatch: false, checkedName: HOST, san: ['DNS:other.example.test'] });
+    expect(result.tls.certificate).toMatchObject({ trusted: true, hostname_match: false, checked_name: HOST, san: ['DNS:other.example.test'] });
     expect(findingOf(result, 'smtp_certificate_name_mismatch').message).toBe(
       `STARTTLS works but the certificate does not name ${HOST} (it names DNS:other.example.test)`,
     );
@@ -244,14 +244,14 @@ describe.concurrent('the certificate is judged apart from the handshake', () => 
   it('reports a certificate issued by an unknown authority, and one that expires soon', async () => {
     const otherCa = createCertificateAuthority('some other CA');
     const result = await judged(issueCertificate({ commonName: HOST, issuer: otherCa, notAfter: daysFromNow(5) }));
-    expect(result.tls.certificate).toMatchObject({ trusted: false, selfSigned: false, verifyError: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    expect(result.tls.certificate).toMatchObject({ trusted: false, self_signed: false, verify_error: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
     expect(ids(result)).toEqual(expect.arrayContaining(['smtp_certificate_untrusted', 'smtp_certificate_expiring']));
   });
 
   it('matches an IP address host against IP subjectAltNames', async () => {
     const server = await startSmtpTestServer({ certificate: issueCertificate({ commonName: 'ip cert', dnsNames: [], ipAddresses: ['127.0.0.1'], issuer: ca }) });
     const result = await withServer(server, () => probeSmtp(ctx, { host: '127.0.0.1', port: server.port, reverseDns: false, tlsCa: [ca.cert] }));
-    expect(result.tls.certificate).toMatchObject({ hostnameMatch: true, checkedName: '127.0.0.1', trusted: true });
+    expect(result.tls.certificate).toMatchObject({ hostname_match: true, checked_name: '127.0.0.1', trusted: true });
   });
 });
 
@@ -260,10 +260,10 @@ describe.concurrent('TLS modes', () => {
     const server = await startSmtpTestServer({ certificate: good, implicitTls: true, auth: { user: 'bob', pass: 'pa55word!' } });
     const result = await withServer(server, () => probe(server.port, { tls: 'implicit', auth: { user: 'bob', pass: 'pa55word!' } }));
     expect(result).toMatchObject({
-      tlsMode: 'implicit',
+      tls_mode: 'implicit',
       completed: true,
       tls: { offered: true, method: 'implicit', established: true },
-      auth: { mechanismsBeforeTls: null, mechanismsAfterTls: ['PLAIN', 'LOGIN'], result: 'success' },
+      auth: { mechanisms_before_tls: null, mechanisms_after_tls: ['PLAIN', 'LOGIN'], result: 'success' },
     });
     expect(result.transcript!.filter((line) => line.direction !== 'info').every((line) => line.tls)).toBe(true);
     expect(findingOf(result, 'smtp_tls_ok').message).toMatch(/^TLS on connect works: TLSv1\.3/);
@@ -287,7 +287,7 @@ describe.concurrent('TLS modes', () => {
       expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
       expect(optional.findings[0]!.severity).toBe('error');
       const required = await probe(server.port, { tls: 'required' });
-      expect(required).toMatchObject({ completed: false, stoppedAt: 'tls' });
+      expect(required).toMatchObject({ completed: false, stopped_at: 'tls' });
       expect(findingOf(required, 'smtp_starttls_missing').message).toMatch(/required/);
       expect(server.commands().slice(-2)).toEqual(['EHLO [127.0.0.1]', 'QUIT']);
     });
@@ -304,7 +304,7 @@ describe.concurrent('TLS modes', () => {
     const result = await withServer(server, () => probe(server.port));
     expect(result.tls).toMatchObject({ offered: true, method: 'starttls', established: false, certificate: null });
     expect(result.tls.error).toBeTruthy();
-    expect(result).toMatchObject({ connected: true, failure: null, completed: false, stoppedAt: 'tls' });
+    expect(result).toMatchObject({ connected: true, failure: null, completed: false, stopped_at: 'tls' });
     const failed = findingOf(result, 'smtp_starttls_failed');
     expect(failed.message).toMatch(/^STARTTLS is advertised and accepted, but the TLS handshake fails: /);
     expect(ids(result)).not.toContain('smtp_starttls_missing');
@@ -323,7 +323,7 @@ describe.concurrent('TLS modes', () => {
     });
     const result = await withServer(server, () => probe(server.port));
     expect(result).toMatchObject({ completed: true, tls: { offered: true, established: false, error: '454 4.7.0 TLS not available due to local problem' } });
-    expect(findingOf(result, 'smtp_starttls_failed').evidence).toMatchObject({ reply: { code: 454, enhancedCode: '4.7.0' } });
+    expect(findingOf(result, 'smtp_starttls_failed').evidence).toMatchObject({ reply: { code: 454, enhanced_code: '4.7.0' } });
   });
 
   it('discards bytes injected between the STARTTLS reply and the handshake', async () => {
@@ -339,8 +339,8 @@ describe.concurrent('TLS modes', () => {
     });
     const result = await withServer(server, () => probe(server.port));
     expect(result.tls.established).toBe(true);
-    expect(result.extensions).toMatchObject({ keywords: ['PIPELINING', 'SIZE'], sizeLimitBytes: 1000, auth: [] });
-    expect(findingOf(result, 'smtp_starttls_injection').evidence).toEqual({ discardedBytes: 30 });
+    expect(result.extensions).toMatchObject({ keywords: ['PIPELINING', 'SIZE'], size_limit_bytes: 1000, auth: [] });
+    expect(findingOf(result, 'smtp_starttls_injection').evidence).toEqual({ discarded_bytes: 30 });
   });
 });
 
@@ -348,7 +348,7 @@ describe.concurrent('servers that misbehave', () => {
   it('reports a 554 greeting as data: connected, code and text, QUIT sent', async () => {
     const server = await startSmtpTestServer({ refuse: { message: 'mx.example.test Service unavailable; client [127.0.0.1] blocked' } });
     const result = await withServer(server, () => probe(server.port));
-    expect(result).toMatchObject({ connected: true, failure: null, completed: false, stoppedAt: 'banner', banner: { code: 554, hostname: HOST } });
+    expect(result).toMatchObject({ connected: true, failure: null, completed: false, stopped_at: 'banner', banner: { code: 554, hostname: HOST } });
     expect(findingOf(result, 'smtp_banner_refused')).toMatchObject({ severity: 'error', rfc: 'RFC 5321 §3.1' });
     expect(result.transcript!.filter((line) => line.direction === 'sent').map((line) => line.text)).toEqual(['QUIT']);
   });
@@ -357,7 +357,7 @@ describe.concurrent('servers that misbehave', () => {
     const server = await startSmtpTestServer({ greetingDelayMs: 700 });
     const result = await withServer(server, () => probe(server.port, { quitAfter: 'banner', thresholds: { greetingDelayMs: 500 } }));
     expect(result).toMatchObject({ failure: null, completed: true, banner: { code: 220 } });
-    expect(result.timings.bannerMs).toBeGreaterThanOrEqual(650);
+    expect(result.timings.banner_ms).toBeGreaterThanOrEqual(650);
     const delay = findingOf(result, 'smtp_greeting_delay');
     expect(delay.severity).toBe('info');
     expect(delay.message).toMatch(/deliberate delay .* rather than a failure/);
@@ -382,15 +382,15 @@ describe.concurrent('servers that misbehave', () => {
       if (await greetAndEhlo(connection, ['PIPELINING', 'STARTTLS'])) connection.close();
     });
     const result = await withServer(server, () => probe(server.port));
-    expect(result).toMatchObject({ connected: true, failure: null, completed: false, stoppedAt: 'tls', extensions: { starttls: true } });
+    expect(result).toMatchObject({ connected: true, failure: null, completed: false, stopped_at: 'tls', extensions: { starttls: true } });
     expect(findingOf(result, 'smtp_connection_closed').evidence).toMatchObject({ stage: 'tls' });
   });
 
   it('reports a server that stops answering after the greeting as a stage timeout', async () => {
     const server = await startScriptedSmtpServer((connection) => connection.send(`220 ${HOST} ESMTP`));
     const result = await withServer(server, () => probe(server.port, { stageTimeoutMs: 300 }));
-    expect(result).toMatchObject({ failure: null, banner: { code: 220 }, ehlo: null, stoppedAt: 'ehlo' });
-    expect(findingOf(result, 'smtp_stage_timeout').evidence).toEqual({ stage: 'ehlo', timeoutMs: 300 });
+    expect(result).toMatchObject({ failure: null, banner: { code: 220 }, ehlo: null, stopped_at: 'ehlo' });
+    expect(findingOf(result, 'smtp_stage_timeout').evidence).toEqual({ stage: 'ehlo', timeout_ms: 300 });
   });
 
   it('falls back to HELO when EHLO is refused', async () => {
@@ -446,8 +446,8 @@ describe.concurrent('AUTH is sent only inside TLS unless allowed', () => {
     const server = await startSmtpTestServer({ auth: { user: 'carol', pass: 'hunter2!', beforeTls: true } });
     await withServer(server, async () => {
       const skipped = await probe(server.port, { auth: { user: 'carol', pass: 'hunter2!' } });
-      expect(skipped.auth).toMatchObject({ mechanismsBeforeTls: ['PLAIN', 'LOGIN'], mechanismsAfterTls: null, tested: null, result: 'skipped' });
-      expect(skipped.auth.skippedReason).toMatch(/not encrypted/);
+      expect(skipped.auth).toMatchObject({ mechanisms_before_tls: ['PLAIN', 'LOGIN'], mechanisms_after_tls: null, tested: null, result: 'skipped' });
+      expect(skipped.auth.skipped_reason).toMatch(/not encrypted/);
       expect(findingOf(skipped, 'smtp_auth_skipped').severity).toBe('info');
       expect(findingOf(skipped, 'smtp_auth_before_tls').severity).toBe('warning');
       expect(server.commands().some((line) => line.startsWith('AUTH'))).toBe(false);
@@ -461,7 +461,7 @@ describe.concurrent('AUTH is sent only inside TLS unless allowed', () => {
   it('says so when credentials are given and the server offers no AUTH', async () => {
     const server = await startSmtpTestServer({ certificate: good });
     const result = await withServer(server, () => probe(server.port, { auth: { user: 'dave', pass: 'secret-pass' } }));
-    expect(result.auth).toMatchObject({ result: 'skipped', skippedReason: 'the server does not offer AUTH' });
+    expect(result.auth).toMatchObject({ result: 'skipped', skipped_reason: 'the server does not offer AUTH' });
     expect(findingOf(result, 'smtp_auth_not_offered').severity).toBe('warning');
   });
 });
@@ -478,8 +478,8 @@ describe.concurrent('the relay test never sends DATA', () => {
       from: 'relay-test@example.com',
       to: 'relay-test@example.net',
       authenticated: false,
-      relayTest: true,
-      relayVerdict: 'denied',
+      relay_test: true,
+      relay_verdict: 'denied',
       mail: { code: 250 },
       rcpt: { code: 554 },
     });
@@ -495,7 +495,7 @@ describe.concurrent('the relay test never sends DATA', () => {
       expect(server.commands().map((line) => line.split(/[ :]/)[0])).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'MAIL', 'RCPT', 'RSET', 'QUIT']);
       return value;
     });
-    expect(result.envelope).toMatchObject({ relayVerdict: 'accepted', rcpt: { code: 250 } });
+    expect(result.envelope).toMatchObject({ relay_verdict: 'accepted', rcpt: { code: 250 } });
     const relay = findingOf(result, 'smtp_open_relay');
     expect(relay.severity).toBe('error');
     expect(relay.message).toMatch(/deferred rejection/);
@@ -556,7 +556,7 @@ describe('every address of a host', () => {
         ['127.0.0.1', true],
         ['127.0.0.2', false],
       ]);
-      expect(results.every((result) => result.timings.dnsMs !== null)).toBe(true);
+      expect(results.every((result) => result.timings.dns_ms !== null)).toBe(true);
     } finally {
       await local.close();
       await server.close();

@@ -52,7 +52,7 @@ describe('the reply reader', () => {
       }, 1);
     });
     try {
-      expect(reply(await session.readReply(2000))).toEqual({ code: 250, enhancedCode: null, text: 'mx.example.test Hello\nPIPELINING\n2.0.0 SIZE 1000' });
+      expect(reply(await session.readReply(2000))).toEqual({ code: 250, enhanced_code: null, text: 'mx.example.test Hello\nPIPELINING\n2.0.0 SIZE 1000' });
       expect(session.transcript.map((line) => line.text)).toEqual(['250-mx.example.test Hello', '250-PIPELINING', '250 2.0.0 SIZE 1000']);
     } finally {
       await close();
@@ -63,8 +63,8 @@ describe('the reply reader', () => {
     const { session, close } = await sessionAgainst((socket) => socket.write('220 ready\n250 2.1.0 Ok\r\n554 5.7.1 no\r\n'));
     try {
       expect(reply(await session.readReply(1000))).toMatchObject({ code: 220, text: 'ready' });
-      expect(reply(await session.readReply(1000))).toMatchObject({ code: 250, enhancedCode: '2.1.0' });
-      expect(reply(await session.readReply(1000))).toMatchObject({ code: 554, enhancedCode: '5.7.1' });
+      expect(reply(await session.readReply(1000))).toMatchObject({ code: 250, enhanced_code: '2.1.0' });
+      expect(reply(await session.readReply(1000))).toMatchObject({ code: 554, enhanced_code: '5.7.1' });
       expect(await session.readReply(100)).toEqual({ kind: 'timeout' });
     } finally {
       await close();
@@ -135,22 +135,22 @@ describe('EHLO parsing', () => {
     expect(extensions).toEqual({
       keywords: ['PIPELINING', 'SIZE', 'ETRN', 'STARTTLS', 'AUTH', 'ENHANCEDSTATUSCODES', '8BITMIME', 'DSN', 'SMTPUTF8', 'CHUNKING', 'REQUIRETLS'],
       size: true,
-      sizeLimitBytes: 52_428_800,
+      size_limit_bytes: 52_428_800,
       pipelining: true,
-      eightBitMime: true,
-      smtpUtf8: true,
+      eight_bit_mime: true,
+      smtp_utf8: true,
       starttls: true,
       chunking: true,
       dsn: true,
-      enhancedStatusCodes: true,
-      requireTls: true,
+      enhanced_status_codes: true,
+      require_tls: true,
       auth: ['PLAIN', 'LOGIN'],
     });
   });
 
   it('keeps SIZE without a value as null, and skips junk', () => {
     const extensions = parseEhloExtensions(['mx', 'SIZE', '', '  ', '*** weird ***', 'X-EXPS GSSAPI']);
-    expect(extensions).toMatchObject({ keywords: ['SIZE', 'X-EXPS'], size: true, sizeLimitBytes: null, auth: [] });
+    expect(extensions).toMatchObject({ keywords: ['SIZE', 'X-EXPS'], size: true, size_limit_bytes: null, auth: [] });
   });
 
   it.each([
@@ -207,22 +207,22 @@ function record(overrides: Partial<SmtpResult> = {}): SmtpResult {
     host: 'mx.example.com',
     port: 25,
     address: '192.0.2.25',
-    tlsMode: 'opportunistic',
-    ehloName: '[192.0.2.7]',
-    checkedAt: '2026-01-01T00:00:00.000Z',
+    tls_mode: 'opportunistic',
+    ehlo_name: '[192.0.2.7]',
+    checked_at: '2026-01-01T00:00:00.000Z',
     connected: true,
     failure: null,
-    stoppedAt: 'tls',
+    stopped_at: 'tls',
     completed: true,
     banner: { code: 220, text: 'mx.example.com ESMTP', hostname: 'mx.example.com' },
     ehlo: { command: 'EHLO', code: 250, hostname: 'mx.example.com', text: 'mx.example.com' },
     extensions: parseEhloExtensions(['mx.example.com', 'PIPELINING', 'SIZE 10', 'ENHANCEDSTATUSCODES', '8BITMIME', 'SMTPUTF8']),
     tls: { offered: true, method: 'starttls', established: false, protocol: null, cipher: null, error: null, certificate: null },
-    auth: { mechanismsBeforeTls: [], mechanismsAfterTls: [], tested: null, result: null, reply: null, skippedReason: null },
+    auth: { mechanisms_before_tls: [], mechanisms_after_tls: [], tested: null, result: null, reply: null, skipped_reason: null },
     envelope: null,
-    reverseDns: { names: ['mx.example.com'], forwardConfirmed: true },
+    reverse_dns: { names: ['mx.example.com'], forward_confirmed: true },
     dane: null,
-    timings: { dnsMs: 1, connectMs: 10, bannerMs: 20, ehloMs: 5, tlsMs: null, ehloAfterTlsMs: null, authMs: null, mailMs: null, rcptMs: null, totalMs: 40 },
+    timings: { dns_ms: 1, connect_ms: 10, banner_ms: 20, ehlo_ms: 5, tls_ms: null, ehlo_after_tls_ms: null, auth_ms: null, mail_ms: null, rcpt_ms: null, total_ms: 40 },
     findings: [],
     transcript: null,
     ...overrides,
@@ -233,24 +233,24 @@ const EXPIRED: SmtpCertificate = {
   subject: 'CN=mx.example.com',
   issuer: 'CN=Some CA',
   san: ['DNS:mx.example.com'],
-  validFrom: '2024-01-01T00:00:00.000Z',
-  validTo: '2025-06-01T00:00:00.000Z',
-  daysLeft: -214,
+  valid_from: '2024-01-01T00:00:00.000Z',
+  valid_to: '2025-06-01T00:00:00.000Z',
+  days_left: -214,
   expired: true,
-  notYetValid: false,
-  hostnameMatch: true,
-  checkedName: 'mx.example.com',
+  not_yet_valid: false,
+  hostname_match: true,
+  checked_name: 'mx.example.com',
   trusted: true,
-  selfSigned: false,
-  verifyError: 'CERT_HAS_EXPIRED',
-  fingerprintSha256: 'AA',
+  self_signed: false,
+  verify_error: 'CERT_HAS_EXPIRED',
+  fingerprint_sha256: 'AA',
   chain: [],
 };
 
 describe('findings judged from a record', () => {
   const judge = (result: SmtpResult) => judgeSmtpResult(result, { reverseError: null });
-  const withTls = (port: number, tlsMode: SmtpResult['tlsMode']) =>
-    record({ port, tlsMode, tls: { offered: true, method: 'starttls', established: true, protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256', error: null, certificate: EXPIRED } });
+  const withTls = (port: number, tls_mode: SmtpResult['tls_mode']) =>
+    record({ port, tls_mode, tls: { offered: true, method: 'starttls', established: true, protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256', error: null, certificate: EXPIRED } });
 
   it('makes certificate problems warnings on port 25 (opportunistic TLS) and errors on submission ports or with TLS required', () => {
     expect(judge(withTls(25, 'opportunistic')).find((item) => item.id === 'smtp_certificate_expired')).toMatchObject({
@@ -272,10 +272,10 @@ describe('findings judged from a record', () => {
   });
 
   it('reports each leg of the triad: no PTR, PTR not confirmed, greeting vs PTR, greeting vs EHLO', () => {
-    expect(judge(record({ reverseDns: { names: [], forwardConfirmed: null } })).map((item) => item.id)).toContain('smtp_ptr_missing');
-    expect(judge(record({ reverseDns: { names: ['mx.example.com'], forwardConfirmed: false } })).map((item) => item.id)).toContain('smtp_ptr_not_confirmed');
-    const mismatch = judge(record({ reverseDns: { names: ['host-192-0-2-25.isp.example'], forwardConfirmed: true } }));
-    expect(mismatch.find((item) => item.id === 'smtp_banner_ptr_mismatch')).toMatchObject({ severity: 'info', evidence: { bannerHostname: 'mx.example.com', ptr: ['host-192-0-2-25.isp.example'] } });
+    expect(judge(record({ reverse_dns: { names: [], forward_confirmed: null } })).map((item) => item.id)).toContain('smtp_ptr_missing');
+    expect(judge(record({ reverse_dns: { names: ['mx.example.com'], forward_confirmed: false } })).map((item) => item.id)).toContain('smtp_ptr_not_confirmed');
+    const mismatch = judge(record({ reverse_dns: { names: ['host-192-0-2-25.isp.example'], forward_confirmed: true } }));
+    expect(mismatch.find((item) => item.id === 'smtp_banner_ptr_mismatch')).toMatchObject({ severity: 'info', evidence: { banner_hostname: 'mx.example.com', ptr: ['host-192-0-2-25.isp.example'] } });
     const ehlo = judge(record({ ehlo: { command: 'EHLO', code: 250, hostname: 'mail.example.com', text: 'mail.example.com' } }));
     expect(ehlo.map((item) => item.id)).toContain('smtp_ehlo_banner_mismatch');
     expect(ehlo.map((item) => item.id)).not.toContain('smtp_hostnames_consistent');
@@ -289,14 +289,14 @@ describe('findings judged from a record', () => {
   });
 
   it('notes a failed PTR lookup without failing the probe', () => {
-    const findings = judgeSmtpResult(record({ reverseDns: null }), { reverseError: 'no answer from 192.0.2.53:53 within 5000 ms' });
+    const findings = judgeSmtpResult(record({ reverse_dns: null }), { reverseError: 'no answer from 192.0.2.53:53 within 5000 ms' });
     expect(findings.find((item) => item.id === 'smtp_ptr_lookup_failed')?.severity).toBe('info');
   });
 
   it('reports a slow stage and a delayed greeting with the thresholds given', () => {
-    const slow = record({ timings: { ...record().timings, bannerMs: 6000, ehloMs: 3500 } });
+    const slow = record({ timings: { ...record().timings, banner_ms: 6000, ehlo_ms: 3500 } });
     const findings = judge(slow);
-    expect(findings.find((item) => item.id === 'smtp_greeting_delay')).toMatchObject({ severity: 'info', evidence: { bannerMs: 6000, thresholdMs: 5000 } });
+    expect(findings.find((item) => item.id === 'smtp_greeting_delay')).toMatchObject({ severity: 'info', evidence: { banner_ms: 6000, threshold_ms: 5000 } });
     expect(findings.find((item) => item.id === 'smtp_slow_stage')).toMatchObject({ severity: 'warning', evidence: { stage: 'ehlo', ms: 3500 } });
     const relaxed = judgeSmtpResult(slow, { reverseError: null, greetingDelayMs: 10_000, slowStageMs: 4000 }).map((item) => item.id);
     expect(relaxed).not.toContain('smtp_greeting_delay');
@@ -304,10 +304,10 @@ describe('findings judged from a record', () => {
   });
 
   it('explains why a relay test is inconclusive', () => {
-    const envelope = { from: 'a@example.com', to: 'b@example.net', authenticated: false, relayTest: true, relayVerdict: 'inconclusive' as const };
-    const greylisted = judge(record({ envelope: { ...envelope, mail: { code: 250, enhancedCode: null, text: 'Ok' }, rcpt: { code: 450, enhancedCode: '4.2.0', text: '4.2.0 Greylisted' } } }));
+    const envelope = { from: 'a@example.com', to: 'b@example.net', authenticated: false, relay_test: true, relay_verdict: 'inconclusive' as const };
+    const greylisted = judge(record({ envelope: { ...envelope, mail: { code: 250, enhanced_code: null, text: 'Ok' }, rcpt: { code: 450, enhanced_code: '4.2.0', text: '4.2.0 Greylisted' } } }));
     expect(greylisted.find((item) => item.id === 'smtp_relay_inconclusive')?.message).toMatch(/RCPT TO got 450 4\.2\.0 Greylisted \(a temporary answer/);
-    const refusedSender = judge(record({ envelope: { ...envelope, mail: { code: 553, enhancedCode: null, text: 'sender rejected' }, rcpt: null } }));
+    const refusedSender = judge(record({ envelope: { ...envelope, mail: { code: 553, enhanced_code: null, text: 'sender rejected' }, rcpt: null } }));
     expect(refusedSender.find((item) => item.id === 'smtp_relay_inconclusive')?.message).toMatch(/MAIL FROM was refused \(553 sender rejected\)/);
   });
 });
@@ -316,11 +316,11 @@ describe('text presentation', () => {
   it('writes the transcript in swaks notation with times', () => {
     expect(
       presentTranscript([
-        { atMs: 1.25, direction: 'info', tls: false, text: 'connected' },
-        { atMs: 12, direction: 'received', tls: false, text: '220 mx ESMTP' },
-        { atMs: 13, direction: 'sent', tls: false, text: 'STARTTLS' },
-        { atMs: 40.5, direction: 'sent', tls: true, text: 'EHLO [192.0.2.7]' },
-        { atMs: 41, direction: 'received', tls: true, text: '250 mx' },
+        { at_ms: 1.25, direction: 'info', tls: false, text: 'connected' },
+        { at_ms: 12, direction: 'received', tls: false, text: '220 mx ESMTP' },
+        { at_ms: 13, direction: 'sent', tls: false, text: 'STARTTLS' },
+        { at_ms: 40.5, direction: 'sent', tls: true, text: 'EHLO [192.0.2.7]' },
+        { at_ms: 41, direction: 'received', tls: true, text: '250 mx' },
       ]),
     ).toBe(['     1.3 ms === connected', '    12.0 ms <-  220 mx ESMTP', '    13.0 ms  -> STARTTLS', '    40.5 ms  ~> EHLO [192.0.2.7]', '    41.0 ms <~  250 mx'].join('\n'));
   });
@@ -328,10 +328,10 @@ describe('text presentation', () => {
   it('writes findings one per line and replies as code and text', () => {
     expect(presentFindings([{ id: 'smtp_tls_ok', severity: 'pass', message: 'STARTTLS works' }])).toBe('pass    smtp_tls_ok: STARTTLS works');
     const present = SMTP_SCHEMA.presentColumn!;
-    const value = record({ auth: { ...record().auth, reply: { code: 235, enhancedCode: '2.7.0', text: '2.7.0 Authentication successful' } } });
+    const value = record({ auth: { ...record().auth, reply: { code: 235, enhanced_code: '2.7.0', text: '2.7.0 Authentication successful' } } });
     expect(present(value, 'auth.reply')).toBe('235 2.7.0 Authentication successful');
     expect(present(value, 'extensions.keywords')).toBe('PIPELINING SIZE ENHANCEDSTATUSCODES 8BITMIME SMTPUTF8');
-    expect(present(value, 'reverseDns.names')).toBe('mx.example.com');
+    expect(present(value, 'reverse_dns.names')).toBe('mx.example.com');
     expect(present(value, 'tls.certificate.subject')).toBeUndefined();
     expect(present(value, 'port')).toBe(25);
   });
@@ -348,7 +348,7 @@ describe('text presentation', () => {
     const full = record({
       failure: { code: 'timeout', stage: 'banner', message: 'x' },
       tls: { ...record().tls, certificate: EXPIRED },
-      envelope: { from: '', to: 'a@b.example', authenticated: false, mail: null, rcpt: null, relayTest: true, relayVerdict: null },
+      envelope: { from: '', to: 'a@b.example', authenticated: false, mail: null, rcpt: null, relay_test: true, relay_verdict: null },
       dane: {
         tlsa: {
           host: 'mx.example.com',
@@ -358,7 +358,7 @@ describe('text presentation', () => {
           aliases: [],
           status: 'nodata',
           records: [],
-          ttlSeconds: null,
+          ttl_seconds: null,
           dnssec: { status: 'secure', reason: null },
           error: null,
           resolver: '192.0.2.53:53',

@@ -29,7 +29,7 @@ function expectProblem(response: LightMyRequestResponse, status: number, code: s
 }
 
 function record(id: string, plan: string): ApiKeyRecord {
-  return { kind: 'api-key', id, plan, label: null, limits: null, createdAt: '2030-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null };
+  return { kind: 'api-key', id, plan, label: null, limits: null, created_at: '2030-01-01T00:00:00.000Z', revoked_at: null, last_used_at: null };
 }
 
 describe('the identify-caller plugin', () => {
@@ -90,7 +90,7 @@ describe('the identify-caller plugin', () => {
 
   it('refuses a key whose plan cannot be served 403', async () => {
     const response = await server.app.inject({ url: '/api/who', headers: { 'x-api-key': 'gone' } });
-    expect(expectProblem(response, 403, 'forbidden').details).toEqual({ keyId: 'gonegonegone' });
+    expect(expectProblem(response, 403, 'forbidden').details).toEqual({ key_id: 'gonegonegone' });
   });
 
   it('answers 503 when the key store cannot answer, naming no host of its own, and logs why', async () => {
@@ -120,7 +120,7 @@ describe('keys through the whole server', () => {
       401,
       'unauthorized',
     );
-    expect(unknown.details).toEqual({ reason: 'unknown', keyId: 'aaaaaaaaaaaa' });
+    expect(unknown.details).toEqual({ reason: 'unknown', key_id: 'aaaaaaaaaaaa' });
     const key = await server.key('pro');
     const id = key.slice(3, 15);
     // The right id with a wrong secret is unknown too.
@@ -129,10 +129,10 @@ describe('keys through the whole server', () => {
       401,
       'unauthorized',
     );
-    expect(forged.details).toEqual({ reason: 'unknown', keyId: id });
+    expect(forged.details).toEqual({ reason: 'unknown', key_id: id });
     await server.keys.revoke(id);
     const revoked = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } });
-    expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', keyId: id });
+    expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', key_id: id });
     expect(revoked.headers['www-authenticate']).toMatch(/X-API-Key/);
   });
 

@@ -86,7 +86,7 @@ describe('the problem-errors plugin', () => {
   it('answers a body over the limit 413, a body not JSON 415 (text/plain included), malformed JSON 400', async () => {
     const big = await server.app.inject({ method: 'POST', url: '/body', headers: { 'content-type': 'application/json' }, payload: `[${'1,'.repeat(100)}1]` });
     expect(big.statusCode).toBe(413);
-    expect(JSON.parse(big.body)).toMatchObject({ code: 'usage', detail: 'the request body is larger than 100 bytes', details: { limitBytes: 100 } });
+    expect(JSON.parse(big.body)).toMatchObject({ code: 'usage', detail: 'the request body is larger than 100 bytes', details: { limit_bytes: 100 } });
     const text = await server.app.inject({ method: 'POST', url: '/body', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
     expect(text.statusCode).toBe(415);
     expect(JSON.parse(text.body)).toMatchObject({ code: 'usage', detail: 'the request body must be application/json' });
@@ -98,12 +98,12 @@ describe('the problem-errors plugin', () => {
   it('answers a handler past its deadline 504 timeout', async () => {
     const response = await server.app.inject({ url: '/slow' });
     expect(response.statusCode).toBe(504);
-    expect(JSON.parse(response.body)).toMatchObject({ code: 'timeout', details: { timeoutMs: 50 } });
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'timeout', details: { timeout_ms: 50 } });
   });
 
   it('answers what Node\'s parser refuses (431, 400), a HEAD without a body, with the caller\'s X-RateLimit-*', async () => {
     const big = parse((await raw(port, `GET /x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).text);
-    expect(expectProblem(big, 431).details).toEqual({ parserCode: 'HPE_HEADER_OVERFLOW' });
+    expect(expectProblem(big, 431).details).toEqual({ parser_code: 'HPE_HEADER_OVERFLOW' });
     const head = parse((await raw(port, `HEAD /x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).text);
     expect(head.status).toBe(431);
     expect(head.body).toBe('');

@@ -86,7 +86,7 @@ describe('the rate-limit plugin', () => {
     expect(JSON.parse(refused.body)).toMatchObject({
       code: 'rate_limited',
       detail: 'rate limit exceeded: the burst allowance of 20 is used up (it refills at 10 a minute); retry in 6 s',
-      details: { limit: 'burst', plan: 'free', retryAfterSeconds: 6, dailyLimit: 1000, dailyRemaining: 980, burstLimit: 20, burstRemaining: 0 },
+      details: { limit: 'burst', plan: 'free', retry_after_seconds: 6, daily_limit: 1000, daily_remaining: 980, burst_limit: 20, burst_remaining: 0 },
     });
     expect(server.handled()).toBe(20);
   });

@@ -13,9 +13,9 @@ export interface DnssecReport {
   status: DnssecStatus;
   reason: string | null;
   /** The zone the trust anchor is for (`.` for the IANA root). */
-  trustAnchor: string;
+  trust_anchor: string;
   /** The resolver's AD bit (RFC 4035 §3.2.3) on the same question without CD; null when that query failed. */
-  authenticData: boolean | null;
+  authentic_data: boolean | null;
   chain: DnssecChainLink[];
   findings: Finding[];
 }
@@ -37,15 +37,15 @@ export async function resolveDnssecType(ctx: EngineContext, target: DnsTarget, t
     kind: 'dns',
     target: target.target,
     domain: target.ascii,
-    domainUnicode: target.unicode,
+    domain_unicode: target.unicode,
     type,
     status: answerStatus(answer.rcode, matching),
     rcode: answer.rcode,
     answers: answer.records,
-    ignoredAnswers: answer.ignoredRecords,
+    ignored_answers: answer.ignoredRecords,
     resolver: answer.resolver,
     transport: answer.transport,
-    latencyMs: answer.latencyMs,
+    latency_ms: answer.latency_ms,
     dnssec: dnssecReport(verdict, presentName(anchor.owner)),
   };
 }
@@ -55,8 +55,8 @@ export function dnssecReport(verdict: DnssecVerdict, trustAnchor: string): Dnsse
   return {
     status: verdict.status,
     reason: verdict.reason,
-    trustAnchor,
-    authenticData: verdict.answer.authenticData,
+    trust_anchor: trustAnchor,
+    authentic_data: verdict.answer.authentic_data,
     chain: verdict.chain,
     findings: dnssecFindings(verdict, trustAnchor),
   };
@@ -65,7 +65,7 @@ export function dnssecReport(verdict: DnssecVerdict, trustAnchor: string): Dnsse
 /** The findings of a verdict; ids and severities are listed in docs/commands/dns.md. */
 export function dnssecFindings(verdict: DnssecVerdict, trustAnchor: string): Finding[] {
   const subject = `${verdict.answer.name} ${verdict.answer.type}`;
-  const evidence = { name: verdict.answer.name, type: verdict.answer.type, reason: verdict.reason, trustAnchor };
+  const evidence = { name: verdict.answer.name, type: verdict.answer.type, reason: verdict.reason, trust_anchor: trustAnchor };
   const findings: Finding[] = [];
   switch (verdict.status) {
     case 'secure':
@@ -80,7 +80,7 @@ export function dnssecFindings(verdict: DnssecVerdict, trustAnchor: string): Fin
     default:
       findings.push(finding('dnssec_indeterminate', 'warning', `${subject}: DNSSEC status cannot be decided: ${verdict.reason}`, 'RFC 4033 §5', evidence));
   }
-  const ad = verdict.answer.authenticData;
+  const ad = verdict.answer.authentic_data;
   if (ad === true && verdict.status === 'bogus') {
     findings.push(finding('dnssec_resolver_ad_on_bogus', 'error', `the resolver ${verdict.answer.resolver} set AD on data that does not validate`, 'RFC 4035 §3.2.3', { resolver: verdict.answer.resolver }));
   } else if (ad === false && verdict.status === 'secure') {

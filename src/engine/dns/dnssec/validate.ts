@@ -29,7 +29,7 @@ export interface DnssecChainLink {
   /** The zone, absolute with its trailing dot. */
   zone: string;
   /** The DS records (or the trust anchor's) that vouch for the zone's keys. */
-  ds: Array<{ keyTag: number; algorithm: number; digestType: number }>;
+  ds: Array<{ key_tag: number; algorithm: number; digest_type: number }>;
   /** The zone's DNSKEY RRset. */
   dnskeys: Array<{ tag: number; algorithm: number; flags: number }>;
   /** The zone that signed the DS RRset; null for the trust anchor. */
@@ -48,11 +48,11 @@ export interface DnssecAnswer {
   /** Records of the answer section for names off the question's chain, left out of `records`. */
   ignoredRecords: number;
   /** The resolver's AD bit on a query without CD; null when that query failed. */
-  authenticData: boolean | null;
+  authentic_data: boolean | null;
   /** The resolver that answered the question, `host:port`. */
   resolver: string;
   transport: DnsTransportKind;
-  latencyMs: number;
+  latency_ms: number;
 }
 
 export interface DnssecVerdict {
@@ -72,11 +72,11 @@ export interface ValidateOptions {
 interface Asked {
   message: WireMessage;
   answers: DnsAnswer[];
-  ignoredAnswers: number;
+  ignored_answers: number;
   rcode: string;
   resolver: string;
   transport: DnsTransportKind;
-  latencyMs: number;
+  latency_ms: number;
 }
 
 /**
@@ -100,11 +100,11 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
   try {
     const lookup = memoisedLookup(checking);
     const adBit = plain.query(ascii, wireTypeName(qtype)).then(
-      (exchange) => readMessage(exchange.message).authenticData,
+      (exchange) => readMessage(exchange.message).authentic_data,
       () => null,
     );
     const verdict = await runValidation(lookup, anchor, parseName(ascii), qtype, ctx.now());
-    return { ...verdict, answer: { ...verdict.answer, authenticData: await adBit } };
+    return { ...verdict, answer: { ...verdict.answer, authentic_data: await adBit } };
   } finally {
     await Promise.all([checking.close(), plain.close()]);
   }
@@ -148,11 +148,11 @@ function memoisedLookup(transport: DnsTransport): Lookup {
       pending = transport.query(query, wireTypeName(type)).then((exchange) => ({
         message: readWire(exchange.message, exchange.resolver, key),
         answers: exchange.answers,
-        ignoredAnswers: exchange.ignoredAnswers,
+        ignored_answers: exchange.ignored_answers,
         rcode: exchange.rcode,
         resolver: exchange.resolver,
         transport: exchange.transport,
-        latencyMs: exchange.latencyMs,
+        latency_ms: exchange.latencyMs,
       }));
       asked.set(key, pending);
     }
@@ -191,11 +191,11 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
     type: typeName(qtype),
     rcode: asked.rcode,
     records: asked.answers,
-    ignoredRecords: asked.ignoredAnswers,
-    authenticData: null,
+    ignoredRecords: asked.ignored_answers,
+    authentic_data: null,
     resolver: asked.resolver,
     transport: asked.transport,
-    latencyMs: asked.latencyMs,
+    latency_ms: asked.latency_ms,
   });
   try {
     if (qtype === TYPE.RRSIG) {
@@ -334,7 +334,7 @@ async function trustedKeys(
   chain: DnssecChainLink[],
   now: Date,
 ): Promise<Dnskey[]> {
-  const dsSummary = ds.map((d) => ({ keyTag: d.keyTag, algorithm: d.algorithm, digestType: d.digestType }));
+  const dsSummary = ds.map((d) => ({ key_tag: d.keyTag, algorithm: d.algorithm, digest_type: d.digestType }));
   const link: DnssecChainLink = { zone: presentName(zone), ds: dsSummary, dnskeys: [], signer: signer ? presentName(signer) : null, status: 'secure', reason: null };
   chain.push(link);
   const fail = (status: DnssecStatus, reason: string): Verdict => {

@@ -24,7 +24,7 @@ export interface WireRecord {
 export interface WireMessage {
   rcode: number;
   /** The AD bit: the resolver says it validated the data (RFC 4035 §3.2.3). */
-  authenticData: boolean;
+  authentic_data: boolean;
   answer: WireRecord[];
   authority: WireRecord[];
   additional: WireRecord[];
@@ -48,7 +48,7 @@ export function readMessage(message: Buffer): WireMessage {
       if (record.type !== 41) sections[section]!.push(record);
     }
   }
-  return { rcode: flags & 0x0f, authenticData: (flags & 0x20) !== 0, answer: sections[0]!, authority: sections[1]!, additional: sections[2]! };
+  return { rcode: flags & 0x0f, authentic_data: (flags & 0x20) !== 0, answer: sections[0]!, authority: sections[1]!, additional: sections[2]! };
 }
 
 function readRecord(message: Buffer, offset: number): { record: WireRecord; end: number } {
