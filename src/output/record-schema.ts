@@ -24,7 +24,7 @@ export interface RecordSchema {
   groups: Readonly<Record<string, readonly string[]>>;
   /** Columns always kept, whatever `--fields` selects (the record's identity). */
   identity: readonly string[];
-  /** What `-f value` prints without `--fields`, where the record says it (value-format.ts has the older kinds'). */
+  /** What `-f value` prints without `--fields` (default: its identity): the one fact a script most often wants from the record. */
   mainValue?: readonly string[];
   /** The compact column set of the horizontal table (many records). */
   tableColumns: readonly string[];

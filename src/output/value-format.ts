@@ -7,32 +7,9 @@ import type { RecordSchema } from './record-schema.js';
  * a failed lookup is an empty line (its error goes to stderr as usual).
  */
 
-/**
- * The field printed without `--fields`: the one fact a script most often
- * wants from each kind of record. A kind not listed prints its identity.
- */
-const MAIN_VALUE: Readonly<Record<string, readonly string[]>> = {
-  ip: ['location.country_code'],
-  bulk: ['location.country_code'],
-  vpn: ['threat_level'],
-  asn: ['organization'],
-  dns: ['answers'],
-  mx: ['status'],
-  spf: ['status'],
-  email: ['summary.error'],
-  smtp: ['connected'],
-  blacklist: ['verdict.status'],
-  'dnsbl-zone': ['status'],
-  'data-source': ['version'],
-  'data-update': ['status'],
-  'api-key': ['key'],
-  quota: ['daily.remaining'],
-  range: ['cidrs'],
-};
-
 /** The columns `-f value` prints for a schema when `--fields` names none. */
 export function mainValueColumns(schema: RecordSchema): readonly string[] {
-  const main = schema.mainValue ?? (Object.hasOwn(MAIN_VALUE, schema.kind) ? MAIN_VALUE[schema.kind]! : schema.identity);
+  const main = schema.mainValue ?? schema.identity;
   return main.filter((column) => schema.columns.includes(column));
 }
 
@@ -88,14 +65,14 @@ export function unescapeValue(text: string): string {
 
 /**
  * The fields `-f value` prints without `--fields`, per record kind, for help
- * text: the kinds above, then those of `declared` records that name their
- * own; lines of at most `width`, indented.
+ * text: those of the `declared` records that name them (each kind once, in
+ * the order given); lines of at most `width`, indented.
  */
 export function mainValueSummary(declared: readonly RecordSchema[] = [], width = 100, indent = '  '): string {
   const lines: string[] = [];
   let line = '';
-  const own = declared.flatMap((schema) => (schema.mainValue && !Object.hasOwn(MAIN_VALUE, schema.kind) ? [[schema.kind, schema.mainValue] as const] : []));
-  for (const [kind, columns] of [...Object.entries(MAIN_VALUE), ...new Map(own)]) {
+  const own = declared.flatMap((schema) => (schema.mainValue ? [[schema.kind, schema.mainValue] as const] : []));
+  for (const [kind, columns] of new Map(own)) {
     const item = `${kind}: ${columns.join(',')}`;
     if (line !== '' && indent.length + line.length + 2 + item.length > width) {
       lines.push(`${indent}${line};`);

@@ -3,6 +3,7 @@ import type { RecordSchema } from '../record-schema.js';
 /** Columns of an API key record (`netintel keys create|list|revoke`); `key` is filled only by `create`. */
 export const API_KEY_SCHEMA: RecordSchema = {
   kind: 'api-key',
+  mainValue: ['key'],
   view: async () => (await import('../human/service-views.js')).API_KEY_VIEW,
   columns: [
     'id',

@@ -3,6 +3,7 @@ import type { RecordSchema } from '../record-schema.js';
 /** Columns of the ASN record (`netintel asn`, GET /api/asn-lookup). */
 export const ASN_SCHEMA: RecordSchema = {
   kind: 'asn',
+  mainValue: ['organization'],
   columns: [
     'asn',
     'organization',

@@ -53,6 +53,7 @@ function presentMx(mx: { status: string; hosts: MxHost[]; error: string | null }
  */
 export const BLACKLIST_SCHEMA: RecordSchema = {
   kind: 'blacklist',
+  mainValue: ['verdict.status'],
   columns: [
     'target',
     'target_type',
@@ -115,6 +116,7 @@ export const BLACKLIST_SCHEMA: RecordSchema = {
 /** Columns of a zone registry entry (`netintel blacklist --list-zones`). */
 export const BLACKLIST_ZONE_SCHEMA: RecordSchema = {
   kind: 'dnsbl-zone',
+  mainValue: ['status'],
   columns: [
     'zone',
     'name',

@@ -4,6 +4,7 @@ import type { RecordSchema } from '../record-schema.js';
 /** Columns of `netintel data status`: one row per dataset. */
 export const DATA_STATUS_SCHEMA: RecordSchema = {
   kind: 'data-source',
+  mainValue: ['version'],
   view: async () => (await import('../human/service-views.js')).DATA_STATUS_VIEW,
   columns: DATA_STATUS_KEYS.filter((key) => key !== 'kind'),
   groups: {},
@@ -14,6 +15,7 @@ export const DATA_STATUS_SCHEMA: RecordSchema = {
 /** Columns of `netintel data update`: one row per source updated. */
 export const DATA_UPDATE_SCHEMA: RecordSchema = {
   kind: 'data-update',
+  mainValue: ['status'],
   columns: ['source', 'type', 'status', 'url', 'path', 'version', 'updated', 'entries', 'previous_entries', 'bytes', 'duration_ms'],
   groups: {},
   identity: ['source'],

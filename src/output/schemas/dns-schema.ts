@@ -9,6 +9,7 @@ import { getPath } from '../record-schema.js';
  */
 export const DNS_SCHEMA: RecordSchema = {
   kind: 'dns',
+  mainValue: ['answers'],
   columns: ['target', 'domain', 'domain_unicode', 'type', 'status', 'rcode', 'answers', 'resolver', 'transport', 'latency_ms'],
   groups: {},
   identity: ['domain', 'type'],

@@ -57,6 +57,7 @@ const CHECK_GROUPS = {
  */
 export const EMAIL_SCHEMA: RecordSchema = {
   kind: 'email',
+  mainValue: ['summary.error'],
   columns: [
     'test',
     'domain',

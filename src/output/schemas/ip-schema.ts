@@ -11,6 +11,7 @@ export const DBIP_CREDIT = 'IP geolocation by DB-IP (https://db-ip.com), CC BY 4
 /** Columns of the IP information record (CSV, table, `--fields`). */
 export const IP_SCHEMA: RecordSchema = {
   kind: 'ip',
+  mainValue: ['location.country_code'],
   columns: ['ip', 'type', ...LOCATION, ...NETWORK, ...SECURITY, 'reserved'],
   groups: { location: LOCATION, network: NETWORK, security: SECURITY },
   identity: ['ip'],

@@ -32,6 +32,7 @@ export function presentMxHosts(hosts: readonly MxHost[]): string {
  */
 export const MX_SCHEMA: RecordSchema = {
   kind: 'mx',
+  mainValue: ['status'],
   columns: ['domain', 'domain_unicode', 'status', 'records', 'implicit_addresses', 'ttl_seconds', 'findings', 'resolver'],
   groups: {},
   identity: ['domain'],

@@ -3,6 +3,7 @@ import type { RecordSchema } from '../record-schema.js';
 /** Columns of the quota record (`netintel quota`, GET /api/quota). */
 export const QUOTA_SCHEMA: RecordSchema = {
   kind: 'quota',
+  mainValue: ['daily.remaining'],
   view: async () => (await import('../human/service-views.js')).QUOTA_VIEW,
   columns: [
     'plan',

@@ -18,6 +18,7 @@ const NETWORK_COLUMNS = [
  */
 export const RANGE_SCHEMA: RecordSchema = {
   kind: 'range',
+  mainValue: ['cidrs'],
   columns: [
     'input',
     'version',

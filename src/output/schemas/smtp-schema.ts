@@ -102,6 +102,7 @@ export function presentFindings(findings: readonly FindingLike[]): string {
  */
 export const SMTP_SCHEMA: RecordSchema = {
   kind: 'smtp',
+  mainValue: ['connected'],
   columns: [
     'host',
     'port',

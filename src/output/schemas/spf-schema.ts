@@ -29,6 +29,7 @@ export function presentSpfMatch(match: SpfMatch): string {
  */
 export const SPF_SCHEMA: RecordSchema = {
   kind: 'spf',
+  mainValue: ['status'],
   columns: [
     'domain',
     'domain_unicode',

@@ -24,6 +24,7 @@ export function presentEvidence(item: EvidenceItem): string {
  */
 export const VPN_SCHEMA: RecordSchema = {
   kind: 'vpn',
+  mainValue: ['threat_level'],
   columns: ['ip', 'is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level', 'threat_rule', 'provider', 'evidence', 'coverage.missing', 'reserved'],
   groups: { flags: ['is_vpn', 'is_proxy', 'is_tor', 'is_hosting'] },
   identity: ['ip'],
