@@ -10,12 +10,24 @@ import { basename, dirname, join } from 'node:path';
  * permission, a directory in the way) the temporary file is removed and the
  * file system's error is thrown for the caller to word.
  *
+ * `check` reads the written temporary file before it takes the target's
+ * place (a compiled index opened and verified): if it throws, the target is
+ * left as it was.
+ *
  * A symbolic link is followed, so the file it names is replaced and the
  * link kept. A target that is not a regular file (`/dev/stdout`, a FIFO, a
  * device) is written in place: there is no file to replace, and a rename
  * would put a file where the device was.
  */
-export async function writeFileAtomically(path: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
+export interface AtomicWriteOptions {
+  /** The new file's permissions (default 0o644). */
+  mode?: number;
+  /** Reads the written temporary file before the rename; throwing keeps the old file. */
+  check?: (written: string) => void | Promise<void>;
+}
+
+export async function writeFileAtomically(path: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const { mode = 0o644, check } = options;
   const target = await realpath(path).catch(() => path);
   const existing = await stat(target).catch(() => null);
   if (existing !== null && !existing.isFile()) {
@@ -31,6 +43,7 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
     } finally {
       await file.close();
     }
+    await check?.(temporary);
     await rename(temporary, target);
   } catch (error) {
     await unlink(temporary).catch(() => {});

@@ -20,7 +20,7 @@ describe('writeFileAtomically', () => {
   it('replaces an existing file whole, with the mode asked, and leaves nothing else behind', async () => {
     const path = join(dir, 'map.svg');
     writeFileSync(path, 'old');
-    await writeFileAtomically(path, '<svg/>', 0o600);
+    await writeFileAtomically(path, '<svg/>', { mode: 0o600 });
     expect(readFileSync(path, 'utf8')).toBe('<svg/>');
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['map.svg']);

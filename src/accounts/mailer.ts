@@ -273,7 +273,7 @@ async function writeOutboxFile(outboxDir: string, name: string, content: Buffer)
     const created = await mkdir(outboxDir, { recursive: true, mode: 0o700 });
     // mkdir's mode passes through the umask; say it again for the directory made here.
     if (created !== undefined) await chmod(outboxDir, 0o700);
-    await writeFileAtomically(path, content, 0o600);
+    await writeFileAtomically(path, content, { mode: 0o600 });
     return path;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

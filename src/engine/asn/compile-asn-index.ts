@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { NetintelError } from '../../errors.js';
+import { writeFileAtomically } from '../../write-file-atomically.js';
 import { AsnIndex } from './asn-index.js';
 import { startSectionFile, StringTable } from '../dataset/section-file.js';
 import {
@@ -160,7 +160,7 @@ export async function compileAsnIndex(options: CompileAsnIndexOptions): Promise<
   };
   const layout = layoutIndex(v4.ranges, v6.ranges, orgs.texts);
   const bytes = encodeIndex(layout, metadata);
-  await writeAtomically(options.outFile, bytes, (written) => {
+  await writeVerified(options.outFile, bytes, (written) => {
     const index = AsnIndex.open(written, { mode: 'memory' });
     try {
       index.verify();
@@ -535,25 +535,14 @@ function v4Buckets(starts: readonly number[]): number[] {
 }
 
 /**
- * Writes to a temp file next to `path`, flushes it, runs `check` on it, then
- * renames it over `path`: readers see the old index or the new one, never a
- * partial or unchecked file.
+ * Writes the index so that a reader sees the old file or a verified new
+ * one, never a partial or unchecked file.
  */
-async function writeAtomically(path: string, bytes: Uint8Array, check: (written: string) => void): Promise<void> {
-  const temp = `${path}.${randomUUID()}.tmp`;
+async function writeVerified(path: string, bytes: Uint8Array, check: (written: string) => void): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true });
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    check(temp);
-    await rename(temp, path);
+    await writeFileAtomically(path, bytes, { check });
   } catch (error) {
-    await rm(temp, { force: true });
     if (error instanceof NetintelError) throw error;
     throw new NetintelError('data_unavailable', `cannot write ASN index ${path}: ${errorCode(error)}`, {
       cause: error,

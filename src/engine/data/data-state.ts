@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomically } from '../../write-file-atomically.js';
 import { join } from 'node:path';
 import { DATA_DIR_FILES } from './data-files.js';
 
@@ -54,11 +55,8 @@ export function readDataState(dataDir: string): DataState {
   }
 }
 
-/** Writes the state file atomically (a temp file, then rename over the old one). */
-export function writeDataState(dataDir: string, state: DataState, tag: string): void {
+/** Writes the state file atomically (src/write-file-atomically.ts): a reader sees the old state or the new one. */
+export async function writeDataState(dataDir: string, state: DataState): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, DATA_DIR_FILES.state);
-  const temp = `${path}.${tag}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(state, null, 2)}\n`);
-  renameSync(temp, path);
+  await writeFileAtomically(join(dataDir, DATA_DIR_FILES.state), `${JSON.stringify(state, null, 2)}\n`);
 }

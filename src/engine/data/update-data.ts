@@ -116,8 +116,6 @@ interface UpdateRun {
   readonly options: UpdateDataOptions;
   readonly work: string;
   readonly state: DataState;
-  /** Names this process's temporary state files. */
-  readonly tag: string;
   readonly results: Map<string, Outcome<SourceUpdateResult>>;
   /** Downloads validated and waiting to be installed. */
   readonly pending: Pending[];
@@ -129,26 +127,25 @@ async function runUpdate(options: UpdateDataOptions, work: string): Promise<Arra
     options,
     work,
     state: readDataState(options.dataDir),
-    tag: `${options.pid}`,
     results: new Map(),
     pending: [],
     progress: options.onProgress ?? (() => {}),
   };
   const { dataDir } = options;
-  const { state, results, pending, tag } = run;
+  const { state, results, pending } = run;
 
   // Download and validate, a few sources at a time.
   await forEachLimited(options.selected, options.concurrency ?? 4, (source) => downloadSource(run, source));
 
   await installAsnSources(run);
 
-  for (const item of pending) if (item.source.type !== 'asn-csv') commit(options, state, item, results, tag);
-  if ([...results.values()].some((outcome) => outcome.ok)) writeDataState(dataDir, state, tag);
+  for (const item of pending) if (item.source.type !== 'asn-csv') await commit(options, state, item, results);
+  if ([...results.values()].some((outcome) => outcome.ok)) await writeDataState(dataDir, state);
 
   // The signal index, from every installed feed, when a feed changed or the index does not match them.
   let indexFailure: Outcome<SourceUpdateResult> | null = null;
   try {
-    rebuildSignalIndex(options, state, pending, work, tag, run.progress);
+    await rebuildSignalIndex(options, state, pending, work, run.progress);
   } catch (error) {
     const failure = toNetintelError(error);
     indexFailure = { ok: false, query: SECURITY_INDEX_STEP, error: new NetintelError(failure.code, `${SECURITY_INDEX_STEP}: ${failure.message}`, { cause: failure }) };
@@ -249,7 +246,7 @@ function validateDownload(options: UpdateDataOptions, source: DataSource, file: 
 
 /** ASN CSVs: both families compile into one asn.idx; a family not downloaded now comes from the data dir or the bundle. */
 async function installAsnSources(run: UpdateRun): Promise<void> {
-  const { options, state, work, results, tag } = run;
+  const { options, state, work, results } = run;
   const { dataDir } = options;
   const asnPending = run.pending.filter((item) => item.source.type === 'asn-csv');
   if (asnPending.length === 0) return;
@@ -274,21 +271,21 @@ async function installAsnSources(run: UpdateRun): Promise<void> {
       minRanges: { v4: minOf(4), v6: minOf(6) },
     });
     for (const item of asnPending) item.state.entries = item.source.ipVersion === 4 ? compiled.v4Ranges : compiled.v6Ranges;
-    for (const item of asnPending) commit(options, state, item, results, tag);
+    for (const item of asnPending) await commit(options, state, item, results);
     install(dataDir, DATA_FILES.asnIndex, out);
     state.compiled.asn = { builtAt: options.now().toISOString(), inputs: Object.fromEntries(asnPending.map((item) => [item.source.name, item.state.sha256])) };
-    writeDataState(dataDir, state, tag);
+    await writeDataState(dataDir, state);
   } catch (error) {
     for (const item of asnPending) failSource(run, item.source, error);
   }
 }
 
-function commit(options: UpdateDataOptions, state: DataState, item: Pending, results: Map<string, Outcome<SourceUpdateResult>>, tag: string): void {
+async function commit(options: UpdateDataOptions, state: DataState, item: Pending, results: Map<string, Outcome<SourceUpdateResult>>): Promise<void> {
   const { dataDir } = options;
   const previousEntries = state.sources[item.source.name]?.entries ?? null;
   install(dataDir, item.state.file, item.file);
   state.sources[item.source.name] = item.state;
-  writeDataState(dataDir, state, tag);
+  await writeDataState(dataDir, state);
   results.set(item.source.name, {
     ok: true,
     query: item.source.name,
@@ -345,14 +342,13 @@ function install(dataDir: string, relative: string, from: string): void {
   renameSync(from, target);
 }
 
-function rebuildSignalIndex(
+async function rebuildSignalIndex(
   options: UpdateDataOptions,
   state: DataState,
   pending: readonly Pending[],
   work: string,
-  tag: string,
   progress: (event: UpdateProgress) => void,
-): void {
+): Promise<void> {
   const { dataDir } = options;
   const feeds = options.sources.filter((source) => source.type === 'feed' && state.sources[source.name] && existsSync(join(dataDir, state.sources[source.name]!.file)));
   const inputs = Object.fromEntries(feeds.map((source) => [source.name, state.sources[source.name]!.sha256]));
@@ -389,7 +385,7 @@ function rebuildSignalIndex(
   writeFileSync(out, compiled.bytes);
   install(dataDir, DATA_DIR_FILES.securityIndex, out);
   state.compiled.security = { builtAt: compiled.meta.builtAt, inputs };
-  writeDataState(dataDir, state, tag);
+  await writeDataState(dataDir, state);
 }
 
 /** An mmdb download must open, be of the expected database type and IP version, and answer a probe address. */
