@@ -1,5 +1,6 @@
 import { fillLine } from './help-layout.js';
 import type { CliIo } from './io.js';
+import { widthOf } from './terminal-width.js';
 
 const PREFIX = 'netintel: ';
 /** Words a message may start with that keep their capital: names, not the start of a sentence. */
@@ -12,11 +13,7 @@ const PROPER_NAMES = new Set(['Tor', 'Redis', 'Google', 'Microsoft', 'Node', 'Az
  * stays one line for grep.
  */
 export function diagnosticWidth(io: Pick<CliIo, 'stderr' | 'env'>): number | null {
-  const columns = io.stderr.isTTY === true ? io.stderr.columns : undefined;
-  if (typeof columns === 'number' && Number.isInteger(columns) && columns > 0) return columns;
-  const fromEnv = io.env.COLUMNS?.trim() ?? '';
-  if (/^\d+$/.test(fromEnv) && Number(fromEnv) > 0 && Number.isSafeInteger(Number(fromEnv))) return Number(fromEnv);
-  return null;
+  return widthOf(io.stderr, io.env);
 }
 
 /**

@@ -6,9 +6,14 @@ import type { CliIo } from './io.js';
  * script that knows its width), else 80.
  */
 export function terminalWidth(io: Pick<CliIo, 'stdout' | 'env'>): number {
-  const columns = io.stdout.isTTY === true ? io.stdout.columns : undefined;
+  return widthOf(io.stdout, io.env) ?? 80;
+}
+
+/** The columns of `stream` when it is a terminal, else COLUMNS when it is a positive integer, else null. */
+export function widthOf(stream: CliIo['stdout'], env: CliIo['env']): number | null {
+  const columns = stream.isTTY === true ? stream.columns : undefined;
   if (typeof columns === 'number' && Number.isInteger(columns) && columns > 0) return columns;
-  const fromEnv = io.env.COLUMNS?.trim() ?? '';
+  const fromEnv = env.COLUMNS?.trim() ?? '';
   if (/^\d+$/.test(fromEnv) && Number(fromEnv) > 0 && Number.isSafeInteger(Number(fromEnv))) return Number(fromEnv);
-  return 80;
+  return null;
 }

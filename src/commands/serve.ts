@@ -5,6 +5,7 @@ import type { CustomFetch } from 'openid-client';
 import type { CommandRuntime } from '../cli/runtime.js';
 import { NetintelError } from '../errors.js';
 import type { AccountPagesSettings } from '../server/open-account-pages.js';
+import { integerIn } from '../cli/integer-option.js';
 import { serveLogStream } from './serve-log.js';
 import { SERVER_FAN_OUT } from '../engine/fan-out.js';
 import { resolveSetting, type Environment, type SettingSources } from '../setting-sources.js';
@@ -58,20 +59,13 @@ const SERVE_SETTINGS = {
   oidcConfig: { flag: '--oidc-config', env: 'NETINTEL_OIDC_CONFIG' },
 } as const satisfies Record<string, SettingSources>;
 
-function whole(name: string, max: number, minimum = 1): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!/^\d{1,9}$/.test(value.trim()) || number < minimum || number > max) throw new InvalidArgumentError(`${name} must be a whole number from ${minimum} to ${max}, not ${JSON.stringify(value)}`);
-    return number;
-  };
-}
 
 /** A connection setting from its flag, else its variable (checked as the flag is), else undefined. */
 function connectionSetting(key: keyof typeof CONNECTION_SETTINGS, flags: ServeFlags, env: Environment): number | undefined {
   const setting = CONNECTION_SETTINGS[key];
   return resolveSetting(setting, { flag: flags[key], env }, (text, variable) => {
     try {
-      return whole(variable, setting.max, setting.min)(String(text));
+      return integerIn(variable, setting.min, setting.max)(String(text));
     } catch (error) {
       throw new NetintelError('usage', (error as Error).message, { details: { variable } });
     }
@@ -86,14 +80,10 @@ function textSetting(key: keyof typeof SERVE_SETTINGS, flags: ServeFlags, env: E
 /** The option of a connection setting: its flag, checked as its variable is, and the variable named in its help. */
 function connectionOption(key: keyof typeof CONNECTION_SETTINGS, value: string, description: string, fallback: string): Option {
   const setting = CONNECTION_SETTINGS[key];
-  return new Option(`${setting.flag} ${value}`, `${description} (env: ${setting.env}; ${fallback})`).argParser(whole(setting.flag, setting.max, setting.min));
+  return new Option(`${setting.flag} ${value}`, `${description} (env: ${setting.env}; ${fallback})`).argParser(integerIn(setting.flag, setting.min, setting.max));
 }
 
-function port(value: string): number {
-  const number = Number(value);
-  if (!/^\d{1,5}$/.test(value) || number > 65535) throw new InvalidArgumentError(`--port must be 0 to 65535, not ${JSON.stringify(value)}`);
-  return number;
-}
+const port = integerIn('--port', 0, 65535);
 
 function portList(value: string, previous: number[] | undefined): number[] {
   return [...(previous ?? []), ...value.split(',').filter(Boolean).map((item) => {
@@ -120,10 +110,10 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     )
     .addOption(new Option('--proxy-header <name>', 'the header trusted proxies write').choices(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'))
     .addOption(new Option('--smtp-ports <list>', 'ports SMTP probes may use (default 25,465,587,2525)').argParser(portList))
-    .addOption(new Option('--max-mx <n>', `MX hosts of a domain one request looks up and checks; callers cannot raise it (default ${SERVER_FAN_OUT.maxMxHosts})`).argParser(whole('--max-mx', 1000)))
-    .addOption(new Option('--max-addresses <n>', `addresses of one host a request uses; callers cannot raise it (default ${SERVER_FAN_OUT.maxAddresses})`).argParser(whole('--max-addresses', 1000)))
+    .addOption(new Option('--max-mx <n>', `MX hosts of a domain one request looks up and checks; callers cannot raise it (default ${SERVER_FAN_OUT.maxMxHosts})`).argParser(integerIn('--max-mx', 1, 1000)))
+    .addOption(new Option('--max-addresses <n>', `addresses of one host a request uses; callers cannot raise it (default ${SERVER_FAN_OUT.maxAddresses})`).argParser(integerIn('--max-addresses', 1, 1000)))
     .addOption(
-      new Option('--max-smtp-connections <n>', `SMTP connections one check of a request opens; callers cannot raise it (default ${SERVER_FAN_OUT.maxSmtpConnections})`).argParser(whole('--max-smtp-connections', 1000)),
+      new Option('--max-smtp-connections <n>', `SMTP connections one check of a request opens; callers cannot raise it (default ${SERVER_FAN_OUT.maxSmtpConnections})`).argParser(integerIn('--max-smtp-connections', 1, 1000)),
     )
     .addOption(connectionOption('headersTimeout', '<ms>', 'time a client has to send the headers of a request, in ms', 'default 10000'))
     .addOption(connectionOption('requestTimeout', '<ms>', 'time a client has to send a whole request, body included, in ms', 'default 15000'))

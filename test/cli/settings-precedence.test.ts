@@ -281,7 +281,7 @@ describe('the options of single commands: flag > environment > default', () => {
       expect(read(serverSettings(SERVE_FLAGS, {})), variable).toBeUndefined();
       const error = netintelErrorOf(() => serverSettings(SERVE_FLAGS, { [variable]: 'soon' }));
       expect(error.code).toBe('usage');
-      expect(error.message).toMatch(new RegExp(`^${variable} must be a whole number from [01] to \\d+, not "soon"$`));
+      expect(error.message).toMatch(new RegExp(`^${variable} must be an integer from [01] to \\d+, not "soon"$`));
       expect(error.details).toEqual({ variable });
     }
     expect(serverSettings(SERVE_FLAGS, { NETINTEL_SHUTDOWN_GRACE: '0' }).graceMs).toBe(0);
