@@ -102,6 +102,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (options.apiKey !== null) headers['x-api-key'] = options.apiKey;
       if (method === 'POST') headers['content-type'] = 'application/json';
       const progress = { octets: 0 };
+      const sent = now();
       let response: Response;
       try {
         // Redirects are ours to judge: fetch would carry the key to any host a Location names.
@@ -123,6 +124,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
 
       if (response.status === 429) {
+        // A retry needs time for its own answer: as long as this refusal took to come.
+        const answerMs = now() - sent;
         const wait = retryAfterOf(response.headers, now());
         const problem = await problemOf(response, progress, base, path, options.timeoutMs);
         const asked = wait?.ms ?? null;
@@ -132,12 +135,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const unusable = wait === null ? 'gave no Retry-After' : `sent Retry-After: ${wait.text}, which is not a wait`;
         const remaining = `the ${Math.max(0, Math.round(left()))} ms left of the ${options.timeoutMs} ms deadline`;
         if (asked !== null && asked > maxWaitMs) throw refusal(`asks to wait ${wait!.text} s, more than the ${maxWaitMs / 1000} s netintel waits`);
-        if (asked !== null && asked >= left()) throw refusal(`asks to wait ${wait!.text} s, more than ${remaining}`);
-        if (asked === null && floorMs >= left()) throw refusal(`${unusable}, and the next backoff of ${floorMs} ms is more than ${remaining}`);
+        if (asked !== null && asked + answerMs >= left()) throw refusal(`asks to wait ${wait!.text} s, more than ${remaining}`);
+        if (asked === null && floorMs + answerMs >= left()) throw refusal(`${unusable}, and the next backoff of ${floorMs} ms is more than ${remaining}`);
         if (attempt >= maxRetries) throw refusal(`still refused after ${maxRetries} retries${asked === null ? ` (it ${unusable})` : ''}`);
-        // The jitter spreads clients refused together; it never pushes the retry past the deadline.
+        // The jitter spreads clients refused together; it never leaves the retry too little time to be answered.
         const jittered = Math.round(floorMs + random() * Math.min(backoffMs * 2 ** attempt, 30_000));
-        const waitMs = jittered < left() ? jittered : Math.round(floorMs);
+        const waitMs = jittered + answerMs < left() ? jittered : Math.round(floorMs);
         attempt += 1;
         options.onRetry?.(waitMs, attempt, path);
         await sleep(waitMs);

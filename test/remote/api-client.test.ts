@@ -57,6 +57,39 @@ describe('the API client', () => {
     expect(waits).toEqual([2000 + 500, 2000 + 999, 1000 + 1998]);
   });
 
+  it('leaves a retry as much time as the refusal took to come: the jitter gives way, then the wait is refused', async () => {
+    // Each answer takes 300 ms of the 2000 ms deadline; Retry-After: 1 with the largest jitter would be 1500 ms.
+    let clock = 0;
+    const sentAt: number[] = [];
+    const slept: number[] = [];
+    const fetch = (async () => {
+      sentAt.push(clock);
+      clock += 300;
+      const headers = new Headers({ 'content-type': 'application/problem+json', 'retry-after': '1' });
+      return new Response(JSON.stringify({ code: 'rate_limited', detail: 'rate limit exceeded', status: 429, details: { limit: 'burst' } }), { status: 429, headers });
+    }) as unknown as typeof globalThis.fetch;
+    const client = createApiClient({
+      server: 'http://api.test',
+      apiKey: null,
+      fetch,
+      timeoutMs: 2000,
+      backoffMs: 500,
+      random: () => 0.999,
+      answers: ANY_ANSWER,
+      now: () => clock,
+      sleep: async (ms) => {
+        slept.push(ms);
+        clock += ms;
+      },
+    });
+    const error = await client.get('/api/quota').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NetintelError);
+    expect((error as NetintelError).message).toMatch(/asks to wait 1 s, more than the 400 ms left of the 2000 ms deadline/);
+    // 1500 ms would have sent the retry at 1800 ms, 200 ms before the deadline, for an answer that takes 300.
+    expect(slept).toEqual([1000]);
+    expect(sentAt).toEqual([0, 1300]);
+  });
+
   it('spreads the waits of clients refused together (jitter)', async () => {
     const waits = new Set<number>();
     for (let i = 0; i < 20; i++) {
