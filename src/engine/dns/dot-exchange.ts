@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
-import { decodeMessage, judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
-import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
+import { decodeMessage, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
+import { deadlineOutcome, takeReply, type ExchangeOutcome, type RepliesSeen } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { createFrameReader, lengthPrefixed } from './tcp-exchange.js';
 import { tlsFailureOutcome } from './tls-failure.js';
@@ -16,14 +16,11 @@ export interface DotClient {
 }
 
 /** A query waiting on the connection. */
-interface Waiting {
+interface Waiting extends RepliesSeen {
   question: DnsQuestion;
   edns: EdnsMode;
   query: PreparedQuery;
   timer: NodeJS.Timeout;
-  ignoredReplies: number;
-  /** The first malformed reply's fault, null while none came (see udp-channel.ts). */
-  malformed: string | null;
   /** Sent again once already, after a reused connection closed under it. */
   resent: boolean;
   done: (outcome: ExchangeOutcome) => void;
@@ -118,7 +115,7 @@ export function createDotClient(resolver: ResolverAddress, guard: ConnectGuard |
           timer: setTimeout(() => {
             const connection = timers.get(entry);
             if (!connection) return;
-            settleWaiting(connection, entry, entry.malformed !== null ? malformedOutcome(entry.malformed) : { kind: 'timeout', ignoredReplies: entry.ignoredReplies });
+            settleWaiting(connection, entry, deadlineOutcome(entry));
             // A handshake that never ends is given up, so that the next query connects afresh.
             if (!connection.ready && connection.waiting.size === 0) end(connection, { kind: 'timeout', ignoredReplies: 0 });
           }, timeoutMs),
@@ -166,15 +163,8 @@ function routeFrame(connection: Connection, message: Buffer, end: ConnectionEnd)
     }
     return;
   }
-  const reply = judgeReply(message, entry.query);
-  if (reply === null) {
-    entry.ignoredReplies += 1;
-    return;
-  }
-  if (reply.kind === 'malformed') {
-    entry.malformed ??= reply.reason;
-    return;
-  }
+  const reply = takeReply(entry, message, entry.query);
+  if (reply === null) return;
   connection.answered = true;
   settleWaiting(connection, entry, reply);
 }

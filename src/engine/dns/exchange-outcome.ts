@@ -1,4 +1,4 @@
-import type { DnsReply } from './dns-message.js';
+import { judgeReply, type DnsReply, type PreparedQuery } from './dns-message.js';
 
 /**
  * How one attempt (one query to one resolver over one transport) ended.
@@ -27,4 +27,36 @@ export type ExchangeOutcome =
 /** The outcome of a query whose replies were all malformed (`reason`: the first one's fault). */
 export function malformedOutcome(reason: string): ExchangeOutcome {
   return { kind: 'failed', failure: 'malformed', code: 'EPROTO', reason };
+}
+
+/** What a query waiting on a shared channel (UDP, DNS over TLS) has been sent so far besides its reply. */
+export interface RepliesSeen {
+  /** Messages with its id that did not answer its question. */
+  ignoredReplies: number;
+  /** The first malformed reply's fault, null while none came. */
+  malformed: string | null;
+}
+
+/**
+ * A message carrying a waiting query's id: the reply that settles it, or
+ * null when it is only noted in `seen` (another question's, or malformed: a
+ * spoofed datagram must not beat the real answer, so a malformed one is
+ * taken only at the deadline, by deadlineOutcome).
+ */
+export function takeReply(seen: RepliesSeen, message: Buffer, query: PreparedQuery): DnsReply | null {
+  const reply = judgeReply(message, query);
+  if (reply === null) {
+    seen.ignoredReplies += 1;
+    return null;
+  }
+  if (reply.kind === 'malformed') {
+    seen.malformed ??= reply.reason;
+    return null;
+  }
+  return reply;
+}
+
+/** How a query ends at its deadline: malformed when only malformed replies came, else a timeout. */
+export function deadlineOutcome(seen: RepliesSeen): ExchangeOutcome {
+  return seen.malformed !== null ? malformedOutcome(seen.malformed) : { kind: 'timeout', ignoredReplies: seen.ignoredReplies };
 }

@@ -1,6 +1,6 @@
 import net from 'node:net';
-import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode } from './dns-message.js';
-import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
+import { prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode } from './dns-message.js';
+import { deadlineOutcome, malformedOutcome, takeReply, type ExchangeOutcome, type RepliesSeen } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { unroutableReason } from './unroutable-address.js';
 
@@ -31,9 +31,8 @@ export function tcpExchange(
   if (unroutableReason(resolver.host) !== null) return Promise.resolve({ kind: 'unreachable', code: 'ENETUNREACH' });
 
   return new Promise<ExchangeOutcome>((resolve) => {
-    let ignoredReplies = 0;
-    // The first malformed frame's fault: what the server said, when nothing valid follows.
-    let malformed: string | null = null;
+    // A malformed frame is what the server said when nothing valid follows.
+    const seen: RepliesSeen = { ignoredReplies: 0, malformed: null };
     let settled = false;
 
     let socket: net.Socket;
@@ -45,7 +44,7 @@ export function tcpExchange(
       resolve({ kind: 'unreachable', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
       return;
     }
-    const timer = setTimeout(() => finish(malformed !== null ? malformedOutcome(malformed) : { kind: 'timeout', ignoredReplies }), timeoutMs);
+    const timer = setTimeout(() => finish(deadlineOutcome(seen)), timeoutMs);
 
     function finish(outcome: ExchangeOutcome): void {
       if (settled) return;
@@ -58,13 +57,15 @@ export function tcpExchange(
     socket.setNoDelay(true);
     socket.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'unreachable', code: error.code ?? 'EIO' }));
     // The server closed the connection without a matching answer (after a malformed one, that one is its answer).
-    socket.on('close', () => finish(malformed !== null ? malformedOutcome(malformed) : { kind: 'unreachable', code: 'ECONNRESET' }));
+    socket.on('close', () => finish(seen.malformed !== null ? malformedOutcome(seen.malformed) : { kind: 'unreachable', code: 'ECONNRESET' }));
     const read = createFrameReader((message) => {
       // The connection is this query's own: a frame too short to carry an id is the server's malformed reply.
-      const reply = message.length < 2 ? ({ kind: 'malformed', reason: frameProblem(message) } as const) : message.readUInt16BE(0) === query.id ? judgeReply(message, query) : null;
-      if (reply === null) ignoredReplies += 1;
-      else if (reply.kind === 'malformed') malformed ??= reply.reason;
-      else finish(reply);
+      if (message.length < 2) seen.malformed ??= frameProblem(message);
+      else if (message.readUInt16BE(0) !== query.id) seen.ignoredReplies += 1;
+      else {
+        const reply = takeReply(seen, message, query);
+        if (reply !== null) finish(reply);
+      }
     });
     socket.on('data', (chunk: Buffer) => {
       if (!read(chunk)) finish({ kind: 'unreachable', code: 'EPROTO' });

@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
-import { judgeReply, prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
-import { malformedOutcome, type ExchangeOutcome } from './exchange-outcome.js';
+import { prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
+import { deadlineOutcome, takeReply, type ExchangeOutcome, type RepliesSeen } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';
 import { unroutableReason } from './unroutable-address.js';
 
@@ -38,7 +38,7 @@ export interface UdpChannel {
  * per channel), so one timer at the head's deadline serves them all: a
  * bulk run does not create, arm and cancel a timer per query.
  */
-class Waiting {
+class Waiting implements RepliesSeen {
   prev: Waiting | null = null;
   next: Waiting | null = null;
   ignoredReplies = 0;
@@ -136,7 +136,7 @@ class WaitingQueries {
     while (this.head !== null && this.head.deadline <= now) {
       const head = this.head;
       // No valid reply came: a malformed one is what the resolver said (a spoofed one must not beat the real answer, so it is not taken earlier).
-      this.settle(head, head.malformed !== null ? malformedOutcome(head.malformed) : { kind: 'timeout', ignoredReplies: head.ignoredReplies });
+      this.settle(head, deadlineOutcome(head));
     }
     if (this.head !== null && this.timer === null) this.arm(this.head.deadline - now);
   }
@@ -252,16 +252,8 @@ export function createUdpChannel(resolver: ResolverAddress, timeoutMs: number): 
     if (message.length < 2) return;
     const entry = waiting.withId((message[0]! << 8) | message[1]!);
     if (!entry) return;
-    const reply = judgeReply(message, entry.query);
-    if (reply === null) {
-      entry.ignoredReplies += 1;
-      return;
-    }
-    if (reply.kind === 'malformed') {
-      entry.malformed ??= reply.reason;
-      return;
-    }
-    waiting.settle(entry, reply);
+    const reply = takeReply(entry, message, entry.query);
+    if (reply !== null) waiting.settle(entry, reply);
   }
 
   function onError(error: NodeJS.ErrnoException): void {
