@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { IP_SCHEMA } from '../../src/output/schemas/ip-schema.js';
 import { parseCsv } from '../output/parse-csv.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { expectProblemAnswer, startTestServer, type TestServer } from './harness.js';
 
 /** The endpoints of docs/api.md, Endpoints (GET /api/quota aside). */
 const DOCUMENTED_PATHS = [
@@ -22,15 +22,6 @@ function json(response: LightMyRequestResponse): any {
   return JSON.parse(response.body);
 }
 
-function expectProblem(response: LightMyRequestResponse, status: number, code: string): any {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  const body = json(response);
-  expect(body).toMatchObject({ status, code, type: `/docs#problem-${code}` });
-  expect(typeof body.title).toBe('string');
-  expect(typeof body.detail).toBe('string');
-  return body;
-}
 
 describe('the HTTP API (buildServer)', () => {
   let server: TestServer;
@@ -107,8 +98,8 @@ describe('the HTTP API (buildServer)', () => {
     });
 
     it('refuses an unknown format and a bad address with problem+json', async () => {
-      expectProblem(await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8&format=yaml' }), 400, 'usage');
-      const body = expectProblem(await server.app.inject({ url: '/api/ipinfo?ip=1.2.3' }), 400, 'invalid_input');
+      expectProblemAnswer(await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8&format=yaml' }), 400, 'usage');
+      const body = expectProblemAnswer(await server.app.inject({ url: '/api/ipinfo?ip=1.2.3' }), 400, 'invalid_input');
       expect(body.detail).toBe('"1.2.3" is not a valid IPv4 or IPv6 address');
       expect(body.instance).toBe('/api/ipinfo');
     });
@@ -134,14 +125,14 @@ describe('the HTTP API (buildServer)', () => {
     });
 
     it('wants exactly one of ip, asn and bulk', async () => {
-      expectProblem(await server.app.inject({ url: '/api/asn-lookup' }), 400, 'usage');
-      expectProblem(await server.app.inject({ url: '/api/asn-lookup?ip=8.8.8.8&asn=1' }), 400, 'usage');
-      expectProblem(await server.app.inject({ url: '/api/asn-lookup?ip=AS15169' }), 400, 'invalid_input');
-      expectProblem(await server.app.inject({ url: '/api/asn-lookup?asn=8.8.8.8' }), 400, 'usage');
+      expectProblemAnswer(await server.app.inject({ url: '/api/asn-lookup' }), 400, 'usage');
+      expectProblemAnswer(await server.app.inject({ url: '/api/asn-lookup?ip=8.8.8.8&asn=1' }), 400, 'usage');
+      expectProblemAnswer(await server.app.inject({ url: '/api/asn-lookup?ip=AS15169' }), 400, 'invalid_input');
+      expectProblemAnswer(await server.app.inject({ url: '/api/asn-lookup?asn=8.8.8.8' }), 400, 'usage');
     });
 
     it('answers not_found (404) for an address no AS announces', async () => {
-      expectProblem(await server.app.inject({ url: '/api/asn-lookup?ip=192.168.1.1' }), 404, 'not_found');
+      expectProblemAnswer(await server.app.inject({ url: '/api/asn-lookup?ip=192.168.1.1' }), 404, 'not_found');
     });
   });
 
@@ -169,9 +160,9 @@ describe('the HTTP API (buildServer)', () => {
 
     it('needs a key (401) whose plan includes bulk processing (403)', async () => {
       const payload = { ips: ['8.8.8.8'] };
-      const anonymous = expectProblem(await server.app.inject({ method: 'POST', url: '/api/bulk', payload }), 401, 'unauthorized');
+      const anonymous = expectProblemAnswer(await server.app.inject({ method: 'POST', url: '/api/bulk', payload }), 401, 'unauthorized');
       expect(anonymous.detail).toMatch(/needs an API key/);
-      const low = expectProblem(await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': starter }, payload }), 403, 'forbidden');
+      const low = expectProblemAnswer(await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': starter }, payload }), 403, 'forbidden');
       expect(low.details).toEqual({ plan: 'starter', feature: 'bulk' });
     });
 
@@ -179,9 +170,9 @@ describe('the HTTP API (buildServer)', () => {
       const ips = Array.from({ length: 101 }, (_, i) => `8.8.${i >> 8}.${i & 255}`);
       const ok = await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro }, payload: { ips: ips.slice(0, 100) } });
       expect(json(ok).summary.total).toBe(100);
-      expectProblem(await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro }, payload: { ips } }), 400, 'usage');
-      expectProblem(await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro }, payload: { ips: [] } }), 400, 'usage');
-      expectProblem(
+      expectProblemAnswer(await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro }, payload: { ips } }), 400, 'usage');
+      expectProblemAnswer(await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro }, payload: { ips: [] } }), 400, 'usage');
+      expectProblemAnswer(
         await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro }, payload: { ips: ['8.8.8.8'], fields: ['weather'] } }),
         400,
         'usage',
@@ -196,7 +187,7 @@ describe('the HTTP API (buildServer)', () => {
     });
 
     it('refuses a body that is not JSON or is over the size limit', async () => {
-      expectProblem(
+      expectProblemAnswer(
         await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro, 'content-type': 'application/json' }, payload: '{"ips": [' }),
         400,
         'usage',
@@ -207,8 +198,8 @@ describe('the HTTP API (buildServer)', () => {
         headers: { 'x-api-key': pro, 'content-type': 'application/json' },
         payload: JSON.stringify({ ips: ['x'.repeat(70_000)] }),
       });
-      expectProblem(huge, 413, 'usage');
-      expectProblem(
+      expectProblemAnswer(huge, 413, 'usage');
+      expectProblemAnswer(
         await server.app.inject({ method: 'POST', url: '/api/bulk', headers: { 'x-api-key': pro, 'content-type': 'application/xml' }, payload: '<ips/>' }),
         415,
         'usage',
@@ -220,24 +211,24 @@ describe('the HTTP API (buildServer)', () => {
     it('allows 10 items per asn-lookup bulk request on the free tier, 50 with a key', async () => {
       const list = (n: number) => Array.from({ length: n }, (_, i) => `AS${i + 1}`).join(',');
       expect((await server.app.inject({ url: `/api/asn-lookup?bulk=${list(10)}`, remoteAddress: '203.0.113.10' })).statusCode).toBe(200);
-      const over = expectProblem(await server.app.inject({ url: `/api/asn-lookup?bulk=${list(11)}`, remoteAddress: '203.0.113.10' }), 403, 'forbidden');
+      const over = expectProblemAnswer(await server.app.inject({ url: `/api/asn-lookup?bulk=${list(11)}`, remoteAddress: '203.0.113.10' }), 403, 'forbidden');
       expect(over.details).toEqual({ plan: 'free', batch: 10, items: 11 });
       const key = await server.key('starter');
       expect((await server.app.inject({ url: `/api/asn-lookup?bulk=${list(50)}`, headers: { 'x-api-key': key } })).statusCode).toBe(200);
-      expectProblem(await server.app.inject({ url: `/api/asn-lookup?bulk=${list(51)}`, headers: { 'x-api-key': key } }), 403, 'forbidden');
+      expectProblemAnswer(await server.app.inject({ url: `/api/asn-lookup?bulk=${list(51)}`, headers: { 'x-api-key': key } }), 403, 'forbidden');
     });
 
     it('limits email-tests bulk to the plan\'s batch size too', async () => {
       const domains = Array.from({ length: 11 }, (_, i) => `d${i}.example`);
       const response = await server.app.inject({ method: 'POST', url: '/api/email-tests/bulk', payload: { domains }, remoteAddress: '203.0.113.11' });
-      expectProblem(response, 403, 'forbidden');
+      expectProblemAnswer(response, 403, 'forbidden');
     });
   });
 
   describe('the features of the plans', () => {
     it('refuses a premium-only endpoint without a key (401), and a bulk-only one with a plan lacking bulk (403)', async () => {
-      expectProblem(await server.app.inject({ url: '/api/vpn-check?ip=1.1.1.1' }), 401, 'unauthorized');
-      expectProblem(await server.app.inject({ method: 'POST', url: '/api/bulk', payload: { ips: ['8.8.8.8'] }, headers: { 'x-api-key': starter } }), 403, 'forbidden');
+      expectProblemAnswer(await server.app.inject({ url: '/api/vpn-check?ip=1.1.1.1' }), 401, 'unauthorized');
+      expectProblemAnswer(await server.app.inject({ method: 'POST', url: '/api/bulk', payload: { ips: ['8.8.8.8'] }, headers: { 'x-api-key': starter } }), 403, 'forbidden');
     });
   });
 

@@ -3,7 +3,8 @@
  * the shipped plans (or given ones), in-memory limits and a clock the test
  * moves by hand.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { createEngineContext, type EngineContextSettings } from '../../src/engine/context.js';
 import type { KeyStore } from '../../src/store/key-store.js';
 import { loadPlanTable, parsePlanTable, type PlanTable } from '../../src/keys/plans.js';
@@ -159,4 +160,22 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await ctx.close();
     },
   };
+}
+
+/** Listens on a port of 127.0.0.1 the system picks: the port and the base URL. */
+export async function listenOnLoopback(app: FastifyInstance): Promise<{ port: number; base: string }> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  return { port, base: `http://127.0.0.1:${port}` };
+}
+
+/** An injected answer that is a problem+json of `status` and `code` (docs/api.md, Errors): its body. */
+export function expectProblemAnswer(response: LightMyRequestResponse, status: number, code: string): any {
+  expect(response.statusCode).toBe(status);
+  expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  const body = JSON.parse(response.body);
+  expect(body).toMatchObject({ status, code, type: `/docs#problem-${code}` });
+  expect(typeof body.title).toBe('string');
+  expect(typeof body.detail).toBe('string');
+  return body;
 }

@@ -11,22 +11,13 @@ import { identifyCaller } from '../../../src/server/plugins/identify-caller.js';
 import { problemErrors } from '../../../src/server/plugins/problem-errors.js';
 import type { ApiKeyRecord, KeyCheck, KeyStore } from '../../../src/store/key-store.js';
 import { keyStoreAt } from '../../support/stores.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { expectProblemAnswer, startTestServer, type TestServer } from '../harness.js';
 import { pluginServer, type PluginServer } from './plugin-server.js';
 
 function json(response: LightMyRequestResponse): any {
   return JSON.parse(response.body);
 }
 
-function expectProblem(response: LightMyRequestResponse, status: number, code: string): any {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  const body = json(response);
-  expect(body).toMatchObject({ status, code, type: `/docs#problem-${code}` });
-  expect(typeof body.title).toBe('string');
-  expect(typeof body.detail).toBe('string');
-  return body;
-}
 
 function record(id: string, plan: string): ApiKeyRecord {
   return { kind: 'api-key', id, plan, label: null, limits: null, created_at: '2030-01-01T00:00:00.000Z', revoked_at: null, last_used_at: null };
@@ -82,7 +73,7 @@ describe('the identify-caller plugin', () => {
 
   it('refuses a bad key on the API with 401, WWW-Authenticate and the reason, and ignores it off the API', async () => {
     const refused = await server.app.inject({ url: '/api/who', headers: { 'x-api-key': 'nope' } });
-    expect(expectProblem(refused, 401, 'unauthorized').details).toEqual({ reason: 'unknown' });
+    expect(expectProblemAnswer(refused, 401, 'unauthorized').details).toEqual({ reason: 'unknown' });
     expect(refused.headers['www-authenticate']).toBe('ApiKey realm="netintel", header="X-API-Key"');
     const off = await server.app.inject({ url: '/who', headers: { 'x-api-key': 'nope' } });
     expect(json(off)).toMatchObject({ plan: 'free', keyId: null });
@@ -90,13 +81,13 @@ describe('the identify-caller plugin', () => {
 
   it('refuses a key whose plan cannot be served 403', async () => {
     const response = await server.app.inject({ url: '/api/who', headers: { 'x-api-key': 'gone' } });
-    expect(expectProblem(response, 403, 'forbidden').details).toEqual({ key_id: 'gonegonegone' });
+    expect(expectProblemAnswer(response, 403, 'forbidden').details).toEqual({ key_id: 'gonegonegone' });
   });
 
   it('answers 503 when the key store cannot answer, naming no host of its own, and logs why', async () => {
     server.logs.length = 0;
     const response = await server.app.inject({ url: '/who', headers: { 'x-api-key': 'down' } });
-    expect(expectProblem(response, 503, 'data_unavailable').detail).toBe('the API key could not be checked: the key database is unavailable; retry later');
+    expect(expectProblemAnswer(response, 503, 'data_unavailable').detail).toBe('the API key could not be checked: the key database is unavailable; retry later');
     expect(response.body).not.toContain('10.0.0.5');
     expect(server.logs.filter((line) => line.msg === 'the API key could not be checked')).toEqual([expect.objectContaining({ level: 50 })]);
   });
@@ -113,9 +104,9 @@ describe('keys through the whole server', () => {
   afterAll(() => server.close());
 
   it('refuses a malformed, an unknown and a revoked key with 401 and a reason', async () => {
-    const malformed = expectProblem(await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': 'secret' } }), 401, 'unauthorized');
+    const malformed = expectProblemAnswer(await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': 'secret' } }), 401, 'unauthorized');
     expect(malformed.details).toEqual({ reason: 'malformed' });
-    const unknown = expectProblem(
+    const unknown = expectProblemAnswer(
       await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': `ni_aaaaaaaaaaaa_${'A'.repeat(43)}` } }),
       401,
       'unauthorized',
@@ -124,7 +115,7 @@ describe('keys through the whole server', () => {
     const key = await server.key('pro');
     const id = key.slice(3, 15);
     // The right id with a wrong secret is unknown too.
-    const forged = expectProblem(
+    const forged = expectProblemAnswer(
       await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': `${key.slice(0, 16)}${key[16] === 'A' ? 'B' : 'A'}${key.slice(17)}` } }),
       401,
       'unauthorized',
@@ -132,7 +123,7 @@ describe('keys through the whole server', () => {
     expect(forged.details).toEqual({ reason: 'unknown', key_id: id });
     await server.keys.revoke(id);
     const revoked = await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } });
-    expect(expectProblem(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', key_id: id });
+    expect(expectProblemAnswer(revoked, 401, 'unauthorized').details).toEqual({ reason: 'revoked', key_id: id });
     expect(revoked.headers['www-authenticate']).toMatch(/X-API-Key/);
   });
 

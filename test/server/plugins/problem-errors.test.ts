@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, NetintelError } from '../../../src/errors.js';
 import { preRoutingErrors, problemErrors } from '../../../src/server/plugins/problem-errors.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { listenOnLoopback, startTestServer, type TestServer } from '../harness.js';
 import { expectProblem, parse, raw } from '../raw-http.js';
 import { pluginServer, type PluginServer } from './plugin-server.js';
 
@@ -37,8 +37,7 @@ describe('the problem-errors plugin', () => {
     app.get('/validated', { schema: { querystring: { type: 'object', properties: { n: { type: 'integer' } } } } }, async () => ({ ok: true }));
     app.post('/body', async () => ({ ok: true }));
     app.get('/slow', { handlerTimeout: 50 }, () => new Promise(() => {}));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
+    ({ port } = await listenOnLoopback(app));
   });
   afterAll(() => server.app.close());
   afterEach(() => {
@@ -134,9 +133,7 @@ describe('problem+json through the whole server', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await server.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (server.app.server.address() as { port: number }).port;
-    base = `http://127.0.0.1:${port}`;
+    ({ port, base } = await listenOnLoopback(server.app));
   });
   afterAll(() => server.close());
 

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimit } from '../../../src/server/plugins/rate-limit.js';
 import { unrouted } from '../../../src/server/plugins/unrouted.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { listenOnLoopback, startTestServer, type TestServer } from '../harness.js';
 import { parse, raw } from '../raw-http.js';
 import { pluginServer, type PluginServer } from './plugin-server.js';
 
@@ -34,8 +34,7 @@ describe('the unrouted plugin', () => {
     void app.register(async (pages: FastifyInstance) => {
       pages.get('/page', async () => 'page');
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
+    ({ port } = await listenOnLoopback(app));
   });
   afterAll(() => server.app.close());
 
@@ -98,9 +97,7 @@ describe('methods through the whole server', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await server.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (server.app.server.address() as { port: number }).port;
-    base = `http://127.0.0.1:${port}`;
+    ({ port, base } = await listenOnLoopback(server.app));
   });
   afterAll(() => server.close());
 
