@@ -12,23 +12,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPrng } from '../bench/lib/ip-list.js';
 
 const LINES = 300;
 const START = Date.UTC(2026, 10, 27, 6, 0, 0);
 
-/** mulberry32: a small seeded generator, so the file is the same on every machine. */
-function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seeded(20261127);
+// The seeded generator of the benches' address lists: the file is the same on every machine.
+const next = createPrng(20261127);
+const random = () => next() / 4294967296;
 const pick = (items) => items[Math.floor(random() * items.length)];
 
 const RESOLVERS = [
