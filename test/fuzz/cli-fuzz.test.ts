@@ -132,7 +132,7 @@ describe('CLI fuzzing, in-process', () => {
       .record({
         list: hostileList(fc.oneof(hostileIp, hostileDomain)),
         flags: hostileGlobalFlags,
-        grepFlags: fc.subarray(['-o', '--unique', '--v4', '--v6', '--cidr', '--exclude-reserved', '-n', '-H', '--no-filename']),
+        grepFlags: fc.subarray(['-o', '-c', '--unique', '--v4', '--v6', '--cidr', '--exclude-reserved', '-n', '-H', '--no-filename']),
         files: fc.constantFrom([], [], ['-'], ['/nonexistent/log.txt'], ['/dev/null'], [scratch.path], ['-', '/dev/null']),
       })
       .map(({ list, flags, grepFlags, files }) => ({ argv: ['grep', ...flags, ...grepFlags, ...files], stdin: list })),
@@ -151,6 +151,17 @@ describe('CLI fuzzing, in-process', () => {
         argv: ['summarize', ...safety(), ...flags, ...(top === undefined ? [] : ['--top', top]), ...(svg === undefined ? [] : ['--svg', svg]), ...files],
         stdin: list,
       })),
+  );
+
+  fuzzCommand('ptr', 150, () =>
+    fc
+      .record({
+        targets: targets(fc.oneof({ weight: 4, arbitrary: hostileIp }, { weight: 1, arbitrary: hostileDomain })),
+        resolver: fc.constant(null).chain(() => hostileResolver(dns.address)),
+        flags: hostileGlobalFlags,
+        list: maybe(hostileList(hostileIp)),
+      })
+      .map(({ targets: t, resolver, flags, list }) => ({ argv: ['ptr', ...safety(), '--resolver', resolver, ...flags, ...t], stdin: list })),
   );
 
   fuzzCommand('dns', 200, () =>

@@ -439,6 +439,10 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     await fuzz('dns-lookup', getEndpoint('/api/dns-lookup', queryOf(param('domain', fc.oneof(hostileDomain, hostileIp)), param('type', dnsType), param('resolver', resolver)), callers));
   });
 
+  it('GET /api/ptr', async () => {
+    await fuzz('ptr', getEndpoint('/api/ptr', queryOf(param('ip', fc.oneof(hostileIp, hostileDomain)), param('format', fc.constantFrom('json', 'xml', 'csv', ''))), callers));
+  });
+
   it('GET /api/smtp-test', async () => {
     const host = fc.oneof(hostileDomain, fc.constantFrom('127.0.0.1', '::1', '[::1]', '::127.0.0.1', '::ffff:127.0.0.1', '0x7f.0.0.1', '127.1'), hostileIp);
     const smtpPort = fc.oneof(fc.constant(String(smtp.port)), hostilePort);
@@ -513,7 +517,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
   // The server lifecycle change of issue 18 moves these refusals before routing; until then this test fails.
   it('answers 405 (or 404) with a problem document for every method a path does not have, whatever the body (issue 18 #10)', async () => {
     const path = fc.oneof(
-      fc.constantFrom('/api/ipinfo', '/api/dns-lookup', '/api/smtp-test', '/api/asn-lookup', '/api/email-tests', '/api/email-tests/bulk', '/api/vpn-check', '/api/blacklist-check', '/api/bulk', '/api/quota', '/healthz', '/docs', '/openapi.json'),
+      fc.constantFrom('/api/ipinfo', '/api/dns-lookup', '/api/ptr', '/api/smtp-test', '/api/asn-lookup', '/api/email-tests', '/api/email-tests/bulk', '/api/vpn-check', '/api/blacklist-check', '/api/bulk', '/api/quota', '/healthz', '/docs', '/openapi.json'),
       fc.webPath().map((text) => (text.startsWith('/') ? text : `/${text}`)),
     );
     const arbitrary = fc
