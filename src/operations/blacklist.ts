@@ -86,6 +86,7 @@ export const BLACKLIST = defineOperation<BlacklistSettings, BlacklistResult>()({
     // The server's resolvers and registry answer, with --zones as `zones`.
     query: (target, settings) => ({ ...(target !== null && isIpAddress(target) ? { ip: target } : { domain: target ?? undefined }), zones: settings.zones ?? undefined }),
     route: () => ({
+      group: 'mail',
       network: true,
       operationId: 'getBlacklistCheck',
       summary: 'DNS blacklist (DNSBL) check of an address or a mail domain',

@@ -61,6 +61,7 @@ const EMAIL_TESTS_ROUTE: ApiRoute = {
   network: true,
   method: 'GET',
   url: '/api/email-tests',
+  group: 'mail',
   operationId: 'getEmailTests',
   summary: 'E-mail tests: typed (smtp, mx, spf, dkim, bimi, dnssec, dane) or general (domain only)',
   description:
@@ -114,6 +115,7 @@ const EMAIL_TESTS_BULK_ROUTE: ApiRoute = {
   network: true,
   method: 'POST',
   url: '/api/email-tests/bulk',
+  group: 'mail',
   operationId: 'postEmailTestsBulk',
   summary: 'General e-mail tests of many domains',
   description:

@@ -116,6 +116,7 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
       }
     },
     route: () => ({
+      group: 'mail',
       network: true,
       operationId: 'getSmtpTest',
       summary: 'SMTP server connectivity, TLS and configuration',

@@ -70,6 +70,8 @@ export interface ApiRoute {
   method: 'GET' | 'POST';
   url: string;
   operationId: string;
+  /** The OpenAPI tag it is listed under: mail checks, or lookups (the default). */
+  group?: 'mail';
   summary: string;
   description: string;
   /** What the plan must include; null: every plan, the free tier included. */

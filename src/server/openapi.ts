@@ -271,7 +271,7 @@ function operation(route: ApiRoute): Record<string, unknown> {
     operationId: route.operationId,
     summary: route.summary,
     description: route.handler === null ? `${route.description}\n\nNot available yet: answers 501 (${route.pending}).` : route.description,
-    tags: [route.url.includes('email') || route.url.includes('smtp') || route.url.includes('blacklist') ? 'mail' : 'lookups'],
+    tags: [route.group ?? 'lookups'],
     security: route.feature === null ? [{}, { ApiKey: [] }] : [{ ApiKey: [] }],
     parameters: parametersOf(route),
     responses: responsesOf(route),
