@@ -1,8 +1,8 @@
 /**
  * `netintel data update` and `netintel data status` against fixture feeds on
  * a local HTTP server: exit codes and summaries, --feed and the config file,
- * 304, progress on a terminal, and an update killed mid-download (the CLI
- * spawned as a process) leaving the installed data whole.
+ * 304, progress on a terminal, and an update killed mid-download or at a
+ * random moment (the CLI spawned as a process) leaving the installed data whole.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -236,4 +236,46 @@ describe('an update killed mid-download', () => {
     expect(existsSync(join(dir, '.update.lock'))).toBe(false);
     expect(readdirSync(dir).filter((name) => name.startsWith('.update-'))).toEqual([]);
   });
+});
+
+describe('an update killed at a random moment', () => {
+  // Whatever the moment (downloading, installing a file, writing the state, rebuilding the signal index), the data
+  // dir is either the old update or the new one where it counts: status reads it, lookups answer, and the next
+  // update finishes the job.
+  for (const seed of [11, 2026, 31337, 90210, 5, 77, 404, 8080]) {
+    it(`leaves a data dir that reads, answers and updates (seed ${seed})`, async () => {
+      const dir = dataDir();
+      const tor = `/random-kill/${seed}/tor`;
+      const vpn = `/random-kill/${seed}/vpn`;
+      server.set(tor, { body: TOR_LIST, etag: '"1"' });
+      server.set(vpn, { body: VPN_LIST, etag: '"1"' });
+      const argv = ['data', 'update', 'tor-exit', 'vpn-ipv4', '--feed', `tor-exit=${server.url(tor)}`, '--feed', `vpn-ipv4=${server.url(vpn)}`, '--data-dir', dir];
+      const started = Date.now();
+      expect((await runCli(argv)).code).toBe(0);
+      const took = Date.now() - started;
+
+      server.set(tor, { body: `${TOR_LIST}185.220.103.1\n`, etag: '"2"' });
+      server.set(vpn, { body: cidrLines(1300, 46), etag: '"2"' });
+      const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, ...isolatedEnv() }, stdio: 'ignore' });
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      // A moment from the process's start to the time a whole update took (seeded: a failure replays).
+      const at = Math.round(((seed * 2654435761) % 2 ** 32) / 2 ** 32 * took);
+      await new Promise((resolve) => setTimeout(resolve, at));
+      child.kill('SIGKILL');
+      await exited;
+
+      const status = await runCli(['data', 'status', 'tor-exit', 'vpn-ipv4', '--data-dir', dir, '-f', 'json']);
+      expect(status.code, `killed after ${at} ms of ${took}: ${status.stderr}`).toBe(0);
+      const entries = (JSON.parse(status.stdout) as Array<{ source: string; entries: number }>).map((record) => [record.source, record.entries]);
+      expect([150, 151]).toContain(entries[0]![1]);
+      expect([1200, 1300]).toContain(entries[1]![1]);
+      const lookup = await runCli(['vpn', '185.220.100.9', '-f', 'json', '--data-dir', dir]);
+      expect(lookup.code, `killed after ${at} ms: ${lookup.stderr}`).toBe(0);
+      expect(JSON.parse(lookup.stdout)).toMatchObject({ is_tor: true });
+
+      const next = await runCli([...argv, '-f', 'json']);
+      expect(next.code, `killed after ${at} ms: ${next.stderr}`).toBe(0);
+      expect((JSON.parse((await runCli(['data', 'status', 'tor-exit', 'vpn-ipv4', '--data-dir', dir, '-f', 'json'])).stdout) as Array<{ entries: number }>).map((record) => record.entries)).toEqual([151, 1300]);
+    }, 60_000);
+  }
 });
