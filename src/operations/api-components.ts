@@ -1,14 +1,14 @@
 import { bulkAnswerSchema, type JsonSchema } from './json-schema.js';
 import type { Operation } from './operation.js';
-import { OPERATIONS } from './operations.js';
 import { SHARED_COMPONENTS } from './record-json-schemas.js';
 
 /**
  * The record schemas of the OpenAPI document (`components.schemas`): those
  * every answer refers to, then each operation's record, the parts only it
- * refers to, and the bulk answer of its records where the API has one.
+ * refers to, and the bulk answer of its records where the API has one;
+ * `operations` are every loaded descriptor (loadOperations()).
  */
-export function recordComponents(operations: readonly Operation[] = OPERATIONS): Record<string, JsonSchema> {
+export function recordComponents(operations: readonly Operation[]): Record<string, JsonSchema> {
   const components: Record<string, JsonSchema> = { ...SHARED_COMPONENTS };
   for (const { record } of operations) {
     if (!record.json) continue;
