@@ -52,7 +52,7 @@ export async function openRemoteEngine(options: GlobalOptions, io: CliIo, progre
 export async function publishedAnswerCheck(): Promise<AnswerCheck> {
   const plans: PlanTable = { anonymous: 'free', newAccounts: 'free', bulkMax: 100, plans: {}, source: 'the server\'s plans file' };
   const operations = await loadOperations();
-  const document = buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: 'client' }) as unknown as PublishedApi;
+  const document = (await buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: 'client' })) as unknown as PublishedApi;
   const quota = document.components.schemas.Quota as { properties: Record<string, unknown> };
   quota.properties.plan = { type: 'string' };
   return createAnswerCheck(document);

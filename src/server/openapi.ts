@@ -13,7 +13,8 @@ import { quotaSchema } from './quota-schema.js';
  * against it. `operations` are every loaded descriptor (loadOperations()),
  * whose records are the document's schemas.
  */
-export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; operations: readonly Operation[]; plans: PlanTable; version: string }): Record<string, unknown> {
+export async function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; operations: readonly Operation[]; plans: PlanTable; version: string }): Promise<Record<string, unknown>> {
+  const records = await recordComponents(input.operations);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of input.routes) {
     paths[route.url] ??= {};
@@ -118,7 +119,7 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; opera
       headers: HEADER_DEFINITIONS,
       responses: problemResponses(input.routes.some((route) => route.handler === null)),
       schemas: {
-        ...recordComponents(input.operations),
+        ...records,
         Health: HEALTH,
         Quota: quotaSchema(Object.keys(input.plans.plans)),
       },

@@ -57,14 +57,14 @@ const operationRoutesPlugin: FastifyPluginCallback<OperationDeps> = (app, deps, 
     };
   });
 
-  app.get('/openapi.json', (_request, reply) => {
+  app.get('/openapi.json', async (_request, reply) => {
     reply.header('content-type', 'application/json; charset=utf-8');
-    return (openapi ??= JSON.stringify(document(), null, 2));
+    return (openapi ??= JSON.stringify(await document(), null, 2));
   });
 
-  app.get('/docs', (_request, reply) => {
+  app.get('/docs', async (_request, reply) => {
     reply.header('content-type', 'text/html; charset=utf-8');
-    return (docs ??= renderDocsPage(document(), deps.plans));
+    return (docs ??= renderDocsPage(await document(), deps.plans));
   });
 
   // Looks, never charges: asking how much is left costs nothing.

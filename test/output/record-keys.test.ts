@@ -66,7 +66,7 @@ describe('record keys', () => {
   it('are snake_case in every schema of the OpenAPI document', async () => {
     const plans = loadPlanTable();
     const operations = await loadOperations();
-    const document = buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: 'test' });
+    const document = await buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: 'test' });
     const names = schemaPropertyNames(document.components, '#/components');
     expect(names.length).toBeGreaterThan(100);
     expect(names.filter(([name]) => !SNAKE_CASE.test(name)).map(([name, at]) => `${name} at ${at}`)).toEqual([]);

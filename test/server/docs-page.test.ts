@@ -8,7 +8,7 @@ import { loadOperations } from '../../src/operations/operations.js';
 const plans = loadPlanTable();
 const operations = await loadOperations();
 const routes = apiRoutes(plans, operations);
-const page = renderDocsPage(buildOpenApiDocument({ routes, operations, plans, version: '1.2.3' }), plans);
+const page = renderDocsPage(await buildOpenApiDocument({ routes, operations, plans, version: '1.2.3' }), plans);
 
 describe('the docs page', () => {
   it('renders descriptions as text: no Markdown backticks, code spans as <code>', () => {

@@ -6,7 +6,7 @@ import { recordComponents } from '../../src/operations/api-components.js';
 import { loadOperations } from '../../src/operations/operations.js';
 
 const operations = await loadOperations();
-const RECORD_SCHEMAS = recordComponents(operations);
+const RECORD_SCHEMAS = await recordComponents(operations);
 import { apiRoutes } from '../../src/server/routes/route-table.js';
 import { ASN_SCHEMA } from '../../src/output/schemas/asn-schema.js';
 import { BLACKLIST_SCHEMA } from '../../src/output/schemas/blacklist-schema.js';
@@ -19,7 +19,7 @@ import type { RecordSchema } from '../../src/output/record-schema.js';
 import { createOpenApiContract } from './openapi-contract.js';
 
 const plans = loadPlanTable();
-const document = buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: '1.2.3' });
+const document = await buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: '1.2.3' });
 
 describe('the OpenAPI document', () => {
   it('passes Redocly\'s recommended rules without an error', async () => {
