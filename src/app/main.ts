@@ -67,15 +67,16 @@ interface CommandEntry {
 
 /**
  * Every command, in the order `netintel --help` lists them: the operations,
- * and the ordinary commands placed among them. A command's module (and the
- * engine code behind it) loads when a run needs it: a run of one command
- * builds the program with that command alone, so `netintel ip 8.8.8.8` does
- * not initialise the DNS, mail or server code; any other run (help, an
+ * and the ordinary commands placed among them. A command's module (an
+ * operation's descriptor, and the engine code behind it) loads when a run
+ * needs it: a run of one command builds the program with that command
+ * alone, so `netintel ip 8.8.8.8` does not initialise the other
+ * operations' declarations, nor the DNS, mail or server code; any other run (help, an
  * unknown command, a global option first) builds it with every command.
  * Either way the command runs through commander, the same code.
  */
 const COMMANDS: readonly CommandEntry[] = (() => {
-  const entries: CommandEntry[] = OPERATIONS.map((operation) => ({ name: operation.name, load: async () => operationCommand(operation) }));
+  const entries: CommandEntry[] = OPERATIONS.map(({ name, load }) => ({ name, load: async () => operationCommand(await load()) }));
   let previous: string | undefined;
   for (const ordinary of ORDINARY_COMMANDS) {
     const anchor = ordinary.after ?? previous;

@@ -4,6 +4,7 @@ import type { GlobalOptions } from '../cli/global-options.js';
 import type { PlanTable } from '../keys/plans.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { createAnswerCheck, type AnswerCheck, type PublishedApi } from '../remote/answer-check.js';
+import { loadOperations } from '../operations/operations.js';
 import { createRemoteEngine, type RemoteEngine } from '../remote/remote-engine.js';
 import { buildOpenApiDocument } from '../server/openapi.js';
 import { apiRoutes } from '../server/routes/route-table.js';
@@ -21,7 +22,7 @@ export const REMOTE_DEFAULT_TIMEOUT_MS = 35_000;
  * the command calls it where it would call the local engine. Waits after a
  * 429 and left-out premium fields are said on stderr (not with --quiet).
  */
-export function openRemoteEngine(options: GlobalOptions, io: CliIo, progress: RunProgress = SILENT): RemoteEngine {
+export async function openRemoteEngine(options: GlobalOptions, io: CliIo, progress: RunProgress = SILENT): Promise<RemoteEngine> {
   const remote = options.remote!;
   // The calls follow at once: the spinner (after its delay) says whom the run waits for.
   progress.waiting(`waiting for ${remote.server}...`);
@@ -32,7 +33,7 @@ export function openRemoteEngine(options: GlobalOptions, io: CliIo, progress: Ru
     server: remote.server,
     apiKey: remote.apiKey,
     timeoutMs: remote.timeoutGiven === true ? options.timeoutMs : REMOTE_DEFAULT_TIMEOUT_MS,
-    answers: publishedAnswerCheck(),
+    answers: await publishedAnswerCheck(),
     concurrency: Math.min(options.concurrency, 8),
     onRetry: (waitMs, attempt) => say(`rate limited by ${remote.server}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s`),
     onWithheld: (groups) =>
@@ -45,11 +46,13 @@ export function openRemoteEngine(options: GlobalOptions, io: CliIo, progress: Ru
  * version publishes (built from the same route table and record schemas),
  * so that the client holds the server to exactly what the server promises.
  * The client does not know the server's plans file: the document is built
- * with none, and a quota record's plan may be any name.
+ * with none, and a quota record's plan may be any name. It needs every
+ * operation's descriptor, as the server's document does.
  */
-export function publishedAnswerCheck(): AnswerCheck {
+export async function publishedAnswerCheck(): Promise<AnswerCheck> {
   const plans: PlanTable = { anonymous: 'free', newAccounts: 'free', bulkMax: 100, plans: {}, source: 'the server\'s plans file' };
-  const document = buildOpenApiDocument({ routes: apiRoutes(plans), plans, version: 'client' }) as unknown as PublishedApi;
+  const operations = await loadOperations();
+  const document = (await buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: 'client' })) as unknown as PublishedApi;
   const quota = document.components.schemas.Quota as { properties: Record<string, unknown> };
   quota.properties.plan = { type: 'string' };
   return createAnswerCheck(document);

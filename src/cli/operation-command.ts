@@ -6,7 +6,7 @@ import { NetintelError } from '../errors.js';
 import type { CommandRun } from '../operations/command-run.js';
 import type { Engine, LocalEngine } from '../operations/engine.js';
 import { isRemoteOperation, type DeclareKit, type Lookup, type Operation, type RemoteOperation, type SettingsKit } from '../operations/operation.js';
-import { DEFAULT_MAX_BULK_THREADS } from '../operations/bulk-threads.js';
+import { DEFAULT_MAX_BULK_THREADS } from '../operations/bulk-thread-count.js';
 import { readCaFile } from './ca-file.js';
 import { declareRecords } from './command-fields.js';
 import { emitOutcomes } from './emit.js';

@@ -13,7 +13,7 @@ import { contextOf, type Netintel } from './client.js';
  *   target, `timeout` or `upstream` when DNS did not answer, ...).
  */
 export async function lookup<R = unknown>(client: Netintel, name: string, target: string): Promise<R[]> {
-  const operation = OPERATIONS.find((each) => each.name === name);
+  const operation = await OPERATIONS.find((each) => each.name === name)?.load();
   if (operation?.defaults === undefined) throw new NetintelError('usage', `netintel has no lookup named ${JSON.stringify(name)} that runs without settings`);
   try {
     const made = await operation.lookup(contextOf(client), operation.defaults);

@@ -4,7 +4,6 @@ import { NetintelError } from '../errors.js';
 import { ASN_SCHEMA } from '../output/schemas/asn-schema.js';
 import { defineOperation } from './operation.js';
 import { failed } from './outcomes.js';
-import { ASN_RECORD } from './record-json-schemas.js';
 
 /**
  * The items of a comma-separated list mixing IP addresses and AS numbers:
@@ -54,7 +53,7 @@ export const ASN = defineOperation<Record<string, never>, AsnResult>()({
   },
   record: {
     columns: ASN_SCHEMA,
-    json: { name: 'AsnResult', schema: ASN_RECORD, bulkAnswer: 'AsnBulkAnswer' },
+    json: { name: 'AsnResult', bulkAnswer: 'AsnBulkAnswer', load: async () => ({ schema: (await import('./record-json-schemas.js')).ASN_RECORD }) },
     view: async () => (await import('../output/human/asn-view.js')).ASN_VIEW,
   },
   api: {

@@ -5,7 +5,6 @@ import { BIMI_SCHEMA } from '../output/schemas/bimi-schema.js';
 import { mailCheckApi } from './email-tests-api.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-import { BIMI_RECORD } from './record-json-schemas.js';
 
 interface BimiSettings {
   /** The BIMI selector, normalised. */
@@ -65,7 +64,7 @@ export const BIMI = defineOperation<BimiSettings, BimiResult>()({
   },
   record: {
     columns: BIMI_SCHEMA,
-    json: { name: 'BimiResult', schema: BIMI_RECORD },
+    json: { name: 'BimiResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).BIMI_RECORD }) },
     view: async () => (await import('../output/human/bimi-view.js')).BIMI_VIEW,
   },
   api: mailCheckApi('bimi', (settings) => ({ selector: settings.selector })),

@@ -8,7 +8,6 @@ import { NetintelError } from '../errors.js';
 import { BLACKLIST_SCHEMA, BLACKLIST_ZONE_SCHEMA } from '../output/schemas/blacklist-schema.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-import { BLACKLIST_RECORD } from './record-json-schemas.js';
 
 interface BlacklistSettings {
   /** `--zones` as given, or null for the default set. */
@@ -76,7 +75,7 @@ export const BLACKLIST = defineOperation<BlacklistSettings, BlacklistResult>()({
   },
   record: {
     columns: BLACKLIST_SCHEMA,
-    json: { name: 'BlacklistResult', schema: BLACKLIST_RECORD },
+    json: { name: 'BlacklistResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).BLACKLIST_RECORD }) },
     view: async () => (await import('../output/human/blacklist-view.js')).BLACKLIST_VIEW,
   },
   api: {

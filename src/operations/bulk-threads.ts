@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SourcedTarget } from '../engine/bulk/bulk-lookup.js';
@@ -79,19 +78,6 @@ export interface RenderRequest {
 export interface BatchRenderer {
   readonly busy: boolean;
   render(batch: readonly SourcedTarget[]): Promise<RenderedRows>;
-}
-
-/** The most threads a run uses unless told otherwise: each worker holds its own caches, datasets view and heap. */
-export const DEFAULT_MAX_BULK_THREADS = 4;
-
-/**
- * The default thread count: one CPU is left to whatever reads the output
- * (or writes the input) of a pipeline. On a 2-CPU machine a second lookup
- * thread makes a run to a file faster but a run feeding a busy reader
- * slower (bench/run.js measures both), so the default there is one thread.
- */
-export function defaultBulkThreads(): number {
-  return Math.max(1, Math.min(availableParallelism() - 1, DEFAULT_MAX_BULK_THREADS));
 }
 
 /** Whether a run with these settings can use worker threads at all. */

@@ -51,7 +51,11 @@ export const BULK = defineOperation<BulkSettings, unknown>()({
         );
     },
     async settings(flags, kit) {
-      const [{ DEFAULT_MAX_EXPAND }, { defaultBulkThreads, rowsShowEvidence }] = await Promise.all([import('../engine/ip/ip-range-expand.js'), import('./bulk-threads.js')]);
+      const [{ DEFAULT_MAX_EXPAND }, { rowsShowEvidence }, { defaultBulkThreads }] = await Promise.all([
+        import('../engine/ip/ip-range-expand.js'),
+        import('./bulk-threads.js'),
+        import('./bulk-thread-count.js'),
+      ]);
       const maxExpand = (flags.maxExpand as number | undefined) ?? DEFAULT_MAX_EXPAND;
       const { dataDir, format, fields, verbose } = kit.options;
       return { maxExpand, threads: (flags.threads as number | undefined) ?? defaultBulkThreads(), rows: { dataDir, format, fields, verbose, maxExpand }, evidence: rowsShowEvidence(format, fields) };

@@ -40,7 +40,8 @@ export function recordFromSchema(record: RecordFromSchema): RecordDeclaration {
     ...(record.mainValue ? { mainValue: record.mainValue } : {}),
     ...(record.presentColumn ? { presentColumn: record.presentColumn } : {}),
   };
-  return { columns: columnSchema, json: { name: record.name, schema: record.schema }, ...(record.view ? { view: record.view } : {}) };
+  const json = { name: record.name, load: async () => ({ schema: record.schema }) };
+  return { columns: columnSchema, json, ...(record.view ? { view: record.view } : {}) };
 }
 
 function leaves(schema: JsonSchema, prefix: string, groups: Record<string, string[]>): string[] {

@@ -6,7 +6,6 @@ import { DKIM_MESSAGE_SCHEMA, DKIM_SCHEMA } from '../output/schemas/dkim-schema.
 import { mailCheckApi } from './email-tests-api.js';
 import { defineOperation, type RecordDeclaration } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-import { DKIM_RECORD } from './record-json-schemas.js';
 
 interface DkimSettings {
   /** `--selector` as given (checked when the run knows what it verifies), or undefined for the common selectors. */
@@ -89,7 +88,7 @@ export const DKIM = defineOperation<DkimSettings, DkimResult | DkimMessageResult
   },
   record: {
     columns: DKIM_SCHEMA,
-    json: { name: 'DkimResult', schema: DKIM_RECORD },
+    json: { name: 'DkimResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).DKIM_RECORD }) },
     view: async () => (await import('../output/human/dkim-view.js')).DKIM_VIEW,
   },
   api: mailCheckApi('dkim', (settings): Record<string, string> => (settings.selector === undefined ? {} : { selector: selectorList(settings.selector).join(',') })),

@@ -7,7 +7,6 @@ import { NetintelError, toNetintelError } from '../errors.js';
 import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { lazyHandler } from './lazy-handler.js';
 import { defineOperation, type Outcomes } from './operation.js';
-import { DNS_RECORD } from './record-json-schemas.js';
 
 interface DnsSettings {
   /** `--type` as read (ALL not expanded), or null for the default (A, PTR for an address). */
@@ -82,7 +81,7 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
   },
   record: {
     columns: DNS_SCHEMA,
-    json: { name: 'DnsResult', schema: DNS_RECORD },
+    json: { name: 'DnsResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).DNS_RECORD }) },
     view: async () => (await import('../output/human/dns-view.js')).DNS_VIEW,
   },
   api: {

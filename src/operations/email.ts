@@ -7,7 +7,6 @@ import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { emailTestsRoutes } from './email-tests-routes.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-import { DMARC_RECORD, EMAIL_RECORD, MTA_STS_RECORD, TLS_RPT_RECORD } from './record-json-schemas.js';
 
 const TESTS = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
 
@@ -91,7 +90,14 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
   },
   record: {
     columns: EMAIL_SCHEMA,
-    json: { name: 'EmailReport', schema: EMAIL_RECORD, parts: { DmarcResult: DMARC_RECORD, MtaStsResult: MTA_STS_RECORD, TlsRptResult: TLS_RPT_RECORD }, bulkAnswer: 'EmailBulkAnswer' },
+    json: {
+      name: 'EmailReport',
+      bulkAnswer: 'EmailBulkAnswer',
+      load: async () => {
+        const { DMARC_RECORD, EMAIL_RECORD, MTA_STS_RECORD, TLS_RPT_RECORD } = await import('./record-json-schemas.js');
+        return { schema: EMAIL_RECORD, parts: { DmarcResult: DMARC_RECORD, MtaStsResult: MTA_STS_RECORD, TlsRptResult: TLS_RPT_RECORD } };
+      },
+    },
     view: async () => (await import('../output/human/mail-views.js')).EMAIL_VIEW,
   },
   api: {

@@ -3,7 +3,6 @@ import { IP_SCHEMA } from '../output/schemas/ip-schema.js';
 import { lazyHandler } from './lazy-handler.js';
 import { defineOperation, type Lookup } from './operation.js';
 import { failed } from './outcomes.js';
-import { IP_RECORD } from './record-json-schemas.js';
 
 interface IpSettings {
   /** The most addresses a range target expands to, one row each (`--max-expand`). */
@@ -65,7 +64,7 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>()({
   },
   record: {
     columns: IP_SCHEMA,
-    json: { name: 'IpInfoRecord', schema: IP_RECORD, bulkAnswer: 'IpBulkAnswer' },
+    json: { name: 'IpInfoRecord', bulkAnswer: 'IpBulkAnswer', load: async () => ({ schema: (await import('./record-json-schemas.js')).IP_RECORD }) },
     view: async () => (await import('../output/human/ip-view.js')).IP_VIEW,
   },
   api: {

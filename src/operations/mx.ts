@@ -5,7 +5,6 @@ import { MX_SCHEMA } from '../output/schemas/mx-schema.js';
 import { mailCheckApi } from './email-tests-api.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-import { MX_RECORD } from './record-json-schemas.js';
 
 interface MxSettings {
   fanOut: FanOutLimits;
@@ -55,7 +54,7 @@ export const MX = defineOperation<MxSettings, MxResult>()({
   },
   record: {
     columns: MX_SCHEMA,
-    json: { name: 'MxResult', schema: MX_RECORD },
+    json: { name: 'MxResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).MX_RECORD }) },
     view: async () => (await import('../output/human/mail-views.js')).MX_VIEW,
   },
   api: mailCheckApi('mx'),

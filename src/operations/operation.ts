@@ -51,13 +51,20 @@ export interface RecordDeclaration {
   /** The column schema: CSV columns, the table view's columns and `--fields`. */
   columns: RecordSchema;
   /**
-   * The JSON Schema of the record: the OpenAPI component `name`, and the
-   * components it refers to that no other record declares (`parts`), and
-   * the component of the API's bulk answer of such records (`bulkAnswer`).
+   * The JSON Schema of the record: the OpenAPI component `name`, the
+   * component of the API's bulk answer of such records (`bulkAnswer`), and
+   * the schemas themselves, loaded when the API's document is built (a run
+   * of the command prints records without them).
    */
-  json?: { name: string; schema: JsonSchema; parts?: Readonly<Record<string, JsonSchema>>; bulkAnswer?: string };
+  json?: { name: string; bulkAnswer?: string; load: () => Promise<RecordJsonSchemas> };
   /** The human view (format `table`), loaded when a table is drawn; absent: the columns as a generic view. */
   view?: () => Promise<HumanView>;
+}
+
+/** A record's JSON Schema, and the components it refers to that no other record declares (`parts`). */
+export interface RecordJsonSchemas {
+  schema: JsonSchema;
+  parts?: Readonly<Record<string, JsonSchema>>;
 }
 
 /**

@@ -10,7 +10,6 @@ import { presentTranscript, SMTP_SCHEMA } from '../output/schemas/smtp-schema.js
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { defineOperation, type Outcomes, type RemoteCall } from './operation.js';
 import { failed } from './outcomes.js';
-import { SMTP_RECORD } from './record-json-schemas.js';
 import { credentialsGiven, probeOptions, SMTP_CREDENTIAL_SETTINGS, type SmtpFlags } from './smtp-flags.js';
 
 interface SmtpSettings {
@@ -101,7 +100,7 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
   },
   record: {
     columns: SMTP_SCHEMA,
-    json: { name: 'SmtpResult', schema: SMTP_RECORD },
+    json: { name: 'SmtpResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).SMTP_RECORD }) },
     view: async () => (await import('../output/human/smtp-view.js')).SMTP_VIEW,
   },
   api: {

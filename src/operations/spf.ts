@@ -5,7 +5,6 @@ import { SPF_SCHEMA } from '../output/schemas/spf-schema.js';
 import { mailCheckApi } from './email-tests-api.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-import { SPF_NODE, SPF_RECORD } from './record-json-schemas.js';
 
 interface SpfSettings {
   /** check_host() of this client (RFC 7208 §4), with its MAIL FROM and HELO; empty: the record alone. */
@@ -67,7 +66,13 @@ export const SPF = defineOperation<SpfSettings, SpfResult>()({
   },
   record: {
     columns: SPF_SCHEMA,
-    json: { name: 'SpfResult', schema: SPF_RECORD, parts: { SpfNode: SPF_NODE } },
+    json: {
+      name: 'SpfResult',
+      load: async () => {
+        const { SPF_NODE, SPF_RECORD } = await import('./record-json-schemas.js');
+        return { schema: SPF_RECORD, parts: { SpfNode: SPF_NODE } };
+      },
+    },
     view: async () => (await import('../output/human/mail-views.js')).SPF_VIEW,
   },
   api: mailCheckApi('spf'),

@@ -3,7 +3,6 @@ import type { VpnResult } from '../engine/security/check-vpn.js';
 import { VPN_SCHEMA } from '../output/schemas/vpn-schema.js';
 import { defineOperation, type Lookup, type Outcomes } from './operation.js';
 import { failed } from './outcomes.js';
-import { VPN_RECORD } from './record-json-schemas.js';
 
 /** `netintel vpn`: the security verdict of addresses, with the evidence for each. */
 export const VPN = defineOperation<Record<string, never>, VpnResult>()({
@@ -56,7 +55,7 @@ export const VPN = defineOperation<Record<string, never>, VpnResult>()({
   },
   record: {
     columns: VPN_SCHEMA,
-    json: { name: 'VpnResult', schema: VPN_RECORD },
+    json: { name: 'VpnResult', load: async () => ({ schema: (await import('./record-json-schemas.js')).VPN_RECORD }) },
     view: async () => (await import('../output/human/vpn-view.js')).VPN_VIEW,
   },
   api: {

@@ -4,6 +4,7 @@ import type { FanOutLimits } from '../engine/fan-out.js';
 import type { AccessMode } from '../engine/ip/ip-databases.js';
 import { NetintelError } from '../errors.js';
 import type { PlanTable } from '../keys/plans.js';
+import type { Operation } from '../operations/operation.js';
 import type { KeyStore } from '../store/key-store.js';
 import { accountPages, type AccountPagesDeps } from '../web/account-pages.js';
 import { apiEndpoints, createApiContext } from './api-endpoints.js';
@@ -28,6 +29,8 @@ export interface ServerDeps {
   keys: KeyStore;
   plans: PlanTable;
   limits: LimitStore;
+  /** The operations whose routes it serves: every one (loadOperations()). */
+  operations: readonly Operation[];
   /** Counts each accepted key's charged items for the key database (usage-recorder.ts); none counts nothing. */
   usage?: UsageRecorder;
   /** The clock of the limits, ms since the epoch (default Date.now). */
@@ -153,9 +156,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   void app.register(rateLimit, { limits, now });
   void app.register(unrouted, { callers });
   void app.register(requestLog, { level: deps.logger ? deps.logger.level : 'silent' });
-  const routes = deps.routes ? deps.routes(apiRoutes(plans)) : apiRoutes(plans);
+  const { operations } = deps;
+  const routes = deps.routes ? deps.routes(apiRoutes(plans, operations)) : apiRoutes(plans, operations);
   void app.register(apiEndpoints, { routes, api, limits, now, usage: deps.usage, handlerTimeoutMs });
-  void app.register(operationRoutes, { routes, plans, limits, now, startedAt: now(), version: deps.version ?? '0.0.0' });
+  void app.register(operationRoutes, { routes, operations, plans, limits, now, startedAt: now(), version: deps.version ?? '0.0.0' });
   if (deps.accountPages) void app.register(accountPages, { ...deps.accountPages, keys, plans, limits, now });
   return app;
 }

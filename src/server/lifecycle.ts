@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { EngineContext } from '../engine/context.js';
 import { NetintelError } from '../errors.js';
+import { loadOperations } from '../operations/operations.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { buildServer, type ServerDeps } from './build-server.js';
 import { installCrashNet, type ProcessEvents } from './crash-net.js';
@@ -33,7 +34,7 @@ export interface ServeSettings {
   /** The account pages, or false for the API alone. */
   accounts: AccountPagesSettings | false;
   /** The rest of what the server is built from: the engine context (closed when the server stops), plans, log, connection and probe settings. */
-  server: Omit<ServerDeps, 'keys' | 'limits' | 'usage' | 'accountPages'>;
+  server: Omit<ServerDeps, 'keys' | 'limits' | 'usage' | 'accountPages' | 'operations'>;
 }
 
 /** The signals a server stops on. */
@@ -77,12 +78,13 @@ export async function runServer(settings: ServeSettings, host: ServeHost): Promi
   ctx.signal = shutdown.signal;
   let listeningUrl = '';
   const publicUrl = () => (settings.accounts ? settings.accounts.publicUrl : undefined) ?? listeningUrl;
+  const operations = await loadOperations();
   const parts = await openParts(settings, mailEvents(() => app.log, publicUrl));
   // Each key's usage goes to the key database in batches; a failed write is retried with the next.
   const usage = createUsageRecorder(parts.store.keys, { onError: (error) => app.log.warn({ err: error }, 'usage not written to the key database') });
   let app: FastifyInstance;
   try {
-    app = buildServer({ ...settings.server, keys: parts.store.keys, limits: parts.limits, usage, ...(parts.pages ? { accountPages: parts.pages.deps } : {}) });
+    app = buildServer({ ...settings.server, operations, keys: parts.store.keys, limits: parts.limits, usage, ...(parts.pages ? { accountPages: parts.pages.deps } : {}) });
   } catch (error) {
     // A setting the server refuses (a bad --trust-proxy): what was opened is closed, so that nothing (Redis) holds the process.
     await usage.close().catch(() => {});

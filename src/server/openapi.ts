@@ -1,6 +1,7 @@
 import type { PlanTable } from '../keys/plans.js';
 import type { ApiRoute, JsonSchema } from './api-route.js';
 import { recordComponents } from '../operations/api-components.js';
+import type { Operation } from '../operations/operation.js';
 import { quotaSchema } from './quota-schema.js';
 
 /**
@@ -9,9 +10,11 @@ import { quotaSchema } from './quota-schema.js';
  * the operations' records (src/operations, written against the engine's result
  * types), served at /openapi.json and rendered at /docs. The contract test
  * (test/server/openapi-contract.ts) validates every answer the tests get
- * against it.
+ * against it. `operations` are every loaded descriptor (loadOperations()),
+ * whose records are the document's schemas.
  */
-export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans: PlanTable; version: string }): Record<string, unknown> {
+export async function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; operations: readonly Operation[]; plans: PlanTable; version: string }): Promise<Record<string, unknown>> {
+  const records = await recordComponents(input.operations);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of input.routes) {
     paths[route.url] ??= {};
@@ -116,7 +119,7 @@ export function buildOpenApiDocument(input: { routes: readonly ApiRoute[]; plans
       headers: HEADER_DEFINITIONS,
       responses: problemResponses(input.routes.some((route) => route.handler === null)),
       schemas: {
-        ...recordComponents(),
+        ...records,
         Health: HEALTH,
         Quota: quotaSchema(Object.keys(input.plans.plans)),
       },

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallback } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PlanTable } from '../keys/plans.js';
+import type { Operation } from '../operations/operation.js';
 import type { ApiRoute } from './api-route.js';
 import type { LimitState } from './limits/gcra.js';
 import type { LimitStore } from './limits/limit-store.js';
@@ -28,6 +29,8 @@ export interface QuotaRecord {
 
 export interface OperationDeps {
   routes: readonly ApiRoute[];
+  /** The operations the routes were made from: the document's record schemas. */
+  operations: readonly Operation[];
   plans: PlanTable;
   limits: LimitStore;
   now: () => number;
@@ -41,7 +44,7 @@ const operationRoutesPlugin: FastifyPluginCallback<OperationDeps> = (app, deps, 
   const started = deps.startedAt;
   let openapi: string | undefined;
   let docs: string | undefined;
-  const document = () => buildOpenApiDocument({ routes: deps.routes, plans: deps.plans, version: deps.version });
+  const document = () => buildOpenApiDocument({ routes: deps.routes, operations: deps.operations, plans: deps.plans, version: deps.version });
 
   app.get('/healthz', async (_request, reply) => {
     const limiter = await deps.limits.ping();
@@ -54,14 +57,14 @@ const operationRoutesPlugin: FastifyPluginCallback<OperationDeps> = (app, deps, 
     };
   });
 
-  app.get('/openapi.json', (_request, reply) => {
+  app.get('/openapi.json', async (_request, reply) => {
     reply.header('content-type', 'application/json; charset=utf-8');
-    return (openapi ??= JSON.stringify(document(), null, 2));
+    return (openapi ??= JSON.stringify(await document(), null, 2));
   });
 
-  app.get('/docs', (_request, reply) => {
+  app.get('/docs', async (_request, reply) => {
     reply.header('content-type', 'text/html; charset=utf-8');
-    return (docs ??= renderDocsPage(document(), deps.plans));
+    return (docs ??= renderDocsPage(await document(), deps.plans));
   });
 
   // Looks, never charges: asking how much is left costs nothing.

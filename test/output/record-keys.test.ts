@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPlanTable } from '../../src/keys/plans.js';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { apiRoutes } from '../../src/server/routes/route-table.js';
+import { loadOperations } from '../../src/operations/operations.js';
 
 const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -62,9 +63,10 @@ function jsonStdout(golden: string): string | null {
 }
 
 describe('record keys', () => {
-  it('are snake_case in every schema of the OpenAPI document', () => {
+  it('are snake_case in every schema of the OpenAPI document', async () => {
     const plans = loadPlanTable();
-    const document = buildOpenApiDocument({ routes: apiRoutes(plans), plans, version: 'test' });
+    const operations = await loadOperations();
+    const document = await buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: 'test' });
     const names = schemaPropertyNames(document.components, '#/components');
     expect(names.length).toBeGreaterThan(100);
     expect(names.filter(([name]) => !SNAKE_CASE.test(name)).map(([name, at]) => `${name} at ${at}`)).toEqual([]);

@@ -1,7 +1,7 @@
 import type { Outcome } from '../../src/engine/outcome.js';
 import { createFormatter, type OutputFormat } from '../../src/output/formatter.js';
 import type { RecordSchema } from '../../src/output/record-schema.js';
-import { OPERATIONS } from '../../src/operations/operations.js';
+import { loadOperations } from '../../src/operations/operations.js';
 
 /** Renders outcomes the way the CLI streams them: start, one write per outcome, end; a table with the view the record's operation declares. */
 export async function render(
@@ -10,7 +10,7 @@ export async function render(
   outcomes: ReadonlyArray<Outcome<unknown>>,
   options: { single: boolean; columns?: readonly string[] | null; header?: boolean; color?: boolean; width?: number; all?: boolean },
 ): Promise<string> {
-  const record = OPERATIONS.find((operation) => operation.record.columns === schema)?.record;
+  const record = (await loadOperations()).find((operation) => operation.record.columns === schema)?.record;
   const view = format === 'table' ? await (record?.view ?? schema.view)?.() : undefined;
   const formatter = await createFormatter({
     format,

@@ -3,10 +3,12 @@ import { loadPlanTable } from '../../src/keys/plans.js';
 import { renderDocsPage } from '../../src/server/docs-page.js';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { apiRoutes } from '../../src/server/routes/route-table.js';
+import { loadOperations } from '../../src/operations/operations.js';
 
 const plans = loadPlanTable();
-const routes = apiRoutes(plans);
-const page = renderDocsPage(buildOpenApiDocument({ routes, plans, version: '1.2.3' }), plans);
+const operations = await loadOperations();
+const routes = apiRoutes(plans, operations);
+const page = renderDocsPage(await buildOpenApiDocument({ routes, operations, plans, version: '1.2.3' }), plans);
 
 describe('the docs page', () => {
   it('renders descriptions as text: no Markdown backticks, code spans as <code>', () => {

@@ -11,6 +11,7 @@ import { loadPlanTable, parsePlanTable, type PlanTable } from '../../src/keys/pl
 import { createMailSender } from '../../src/accounts/mail-sender.js';
 import type { Mailer } from '../../src/accounts/mailer.js';
 import { buildServer, type ServerDeps } from '../../src/server/build-server.js';
+import { loadOperations } from '../../src/operations/operations.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { composeAccountMail } from '../../src/web/mail-messages.js';
 import type { OidcLogin } from '../../src/web/oidc.js';
@@ -95,6 +96,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const app = buildServer({
     dataMode: 'pread',
     logger: false,
+    operations: await loadOperations(),
     ...deps,
     ctx,
     plans,

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { loadPlanTable } from '../../src/keys/plans.js';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { recordComponents } from '../../src/operations/api-components.js';
+import { loadOperations } from '../../src/operations/operations.js';
 
-const RECORD_SCHEMAS = recordComponents();
+const operations = await loadOperations();
+const RECORD_SCHEMAS = await recordComponents(operations);
 import { apiRoutes } from '../../src/server/routes/route-table.js';
 import { ASN_SCHEMA } from '../../src/output/schemas/asn-schema.js';
 import { BLACKLIST_SCHEMA } from '../../src/output/schemas/blacklist-schema.js';
@@ -17,7 +19,7 @@ import type { RecordSchema } from '../../src/output/record-schema.js';
 import { createOpenApiContract } from './openapi-contract.js';
 
 const plans = loadPlanTable();
-const document = buildOpenApiDocument({ routes: apiRoutes(plans), plans, version: '1.2.3' });
+const document = await buildOpenApiDocument({ routes: apiRoutes(plans, operations), operations, plans, version: '1.2.3' });
 
 describe('the OpenAPI document', () => {
   it('passes Redocly\'s recommended rules without an error', async () => {
@@ -50,7 +52,7 @@ describe('the OpenAPI document', () => {
 
   it('documents 413 and 415 for the bodies, 502 and 504 for the probes, 429 and 401 everywhere on the API', () => {
     const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    for (const route of apiRoutes(plans)) {
+    for (const route of apiRoutes(plans, operations)) {
       const statuses = Object.keys(paths[route.url]![route.method.toLowerCase()]!.responses);
       expect(statuses).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '405', '429', '500', '502', '503']));
       if (route.body) expect(statuses).toEqual(expect.arrayContaining(['413', '415']));

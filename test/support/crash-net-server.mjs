@@ -8,6 +8,7 @@ import { openStore } from '../../dist/src/store/open-store.js';
 import { buildServer } from '../../dist/src/server/build-server.js';
 import { installCrashNet } from '../../dist/src/server/crash-net.js';
 import { createMemoryLimitStore } from '../../dist/src/server/limits/memory-limit-store.js';
+import { loadOperations } from '../../dist/src/operations/operations.js';
 
 const never = () => new Promise(() => {});
 
@@ -59,6 +60,7 @@ const app = buildServer({
   keys: (await openStore(':memory:')).keys,
   plans: loadPlanTable(),
   limits: createMemoryLimitStore(),
+  operations: await loadOperations(),
   dataMode: 'pread',
   logger: { level: 'info', stream: process.stderr },
   routes: (routes) => [...routes, ...faulty],

@@ -1,6 +1,5 @@
 import type { PlanTable } from '../../keys/plans.js';
 import type { Operation, RouteDeclaration } from '../../operations/operation.js';
-import { OPERATIONS } from '../../operations/operations.js';
 import type { ApiRoute } from '../api-route.js';
 
 /**
@@ -16,11 +15,12 @@ function closedQuery(route: ApiRoute): ApiRoute {
 }
 
 /**
- * Every endpoint the operations serve (docs/api.md, Endpoints): the first
- * route of an operation takes its mapping's method, path and plan feature,
- * and answers its record unless it says otherwise.
+ * Every endpoint the operations serve (docs/api.md, Endpoints), from their
+ * loaded descriptors (loadOperations()): the first route of an operation
+ * takes its mapping's method, path and plan feature, and answers its record
+ * unless it says otherwise.
  */
-export function apiRoutes(plans: PlanTable, operations: readonly Operation[] = OPERATIONS): ApiRoute[] {
+export function apiRoutes(plans: PlanTable, operations: readonly Operation[]): ApiRoute[] {
   return operations.flatMap((operation) => {
     const api = operation.api;
     if (!api?.route) return [];
