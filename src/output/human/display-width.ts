@@ -73,23 +73,12 @@ export function forEachCluster(text: string, visit: (start: number, end: number)
 const clusterWidths = new Map<string, number>();
 const MAX_CACHED = 4096;
 
-/**
- * The Unicode classes a cluster's width is read from. They are made on the
- * first cluster that is not printable ASCII: V8 loads its Unicode property
- * data for the first such expression it meets (about a millisecond), which
- * a run that measures only ASCII, or nothing, need not pay at its start.
- */
-let unicodeClasses: { pictographic: RegExp; noBase: RegExp; widening: RegExp } | undefined;
-function classes(): NonNullable<typeof unicodeClasses> {
-  return (unicodeClasses ??= {
-    /** Emoji and what makes an emoji sequence: string-width's emoji expression sees the whole cluster. */
-    pictographic: /[\p{Extended_Pictographic}\p{Regional_Indicator}\u20e3]/u,
-    /** What takes no column of its own: nonspacing and enclosing marks, joiners and other format characters, controls. */
-    noBase: /[\p{Mn}\p{Me}\p{Cf}\p{Cc}]/u,
-    /** What adds to the base's width: spacing marks, halfwidth and fullwidth forms (string-width 8's rule). */
-    widening: /[\p{Mc}\uff00-\uffef]/u,
-  });
-}
+/** Emoji and what makes an emoji sequence: string-width's emoji expression sees the whole cluster. */
+const PICTOGRAPHIC = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u20e3]/u;
+/** What takes no column of its own: nonspacing and enclosing marks, joiners and other format characters, controls. */
+const NO_BASE = /[\p{Mn}\p{Me}\p{Cf}\p{Cc}]/u;
+/** What adds to the base's width: spacing marks, halfwidth and fullwidth forms (string-width 8's rule). */
+const WIDENING = /[\p{Mc}\uff00-\uffef]/u;
 
 /**
  * Columns of one grapheme cluster: its base character's (string-width
@@ -103,18 +92,17 @@ export function clusterWidth(cluster: string): number {
   if (cluster.length === 1 && isPrintableAscii(cluster.charCodeAt(0))) return 1;
   const cached = clusterWidths.get(cluster);
   if (cached !== undefined) return cached;
-  const { pictographic, noBase, widening } = classes();
   let width = 0;
-  if (pictographic.test(cluster)) {
+  if (PICTOGRAPHIC.test(cluster)) {
     width = Math.min(2, stringWidth(cluster));
   } else {
     let based = false;
     for (const char of cluster) {
       if (!based) {
-        if (noBase.test(char)) continue;
+        if (NO_BASE.test(char)) continue;
         based = true;
         width = stringWidth(char);
-      } else if (widening.test(char)) {
+      } else if (WIDENING.test(char)) {
         width += stringWidth(char);
       }
       if (width >= 2) break;
