@@ -7,6 +7,7 @@ import { mailCheckApi } from './email-tests-api.js';
 import { defineOperation, type RecordDeclaration } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
 import { DKIM_RECORD } from './record-json-schemas.js';
+import { fileErrorReason } from '../file-error.js';
 
 interface DkimSettings {
   /** `--selector` as given (checked when the run knows what it verifies), or undefined for the common selectors. */
@@ -114,6 +115,6 @@ async function readMessage(readUpTo: (file: string, limit: number) => Promise<Bu
   try {
     return await readUpTo(file, MAX_MESSAGE_BYTES + 1);
   } catch (error) {
-    throw new NetintelError('invalid_input', `cannot read --message ${JSON.stringify(file)}: ${(error as Error).message} (give the path of a saved .eml message)`, { cause: error });
+    throw new NetintelError('invalid_input', `cannot read --message ${JSON.stringify(file)}: ${fileErrorReason(error)} (give the path of a saved .eml message)`, { cause: error });
   }
 }
