@@ -3,8 +3,6 @@ import type { CliIo } from './io.js';
 import { widthOf } from './terminal-width.js';
 
 const PREFIX = 'netintel: ';
-/** Words a message may start with that keep their capital: names, not the start of a sentence. */
-const PROPER_NAMES = new Set(['Tor', 'Redis', 'Google', 'Microsoft', 'Node', 'Azure', 'Oracle', 'Cloudflare', 'Amazon', 'Punycode', 'OpenID']);
 
 /**
  * The width diagnostics are fitted to: the columns of stderr when it is a
@@ -17,27 +15,15 @@ export function diagnosticWidth(io: Pick<CliIo, 'stderr' | 'env'>): number | nul
 }
 
 /**
- * The `netintel: ...` lines of `text` in the one case of every diagnostic
- * (lower case: a capital only for a name or an acronym, whatever the part
- * of the program that wrote the message), and with a `width`, each wrapped
- * to it, the lines it wraps into indented by two spaces. Other lines (a
- * server's log, help) pass as they are.
+ * With a `width`, each `netintel: ...` line of `text` wrapped to it, the
+ * lines it wraps into indented by two spaces; other lines (a server's log,
+ * help) pass as they are. The messages are in lower case where they are
+ * made (docs/development.md), so the text is not changed otherwise.
  */
 export function fitDiagnostics(text: string, width: number | null): string {
-  if (!text.includes(PREFIX)) return text;
+  if (width === null || !text.includes(PREFIX)) return text;
   return text
     .split('\n')
-    .map((line) => {
-      if (!line.startsWith(PREFIX)) return line;
-      const fitted = PREFIX + lowerCaseStart(line.slice(PREFIX.length));
-      return width === null ? fitted : fillLine(fitted, width, 2).join('\n');
-    })
+    .map((line) => (line.startsWith(PREFIX) ? fillLine(line, width, 2).join('\n') : line))
     .join('\n');
-}
-
-/** `message` with its first word in lower case when it is a capitalised word (`Cannot`), not an acronym (`DNS`) or a name (`Tor`). */
-export function lowerCaseStart(message: string): string {
-  const word = /^[A-Z][a-z]+(?=$|[\s:,;.'-])/.exec(message)?.[0];
-  if (word === undefined || PROPER_NAMES.has(word)) return message;
-  return word.toLowerCase() + message.slice(word.length);
 }

@@ -30,23 +30,12 @@ export function nextStep(error: NetintelError): string | null {
   return null;
 }
 
-/** Node's text of a file system error: `ENOENT: no such file or directory, open 'access.log'`. */
-const FILE_ERROR = /\b(E[A-Z]+): ([a-z][a-z ,]*?), [a-z]+ '[^']*'/;
-
 /**
- * The message of a failure as the CLI reports it: Node's text of a file
- * error shortened to its reason (it says the path the message already
- * names), with the path to check when nothing else is said; then the next
- * step, in parentheses or, after a message that ends in parentheses,
- * after a colon.
+ * The message of a failure as the CLI reports it: the next step, in
+ * parentheses or, after a message that ends in parentheses, after a colon.
  */
 export function reportedMessage(error: NetintelError): string {
-  let message = error.message;
-  let step = nextStep(error);
-  if (FILE_ERROR.test(message)) {
-    message = message.replace(FILE_ERROR, '$2');
-    if (step === null && !message.includes(' (')) step = 'check the path and its permissions';
-  }
-  if (step === null) return message;
-  return message.endsWith(')') ? `${message}: ${step}` : `${message} (${step})`;
+  const step = nextStep(error);
+  if (step === null) return error.message;
+  return error.message.endsWith(')') ? `${error.message}: ${step}` : `${error.message} (${step})`;
 }

@@ -19,6 +19,7 @@ import { regularFileSize, type RunProgress } from './progress.js';
 import type { CommandRegistration, CommandRuntime } from './runtime.js';
 import { lookupTargets } from './target-run.js';
 import { terminalWidth } from './terminal-width.js';
+import { fileErrorReason } from '../file-error.js';
 
 /** The shared flags of the commands, as operations declare them. */
 const DECLARE_KIT: DeclareKit = {
@@ -139,7 +140,7 @@ async function* fileTargets(files: readonly string[], io: CliIo, progress: RunPr
       yield* readTargetBatches(progress.input(file === '-' ? io.stdin : createReadStream(file), size), source);
     } catch (error) {
       if (error instanceof NetintelError) throw error;
-      throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message}`, { details: { path: file } });
+      throw new NetintelError('usage', `cannot read ${file}: ${fileErrorReason(error)} (check the path and its permissions)`, { details: { path: file } });
     }
   }
 }

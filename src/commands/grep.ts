@@ -12,6 +12,7 @@ import type { CommandRuntime } from '../cli/runtime.js';
 import { createGrepLineWriter } from '../output/human/grep-view.js';
 import type { Outcome } from '../engine/outcome.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
+import { fileErrorReason } from '../file-error.js';
 
 interface GrepFlags {
   onlyMatching?: boolean;
@@ -119,7 +120,7 @@ async function* readable(text: AsyncIterable<string>, file: string): AsyncGenera
     yield* text;
   } catch (error) {
     if (error instanceof NetintelError) throw error;
-    throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message} (check the path and its permissions)`, { details: { path: file } });
+    throw new NetintelError('usage', `cannot read ${file}: ${fileErrorReason(error)} (check the path and its permissions)`, { details: { path: file } });
   }
 }
 

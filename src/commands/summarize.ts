@@ -21,6 +21,7 @@ import { terminalWidth } from '../cli/terminal-width.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 import { BULK } from '../operations/bulk.js';
 import { lookupMany } from '../operations/engine.js';
+import { fileErrorReason } from '../file-error.js';
 
 /** Rows each ranked table shows unless --top says otherwise. */
 export const DEFAULT_TOP = 10;
@@ -119,7 +120,7 @@ async function* inputTargets(
       yield* addressTargets(wholeLineText(read(file === '-' ? io.stdin : createReadStream(file))), source, counts);
     } catch (error) {
       if (error instanceof NetintelError) throw error;
-      throw new NetintelError('usage', `cannot read ${file}: ${(error as Error).message} (check the path and its permissions)`, { details: { path: file } });
+      throw new NetintelError('usage', `cannot read ${file}: ${fileErrorReason(error)} (check the path and its permissions)`, { details: { path: file } });
     }
   }
 }

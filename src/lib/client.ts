@@ -30,7 +30,7 @@ const contexts = new WeakMap<Netintel, EngineContext>();
 function wholeNumber(name: string, value: number | undefined, least: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < least) {
-    throw new NetintelError('usage', `Invalid ${name} ${JSON.stringify(value)}: expected a whole number of at least ${least}`, {
+    throw new NetintelError('usage', `invalid ${name} ${JSON.stringify(value)}: expected a whole number of at least ${least}`, {
       details: { option: name },
     });
   }
@@ -46,7 +46,7 @@ function wholeNumber(name: string, value: number | undefined, least: number): nu
 export function createNetintel(options: NetintelOptions = {}): Netintel {
   const resolvers = options.resolvers === undefined ? null : options.resolvers.map((text) => parseResolverAddress(text));
   if (resolvers !== null && resolvers.length === 0) {
-    throw new NetintelError('usage', 'Invalid resolvers []: name at least one, or leave the option out for the system resolvers');
+    throw new NetintelError('usage', 'invalid resolvers []: name at least one, or leave the option out for the system resolvers');
   }
   const timeoutMs = wholeNumber('timeoutMs', options.timeoutMs, 1);
   const retries = wholeNumber('retries', options.retries, 0);
@@ -73,6 +73,6 @@ export function createNetintel(options: NetintelOptions = {}): Netintel {
 /** The engine context behind a client. */
 export function contextOf(client: Netintel): EngineContext {
   const ctx = contexts.get(client);
-  if (ctx === undefined) throw new NetintelError('usage', 'Not a netintel client: make one with createNetintel(options)');
+  if (ctx === undefined) throw new NetintelError('usage', 'not a netintel client: make one with createNetintel(options)');
   return ctx;
 }

@@ -218,7 +218,7 @@ export async function* bulkLookup(
 ): AsyncGenerator<BulkOutcome, void, undefined> {
   const window = options.window ?? 1024;
   if (!Number.isInteger(window) || window < 1) {
-    throw new NetintelError('usage', `Invalid bulk window ${JSON.stringify(window)}: expected a whole number of at least 1`);
+    throw new NetintelError('usage', `invalid bulk window ${JSON.stringify(window)}: expected a whole number of at least 1`);
   }
   const lookup = createBulkLookup(contextOf(client), { evidence: true });
   try {

@@ -2,6 +2,7 @@ import type { FailOn } from '../cli/fail-on.js';
 import type { DkimResult } from '../engine/mail/check-dkim.js';
 import type { DkimMessageResult } from '../engine/mail/dkim-message.js';
 import { NetintelError } from '../errors.js';
+import { fileErrorReason } from '../file-error.js';
 import { DKIM_MESSAGE_SCHEMA, DKIM_SCHEMA } from '../output/schemas/dkim-schema.js';
 import { mailCheckApi } from './email-tests-api.js';
 import { defineOperation, type RecordDeclaration } from './operation.js';
@@ -113,6 +114,6 @@ async function readMessage(readUpTo: (file: string, limit: number) => Promise<Bu
   try {
     return await readUpTo(file, MAX_MESSAGE_BYTES + 1);
   } catch (error) {
-    throw new NetintelError('invalid_input', `cannot read --message ${JSON.stringify(file)}: ${(error as Error).message} (give the path of a saved .eml message)`, { cause: error });
+    throw new NetintelError('invalid_input', `cannot read --message ${JSON.stringify(file)}: ${fileErrorReason(error)} (give the path of a saved .eml message)`, { cause: error });
   }
 }

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { NetintelError } from '../errors.js';
 import type { Database, Queryable, SqlValue } from './database.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { fileErrorReason } from '../file-error.js';
 
 interface Connection {
   db: BetterSqlite3.Database;
@@ -49,7 +50,7 @@ export async function openSqliteDatabase(path: string, migrations: readonly Migr
   } catch (error) {
     await database.close();
     if (error instanceof NetintelError) throw error;
-    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new NetintelError('usage', `cannot open the key database ${path}: ${fileErrorReason(error)}`, { cause: error, details: { path } });
   }
   return database;
 }
@@ -70,7 +71,7 @@ function connect(path: string): Connection {
     if (!memory) connections.set(fileKey(path), connection);
     return connection;
   } catch (error) {
-    throw new NetintelError('usage', `cannot open the key database ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new NetintelError('usage', `cannot open the key database ${path}: ${fileErrorReason(error)} (check the path and its permissions)`, { cause: error, details: { path } });
   }
 }
 

@@ -1,12 +1,12 @@
 /**
  * The CLI's diagnostics: the next step a failure gets (keyed by its code
- * and details), the one case of every `netintel:` line, wrapping to a
- * width, and the one line of a `data update` that found no network.
+ * and details), wrapping to a width, and the one line of a `data update`
+ * that found no network.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NetintelError } from '../../src/errors.js';
-import { fitDiagnostics, lowerCaseStart } from '../../src/cli/diagnostic-text.js';
+import { fitDiagnostics } from '../../src/cli/diagnostic-text.js';
 import { fillLine } from '../../src/cli/help-layout.js';
 import { reportedMessage } from '../../src/cli/next-step.js';
 import { unreachableNetwork } from '../../src/cli/offline-update.js';
@@ -14,9 +14,9 @@ import { displayWidth } from '../../src/output/human/display-width.js';
 
 describe('the next step of a failure', () => {
   it('names --resolver for a DNS server that cannot be reached, answered SERVFAIL or REFUSED', () => {
-    const unreachable = new NetintelError('unreachable', 'Cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED)', { details: { resolver: '127.0.0.1:5399' } });
+    const unreachable = new NetintelError('unreachable', 'cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED)', { details: { resolver: '127.0.0.1:5399' } });
     expect(reportedMessage(unreachable)).toBe(
-      'Cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED): check that a DNS server runs there, or name another with --resolver',
+      'cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED): check that a DNS server runs there, or name another with --resolver',
     );
     const servfail = new NetintelError('upstream', 'DNS server 127.0.0.1:53 answered SERVFAIL for example.com A', { details: { resolver: '127.0.0.1:53', rcode: 'SERVFAIL' } });
     expect(reportedMessage(servfail)).toMatch(/ \(a broken or DNSSEC-bogus zone, .*: try another with --resolver\)$/);
@@ -25,7 +25,7 @@ describe('the next step of a failure', () => {
   });
 
   it('adds nothing to a DNS timeout: the run said what to do at the first silence', () => {
-    const timeout = new NetintelError('timeout', 'No answer from DNS server 127.0.0.1:53 for example.com A within 5000 ms (3 attempts)', { details: { resolver: '127.0.0.1:53' } });
+    const timeout = new NetintelError('timeout', 'no answer from DNS server 127.0.0.1:53 for example.com A within 5000 ms (3 attempts)', { details: { resolver: '127.0.0.1:53' } });
     expect(reportedMessage(timeout)).toBe(timeout.message);
   });
 
@@ -38,31 +38,20 @@ describe('the next step of a failure', () => {
     expect(reportedMessage(slow)).toMatch(/\(the server may be busy: allow more time with --timeout\)$/);
   });
 
-  it("shortens Node's file error to its reason and names the path to check, unless the message says what to do", () => {
-    const raw = new NetintelError('usage', "cannot read access.log: ENOENT: no such file or directory, open 'access.log'", { details: { path: 'access.log' } });
-    expect(reportedMessage(raw)).toBe('cannot read access.log: no such file or directory (check the path and its permissions)');
-    const hinted = new NetintelError('usage', "cannot read access.log: EACCES: permission denied, open 'access.log' (check the path and its permissions)");
-    expect(reportedMessage(hinted)).toBe('cannot read access.log: permission denied (check the path and its permissions)');
+  it('adds nothing to a message that has no next step: a file error is worded where the file is read', () => {
+    const missing = new NetintelError('usage', 'cannot read access.log: no such file or directory (check the path and its permissions)', { details: { path: 'access.log' } });
+    expect(reportedMessage(missing)).toBe(missing.message);
     const content = new NetintelError('usage', 'the config file /x/config.json must hold a JSON object', { details: { path: '/x/config.json' } });
     expect(reportedMessage(content)).toBe(content.message);
   });
 });
 
-describe('the case and width of diagnostics', () => {
-  it('puts the first word in lower case, not an acronym, a name or an AS number', () => {
-    expect(lowerCaseStart('Cannot reach DNS server')).toBe('cannot reach DNS server');
-    expect(lowerCaseStart('The root "." is not a mail domain')).toBe('the root "." is not a mail domain');
-    expect(lowerCaseStart('Invalid domain name "x": it is empty')).toBe('invalid domain name "x": it is empty');
-    for (const kept of ['DNS server 127.0.0.1:53 answered SERVFAIL', 'Tor and proxy feeds are not installed', 'AS0 announces nothing', 'PostgreSQL is down', 'TLS with DNS server failed']) {
-      expect(lowerCaseStart(kept)).toBe(kept);
-    }
-  });
-
-  it('fits each netintel: line to the width with a hanging indent of two, and leaves other lines alone', () => {
+describe('the width of diagnostics', () => {
+  it('fits each netintel: line to the width with a hanging indent of two, and leaves other lines and the case alone', () => {
     const log = '{"level":30,"msg":"Invalid request from a caller that sent a very long header line that goes on and on"}';
-    const text = `netintel: Cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED)\n${log}\n`;
-    expect(fitDiagnostics(text, 40)).toBe(`netintel: cannot reach DNS server\n  127.0.0.1:5399 for example.com A\n  (ECONNREFUSED)\n${log}\n`);
-    expect(fitDiagnostics(text, null)).toBe(`netintel: cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED)\n${log}\n`);
+    const text = `netintel: cannot reach DNS server 127.0.0.1:5399 for example.com A (ECONNREFUSED)\nnetintel: Tor feeds are old\n${log}\n`;
+    expect(fitDiagnostics(text, 40)).toBe(`netintel: cannot reach DNS server\n  127.0.0.1:5399 for example.com A\n  (ECONNREFUSED)\nnetintel: Tor feeds are old\n${log}\n`);
+    expect(fitDiagnostics(text, null)).toBe(text);
   });
 
   it('wraps any line to lines no wider than the width, but for a word wider than it, keeping every word in order', () => {

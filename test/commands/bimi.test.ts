@@ -89,7 +89,7 @@ describe('netintel bimi', () => {
   it('exits 5 when the _bimi lookup fails, and 2 with one line for a bad selector or --tls-ca', async () => {
     const broken = await runCli(['bimi', 'broken.test', '-f', 'json', ...dnsFlags]);
     expect(broken.code).toBe(5);
-    expect(JSON.parse(broken.stdout).error.message).toContain('The BIMI lookup of default._bimi.broken.test failed');
+    expect(JSON.parse(broken.stdout).error.message).toContain('the BIMI lookup of default._bimi.broken.test failed');
     const selector = await runCli(['bimi', 'brand.test', '--selector', 'no good', ...dnsFlags]);
     expect(selector.code).toBe(2);
     expect(selector.stderr).toMatch(/^netintel: "no good" is not a BIMI selector: give DNS labels .*\n$/);

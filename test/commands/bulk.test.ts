@@ -101,6 +101,13 @@ describe('netintel bulk', () => {
     const result = await runCli(['bulk', missing, '-f', 'csv']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`netintel: cannot read ${missing}: no such file or directory (check the path and its permissions)\n`);
+    // The JSON error record says it in the same words: the message is made where the file is read.
+    const json = await runCli(['bulk', missing, '-f', 'json']);
+    expect(JSON.parse(json.stdout).error).toEqual({
+      code: 'usage',
+      message: `cannot read ${missing}: no such file or directory (check the path and its permissions)`,
+      details: { path: missing },
+    });
   });
 
   it('refuses to wait on a terminal: exits 2 when neither a file nor piped input is given', async () => {

@@ -455,10 +455,10 @@ describe('netintel dns: names', () => {
     expect(printed.query).toBe(input);
     expect(printed.error.code).toBe('invalid_input');
     expect(printed.error.details.input).toBe(input);
-    expect(printed.error.message).toMatch(/^Invalid domain name "/);
+    expect(printed.error.message).toMatch(/^invalid domain name "/);
     expect(printed.error.message.endsWith(`: ${reason}`)).toBe(true);
     if (input.length <= 80) expect(printed.error.message).toContain(JSON.stringify(input));
-    expect(result.stderr).toBe(`netintel: ${printed.error.message.replace(/^Invalid/, 'invalid')}\n`);
+    expect(result.stderr).toBe(`netintel: ${printed.error.message}\n`);
     expect(server.queries).toEqual([]);
   });
 
@@ -499,7 +499,7 @@ describe('netintel dns: bulk from stdin', () => {
       ['mx1.example.test', 'A', 'answer', ''],
       ['mx1.example.test', 'MX', 'nodata', ''],
     ]);
-    expect(rows[2]?.['error.message']).toBe('Invalid domain name "bad name": it contains a space');
+    expect(rows[2]?.['error.message']).toBe('invalid domain name "bad name": it contains a space');
     // Bulk runs keep per-row errors out of stderr: one summary line only.
     expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
     expect(result.stderr).toMatch(/^netintel: .*\b6 ok, 1 failed \(invalid_input: 1\)\n$/);
@@ -624,7 +624,7 @@ describe('netintel dns: output formats', () => {
     ]);
     expect(parsed.netintel.record[0]?.answers?.item[0]?.data.strings.item).toEqual(['say "hi"', 'back\\slash']);
     expect(parsed.netintel.error).toEqual([
-      { '@_query': 'bad\ufffdname.test', '@_code': 'invalid_input', '#text': 'Invalid domain name "bad\\u0001name.test": it contains a control character (U+0001)' },
+      { '@_query': 'bad\ufffdname.test', '@_code': 'invalid_input', '#text': 'invalid domain name "bad\\u0001name.test": it contains a control character (U+0001)' },
     ]);
   });
 

@@ -1,6 +1,7 @@
 /**
  * The diagnostics of the CLI, end to end: every `netintel: ...` line of
- * the golden stderr files in one case (lower case: a capital only for an
+ * the golden stderr files, and every error record of their stdout (JSON,
+ * NDJSON, XML, CSV), in one case (lower case: a capital only for an
  * acronym or a name), and representative failures, run as the built
  * program with COLUMNS at 60, 80 and 120, wrapped to that width (a word
  * wider than the width aside), each with what to try next.
@@ -9,25 +10,68 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/human/display-width.js';
+import { parseCsv } from '../output/parse-csv.js';
 import { spawnCli } from '../support/cli.js';
+import { capitalisedStart, errorMessagesIn } from '../support/message-case.js';
 import { closedPort } from '../support/smtp-servers.js';
 import { startPeers, type Peers } from './peers.js';
 
 const GOLDEN_DIR = new URL('./golden/', import.meta.url).pathname;
-/** Words a diagnostic may start with that are names, not the start of a sentence. */
-const NAMES = new Set(['Tor']);
 
-/** The stderr section of every golden file, by file. */
-function goldenStderr(): Array<[file: string, stderr: string]> {
+/** The stderr or the stdout section of every run of every golden file, by file. */
+function goldenSections(stream: 'stderr' | 'stdout'): Array<[file: string, text: string]> {
   const files: Array<[string, string]> = [];
   for (const group of readdirSync(GOLDEN_DIR)) {
     for (const name of readdirSync(join(GOLDEN_DIR, group))) {
       const text = readFileSync(join(GOLDEN_DIR, group, name), 'utf8');
-      // A golden file may hold several runs: each has its own stderr section.
-      for (const section of text.split('\n--- stderr\n').slice(1)) files.push([`${group}/${name}`, section.split(/\n\$ netintel /)[0]!]);
+      // A golden file may hold several runs: each has its own stdout and stderr sections.
+      for (const section of text.split(`\n--- ${stream}\n`).slice(1)) files.push([`${group}/${name}`, section.split(/\n(?:\$ netintel |--- stderr\n)/)[0]!]);
     }
   }
   return files;
+}
+
+const goldenStderr = () => goldenSections('stderr');
+
+const XML_ENTITIES: Record<string, string> = { '&quot;': '"', '&apos;': "'", '&lt;': '<', '&gt;': '>', '&amp;': '&' };
+
+/**
+ * The error messages of one run's stdout: the error records of JSON (one
+ * document, or NDJSON lines), XML (`<error code="...">` and an error's
+ * `<message>`) and CSV (`error.message` columns). Human views are not read.
+ */
+function errorMessagesOfOutput(stdout: string): string[] {
+  const json = parsedJson(stdout);
+  if (json !== undefined) return errorMessagesIn(json);
+  if (stdout.trimStart().startsWith('<')) {
+    const elements = [...stdout.matchAll(/<error\b[^>]*\bcode="[a-z_]+"[^>]*>([^<]*)<\/error>/g), ...stdout.matchAll(/<error>\s*<code>[a-z_]+<\/code>\s*<message>([^<]*)<\/message>/g)];
+    return elements.map((match) => match[1]!.replace(/&(?:quot|apos|lt|gt|amp);/g, (entity) => XML_ENTITIES[entity]!));
+  }
+  const [header, ...rows] = safeCsv(stdout);
+  const columns = (header ?? []).flatMap((name, index) => (/(?:^|\.)(?:error|failure)\.message$/.test(name) ? [index] : []));
+  return rows.flatMap((row) => columns.map((index) => row[index] ?? '')).filter((message) => message !== '');
+}
+
+/** `text` as one JSON document or as NDJSON lines; undefined when it is neither. */
+function parsedJson(text: string): unknown {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function safeCsv(text: string): string[][] {
+  try {
+    return parseCsv(text);
+  } catch {
+    return [];
+  }
 }
 
 describe('the case of diagnostics', () => {
@@ -37,11 +81,17 @@ describe('the case of diagnostics', () => {
     const capitalised: string[] = [];
     for (const [file, stderr] of sections) {
       for (const line of stderr.split('\n')) {
-        const word = /^netintel: ([A-Z][a-z]+)(?=$|[\s:,;.'-])/.exec(line)?.[1];
-        if (word !== undefined && !NAMES.has(word)) capitalised.push(`${file}: ${line}`);
+        if (line.startsWith('netintel: ') && capitalisedStart(line.slice('netintel: '.length)) !== null) capitalised.push(`${file}: ${line}`);
       }
     }
     expect(capitalised).toEqual([]);
+  });
+
+  it('is lower case in every error record of the golden stdout: JSON, NDJSON, XML and CSV', () => {
+    const messages = goldenSections('stdout').flatMap(([file, stdout]) => errorMessagesOfOutput(stdout).map((message) => `${file}: ${message}`));
+    // The goldens hold some 25 error records: a reader gone blind would find none.
+    expect(messages.length).toBeGreaterThan(20);
+    expect(messages.filter((entry) => capitalisedStart(entry.slice(entry.indexOf(': ') + 2)) !== null)).toEqual([]);
   });
 });
 

@@ -9,9 +9,14 @@
  * Validation is stricter than the published document: every object schema
  * that lists its properties is closed (additionalProperties: false), so a
  * field the server sends but the document does not name fails here.
+ *
+ * Beyond the document, every error message a JSON answer carries (a
+ * problem's detail, a bulk item's or a check's error) starts in lower case
+ * unless it starts with an acronym or a name (docs/development.md).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { capitalisedErrorMessages } from '../support/message-case.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -134,6 +139,7 @@ export function createOpenApiContract(document: Json): OpenApiContract {
       if (type === 'application/problem+json' && (parsed as Json)?.status !== exchange.status) {
         problems.push(`the problem's status ${(parsed as Json)?.status} is not the answer's ${exchange.status}`);
       }
+      for (const message of capitalisedErrorMessages(parsed)) problems.push(`an error message starts with a capitalised word: ${message.slice(0, 200)}`);
     }
     return problems;
   };

@@ -37,7 +37,7 @@ export function startDeadline(timeoutMs: number): Deadline {
     remainingMs: () => (passed ? 0 : Math.max(0, timeoutMs - (performance.now() - started))),
     expired: () => passed,
     race<T>(work: Promise<T>, what: string): Promise<T> {
-      const late = () => new NetintelError('timeout', `No answer for ${what} within the ${timeoutMs} ms deadline`, { details: { timeout_ms: timeoutMs } });
+      const late = () => new NetintelError('timeout', `no answer for ${what} within the ${timeoutMs} ms deadline`, { details: { timeout_ms: timeoutMs } });
       if (passed) {
         work.catch(() => {});
         return Promise.reject(late());

@@ -3,6 +3,7 @@ import { NetintelError } from '../../errors.js';
 import { isFeedFormat, type FeedFormat } from '../security/feed-formats.js';
 import { isSignalName, type SignalName } from '../security/signals.js';
 import { sourceRegistryPath, type DataFileName } from './data-files.js';
+import { fileErrorReason } from '../../file-error.js';
 
 /** What a source is, and so how it is validated and where it goes. */
 export type SourceType = 'mmdb' | 'asn-csv' | 'feed';
@@ -42,11 +43,17 @@ let registry: DataSource[] | undefined;
 /** The sources of data/feeds.json (read once). Throws `data_unavailable` when the file is unreadable or malformed. */
 export function loadSourceRegistry(path = sourceRegistryPath()): DataSource[] {
   if (path === sourceRegistryPath() && registry) return registry.map((source) => ({ ...source }));
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new NetintelError('data_unavailable', `cannot read the source registry ${path}: ${fileErrorReason(error)} (check the path and its permissions)`, { cause: error, details: { path } });
+  }
   let doc: { sources?: unknown };
   try {
-    doc = JSON.parse(readFileSync(path, 'utf8')) as { sources?: unknown };
+    doc = JSON.parse(text) as { sources?: unknown };
   } catch (error) {
-    throw new NetintelError('data_unavailable', `cannot read the source registry ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new NetintelError('data_unavailable', `the source registry ${path} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { path } });
   }
   if (!Array.isArray(doc.sources)) throw new NetintelError('data_unavailable', `the source registry ${path} has no "sources" array`, { details: { path } });
   const sources = doc.sources.map((raw, i) => {

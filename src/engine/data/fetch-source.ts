@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { NetintelError } from '../../errors.js';
 import { downloadFailure, httpStatusFailure } from './download-failure.js';
+import { fileErrorReason } from '../../file-error.js';
 
 /** What is known of the installed version, for a conditional request. */
 export interface Validators {
@@ -58,7 +59,7 @@ async function copyFile(path: string, target: string, validators: Validators, op
   try {
     stat = statSync(path);
   } catch (error) {
-    throw new NetintelError('unreachable', `cannot read ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new NetintelError('unreachable', `cannot read ${path}: ${fileErrorReason(error)} (check the path and its permissions)`, { cause: error, details: { path } });
   }
   if (!stat.isFile()) throw new NetintelError('unreachable', `${path} is not a file`, { details: { path } });
   const etag = `"file-${stat.size}-${Math.trunc(stat.mtimeMs)}"`;

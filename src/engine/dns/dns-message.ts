@@ -259,7 +259,7 @@ function assertQueryNameOctets(name: string): void {
 }
 
 function invalidQueryName(name: string): NetintelError {
-  return new NetintelError('invalid_input', `Cannot query ${JSON.stringify(name)}: not a valid DNS name`, {
+  return new NetintelError('invalid_input', `cannot query ${JSON.stringify(name)}: not a valid DNS name`, {
     details: { input: name },
   });
 }

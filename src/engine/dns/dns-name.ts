@@ -171,7 +171,7 @@ export function isPlainAsciiName(name: string): boolean {
  */
 export function reverseName(ip: string): string {
   if (isIP(ip) === 0 || !ipaddr.isValid(ip)) {
-    throw new NetintelError('invalid_input', `Not an IP address: ${quoteForMessage(ip)}`, {
+    throw new NetintelError('invalid_input', `not an IP address: ${quoteForMessage(ip)}`, {
       details: { input: ip },
     });
   }
@@ -190,7 +190,7 @@ export function reverseName(ip: string): string {
  */
 export function canonicalIp(ip: string): string {
   if (isIP(ip) === 0 || !ipaddr.isValid(ip)) {
-    throw new NetintelError('invalid_input', `Not an IP address: ${quoteForMessage(ip)}`, {
+    throw new NetintelError('invalid_input', `not an IP address: ${quoteForMessage(ip)}`, {
       details: { input: ip },
     });
   }
@@ -256,7 +256,7 @@ function internationalLabel(input: string, label: string): DomainName {
 }
 
 function invalidName(input: string, reason: string): NetintelError {
-  return new NetintelError('invalid_input', `Invalid domain name ${quoteForMessage(input)}: ${reason}`, {
+  return new NetintelError('invalid_input', `invalid domain name ${quoteForMessage(input)}: ${reason}`, {
     details: { input },
   });
 }

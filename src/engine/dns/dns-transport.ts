@@ -276,12 +276,12 @@ function transportSettings(options: DnsTransportOptions): TransportSettings {
   const resolvers = [...options.resolvers];
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
-  if (resolvers.length === 0) throw new NetintelError('usage', 'No DNS resolver to ask');
+  if (resolvers.length === 0) throw new NetintelError('usage', 'no DNS resolver to ask');
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new NetintelError('usage', `The DNS timeout must be a positive number of milliseconds, not ${timeoutMs}`);
+    throw new NetintelError('usage', `the DNS timeout must be a positive number of milliseconds, not ${timeoutMs}`);
   }
   if (!(Number.isInteger(retries) && retries >= 0)) {
-    throw new NetintelError('usage', `The DNS retry count must be a whole number from 0, not ${retries}`);
+    throw new NetintelError('usage', `the DNS retry count must be a whole number from 0, not ${retries}`);
   }
   // A host name (DNS over HTTPS or TLS) is judged by the addresses it resolves to, when the connection is made.
   const guard = options.connectGuard ?? null;
@@ -519,7 +519,7 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
   const protocolFailure = rcodeFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'protocol' || a.outcome === 'malformed');
   const tlsFailure = rcodeFailure || protocolFailure ? undefined : [...attempts].reverse().find((a) => a.outcome === 'tls');
   if (protocolFailure?.outcome === 'malformed') {
-    return new NetintelError('upstream', `Malformed reply from DNS server ${protocolFailure.resolver} for ${question}: ${protocolFailure.reason}`, {
+    return new NetintelError('upstream', `malformed reply from DNS server ${protocolFailure.resolver} for ${question}: ${protocolFailure.reason}`, {
       details: { ...details, resolver: protocolFailure.resolver, malformed: protocolFailure.reason },
     });
   }
@@ -559,7 +559,7 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
     const probeNote = probes === 0 ? '' : `, ${probed} of a server that had not answered earlier in the run`;
     return new NetintelError(
       'timeout',
-      `No answer from ${serverList(servers)} for ${question} within ${within} ms ` +
+      `no answer from ${serverList(servers)} for ${question} within ${within} ms ` +
         `(${plural(attempts.length, 'attempt')}${probeNote}${ignored > 0 ? `, ${plural(ignored, 'mismatched reply', 'mismatched replies')} ignored` : ''})`,
       { details: { ...details, resolver: servers[0], timeout_ms: within } },
     );
@@ -568,7 +568,7 @@ function failure(name: string, type: RecordType, attempts: AttemptRecord[], time
   const servers = [...new Set(attempts.map((a) => a.resolver))];
   return new NetintelError(
     'unreachable',
-    `Cannot reach ${serverList(servers)} for ${question} (${last?.reason ?? 'EIO'})`,
+    `cannot reach ${serverList(servers)} for ${question} (${last?.reason ?? 'EIO'})`,
     { details: { ...details, resolver: last?.resolver ?? servers[0] } },
   );
 }

@@ -86,7 +86,7 @@ export function parseDnsTypes(text: string): DnsQueryType[] {
     const shown = part === '' ? 'an empty type' : JSON.stringify(part);
     throw new NetintelError(
       'usage',
-      `Unsupported DNS record type ${shown} in ${JSON.stringify(text)}; use one or more of ${DNS_RECORD_TYPES.join(', ')} or ALL`,
+      `unsupported DNS record type ${shown} in ${JSON.stringify(text)}; use one or more of ${DNS_RECORD_TYPES.join(', ')} or ALL`,
       { details: { type: text } },
     );
   }

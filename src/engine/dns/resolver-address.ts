@@ -91,7 +91,7 @@ export function parseResolverAddress(text: string, settings: ResolverSettings = 
   if (family === 0 || (bracketed && family !== 6)) {
     throw new NetintelError(
       'invalid_input',
-      `Invalid resolver ${JSON.stringify(text)}: expected an IP address, optionally with a port (192.0.2.53:53, [2001:db8::53]:53)`,
+      `invalid resolver ${JSON.stringify(text)}: expected an IP address, optionally with a port (192.0.2.53:53, [2001:db8::53]:53)`,
       { details: { input: text } },
     );
   }
@@ -102,7 +102,7 @@ export function parseResolverAddress(text: string, settings: ResolverSettings = 
     if (!(port >= 1 && port <= 65535)) {
       throw new NetintelError(
         'invalid_input',
-        `Invalid resolver ${JSON.stringify(text)}: the port must be a number from 1 to 65535`,
+        `invalid resolver ${JSON.stringify(text)}: the port must be a number from 1 to 65535`,
         { details: { input: text } },
       );
     }
@@ -185,7 +185,7 @@ function endpointHost(text: string, hostname: string): string {
 }
 
 function invalidResolver(text: string, why: string): NetintelError {
-  return new NetintelError('invalid_input', `Invalid resolver ${JSON.stringify(text)}: ${why}`, { details: { input: text } });
+  return new NetintelError('invalid_input', `invalid resolver ${JSON.stringify(text)}: ${why}`, { details: { input: text } });
 }
 
 /**

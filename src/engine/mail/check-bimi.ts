@@ -151,7 +151,7 @@ export async function checkBimi(ctx: EngineContext, domain: string, options: Che
     try {
       texts = (await dns.lookup(location, 'TXT')).records.map((record) => record.text);
     } catch (error) {
-      throw withContext(error, `The BIMI lookup of ${location} failed`);
+      throw withContext(error, `the BIMI lookup of ${location} failed`);
     }
     const records = texts.filter(isBimiRecord);
     for (const text of texts.filter((item) => !records.includes(item) && /v\s*=\s*bimi1/i.test(item))) {
@@ -349,7 +349,7 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
     logo.compressed = true;
     let unzipped: ReturnType<typeof gunzipWithin>;
     try {
-      unzipped = gunzipWithin(body, MAX_SVGZ_OCTETS, 'The BIMI logo (SVGZ)');
+      unzipped = gunzipWithin(body, MAX_SVGZ_OCTETS, 'the BIMI logo (SVGZ)');
     } catch (error) {
       findings.push(finding('bimi_svg_not_xml', 'error', (error as Error).message, cite('§4.3.2, §7.6'), { url }));
       return logo;

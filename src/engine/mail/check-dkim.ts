@@ -82,7 +82,7 @@ export async function checkDkim(ctx: EngineContext, domain: string, options: Che
   const answered = outcomes.find((outcome) => outcome.resolver !== null);
   if (!answered) {
     const failed = outcomes.find((outcome) => outcome.failure !== null)!;
-    throw withContext(failed.failure, `The DKIM key lookup${selectors.length > 1 ? 's' : ''} of ${name.ascii} failed`);
+    throw withContext(failed.failure, `the DKIM key lookup${selectors.length > 1 ? 's' : ''} of ${name.ascii} failed`);
   }
 
   const findings = results.flatMap((result) => result.findings);
@@ -146,7 +146,7 @@ async function checkSelector(dns: MailDns, domain: string, selector: string, pro
     lookup = await dns.lookup(name, 'TXT');
   } catch (error) {
     if (error instanceof NetintelError && error.code === 'invalid_input') {
-      throw withContext(error, `Cannot ask for the DKIM key of selector ${selector}`);
+      throw withContext(error, `cannot ask for the DKIM key of selector ${selector}`);
     }
     result.error = failureJson(error);
     findings.push(

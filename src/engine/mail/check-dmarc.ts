@@ -111,7 +111,7 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
     try {
       lookup = await dns.lookup(location, 'TXT');
     } catch (error) {
-      throw withContext(error, `The DMARC lookup of ${location} failed`);
+      throw withContext(error, `the DMARC lookup of ${location} failed`);
     }
     const texts = lookup.records.map((record) => record.text);
     const records = texts.filter((text) => /^v\s*=\s*DMARC1\s*(;|$)/.test(text));

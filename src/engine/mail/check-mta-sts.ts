@@ -81,7 +81,7 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   try {
     lookup = await dns.lookup(location, 'TXT');
   } catch (error) {
-    throw withContext(error, `The MTA-STS lookup of ${location} failed`);
+    throw withContext(error, `the MTA-STS lookup of ${location} failed`);
   }
   const records = lookup.records.map((record) => record.text).filter((text) => /^v=STSv1(;|\s|$)/.test(text));
   result.records = records;

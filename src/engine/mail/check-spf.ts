@@ -282,7 +282,7 @@ class TreeWalk {
     try {
       lookup = await this.dns.lookup(domain, 'TXT');
     } catch (error) {
-      throw withContext(error, `The SPF (TXT) lookup of ${domain} failed`);
+      throw withContext(error, `the SPF (TXT) lookup of ${domain} failed`);
     }
     const spf = lookup.records.filter((record) => isSpfRecordText(record.text));
     const base = { resolver: lookup.resolver, records: spf.map((record) => record.text) };

@@ -35,7 +35,7 @@ export async function checkTlsRpt(ctx: EngineContext, domain: string, options: C
   try {
     lookup = await dns.lookup(location, 'TXT');
   } catch (error) {
-    throw withContext(error, `The TLS-RPT lookup of ${location} failed`);
+    throw withContext(error, `the TLS-RPT lookup of ${location} failed`);
   }
   const findings: Finding[] = [];
   const records = lookup.records.map((record) => record.text).filter((text) => /^v=TLSRPTv1(;|\s|$)/.test(text));

@@ -127,7 +127,7 @@ export function queryName(name: string): string {
   const bare = (name.endsWith('.') && name.length > 1 ? name.slice(0, -1) : name).toLowerCase();
   const problem = dnsNameProblem(bare);
   if (problem !== null) {
-    throw new NetintelError('invalid_input', `Cannot query ${JSON.stringify(name)}: ${problem}`, { details: { input: name } });
+    throw new NetintelError('invalid_input', `cannot query ${JSON.stringify(name)}: ${problem}`, { details: { input: name } });
   }
   return bare;
 }

@@ -11,7 +11,7 @@ import { normaliseDomain, type DomainName } from '../dns/dns-name.js';
 export function normaliseMailDomain(input: string): DomainName {
   const name = normaliseDomain(input);
   if (name.ascii === '.') {
-    throw new NetintelError('invalid_input', 'The root "." is not a mail domain: give a domain name such as example.com', {
+    throw new NetintelError('invalid_input', 'the root "." is not a mail domain: give a domain name such as example.com', {
       details: { input },
     });
   }

@@ -86,7 +86,7 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
   try {
     mx = await dns.lookup(name.ascii, 'MX');
   } catch (error) {
-    throw withContext(error, `The MX lookup of ${name.ascii} failed`);
+    throw withContext(error, `the MX lookup of ${name.ascii} failed`);
   }
   const findings: Finding[] = [];
   const make = (status: MxStatus, records: MxHost[], implicitAddresses: string[]): MxResult => ({

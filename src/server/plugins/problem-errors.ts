@@ -139,10 +139,17 @@ function toProblem(error: FastifyError | NetintelError, bodyLimit: number, handl
       return { problem: new NetintelError('usage', 'the request body must be application/json'), status: 415 };
     case 'FST_ERR_HANDLER_TIMEOUT':
       return { problem: new NetintelError('timeout', `the request took longer than ${handlerTimeoutMs} ms`, { details: { timeout_ms: handlerTimeoutMs } }), status: 504 };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { problem: new NetintelError('usage', 'the request body is empty, but its content-type is application/json'), status: 400 };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { problem: new NetintelError('usage', 'the request body is not valid JSON'), status: 400 };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { problem: new NetintelError('usage', 'the request body does not match its Content-Length'), status: 400 };
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { problem: new NetintelError('usage', fastifyError.message), status };
+    // Fastify's own words start a sentence; the message says what was refused first, in the case of every message.
+    return { problem: new NetintelError('usage', `the request was refused (${fastifyError.code}): ${fastifyError.message}`), status };
   }
   return { problem: new NetintelError('internal', 'internal error: the server failed to answer; it has been logged'), status: 500 };
 }

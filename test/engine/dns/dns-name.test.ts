@@ -112,7 +112,7 @@ describe('normaliseDomain', () => {
 
   it('names the input in the message with control characters escaped', () => {
     const error = invalid('evil\u0000.example\n');
-    expect(error.message).toBe('Invalid domain name "evil\\u0000.example\\n": it contains a control character (U+0000)');
+    expect(error.message).toBe('invalid domain name "evil\\u0000.example\\n": it contains a control character (U+0000)');
     const bidi = invalid('abc\u202edef.example');
     expect(bidi.message).toContain('"abc\\u202edef.example"');
     expect(bidi.message).not.toContain('\u202e');

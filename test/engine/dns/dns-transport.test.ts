@@ -87,7 +87,7 @@ describe('createDnsTransport', () => {
     const error = await netintelRejectionOf(transportTo([dns], { timeoutMs: 150, retries: 1 }).query('example.test', 'A'));
     const elapsed = Date.now() - started;
     expect(error.code).toBe('timeout');
-    expect(error.message).toBe(`No answer from DNS server ${dns.address} for example.test A within 150 ms (2 attempts)`);
+    expect(error.message).toBe(`no answer from DNS server ${dns.address} for example.test A within 150 ms (2 attempts)`);
     expect(error.details).toMatchObject({ resolver: dns.address, timeout_ms: 150 });
     expect(dns.queries).toHaveLength(2);
     expect(elapsed).toBeGreaterThanOrEqual(290);
@@ -99,7 +99,7 @@ describe('createDnsTransport', () => {
     const started = Date.now();
     const error = await netintelRejectionOf(transportTo([`127.0.0.1:${port}`], { timeoutMs: 2000 }).query('example.test', 'A'));
     expect(error.code).toBe('unreachable');
-    expect(error.message).toBe(`Cannot reach DNS server 127.0.0.1:${port} for example.test A (ECONNREFUSED)`);
+    expect(error.message).toBe(`cannot reach DNS server 127.0.0.1:${port} for example.test A (ECONNREFUSED)`);
     expect(Date.now() - started).toBeLessThan(1000);
   });
 

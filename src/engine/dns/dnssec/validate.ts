@@ -91,7 +91,7 @@ interface Asked {
 export async function validateRrset(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<DnssecVerdict> {
   const ascii = name === '.' ? '.' : normaliseDomain(name).ascii;
   const qtype = typeNumber(type);
-  if (qtype === null) throw new NetintelError('usage', `Cannot validate record type ${JSON.stringify(type)}: not a type netintel knows`);
+  if (qtype === null) throw new NetintelError('usage', `cannot validate record type ${JSON.stringify(type)}: not a type netintel knows`);
   const anchor = options.trustAnchors ?? rootTrustAnchor();
   const resolvers = ctx.resolvers ?? (await readSystemResolvers());
   const settings = { resolvers, tcp: ctx.dnsTcp, timeoutMs: ctx.timeoutMs, retries: ctx.dnsRetries, memory: ctx.dnsMemory ?? null };
