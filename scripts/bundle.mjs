@@ -42,6 +42,8 @@ const chalkWithoutDetection = {
  * the function itself, so the stand-in costs nothing until then. Only
  * functions are stood in for; importing anything else from these modules
  * fails the build ("No matching export"), which is the cue to widen this.
+ * A stood-in class makes real instances, but `instanceof` the stand-in is
+ * false: test what an object is some other way.
  */
 const LAZY_BUILTINS = [
   // esbuild names an importer by its real path: node_modules may be a link.
@@ -50,11 +52,13 @@ const LAZY_BUILTINS = [
   { module: 'node:os', importers: join(root, 'src') },
   // The bulk command's worker threads, which only long bulk runs start.
   { module: 'node:worker_threads', importers: join(root, 'src', 'operations', 'bulk-threads.ts') },
+  // Hashes, keys and random bytes: a lookup of an address uses none.
+  { module: 'node:crypto', importers: join(root, 'src') },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?(child_process|module|os|worker_threads)$/ }, (args) => {
+    b.onResolve({ filter: /^(node:)?(child_process|crypto|module|os|worker_threads)$/ }, (args) => {
       const module = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
       const lazy = LAZY_BUILTINS.some((entry) => entry.module === module && args.importer.startsWith(entry.importers));
       return lazy ? { path: module, namespace: 'lazy-builtin' } : undefined;

@@ -48,14 +48,14 @@ describe('the bundle (bin/load-bundle.js)', () => {
     expect(loadBundle().script.cachedDataRejected).toBe(false);
   });
 
-  it.skipIf(!built)('loads no network, process or thread module of Node for a one-off lookup', () => {
+  it.skipIf(!built)('loads no network, process, thread, crypto or performance module of Node for a one-off lookup', () => {
     const script = `
       const before = new Set(process.moduleLoadList);
       const cli = require(${JSON.stringify(`${REPO_ROOT}bin/load-bundle.js`)}).loadCli();
       const { Readable, Writable } = require('node:stream');
       const sink = new Writable({ write(_c, _e, cb) { cb(); } });
       cli.main(['ip', '8.8.8.8', '-f', 'json'], { stdin: Readable.from([]), stdout: sink, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
-        const loaded = process.moduleLoadList.filter((name) => !before.has(name) && /^NativeModule (net|dgram|tls|https|child_process|worker_threads)$/.test(name));
+        const loaded = process.moduleLoadList.filter((name) => !before.has(name) && /^NativeModule (net|dgram|tls|https|child_process|worker_threads|crypto|perf_hooks)$/.test(name));
         process.stdout.write(JSON.stringify({ code, loaded }));
       });`;
     const child = spawnSync(process.execPath, ['-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });

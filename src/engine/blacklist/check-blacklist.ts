@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { NetintelError, type ErrorCode } from '../../errors.js';
 import type { FailureLike } from '../check-failure.js';
 import type { EngineContext } from '../context.js';

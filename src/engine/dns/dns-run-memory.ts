@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { NetintelError } from '../../errors.js';
 import type { ResolverAddress } from './resolver-address.js';
 

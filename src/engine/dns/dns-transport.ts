@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError, toNetintelError } from '../../errors.js';
 import type { ConnectGuard } from '../connect-guard.js';

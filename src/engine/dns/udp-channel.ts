@@ -1,5 +1,4 @@
 import dgram from 'node:dgram';
-import { performance } from 'node:perf_hooks';
 import { prepareQuery, randomQueryId, type DnsQuestion, type EdnsMode, type PreparedQuery } from './dns-message.js';
 import { deadlineOutcome, takeReply, type ExchangeOutcome, type RepliesSeen } from './exchange-outcome.js';
 import type { ResolverAddress } from './resolver-address.js';

@@ -44,16 +44,31 @@ function readTable(path: string): string {
 }
 
 export function parseRegionTable(text: string): RegionTable {
-  const codes = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    // The key is the line up to its second tab: country and region as a lookup joins them.
-    const keyEnd = line.indexOf('\t', line.indexOf('\t') + 1);
-    const code = keyEnd > 0 ? line.slice(keyEnd + 1) : '';
-    if (code !== '') codes.set(line.slice(0, keyEnd), code);
-  }
+  // A one-off lookup asks for one region: finding its line costs less than
+  // splitting all of them into a map at every start. What was found is kept,
+  // so a bulk run searches the text once per distinct region.
+  const found = new Map<string, string | null>();
   return {
-    code: (country, region) => (country && region ? (codes.get(`${country}\t${region}`) ?? null) : null),
+    code(country, region) {
+      if (!country || !region) return null;
+      const key = `${country}\t${region}\t`;
+      let code = found.get(key);
+      if (code === undefined) {
+        code = codeOfLine(text, key);
+        found.set(key, code);
+      }
+      return code;
+    },
   };
+}
+
+/** The code on the line that starts with `key` (country, tab, region, tab), or null. */
+function codeOfLine(text: string, key: string): string | null {
+  const start = text.startsWith(key) ? 0 : text.indexOf(`\n${key}`) + 1;
+  if (start === 0 && !text.startsWith(key)) return null;
+  const end = text.indexOf('\n', start);
+  const code = text.slice(start + key.length, end === -1 ? text.length : end);
+  return code === '' ? null : code;
 }
 
 /** The table's text form: one entry per line, sorted by country and region. */

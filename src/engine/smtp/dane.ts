@@ -224,7 +224,7 @@ interface ChainEntry {
 }
 
 function chainEntry(certificate: X509Certificate | Uint8Array): ChainEntry {
-  if (certificate instanceof X509Certificate) {
+  if (!(certificate instanceof Uint8Array)) {
     return { der: Buffer.from(certificate.raw), x509: certificate, spki: spkiOf(certificate) };
   }
   const der = Buffer.from(certificate);
