@@ -62,8 +62,16 @@ export interface Run {
   stderr: string;
 }
 
+/**
+ * A diagnostic that tells a dataset's age is unwrapped: where its line
+ * breaks moves with the number of the age's digits (99 days, 100 days).
+ */
+function unwrapAgeDiagnostics(text: string): string {
+  return text.replace(/^netintel: [^\n]*(?:\n {2}[^\n]*)+/gm, (diagnostic) => (/\d days old\b/.test(diagnostic) ? diagnostic.replace(/\n {2}/g, ' ') : diagnostic));
+}
+
 export function normalise(text: string, extra: readonly Replacement[]): string {
-  let out = text.split(REPO_ROOT).join('<repo>/');
+  let out = unwrapAgeDiagnostics(text.split(REPO_ROOT).join('<repo>/'));
   for (const { pattern, with: replacement } of [...extra, ...VOLATILE]) out = out.replace(pattern, replacement);
   return collapseTablePadding(normaliseTableDurations(replaceRecentDates(out)));
 }
