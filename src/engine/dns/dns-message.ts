@@ -59,7 +59,8 @@ function optRecord(dnssecOk: boolean): OptAnswer {
 
 // A query is at most the header, a name of 255 octets, its type and class,
 // and an OPT record without options: it is encoded here first, then copied
-// out at its own length, which spares dns-packet a pass to measure it.
+// out at its own length, which spares dns-packet a pass to measure it and a
+// zero-filled buffer of its own.
 const ENCODE_SPACE = Buffer.alloc(512);
 
 /**
@@ -82,7 +83,9 @@ export function prepareQuery(id: number, question: DnsQuestion, edns: EdnsMode):
     ENCODE_SPACE,
     0,
   );
-  const message = Buffer.from(ENCODE_SPACE.subarray(0, dnsPacket.encode.bytes));
+  // Small unsafe allocations share Node's pool; every octet is copied over.
+  const message = Buffer.allocUnsafe(dnsPacket.encode.bytes);
+  ENCODE_SPACE.copy(message, 0, 0, message.length);
   return { id, question, message };
 }
 
