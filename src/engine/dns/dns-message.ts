@@ -83,9 +83,7 @@ export function prepareQuery(id: number, question: DnsQuestion, edns: EdnsMode):
     ENCODE_SPACE,
     0,
   );
-  // Small unsafe allocations share Node's pool; every octet is copied over.
-  const message = Buffer.allocUnsafe(dnsPacket.encode.bytes);
-  ENCODE_SPACE.copy(message, 0, 0, message.length);
+  const message = Buffer.from(ENCODE_SPACE.subarray(0, dnsPacket.encode.bytes));
   return { id, question, message };
 }
 
