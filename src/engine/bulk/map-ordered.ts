@@ -116,9 +116,7 @@ export async function* mapOrdered<T, R>(
           break;
         }
         ready.push(slot.value as R);
-        // The queue keeps its slots until it is compacted below: a result
-        // handed on must not live as long (it would outlast young-generation
-        // collections and be copied into the old generation).
+        // Slots stay until the queue is compacted below; a result handed on must not outlive young-generation collections with them.
         slot.value = undefined;
         if (head > 4096 && head * 2 > queue.length) {
           queue.splice(0, head);
