@@ -148,41 +148,23 @@ async function csvFormatter({ options, schema, columns, presentColumn }: FormatC
   const flatColumns = csvColumnsOf(schema, columns);
   const readCsvColumn = csvColumnReader(schema, presentColumn);
   const csvColumns = ['query', ...flatColumns, 'error.code', 'error.message'];
-  const writeRecord = (await schema.csvRecordWriter?.(flatColumns)) ?? plainCsvWriter(schema, flatColumns, createCsvRecordWriter);
+  const writeRecord = (await schema.csvRecordWriter?.(flatColumns)) ?? plainCsvWriter(schema, flatColumns, createCsvRecordWriter) ?? presentedCsvWriter(flatColumns, readCsvColumn, writeCsvCell);
   const noRecord = flatColumns.map(() => '').join(',');
-  // The cells of a presented row in one reused array: join() builds the
-  // row as one flat string, where concatenating cell by cell allocates a
-  // piece per cell (a bulk DNS run writes tens of thousands of rows).
-  // The last two slots give the empty error columns and the line end.
-  const cells = new Array<string>(flatColumns.length + 3).fill('');
-  cells[flatColumns.length + 2] = '\n';
-  const presentedRow = (query: string, record: unknown): string => {
-    cells[0] = csvCell(query);
-    for (let i = 0; i < flatColumns.length; i++) cells[i + 1] = csvCell(readCsvColumn(record, flatColumns[i]!) as CsvCell);
-    return cells.join(',');
-  };
   const failedRow = (outcome: FailedOutcome) =>
     `${csvCell(outcome.query)},${noRecord},${csvCell(outcome.error.code)},${csvCell(outcome.error.message)}\n`;
   const rowEnd = Buffer.from(',,\n');
   const formatter: Formatter = {
     start: () => (options.header ? csvRow(csvColumns) : ''),
-    write: (outcome) =>
-      outcome.ok
-        ? writeRecord
-          ? `${csvCell(outcome.query)},${csvRecordText(writeRecord, outcome.value)},,\n`
-          : presentedRow(outcome.query, outcome.value)
-        : failedRow(outcome),
+    write: (outcome) => (outcome.ok ? `${csvCell(outcome.query)},${csvRecordText(writeRecord, outcome.value)},,\n` : failedRow(outcome)),
     end: () => '',
-  };
-  if (writeRecord) {
-    formatter.writeTo = (outcome, out) => {
+    writeTo: (outcome, out) => {
       if (!outcome.ok) return out.append(failedRow(outcome));
       writeCsvCell(outcome.query, out);
       out.appendByte(0x2c);
       writeRecord(outcome.value, out);
       out.appendBytes(rowEnd);
-    };
-  }
+    },
+  };
   return formatter;
 }
 
@@ -237,6 +219,24 @@ async function tableFormatter({ options, schema }: FormatContext): Promise<Forma
     },
     end: () => flush(),
     abort: () => ({ text: flush(), carriesError: false }),
+  };
+}
+
+/**
+ * The record writer of a schema whose columns are read (or presented) by
+ * the schema: each cell read by `read` and written straight into the chunk
+ * (the DNS answers in zone-file form, bulk rows of several kinds).
+ */
+function presentedCsvWriter(
+  columns: readonly string[],
+  read: (record: unknown, column: string) => unknown,
+  writeCell: (cell: CsvCell, out: Utf8Chunk) => void,
+): CsvRecordWriter {
+  return (record, out) => {
+    for (let i = 0; i < columns.length; i++) {
+      if (i > 0) out.appendByte(0x2c);
+      writeCell(read(record, columns[i]!) as CsvCell, out);
+    }
   };
 }
 

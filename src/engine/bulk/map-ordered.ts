@@ -116,6 +116,8 @@ export async function* mapOrdered<T, R>(
           break;
         }
         ready.push(slot.value as R);
+        // Slots stay until the queue is compacted below; a result handed on must not outlive young-generation collections with them.
+        slot.value = undefined;
         if (head > 4096 && head * 2 > queue.length) {
           queue.splice(0, head);
           head = 0;

@@ -55,7 +55,9 @@ function txtData(data: dnsPacket.TxtData): DnsTxtData {
   );
   // Joined as octets before decoding, so a UTF-8 sequence split across two
   // character strings comes out whole.
-  return { text: Buffer.concat(parts).toString('utf8'), strings: parts.map((part) => part.toString('utf8')) };
+  const strings = parts.map((part) => part.toString('utf8'));
+  // Several strings are joined as octets: a character may be split across two of them.
+  return { text: parts.length === 1 ? strings[0]! : Buffer.concat(parts).toString('utf8'), strings };
 }
 
 function caaData(data: dnsPacket.CaaData): DnsCaaData {
