@@ -53,10 +53,9 @@ function txtData(data: dnsPacket.TxtData): DnsTxtData {
   const parts = (Array.isArray(data) ? data : [data]).map((part) =>
     typeof part === 'string' ? Buffer.from(part, 'utf8') : part,
   );
-  // Joined as octets before decoding, so a UTF-8 sequence split across two
-  // character strings comes out whole.
   const strings = parts.map((part) => part.toString('utf8'));
-  // Several strings are joined as octets: a character may be split across two of them.
+  // Several strings are joined as octets before decoding, so a UTF-8
+  // sequence split across two character strings comes out whole.
   return { text: parts.length === 1 ? strings[0]! : Buffer.concat(parts).toString('utf8'), strings };
 }
 
