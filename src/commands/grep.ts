@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
 import type { Command } from 'commander';
-import { scanLine, type AddressMatch } from '../engine/grep/address-scanner.js';
+import type { AddressMatch } from '../engine/grep/address-scanner.js';
 import { addressFacts, createAddressFilter } from '../engine/grep/address-filter.js';
-import { eachLine, wholeLineText } from '../engine/grep/text-lines.js';
+import { InputScan, type FoundLine } from '../engine/grep/input-scan.js';
+import { wholeLineBytes } from '../engine/grep/text-lines.js';
 import { NetintelError } from '../errors.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
@@ -28,14 +29,16 @@ interface GrepFlags {
   filename?: boolean;
 }
 
-/** Where the reading is: the input (null for stdin) and the line number within it. */
-interface Scan {
+/** One input: its name (null for stdin) and its bytes in whole-line pieces. */
+interface Input {
   source: string | null;
-  lineNumber: number;
+  pieces: AsyncIterable<Buffer>;
 }
 
 /** Lines of output gathered before a write: fewer, larger writes. */
 const FLUSH_AT = 64 * 1024;
+/** Bytes of a file read at once: each read is scanned whole, so fewer reads are fewer scans to set up. */
+const READ_CHUNK = 1024 * 1024;
 
 export function registerGrepCommand(program: Command, runtime: CommandRuntime): void {
   program
@@ -82,12 +85,12 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
       } else if (textOutput) {
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
         const draw = createGrepLineWriter({ color: options.color });
-        found = await writeText(io, texts, (line, scan, matches) => {
+        found = await writeText(io, texts, (source, line, matches) => {
           const prefix = draw.prefix({
-            source: named ? (scan.source ?? '(standard input)') : null,
-            lineNumber: flags.lineNumber === true ? scan.lineNumber : null,
+            source: named ? (source ?? '(standard input)') : null,
+            lineNumber: flags.lineNumber === true ? line.number : null,
           });
-          if (!onlyMatching) return `${prefix}${draw.line(line, matches)}\n`;
+          if (!onlyMatching) return `${prefix}${draw.line(line.text(), matches.map((match) => ({ start: line.column(match), text: match.text })))}\n`;
           let out = '';
           for (const match of matches) out += `${prefix}${draw.address(match.text)}\n`;
           return out;
@@ -106,30 +109,30 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
     });
 }
 
-/** Each input's text in whole-line pieces, named when there are several. */
-async function* inputTexts(inputs: readonly string[], io: CliIo): AsyncGenerator<{ source: string | null; text: AsyncIterable<string> }> {
+/** Each input's bytes in whole-line pieces. */
+async function* inputTexts(inputs: readonly string[], io: CliIo): AsyncGenerator<Input> {
   for (const file of inputs) {
     const source = file === '-' ? null : file;
-    const stream = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
-    yield { source, text: readable(wholeLineText(stream), file) };
+    const stream = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: READ_CHUNK });
+    yield { source, pieces: readable(wholeLineBytes(stream), file) };
   }
 }
 
-async function* readable(text: AsyncIterable<string>, file: string): AsyncGenerator<string> {
+async function* readable(pieces: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
   try {
-    yield* text;
+    yield* pieces;
   } catch (error) {
     if (error instanceof NetintelError) throw error;
     throw new NetintelError('usage', `cannot read ${file}: ${fileErrorReason(error)} (check the path and its permissions)`, { details: { path: file } });
   }
 }
 
-type LineWriter = (line: string, scan: Scan, matches: readonly AddressMatch[]) => string;
+type LineWriter = (source: string | null, line: FoundLine, matches: readonly AddressMatch[]) => string;
 
-/** Scans every line of every input, writing what `render` makes of each; the number of addresses found. */
+/** Scans every input, writing what `render` makes of each line holding a kept address; the number of addresses found. */
 async function writeText(
   io: CliIo,
-  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  inputs: AsyncIterable<Input>,
   render: LineWriter,
   scanOptions: { cidr: boolean },
   filter: (match: AddressMatch) => boolean,
@@ -137,22 +140,13 @@ async function writeText(
   const stdout = createSink(io.stdout);
   let found = 0;
   let pending = '';
-  const raw: AddressMatch[] = [];
-  const kept: AddressMatch[] = [];
   try {
     for await (const input of inputs) {
-      const scan: Scan = { source: input.source, lineNumber: 0 };
-      for await (const piece of input.text) {
-        eachLine(piece, (line) => {
-          scan.lineNumber++;
-          raw.length = 0;
-          scanLine(line, scanOptions, raw);
-          if (raw.length === 0) return;
-          kept.length = 0;
-          for (const match of raw) if (filter(match)) kept.push(match);
-          if (kept.length === 0) return;
-          found += kept.length;
-          pending += render(line, scan, kept);
+      const scan = new InputScan(scanOptions, filter);
+      for await (const piece of input.pieces) {
+        scan.scanPiece(piece, (line, matches) => {
+          found += matches.length;
+          pending += render(input.source, line, matches);
         });
         if (pending.length >= FLUSH_AT) {
           await stdout.write(pending);
@@ -176,25 +170,21 @@ async function writeText(
  */
 async function writeCounts(
   io: CliIo,
-  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  inputs: AsyncIterable<Input>,
   how: { named: boolean; countAddresses: boolean },
   scanOptions: { cidr: boolean },
   filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
   const stdout = createSink(io.stdout);
   let found = 0;
-  const raw: AddressMatch[] = [];
   try {
     for await (const input of inputs) {
       let count = 0;
-      for await (const piece of input.text) {
-        eachLine(piece, (line) => {
-          raw.length = 0;
-          scanLine(line, scanOptions, raw);
-          let kept = 0;
-          for (const match of raw) if (filter(match)) kept++;
-          found += kept;
-          count += how.countAddresses ? kept : Math.min(kept, 1);
+      const scan = new InputScan(scanOptions, filter);
+      for await (const piece of input.pieces) {
+        scan.scanPiece(piece, (_line, matches) => {
+          found += matches.length;
+          count += how.countAddresses ? matches.length : 1;
         });
       }
       const name = how.named ? `${escapeTerminalText(input.source ?? '(standard input)')}:` : '';
@@ -210,20 +200,17 @@ async function writeCounts(
 
 /** Every address kept, as a record with its position (data formats), one batch per input piece. */
 async function* matchRecords(
-  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  inputs: AsyncIterable<Input>,
   scanOptions: { cidr: boolean },
   filter: (match: AddressMatch) => boolean,
   onFound: () => void,
 ): AsyncGenerator<Outcome<unknown>[]> {
   for await (const input of inputs) {
-    let lineNumber = 0;
-    for await (const piece of input.text) {
+    const scan = new InputScan(scanOptions, filter);
+    for await (const piece of input.pieces) {
       const batch: Outcome<unknown>[] = [];
-      for (const rawLine of piece.split('\n')) {
-        lineNumber++;
-        const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-        for (const match of scanLine(line, scanOptions)) {
-          if (!filter(match)) continue;
+      scan.scanPiece(piece, (line, matches) => {
+        for (const match of matches) {
           const facts = addressFacts(match);
           onFound();
           batch.push({
@@ -236,14 +223,12 @@ async function* matchRecords(
               prefix_length: match.prefix_length,
               reserved: facts.reserved,
               file: input.source,
-              line: lineNumber,
-              column: match.start + 1,
+              line: line.number,
+              column: line.column(match) + 1,
             },
           });
         }
-      }
-      // split() gives an empty last piece after the final newline: not a line.
-      if (piece.endsWith('\n')) lineNumber--;
+      });
       if (batch.length > 0) yield batch;
     }
   }

@@ -40,7 +40,18 @@ function classOf(c: number): number {
 }
 
 /**
- * Every IPv4 and IPv6 address in a line of text, in order. A candidate is a
+ * Two dots or colons with nothing but hex digits between them, and the
+ * hex digits, dots and colons that follow: every address holds such a
+ * pair (an IPv4 address three dots, an IPv6 address two colons), and most
+ * text holds few, so the regular expression engine finds the runs worth
+ * reading and the code below reads only those.
+ */
+const SEPARATOR_PAIR = /[.:][0-9A-Fa-f]*[.:][0-9A-Fa-f.:]*/g;
+
+/**
+ * Every IPv4 and IPv6 address in a text, in order: a line, or whole lines
+ * (a line end separates tokens as any other character does, so no match
+ * spans one). Match positions are indices into the text. A candidate is a
  * maximal run of hex digits, dots and colons that neither starts nor ends
  * inside a word (`v1.2.3.4`, `1.2.3.4.in-addr.arpa` are not addresses); a
  * run that is longer than an address (`1.2.3.4.5`) or not one
@@ -52,54 +63,53 @@ function classOf(c: number): number {
  * that is not one address is read as addresses joined by colons, each
  * maybe followed by a port (`1.2.3.4:8080`, `::ffff:1.2.3.4:80`), or not
  * at all (see joinedAddresses).
+ *
+ * Code units past ASCII separate tokens, so a Latin-1 reading of UTF-8
+ * bytes (one code unit per byte) gives the same addresses as the decoded
+ * text, at byte offsets.
  */
 export function scanLine(line: string, options: ScanOptions, found: AddressMatch[] = []): AddressMatch[] {
-  const length = line.length;
-  let i = 0;
-  while (i < length) {
-    const c = line.charCodeAt(i);
-    const kind = c < 128 ? CLASS[c]! : OTHER;
-    if (kind === OTHER) {
-      i++;
-      continue;
-    }
-    if (kind === WORD) {
-      // Skip the rest of the word, hex letters and digits included.
-      i++;
-      while (i < length) {
-        const k = classOf(line.charCodeAt(i));
-        if (k !== HEX && k !== WORD) break;
-        i++;
-      }
-      continue;
-    }
-    const start = i;
-    let dots = 0;
-    let colons = 0;
-    while (i < length) {
-      const k = classOf(line.charCodeAt(i));
-      if (k === HEX) {
-        // nothing to count
-      } else if (k === DOT) dots++;
-      else if (k === COLON) colons++;
-      else break;
-      i++;
-    }
-    const end = i;
-    // An address needs three dots or two colons; most runs (numbers, hex words) stop here.
-    if (dots < 3 && colons < 2) continue;
-    // `host.1.2.3.4` is a name and `x::1` a scoped identifier (`std::vector`): a dot or `::` glued to a
-    // word continues it. `addr:1.2.3.4` and `IPv6:2001:db8::1` (one colon) are labelled addresses.
-    const gluedToWord = c === 46 || (c === 58 && line.charCodeAt(start + 1) === 58);
-    const before = start > 0 ? classOf(line.charCodeAt(start - 1)) : OTHER;
-    if (gluedToWord && (before === WORD || before === HEX)) continue;
-    if (i < length && classOf(line.charCodeAt(i)) === WORD) {
-      while (i < length && (classOf(line.charCodeAt(i)) === WORD || classOf(line.charCodeAt(i)) === HEX)) i++;
-      continue;
-    }
-    candidate(line, start, end, colons > 0, options, found);
+  const pairs = SEPARATOR_PAIR;
+  pairs.lastIndex = 0;
+  while (pairs.test(line)) {
+    const end = pairs.lastIndex;
+    // A run that runs into a word is part of it (`1.2.3.4.example`, `1.2.3.4x`).
+    if (end < line.length && classOf(line.charCodeAt(end)) === WORD) continue;
+    runEndingAt(line, end, options, found);
   }
   return found;
+}
+
+/**
+ * Reads back from `end`, the end of a run of hex digits, dots and colons,
+ * to where the run starts: the start of its token, or, when a word comes
+ * before it, the first dot or colon after the word's letters and digits
+ * (`addr:1.2.3.4` is the word `addr` and the run `:1.2.3.4`; `v1.2.3.4`
+ * is the word `v1` and the run `.2.3.4`).
+ */
+function runEndingAt(line: string, end: number, options: ScanOptions, found: AddressMatch[]): void {
+  let dots = 0;
+  let colons = 0;
+  let firstSeparator = end;
+  let i = end;
+  for (; i > 0; i--) {
+    const c = line.charCodeAt(i - 1);
+    if (c === 46) dots++;
+    else if (c === 58) colons++;
+    else if (classOf(c) !== HEX) break;
+    if (c === 46 || c === 58) firstSeparator = i - 1;
+  }
+  const afterWord = i > 0 && classOf(line.charCodeAt(i - 1)) === WORD;
+  const start = afterWord ? firstSeparator : i;
+  // An address needs three dots or two colons; most runs (version numbers, times) stop here.
+  // Separators before `firstSeparator` there are none, so the counts are the run's.
+  if (dots < 3 && colons < 2) return;
+  // `host.1.2.3.4` is a name and `x::1` a scoped identifier (`std::vector`): a dot or `::` glued to a
+  // word continues it. `addr:1.2.3.4` and `IPv6:2001:db8::1` (one colon) are labelled addresses.
+  const c = line.charCodeAt(start);
+  const gluedToWord = c === 46 || (c === 58 && line.charCodeAt(start + 1) === 58);
+  if (gluedToWord && afterWord) return;
+  candidate(line, start, end, colons > 0, options, found);
 }
 
 function candidate(line: string, runStart: number, runEnd: number, hasColon: boolean, options: ScanOptions, found: AddressMatch[]): void {
@@ -119,14 +129,21 @@ function candidate(line: string, runStart: number, runEnd: number, hasColon: boo
   if (end - start < 2) return;
   let lastColon = -1;
   let lastDot = -1;
+  let colons = 0;
+  let elided = false;
   // Most runs (IPv4 addresses, version numbers) hold no colon: nothing to locate.
   if (hasColon) {
     for (let i = start; i < end; i++) {
       const c = line.charCodeAt(i);
-      if (c === 58) lastColon = i;
-      else if (c === 46) lastDot = i;
+      if (c === 58) {
+        colons++;
+        if (lastColon === i - 1) elided = true;
+        lastColon = i;
+      } else if (c === 46) lastDot = i;
     }
   }
+  // RFC 4291 §2.2: IPv6 text without a dotted quad has eight groups or a `::`; times of day (`06:00:00`) have neither.
+  if (colons > 0 && colons < 7 && lastDot === -1 && !elided) return;
   if (lastColon === -1) {
     if (parseIpv4Fast(line, start, end) >= 0) push(line, line.slice(start, end), start, end, end === runEnd, 4, options, found);
     return;
