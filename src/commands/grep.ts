@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Command } from 'commander';
-import type { AddressMatch } from '../engine/grep/address-scanner.js';
+import type { AddressMatch, ScanOptions } from '../engine/grep/address-scanner.js';
 import { addressFacts, createAddressFilter } from '../engine/grep/address-filter.js';
 import { InputScan, type FoundLine } from '../engine/grep/input-scan.js';
 import { wholeLineBytes } from '../engine/grep/text-lines.js';
@@ -75,7 +75,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
       });
       const inputs = files.length === 0 ? ['-'] : files;
       const named = flags.filename !== false && (flags.withFilename === true || inputs.length > 1);
-      const scanOptions = { cidr: flags.cidr === true };
+      const scanOptions = { cidr: flags.cidr === true, versions };
       const texts = inputTexts(inputs, io);
       let found = 0;
       if (flags.count === true) {
@@ -134,7 +134,7 @@ async function writeText(
   io: CliIo,
   inputs: AsyncIterable<Input>,
   render: LineWriter,
-  scanOptions: { cidr: boolean },
+  scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
   const stdout = createSink(io.stdout);
@@ -172,7 +172,7 @@ async function writeCounts(
   io: CliIo,
   inputs: AsyncIterable<Input>,
   how: { named: boolean; countAddresses: boolean },
-  scanOptions: { cidr: boolean },
+  scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
   const stdout = createSink(io.stdout);
@@ -201,7 +201,7 @@ async function writeCounts(
 /** Every address kept, as a record with its position (data formats), one batch per input piece. */
 async function* matchRecords(
   inputs: AsyncIterable<Input>,
-  scanOptions: { cidr: boolean },
+  scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
   onFound: () => void,
 ): AsyncGenerator<Outcome<unknown>[]> {

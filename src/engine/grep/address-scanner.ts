@@ -14,6 +14,12 @@ export interface AddressMatch {
 export interface ScanOptions {
   /** Report `address/length` as one match; otherwise the address of a CIDR alone. */
   cidr: boolean;
+  /**
+   * The versions the caller keeps (both when left out): a run that can hold
+   * only addresses of the other one is not validated. Matches of either
+   * version may still come from a run that can hold both (`::ffff:1.2.3.4`).
+   */
+  versions?: ReadonlySet<4 | 6>;
 }
 
 // Character classes, indexed by code unit (ASCII only; every other code unit separates tokens).
@@ -40,13 +46,13 @@ function classOf(c: number): number {
 }
 
 /**
- * Two dots or colons with nothing but hex digits between them, and the
- * hex digits, dots and colons that follow: every address holds such a
- * pair (an IPv4 address three dots, an IPv6 address two colons), and most
- * text holds few, so the regular expression engine finds the runs worth
- * reading and the code below reads only those.
+ * What every run that can hold an address has (see runEndingAt): three
+ * dots, a `::`, or seven colons, with only hex digits, dots and colons
+ * between; then the rest of the run. Most text holds few such runs, so the
+ * regular expression engine finds them and the code below reads only
+ * those.
  */
-const SEPARATOR_PAIR = /[.:][0-9A-Fa-f]*[.:][0-9A-Fa-f.:]*/g;
+const ADDRESS_LIKE_RUN = /(?:\.[0-9A-Fa-f:]*\.[0-9A-Fa-f:]*\.|::|:(?:[0-9A-Fa-f.]*:){6})[0-9A-Fa-f.:]*/g;
 
 /**
  * Every IPv4 and IPv6 address in a text, in order: a line, or whole lines
@@ -69,10 +75,10 @@ const SEPARATOR_PAIR = /[.:][0-9A-Fa-f]*[.:][0-9A-Fa-f.:]*/g;
  * text, at byte offsets.
  */
 export function scanLine(line: string, options: ScanOptions, found: AddressMatch[] = []): AddressMatch[] {
-  const pairs = SEPARATOR_PAIR;
-  pairs.lastIndex = 0;
-  while (pairs.test(line)) {
-    const end = pairs.lastIndex;
+  const runs = ADDRESS_LIKE_RUN;
+  runs.lastIndex = 0;
+  while (runs.test(line)) {
+    const end = runs.lastIndex;
     // A run that runs into a word is part of it (`1.2.3.4.example`, `1.2.3.4x`).
     if (end < line.length && classOf(line.charCodeAt(end)) === WORD) continue;
     runEndingAt(line, end, options, found);
@@ -90,20 +96,27 @@ export function scanLine(line: string, options: ScanOptions, found: AddressMatch
 function runEndingAt(line: string, end: number, options: ScanOptions, found: AddressMatch[]): void {
   let dots = 0;
   let colons = 0;
+  let elided = false;
   let firstSeparator = end;
   let i = end;
   for (; i > 0; i--) {
     const c = line.charCodeAt(i - 1);
     if (c === 46) dots++;
-    else if (c === 58) colons++;
-    else if (classOf(c) !== HEX) break;
+    else if (c === 58) {
+      colons++;
+      if (firstSeparator === i) elided ||= line.charCodeAt(i) === 58;
+    } else if (classOf(c) !== HEX) break;
     if (c === 46 || c === 58) firstSeparator = i - 1;
   }
   const afterWord = i > 0 && classOf(line.charCodeAt(i - 1)) === WORD;
   const start = afterWord ? firstSeparator : i;
-  // An address needs three dots or two colons; most runs (version numbers, times) stop here.
-  // Separators before `firstSeparator` there are none, so the counts are the run's.
-  if (dots < 3 && colons < 2) return;
+  // Every dot and colon read is in the run (from its first separator on). An IPv4 address, and the
+  // dotted quad that ends some IPv6 text, has three dots; IPv6 text without one has eight groups or a `::`
+  // (RFC 4291 §2.2). Runs with none of these hold no address: version numbers, times of day (`06:00:00`).
+  if (dots < 3 && colons < 7 && !elided) return;
+  // Without a dot a run can hold IPv6 text alone; without a colon, an IPv4 address alone.
+  const { versions } = options;
+  if (versions !== undefined && ((dots === 0 && !versions.has(6)) || (colons === 0 && !versions.has(4)))) return;
   // `host.1.2.3.4` is a name and `x::1` a scoped identifier (`std::vector`): a dot or `::` glued to a
   // word continues it. `addr:1.2.3.4` and `IPv6:2001:db8::1` (one colon) are labelled addresses.
   const c = line.charCodeAt(start);
@@ -129,21 +142,14 @@ function candidate(line: string, runStart: number, runEnd: number, hasColon: boo
   if (end - start < 2) return;
   let lastColon = -1;
   let lastDot = -1;
-  let colons = 0;
-  let elided = false;
   // Most runs (IPv4 addresses, version numbers) hold no colon: nothing to locate.
   if (hasColon) {
     for (let i = start; i < end; i++) {
       const c = line.charCodeAt(i);
-      if (c === 58) {
-        colons++;
-        if (lastColon === i - 1) elided = true;
-        lastColon = i;
-      } else if (c === 46) lastDot = i;
+      if (c === 58) lastColon = i;
+      else if (c === 46) lastDot = i;
     }
   }
-  // RFC 4291 §2.2: IPv6 text without a dotted quad has eight groups or a `::`; times of day (`06:00:00`) have neither.
-  if (colons > 0 && colons < 7 && lastDot === -1 && !elided) return;
   if (lastColon === -1) {
     if (parseIpv4Fast(line, start, end) >= 0) push(line, line.slice(start, end), start, end, end === runEnd, 4, options, found);
     return;

@@ -16,6 +16,11 @@ export async function* wholeLineBytes(chunks: AsyncIterable<string | Uint8Array>
   /** The start of a line whose end has not arrived. */
   let held: Buffer[] = [];
   let first = true;
+  const piece = (bytes: Buffer): Buffer => {
+    const whole = first ? withoutByteOrderMark(bytes) : bytes;
+    first = false;
+    return whole;
+  };
   for await (const chunk of chunks) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const lastEnd = bytes.lastIndexOf(NEWLINE);
@@ -23,15 +28,20 @@ export async function* wholeLineBytes(chunks: AsyncIterable<string | Uint8Array>
       if (bytes.length > 0) held.push(bytes);
       continue;
     }
-    const ended = bytes.subarray(0, lastEnd + 1);
-    const piece = held.length === 0 ? ended : Buffer.concat([...held, ended]);
+    let from = 0;
+    if (held.length > 0) {
+      // The held line ends in this chunk: it is copied with its end alone, not with the whole chunk.
+      from = bytes.indexOf(NEWLINE) + 1;
+      yield piece(Buffer.concat([...held, bytes.subarray(0, from)]));
+    }
+    if (from <= lastEnd) yield piece(bytes.subarray(from, lastEnd + 1));
     held = lastEnd + 1 < bytes.length ? [bytes.subarray(lastEnd + 1)] : [];
-    yield first ? withoutByteOrderMark(piece) : piece;
-    first = false;
   }
   const tail = held.length === 1 ? held[0]! : Buffer.concat(held);
-  const last = first ? withoutByteOrderMark(tail) : tail;
-  if (last.length > 0) yield last;
+  if (tail.length > 0) {
+    const last = piece(tail);
+    if (last.length > 0) yield last;
+  }
 }
 
 function withoutByteOrderMark(piece: Buffer): Buffer {
