@@ -30,7 +30,8 @@ export class InputScan implements FoundLine {
   private lineText: string | null = null;
   private lines = 0;
   private readonly found: AddressMatch[] = [];
-  private readonly kept: AddressMatch[] = [];
+  /** The kept matches of the current line: a new array for each line (emptying one costs more). */
+  private kept: AddressMatch[] = [];
 
   constructor(
     private readonly options: ScanOptions,
@@ -63,25 +64,26 @@ export class InputScan implements FoundLine {
     this.piece = piece;
     this.lineEnd = -1;
     this.pieceText = piece.toString('latin1');
-    const { found, kept } = this;
+    const { found } = this;
     found.length = 0;
     scanLine(this.pieceText, this.options, found);
     for (const match of found) {
       if (!this.filter(match)) continue;
       if (match.start > this.lineEnd) {
-        if (kept.length > 0) this.visitLine(visit);
+        if (this.kept.length > 0) this.visitLine(visit);
         while (this.lineEnd < match.start) this.nextLine();
       }
-      kept.push(match);
+      this.kept.push(match);
     }
-    if (kept.length > 0) this.visitLine(visit);
+    if (this.kept.length > 0) this.visitLine(visit);
     // The lines after the last address are counted for the next piece's numbers.
     while (this.lineEnd + 1 < piece.length) this.nextLine();
   }
 
   private visitLine(visit: FoundLineVisitor): void {
-    visit(this, this.kept);
-    this.kept.length = 0;
+    const matches = this.kept;
+    this.kept = [];
+    visit(this, matches);
   }
 
   private nextLine(): void {
