@@ -84,17 +84,14 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
         found = await writeCounts(io, texts, { named, countAddresses }, scanOptions, filter);
       } else if (textOutput) {
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
+        const numbered = flags.lineNumber === true;
         const draw = createGrepLineWriter({ color: options.color });
-        found = await writeText(io, texts, (source, line, matches) => {
-          const prefix = draw.prefix({
-            source: named ? (source ?? '(standard input)') : null,
-            lineNumber: flags.lineNumber === true ? line.number : null,
-          });
-          if (!onlyMatching) return `${prefix}${draw.line(line.text(), matches.map((match) => ({ start: line.column(match), text: match.text })))}\n`;
-          let out = '';
-          for (const match of matches) out += `${prefix}${draw.address(match.text)}\n`;
-          return out;
-        }, scanOptions, filter);
+        const prefixOf = (source: string | null, line: FoundLine) =>
+          draw.prefix({ source: named ? (source ?? '(standard input)') : null, lineNumber: numbered ? line.number : null });
+        const writer: TextWriter = onlyMatching
+          ? { address: (source, match, line) => `${prefixOf(source, line)}${draw.address(match.text)}\n`, endOfPiece: () => '' }
+          : wholeLines(draw, prefixOf);
+        found = await writeText(io, texts, writer, numbered, scanOptions, filter);
       } else {
         const outcomes = matchRecords(texts, scanOptions, filter, () => found++);
         runtime.exitCode = await emitOutcomes(io, options, GREP_SCHEMA, outcomes, { single: false, bulk: false });
@@ -127,13 +124,49 @@ async function* readable(pieces: AsyncIterable<Buffer>, file: string): AsyncGene
   }
 }
 
-type LineWriter = (source: string | null, line: FoundLine, matches: readonly AddressMatch[]) => string;
+/** What grep -o or grep without it writes of the kept addresses, as the scan visits them. */
+interface TextWriter {
+  /** The output of one kept address: its line, or (whole lines) the line before once this one starts. */
+  address(source: string | null, match: AddressMatch, line: FoundLine): string;
+  /** The output still held at the end of a piece (whose last line ends there). */
+  endOfPiece(): string;
+}
 
-/** Scans every input, writing what `render` makes of each line holding a kept address; the number of addresses found. */
+/** Whole lines, each written once with its addresses marked: the addresses of a line come one after another. */
+function wholeLines(draw: ReturnType<typeof createGrepLineWriter>, prefixOf: (source: string | null, line: FoundLine) => string): TextWriter {
+  let lineStart = -1;
+  let head = '';
+  let text = '';
+  let marks: Array<{ start: number; text: string }> = [];
+  const lineDone = () => {
+    if (lineStart === -1) return '';
+    const out = `${head}${draw.line(text, marks)}\n`;
+    lineStart = -1;
+    marks = [];
+    return out;
+  };
+  return {
+    address: (source, match, line) => {
+      let out = '';
+      if (line.start !== lineStart) {
+        out = lineDone();
+        lineStart = line.start;
+        head = prefixOf(source, line);
+        text = line.text();
+      }
+      marks.push({ start: line.column(match), text: match.text });
+      return out;
+    },
+    endOfPiece: lineDone,
+  };
+}
+
+/** Scans every input, writing what `writer` makes of the kept addresses; the number of addresses found. */
 async function writeText(
   io: CliIo,
   inputs: AsyncIterable<Input>,
-  render: LineWriter,
+  writer: TextWriter,
+  countLines: boolean,
   scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
@@ -142,12 +175,13 @@ async function writeText(
   let pending = '';
   try {
     for await (const input of inputs) {
-      const scan = new InputScan(scanOptions, filter);
+      const scan = new InputScan(scanOptions, filter, countLines);
       for await (const piece of input.pieces) {
-        scan.scanPiece(piece, (line, matches) => {
-          found += matches.length;
-          pending += render(input.source, line, matches);
+        scan.scanPiece(piece, (match, line) => {
+          found++;
+          pending += writer.address(input.source, match, line);
         });
+        pending += writer.endOfPiece();
         if (pending.length >= FLUSH_AT) {
           await stdout.write(pending);
           pending = '';
@@ -180,11 +214,16 @@ async function writeCounts(
   try {
     for await (const input of inputs) {
       let count = 0;
-      const scan = new InputScan(scanOptions, filter);
+      const scan = new InputScan(scanOptions, filter, false);
       for await (const piece of input.pieces) {
-        scan.scanPiece(piece, (_line, matches) => {
-          found += matches.length;
-          count += how.countAddresses ? matches.length : 1;
+        let lineStart = -1;
+        scan.scanPiece(piece, (_match, line) => {
+          found++;
+          if (how.countAddresses) count++;
+          else if (line.start !== lineStart) {
+            count++;
+            lineStart = line.start;
+          }
         });
       }
       const name = how.named ? `${escapeTerminalText(input.source ?? '(standard input)')}:` : '';
@@ -206,28 +245,26 @@ async function* matchRecords(
   onFound: () => void,
 ): AsyncGenerator<Outcome<unknown>[]> {
   for await (const input of inputs) {
-    const scan = new InputScan(scanOptions, filter);
+    const scan = new InputScan(scanOptions, filter, true);
     for await (const piece of input.pieces) {
       const batch: Outcome<unknown>[] = [];
-      scan.scanPiece(piece, (line, matches) => {
-        for (const match of matches) {
-          const facts = addressFacts(match);
-          onFound();
-          batch.push({
-            ok: true,
-            query: match.text,
-            value: {
-              address: match.text,
-              canonical: facts.canonical,
-              version: match.version,
-              prefix_length: match.prefix_length,
-              reserved: facts.reserved,
-              file: input.source,
-              line: line.number,
-              column: line.column(match) + 1,
-            },
-          });
-        }
+      scan.scanPiece(piece, (match, line) => {
+        const facts = addressFacts(match);
+        onFound();
+        batch.push({
+          ok: true,
+          query: match.text,
+          value: {
+            address: match.text,
+            canonical: facts.canonical,
+            version: match.version,
+            prefix_length: match.prefix_length,
+            reserved: facts.reserved,
+            file: input.source,
+            line: line.number,
+            column: line.column(match) + 1,
+          },
+        });
       });
       if (batch.length > 0) yield batch;
     }

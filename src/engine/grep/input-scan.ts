@@ -1,48 +1,61 @@
 import { scanLine, type AddressMatch, type ScanOptions } from './address-scanner.js';
 
-/** A line holding kept addresses, as a scan visits it: read it during the visit only. */
+/** The line of the address a scan visits, located when asked about: read it during the visit only. */
 export interface FoundLine {
-  /** The line's number in its input, from 1. */
+  /** The line's number in its input, from 1 (a scan that counts lines only). */
   readonly number: number;
+  /** Where the line starts in its piece: the lines of a piece differ in it. */
+  readonly start: number;
   /** The line decoded from UTF-8, without its line end (LF, or CRLF). */
   text(): string;
   /** Where a match of this line starts in text(), in UTF-16 code units. */
   column(match: AddressMatch): number;
 }
 
-export type FoundLineVisitor = (line: FoundLine, matches: readonly AddressMatch[]) => void;
+export type FoundAddressVisitor = (match: AddressMatch, line: FoundLine) => void;
 
 const CARRIAGE_RETURN = 13;
 
 /**
  * The scan of one input, piece by piece (wholeLineBytes): each piece is
- * scanned whole, as Latin-1 text (one code unit per byte, see scanLine),
- * and only the lines that hold a kept address are located and, when asked
- * for, decoded; the lines between are counted, not read.
+ * scanned whole, as Latin-1 text (one code unit per byte, see scanLine).
+ * The line of an address is located only when asked about, and decoded
+ * only when its text is asked for; a scan that counts lines (for their
+ * numbers) steps over every line, one that does not reads none it is not
+ * asked about (`grep -o` prints the addresses alone).
  */
 export class InputScan implements FoundLine {
   private piece: Buffer = Buffer.alloc(0);
   /** The piece read as Latin-1: the same offsets as its bytes. */
   private pieceText = '';
+  /** Where the address being visited starts in the piece. */
+  private at = 0;
   private lineStart = 0;
-  /** Where the current line's LF is, or the piece's end; -1 before the first line of a piece. */
+  /** Where the located line's LF is, or the piece's end; -1 when no line of the piece is located. */
   private lineEnd = -1;
   private lineText: string | null = null;
   private lines = 0;
   private readonly found: AddressMatch[] = [];
-  /** The kept matches of the current line: a new array for each line (emptying one costs more). */
-  private kept: AddressMatch[] = [];
 
   constructor(
     private readonly options: ScanOptions,
     private readonly filter: (match: AddressMatch) => boolean,
+    private readonly countLines: boolean,
   ) {}
 
   get number(): number {
+    if (!this.countLines) throw new Error('this scan does not count lines');
+    this.locate();
     return this.lines;
   }
 
+  get start(): number {
+    this.locate();
+    return this.lineStart;
+  }
+
   text(): string {
+    this.locate();
     this.lineText ??= this.piece.toString('utf8', this.lineStart, this.contentEnd());
     return this.lineText;
   }
@@ -53,44 +66,51 @@ export class InputScan implements FoundLine {
     return ascii ? match.start - this.lineStart : this.piece.toString('utf8', this.lineStart, match.start).length;
   }
 
+  /** Scans a piece of whole lines, calling `visit` for each kept address, in order. */
+  scanPiece(piece: Buffer, visit: FoundAddressVisitor): void {
+    this.piece = piece;
+    this.pieceText = piece.toString('latin1');
+    this.lineStart = 0;
+    this.lineEnd = -1;
+    const { found } = this;
+    found.length = 0;
+    scanLine(this.pieceText, this.options, found);
+    for (const match of found) {
+      if (!this.filter(match)) continue;
+      this.at = match.start;
+      visit(match, this);
+    }
+    // The lines after the last one located are counted for the next piece's numbers.
+    if (this.countLines) while (this.lineEnd + 1 < piece.length) this.nextLine();
+  }
+
   /** Where the current line's text ends: before its LF, or its CRLF. */
   private contentEnd(): number {
     const end = this.lineEnd;
     return end > this.lineStart && this.piece[end - 1] === CARRIAGE_RETURN ? end - 1 : end;
   }
 
-  /** Scans a piece of whole lines, calling `visit` for each line that holds a kept address, in order. */
-  scanPiece(piece: Buffer, visit: FoundLineVisitor): void {
-    this.piece = piece;
-    this.lineEnd = -1;
-    this.pieceText = piece.toString('latin1');
-    const { found } = this;
-    found.length = 0;
-    scanLine(this.pieceText, this.options, found);
-    for (const match of found) {
-      if (!this.filter(match)) continue;
-      if (match.start > this.lineEnd) {
-        if (this.kept.length > 0) this.visitLine(visit);
-        while (this.lineEnd < match.start) this.nextLine();
-      }
-      this.kept.push(match);
+  /** Makes the line of the address being visited the located one. */
+  private locate(): void {
+    if (this.at >= this.lineStart && this.at <= this.lineEnd) return;
+    if (this.countLines) {
+      // Addresses come in order: the line is at or after the located one.
+      while (this.lineEnd < this.at) this.nextLine();
+      return;
     }
-    if (this.kept.length > 0) this.visitLine(visit);
-    // The lines after the last address are counted for the next piece's numbers.
-    while (this.lineEnd + 1 < piece.length) this.nextLine();
-  }
-
-  private visitLine(visit: FoundLineVisitor): void {
-    const matches = this.kept;
-    this.kept = [];
-    visit(this, matches);
+    this.lineStart = this.pieceText.lastIndexOf('\n', this.at) + 1;
+    this.setLineEnd();
   }
 
   private nextLine(): void {
     this.lineStart = this.lineEnd + 1;
+    this.setLineEnd();
+    this.lines++;
+  }
+
+  private setLineEnd(): void {
     const end = this.pieceText.indexOf('\n', this.lineStart);
     this.lineEnd = end === -1 ? this.piece.length : end;
     this.lineText = null;
-    this.lines++;
   }
 }
