@@ -86,8 +86,11 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
         const numbered = flags.lineNumber === true;
         const draw = createGrepLineWriter({ color: options.color });
-        const prefixOf = (source: string | null, line: FoundLine) =>
-          draw.prefix({ source: named ? (source ?? '(standard input)') : null, lineNumber: numbered ? line.number : null });
+        // Without a file name or line number the prefix is empty: nothing to draw for each address.
+        const prefixOf =
+          named || numbered
+            ? (source: string | null, line: FoundLine) => draw.prefix({ source: named ? (source ?? '(standard input)') : null, lineNumber: numbered ? line.number : null })
+            : () => '';
         const writer: TextWriter = onlyMatching
           ? { address: (source, match, line) => `${prefixOf(source, line)}${draw.address(match.text)}\n`, endOfPiece: () => '' }
           : wholeLines(draw, prefixOf);
