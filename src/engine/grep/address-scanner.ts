@@ -100,13 +100,14 @@ function runEndingAt(line: string, end: number, options: ScanOptions, found: Add
   let firstSeparator = end;
   let i = end;
   for (; i > 0; i--) {
-    const c = line.charCodeAt(i - 1);
-    if (c === 46) dots++;
-    else if (c === 58) {
+    const kind = classOf(line.charCodeAt(i - 1));
+    if (kind === HEX) continue;
+    if (kind === DOT) dots++;
+    else if (kind === COLON) {
       colons++;
       if (firstSeparator === i) elided ||= line.charCodeAt(i) === 58;
-    } else if (classOf(c) !== HEX) break;
-    if (c === 46 || c === 58) firstSeparator = i - 1;
+    } else break;
+    firstSeparator = i - 1;
   }
   const afterWord = i > 0 && classOf(line.charCodeAt(i - 1)) === WORD;
   const start = afterWord ? firstSeparator : i;
