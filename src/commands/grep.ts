@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
 import type { Command } from 'commander';
-import { scanLine, type AddressMatch } from '../engine/grep/address-scanner.js';
+import type { AddressMatch, ScanOptions } from '../engine/grep/address-scanner.js';
 import { addressFacts, createAddressFilter } from '../engine/grep/address-filter.js';
-import { eachLine, wholeLineText } from '../engine/grep/text-lines.js';
+import { InputScan, type FoundLine } from '../engine/grep/input-scan.js';
+import { wholeLineBytes } from '../engine/grep/text-lines.js';
 import { NetintelError } from '../errors.js';
 import { GREP_SCHEMA } from '../output/schemas/grep-schema.js';
 import { emitOutcomes } from '../cli/emit.js';
@@ -28,14 +29,16 @@ interface GrepFlags {
   filename?: boolean;
 }
 
-/** Where the reading is: the input (null for stdin) and the line number within it. */
-interface Scan {
+/** One input: its name (null for stdin) and its bytes in whole-line pieces. */
+interface Input {
   source: string | null;
-  lineNumber: number;
+  pieces: AsyncIterable<Buffer>;
 }
 
 /** Lines of output gathered before a write: fewer, larger writes. */
 const FLUSH_AT = 64 * 1024;
+/** Bytes of a file read at once: each read is scanned whole, so fewer reads are fewer scans to set up. */
+const READ_CHUNK = 1024 * 1024;
 
 export function registerGrepCommand(program: Command, runtime: CommandRuntime): void {
   program
@@ -72,7 +75,7 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
       });
       const inputs = files.length === 0 ? ['-'] : files;
       const named = flags.filename !== false && (flags.withFilename === true || inputs.length > 1);
-      const scanOptions = { cidr: flags.cidr === true };
+      const scanOptions = { cidr: flags.cidr === true, versions };
       const texts = inputTexts(inputs, io);
       let found = 0;
       if (flags.count === true) {
@@ -81,17 +84,17 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
         found = await writeCounts(io, texts, { named, countAddresses }, scanOptions, filter);
       } else if (textOutput) {
         const onlyMatching = flags.onlyMatching === true || flags.unique === true;
+        const numbered = flags.lineNumber === true;
         const draw = createGrepLineWriter({ color: options.color });
-        found = await writeText(io, texts, (line, scan, matches) => {
-          const prefix = draw.prefix({
-            source: named ? (scan.source ?? '(standard input)') : null,
-            lineNumber: flags.lineNumber === true ? scan.lineNumber : null,
-          });
-          if (!onlyMatching) return `${prefix}${draw.line(line, matches)}\n`;
-          let out = '';
-          for (const match of matches) out += `${prefix}${draw.address(match.text)}\n`;
-          return out;
-        }, scanOptions, filter);
+        // Without a file name or line number the prefix is empty: nothing to draw for each address.
+        const prefixOf =
+          named || numbered
+            ? (source: string | null, line: FoundLine) => draw.prefix({ source: named ? (source ?? '(standard input)') : null, lineNumber: numbered ? line.number : null })
+            : () => '';
+        const writer: TextWriter = onlyMatching
+          ? { address: (source, match, line) => `${prefixOf(source, line)}${draw.address(match.text)}\n`, endOfPiece: () => '' }
+          : wholeLines(draw, prefixOf);
+        found = await writeText(io, texts, writer, numbered, scanOptions, filter);
       } else {
         const outcomes = matchRecords(texts, scanOptions, filter, () => found++);
         runtime.exitCode = await emitOutcomes(io, options, GREP_SCHEMA, outcomes, { single: false, bulk: false });
@@ -106,54 +109,82 @@ export function registerGrepCommand(program: Command, runtime: CommandRuntime): 
     });
 }
 
-/** Each input's text in whole-line pieces, named when there are several. */
-async function* inputTexts(inputs: readonly string[], io: CliIo): AsyncGenerator<{ source: string | null; text: AsyncIterable<string> }> {
+/** Each input's bytes in whole-line pieces. */
+async function* inputTexts(inputs: readonly string[], io: CliIo): AsyncGenerator<Input> {
   for (const file of inputs) {
     const source = file === '-' ? null : file;
-    const stream = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
-    yield { source, text: readable(wholeLineText(stream), file) };
+    const stream = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: READ_CHUNK });
+    yield { source, pieces: readable(wholeLineBytes(stream), file) };
   }
 }
 
-async function* readable(text: AsyncIterable<string>, file: string): AsyncGenerator<string> {
+async function* readable(pieces: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
   try {
-    yield* text;
+    yield* pieces;
   } catch (error) {
     if (error instanceof NetintelError) throw error;
     throw new NetintelError('usage', `cannot read ${file}: ${fileErrorReason(error)} (check the path and its permissions)`, { details: { path: file } });
   }
 }
 
-type LineWriter = (line: string, scan: Scan, matches: readonly AddressMatch[]) => string;
+/** What grep -o or grep without it writes of the kept addresses, as the scan visits them. */
+interface TextWriter {
+  /** The output of one kept address: its line, or (whole lines) the line before once this one starts. */
+  address(source: string | null, match: AddressMatch, line: FoundLine): string;
+  /** The output still held at the end of a piece (whose last line ends there). */
+  endOfPiece(): string;
+}
 
-/** Scans every line of every input, writing what `render` makes of each; the number of addresses found. */
+/** Whole lines, each written once with its addresses marked: the addresses of a line come one after another. */
+function wholeLines(draw: ReturnType<typeof createGrepLineWriter>, prefixOf: (source: string | null, line: FoundLine) => string): TextWriter {
+  let lineStart = -1;
+  let head = '';
+  let text = '';
+  let marks: Array<{ start: number; text: string }> = [];
+  const lineDone = () => {
+    if (lineStart === -1) return '';
+    const out = `${head}${draw.line(text, marks)}\n`;
+    lineStart = -1;
+    marks = [];
+    return out;
+  };
+  return {
+    address: (source, match, line) => {
+      let out = '';
+      if (line.start !== lineStart) {
+        out = lineDone();
+        lineStart = line.start;
+        head = prefixOf(source, line);
+        text = line.text();
+      }
+      marks.push({ start: line.column(match), text: match.text });
+      return out;
+    },
+    endOfPiece: lineDone,
+  };
+}
+
+/** Scans every input, writing what `writer` makes of the kept addresses; the number of addresses found. */
 async function writeText(
   io: CliIo,
-  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
-  render: LineWriter,
-  scanOptions: { cidr: boolean },
+  inputs: AsyncIterable<Input>,
+  writer: TextWriter,
+  countLines: boolean,
+  scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
   const stdout = createSink(io.stdout);
   let found = 0;
   let pending = '';
-  const raw: AddressMatch[] = [];
-  const kept: AddressMatch[] = [];
   try {
     for await (const input of inputs) {
-      const scan: Scan = { source: input.source, lineNumber: 0 };
-      for await (const piece of input.text) {
-        eachLine(piece, (line) => {
-          scan.lineNumber++;
-          raw.length = 0;
-          scanLine(line, scanOptions, raw);
-          if (raw.length === 0) return;
-          kept.length = 0;
-          for (const match of raw) if (filter(match)) kept.push(match);
-          if (kept.length === 0) return;
-          found += kept.length;
-          pending += render(line, scan, kept);
+      const scan = new InputScan(scanOptions, filter, countLines);
+      for await (const piece of input.pieces) {
+        scan.scanPiece(piece, (match, line) => {
+          found++;
+          pending += writer.address(input.source, match, line);
         });
+        pending += writer.endOfPiece();
         if (pending.length >= FLUSH_AT) {
           await stdout.write(pending);
           pending = '';
@@ -176,25 +207,26 @@ async function writeText(
  */
 async function writeCounts(
   io: CliIo,
-  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
+  inputs: AsyncIterable<Input>,
   how: { named: boolean; countAddresses: boolean },
-  scanOptions: { cidr: boolean },
+  scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
 ): Promise<number> {
   const stdout = createSink(io.stdout);
   let found = 0;
-  const raw: AddressMatch[] = [];
   try {
     for await (const input of inputs) {
       let count = 0;
-      for await (const piece of input.text) {
-        eachLine(piece, (line) => {
-          raw.length = 0;
-          scanLine(line, scanOptions, raw);
-          let kept = 0;
-          for (const match of raw) if (filter(match)) kept++;
-          found += kept;
-          count += how.countAddresses ? kept : Math.min(kept, 1);
+      const scan = new InputScan(scanOptions, filter, false);
+      for await (const piece of input.pieces) {
+        let lineStart = -1;
+        scan.scanPiece(piece, (_match, line) => {
+          found++;
+          if (how.countAddresses) count++;
+          else if (line.start !== lineStart) {
+            count++;
+            lineStart = line.start;
+          }
         });
       }
       const name = how.named ? `${escapeTerminalText(input.source ?? '(standard input)')}:` : '';
@@ -210,40 +242,33 @@ async function writeCounts(
 
 /** Every address kept, as a record with its position (data formats), one batch per input piece. */
 async function* matchRecords(
-  inputs: AsyncIterable<{ source: string | null; text: AsyncIterable<string> }>,
-  scanOptions: { cidr: boolean },
+  inputs: AsyncIterable<Input>,
+  scanOptions: ScanOptions,
   filter: (match: AddressMatch) => boolean,
   onFound: () => void,
 ): AsyncGenerator<Outcome<unknown>[]> {
   for await (const input of inputs) {
-    let lineNumber = 0;
-    for await (const piece of input.text) {
+    const scan = new InputScan(scanOptions, filter, true);
+    for await (const piece of input.pieces) {
       const batch: Outcome<unknown>[] = [];
-      for (const rawLine of piece.split('\n')) {
-        lineNumber++;
-        const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-        for (const match of scanLine(line, scanOptions)) {
-          if (!filter(match)) continue;
-          const facts = addressFacts(match);
-          onFound();
-          batch.push({
-            ok: true,
-            query: match.text,
-            value: {
-              address: match.text,
-              canonical: facts.canonical,
-              version: match.version,
-              prefix_length: match.prefix_length,
-              reserved: facts.reserved,
-              file: input.source,
-              line: lineNumber,
-              column: match.start + 1,
-            },
-          });
-        }
-      }
-      // split() gives an empty last piece after the final newline: not a line.
-      if (piece.endsWith('\n')) lineNumber--;
+      scan.scanPiece(piece, (match, line) => {
+        const facts = addressFacts(match);
+        onFound();
+        batch.push({
+          ok: true,
+          query: match.text,
+          value: {
+            address: match.text,
+            canonical: facts.canonical,
+            version: match.version,
+            prefix_length: match.prefix_length,
+            reserved: facts.reserved,
+            file: input.source,
+            line: line.number,
+            column: line.column(match) + 1,
+          },
+        });
+      });
       if (batch.length > 0) yield batch;
     }
   }

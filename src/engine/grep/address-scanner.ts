@@ -14,6 +14,12 @@ export interface AddressMatch {
 export interface ScanOptions {
   /** Report `address/length` as one match; otherwise the address of a CIDR alone. */
   cidr: boolean;
+  /**
+   * The versions the caller keeps (both when left out): a run that can hold
+   * only addresses of the other one is not validated. Matches of either
+   * version may still come from a run that can hold both (`::ffff:1.2.3.4`).
+   */
+  versions?: ReadonlySet<4 | 6>;
 }
 
 // Character classes, indexed by code unit (ASCII only; every other code unit separates tokens).
@@ -40,7 +46,18 @@ function classOf(c: number): number {
 }
 
 /**
- * Every IPv4 and IPv6 address in a line of text, in order. A candidate is a
+ * What every run that can hold an address has (see runEndingAt): three
+ * dots, a `::`, or seven colons, with only hex digits, dots and colons
+ * between; then the rest of the run. Most text holds few such runs, so the
+ * regular expression engine finds them and the code below reads only
+ * those.
+ */
+const ADDRESS_LIKE_RUN = /(?:\.[0-9A-Fa-f:]*\.[0-9A-Fa-f:]*\.|::|:(?:[0-9A-Fa-f.]*:){6})[0-9A-Fa-f.:]*/g;
+
+/**
+ * Every IPv4 and IPv6 address in a text, in order: a line, or whole lines
+ * (a line end separates tokens as any other character does, so no match
+ * spans one). Match positions are indices into the text. A candidate is a
  * maximal run of hex digits, dots and colons that neither starts nor ends
  * inside a word (`v1.2.3.4`, `1.2.3.4.in-addr.arpa` are not addresses); a
  * run that is longer than an address (`1.2.3.4.5`) or not one
@@ -52,54 +69,61 @@ function classOf(c: number): number {
  * that is not one address is read as addresses joined by colons, each
  * maybe followed by a port (`1.2.3.4:8080`, `::ffff:1.2.3.4:80`), or not
  * at all (see joinedAddresses).
+ *
+ * Code units past ASCII separate tokens, so a Latin-1 reading of UTF-8
+ * bytes (one code unit per byte) gives the same addresses as the decoded
+ * text, at byte offsets.
  */
 export function scanLine(line: string, options: ScanOptions, found: AddressMatch[] = []): AddressMatch[] {
-  const length = line.length;
-  let i = 0;
-  while (i < length) {
-    const c = line.charCodeAt(i);
-    const kind = c < 128 ? CLASS[c]! : OTHER;
-    if (kind === OTHER) {
-      i++;
-      continue;
-    }
-    if (kind === WORD) {
-      // Skip the rest of the word, hex letters and digits included.
-      i++;
-      while (i < length) {
-        const k = classOf(line.charCodeAt(i));
-        if (k !== HEX && k !== WORD) break;
-        i++;
-      }
-      continue;
-    }
-    const start = i;
-    let dots = 0;
-    let colons = 0;
-    while (i < length) {
-      const k = classOf(line.charCodeAt(i));
-      if (k === HEX) {
-        // nothing to count
-      } else if (k === DOT) dots++;
-      else if (k === COLON) colons++;
-      else break;
-      i++;
-    }
-    const end = i;
-    // An address needs three dots or two colons; most runs (numbers, hex words) stop here.
-    if (dots < 3 && colons < 2) continue;
-    // `host.1.2.3.4` is a name and `x::1` a scoped identifier (`std::vector`): a dot or `::` glued to a
-    // word continues it. `addr:1.2.3.4` and `IPv6:2001:db8::1` (one colon) are labelled addresses.
-    const gluedToWord = c === 46 || (c === 58 && line.charCodeAt(start + 1) === 58);
-    const before = start > 0 ? classOf(line.charCodeAt(start - 1)) : OTHER;
-    if (gluedToWord && (before === WORD || before === HEX)) continue;
-    if (i < length && classOf(line.charCodeAt(i)) === WORD) {
-      while (i < length && (classOf(line.charCodeAt(i)) === WORD || classOf(line.charCodeAt(i)) === HEX)) i++;
-      continue;
-    }
-    candidate(line, start, end, colons > 0, options, found);
+  const runs = ADDRESS_LIKE_RUN;
+  runs.lastIndex = 0;
+  while (runs.test(line)) {
+    const end = runs.lastIndex;
+    // A run that runs into a word is part of it (`1.2.3.4.example`, `1.2.3.4x`).
+    if (end < line.length && classOf(line.charCodeAt(end)) === WORD) continue;
+    runEndingAt(line, end, options, found);
   }
   return found;
+}
+
+/**
+ * Reads back from `end`, the end of a run of hex digits, dots and colons,
+ * to where the run starts: the start of its token, or, when a word comes
+ * before it, the first dot or colon after the word's letters and digits
+ * (`addr:1.2.3.4` is the word `addr` and the run `:1.2.3.4`; `v1.2.3.4`
+ * is the word `v1` and the run `.2.3.4`).
+ */
+function runEndingAt(line: string, end: number, options: ScanOptions, found: AddressMatch[]): void {
+  let dots = 0;
+  let colons = 0;
+  let elided = false;
+  let firstSeparator = end;
+  let i = end;
+  for (; i > 0; i--) {
+    const kind = classOf(line.charCodeAt(i - 1));
+    if (kind === HEX) continue;
+    if (kind === DOT) dots++;
+    else if (kind === COLON) {
+      colons++;
+      if (firstSeparator === i) elided ||= line.charCodeAt(i) === 58;
+    } else break;
+    firstSeparator = i - 1;
+  }
+  const afterWord = i > 0 && classOf(line.charCodeAt(i - 1)) === WORD;
+  const start = afterWord ? firstSeparator : i;
+  // Every dot and colon read is in the run (from its first separator on). An IPv4 address, and the
+  // dotted quad that ends some IPv6 text, has three dots; IPv6 text without one has eight groups or a `::`
+  // (RFC 4291 §2.2). Runs with none of these hold no address: version numbers, times of day (`06:00:00`).
+  if (dots < 3 && colons < 7 && !elided) return;
+  // Without a dot a run can hold IPv6 text alone; without a colon, an IPv4 address alone.
+  const { versions } = options;
+  if (versions !== undefined && ((dots === 0 && !versions.has(6)) || (colons === 0 && !versions.has(4)))) return;
+  // `host.1.2.3.4` is a name and `x::1` a scoped identifier (`std::vector`): a dot or `::` glued to a
+  // word continues it. `addr:1.2.3.4` and `IPv6:2001:db8::1` (one colon) are labelled addresses.
+  const c = line.charCodeAt(start);
+  const gluedToWord = c === 46 || (c === 58 && line.charCodeAt(start + 1) === 58);
+  if (gluedToWord && afterWord) return;
+  candidate(line, start, end, colons > 0, options, found);
 }
 
 function candidate(line: string, runStart: number, runEnd: number, hasColon: boolean, options: ScanOptions, found: AddressMatch[]): void {
