@@ -1,40 +1,50 @@
 #!/usr/bin/env node
 // netintel HTTP API benchmark: GET /api/ipinfo on `netintel serve` with an
-// API key and the rate limits on, side by side in one run with nginx +
-// Debian's geoip2 module answering the same lookup from the same DB-IP city
-// database (the baseline), and a bare Node http server that looks nothing
-// up, in one process and in one per CPU (references: what Node itself
-// costs, and the most any Node server reaches here). Load from wrk on loopback,
+// API key and the rate limits on, side by side in one run with a bare Node
+// http server that looks nothing up (the baseline: what Node itself costs
+// per request), nginx + Debian's geoip2 module answering the same lookup
+// from the same DB-IP city database, and the bare server in one process per
+// CPU (references). The same server's GET /api/email-tests (the mail checks
+// of a domain, over a local DNS responder) and POST /api/bulk (100
+// addresses) are measured in the same rounds. Load from wrk on loopback,
 // every server on one worker, the addresses rotating over a seeded list of
 // public IPv4 addresses.
 //
-// Targets: netintel req/s >= 0.55 x nginx+geoip2 req/s; netintel p99 <= 5 ms
-// at 64 connections.
+// Targets: netintel /api/ipinfo req/s >= 0.5 x the bare Node server's;
+// netintel p99 <= 5 ms at 64 connections.
 //
-//   node bench/api.js            3 interleaved rounds of 10 s, about 2 minutes
+// --fleet: the same netintel server with its limits in memory and with its
+// limits in a redis-server started here (target: >= 0.8 x in memory), and,
+// as a figure, two netintel servers behind nginx (round robin) sharing that
+// Redis and a PostgreSQL key database made by initdb here.
+//
+//   node bench/api.js            3 interleaved rounds of 10 s
 //   node bench/api.js --quick    1 round of 5 s
+//   node bench/api.js --fleet    the fleet mode
 //   node bench/api.js --help     all options
 //
-// Needs the project built (npm run build), wrk, and for the baseline nginx
-// with libnginx-mod-http-geoip2 (Debian). Writes bench/results/api-latest.json.
+// Needs the project built (npm run build), wrk, and for the references nginx
+// with libnginx-mod-http-geoip2 (Debian); --fleet needs redis-server and
+// PostgreSQL (initdb, postgres). Writes bench/results/api-latest.json (or
+// api-fleet-latest.json).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createPrng, isSpecialV4 } from './lib/ip-list.js';
 import { CITY_DB, CLI, ROOT } from './lib/paths.js';
 import { fixed, formatTable, grouped, loud } from './lib/report.js';
+import { findPostgres, freePort, have, startDnsResponder, startPostgres, startRedis } from './lib/services.js';
 
-const RESULTS = join(ROOT, 'bench', 'results', 'api-latest.json');
-const TARGET_RATIO = 0.55;
+const TARGET_RATIO = 0.5;
+const TARGET_FLEET_RATIO = 0.8;
 const TARGET_P99_MS = 5;
 const GEOIP2_MODULE = ['/usr/lib/nginx/modules/ngx_http_geoip2_module.so', '/usr/share/nginx/modules/ngx_http_geoip2_module.so'].find((path) => existsSync(path)) ?? null;
 
 // ---------------------------------------------------------------- options
 
-const KNOWN = new Set(['help', 'quick', 'rounds', 'duration', 'connections', 'threads', 'addresses', 'strict']);
+const KNOWN = new Set(['help', 'quick', 'fleet', 'rounds', 'duration', 'connections', 'threads', 'addresses', 'strict']);
 const flags = new Map();
 for (const arg of process.argv.slice(2)) {
   const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
@@ -47,9 +57,10 @@ for (const arg of process.argv.slice(2)) {
 if (flags.has('help')) {
   process.stdout.write(
     [
-      'usage: node bench/api.js [--quick] [--rounds=N] [--duration=S] [--connections=N] [--threads=N] [--addresses=N] [--strict]',
+      'usage: node bench/api.js [--quick] [--fleet] [--rounds=N] [--duration=S] [--connections=N] [--threads=N] [--addresses=N] [--strict]',
       '',
       '  --quick          one round of 5 s',
+      '  --fleet          limits in memory vs in Redis; two servers behind nginx on Redis and PostgreSQL',
       '  --rounds=N       rounds, the servers interleaved with their order rotated (default 3)',
       '  --duration=S     wrk -d per server and round (default 10)',
       '  --connections=N  wrk -c (default 64)',
@@ -62,6 +73,8 @@ if (flags.has('help')) {
   process.exit(0);
 }
 const quick = flags.has('quick');
+const fleet = flags.has('fleet');
+const RESULTS = join(ROOT, 'bench', 'results', fleet ? 'api-fleet-latest.json' : 'api-latest.json');
 const rounds = Number(flags.get('rounds') ?? (quick ? 1 : 3));
 const duration = Number(flags.get('duration') ?? (quick ? 5 : 10));
 const connections = Number(flags.get('connections') ?? 64);
@@ -69,21 +82,6 @@ const threads = Number(flags.get('threads') ?? 1);
 const addressCount = Number(flags.get('addresses') ?? 10_000);
 
 // ---------------------------------------------------------------- helpers
-
-function have(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function get(url, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -122,26 +120,55 @@ function addresses(count) {
   return list;
 }
 
-/** A wrk script sending GET /api/ipinfo?ip=... over the address list, round robin per thread. */
-function wrkScript(dir, list, key) {
-  const path = join(dir, key ? 'ipinfo-key.lua' : 'ipinfo.lua');
+const JSON_DONE = [
+  'done = function(summary, latency, requests)',
+  '  io.write(string.format("JSON {\\"requests\\": %d, \\"seconds\\": %f, \\"p50\\": %f, \\"p99\\": %f, \\"errors\\": %d, \\"non2xx\\": %d}\\n",',
+  '    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,',
+  '    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))',
+  'end',
+];
+
+/**
+ * A wrk script (Lua, in the temp dir) cycling over `requests` (Lua
+ * expressions of wrk.format, made once in each thread's init), with the
+ * key's header.
+ */
+function wrkScript(dir, name, key, requests, setup = []) {
+  const path = join(dir, `${name}.lua`);
   const lines = [
-    `local ips = {${list.map((ip) => `"${ip}"`).join(',')}}`,
+    'local requests = {}',
     'local i = 0',
     key ? `wrk.headers["X-API-Key"] = "${key}"` : '',
+    ...setup,
+    'init = function(args)',
+    `  requests = {${requests.join(',\n')}}`,
+    'end',
     'request = function()',
-    '  i = i % #ips + 1',
-    '  return wrk.format("GET", "/api/ipinfo?ip=" .. ips[i])',
+    '  i = i % #requests + 1',
+    '  return requests[i]',
     'end',
-    'done = function(summary, latency, requests)',
-    '  io.write(string.format("JSON {\\"requests\\": %d, \\"seconds\\": %f, \\"p50\\": %f, \\"p99\\": %f, \\"errors\\": %d, \\"non2xx\\": %d}\\n",',
-    '    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,',
-    '    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))',
-    'end',
+    ...JSON_DONE,
   ];
   writeFileSync(path, lines.join('\n'));
   return path;
 }
+
+/** GET /api/ipinfo?ip=... over the address list. */
+const ipinfoScript = (dir, list, key, name = key ? 'ipinfo-key' : 'ipinfo') => wrkScript(dir, name, key, list.map((ip) => `wrk.format("GET", "/api/ipinfo?ip=${ip}")`));
+
+/** GET /api/email-tests of a domain (no SMTP probe, no DNSSEC chain), over 1,000 domains the responder knows. */
+const emailScript = (dir, key) =>
+  wrkScript(dir, 'email-tests', key, Array.from({ length: 1000 }, (_, i) => `wrk.format("GET", "/api/email-tests?domain=d${i}.bench.example&smtp=false&dnssec=false")`));
+
+/** POST /api/bulk with 100 addresses, over bodies cut from the address list. */
+const bulkScript = (dir, list, key) =>
+  wrkScript(
+    dir,
+    'bulk',
+    key,
+    Array.from({ length: Math.max(1, Math.floor(list.length / 100)) }, (_, i) => `wrk.format("POST", "/api/bulk", nil, '${JSON.stringify({ ips: list.slice(i * 100, i * 100 + 100) })}')`),
+    ['wrk.headers["Content-Type"] = "application/json"'],
+  );
 
 function runWrk(url, script) {
   return new Promise((resolve) => {
@@ -167,17 +194,21 @@ function median(values) {
 
 // ---------------------------------------------------------------- servers
 
-async function startNetintel(dir) {
-  const db = join(dir, 'keys.db');
+/** A key with limits no bench reaches, made in the key database `db` (a SQLite path or a PostgreSQL URL). */
+function createKey(dir, db) {
   const created = spawnSync(
     process.execPath,
     [CLI, 'keys', 'create', '--plan', 'enterprise', '--label', 'bench', '--daily', '1000000000', '--per-minute', '1000000000', '--burst', '100000000', '--db', db, '-f', 'json', '-q'],
     { encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: dir } },
   );
   if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-  const { key } = JSON.parse(created.stdout);
+  return JSON.parse(created.stdout).key;
+}
+
+/** `netintel serve` on a free port over the key database `db`; `extra` are more serve options. */
+async function startNetintel(dir, { name, db, key, extra = [] }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--db', db, '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--db', db, '--log-level', 'warn', ...extra], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir },
   });
@@ -185,7 +216,48 @@ async function startNetintel(dir) {
   const check = await waitFor(`${url}/api/ipinfo?ip=8.8.8.8`, { 'x-api-key': key });
   const record = JSON.parse(check.body);
   if (record.network?.asn !== 15169 || !check.headers['x-ratelimit-remaining']) throw new Error(`netintel answered ${check.body}`);
-  return { name: 'netintel serve (key, limits on)', url, key, stop: () => child.kill('SIGTERM'), sample: check.body };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // Stopped before the stores it uses, and waited for: requests still queued when the load ends are answered first.
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  };
+  return { name, url, key, stop };
+}
+
+/** nginx in front of `upstreams` (round robin, keep-alive connections to them). */
+async function startNginxProxy(dir, upstreams) {
+  const port = await freePort();
+  const home = join(dir, 'nginx-proxy');
+  for (const sub of ['client', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(home, sub), { recursive: true });
+  const conf = join(home, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `worker_processes 1;
+daemon off;
+pid ${join(home, 'nginx.pid')};
+error_log ${join(home, 'error.log')} warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+${['client', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((sub) => `  ${sub === 'client' ? 'client_body' : sub}_temp_path ${join(home, sub)};`).join('\n')}
+  upstream netintel {
+${upstreams.map((upstream) => `    server ${new URL(upstream.url).host};`).join('\n')}
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://netintel;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+`,
+  );
+  const child = spawn('nginx', ['-c', conf, '-p', home], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGQUIT') };
 }
 
 async function startNginx(dir) {
@@ -232,7 +304,7 @@ ${fields.map(([name, path]) => `    $geo_${name} source=$arg_ip ${path};`).join(
   const url = `http://127.0.0.1:${port}`;
   const check = await waitFor(`${url}/api/ipinfo?ip=8.8.8.8`);
   if (!check.body.includes('"country_code":"US"')) throw new Error(`nginx answered ${check.body}`);
-  return { name: 'nginx + geoip2 (baseline)', url, stop: () => child.kill('SIGQUIT'), sample: check.body };
+  return { name: 'nginx + geoip2 (reference)', url, stop: () => child.kill('SIGQUIT'), sample: check.body };
 }
 
 async function startBareNode(dir) {
@@ -245,7 +317,7 @@ async function startBareNode(dir) {
   const child = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/ipinfo?ip=8.8.8.8`);
-  return { name: 'bare Node http, no lookup (reference)', url, stop: () => child.kill('SIGTERM') };
+  return { name: 'bare Node http, no lookup (baseline)', url, stop: () => child.kill('SIGTERM') };
 }
 
 /**
@@ -275,6 +347,161 @@ if (cluster.isPrimary) {
 
 // ---------------------------------------------------------------- run
 
+/**
+ * Runs `scenarios` (a name, a URL, a wrk script each) in interleaved rounds,
+ * the order rotated every round, after a warm-up of each; returns the
+ * median req/s, p50 and p99 of each.
+ */
+async function measure(scenarios) {
+  // Warm-up: JIT, caches, connections.
+  for (const scenario of scenarios) await runWrkShort(scenario.url, scenario.script);
+  const samples = new Map(scenarios.map((scenario) => [scenario, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
+    for (const scenario of order) {
+      const result = await runWrk(scenario.url, scenario.script);
+      if (result.error) throw new Error(`wrk against ${scenario.name}: ${result.error}`);
+      samples.get(scenario).push(result);
+      process.stderr.write(`round ${round + 1}/${rounds} ${scenario.name}: ${grouped(result.rps)} req/s, p99 ${fixed(result.p99, 2)} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}\n`);
+    }
+  }
+  return scenarios.map((scenario) => {
+    const runs = samples.get(scenario);
+    return {
+      name: scenario.name,
+      rps: median(runs.map((run) => run.rps)),
+      p50: median(runs.map((run) => run.p50)),
+      p99: median(runs.map((run) => run.p99)),
+      errors: runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+    };
+  });
+}
+
+const verdict = (met) => (met ? 'OK' : 'MISSED');
+
+function table(summary, base) {
+  return formatTable(
+    ['scenario', ' req/s', ` x ${base.name.split(' (')[0]}`, ' p50 ms', ' p99 ms', ' errors'],
+    summary.map((row) => [row.name, grouped(row.rps), fixed(row.rps / base.rps, 2), fixed(row.p50, 2), fixed(row.p99, 2), grouped(row.errors)]),
+  );
+}
+
+function heading(what) {
+  return (
+    `\n${what}, wrk -t${threads} -c${connections} -d${duration}s, ${rounds} round(s), ${addressCount.toLocaleString('en-US')} addresses; median of rounds\n` +
+    `${cpus().length} CPUs, load ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n\n`
+  );
+}
+
+function writeResults(results) {
+  mkdirSync(dirname(RESULTS), { recursive: true });
+  writeFileSync(
+    RESULTS,
+    `${JSON.stringify(
+      { date: new Date().toISOString(), node: process.version, cpus: cpus().length, load: loadavg(), wrk: { threads, connections, durationSeconds: duration, rounds, addresses: addressCount }, ...results },
+      null,
+      2,
+    )}\n`,
+  );
+}
+
+/** GET /api/ipinfo against bare Node (the target's baseline) and nginx+geoip2; /api/email-tests and /api/bulk on the same server. */
+async function runEndpoints(dir, stops) {
+  const dns = await startDnsResponder();
+  stops.push(dns.stop);
+  const db = join(dir, 'keys.db');
+  const key = createKey(dir, db);
+  const netintel = await startNetintel(dir, { name: 'netintel serve (key, limits on)', db, key, extra: ['--resolver', dns.address] });
+  stops.push(netintel.stop);
+  const email = await waitFor(`${netintel.url}/api/email-tests?domain=d0.bench.example&smtp=false&dnssec=false`, { 'x-api-key': key });
+  if (!email.body.includes('v=spf1')) throw new Error(`netintel answered /api/email-tests with ${email.body}`);
+  const nginx = await startNginx(dir);
+  if (nginx) stops.push(nginx.stop);
+  else process.stderr.write(`${loud('nginx with the geoip2 module is not installed (apt-get install nginx libnginx-mod-http-geoip2): no nginx reference')}\n`);
+  const bare = await startBareNode(dir);
+  stops.push(bare.stop);
+  const cluster = cpus().length > 1 ? await startBareNodeCluster(dir) : null;
+  if (cluster) stops.push(cluster.stop);
+
+  const list = addresses(addressCount);
+  const ipinfo = { name: 'netintel GET /api/ipinfo', url: netintel.url, script: ipinfoScript(dir, list, key) };
+  const baseline = { name: bare.name, url: bare.url, script: ipinfoScript(dir, list, null) };
+  const scenarios = [
+    ipinfo,
+    baseline,
+    ...(nginx ? [{ name: nginx.name, url: nginx.url, script: ipinfoScript(dir, list, null) }] : []),
+    ...(cluster ? [{ name: cluster.name, url: cluster.url, script: ipinfoScript(dir, list, null) }] : []),
+    { name: 'netintel GET /api/email-tests', url: netintel.url, script: emailScript(dir, key) },
+    { name: 'netintel POST /api/bulk (100 addresses)', url: netintel.url, script: bulkScript(dir, list, key) },
+  ];
+  const summary = await measure(scenarios);
+  const ours = summary[0];
+  const base = summary[1];
+  const ratio = ours.rps / base.rps;
+  const met = { ratio: ratio >= TARGET_RATIO, p99: ours.p99 <= TARGET_P99_MS };
+  process.stdout.write(
+    heading('GET /api/ipinfo (and the other endpoints of the same server)') +
+      `${table(summary, base)}\n\n` +
+      `netintel /api/ipinfo / bare Node: ${fixed(ratio, 2)} (target >= ${TARGET_RATIO}) ${verdict(met.ratio)}\n` +
+      `netintel /api/ipinfo p99: ${fixed(ours.p99, 2)} ms (target <= ${TARGET_P99_MS} ms) ${verdict(met.p99)}\n` +
+      (nginx ? `netintel /api/ipinfo / nginx+geoip2 (reference): ${fixed(ours.rps / summary[2].rps, 2)}\n` : ''),
+  );
+  writeResults({ baseline: base.name, scenarios: summary, ratio, targets: { ratio: TARGET_RATIO, p99Ms: TARGET_P99_MS }, met });
+  return met.ratio && met.p99;
+}
+
+/**
+ * The fleet: one server with its limits in memory, the same with its limits
+ * in Redis (the target's pair), and two servers behind nginx sharing that
+ * Redis and a PostgreSQL key database (a figure).
+ */
+async function runFleet(dir, stops) {
+  if (!have('redis-server')) throw new Error('--fleet needs redis-server (apt-get install redis-server)');
+  const postgresPrograms = findPostgres();
+  const redis = await startRedis(dir);
+  stops.push(redis.stop);
+  const db = join(dir, 'keys.db');
+  const key = createKey(dir, db);
+  const memory = await startNetintel(dir, { name: 'netintel, limits in memory', db, key });
+  stops.push(memory.stop);
+  const shared = await startNetintel(dir, { name: 'netintel, limits in Redis', db, key, extra: ['--redis-url', redis.url] });
+  stops.push(shared.stop);
+  const list = addresses(addressCount);
+  const script = ipinfoScript(dir, list, key);
+  const scenarios = [
+    { name: memory.name, url: memory.url, script },
+    { name: shared.name, url: shared.url, script },
+  ];
+  if (postgresPrograms && have('nginx')) {
+    const postgres = await startPostgres(postgresPrograms);
+    stops.push(postgres.stop);
+    const fleetKey = createKey(dir, postgres.url);
+    const fleetScript = ipinfoScript(dir, list, fleetKey, 'ipinfo-fleet');
+    const members = [];
+    for (const n of [1, 2]) {
+      const member = await startNetintel(dir, { name: `fleet member ${n}`, db: postgres.url, key: fleetKey, extra: ['--redis-url', redis.url] });
+      stops.push(member.stop);
+      members.push(member);
+    }
+    const proxy = await startNginxProxy(dir, members);
+    stops.push(proxy.stop);
+    await waitFor(`${proxy.url}/api/ipinfo?ip=8.8.8.8`, { 'x-api-key': fleetKey });
+    scenarios.push({ name: '2 x netintel behind nginx, Redis + PostgreSQL', url: proxy.url, script: fleetScript });
+  } else {
+    process.stderr.write(`${loud('PostgreSQL (initdb, postgres) or nginx is not installed: no two-server figure')}\n`);
+  }
+  const summary = await measure(scenarios);
+  const ratio = summary[1].rps / summary[0].rps;
+  const met = { ratio: ratio >= TARGET_FLEET_RATIO };
+  process.stdout.write(
+    heading('GET /api/ipinfo, limits in memory vs in Redis') +
+      `${table(summary, summary[0])}\n\n` +
+      `limits in Redis / in memory: ${fixed(ratio, 2)} (target >= ${TARGET_FLEET_RATIO}) ${verdict(met.ratio)}\n`,
+  );
+  writeResults({ baseline: summary[0].name, scenarios: summary, ratio, targets: { ratio: TARGET_FLEET_RATIO }, met });
+  return met.ratio;
+}
+
 async function main() {
   if (!existsSync(join(ROOT, 'dist', 'bundle', 'main.cjs'))) throw new Error('build first: npm run build');
   if (!have('wrk')) {
@@ -283,87 +510,21 @@ async function main() {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'netintel-bench-api-'));
-  const servers = [];
+  const stops = [];
   try {
-    const netintel = await startNetintel(dir);
-    servers.push(netintel);
-    const nginx = await startNginx(dir);
-    if (nginx) servers.push(nginx);
-    else process.stderr.write(`${loud('nginx with the geoip2 module is not installed (apt-get install nginx libnginx-mod-http-geoip2): the baseline is the bare Node server')}\n`);
-    const bare = await startBareNode(dir);
-    servers.push(bare);
-    if (cpus().length > 1) servers.push(await startBareNodeCluster(dir));
-    const baseline = nginx ?? bare;
-
-    const list = addresses(addressCount);
-    const scripts = new Map(servers.map((server) => [server, wrkScript(dir, list, server.key)]));
-    // Warm-up: JIT, caches, connections.
-    for (const server of servers) await runWrkShort(server, scripts.get(server));
-
-    const samples = new Map(servers.map((server) => [server, []]));
-    for (let round = 0; round < rounds; round++) {
-      const order = servers.map((_, i) => servers[(i + round) % servers.length]);
-      for (const server of order) {
-        const result = await runWrk(server.url, scripts.get(server));
-        if (result.error) throw new Error(`wrk against ${server.name}: ${result.error}`);
-        samples.get(server).push(result);
-        process.stderr.write(`round ${round + 1}/${rounds} ${server.name}: ${grouped(result.rps)} req/s, p99 ${fixed(result.p99, 2)} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}\n`);
-      }
-    }
-
-    const summary = servers.map((server) => {
-      const runs = samples.get(server);
-      return {
-        name: server.name,
-        rps: median(runs.map((run) => run.rps)),
-        p50: median(runs.map((run) => run.p50)),
-        p99: median(runs.map((run) => run.p99)),
-        errors: runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
-      };
-    });
-    const base = summary[servers.indexOf(baseline)];
-    const ours = summary[0];
-    const ratio = ours.rps / base.rps;
-    const rows = summary.map((row) => [row.name, grouped(row.rps), fixed(row.rps / base.rps, 2), fixed(row.p50, 2), fixed(row.p99, 2), grouped(row.errors)]);
-    process.stdout.write(
-      `\nGET /api/ipinfo, wrk -t${threads} -c${connections} -d${duration}s, ${rounds} round(s), ${addressCount.toLocaleString('en-US')} addresses; median of rounds\n` +
-        `${cpus().length} CPUs, load ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n\n` +
-        `${formatTable(['server', ' req/s', ' x baseline', ' p50 ms', ' p99 ms', ' errors'], rows)}\n\n` +
-        `netintel / ${nginx ? 'nginx+geoip2' : 'bare Node'}: ${fixed(ratio, 2)} (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'OK' : 'MISSED'}\n` +
-        `netintel p99: ${fixed(ours.p99, 2)} ms (target <= ${TARGET_P99_MS} ms) ${ours.p99 <= TARGET_P99_MS ? 'OK' : 'MISSED'}\n`,
-    );
-    mkdirSync(dirname(RESULTS), { recursive: true });
-    writeFileSync(
-      RESULTS,
-      `${JSON.stringify(
-        {
-          date: new Date().toISOString(),
-          node: process.version,
-          cpus: cpus().length,
-          load: loadavg(),
-          wrk: { threads, connections, durationSeconds: duration, rounds, addresses: addressCount },
-          baseline: base.name,
-          servers: summary,
-          ratio,
-          targets: { ratio: TARGET_RATIO, p99Ms: TARGET_P99_MS },
-          met: { ratio: ratio >= TARGET_RATIO, p99: ours.p99 <= TARGET_P99_MS },
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    if (flags.has('strict') && (ratio < TARGET_RATIO || ours.p99 > TARGET_P99_MS)) process.exitCode = 1;
+    const met = fleet ? await runFleet(dir, stops) : await runEndpoints(dir, stops);
+    if (flags.has('strict') && !met) process.exitCode = 1;
   } finally {
-    for (const server of servers) server.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const stop of stops.reverse()) await stop();
+    await new Promise((resolve) => setTimeout(resolve, 500));
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** A two-second run to warm a server up. */
-function runWrkShort(server, script) {
+function runWrkShort(url, script) {
   return new Promise((resolve) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, '-d2s', '-s', script, server.url], { stdio: 'ignore' });
+    const child = spawn('wrk', ['-t1', `-c${connections}`, '-d2s', '-s', script, url], { stdio: 'ignore' });
     child.on('close', resolve);
   });
 }

@@ -13,7 +13,9 @@ export interface Outbound {
  * through every callback and promise the request's handling starts
  * (AsyncLocalStorage), so that an error nobody caught can still be logged
  * with its request and answered, and so that connections a request opens
- * (SMTP, DNS over TCP) can be cut when the server shuts down.
+ * (SMTP, DNS over TCP) can be cut when the server shuts down. The scope is
+ * the request itself, given its reply and its server's outbound set by the
+ * shutdown plugin (plugins/shutdown.ts): nothing is made for it per request.
  */
 export interface RequestScope {
   id: string;

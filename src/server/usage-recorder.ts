@@ -27,6 +27,8 @@ export interface UsageRecorderOptions {
   maxPending?: number;
 }
 
+const DAY_MS = 86_400_000;
+
 interface Pending {
   keyId: string;
   day: string;
@@ -36,8 +38,9 @@ interface Pending {
 
 /**
  * Per-key usage kept in memory per (key, UTC day) and written to the key
- * store once an interval, so that a request costs a map update rather than
- * a database write, and several servers sharing one database each add
+ * store once an interval, so that a request costs two map lookups and an
+ * addition (nothing is allocated once its key has been counted that day)
+ * rather than a database write, and several servers sharing one database each add
  * their own counts. The timer does not keep the process alive.
  */
 export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOptions = {}): UsageRecorder {
@@ -47,18 +50,28 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
   const intervalMs = options.flushIntervalMs ?? 2000;
   if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) throw new NetintelError('usage', `flushIntervalMs must be a whole number above 0, not ${intervalMs}`);
 
-  // Insertion order is age order: the first entries are the oldest.
-  let pending = new Map<string, Pending>();
+  // Counts per UTC day, then per key: insertion order is age order, the first entries are the oldest.
+  let pending = new Map<string, Map<string, Pending>>();
+  let pendingCount = 0;
   let dropped = 0;
   let writing: Promise<void> | null = null;
   let closed = false;
+  // The UTC day of the last count and where it starts and ends: a count made within it costs no date arithmetic.
+  let day = '';
+  let dayStart = Infinity;
+  let dayEnd = -Infinity;
 
   /** Drops the oldest counts beyond the bound. */
   const trim = (): void => {
-    for (const slot of pending.keys()) {
-      if (pending.size <= maxPending) break;
-      pending.delete(slot);
-      dropped++;
+    for (const [slotDay, counted] of pending) {
+      for (const keyId of counted.keys()) {
+        if (pendingCount <= maxPending) break;
+        counted.delete(keyId);
+        pendingCount--;
+        dropped++;
+      }
+      if (counted.size === 0) pending.delete(slotDay);
+      if (pendingCount <= maxPending) return;
     }
   };
 
@@ -74,22 +87,30 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
   };
 
   const write = async (): Promise<void> => {
-    if (pending.size === 0) return;
+    if (pendingCount === 0) return;
     const batch = pending;
     pending = new Map();
-    const entries: KeyUsageEntry[] = [...batch.values()].map((entry) => ({ ...entry, lastUsedAt: new Date(entry.lastUsedAt) }));
+    pendingCount = 0;
+    const entries: KeyUsageEntry[] = [];
+    for (const counted of batch.values()) for (const entry of counted.values()) entries.push({ ...entry, lastUsedAt: new Date(entry.lastUsedAt) });
     try {
       await keys.recordUsage(entries);
     } catch (error) {
       // The failed batch is older than what was counted meanwhile: it goes first, to be dropped first.
-      for (const [slot, entry] of pending) {
-        const kept = batch.get(slot);
-        if (kept) {
-          kept.count += entry.count;
-          kept.lastUsedAt = Math.max(kept.lastUsedAt, entry.lastUsedAt);
-        } else batch.set(slot, entry);
+      for (const [slotDay, counted] of pending) {
+        const kept = batch.get(slotDay) ?? new Map<string, Pending>();
+        batch.set(slotDay, kept);
+        for (const [keyId, entry] of counted) {
+          const earlier = kept.get(keyId);
+          if (earlier) {
+            earlier.count += entry.count;
+            earlier.lastUsedAt = Math.max(earlier.lastUsedAt, entry.lastUsedAt);
+          } else kept.set(keyId, entry);
+        }
       }
       pending = batch;
+      pendingCount = 0;
+      for (const counted of batch.values()) pendingCount += counted.size;
       trim();
       throw error;
     } finally {
@@ -122,16 +143,24 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
     count(keyId: string, items: number): void {
       if (closed || !Number.isSafeInteger(items) || items <= 0) return;
       const at = now();
-      const day = utcDay(at);
-      const slot = `${day}\u0000${keyId}`;
-      const entry = pending.get(slot);
+      if (at < dayStart || at >= dayEnd) {
+        day = utcDay(at);
+        dayStart = Date.parse(day);
+        dayEnd = dayStart + DAY_MS;
+      }
+      let counted = pending.get(day);
+      if (counted === undefined) {
+        counted = new Map();
+        pending.set(day, counted);
+      }
+      const entry = counted.get(keyId);
       if (entry) {
         entry.count += items;
         entry.lastUsedAt = Math.max(entry.lastUsedAt, at);
         return;
       }
-      pending.set(slot, { keyId, day, count: items, lastUsedAt: at });
-      if (pending.size > maxPending) trim();
+      counted.set(keyId, { keyId, day, count: items, lastUsedAt: at });
+      if (++pendingCount > maxPending) trim();
     },
     flush,
     async close(): Promise<void> {

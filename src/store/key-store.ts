@@ -68,8 +68,13 @@ export interface KeyStore {
    * @throws NetintelError `not_found` for an unknown id.
    */
   revoke(id: string): Promise<ApiKeyRecord>;
-  /** Checks a presented key: hashed, then compared in constant time with the stored hash. */
-  check(key: string): Promise<KeyCheck>;
+  /**
+   * Checks a presented key: hashed, then compared in constant time with the
+   * stored hash. Answers at once when the key's record is in memory (every
+   * request of a key after its first, on SQLite), so that the server does
+   * not wait a turn of the event loop for it; otherwise once the database has.
+   */
+  check(key: string): KeyCheck | Promise<KeyCheck>;
   /**
    * Adds counted usage in one transaction: each (key, day) count is added to
    * the stored one, and a key's last use becomes the later of the stored and
@@ -187,6 +192,15 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
 
   const cache = checkedKeys(db, recheckMs, byId);
 
+  /** The answer about a presented key, from its id's stored entry (null: no such id). */
+  const verdict = (key: string, id: string, entry: CheckedKey | null): KeyCheck => {
+    const matches = hashesMatch(entry ? entry.hash : decoy, hashApiKey(key));
+    if (!entry || !matches) return { ok: false, reason: 'unknown', id };
+    // A disabled account's keys are refused as revoked ones are.
+    if (entry.record.revoked_at !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
+    return { ok: true, record: entry.record };
+  };
+
   return {
     location: db.location,
     async create(input: CreateKeyInput): Promise<CreatedApiKey> {
@@ -226,15 +240,12 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
       if (!row) throw new NetintelError('not_found', `no API key has the id ${JSON.stringify(id)}`, { details: { id } });
       return keyRecordOf(row);
     },
-    async check(key: string): Promise<KeyCheck> {
+    check(key: string): KeyCheck | Promise<KeyCheck> {
       const id = apiKeyId(key);
       if (id === null) return { ok: false, reason: 'malformed', id: null };
-      const entry = await cache.checked(id);
-      const matches = hashesMatch(entry ? entry.hash : decoy, hashApiKey(key));
-      if (!entry || !matches) return { ok: false, reason: 'unknown', id };
-      // A disabled account's keys are refused as revoked ones are.
-      if (entry.record.revoked_at !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
-      return { ok: true, record: entry.record };
+      const entry = cache.cached(id);
+      if (entry !== undefined) return verdict(key, id, entry);
+      return cache.load(id).then((loaded) => verdict(key, id, loaded));
     },
     async recordUsage(entries: readonly KeyUsageEntry[]): Promise<void> {
       if (entries.length === 0) return;
@@ -267,12 +278,14 @@ function checkedKeys(db: Database, recheckMs: number, byId: (id: string) => Prom
   };
 
   return {
-    async checked(id: string): Promise<CheckedKey | null> {
-      if (seenMark !== null) {
-        lookForChanges();
-        const entry = cache.get(id);
-        if (entry !== undefined) return entry;
-      }
+    /** The entry of an id kept in memory (null: known not to exist), or undefined when the database must be asked. */
+    cached(id: string): CheckedKey | null | undefined {
+      if (seenMark === null) return undefined;
+      lookForChanges();
+      return cache.get(id);
+    },
+    /** The entry of an id read from the database, kept for the next checks. */
+    async load(id: string): Promise<CheckedKey | null> {
       const row = await byId(id);
       const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
       if (seenMark !== null) {

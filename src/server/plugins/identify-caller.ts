@@ -27,10 +27,11 @@ export interface IdentifyCallerOptions {
 const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app, { callers, keys, plans }, done) => {
   app.decorateRequest('netintel', null as unknown as RequestState);
 
-  // A key's plan with its own limits applied, per key record: the SQLite
-  // store hands out the same record until the key changes, and then a new
-  // one (the PostgreSQL store a new one at every check).
-  const servedPlans = new WeakMap<ApiKeyRecord, Plan>();
+  // A key's plan with its own limits applied, and the subject its limits
+  // are counted under, per key record: the SQLite store hands out the same
+  // record until the key changes, and then a new one (the PostgreSQL store
+  // a new one at every check).
+  const served = new WeakMap<ApiKeyRecord, { plan: Plan; subject: string }>();
 
   /** Sets the caller's state from the answer about its key; returns the error to answer with, if any. */
   const identify = (request: FastifyRequest, reply: FastifyReply, client: string, check: KeyCheck): NetintelError | undefined => {
@@ -46,17 +47,17 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
       }[check.reason];
       return withoutStack(() => new NetintelError('unauthorized', message, { details: check.id === null ? { reason: check.reason } : { reason: check.reason, key_id: check.id } }));
     }
-    let plan = servedPlans.get(check.record);
-    if (plan === undefined) {
+    let key = served.get(check.record);
+    if (key === undefined) {
       try {
-        plan = planOfKey(plans, check.record.plan, check.record.limits);
+        key = { plan: planOfKey(plans, check.record.plan, check.record.limits), subject: `key:${check.record.id}` };
       } catch (error) {
         request.netintel = callers.anonymous(client);
         return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { key_id: check.record.id } });
       }
-      servedPlans.set(check.record, plan);
+      served.set(check.record, key);
     }
-    request.netintel = { client, plan, subject: `key:${check.record.id}`, keyId: check.record.id, limit: null };
+    request.netintel = { client, plan: key.plan, subject: key.subject, keyId: check.record.id, limit: null };
     return undefined;
   };
 
@@ -68,11 +69,18 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
       return done();
     }
     if (typeof header !== 'string') return done(identify(request, reply, client, { ok: false, reason: 'malformed', id: null }));
-    // The key store may be a remote database: the request waits for its
-    // answer. When it cannot answer, the log says why and the caller gets a
-    // 503 that names no host of the service's own.
-    keys.check(header.trim()).then(
-      (check) => done(identify(request, reply, client, check)),
+    // A key in the store's memory is answered at once; otherwise the
+    // request waits for the database. When it cannot answer, the log says
+    // why and the caller gets a 503 that names no host of the service's own.
+    let check: KeyCheck | Promise<KeyCheck>;
+    try {
+      check = keys.check(header.trim());
+    } catch (error) {
+      check = Promise.reject(error);
+    }
+    if (!(check instanceof Promise)) return done(identify(request, reply, client, check));
+    check.then(
+      (checked) => done(identify(request, reply, client, checked)),
       (error: unknown) => {
         request.netintel = callers.anonymous(client);
         request.log.error({ err: error }, 'the API key could not be checked');

@@ -1,9 +1,10 @@
-import type { FastifyPluginCallback, FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { NetintelError } from '../../errors.js';
 import type { Callers } from '../callers.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../problem.js';
-import { requestScope, watchOutboundSockets, type Outbound, type RequestScope } from '../request-scope.js';
+import { requestScope, watchOutboundSockets, type Outbound } from '../request-scope.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,6 +16,12 @@ declare module 'fastify' {
      * afterwards are answered 503 too.
      */
     abortInFlight(): void;
+  }
+  interface FastifyRequest {
+    /** The request's reply, for its scope (request-scope.ts): the request is its own scope. */
+    reply: FastifyReply;
+    /** The outbound connections of the server it belongs to, for its scope. */
+    outbound: Set<Outbound>;
   }
 }
 
@@ -35,12 +42,18 @@ const shutdownPlugin: FastifyPluginCallback<ShutdownOptions> = (app, { callers }
   // A request's work, and the connections it opens, are known by its scope (see request-scope.ts).
   watchOutboundSockets();
   const outbound = new Set<Outbound>();
-  const open = new Set<RequestScope>();
+  // The requests being answered, by their response; each leaves when its response closes.
+  const open = new Map<ServerResponse, FastifyRequest>();
+  function forget(this: ServerResponse): void {
+    open.delete(this);
+  }
   let closing = false;
 
+  app.decorateRequest('reply', null as unknown as FastifyReply);
+  app.decorateRequest('outbound', null as unknown as Set<Outbound>);
   app.decorate('abortInFlight', () => {
     closing = true;
-    for (const scope of open) {
+    for (const scope of open.values()) {
       const { reply } = scope;
       if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) continue;
       sendShuttingDown(reply, scope.url);
@@ -58,11 +71,13 @@ const shutdownPlugin: FastifyPluginCallback<ShutdownOptions> = (app, { callers }
       return;
     }
     // The rest of the request's handling, its body's callbacks included
-    // (Node runs them in the request's async context), runs in the scope.
-    const scope: RequestScope = { id: request.id, method: request.method, url: request.url, reply, outbound };
-    open.add(scope);
-    reply.raw.once('close', () => open.delete(scope));
-    requestScope.run(scope, done);
+    // (Node runs them in the request's async context), runs in the scope:
+    // the request itself, which knows its reply and the server's connections.
+    request.reply = reply;
+    request.outbound = outbound;
+    open.set(reply.raw, request);
+    reply.raw.on('close', forget);
+    requestScope.run(request, done);
   });
 
   app.addHook('preClose', (done) => {
