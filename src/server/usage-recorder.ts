@@ -37,6 +37,76 @@ interface Pending {
 }
 
 /**
+ * The counts not yet written, per UTC day, then per key: insertion order is
+ * age order, the first entries are the oldest. Held to `max` counts; beyond
+ * it the oldest are dropped (and counted in `dropped`).
+ */
+class PendingUsage {
+  private days = new Map<string, Map<string, Pending>>();
+  size = 0;
+  dropped = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(day: string, keyId: string, items: number, at: number): void {
+    let counted = this.days.get(day);
+    if (counted === undefined) {
+      counted = new Map();
+      this.days.set(day, counted);
+    }
+    const entry = counted.get(keyId);
+    if (entry) {
+      entry.count += items;
+      entry.lastUsedAt = Math.max(entry.lastUsedAt, at);
+      return;
+    }
+    counted.set(keyId, { keyId, day, count: items, lastUsedAt: at });
+    if (++this.size > this.max) this.trim();
+  }
+
+  /** Takes every count, leaving none. */
+  take(): Map<string, Map<string, Pending>> {
+    const batch = this.days;
+    this.days = new Map();
+    this.size = 0;
+    return batch;
+  }
+
+  /** Puts back a batch whose write failed: it is older than what was counted meanwhile, so it goes first, to be dropped first. */
+  putBack(batch: Map<string, Map<string, Pending>>): void {
+    for (const [day, counted] of this.days) {
+      const kept = batch.get(day) ?? new Map<string, Pending>();
+      batch.set(day, kept);
+      for (const [keyId, entry] of counted) {
+        const earlier = kept.get(keyId);
+        if (earlier) {
+          earlier.count += entry.count;
+          earlier.lastUsedAt = Math.max(earlier.lastUsedAt, entry.lastUsedAt);
+        } else kept.set(keyId, entry);
+      }
+    }
+    this.days = batch;
+    this.size = 0;
+    for (const counted of batch.values()) this.size += counted.size;
+    this.trim();
+  }
+
+  /** Drops the oldest counts beyond the bound. */
+  private trim(): void {
+    for (const [day, counted] of this.days) {
+      for (const keyId of counted.keys()) {
+        if (this.size <= this.max) break;
+        counted.delete(keyId);
+        this.size--;
+        this.dropped++;
+      }
+      if (counted.size === 0) this.days.delete(day);
+      if (this.size <= this.max) return;
+    }
+  }
+}
+
+/**
  * Per-key usage kept in memory per (key, UTC day) and written to the key
  * store once an interval, so that a request costs two map lookups and an
  * addition (nothing is allocated once its key has been counted that day)
@@ -50,10 +120,7 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
   const intervalMs = options.flushIntervalMs ?? 2000;
   if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) throw new NetintelError('usage', `flushIntervalMs must be a whole number above 0, not ${intervalMs}`);
 
-  // Counts per UTC day, then per key: insertion order is age order, the first entries are the oldest.
-  let pending = new Map<string, Map<string, Pending>>();
-  let pendingCount = 0;
-  let dropped = 0;
+  const pending = new PendingUsage(maxPending);
   let writing: Promise<void> | null = null;
   let closed = false;
   // The UTC day of the last count and where it starts and ends: a count made within it costs no date arithmetic.
@@ -61,24 +128,10 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
   let dayStart = Infinity;
   let dayEnd = -Infinity;
 
-  /** Drops the oldest counts beyond the bound. */
-  const trim = (): void => {
-    for (const [slotDay, counted] of pending) {
-      for (const keyId of counted.keys()) {
-        if (pendingCount <= maxPending) break;
-        counted.delete(keyId);
-        pendingCount--;
-        dropped++;
-      }
-      if (counted.size === 0) pending.delete(slotDay);
-      if (pendingCount <= maxPending) return;
-    }
-  };
-
   const reportDropped = (): void => {
-    if (dropped === 0) return;
-    const count = dropped;
-    dropped = 0;
+    if (pending.dropped === 0) return;
+    const count = pending.dropped;
+    pending.dropped = 0;
     onError(
       new NetintelError('data_unavailable', `dropped ${count} unwritten usage counts (key and day): the key database has not taken writes for too long`, {
         details: { dropped: count, max_pending: maxPending },
@@ -87,31 +140,14 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
   };
 
   const write = async (): Promise<void> => {
-    if (pendingCount === 0) return;
-    const batch = pending;
-    pending = new Map();
-    pendingCount = 0;
+    if (pending.size === 0) return;
+    const batch = pending.take();
     const entries: KeyUsageEntry[] = [];
     for (const counted of batch.values()) for (const entry of counted.values()) entries.push({ ...entry, lastUsedAt: new Date(entry.lastUsedAt) });
     try {
       await keys.recordUsage(entries);
     } catch (error) {
-      // The failed batch is older than what was counted meanwhile: it goes first, to be dropped first.
-      for (const [slotDay, counted] of pending) {
-        const kept = batch.get(slotDay) ?? new Map<string, Pending>();
-        batch.set(slotDay, kept);
-        for (const [keyId, entry] of counted) {
-          const earlier = kept.get(keyId);
-          if (earlier) {
-            earlier.count += entry.count;
-            earlier.lastUsedAt = Math.max(earlier.lastUsedAt, entry.lastUsedAt);
-          } else kept.set(keyId, entry);
-        }
-      }
-      pending = batch;
-      pendingCount = 0;
-      for (const counted of batch.values()) pendingCount += counted.size;
-      trim();
+      pending.putBack(batch);
       throw error;
     } finally {
       reportDropped();
@@ -148,19 +184,7 @@ export function createUsageRecorder(keys: KeyStore, options: UsageRecorderOption
         dayStart = Date.parse(day);
         dayEnd = dayStart + DAY_MS;
       }
-      let counted = pending.get(day);
-      if (counted === undefined) {
-        counted = new Map();
-        pending.set(day, counted);
-      }
-      const entry = counted.get(keyId);
-      if (entry) {
-        entry.count += items;
-        entry.lastUsedAt = Math.max(entry.lastUsedAt, at);
-        return;
-      }
-      counted.set(keyId, { keyId, day, count: items, lastUsedAt: at });
-      if (++pendingCount > maxPending) trim();
+      pending.add(day, keyId, items, at);
     },
     flush,
     async close(): Promise<void> {
