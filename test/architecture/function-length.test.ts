@@ -1,9 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parse } from '@babel/parser';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { childrenOf, isNode, parseSource, sourceFiles, SRC, type SyntaxNode } from '../support/source-syntax.js';
 
-const SRC = new URL('../../src/', import.meta.url).pathname;
 const MOST_LINES = 120;
 
 interface LongFunction {
@@ -11,23 +9,6 @@ interface LongFunction {
   readonly line: number;
   readonly name: string;
   readonly lines: number;
-}
-
-interface SyntaxNode {
-  readonly type: string;
-  readonly loc?: { readonly start: { readonly line: number }; readonly end: { readonly line: number } };
-  readonly [key: string]: unknown;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-function isNode(value: unknown): value is SyntaxNode {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
 function isFunction(node: SyntaxNode): boolean {
@@ -53,20 +34,15 @@ function nameOf(node: SyntaxNode, parent: SyntaxNode | undefined): string {
 }
 
 function longFunctionsIn(file: string): LongFunction[] {
-  const ast = parse(readFileSync(file, 'utf8'), { sourceType: 'module', plugins: ['typescript'] });
   const found: LongFunction[] = [];
   const visit = (node: SyntaxNode, parent: SyntaxNode | undefined): void => {
     if (isFunction(node) && node.loc) {
       const lines = node.loc.end.line - node.loc.start.line + 1;
       if (lines > MOST_LINES) found.push({ file: relative(SRC, file), line: node.loc.start.line, name: nameOf(node, parent), lines });
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'loc' || key === 'leadingComments' || key === 'trailingComments' || key === 'innerComments') continue;
-      if (Array.isArray(value)) for (const child of value) { if (isNode(child)) visit(child, node); }
-      else if (isNode(value)) visit(value, node);
-    }
+    for (const child of childrenOf(node)) visit(child, node);
   };
-  visit(ast.program as unknown as SyntaxNode, undefined);
+  visit(parseSource(file), undefined);
   return found;
 }
 

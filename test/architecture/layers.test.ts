@@ -1,15 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = new URL('../../src/', import.meta.url).pathname;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
+import { sourceFiles, SRC } from '../support/source-syntax.js';
 
 /** A source file without its comments, so that a comment naming `process.env` is not taken for code. */
 function codeOf(file: string): string {

@@ -8,19 +8,10 @@
  * (test/e2e/diagnostics.test.ts) and every JSON answer of the server tests
  * (test/server/openapi-contract.ts).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parse } from '@babel/parser';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capitalisedStart } from '../support/message-case.js';
-
-const SRC = new URL('../../src/', import.meta.url).pathname;
-
-interface SyntaxNode {
-  readonly type: string;
-  readonly loc?: { readonly start: { readonly line: number } };
-  readonly [key: string]: unknown;
-}
+import { childrenOf, isNode, parseSource, sourceFiles, SRC, type SyntaxNode } from '../support/source-syntax.js';
 
 interface Site {
   readonly file: string;
@@ -28,24 +19,9 @@ interface Site {
   readonly start: string;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-function isNode(value: unknown): value is SyntaxNode {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
-}
-
-function children(node: SyntaxNode): SyntaxNode[] {
-  return Object.entries(node).flatMap(([key, value]) => (key === 'loc' ? [] : Array.isArray(value) ? value.filter(isNode) : isNode(value) ? [value] : []));
-}
-
 function walk(node: SyntaxNode, visit: (node: SyntaxNode) => void): void {
   visit(node);
-  for (const child of children(node)) walk(child, visit);
+  for (const child of childrenOf(node)) walk(child, visit);
 }
 
 /** The texts a message expression starts with, where the source gives them: both arms of a choice, the left of a `+`. */
@@ -85,7 +61,7 @@ function functionName(node: SyntaxNode, parent: SyntaxNode | undefined): string 
   return undefined;
 }
 
-const parsed = sourceFiles(SRC).map((file) => ({ file: relative(SRC, file), ast: parse(readFileSync(file, 'utf8'), { sourceType: 'module', plugins: ['typescript'] }).program as unknown as SyntaxNode }));
+const parsed = sourceFiles(SRC).map((file) => ({ file: relative(SRC, file), ast: parseSource(file) }));
 
 /** The helpers that make a NetintelError's message from one of their parameters: name -> that parameter's position. */
 function messageHelpers(): Map<string, number> {
@@ -101,7 +77,7 @@ function messageHelpers(): Map<string, number> {
         if (position >= 0) helpers.set(name, position);
       });
     }
-    for (const child of children(node)) visit(child, node);
+    for (const child of childrenOf(node)) visit(child, node);
   };
   for (const { ast } of parsed) visit(ast, undefined);
   return helpers;
