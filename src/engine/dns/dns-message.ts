@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
-import type { Answer, DecodedPacket, OptAnswer, RecordType } from 'dns-packet';
+import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import { NetintelError } from '../../errors.js';
 import { chainRecords } from './answer-chain.js';
 import { toDnsAnswer } from './dns-records.js';
@@ -47,22 +47,6 @@ export interface PreparedQuery {
   message: Buffer;
 }
 
-/** The OPT record (RFC 6891) of each EDNS mode: the same for every query, so made once. */
-const OPT_RECORDS = {
-  plain: optRecord(false),
-  dnssec: optRecord(true),
-};
-
-function optRecord(dnssecOk: boolean): OptAnswer {
-  return { type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0, flag_do: dnssecOk, options: [] };
-}
-
-// A query is at most the header, a name of 255 octets, its type and class,
-// and an OPT record without options: it is encoded here first, then copied
-// out at its own length, which spares dns-packet a pass to measure it and a
-// zero-filled buffer of its own.
-const ENCODE_SPACE = Buffer.alloc(512);
-
 /**
  * Encodes a recursive query (RD set) for `question` with message id `id`,
  * with an EDNS0 OPT record (RFC 6891) when `edns` is true. The name must
@@ -70,20 +54,15 @@ const ENCODE_SPACE = Buffer.alloc(512);
  */
 export function prepareQuery(id: number, question: DnsQuestion, edns: EdnsMode): PreparedQuery {
   const dnssecOk = edns === 'dnssec' || edns === 'dnssec-cd';
-  dnsPacket.encode(
-    {
-      type: 'query',
-      id,
-      flags: dnsPacket.RECURSION_DESIRED | (edns === 'dnssec-cd' ? dnsPacket.CHECKING_DISABLED : 0),
-      questions: [{ name: question.name, type: question.type, class: 'IN' }],
-      answers: [],
-      authorities: [],
-      additionals: edns ? [dnssecOk ? OPT_RECORDS.dnssec : OPT_RECORDS.plain] : [],
-    },
-    ENCODE_SPACE,
-    0,
-  );
-  const message = Buffer.from(ENCODE_SPACE.subarray(0, dnsPacket.encode.bytes));
+  const message = dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED | (edns === 'dnssec-cd' ? dnsPacket.CHECKING_DISABLED : 0),
+    questions: [{ name: question.name, type: question.type, class: 'IN' }],
+    additionals: edns
+      ? [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0, flag_do: dnssecOk, options: [] }]
+      : [],
+  });
   return { id, question, message };
 }
 

@@ -53,10 +53,9 @@ function txtData(data: dnsPacket.TxtData): DnsTxtData {
   const parts = (Array.isArray(data) ? data : [data]).map((part) =>
     typeof part === 'string' ? Buffer.from(part, 'utf8') : part,
   );
-  const strings = parts.map((part) => part.toString('utf8'));
-  // Several strings are joined as octets before decoding, so a UTF-8
-  // sequence split across two character strings comes out whole.
-  return { text: parts.length === 1 ? strings[0]! : Buffer.concat(parts).toString('utf8'), strings };
+  // Joined as octets before decoding, so a UTF-8 sequence split across two
+  // character strings comes out whole.
+  return { text: Buffer.concat(parts).toString('utf8'), strings: parts.map((part) => part.toString('utf8')) };
 }
 
 function caaData(data: dnsPacket.CaaData): DnsCaaData {
