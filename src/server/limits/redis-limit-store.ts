@@ -1,6 +1,6 @@
 import type { Redis as RedisClient } from 'ioredis';
 import { NetintelError } from '../../errors.js';
-import { EPSILON, nextUtcMidnight, utcDay, type LimitPolicy, type LimitState } from './gcra.js';
+import { EPSILON, nextUtcMidnight, utcDay, type LimitState } from './gcra.js';
 import type { CombinedLimitState, LimitCharge, LimitStore } from './limit-store.js';
 
 /**
@@ -130,48 +130,42 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
   client.defineCommand('netintelLimit', { lua: LIMIT_SCRIPT });
   const limit = (client as unknown as { netintelLimit: LimitCommand }).netintelLimit.bind(client);
 
-  type LimitReply = Awaited<ReturnType<LimitCommand>>;
-  const unreachable = (error: unknown): never => {
-    throw new NetintelError('unreachable', `the rate-limit store (Redis) did not answer: ${(error as Error).message}`, { cause: error });
-  };
-  /** The verdict of a reply: the state of the charge under `shown` (the one refused, else the first). */
-  const stateOfReply = ([allowed, limited, dailyRemaining, burstRemaining, retryAfterMs]: LimitReply, shown: LimitPolicy, now: number): LimitState => ({
-    allowed: allowed === 1,
-    limitedBy: limited === 2 ? 'daily' : limited === 1 ? 'burst' : null,
-    dailyLimit: shown.daily,
-    dailyRemaining,
-    resetAt: nextUtcMidnight(now),
-    burstCapacity: shown.burst,
-    burstRemaining,
-    perMinute: shown.perMinute,
-    retryAfterMs,
-  });
-  // A request's charge is one call of the script and one promise: no argument lists made and spread, no async wrappers.
-  const charge = (subject: string, policy: LimitPolicy, cost: number, now: number): Promise<LimitState> =>
-    limit(1, prefix + subject, now, utcDay(now), nextUtcMidnight(now), EPSILON, 60_000 / policy.perMinute, policy.burst, policy.daily, cost).then(
-      (reply) => stateOfReply(reply, policy, now),
-      unreachable,
-    );
-
   const run = async (charges: readonly LimitCharge[], now: number): Promise<CombinedLimitState> => {
-    const reply = await limit(
-      charges.length,
-      ...charges.map((each) => prefix + each.subject),
-      now,
-      utcDay(now),
-      nextUtcMidnight(now),
-      EPSILON,
-      ...charges.flatMap((each) => [60_000 / each.policy.perMinute, each.policy.burst, each.policy.daily, each.cost]),
-    ).catch(unreachable);
-    const refused = reply[5];
-    return { ...stateOfReply(reply, charges[refused === 0 ? 0 : refused - 1]!.policy, now), refusedIndex: refused === 0 ? null : refused - 1 };
+    let reply: [number, number, number, number, number, number];
+    try {
+      reply = await limit(
+        charges.length,
+        ...charges.map((charge) => prefix + charge.subject),
+        now,
+        utcDay(now),
+        nextUtcMidnight(now),
+        EPSILON,
+        ...charges.flatMap((charge) => [60_000 / charge.policy.perMinute, charge.policy.burst, charge.policy.daily, charge.cost]),
+      );
+    } catch (error) {
+      throw new NetintelError('unreachable', `the rate-limit store (Redis) did not answer: ${(error as Error).message}`, { cause: error });
+    }
+    const [allowed, limited, dailyRemaining, burstRemaining, retryAfterMs, refused] = reply;
+    const shown = charges[refused === 0 ? 0 : refused - 1]!.policy;
+    return {
+      allowed: allowed === 1,
+      limitedBy: limited === 2 ? 'daily' : limited === 1 ? 'burst' : null,
+      dailyLimit: shown.daily,
+      dailyRemaining,
+      resetAt: nextUtcMidnight(now),
+      burstCapacity: shown.burst,
+      burstRemaining,
+      perMinute: shown.perMinute,
+      retryAfterMs,
+      refusedIndex: refused === 0 ? null : refused - 1,
+    };
   };
 
   return {
     kind: 'redis',
-    consume: charge,
+    consume: async (subject, policy, cost, now) => stateOf(await run([{ subject, policy, cost }], now)),
     consumeAll: run,
-    peek: (subject, policy, now) => charge(subject, policy, 0, now),
+    peek: async (subject, policy, now) => stateOf(await run([{ subject, policy, cost: 0 }], now)),
     ping: async () => {
       try {
         return (await client.ping()) === 'PONG';
@@ -183,6 +177,11 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
       await client.quit().catch(() => client.disconnect());
     },
   };
+}
+
+/** One caller's state, as `consume` gives it. */
+function stateOf({ refusedIndex: _, ...state }: CombinedLimitState): LimitState {
+  return state;
 }
 
 /** A Redis URL without its password, for messages and logs. */
