@@ -225,23 +225,39 @@ async function startNetintel(dir, { name, db, key, extra = [] }) {
   return { name, url, key, stop };
 }
 
-/** nginx in front of `upstreams` (round robin, keep-alive connections to them). */
-async function startNginxProxy(dir, upstreams) {
-  const port = await freePort();
-  const home = join(dir, 'nginx-proxy');
-  for (const sub of ['client', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(home, sub), { recursive: true });
+/**
+ * Writes an nginx configuration into `home` (one worker, in the foreground,
+ * its pid, log and temporary files kept there) with `http` inside its http
+ * block, and returns its path.
+ */
+function writeNginxConfig(home, http, { loadModule = null } = {}) {
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'];
+  for (const sub of temp) mkdirSync(join(home, sub), { recursive: true });
   const conf = join(home, 'nginx.conf');
   writeFileSync(
     conf,
-    `worker_processes 1;
+    `${loadModule ? `load_module ${loadModule};\n` : ''}worker_processes 1;
 daemon off;
 pid ${join(home, 'nginx.pid')};
 error_log ${join(home, 'error.log')} warn;
 events { worker_connections 4096; }
 http {
   access_log off;
-${['client', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((sub) => `  ${sub === 'client' ? 'client_body' : sub}_temp_path ${join(home, sub)};`).join('\n')}
-  upstream netintel {
+${temp.map((sub) => `  ${sub}_temp_path ${join(home, sub)};`).join('\n')}
+${http}
+}
+`,
+  );
+  return conf;
+}
+
+/** nginx in front of `upstreams` (round robin, keep-alive connections to them). */
+async function startNginxProxy(dir, upstreams) {
+  const port = await freePort();
+  const home = join(dir, 'nginx-proxy');
+  const conf = writeNginxConfig(
+    home,
+    `  upstream netintel {
 ${upstreams.map((upstream) => `    server ${new URL(upstream.url).host};`).join('\n')}
     keepalive 64;
   }
@@ -252,9 +268,7 @@ ${upstreams.map((upstream) => `    server ${new URL(upstream.url).host};`).join(
       proxy_http_version 1.1;
       proxy_set_header Connection "";
     }
-  }
-}
-`,
+  }`,
   );
   const child = spawn('nginx', ['-c', conf, '-p', home], { stdio: ['ignore', 'ignore', 'inherit'] });
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGQUIT') };
@@ -263,8 +277,7 @@ ${upstreams.map((upstream) => `    server ${new URL(upstream.url).host};`).join(
 async function startNginx(dir) {
   if (!have('nginx') || !GEOIP2_MODULE) return null;
   const port = await freePort();
-  const conf = join(dir, 'nginx.conf');
-  for (const sub of ['client', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, 'nginx', sub), { recursive: true });
+  const home = join(dir, 'nginx');
   const fields = [
     ['country_code', 'country_code'],
     ['region', 'state1'],
@@ -272,22 +285,9 @@ async function startNginx(dir) {
     ['latitude', 'latitude'],
     ['longitude', 'longitude'],
   ];
-  writeFileSync(
-    conf,
-    `load_module ${GEOIP2_MODULE};
-worker_processes 1;
-daemon off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'nginx-error.log')} warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${join(dir, 'nginx', 'client')};
-  proxy_temp_path ${join(dir, 'nginx', 'proxy')};
-  fastcgi_temp_path ${join(dir, 'nginx', 'fastcgi')};
-  uwsgi_temp_path ${join(dir, 'nginx', 'uwsgi')};
-  scgi_temp_path ${join(dir, 'nginx', 'scgi')};
-  geoip2 ${CITY_DB} {
+  const conf = writeNginxConfig(
+    home,
+    `  geoip2 ${CITY_DB} {
 ${fields.map(([name, path]) => `    $geo_${name} source=$arg_ip ${path};`).join('\n')}
   }
   server {
@@ -296,11 +296,10 @@ ${fields.map(([name, path]) => `    $geo_${name} source=$arg_ip ${path};`).join(
       default_type application/json;
       return 200 '{"ip":"$arg_ip","type":"ipv4","location":{${fields.map(([name]) => `"${name}":"$geo_${name}"`).join(',')}}}';
     }
-  }
-}
-`,
+  }`,
+    { loadModule: GEOIP2_MODULE },
   );
-  const child = spawn('nginx', ['-c', conf, '-p', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn('nginx', ['-c', conf, '-p', home], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   const check = await waitFor(`${url}/api/ipinfo?ip=8.8.8.8`);
   if (!check.body.includes('"country_code":"US"')) throw new Error(`nginx answered ${check.body}`);
