@@ -10,90 +10,29 @@
  * Needs root (Postfix's master starts as root and drops to the postfix
  * user) and the postfix binaries; skipped, with a warning, otherwise.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext } from '../../src/engine/context.js';
 import { probeSmtp } from '../../src/engine/smtp/probe-smtp.js';
 import type { SmtpResult } from '../../src/engine/smtp/smtp-result.js';
 import { REPO_ROOT, spawnCli } from '../support/cli.js';
-import { findExecutable } from '../support/peers.js';
-import { closedPort, createCertificateAuthority, issueCertificate } from '../support/smtp-servers.js';
+import { POSTFIX_SKIP_REASON, startPostfix, type PostfixInstance } from '../support/postfix.js';
+import { createCertificateAuthority, issueCertificate } from '../support/smtp-servers.js';
 
-const run = promisify(execFile);
-
-const POSTFIX = findExecutable('postfix');
-const DAEMON_DIRECTORY = '/usr/lib/postfix/sbin';
-const isRoot = userInfo().uid === 0;
-const skipReason = !POSTFIX
-  ? 'postfix not found on PATH or in /usr/sbin (Debian package postfix)'
-  : !existsSync(join(DAEMON_DIRECTORY, 'smtpd'))
-    ? `${DAEMON_DIRECTORY}/smtpd is missing (Debian package postfix)`
-    : !isRoot
-      ? 'Postfix has to be started as root'
-      : null;
+const skipReason = POSTFIX_SKIP_REASON;
 if (skipReason) console.warn(`SKIPPING test/integration/smtp-postfix.test.ts: ${skipReason}`);
 
 const HOST = 'mx.postfix.test';
 
-/** Every daemon the instance needs, none chrooted (the instance lives in a temporary directory). */
-const MASTER_CF = `
-pickup unix n - n 60 1 pickup
-cleanup unix n - n - 0 cleanup
-qmgr unix n - n 300 1 qmgr
-tlsmgr unix - - n 1000? 1 tlsmgr
-rewrite unix - - n - - trivial-rewrite
-bounce unix - - n - 0 bounce
-defer unix - - n - 0 bounce
-trace unix - - n - 0 bounce
-verify unix - - n - 1 verify
-flush unix n - n 1000? 0 flush
-proxymap unix - - n - - proxymap
-proxywrite unix - - n - 1 proxymap
-smtp unix - - n - - smtp
-relay unix - - n - - smtp
-showq unix n - n - - showq
-error unix - - n - - error
-retry unix - - n - - error
-discard unix - - n - - discard
-local unix - n n - - local
-virtual unix - n n - - virtual
-lmtp unix - - n - - lmtp
-anvil unix - - n - 1 anvil
-scache unix - - n - 1 scache
-postlog unix-dgram n - n - 1 postlogd
-`;
-
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`Postfix did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
-}
-
 describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => {
-  let dir = '';
+  let postfix: PostfixInstance;
   let port = 0;
   let caFile = '';
   let caPem = '';
 
-  async function maillog(): Promise<string> {
-    return readFile(join(dir, 'maillog'), 'utf8').catch(() => '');
-  }
+  const maillog = (): Promise<string> => postfix.maillog();
 
   /**
    * Postfix's summary line of the next session logged after `offset`
@@ -111,61 +50,27 @@ describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => 
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'netintel-postfix-'));
-    // The postfix user must reach its queue and data directories below this one.
-    await chmod(dir, 0o755);
-    port = await closedPort();
     const ca = createCertificateAuthority('netintel Postfix test CA');
     const leaf = issueCertificate({ commonName: HOST, issuer: ca });
     caPem = ca.cert;
-    caFile = join(dir, 'ca.pem');
-    await writeFile(caFile, ca.cert);
-    await writeFile(join(dir, 'cert.pem'), leaf.cert);
-    await writeFile(join(dir, 'key.pem'), leaf.key, { mode: 0o600 });
-    await mkdir(join(dir, 'spool'));
-    await mkdir(join(dir, 'data'));
-    const { stdout: uid } = await run('id', ['-u', 'postfix']);
-    await chown(join(dir, 'data'), Number(uid.trim()), 0);
-    const mainCf = [
-      'compatibility_level = 3.6',
-      `queue_directory = ${dir}/spool`,
-      `data_directory = ${dir}/data`,
-      'meta_directory = /etc/postfix',
-      'command_directory = /usr/sbin',
-      `daemon_directory = ${DAEMON_DIRECTORY}`,
-      'shlib_directory = no',
-      'mail_owner = postfix',
-      'setgid_group = postdrop',
-      'inet_interfaces = 127.0.0.1',
-      'inet_protocols = ipv4',
-      `myhostname = ${HOST}`,
-      'mydomain = postfix.test',
-      'mydestination = postfix.test',
-      // Loopback is not a trusted network here, so the relay test is refused as it would be from outside.
-      'mynetworks = 192.0.2.0/24',
-      'smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination',
-      'alias_maps =',
-      'alias_database =',
-      'smtpd_banner = $myhostname ESMTP netintel-interop',
-      `smtpd_tls_cert_file = ${dir}/cert.pem`,
-      `smtpd_tls_key_file = ${dir}/key.pem`,
-      'smtpd_tls_security_level = may',
-      `maillog_file = ${dir}/maillog`,
-      `maillog_file_prefixes = ${dir}`,
-      'biff = no',
-    ].join('\n');
-    await writeFile(join(dir, 'main.cf'), `${mainCf}\n`);
-    await writeFile(join(dir, 'master.cf'), `127.0.0.1:${port} inet n - n - - smtpd\n${MASTER_CF.trimStart()}`);
-    await run(POSTFIX!, ['-c', dir, 'start']).catch(async (error: Error) => {
-      throw new Error(`postfix -c ${dir} start failed: ${error.message}\n${await maillog()}`);
+    postfix = await startPostfix({
+      hostname: HOST,
+      tls: leaf,
+      mainCf: [
+        'mydomain = postfix.test',
+        'mydestination = postfix.test',
+        // Loopback is not a trusted network here, so the relay test is refused as it would be from outside.
+        'mynetworks = 192.0.2.0/24',
+        'smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination',
+      ],
     });
-    await waitForPort(port, 10_000);
+    port = postfix.port;
+    caFile = join(postfix.dir, 'ca.pem');
+    await writeFile(caFile, ca.cert);
   });
 
   afterAll(async () => {
-    if (!dir) return;
-    await run(POSTFIX!, ['-c', dir, 'stop']).catch(() => run(POSTFIX!, ['-c', dir, 'abort']).catch(() => {}));
-    await rm(dir, { recursive: true, force: true });
+    await postfix?.stop();
   });
 
   it('runs the whole conversation with STARTTLS and a relay test, and Postfix logs exactly those commands', async () => {
