@@ -35,12 +35,14 @@ export interface ServeFlags {
   smtpUrl?: string;
   mailFrom?: string;
   oidcConfig?: string;
+  metricsPort?: number;
+  metricsHost?: string;
 }
 
 /**
- * The connection settings of `serve`: flag, else environment variable, else
+ * The numeric settings of `serve`: flag, else environment variable, else
  * default (src/server/build-server.ts CONNECTION_DEFAULTS; the grace
- * src/server/lifecycle.ts SHUTDOWN_GRACE_MS).
+ * src/server/lifecycle.ts SHUTDOWN_GRACE_MS; no metrics without a port).
  */
 const CONNECTION_SETTINGS = {
   headersTimeout: { flag: '--headers-timeout', env: 'NETINTEL_HEADERS_TIMEOUT', min: 1, max: 600_000 },
@@ -48,6 +50,7 @@ const CONNECTION_SETTINGS = {
   keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'NETINTEL_KEEP_ALIVE_TIMEOUT', min: 1, max: 600_000 },
   maxConnections: { flag: '--max-connections', env: 'NETINTEL_MAX_CONNECTIONS', min: 1, max: 1_000_000 },
   shutdownGrace: { flag: '--shutdown-grace', env: 'NETINTEL_SHUTDOWN_GRACE', min: 0, max: 600_000 },
+  metricsPort: { flag: '--metrics-port', env: 'NETINTEL_METRICS_PORT', min: 0, max: 65_535 },
 } as const satisfies Record<string, SettingSources & { min: number; max: number }>;
 
 /** The other settings of `serve` a variable may give: flag, else environment variable, else default. */
@@ -57,6 +60,7 @@ const SERVE_SETTINGS = {
   smtpUrl: { flag: '--smtp-url', env: 'NETINTEL_SMTP_URL' },
   mailFrom: { flag: '--mail-from', env: 'NETINTEL_MAIL_FROM' },
   oidcConfig: { flag: '--oidc-config', env: 'NETINTEL_OIDC_CONFIG' },
+  metricsHost: { flag: '--metrics-host', env: 'NETINTEL_METRICS_HOST' },
 } as const satisfies Record<string, SettingSources>;
 
 
@@ -125,6 +129,8 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     .addOption(new Option(`${SERVE_SETTINGS.smtpUrl.flag} <url>`, `mail relay for verification and reset links: smtp[s]://user:password@host:port (env: ${SERVE_SETTINGS.smtpUrl.env}; default: write each message to the outbox directory of the data dir)`))
     .addOption(new Option(`${SERVE_SETTINGS.mailFrom.flag} <address>`, `From address of that mail (env: ${SERVE_SETTINGS.mailFrom.env}; default netintel <no-reply@HOST of the public URL>)`))
     .addOption(new Option(`${SERVE_SETTINGS.oidcConfig.flag} <file>`, `log in with Google, Microsoft or any OpenID Connect provider: a JSON file of providers, see docs/oidc.md (env: ${SERVE_SETTINGS.oidcConfig.env})`))
+    .addOption(connectionOption('metricsPort', '<n>', 'serve Prometheus metrics at /metrics on this port, apart from the API (0: any free port)', 'default: no metrics'))
+    .addOption(new Option(`${SERVE_SETTINGS.metricsHost.flag} <address>`, `address the metrics listen on; they name routes, plans and resolvers, so keep them private (env: ${SERVE_SETTINGS.metricsHost.env}; default 127.0.0.1)`))
     .addOption(new Option('--log-level <level>', 'log level (stderr: JSON lines, or one readable line each on a terminal)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'))
     .addHelpText(
       'after',
@@ -136,6 +142,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         'Examples:',
         '  netintel serve',
         '  netintel serve --host 0.0.0.0 --port 8080 --redis-url redis://127.0.0.1:6379 --trust-proxy 10.0.0.0/8',
+        '  netintel serve --metrics-port 9464   # Prometheus metrics at http://127.0.0.1:9464/metrics',
         '  netintel serve --public-url https://api.example.com --smtp-url smtps://mailer:secret@smtp.example.com:465 --db postgres://netintel@db/netintel',
       ].join('\n'),
     )
@@ -150,7 +157,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
       ]);
       const plans = loadPlanTable(flags.plans);
       // Read before anything is opened (the key database, Redis), so that a bad value leaves nothing to close.
-      const { connection, graceMs, db, redisUrl } = serverSettings(flags, io.env);
+      const { connection, graceMs, db, redisUrl, metrics } = serverSettings(flags, io.env);
       const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
       await runServer(
         {
@@ -159,6 +166,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
           db,
           redisUrl,
           graceMs,
+          metrics,
           accounts: flags.accounts ? accountPagesSettings(flags, io.env, options.dataDir ?? defaultDataDir(io.env)) : false,
           server: {
             ctx,
@@ -194,7 +202,19 @@ export function serverSettings(flags: ServeFlags, env: Environment) {
     graceMs: connectionSetting('shutdownGrace', flags, env),
     db: keyDbPath(flags.db, env),
     redisUrl: textSetting('redisUrl', flags, env),
+    metrics: metricsSettings(flags, env),
   };
+}
+
+/** Where the metrics listen: only when a port is given (flag or variable), on 127.0.0.1 unless a host is given too. */
+function metricsSettings(flags: ServeFlags, env: Environment): { host: string; port: number } | undefined {
+  const port = connectionSetting('metricsPort', flags, env);
+  const host = textSetting('metricsHost', flags, env);
+  if (port === undefined) {
+    if (host !== undefined) throw new NetintelError('usage', '--metrics-host needs --metrics-port: give the port the metrics listen on');
+    return undefined;
+  }
+  return { host: host ?? '127.0.0.1', port };
 }
 
 /**

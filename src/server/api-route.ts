@@ -21,6 +21,8 @@ export interface RequestState {
   keyId: string | null;
   /** The limit state after charging this request; null until charged (or when it is not charged). */
   limit: LimitState | null;
+  /** Items (lookups) the limits accepted for this request: 0 until charged, and when refused. */
+  charged: number;
 }
 
 declare module 'fastify' {

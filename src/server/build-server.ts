@@ -12,11 +12,13 @@ import type { ApiRoute } from './api-route.js';
 import { createCallers } from './callers.js';
 import type { ProxyHeader } from './client-address.js';
 import type { LimitStore } from './limits/limit-store.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 import { operationRoutes } from './operation-routes.js';
 import { identifyCaller } from './plugins/identify-caller.js';
 import { preRoutingErrors, problemErrors } from './plugins/problem-errors.js';
 import { rateLimit } from './plugins/rate-limit.js';
 import { requestLog } from './plugins/request-log.js';
+import { requestMetrics } from './plugins/request-metrics.js';
 import { shutdown } from './plugins/shutdown.js';
 import { unrouted } from './plugins/unrouted.js';
 import { apiRoutes } from './routes/route-table.js';
@@ -73,6 +75,8 @@ export interface ServerDeps {
   version?: string;
   /** The self-service account pages (sign-up, log in, dashboard); none when absent. */
   accountPages?: Omit<AccountPagesDeps, 'keys' | 'plans' | 'limits' | 'now'>;
+  /** Counts each answered request (`serve --metrics-port`); none adds nothing to a request. */
+  metrics?: ServerMetrics;
   /** Adjusts the route table before it is registered (tests replace handlers). */
   routes?: (routes: ApiRoute[]) => ApiRoute[];
 }
@@ -156,6 +160,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   void app.register(rateLimit, { limits, now });
   void app.register(unrouted, { callers });
   void app.register(requestLog, { level: deps.logger ? deps.logger.level : 'silent' });
+  if (deps.metrics) void app.register(requestMetrics, { metrics: deps.metrics });
   const { operations } = deps;
   const routes = deps.routes ? deps.routes(apiRoutes(plans, operations)) : apiRoutes(plans, operations);
   void app.register(apiEndpoints, { routes, api, limits, now, usage: deps.usage, handlerTimeoutMs });

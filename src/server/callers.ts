@@ -41,7 +41,7 @@ export function createCallers(options: CallersOptions): Callers {
   const anonymousPlan = plans.plans[plans.anonymous]!;
   const trusted = parseTrustedProxies(options.trustProxy);
   const address = (peer: string | undefined, headers: Headers) => clientAddress(peer, headers, trusted, proxyHeader);
-  const anonymous = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null });
+  const anonymous = (client: string): RequestState => ({ client, plan: anonymousPlan, subject: addressSubject(client), keyId: null, limit: null, charged: 0 });
   return {
     address,
     anonymous,

@@ -8,6 +8,8 @@ import { buildServer, type ServerDeps } from './build-server.js';
 import { installCrashNet, type ProcessEvents } from './crash-net.js';
 import type { LimitStore } from './limits/limit-store.js';
 import { openAccountPages, type AccountPagesEvents, type AccountPagesSettings, type OpenedAccountPages } from './open-account-pages.js';
+import { listenForMetrics, type MetricsListener } from './metrics/metrics-listener.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder.js';
 
 /**
@@ -33,8 +35,10 @@ export interface ServeSettings {
   graceMs?: number | undefined;
   /** The account pages, or false for the API alone. */
   accounts: AccountPagesSettings | false;
+  /** Where GET /metrics listens (docs/commands/serve.md, Metrics), or none for no metrics. */
+  metrics?: { host: string; port: number } | undefined;
   /** The rest of what the server is built from: the engine context (closed when the server stops), plans, log, connection and probe settings. */
-  server: Omit<ServerDeps, 'keys' | 'limits' | 'usage' | 'accountPages' | 'operations'>;
+  server: Omit<ServerDeps, 'keys' | 'limits' | 'usage' | 'accountPages' | 'operations' | 'metrics'>;
 }
 
 /** The signals a server stops on. */
@@ -82,11 +86,21 @@ export async function runServer(settings: ServeSettings, host: ServeHost): Promi
   const parts = await openParts(settings, mailEvents(() => app.log, publicUrl));
   // Each key's usage goes to the key database in batches; a failed write is retried with the next.
   const usage = createUsageRecorder(parts.store.keys, { onError: (error) => app.log.warn({ err: error }, 'usage not written to the key database') });
+  const metrics = settings.metrics ? await openMetrics(settings, parts) : null;
   let app: FastifyInstance;
   try {
-    app = buildServer({ ...settings.server, operations, keys: parts.store.keys, limits: parts.limits, usage, ...(parts.pages ? { accountPages: parts.pages.deps } : {}) });
+    app = buildServer({
+      ...settings.server,
+      operations,
+      keys: parts.store.keys,
+      limits: parts.limits,
+      usage,
+      ...(parts.pages ? { accountPages: parts.pages.deps } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
   } catch (error) {
     // A setting the server refuses (a bad --trust-proxy): what was opened is closed, so that nothing (Redis) holds the process.
+    metrics?.close();
     await usage.close().catch(() => {});
     await closeParts(parts, ctx);
     throw error;
@@ -95,11 +109,22 @@ export async function runServer(settings: ServeSettings, host: ServeHost): Promi
   const removeCrashNet = installCrashNet(app, host.processEvents);
   // Listened for before listening: a signal that comes as the address is printed must not kill the process outright.
   const stopped = nextSignal(host.processEvents);
+  let metricsListener: MetricsListener | null = null;
   try {
     listeningUrl = await listen(app, settings, parts, graceMs, host.stdout);
+    if (metrics && settings.metrics) {
+      const { host: metricsHost, port: metricsPort } = settings.metrics;
+      metricsListener = await listenForMetrics(metrics, metricsHost, metricsPort).catch((error: unknown) => {
+        throw listenFailure(error, metricsHost, metricsPort, METRICS_FLAGS);
+      });
+      host.stdout.write(`metrics on ${metricsListener.url}\n`);
+      app.log.info({ url: metricsListener.url }, 'metrics listening');
+    }
     await stopped;
     await stop(app, { graceMs, shutdown, ctx, signals: host.processEvents });
   } finally {
+    await metricsListener?.close();
+    metrics?.close();
     await app.close();
     await parts.limits.close();
     await ctx.close();
@@ -108,6 +133,12 @@ export async function runServer(settings: ServeSettings, host: ServeHost): Promi
     await parts.store.close();
     removeCrashNet();
   }
+}
+
+/** The server's metrics over what it opened (loaded only when asked for: prom-client is not needed otherwise). */
+async function openMetrics(settings: ServeSettings, parts: OpenParts): Promise<ServerMetrics> {
+  const { createServerMetrics } = await import('./metrics/server-metrics.js');
+  return createServerMetrics({ version: settings.server.version ?? '0.0.0', database: parts.store.db, limits: parts.limits, dataDir: settings.server.ctx.dataDir });
 }
 
 /** What openParts opened, and the engine context, closed: for a server that could not be built. */
@@ -169,7 +200,7 @@ function mailEvents(log: () => FastifyBaseLogger, publicUrl: () => string): Acco
  */
 async function listen(app: FastifyInstance, settings: ServeSettings, parts: OpenParts, graceMs: number, stdout: ServeHost['stdout']): Promise<string> {
   await app.listen({ host: settings.host, port: settings.port }).catch((error: unknown) => {
-    throw listenFailure(error, settings.host, settings.port);
+    throw listenFailure(error, settings.host, settings.port, API_FLAGS);
   });
   const address = app.server.address();
   const bound = typeof address === 'object' && address !== null ? address : { address: settings.host, port: settings.port };
@@ -201,26 +232,36 @@ async function listen(app: FastifyInstance, settings: ServeSettings, parts: Open
   return listeningUrl;
 }
 
+/** The flags that choose where something listens, for the messages of listenFailure. */
+interface ListenFlags {
+  host: string;
+  port: string;
+}
+
+const API_FLAGS: ListenFlags = { host: '--host', port: '--port' };
+const METRICS_FLAGS: ListenFlags = { host: '--metrics-host', port: '--metrics-port' };
+
 /**
  * Why the server could not listen, as the flag to change: a port in use or
  * one the system keeps for privileged processes (`--port`), an address
- * this machine does not have or cannot resolve (`--host`). These are
- * `usage` errors (exit 2) with the way out; anything else is passed on.
+ * this machine does not have or cannot resolve (`--host`), or the same of
+ * the metrics' address. These are `usage` errors (exit 2) with the way
+ * out; anything else is passed on.
  */
-function listenFailure(error: unknown, host: string, port: number): unknown {
+function listenFailure(error: unknown, host: string, port: number, flags: ListenFlags): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const details = { host, port, errno: code };
   switch (code) {
     case 'EADDRINUSE':
-      return new NetintelError('usage', `port ${port} is in use (${where}): choose another with --port (0 takes any free port)`, { details, cause: error });
+      return new NetintelError('usage', `port ${port} is in use (${where}): choose another with ${flags.port} (0 takes any free port)`, { details, cause: error });
     case 'EACCES':
-      return new NetintelError('usage', `port ${port} needs privileges this process does not have (${where}): choose one above 1023 with --port`, { details, cause: error });
+      return new NetintelError('usage', `port ${port} needs privileges this process does not have (${where}): choose one above 1023 with ${flags.port}`, { details, cause: error });
     case 'EADDRNOTAVAIL':
-      return new NetintelError('usage', `${host} is not an address of this machine: choose another with --host (127.0.0.1, or 0.0.0.0 for every address)`, { details, cause: error });
+      return new NetintelError('usage', `${host} is not an address of this machine: choose another with ${flags.host} (127.0.0.1, or 0.0.0.0 for every address)`, { details, cause: error });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new NetintelError('usage', `--host ${host} cannot be resolved: give an address of this machine (127.0.0.1, or 0.0.0.0 for every address)`, { details, cause: error });
+      return new NetintelError('usage', `${flags.host} ${host} cannot be resolved: give an address of this machine (127.0.0.1, or 0.0.0.0 for every address)`, { details, cause: error });
     default:
       return error;
   }

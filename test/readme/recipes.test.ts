@@ -17,6 +17,7 @@ import { findExecutable, freePort } from '../support/peers.js';
 import { startTestRelay, type TestRelay } from '../accounts/relay.js';
 import { findRedisServer, startRedisServer } from '../server/redis-server.js';
 import { findPostgres, startPostgresServer } from '../support/postgres.js';
+import { parsePrometheusText } from '../support/prometheus-text.js';
 import { CLIENT_ID, CLIENT_SECRET, startIssuer } from '../support/oidc-provider.js';
 import { PageClient } from '../web/page-client.js';
 import { simpleParser } from 'mailparser';
@@ -211,7 +212,11 @@ describe.skipIf(!teamPeers)('README recipe: run the API for a team', () => {
     try {
       const db = await postgres.createDatabase('team');
       const recipeLine = recipe('Run the API for a team').lines[0]!;
+      // Each server's metrics on a free loopback port of this machine, where the recipe names a private address.
+      const [metricsOne, metricsTwo] = [await freePort(), await freePort()];
       const replace = {
+        '--metrics-host 10.0.0.5': '--metrics-host 127.0.0.1',
+        '--metrics-port 9464': `--metrics-port ${metricsOne}`,
         'postgres://netintel:secret@db.internal:5432/netintel': db,
         'redis://cache.internal:6379': redis.url,
         'smtps://mailer:secret@smtp.example.com:465': `smtp://127.0.0.1:${relay.port}`,
@@ -224,7 +229,7 @@ describe.skipIf(!teamPeers)('README recipe: run the API for a team', () => {
         during: async (port, env, dir) => {
           // A second server from the same line, as on the next machine behind the balancer.
           const second = await freePort();
-          const line = Object.entries(replace).reduce((text, [from, to]) => text.replaceAll(from, to), recipeLine.replaceAll('8080', String(second))).trimEnd().slice(0, -1);
+          const line = Object.entries(replace).reduce((text, [from, to]) => text.replaceAll(from, to), recipeLine.replaceAll('8080', String(second)).replace('--metrics-port 9464', `--metrics-port ${metricsTwo}`)).trimEnd().slice(0, -1);
           const other = spawn('bash', ['-c', `exec env ${line}`], { cwd: dir, env, stdio: 'ignore' });
           try {
             await waitForPort(second);
@@ -253,6 +258,14 @@ describe.skipIf(!teamPeers)('README recipe: run the API for a team', () => {
             const answer = await fetch(`${one}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': key } });
             expect(answer.status).toBe(200);
             expect(((await answer.json()) as { network: { asn: number } }).network.asn).toBe(15169);
+            // Each server counts its own requests; both reach the shared PostgreSQL and Redis.
+            const [metricsOfOne, metricsOfTwo] = await Promise.all([metricsOne, metricsTwo].map(async (metricsPort) => parsePrometheusText(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())));
+            expect(metricsOfOne!.total('netintel_http_requests_total', { route: '/api/ipinfo', status: '200', plan: 'free-account' })).toBe(1);
+            expect(metricsOfTwo!.total('netintel_http_requests_total', { route: '/api/ipinfo' })).toBe(0);
+            for (const page of [metricsOfOne!, metricsOfTwo!]) {
+              expect(page.total('netintel_store_up', { store: 'keys', backend: 'postgres' })).toBe(1);
+              expect(page.total('netintel_store_up', { store: 'limits', backend: 'redis' })).toBe(1);
+            }
             // Secure cookies: the public URL is https.
             expect(String(login.headers['set-cookie'])).toContain('__Host-netintel-session=');
             const client = new pg.Client({ connectionString: db });

@@ -5,6 +5,8 @@ import { BIN, isolatedEnv, REPO_ROOT } from './cli.js';
 export interface Served {
   child: ChildProcess;
   url: string;
+  /** What it has written to stdout so far (the address lines). */
+  stdout: () => string;
   stderr: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -32,6 +34,6 @@ export async function serve(args: string[], env: Record<string, string> = {}): P
     });
     void exit.then(() => reject(new Error(`serve exited: ${stderr}`)));
   });
-  return { child, url, stderr: () => stderr, exit };
+  return { child, url, stdout: () => stdout, stderr: () => stderr, exit };
 }
 

@@ -5,6 +5,7 @@ import { assertQueryName, type DnsQuestion, type DnsReply, type EdnsMode } from 
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
 import { createDohClient, type DohClient } from './doh-exchange.js';
 import { createDotClient, type DotClient } from './dot-exchange.js';
+import { DNS_TIMEOUTS, type DnsTimeoutEvent } from './dns-timeouts.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import { isIP } from 'node:net';
 import type { ResolverAddress } from './resolver-address.js';
@@ -398,6 +399,7 @@ async function resolveQuestion(settings: TransportSettings, connections: Resolve
         givenUp.add(resolver);
       } else {
         memory?.timedOut(resolver, sentAt, probe ? settings.probeMs : settings.timeoutMs);
+        if (DNS_TIMEOUTS.hasSubscribers) DNS_TIMEOUTS.publish({ resolver: resolver.label, transport } satisfies DnsTimeoutEvent);
         attempts.push({
           resolver: resolver.label,
           transport,

@@ -57,7 +57,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
       }
       served.set(check.record, key);
     }
-    request.netintel = { client, plan: key.plan, subject: key.subject, keyId: check.record.id, limit: null };
+    request.netintel = { client, plan: key.plan, subject: key.subject, keyId: check.record.id, limit: null, charged: 0 };
     return undefined;
   };
 

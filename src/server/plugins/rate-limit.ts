@@ -79,8 +79,10 @@ export function chargeRequest(route: ApiRoute, request: FastifyRequest, reply: F
   }
   const settle = (limit: LimitState): NetintelError | undefined => {
     const refused = applyLimit(request, reply, limit);
-    if (refused === undefined && state.keyId !== null) options.usage?.count(state.keyId, items);
-    return refused;
+    if (refused !== undefined) return refused;
+    state.charged = items;
+    if (state.keyId !== null) options.usage?.count(state.keyId, items);
+    return undefined;
   };
   if (result instanceof Promise) result.then((limit) => done(settle(limit)), done);
   else done(settle(result));
