@@ -52,6 +52,15 @@ export function seededTargets(count: number, seed = 20261127): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The relayed fixture message of `netintel headers`. */
+const HEADERS_MESSAGE_FILE = 'test/engine/mail/fixtures/headers-relayed.eml';
+
+/** The header block of the relayed message alone, LF line ends, as pasted from a mail client. */
+function headerBlockOnly(): string {
+  const text = readFileSync(new URL(`../../${HEADERS_MESSAGE_FILE}`, import.meta.url), 'utf8');
+  return text.slice(0, text.indexOf('\r\n\r\n')).replaceAll('\r\n', '\n') + '\n';
+}
+
 /** The signed fixture message with its body changed after signing. */
 function tamperedMessage(): string {
   return readFileSync(new URL(`../../${SIGNED_MESSAGE_FILE}`, import.meta.url), 'utf8').replace('The figures are attached.', 'The figures are attached. New bank details below.');
@@ -203,6 +212,14 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dkim/bad-selector', argv: ['dkim', 'dkim.test', '--selector', 'no such', ...dns] },
     { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
     { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', `http://${closed}`] },
+
+    // headers: a relayed message (an unread field, a large delay, clock skew), a pasted header block, errors
+    ...everyFormat('headers/relayed', ['headers', HEADERS_MESSAGE_FILE, ...dns]),
+    { id: 'headers/pasted', argv: ['headers', ...dns], stdin: headerBlockOnly() },
+    { id: 'headers/fail-on', argv: ['headers', HEADERS_MESSAGE_FILE, '--fail-on', 'warning', '-f', 'ndjson', ...dns] },
+    { id: 'headers/not-a-message', argv: ['headers', '-', ...dns], stdin: 'hello, this is not a message\n' },
+    { id: 'headers/missing', argv: ['headers', 'no-such-message.eml', ...dns] },
+    { id: 'headers/remote', argv: ['headers', HEADERS_MESSAGE_FILE, '--server', `http://${closed}`] },
 
     // bimi: DMARC prerequisites met and not, no record, a bad selector
     ...everyFormat('bimi/no-record', ['bimi', 'good.test', ...dns]),
