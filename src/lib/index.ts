@@ -30,6 +30,8 @@ export type { DnssecAnswer, DnssecChainLink, DnssecStatus, DnssecVerdict } from 
 export type { Finding, Severity } from '../engine/findings.js';
 export type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta, IpSecurity, ThreatLevel } from '../engine/ip/ip-record.js';
 export type { HeadersHop, HeadersMessage, HeadersReport } from '../engine/mail/headers/analyze-headers.js';
+export type { StatedResult } from '../engine/mail/headers/auth-results.js';
+export type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentication, SpfVerdict } from '../engine/mail/headers/authentication.js';
 export type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addresses.js';
 export type { Hop } from '../engine/mail/headers/hops.js';
 export type { ReceivedFields } from '../engine/mail/headers/received.js';

@@ -1,5 +1,7 @@
 import type { HeadersHop, HeadersMessage, HeadersReport } from '../engine/mail/headers/analyze-headers.js';
 import type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addresses.js';
+import type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentication, SpfVerdict } from '../engine/mail/headers/authentication.js';
+import type { StatedResult } from '../engine/mail/headers/auth-results.js';
 import { arrayOf, bool, described, eg, int, nullable, oneOfStrings, record, ref, str } from './json-schema.js';
 
 /**
@@ -67,12 +69,79 @@ const MESSAGE = record<HeadersMessage>(
   { description: 'The message\'s own header fields, encoded words decoded.' },
 );
 
+const SPF = record<SpfVerdict>(
+  {
+    result: described(oneOfStrings(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'not_checked']), 'RFC 7208 §2.6; not_checked when no hop came from a public address.'),
+    hop: described(nullable(int), 'The hop whose address was checked: the newest from a public address outside the receiving organisation.'),
+    ip: nullable(str),
+    helo: nullable(str),
+    sender: described(nullable(str), 'The envelope sender (Return-Path).'),
+    domain: described(nullable(str), 'The domain whose policy was checked.'),
+    reason: str,
+  },
+  { description: 'SPF recomputed for the hop into the receiving organisation.' },
+);
+
+const DKIM_SIGNATURE = record<DkimVerdictSignature>({
+  domain: nullable(str),
+  selector: nullable(str),
+  algorithm: nullable(str),
+  result: described(str, 'pass, fail, neutral, policy, temperror, permerror (RFC 8601 §2.7.1); not_checked without the body.'),
+  reason: nullable(str),
+  aligned: described(nullable(bool), 'd= aligns with the From domain (relaxed).'),
+});
+
+const DKIM = record<DkimVerdict>(
+  {
+    result: described(oneOfStrings(['pass', 'fail', 'none', 'temperror', 'not_checked']), 'not_checked: only the header block was given, so no body hash can be verified.'),
+    signatures: arrayOf(DKIM_SIGNATURE),
+    reason: nullable(str),
+  },
+  { description: 'Every DKIM signature verified (RFC 6376 §6).' },
+);
+
+const DMARC = record<DmarcVerdict>(
+  {
+    result: described(oneOfStrings(['pass', 'fail', 'none', 'temperror', 'not_checked']), 'none: the From domain publishes no policy.'),
+    from_domain: nullable(str),
+    policy: nullable(oneOfStrings(['none', 'quarantine', 'reject'])),
+    policy_domain: nullable(str),
+    spf_aligned: nullable(bool),
+    dkim_aligned: nullable(bool),
+    reason: str,
+  },
+  { description: 'DMARC of the From domain (RFC 7489 §6.6): alignment and the policy that applies.' },
+);
+
+const STATED = record<StatedResult>(
+  {
+    field: described(int, 'Which Authentication-Results field: 1 is the topmost, written by the last receiver.'),
+    authserv_id: str,
+    method: eg(str, 'spf'),
+    result: eg(str, 'pass'),
+    reason: nullable(str),
+    properties: { type: 'object', additionalProperties: { type: 'string' }, description: 'ptype.property to value: smtp.mailfrom, header.d, header.from...' },
+  },
+  { description: 'One result an Authentication-Results field states (RFC 8601 §2.2).' },
+);
+
+const AUTHENTICATION = record<HeadersAuthentication>(
+  {
+    spf: SPF,
+    dkim: DKIM,
+    dmarc: DMARC,
+    stated: described(arrayOf(STATED), 'The message\'s own Authentication-Results, topmost first: claims, shown beside the recomputed verdicts.'),
+  },
+  { description: 'The message\'s authentication recomputed, and what it states.' },
+);
+
 /** The report of `netintel headers` (POST /api/headers). */
 export const HEADERS_RECORD = record<HeadersReport>(
   {
     kind: { const: 'headers' },
     source: described(str, 'The file name given, "stdin", or "request" (the API).'),
     message: MESSAGE,
+    authentication: AUTHENTICATION,
     hops: described(arrayOf(HOP), 'The hops oldest first.'),
     total_transit_seconds: described(nullable(int), 'Seconds from the Date field (or the first hop) to the last hop.'),
     findings: arrayOf(ref('Finding')),

@@ -68,13 +68,16 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
       const file = run.args[0] ?? '-';
       if (file === '-' && !run.stdinBringsList()) throw new NetintelError('usage', 'headers needs a message: give a saved .eml file, or pipe the message or its header block in');
       const failOn = { level: run.settings.failOn, findings: (report: HeadersReport) => report.findings };
-      if (run.options.format !== 'csv') return run.lookupTargets({ targets: [file], none: { usage: 'headers needs a message' }, failOn, single: true });
+      if (run.options.format !== 'csv') {
+        return run.lookupTargets({ targets: [file], none: { usage: 'headers needs a message' }, failOn, single: true, coverage: (report) => ({ checked: authenticationChecked(report), failure: null }) });
+      }
       // CSV: one row per hop, the findings still deciding --fail-on.
       const lookup = await run.lookup();
       const outcomes = await lookup(file);
       const findings = outcomes.flatMap((outcome) => (outcome.ok ? outcome.value.findings : []));
       const rows = outcomes.map((outcome) => (outcome.ok ? hopRows(outcome.value).map((row) => ({ ok: true as const, query: file, value: row })) : [outcome]));
-      const code = await run.emit(rows, { single: false, bulk: false, record: HOP_RECORD });
+      const partial = outcomes.some((outcome) => outcome.ok && authenticationChecked(outcome.value) === 'some');
+      const code = await run.emit(rows, { single: false, bulk: false, record: HOP_RECORD, coverage: () => (partial ? 'partial' : 'complete') });
       await lookup.close?.();
       return run.withFindings(code, run.settings.failOn, findings);
     },
@@ -136,6 +139,12 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
     }),
   },
 });
+
+/** `some` when a verdict could not be reached for want of DNS (temperror): the run then exits as partial, never as checked. */
+function authenticationChecked(report: HeadersReport): 'all' | 'some' {
+  const { spf, dkim, dmarc } = report.authentication;
+  return [spf.result, dkim.result, dmarc.result].includes('temperror') ? 'some' : 'all';
+}
 
 /** The message, read as a stream up to one byte past the reader's limit (dkim-message-reader.ts refuses what is over it). */
 async function readMessage(readUpTo: (file: string, limit: number) => Promise<Buffer>, file: string): Promise<Buffer> {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SIGNED_MESSAGE_FILE } from '../engine/mail/dkim-zone.js';
+import { HEADERS_SIGNED_FILE } from '../engine/mail/headers/headers-zone.js';
 import type { Peers } from './peers.js';
 
 export interface GoldenCase {
@@ -215,6 +216,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
 
     // headers: a relayed message (an unread field, a large delay, clock skew), a pasted header block, errors
     ...everyFormat('headers/relayed', ['headers', HEADERS_MESSAGE_FILE, ...dns]),
+    ...everyFormat('headers/signed', ['headers', HEADERS_SIGNED_FILE, ...dns]),
+    { id: 'headers/tampered', argv: ['headers', '-', '--fail-on', 'error', ...dns], stdin: readFileSync(new URL(`../../${HEADERS_SIGNED_FILE}`, import.meta.url), 'utf8').replace('attached.', 'attached. New bank details below.') },
     { id: 'headers/pasted', argv: ['headers', ...dns], stdin: headerBlockOnly() },
     { id: 'headers/fail-on', argv: ['headers', HEADERS_MESSAGE_FILE, '--fail-on', 'warning', '-f', 'ndjson', ...dns] },
     { id: 'headers/not-a-message', argv: ['headers', '-', ...dns], stdin: 'hello, this is not a message\n' },

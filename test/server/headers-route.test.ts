@@ -6,16 +6,23 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
+import { HEADERS_ZONE } from '../engine/mail/headers/headers-zone.js';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { expectProblemAnswer, startTestServer, type TestServer } from './harness.js';
 
 const MESSAGE = readFileSync(new URL('../engine/mail/fixtures/headers-relayed.eml', import.meta.url), 'utf8');
 
+let dns: DnsTestServer;
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  // The sender domains' SPF, DKIM and DMARC are asked of this peer, never of the system's resolvers.
+  dns = await startDnsServer({ records: [...HEADERS_ZONE] });
+  server = await startTestServer({ engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 } });
 });
 afterAll(async () => {
   await server?.close();
+  await dns?.close();
 });
 
 describe('POST /api/headers', () => {
@@ -27,7 +34,15 @@ describe('POST /api/headers', () => {
     expect(report.hops.map((hop: { by_host: string | null }) => hop.by_host)).toEqual([null, 'mail.example.com', 'relay.example.net', 'mx.example.org', 'imap.example.org']);
     expect(report.hops[2].address).toMatchObject({ ip: '8.8.8.8', scope: 'public', asn: 15169 });
     expect(report.hops[3].address).toMatchObject({ ip: '203.0.113.25', scope: 'special' });
-    expect(report.findings.map((item: { id: string }) => item.id)).toEqual(['headers_unparsed_received', 'headers_delay_large', 'headers_clock_skew']);
+    expect(report.authentication).toMatchObject({ spf: { result: 'none', hop: 3 }, dkim: { result: 'none' }, dmarc: { result: 'none' } });
+    expect(report.findings.map((item: { id: string }) => item.id)).toEqual(['headers_dkim_none', 'headers_unparsed_received', 'headers_delay_large', 'headers_clock_skew']);
+  });
+
+  it('recomputes the authentication of a signed message with the server\'s resolvers', async () => {
+    const message = readFileSync(new URL('../engine/mail/fixtures/headers-signed.eml', import.meta.url), 'utf8');
+    const report = JSON.parse((await server.app.inject({ method: 'POST', url: '/api/headers', payload: { message } })).body);
+    expect(report.authentication).toMatchObject({ spf: { result: 'pass' }, dkim: { result: 'pass' }, dmarc: { result: 'pass', policy: 'quarantine' } });
+    expect(report.authentication.stated).toHaveLength(3);
   });
 
   it('refuses a body that is not a message (400 invalid_input) and a missing message (400 usage)', async () => {

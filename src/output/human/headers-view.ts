@@ -1,7 +1,7 @@
 import type { HeadersHop, HeadersReport } from '../../engine/mail/headers/analyze-headers.js';
 import { durationText } from '../../engine/mail/headers/hops.js';
 import { factList, findingCounts, findingsBlock, heading, headline, safe, sections } from './blocks.js';
-import type { ViewContext } from './style.js';
+import { toned, type Tone, type ViewContext } from './style.js';
 import { plural, type HumanView } from './view.js';
 import { wrapHanging } from './wrap.js';
 
@@ -70,11 +70,52 @@ function hopLines(ctx: ViewContext, report: HeadersReport): string {
   return `${heading(ctx, 'hops (oldest first, times UTC)')}${lines.join('\n')}\n${total}`;
 }
 
+/** The tone of a verdict: pass green, fail red, what could not be checked yellow. */
+function verdictTone(result: string): Tone {
+  if (result === 'pass') return 'good';
+  if (result === 'fail' || result === 'permerror' || result === 'softfail') return 'bad';
+  if (result === 'temperror' || result === 'not_checked') return 'warn';
+  return 'plain';
+}
+
+/** What the topmost Authentication-Results states for a method, or null. */
+function statedText(report: HeadersReport, method: string): string | null {
+  const top = report.authentication.stated[0]?.field;
+  const said = report.authentication.stated.filter((item) => item.field === top && item.method === method).map((item) => item.result);
+  return said.length === 0 ? null : [...new Set(said)].join(',');
+}
+
+/** SPF, DKIM and DMARC as recomputed, each beside what the message states. */
+function verdictLines(ctx: ViewContext, report: HeadersReport): string {
+  const { spf, dkim, dmarc } = report.authentication;
+  const dkimWhat = dkim.signatures.length === 0 ? 'no signature' : dkim.signatures.map((signature) => `d=${signature.domain ?? '?'} ${signature.result}${signature.reason ? ` (${signature.reason})` : ''}`).join('; ');
+  const rows: Array<[string, string, string]> = [
+    ['SPF', spf.result, spf.ip === null ? spf.reason : `${spf.ip} (hop ${spf.hop}) for ${spf.domain ?? spf.sender ?? spf.helo ?? '?'}${spf.result === 'pass' ? '' : `: ${spf.reason}`}`],
+    ['DKIM', dkim.result, dkim.result === 'not_checked' && dkim.reason ? dkim.reason : dkimWhat],
+    ['DMARC', dmarc.result, dmarc.policy === null ? dmarc.reason : `${dmarc.from_domain}, policy ${dmarc.policy}: ${dmarc.reason}`],
+  ];
+  const authserv = report.authentication.stated[0]?.authserv_id;
+  const lines: string[] = [];
+  for (const [method, result, what] of rows) {
+    const said = statedText(report, method.toLowerCase());
+    const disagrees = report.findings.some((item) => item.id === 'headers_auth_results_disagree' && item.evidence?.method === method.toLowerCase());
+    const statedPart = said === null ? '' : `; stated ${said}${disagrees ? ' (disagrees)' : ''}`;
+    const plain = `  ${method.padEnd(6)}${result.padEnd(12)}`;
+    const wrapped = wrapHanging(safe(`${what}${statedPart}`), ctx.width, plain, ' '.repeat(20));
+    // The prefix is measured uncoloured, then the verdict coloured in place.
+    wrapped[0] = `  ${method.padEnd(6)}${toned(ctx, verdictTone(result), result)}${wrapped[0]!.slice(8 + result.length)}`;
+    lines.push(...wrapped);
+  }
+  const title = authserv === undefined ? 'authentication (recomputed)' : `authentication (recomputed; stated by ${authserv})`;
+  return `${heading(ctx, title)}${lines.join('\n')}\n`;
+}
+
 function headersBlock(ctx: ViewContext, value: unknown): string {
   const report = value as HeadersReport;
   const counts = findingCounts(report.findings);
   return sections(
     headline(ctx, report.message.subject ?? report.source, `${verdict(report)}; ${counts.text}`, counts.tone),
+    verdictLines(ctx, report),
     factList(ctx, [
       ['source', report.source],
       ['from', report.message.from],

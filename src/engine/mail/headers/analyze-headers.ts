@@ -2,13 +2,15 @@
  * `netintel headers`: a message's journey read from its header block (the
  * hops oldest first, their delays and total transit time), each public hop
  * address described by the engine's IP data, and, with the blacklist
- * option, its DNSBL listings.
+ * option, its DNSBL listings; its authentication recomputed beside what
+ * its Authentication-Results fields state.
  */
 import type { EngineContext } from '../../context.js';
 import type { Finding } from '../../findings.js';
 import { decodedWords, fieldValue, fieldValues, readHeaderBlock } from './header-block.js';
 import { journeyOf, type Hop } from './hops.js';
 import { describeHopAddresses, type HopAddress } from './hop-addresses.js';
+import { authenticate, type HeadersAuthentication } from './authentication.js';
 
 /** The message's own header fields, decoded for display. */
 export interface HeadersMessage {
@@ -32,6 +34,8 @@ export interface HeadersReport {
   /** Where the message came from (the file name given, "stdin", or "request"). */
   source: string;
   message: HeadersMessage;
+  /** SPF, DKIM and DMARC recomputed, and the message's own Authentication-Results. */
+  authentication: HeadersAuthentication;
   hops: HeadersHop[];
   /** Seconds from the Date field (or the first hop) to the last hop, null when not known. */
   total_transit_seconds: number | null;
@@ -56,7 +60,7 @@ export async function analyzeHeaders(ctx: EngineContext, message: Buffer, source
     return value === null ? null : decodedWords(value);
   };
   const journey = journeyOf(fieldValues(block, 'received'), fieldValue(block, 'date'));
-  const addresses = await describeHopAddresses(ctx, journey.hops, { blacklist: options.blacklist === true });
+  const [addresses, auth] = await Promise.all([describeHopAddresses(ctx, journey.hops, { blacklist: options.blacklist === true }), authenticate(ctx, message, block, journey.hops, source)]);
   const hops: HeadersHop[] = journey.hops.map((hop, index) => ({ ...hop, address: addresses.described[index] ?? null }));
   const returnPath = fieldValue(block, 'return-path');
   return {
@@ -70,8 +74,9 @@ export async function analyzeHeaders(ctx: EngineContext, message: Buffer, source
       message_id: fieldValue(block, 'message-id'),
       return_path: returnPath === null ? null : returnPath.replace(/^<|>$/g, '').trim(),
     },
+    authentication: auth.authentication,
     hops,
     total_transit_seconds: journey.total_transit_seconds,
-    findings: [...journey.findings, ...addresses.findings],
+    findings: [...auth.findings, ...journey.findings, ...addresses.findings],
   };
 }
