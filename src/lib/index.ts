@@ -31,6 +31,7 @@ export type { Finding, Severity } from '../engine/findings.js';
 export type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta, IpSecurity, ThreatLevel } from '../engine/ip/ip-record.js';
 export type { HeadersHop, HeadersMessage, HeadersReport } from '../engine/mail/headers/analyze-headers.js';
 export type { StatedResult } from '../engine/mail/headers/auth-results.js';
+export type { ArcSeal, ArcVerdict } from '../engine/mail/headers/arc-chain.js';
 export type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentication, SpfVerdict } from '../engine/mail/headers/authentication.js';
 export type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addresses.js';
 export type { Hop } from '../engine/mail/headers/hops.js';

@@ -2,6 +2,7 @@ import type { HeadersHop, HeadersMessage, HeadersReport } from '../engine/mail/h
 import type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addresses.js';
 import type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentication, SpfVerdict } from '../engine/mail/headers/authentication.js';
 import type { StatedResult } from '../engine/mail/headers/auth-results.js';
+import type { ArcSeal, ArcVerdict } from '../engine/mail/headers/arc-chain.js';
 import { arrayOf, bool, described, eg, int, nullable, oneOfStrings, record, ref, str } from './json-schema.js';
 
 /**
@@ -113,6 +114,19 @@ const DMARC = record<DmarcVerdict>(
   { description: 'DMARC of the From domain (RFC 7489 §6.6): alignment and the policy that applies.' },
 );
 
+const ARC = record<ArcVerdict>(
+  {
+    result: described(oneOfStrings(['none', 'pass', 'fail', 'temperror', 'not_checked']), 'none: no ARC fields; temperror: a sealer\'s key could not be fetched; not_checked: only the header block was given.'),
+    instances: described(int, 'ARC sets in the message.'),
+    seals: described(
+      arrayOf(record<ArcSeal>({ instance: int, domain: nullable(str), selector: nullable(str), cv: described(nullable(str), 'none, pass or fail, as the sealer wrote it.') })),
+      'Each sealer, oldest first, from its ARC-Seal as written.',
+    ),
+    reason: nullable(str),
+  },
+  { description: 'The ARC chain validated (RFC 8617 §5.2): instance order, cv=, every seal and the newest message signature.' },
+);
+
 const STATED = record<StatedResult>(
   {
     field: described(int, 'Which Authentication-Results field: 1 is the topmost, written by the last receiver.'),
@@ -130,6 +144,7 @@ const AUTHENTICATION = record<HeadersAuthentication>(
     spf: SPF,
     dkim: DKIM,
     dmarc: DMARC,
+    arc: ARC,
     stated: described(arrayOf(STATED), 'The message\'s own Authentication-Results, topmost first: claims, shown beside the recomputed verdicts.'),
   },
   { description: 'The message\'s authentication recomputed, and what it states.' },

@@ -142,8 +142,8 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
 
 /** `some` when a verdict could not be reached for want of DNS (temperror): the run then exits as partial, never as checked. */
 function authenticationChecked(report: HeadersReport): 'all' | 'some' {
-  const { spf, dkim, dmarc } = report.authentication;
-  return [spf.result, dkim.result, dmarc.result].includes('temperror') ? 'some' : 'all';
+  const { spf, dkim, dmarc, arc } = report.authentication;
+  return [spf.result, dkim.result, dmarc.result, arc.result].includes('temperror') ? 'some' : 'all';
 }
 
 /** The message, read as a stream up to one byte past the reader's limit (dkim-message-reader.ts refuses what is over it). */

@@ -94,6 +94,11 @@ function verdictLines(ctx: ViewContext, report: HeadersReport): string {
     ['DKIM', dkim.result, dkim.result === 'not_checked' && dkim.reason ? dkim.reason : dkimWhat],
     ['DMARC', dmarc.result, dmarc.policy === null ? dmarc.reason : `${dmarc.from_domain}, policy ${dmarc.policy}: ${dmarc.reason}`],
   ];
+  const { arc } = report.authentication;
+  if (arc.result !== 'none') {
+    const sealers = arc.seals.map((seal) => `i=${seal.instance} ${seal.domain ?? '?'} cv=${seal.cv ?? '?'}`).join(', ');
+    rows.push(['ARC', arc.result, `${sealers}${arc.reason ? `: ${arc.reason}` : ''}`]);
+  }
   const authserv = report.authentication.stated[0]?.authserv_id;
   const lines: string[] = [];
   for (const [method, result, what] of rows) {

@@ -22,6 +22,7 @@ import { evaluateSpf, type SpfResultCode } from '../spf-evaluate.js';
 import { fieldValue, fieldValues, type HeaderBlock } from './header-block.js';
 import type { Hop } from './hops.js';
 import { readAuthResults, type StatedResult } from './auth-results.js';
+import { validateArc, type ArcVerdict } from './arc-chain.js';
 
 /** SPF recomputed for the hop into the receiving organisation. */
 export interface SpfVerdict {
@@ -73,6 +74,8 @@ export interface HeadersAuthentication {
   spf: SpfVerdict;
   dkim: DkimVerdict;
   dmarc: DmarcVerdict;
+  /** The ARC chain validated (RFC 8617). */
+  arc: ArcVerdict;
   /** Every result of the message's Authentication-Results fields, the topmost field first. */
   stated: StatedResult[];
 }
@@ -102,9 +105,9 @@ export async function authenticate(ctx: EngineContext, message: Buffer, block: H
   const dns = createMailDns(ctx);
   const stated = fieldValues(block, 'authentication-results').flatMap((value, index) => readAuthResults(value, index + 1));
   const fromDomain = fromDomainOf(fieldValue(block, 'from'));
-  const [spf, dkim] = await Promise.all([spfVerdict(dns, ctx, block, hops), dkimVerdict(ctx, dns, message, source)]);
+  const [spf, dkim, arc] = await Promise.all([spfVerdict(dns, ctx, block, hops), dkimVerdict(ctx, dns, message, source), validateArc(ctx, dns, message, block, hasBody(message))]);
   const dmarc = await dmarcVerdict(ctx, dns, fromDomain, spf, dkim);
-  const authentication: HeadersAuthentication = { spf, dkim, dmarc, stated };
+  const authentication: HeadersAuthentication = { spf, dkim, dmarc, arc, stated };
   return { authentication, findings: verdictFindings(authentication) };
 }
 
@@ -210,7 +213,12 @@ function verdictFindings(auth: HeadersAuthentication): Finding[] {
   } else if (dmarc.result === 'temperror') {
     found.push(finding('headers_dmarc_temperror', 'unknown', `DMARC could not be checked for ${dmarc.from_domain}: ${dmarc.reason}`, 'RFC 7489 §6.6.2', { from_domain: dmarc.from_domain }));
   }
-  for (const [method, recomputed] of [['spf', spf.result], ['dkim', dkim.result], ['dmarc', dmarc.result]] as const) {
+  if (auth.arc.result === 'fail') {
+    found.push(finding('headers_arc_broken', 'warning', `the ARC chain of ${auth.arc.instances} set${auth.arc.instances === 1 ? '' : 's'} does not validate: ${auth.arc.reason}`, 'RFC 8617 §5.2', { instances: auth.arc.instances, reason: auth.arc.reason }));
+  } else if (auth.arc.result === 'temperror') {
+    found.push(finding('headers_arc_temperror', 'unknown', `the ARC chain could not be validated: ${auth.arc.reason}`, 'RFC 8617 §5.2', { instances: auth.arc.instances }));
+  }
+  for (const [method, recomputed] of [['spf', spf.result], ['dkim', dkim.result], ['dmarc', dmarc.result], ['arc', auth.arc.result]] as const) {
     const said = statedResults(auth.stated, method);
     // Only a verdict reached here can disagree: what could not be checked now says nothing against the receiver's.
     if (said === null || recomputed === 'temperror' || recomputed === 'not_checked') continue;
