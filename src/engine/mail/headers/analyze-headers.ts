@@ -43,8 +43,8 @@ export interface HeadersReport {
 }
 
 export interface AnalyzeHeadersOptions {
-  /** Look each public hop address up in the DNS blocklists (the blacklist engine). */
-  blacklist?: boolean;
+  /** Look each public hop address up in the DNS blocklists (the blacklist engine): true for its default zones, or the zones as `netintel blacklist --zones` takes them. */
+  blacklist?: boolean | { zones: string };
 }
 
 /**
@@ -60,7 +60,7 @@ export async function analyzeHeaders(ctx: EngineContext, message: Buffer, source
     return value === null ? null : decodedWords(value);
   };
   const journey = journeyOf(fieldValues(block, 'received'), fieldValue(block, 'date'));
-  const [addresses, auth] = await Promise.all([describeHopAddresses(ctx, journey.hops, { blacklist: options.blacklist === true }), authenticate(ctx, message, block, journey.hops, source)]);
+  const [addresses, auth] = await Promise.all([describeHopAddresses(ctx, journey.hops, { blacklist: options.blacklist ?? false }), authenticate(ctx, message, block, journey.hops, source)]);
   const hops: HeadersHop[] = journey.hops.map((hop, index) => ({ ...hop, address: addresses.described[index] ?? null }));
   const returnPath = fieldValue(block, 'return-path');
   return {

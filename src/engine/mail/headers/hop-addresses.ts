@@ -43,14 +43,14 @@ export interface HopBlacklist {
 }
 
 /** Each hop's address described (null for a hop without one), and what stands out. */
-export async function describeHopAddresses(ctx: EngineContext, hops: readonly Hop[], options: { blacklist: boolean }): Promise<{ described: Array<HopAddress | null>; findings: Finding[] }> {
+export async function describeHopAddresses(ctx: EngineContext, hops: readonly Hop[], options: { blacklist: boolean | { zones: string } }): Promise<{ described: Array<HopAddress | null>; findings: Finding[] }> {
   const findings: Finding[] = [];
   const described = await Promise.all(hops.map((hop) => (hop.from_ip === null ? null : describeAddress(ctx, hop.from_ip))));
-  if (options.blacklist) {
+  if (options.blacklist !== false) {
     const publicOnes = [...new Set(described.flatMap((address) => (address !== null && address.scope === 'public' ? [address.ip] : [])))];
     if (publicOnes.length > 0) {
       const { createBlacklistChecker } = await import('../../blacklist/check-blacklist.js');
-      const checker = await createBlacklistChecker(ctx);
+      const checker = await createBlacklistChecker(ctx, options.blacklist === true ? {} : { zones: options.blacklist.zones });
       try {
         const verdicts = new Map(await Promise.all(publicOnes.map(async (ip) => [ip, await checkOne(checker.check.bind(checker), ip)] as const)));
         for (const [index, address] of described.entries()) {
