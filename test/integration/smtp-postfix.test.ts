@@ -13,7 +13,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +23,7 @@ import type { SmtpResult } from '../../src/engine/smtp/smtp-result.js';
 import { REPO_ROOT, spawnCli } from '../support/cli.js';
 import { findExecutable } from '../support/peers.js';
 import { closedPort, createCertificateAuthority, issueCertificate } from '../support/smtp-servers.js';
+import { MASTER_CF, waitForPort } from '../support/postfix.js';
 
 const run = promisify(execFile);
 
@@ -40,50 +40,6 @@ const skipReason = !POSTFIX
 if (skipReason) console.warn(`SKIPPING test/integration/smtp-postfix.test.ts: ${skipReason}`);
 
 const HOST = 'mx.postfix.test';
-
-/** Every daemon the instance needs, none chrooted (the instance lives in a temporary directory). */
-const MASTER_CF = `
-pickup unix n - n 60 1 pickup
-cleanup unix n - n - 0 cleanup
-qmgr unix n - n 300 1 qmgr
-tlsmgr unix - - n 1000? 1 tlsmgr
-rewrite unix - - n - - trivial-rewrite
-bounce unix - - n - 0 bounce
-defer unix - - n - 0 bounce
-trace unix - - n - 0 bounce
-verify unix - - n - 1 verify
-flush unix n - n 1000? 0 flush
-proxymap unix - - n - - proxymap
-proxywrite unix - - n - 1 proxymap
-smtp unix - - n - - smtp
-relay unix - - n - - smtp
-showq unix n - n - - showq
-error unix - - n - - error
-retry unix - - n - - error
-discard unix - - n - - discard
-local unix - n n - - local
-virtual unix - n n - - virtual
-lmtp unix - - n - - lmtp
-anvil unix - - n - 1 anvil
-scache unix - - n - 1 scache
-postlog unix-dgram n - n - 1 postlogd
-`;
-
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`Postfix did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
-}
 
 describe.skipIf(skipReason !== null)('a real Postfix on a loopback port', () => {
   let dir = '';

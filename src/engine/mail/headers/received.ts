@@ -195,17 +195,14 @@ function readFrom(clause: Clause, fields: ReceivedFields): void {
   for (const comment of clause.comments) {
     const helo = /(?:^|\s)helo[= ]([^\s)]+)/i.exec(comment);
     if (helo) fields.from_helo ??= helo[1]!;
-    for (const word of comment.split(/\s+/)) {
-      const address = addressLiteral(word.replace(/[,;]$/, ''));
-      if (address !== null) {
-        fields.from_ip ??= address;
-        continue;
-      }
-      // Sendmail writes the ident user before the name (user@rdns).
-      const name = word.replace(/^[^@]*@/, '').replace(/\.$/, '');
-      if (fields.from_rdns === null && isHostName(name) && !/^helo[= ]/i.test(word) && comment.split(/\s+/)[0] === word && !/^(helo|may|using|no|envelope-from)$/i.test(word)) {
-        fields.from_rdns = name;
-      }
+    const words = comment.split(/\s+/);
+    const addresses = words.flatMap((word) => addressLiteral(word.replace(/[,;]$/, '')) ?? []);
+    if (addresses.length > 0) fields.from_ip ??= addresses[0]!;
+    // The reverse-DNS name is the first word of a TCP-info comment that also gives the address, "(rdns [ip])";
+    // Sendmail writes the ident user before it (user@rdns).
+    const name = (words[0] ?? '').replace(/^[^@]*@/, '').replace(/\.$/, '');
+    if (fields.from_rdns === null && addresses.length > 0 && addressLiteral(words[0]!) === null && isHostName(name) && !/^(helo|unknown)$/i.test(name)) {
+      fields.from_rdns = name;
     }
     readTlsComment(comment, fields);
   }
@@ -258,6 +255,7 @@ function addressLiteral(word: string): string | null {
   return isIP(candidate) === 0 ? null : candidate.toLowerCase();
 }
 
+/** A host name as a TCP-info comment gives it (one label, such as localhost, included). */
 function isHostName(text: string): boolean {
-  return text.length <= 253 && text.includes('.') && /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/.test(text) && isIP(text) === 0;
+  return text.length <= 253 && /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(text) && isIP(text) === 0;
 }
