@@ -36,7 +36,7 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
   command: {
     declare(command, kit) {
       command
-        .description('a message\'s journey read from its header block: every Received hop oldest first with hosts, address, protocol, TLS and delay, the total transit time, and each public hop address described')
+        .description('a message\'s journey read from its header block: every Received hop oldest first with hosts, address, protocol, TLS and delay, the total transit time, each public hop address described, and SPF, DKIM, DMARC and ARC recomputed beside its Authentication-Results')
         .argument('[file]', 'a saved message (.eml, one mbox entry) or its header block alone; "-" or none: stdin')
         .addOption(command.createOption('--blacklist', 'check each public hop address against the DNS blocklists'))
         .addHelpText(
@@ -45,7 +45,8 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
             '',
             'Hops are read from the Received fields bottom up (RFC 5321 §4.4). A field that cannot be read',
             'is shown as written, never dropped. A hop stamped before the hop before it is clock skew, not a',
-            'negative delay. CSV writes one row per hop.',
+            'negative delay. Authentication is recomputed, never taken from the message; a DNS failure is',
+            'temperror and the run exits 7. CSV writes one row per hop.',
             'Examples:',
             '  netintel headers saved.eml',
             '  pbpaste | netintel headers',
