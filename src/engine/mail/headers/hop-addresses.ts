@@ -42,12 +42,29 @@ export interface HopBlacklist {
   zones: number;
 }
 
+/**
+ * Distinct public addresses asked of the blocklists, at most, the newest
+ * hops first: a real message passes a handful of public hosts, and each
+ * address costs a query per zone. The newest are the ones the receiving
+ * side wrote; the oldest can be forged by the sender.
+ */
+export const MAX_BLACKLISTED_ADDRESSES = 16;
+
 /** Each hop's address described (null for a hop without one), and what stands out. */
 export async function describeHopAddresses(ctx: EngineContext, hops: readonly Hop[], options: { blacklist: boolean | { zones: string } }): Promise<{ described: Array<HopAddress | null>; findings: Finding[] }> {
   const findings: Finding[] = [];
   const described = await Promise.all(hops.map((hop) => (hop.from_ip === null ? null : describeAddress(ctx, hop.from_ip))));
   if (options.blacklist !== false) {
-    const publicOnes = [...new Set(described.flatMap((address) => (address !== null && address.scope === 'public' ? [address.ip] : [])))];
+    const every = [...new Set(described.flatMap((address) => (address !== null && address.scope === 'public' ? [address.ip] : [])).reverse())];
+    const publicOnes = every.slice(0, MAX_BLACKLISTED_ADDRESSES);
+    if (every.length > publicOnes.length) {
+      findings.push(
+        finding('headers_blacklist_limit', 'info', `${every.length} public hop addresses: the ${MAX_BLACKLISTED_ADDRESSES} of the newest hops were asked of the blocklists, the rest were not`, null, {
+          addresses: every.length,
+          asked: MAX_BLACKLISTED_ADDRESSES,
+        }),
+      );
+    }
     if (publicOnes.length > 0) {
       const { createBlacklistChecker } = await import('../../blacklist/check-blacklist.js');
       const checker = await createBlacklistChecker(ctx, options.blacklist === true ? {} : { zones: options.blacklist.zones });

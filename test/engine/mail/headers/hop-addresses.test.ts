@@ -56,3 +56,15 @@ describe('hop addresses', () => {
     expect(['unknown', 'incomplete']).toContain(report.hops[0]!.address?.blacklist?.status);
   });
 });
+
+describe('the blocklist cap', () => {
+  it('asks at most 16 distinct public addresses, the newest hops first, and says the rest were not asked', async () => {
+    const lines = Array.from({ length: 20 }, (_, index) => `Received: from h${index}.example (h${index}.example [8.8.${index}.8]) by r${index}.example with ESMTP id ${index}; Tue, 1 Jul 2025 10:00:${String(40 - index).padStart(2, '0')} +0000`);
+    const report = await analyzeHeaders(ctx, Buffer.from(`${lines.join('\r\n')}\r\nSubject: many\r\n`), 'many', { blacklist: { zones: 'bl.test.example' } });
+    const asked = report.hops.filter((hop) => hop.address?.blacklist !== null).map((hop) => hop.address!.ip);
+    expect(asked).toHaveLength(16);
+    // The top field is the newest hop (hop 20): the cap keeps hops 5 to 20.
+    expect(report.hops.slice(0, 4).every((hop) => hop.address?.blacklist === null)).toBe(true);
+    expect(report.findings.find((item) => item.id === 'headers_blacklist_limit')?.evidence).toEqual({ addresses: 20, asked: 16 });
+  });
+});
