@@ -97,7 +97,8 @@ function tokenize(text: string): Token[] {
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
-    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
+    // Any white space, as the word rule below stops at any: a form feed or a no-break space must not make an empty word.
+    if (/\s/.test(c)) {
       i++;
     } else if (c === '(') {
       let depth = 1;
