@@ -99,8 +99,24 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
 
 /** White-space separated words, a quoted string kept whole; "a = b" joined as "a=b". */
 function words(text: string): string[] {
-  const raw = splitOutsideQuotes(text.replace(/\s*=\s*/g, '=').replace(/[\r\n\t]/g, ' '), ' ').filter((word) => word !== '');
-  return raw;
+  return splitOutsideQuotes(blanksAroundEqualsRemoved(text.replace(/\s/g, ' ')), ' ').filter((word) => word !== '');
+}
+
+/** "a = b" as "a=b", in one pass: a regular expression of blanks around "=" retries from every blank of a long run without one, in quadratic time. */
+function blanksAroundEqualsRemoved(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] !== ' ') {
+      out += text[i++];
+      continue;
+    }
+    let j = i;
+    while (j < text.length && text[j] === ' ') j++;
+    if (text[j] !== '=' && !out.endsWith('=')) out += ' ';
+    i = j;
+  }
+  return out;
 }
 
 function unquote(text: string): string {

@@ -67,8 +67,14 @@ export function decodedWords(value: string): string {
   }
 }
 
+/** The field unfolded (RFC 5322 §2.2.3) and trimmed; trimmed by hand, as /[ \t]+$/ takes quadratic time on a long run of blanks inside the text. */
 function unfold(text: string): string {
-  return text.replace(/\r?\n(?=[ \t])/g, '').replace(/^[ \t]+|[ \t\r\n]+$/g, '');
+  const joined = text.replace(/\r?\n(?=[ \t])/g, '');
+  let start = 0;
+  let end = joined.length;
+  while (start < end && (joined[start] === ' ' || joined[start] === '\t')) start++;
+  while (end > start && ' \t\r\n'.includes(joined[end - 1]!)) end--;
+  return joined.slice(start, end);
 }
 
 /** The field's octets (one character each) read as UTF-8 when they are valid UTF-8, else as Latin-1. */

@@ -159,3 +159,11 @@ describe('Authentication-Results (RFC 8601 §2.2)', () => {
     );
   });
 });
+
+describe('Authentication-Results of hostile length', () => {
+  it('reads a long run of blanks without "=" in linear time', () => {
+    const started = process.hrtime.bigint();
+    expect(readAuthResults(`mx.example.org; spf=pass x${' '.repeat(16_000)}y`, 1)).toHaveLength(1);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(200);
+  });
+});

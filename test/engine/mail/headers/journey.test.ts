@@ -67,3 +67,14 @@ describe('the header block', () => {
     );
   });
 });
+
+describe('hostile lengths', () => {
+  it('reads a field of a long run of blanks, and a name of one, in linear time', () => {
+    const blanks = ' '.repeat(300_000);
+    const started = process.hrtime.bigint();
+    const block = readHeaderBlock(Buffer.from(`Subject: a${blanks}b\r\nX${blanks}Y: z\r\nReceived: from a${blanks}(b by c; Tue, 1 Jul 2025 10:00:00 +0000\r\n`), 'blanks');
+    journeyOf(block.fields.filter((field) => field.key === 'received').map((field) => field.value), null);
+    expect(block.fields[0]!.value).toBe(`a${blanks}b`);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(3000);
+  });
+});
