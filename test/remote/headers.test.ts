@@ -53,6 +53,13 @@ describe('headers', () => {
     expect(bad.stderr).toMatch(/does not start with a header field/);
   });
 
+  it('says a message over the server\'s body limit is refused, and exits 2', async () => {
+    const big = `${readFileSync(FILE, 'utf8').split('\r\n\r\n')[0]!}\r\n\r\n${'x'.repeat(80 * 1024)}\r\n`;
+    const remote = await runCli(['headers', '--server', url, '--api-key', key], { stdin: big });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/larger than 65536 bytes/);
+  });
+
   it('is analyzeHeaders in the library, from text or bytes', async () => {
     const client = createNetintel({ resolvers: [dns.address], timeoutMs: 2000 });
     try {
