@@ -80,7 +80,15 @@ export interface HeadersAuthentication {
   stated: StatedResult[];
 }
 
-/** The hop that handed the message to the receiving organisation: the newest with a public address, internal relays (same organisational domain) left out. */
+/**
+ * The hop that handed the message to the receiving organisation, whose
+ * address SPF is checked for: of the hops from a public address that are
+ * not an authenticated submission (`with ESMTPSA` and the other protocol
+ * names ending in A, RFC 3848, and their UTF8 forms, where SPF does not
+ * apply), the newest whose two hosts are of different organisational
+ * domains (internal relays left out); when every one is internal (mail
+ * between two users of one provider), the newest of them.
+ */
 export async function receivingHop(hops: readonly Hop[]): Promise<Hop | null> {
   const { getAlignment } = await import('mailauth/lib/tools.js');
   const sameOrganisation = (a: string | null, b: string | null) => {
@@ -91,13 +99,10 @@ export async function receivingHop(hops: readonly Hop[]): Promise<Hop | null> {
       return false;
     }
   };
-  for (const hop of [...hops].reverse()) {
-    if (hop.from_ip === null) continue;
-    if (specialPurposeOf(parseIpAddress(hop.from_ip)) !== null) continue;
-    if (sameOrganisation(hop.from_rdns ?? hop.from_helo, hop.by_host)) continue;
-    return hop;
-  }
-  return null;
+  const candidates = [...hops]
+    .reverse()
+    .filter((hop) => hop.from_ip !== null && specialPurposeOf(parseIpAddress(hop.from_ip)) === null && !/^(UTF8)?(E?SMTP|LMTP)S?A$/i.test(hop.protocol ?? ''));
+  return candidates.find((hop) => !sameOrganisation(hop.from_rdns ?? hop.from_helo, hop.by_host)) ?? candidates[0] ?? null;
 }
 
 /** The authentication verdicts of a message and their findings. */

@@ -10,6 +10,8 @@ import { createEngineContext, type EngineContext } from '../../../../src/engine/
 import { parseResolverAddress } from '../../../../src/engine/dns/resolver-address.js';
 import { analyzeHeaders } from '../../../../src/engine/mail/headers/analyze-headers.js';
 import { readAuthResults } from '../../../../src/engine/mail/headers/auth-results.js';
+import { receivingHop } from '../../../../src/engine/mail/headers/authentication.js';
+import type { Hop } from '../../../../src/engine/mail/headers/hops.js';
 import { startDnsServer, type DnsTestServer } from '../../../support/dns-server.js';
 import { dkimTxt, mailauthSign, rsaKey } from '../dkim-zone.js';
 
@@ -127,6 +129,29 @@ describe('the authentication of a message, recomputed', () => {
     );
     const report = await analyze(text);
     expect(report.authentication.spf).toMatchObject({ result: 'pass', hop: 1, ip: '8.8.8.8' });
+  });
+});
+
+describe('the hop SPF is checked for', () => {
+  const hop = (index: number, from: string, ip: string, by: string, protocol: string) =>
+    ({ hop: index, parsed: true, from_helo: from, from_rdns: from, from_ip: ip, by_host: by, protocol }) as unknown as Hop;
+
+  it('is the newest public hop between organisations, past internal relays with public addresses', async () => {
+    const hops = [
+      hop(1, 'laptop.example.net', '9.9.9.9', 'smtp.example.com', 'ESMTPSA'),
+      hop(2, 'out.example.com', '8.8.8.8', 'mx.protection.outlook.com', 'ESMTPS'),
+      hop(3, 'AM6PR04.prod.outlook.com', '2603:10a6:20b:ac::12', 'DB9PR04.prod.outlook.com', 'Microsoft SMTP Server'),
+    ];
+    expect((await receivingHop(hops))?.hop).toBe(2);
+  });
+
+  it('is the provider\'s own hop when the message never left it, never the authenticated submission', async () => {
+    const hops = [hop(1, 'laptop', '9.9.9.9', 'smtp.gmail.com', 'ESMTPSA'), hop(2, 'mail-sor-f41.google.com', '209.85.220.41', 'mx.google.com', 'SMTPS')];
+    expect((await receivingHop(hops))?.hop).toBe(2);
+  });
+
+  it('is none when every hop is private or an authenticated submission', async () => {
+    expect(await receivingHop([hop(1, 'laptop', '9.9.9.9', 'smtp.example.com', 'ESMTPSA'), hop(2, 'smtp.example.com', '10.0.0.1', 'mx.example.org', 'ESMTP')])).toBeNull();
   });
 });
 
