@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SIGNED_MESSAGE_FILE } from '../engine/mail/dkim-zone.js';
-import { HEADERS_SIGNED_FILE } from '../engine/mail/headers/headers-zone.js';
+import { HEADERS_ARC_FILE, HEADERS_SIGNED_FILE } from '../engine/mail/headers/headers-zone.js';
 import type { Peers } from './peers.js';
 
 export interface GoldenCase {
@@ -218,6 +218,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     ...everyFormat('headers/relayed', ['headers', HEADERS_MESSAGE_FILE, ...dns]),
     ...everyFormat('headers/signed', ['headers', HEADERS_SIGNED_FILE, ...dns]),
     { id: 'headers/tampered', argv: ['headers', '-', '--fail-on', 'error', ...dns], stdin: readFileSync(new URL(`../../${HEADERS_SIGNED_FILE}`, import.meta.url), 'utf8').replace('attached.', 'attached. New bank details below.') },
+    { id: 'headers/arc', argv: ['headers', HEADERS_ARC_FILE, ...dns] },
+    { id: 'headers/arc-broken', argv: ['headers', '-', '--fail-on', 'warning', '-f', 'json', '--fields', 'authentication,findings', ...dns], stdin: readFileSync(new URL(`../../${HEADERS_ARC_FILE}`, import.meta.url), 'utf8').replace('spf=pass smtp.mailfrom=headers.test; dkim=pass header.d=headers.test; dmarc=pass', 'spf=fail smtp.mailfrom=headers.test; dkim=pass header.d=headers.test; dmarc=pass') },
     { id: 'headers/pasted', argv: ['headers', ...dns], stdin: headerBlockOnly() },
     { id: 'headers/fail-on', argv: ['headers', HEADERS_MESSAGE_FILE, '--fail-on', 'warning', '-f', 'ndjson', ...dns] },
     { id: 'headers/not-a-message', argv: ['headers', '-', ...dns], stdin: 'hello, this is not a message\n' },

@@ -169,6 +169,12 @@ function hasBody(message: Buffer): boolean {
 }
 
 async function dmarcVerdict(ctx: EngineContext, dns: MailDns, fromDomain: string | null, spf: SpfVerdict, dkim: DkimVerdict): Promise<DmarcVerdict> {
+  // The result first, as in the other verdicts (JSON keeps the order members are written in).
+  const { result, ...rest } = await dmarcOf(ctx, dns, fromDomain, spf, dkim);
+  return { result, ...rest };
+}
+
+async function dmarcOf(ctx: EngineContext, dns: MailDns, fromDomain: string | null, spf: SpfVerdict, dkim: DkimVerdict): Promise<DmarcVerdict> {
   const base = { from_domain: fromDomain, policy: null, policy_domain: null, spf_aligned: null, dkim_aligned: null };
   if (fromDomain === null) return { ...base, result: 'not_checked', reason: 'the From field does not hold exactly one address' };
   let record;
