@@ -36,7 +36,7 @@ export interface ArcSeal {
 /** RSA keys shorter than this fail the chain, as DKIM keys do (RFC 8301 §3.2). */
 const MIN_KEY_BITS = 1024;
 
-/** Validates the message's ARC chain; `hasBody` false when only the header block was given. */
+/** Validates the message's ARC chain; `hasBody` false when only the header block was given (or an empty body). */
 export async function validateArc(ctx: EngineContext, dns: MailDns, message: Buffer, block: HeaderBlock, hasBody: boolean): Promise<ArcVerdict> {
   const seals = sealsOf(block);
   const arcFields = block.fields.filter((field) => field.key === 'arc-seal' || field.key === 'arc-message-signature' || field.key === 'arc-authentication-results');

@@ -120,6 +120,9 @@ describe('the authentication of a message, recomputed', () => {
     expect(report.authentication.dkim.result).toBe('not_checked');
     expect(report.authentication.dkim.signatures[0]).toMatchObject({ result: 'not_checked' });
     expect(report.authentication.dmarc.result).toBe('pass');
+    // A header block pasted with the empty line after it and nothing more is the same.
+    const withBlankLine = await analyze(`${text.slice(0, text.indexOf('\r\n\r\n'))}\r\n\r\n`);
+    expect(withBlankLine.authentication.dkim.result).toBe('not_checked');
   });
 
   it('checks SPF for the hop into the receiving organisation, past private and internal relays', async () => {
