@@ -11,6 +11,7 @@ import type { DnsQueryType } from '../engine/dns/dns-type.js';
 import type { DnsResult } from '../engine/dns/dns-result.js';
 import type { DnssecVerdict } from '../engine/dns/dnssec/validate.js';
 import type { IpInfoRecord } from '../engine/ip/ip-record.js';
+import type { HeadersReport } from '../engine/mail/headers/analyze-headers.js';
 import type { AsnResult } from '../engine/asn/lookup-asn.js';
 import type { SpfResult } from '../engine/mail/check-spf.js';
 import type { DkimResult } from '../engine/mail/check-dkim.js';
@@ -28,6 +29,13 @@ export type { DnsQueryType, DnsRecordType, OtherDnsType } from '../engine/dns/dn
 export type { DnssecAnswer, DnssecChainLink, DnssecStatus, DnssecVerdict } from '../engine/dns/dnssec/validate.js';
 export type { Finding, Severity } from '../engine/findings.js';
 export type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta, IpSecurity, ThreatLevel } from '../engine/ip/ip-record.js';
+export type { HeadersHop, HeadersMessage, HeadersReport } from '../engine/mail/headers/analyze-headers.js';
+export type { StatedResult } from '../engine/mail/headers/auth-results.js';
+export type { ArcSeal, ArcVerdict } from '../engine/mail/headers/arc-chain.js';
+export type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentication, SpfVerdict } from '../engine/mail/headers/authentication.js';
+export type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addresses.js';
+export type { Hop } from '../engine/mail/headers/hops.js';
+export type { ReceivedFields } from '../engine/mail/headers/received.js';
 export type { MarkCertificate } from '../engine/mail/bimi-certificate.js';
 export type { BimiTags } from '../engine/mail/bimi-record.js';
 export type { SvgFacts } from '../engine/mail/bimi-svg.js';
@@ -140,6 +148,26 @@ export interface CheckDkimOptions {
 export async function checkDkim(client: Netintel, domain: string, options: CheckDkimOptions = {}): Promise<DkimResult> {
   const { checkDkim: check } = await import('../engine/mail/check-dkim.js');
   return guarded(() => check(contextOf(client), domain, { ...options }));
+}
+
+/** What {@link analyzeHeaders} adds. */
+export interface AnalyzeHeadersOptions {
+  /** Check each public hop address against the DNS blocklists. */
+  blacklist?: boolean;
+}
+
+/**
+ * A message's journey read from its header block (a saved message, one
+ * mbox entry, or the header fields alone): the hops oldest first, their
+ * delays and clock skew, the total transit time, each public hop address
+ * described.
+ *
+ * @throws NetintelError `invalid_input` when the input is not a message or is over the reader's limits.
+ */
+export async function analyzeHeaders(client: Netintel, message: string | Uint8Array, options: AnalyzeHeadersOptions = {}): Promise<HeadersReport> {
+  const { analyzeHeaders: analyze } = await import('../engine/mail/headers/analyze-headers.js');
+  const bytes = typeof message === 'string' ? Buffer.from(message, 'utf8') : Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+  return guarded(() => analyze(contextOf(client), bytes, 'message', { blacklist: options.blacklist === true }));
 }
 
 /** What {@link checkBimi} looks at. */

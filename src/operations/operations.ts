@@ -25,6 +25,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'mx', load: async () => (await import('./mx.js')).MX },
   { name: 'spf', load: async () => (await import('./spf.js')).SPF },
   { name: 'dkim', load: async () => (await import('./dkim.js')).DKIM },
+  { name: 'headers', load: async () => (await import('./headers.js')).HEADERS },
   { name: 'bimi', load: async () => (await import('./bimi.js')).BIMI },
   { name: 'email', load: async () => (await import('./email.js')).EMAIL },
   { name: 'vpn', load: async () => (await import('./vpn.js')).VPN },

@@ -22,6 +22,7 @@ const PAGES: Record<string, string[][]> = {
   mx: [['mx']],
   spf: [['spf']],
   dkim: [['dkim']],
+  headers: [['headers']],
   bimi: [['bimi']],
   email: [['email']],
   smtp: [['smtp']],

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SIGNED_MESSAGE_FILE } from '../engine/mail/dkim-zone.js';
+import { HEADERS_ARC_FILE, HEADERS_SIGNED_FILE } from '../engine/mail/headers/headers-zone.js';
 import type { Peers } from './peers.js';
 
 export interface GoldenCase {
@@ -50,6 +51,15 @@ export function seededTargets(count: number, seed = 20261127): string {
     else lines.push(`not-an-address-${value % 1000}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The relayed fixture message of `netintel headers`. */
+const HEADERS_MESSAGE_FILE = 'test/engine/mail/fixtures/headers-relayed.eml';
+
+/** The header block of the relayed message alone, LF line ends, as pasted from a mail client. */
+function headerBlockOnly(): string {
+  const text = readFileSync(new URL(`../../${HEADERS_MESSAGE_FILE}`, import.meta.url), 'utf8');
+  return text.slice(0, text.indexOf('\r\n\r\n')).replaceAll('\r\n', '\n') + '\n';
 }
 
 /** The signed fixture message with its body changed after signing. */
@@ -203,6 +213,18 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dkim/bad-selector', argv: ['dkim', 'dkim.test', '--selector', 'no such', ...dns] },
     { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
     { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', `http://${closed}`] },
+
+    // headers: a relayed message (an unread field, a large delay, clock skew), a pasted header block, errors
+    ...everyFormat('headers/relayed', ['headers', HEADERS_MESSAGE_FILE, ...dns]),
+    ...everyFormat('headers/signed', ['headers', HEADERS_SIGNED_FILE, ...dns]),
+    { id: 'headers/tampered', argv: ['headers', '-', '--fail-on', 'error', ...dns], stdin: readFileSync(new URL(`../../${HEADERS_SIGNED_FILE}`, import.meta.url), 'utf8').replace('attached.', 'attached. New bank details below.') },
+    { id: 'headers/arc', argv: ['headers', HEADERS_ARC_FILE, ...dns] },
+    { id: 'headers/arc-broken', argv: ['headers', '-', '--fail-on', 'warning', '-f', 'json', '--fields', 'authentication,findings', ...dns], stdin: readFileSync(new URL(`../../${HEADERS_ARC_FILE}`, import.meta.url), 'utf8').replace('spf=pass smtp.mailfrom=headers.test; dkim=pass header.d=headers.test; dmarc=pass', 'spf=fail smtp.mailfrom=headers.test; dkim=pass header.d=headers.test; dmarc=pass') },
+    { id: 'headers/pasted', argv: ['headers', ...dns], stdin: headerBlockOnly() },
+    { id: 'headers/fail-on', argv: ['headers', HEADERS_MESSAGE_FILE, '--fail-on', 'warning', '-f', 'ndjson', ...dns] },
+    { id: 'headers/not-a-message', argv: ['headers', '-', ...dns], stdin: 'hello, this is not a message\n' },
+    { id: 'headers/missing', argv: ['headers', 'no-such-message.eml', ...dns] },
+    { id: 'headers/remote', argv: ['headers', HEADERS_MESSAGE_FILE, '--server', `http://${closed}`] },
 
     // bimi: DMARC prerequisites met and not, no record, a bad selector
     ...everyFormat('bimi/no-record', ['bimi', 'good.test', ...dns]),

@@ -21,6 +21,7 @@ import {
 import { EXAMPLE_ZONE } from '../engine/dns/example-zone.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
 import { FIXED_DKIM_ZONE } from '../engine/mail/dkim-zone.js';
+import { HEADERS_ZONE } from '../engine/mail/headers/headers-zone.js';
 import { listedName, zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 
 export interface Peers {
@@ -59,6 +60,7 @@ export async function startPeers(): Promise<Peers> {
     records: [
       ...MAIL_ZONE,
       ...FIXED_DKIM_ZONE,
+      ...HEADERS_ZONE,
       ...EXAMPLE_ZONE,
       { name: 'relay.example.test', type: 'A', data: '127.0.0.1' },
       // DANE (RFC 7672): the MX host's leaf key and its CA, signed (AD set below); a TLSA record for the relay, which has no STARTTLS.

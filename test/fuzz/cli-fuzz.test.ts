@@ -274,6 +274,40 @@ describe('CLI fuzzing, in-process', () => {
       })),
   );
 
+  fuzzCommand('headers', 120, () => {
+    // Header-shaped hostile lines: trace fields with hostile hosts and addresses, authentication fields, folding, 8-bit octets.
+    const line = fc.oneof(
+      fc.tuple(hostileDomain, hostileIp, hostileDomain).map(([from, ip, by]) => `Received: from ${from} (${from} [${ip}]) by ${by} with ESMTPS id X; Tue, 1 Jul 2025 10:00:00 +0000`),
+      fc.constantFrom(
+        'Authentication-Results: mx.fuzz.test; spf=pass smtp.mailfrom=fuzz.test; dkim=fail; dmarc=pass',
+        'DKIM-Signature: v=1; a=rsa-sha256; d=fuzz.test; s=x; b=; bh=;',
+        'ARC-Seal: i=1; a=rsa-sha256; cv=none; d=fuzz.test; s=x; b=AAAA',
+        'Return-Path: <bounce@fuzz.test>',
+        'From: a@fuzz.test',
+        'From: =?UTF-8?B?w6k=?= <a@fuzz.test>, b@fuzz.test',
+        'Date: Tue, 1 Jul 2025 09:59:00 +0000',
+        'Received: (qmail 1 invoked by uid 89); 1 Jul 2025 10:00:00 -0000',
+        'Received: from x by y; not a date',
+        '\tfolded (comment',
+        '',
+        'From sender Tue Jul  1 10:00:00 2025',
+      ),
+      hostileDomain.map((text) => `Subject: ${text}`),
+    );
+    return fc
+      .record({
+        lines: fc.array(line, { maxLength: 14 }),
+        end: fc.constantFrom('\n', '\r\n'),
+        blacklist: fc.boolean(),
+        file: maybe(fc.constantFrom('-', '/nonexistent/saved.eml', '/dev/null', 'DIRECTORY')),
+        flags: hostileGlobalFlags,
+      })
+      .map(({ lines, end, blacklist, file, flags }) => ({
+        argv: ['headers', ...safety(), ...(blacklist ? ['--blacklist'] : []), ...flags, ...(file === undefined ? [] : [file === 'DIRECTORY' ? scratch.path : file])],
+        stdin: Buffer.from(lines.join(end), 'latin1'),
+      }));
+  });
+
   fuzzCommand('bimi', 120, () =>
     fc
       .record({

@@ -75,6 +75,7 @@ export function scratchFor(peers: ReadmePeers): Scratch {
   const dir = join(scratch.path, 'work');
   mkdirSync(join(dir, 'examples'), { recursive: true });
   copyFileSync(join(REPO_ROOT, 'examples', 'access.log'), join(dir, 'examples', 'access.log'));
+  copyFileSync(join(REPO_ROOT, 'examples', 'late-message.eml'), join(dir, 'examples', 'late-message.eml'));
   const env = {
     PATH: `${peers.bin}:${process.env.PATH ?? ''}`,
     HOME: home,

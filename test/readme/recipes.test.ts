@@ -117,6 +117,7 @@ describe('README recipes', () => {
       'Is this IP listed?',
       'Enrich a log file',
       'Summarize a log',
+      'Why did this message arrive late?',
       'A cron job that writes CSV and fails on problems',
       'Get a single value for a script',
       'Run the API and use a key',
@@ -174,6 +175,16 @@ describe('README recipes', () => {
     expect(lines).toHaveLength(3);
     expect(lines[0]).toContain('findings.max_severity');
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['example.com', 'example.org']);
+  });
+
+  it('why did this message arrive late: the hop that held it, in the view and as CSV rows', async () => {
+    const { results, dir } = await runRecipe(recipe('Why did this message arrive late?'));
+    for (const result of results) expectClean(result);
+    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    expect(results[0]!.stdout).toContain('+7 min 37 s');
+    expect(results[0]!.stdout).toContain('headers_delay_large');
+    const rows = readFileSync(join(dir, 'hops.csv'), 'utf8').trim().split('\n');
+    expect(rows).toHaveLength(6);
   });
 
   it('a single value: bare values, tab-separated', async () => {

@@ -7,6 +7,9 @@
  *
  *   submit -> Postfix mx1.origin.test -> forwarder fwd.lists.test -> Postfix mx2.dest.test -> sink
  *
+ * The sink delivers as a final receiver does, writing the envelope sender
+ * as Return-Path at the top.
+ *
  * Both Postfix instances offer STARTTLS and write the TLS details into their
  * Received lines (smtpd_tls_received_header). The forwarder is what a
  * mailing list or a forwarding service is to ARC (RFC 8617 §1): it
@@ -125,7 +128,10 @@ export async function startMailRelayChain(options: MailRelayOptions): Promise<Ma
   const delivered: Buffer[] = [];
   const stops: Array<() => Promise<void>> = [];
   try {
-    const sink = await startSmtpReceiver('sink.dest.test', certificate('sink.dest.test'), (raw) => {
+    const sink = await startSmtpReceiver('sink.dest.test', certificate('sink.dest.test'), (received, session) => {
+      // The final delivery writes the envelope sender as Return-Path (RFC 5321 §4.4).
+      const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
+      const raw = Buffer.concat([Buffer.from(`Return-Path: <${from}>\r\n`), received]);
       const waiter = waiting.shift();
       if (waiter) waiter(raw);
       else delivered.push(raw);

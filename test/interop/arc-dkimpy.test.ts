@@ -1,0 +1,131 @@
+/**
+ * Differential test of ARC chain validation (RFC 8617 §5.2) against dkimpy
+ * (Debian python3-dkim), the reference: mailauth's sealer seals messages
+ * once or twice (dkimpy's arc_sign() needs the authres package, which
+ * Debian does not install with it), the chains are then broken in the ways a relay breaks them
+ * (a changed body, a changed ARC-Authentication-Results, a seal's cv=
+ * rewritten, a set removed), and netintel (keys served by a DNS server on
+ * 127.0.0.1) and dkimpy's arc_verify() (keys served by its dnsfunc)
+ * validate every chain. Their verdicts must be the same. One Python process
+ * verifies them all (test/interop/arc-dkimpy.py).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { sealMessage } from 'mailauth/lib/arc/index.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngineContext, type EngineContext } from '../../src/engine/context.js';
+import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
+import { analyzeHeaders } from '../../src/engine/mail/headers/analyze-headers.js';
+import { REPO_ROOT } from '../support/cli.js';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { dkimTxt, rsaKey } from '../engine/mail/dkim-zone.js';
+
+const HELPER = join(REPO_ROOT, 'test', 'interop', 'arc-dkimpy.py');
+const NOW = Date.UTC(2025, 6, 1, 10, 0, 0) / 1000;
+
+function findDkimpy(): string | null {
+  for (const candidate of ['/usr/bin/python3', 'python3', '/usr/local/bin/python3']) {
+    if (spawnSync(candidate, ['-c', 'import dkim; dkim.arc_verify'], { stdio: 'ignore' }).status === 0) return candidate;
+  }
+  return null;
+}
+
+const PYTHON = findDkimpy();
+if (!PYTHON) console.warn('SKIPPING test/interop/arc-dkimpy.test.ts: no python3 can import dkim (Debian package python3-dkim)');
+
+function dkimpy<T>(request: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON!, [HELPER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(Buffer.concat(out).toString()) as T) : reject(new Error(`arc helper exited ${code}: ${Buffer.concat(err).toString()}`))));
+    child.stdin.end(JSON.stringify({ now: NOW, ...(request as object) }));
+  });
+}
+
+const key = rsaKey(2048);
+const ZONE: Record<string, string> = {
+  'arc1._domainkey.sealer1.test': `v=DKIM1; k=rsa; p=${key.p}`,
+  'arc2._domainkey.sealer2.test': `v=DKIM1; k=rsa; p=${key.p}`,
+};
+
+const BASE = [
+  'Authentication-Results: sealer1.test; spf=pass smtp.mailfrom=example.org; dkim=none',
+  'From: Alice <alice@example.org>',
+  'To: list@sealer1.test',
+  'Subject: through a list',
+  'Date: Tue, 1 Jul 2025 10:00:00 +0000',
+  'Message-ID: <arc-1@example.org>',
+  '',
+  'The figures are attached.',
+  '',
+].join('\r\n');
+
+const b64 = (text: string) => Buffer.from(text, 'latin1').toString('base64');
+const text = (encoded: string) => Buffer.from(encoded, 'base64').toString('latin1');
+
+/** Each message sealed by `domain` with one more ARC set, its Authentication-Results of `domain` as the set's ARC-Authentication-Results. */
+async function seal(messages: string[], domain: string, selector: string): Promise<string[]> {
+  return Promise.all(
+    messages.map(async (message) => {
+      const results = /^Authentication-Results: ([^\r]*)/m.exec(message)?.[1] ?? `${domain}; none`;
+      const instances = (message.match(/^ARC-Seal:/gm) ?? []).length;
+      const headers = await sealMessage(Buffer.from(message, 'latin1'), { signingDomain: domain, selector, privateKey: key.pem, signTime: new Date(NOW * 1000), ...({ authResults: results, cv: instances === 0 ? 'none' : 'pass' } as object) });
+      return headers.toString('latin1') + message;
+    }),
+  );
+}
+
+describe.skipIf(PYTHON === null)('ARC chains, netintel against dkimpy', () => {
+  let dns: DnsTestServer;
+  let ctx: EngineContext;
+  const cases: Array<{ name: string; message: string }> = [];
+
+  beforeAll(async () => {
+    dns = await startDnsServer({
+      records: Object.entries(ZONE).map(([name, value]) => dkimTxt(name, value)),
+      behaviours: { 'arc9._domainkey.broken.test': 'servfail' },
+    });
+    ctx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 });
+    const [once] = await seal([BASE], 'sealer1.test', 'arc1');
+    const [twice] = await seal([`Authentication-Results: sealer2.test; arc=pass; spf=none\r\n${once!}`], 'sealer2.test', 'arc2');
+    cases.push(
+      { name: 'no ARC set', message: BASE },
+      { name: 'one set', message: once! },
+      { name: 'two sets', message: twice! },
+      { name: 'one set, the body changed', message: once!.replace('attached.', 'attached. New bank details below.') },
+      { name: 'two sets, the body changed', message: twice!.replace('attached.', 'attached!') },
+      { name: 'two sets, the first ARC-Authentication-Results changed', message: twice!.replace(/(ARC-Authentication-Results: i=1; [^\r]*?)spf=pass/, '$1spf=fail') },
+      { name: 'one set, cv=none rewritten to cv=pass', message: once!.replace(/cv=none/, 'cv=pass') },
+      { name: 'two sets, the first ARC-Seal removed', message: twice!.replace(/ARC-Seal: i=1;[\s\S]*?\r\n(?=[^ \t])/, '') },
+      { name: 'two sets, the second seal signed by an unpublished key', message: twice!.replaceAll('s=arc2', 's=arc3') },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await ctx?.close();
+    await dns?.close();
+  });
+
+  it('gives the verdict dkimpy gives, for every chain', async () => {
+    const reference = await dkimpy<{ verified: Array<{ cv: string; detail: string }> }>({ zone: ZONE, verify: cases.map((item) => b64(item.message)) });
+    const ours = await Promise.all(cases.map(async (item) => (await analyzeHeaders(ctx, Buffer.from(item.message, 'latin1'), item.name)).authentication.arc));
+    const rows = cases.map((item, index) => ({ name: item.name, netintel: ours[index]!.result, dkimpy: reference.verified[index]!.cv }));
+    for (const row of rows) expect(row.netintel, `${row.name}: dkimpy ${row.dkimpy} (${reference.verified[rows.indexOf(row)]!.detail}), netintel ${row.netintel} (${ours[rows.indexOf(row)]!.reason})`).toBe(row.dkimpy);
+    // The corpus holds passing and failing chains, so agreement is not agreement on one verdict.
+    expect(new Set(rows.map((row) => row.netintel))).toEqual(new Set(['none', 'pass', 'fail']));
+    expect(ours[2]!.seals.map((each) => [each.instance, each.domain, each.cv])).toEqual([
+      [1, 'sealer1.test', 'none'],
+      [2, 'sealer2.test', 'pass'],
+    ]);
+  });
+
+  it('says temperror, not fail, when a sealer\'s key cannot be fetched (dkimpy, without DNS trouble, cannot say it)', async () => {
+    const [sealed] = await seal([BASE.replace('sealer1.test;', 'broken.test;')], 'broken.test', 'arc9');
+    const report = await analyzeHeaders(ctx, Buffer.from(sealed!, 'latin1'), 'broken');
+    expect(report.authentication.arc).toMatchObject({ result: 'temperror', instances: 1 });
+    expect(report.findings.map((item) => item.id)).toContain('headers_arc_temperror');
+  });
+});
