@@ -19,6 +19,8 @@ export interface RecordFromSchema {
   mainValue?: readonly string[];
   /** Text views only: a column shown differently from its value (see RecordSchema.presentColumn). */
   presentColumn?: (record: unknown, column: string) => unknown;
+  /** The data licence's credit shown under human views (RecordSchema.credit). */
+  credit?: string;
   view?: () => Promise<HumanView>;
 }
 
@@ -39,6 +41,7 @@ export function recordFromSchema(record: RecordFromSchema): RecordDeclaration {
     tableColumns: record.tableColumns ?? columns,
     ...(record.mainValue ? { mainValue: record.mainValue } : {}),
     ...(record.presentColumn ? { presentColumn: record.presentColumn } : {}),
+    ...(record.credit ? { credit: record.credit } : {}),
   };
   const json = { name: record.name, load: async () => ({ schema: record.schema }) };
   return { columns: columnSchema, json, ...(record.view ? { view: record.view } : {}) };

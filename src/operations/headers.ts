@@ -99,6 +99,8 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
     identity: ['source'],
     tableColumns: ['source', 'message.subject', 'hops', 'total_transit_seconds', 'findings'],
     mainValue: ['total_transit_seconds'],
+    // Public hops are described by the IP engine's data.
+    credit: 'Hop locations: DB-IP (https://db-ip.com), CC BY 4.0; ASN data: RouteViews, NRO and DB-IP',
     view: async () => (await import('../output/human/headers-view.js')).HEADERS_VIEW,
   }),
   api: {
