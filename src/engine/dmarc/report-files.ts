@@ -1,0 +1,57 @@
+import type { EngineContext } from '../context.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
+import type { Outcome } from '../outcome.js';
+import { parseAggregateReport, type DmarcAggregateReport } from './aggregate-report.js';
+import { REPORT_LIMITS, reportDocuments, type ReportLimits } from './report-containers.js';
+import { loadAlignment, reportRow, type Alignment, type DmarcReportRow } from './report-rows.js';
+import { createSourceEnrichment } from './source-enrichment.js';
+
+/** What reports are kept, and how sources are enriched. */
+export interface DmarcReportOptions {
+  /** Reports whose interval ends before this time are left out. */
+  since?: Date;
+  /** Only reports about this domain's policy. */
+  domain?: string;
+  /** Look the PTR name of each source up (default true). */
+  reverseDns?: boolean;
+  limits?: ReportLimits;
+}
+
+/** The rows of one file of reports, or the file's failure. */
+export type FileRows = (file: string, bytes: Buffer) => Promise<Array<Outcome<DmarcReportRow>>>;
+
+/**
+ * The reader of report files for one run: each file's reports parsed and
+ * filtered, each record a row with its source enriched (once per distinct
+ * source). A file that cannot be read is one failed outcome naming it.
+ * Reports seen twice are dropped by the tally (report-tally.ts), which every
+ * caller runs the rows through, remote ones included.
+ */
+export function createReportReader(ctx: EngineContext, options: DmarcReportOptions = {}): FileRows {
+  const enrichment = createSourceEnrichment(ctx, { reverseDns: options.reverseDns !== false });
+  let alignment: Promise<Alignment> | undefined;
+  return async (file, bytes) => {
+    try {
+      alignment ??= loadAlignment();
+      const aligned = await alignment;
+      const documents = await reportDocuments(bytes, file, options.limits ?? REPORT_LIMITS);
+      const reports = documents.map((document) => ({ name: document.name, report: parseAggregateReport(document.xml, document.name) }));
+      const rows: Array<Outcome<DmarcReportRow>> = [];
+      for (const { name, report } of reports) {
+        if (!kept(report, options)) continue;
+        for (const entry of report.records) rows.push({ ok: true, query: file, value: reportRow(report, entry, name, await enrichment(entry.source_ip), aligned) });
+      }
+      return rows;
+    } catch (error) {
+      const failure = toNetintelError(error);
+      return [{ ok: false, query: file, error: failure.code === 'internal' ? new NetintelError('invalid_input', `${file}: ${failure.message}`) : failure }];
+    }
+  };
+}
+
+function kept(report: DmarcAggregateReport, options: DmarcReportOptions): boolean {
+  if (options.domain !== undefined && report.policy.domain !== options.domain.toLowerCase().replace(/\.$/, '')) return false;
+  if (options.since !== undefined && new Date(report.end).getTime() < options.since.getTime()) return false;
+  return true;
+}
+
