@@ -24,6 +24,7 @@ const PAGES: Record<string, string[][]> = {
   dkim: [['dkim']],
   bimi: [['bimi']],
   email: [['email']],
+  'dmarc-report': [['dmarc-report']],
   smtp: [['smtp']],
   blacklist: [['blacklist']],
   data: [['data'], ['data', 'update'], ['data', 'status']],

@@ -10,7 +10,7 @@
  * is refused and said on stderr ("loopback-only: blocked").
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,6 +75,7 @@ export function scratchFor(peers: ReadmePeers): Scratch {
   const dir = join(scratch.path, 'work');
   mkdirSync(join(dir, 'examples'), { recursive: true });
   copyFileSync(join(REPO_ROOT, 'examples', 'access.log'), join(dir, 'examples', 'access.log'));
+  cpSync(join(REPO_ROOT, 'examples', 'dmarc'), join(dir, 'examples', 'dmarc'), { recursive: true });
   const env = {
     PATH: `${peers.bin}:${process.env.PATH ?? ''}`,
     HOME: home,

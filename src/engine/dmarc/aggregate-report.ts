@@ -75,7 +75,7 @@ export function parseAggregateReport(xml: Buffer | string, name: string): DmarcA
   const text = typeof xml === 'string' ? xml : xml.toString('utf8');
   refuseDeclarations(text, name);
   const valid = XMLValidator.validate(text);
-  if (valid !== true) throw invalid(name, `malformed XML (${valid.err.msg.replace(/\.$/, '')}, line ${valid.err.line})`);
+  if (valid !== true) throw invalid(name, `malformed XML (${validatorMessage(valid.err.msg)}, line ${valid.err.line})`);
   const document = parser.parse(text) as { feedback?: unknown };
   const feedback = objectAt(document.feedback);
   if (feedback === null) throw invalid(name, 'the XML is not an aggregate report (no <feedback> element)');
@@ -143,6 +143,11 @@ function reportEntry(value: unknown, where: string): DmarcReportEntry {
       return { domain: (textAt(fields?.domain) ?? '').toLowerCase(), scope: textAt(fields?.scope), result: textAt(fields?.result) ?? 'none' };
     }),
   };
+}
+
+/** The validator names the elements left open by their path when a document ends early. */
+function validatorMessage(message: string): string {
+  return message.startsWith("Invalid '[") ? 'it ends before its elements close: truncated' : message.replace(/\.$/, '');
 }
 
 function invalid(name: string, why: string): NetintelError {

@@ -191,14 +191,14 @@ function findingsOf(failing: readonly DmarcSourceSummary[], errors: DmarcReportS
   const partly = failing.filter((source) => source.failing_messages < source.messages);
   if (unauthorised.length > 0) {
     findings.push(
-      finding('dmarc_failing_source', 'warning', `${unauthorised.length} source${unauthorised.length === 1 ? '' : 's'} send as the domain and fail DMARC on every message: unauthorised, or a service whose SPF or DKIM is not aligned yet`, 'RFC 7489 §7.2', {
+      finding('dmarc_failing_source', 'warning', `${unauthorised.length === 1 ? '1 source sends as the domain and fails' : `${unauthorised.length} sources send as the domain and fail`} DMARC on every message: unauthorised, or a service whose SPF or DKIM is not aligned yet`, 'RFC 7489 §7.2', {
         sources: unauthorised.slice(0, 10).map((source) => source.source_ip),
       }),
     );
   }
   if (partly.length > 0) {
     findings.push(
-      finding('dmarc_partly_failing_source', 'warning', `${partly.length} source${partly.length === 1 ? '' : 's'} fail DMARC on some of their messages: often forwarding or a mailing list`, 'RFC 7489 §7.2', {
+      finding('dmarc_partly_failing_source', 'warning', `${partly.length === 1 ? '1 source fails DMARC on some of its messages' : `${partly.length} sources fail DMARC on some of their messages`}: often forwarding or a mailing list`, 'RFC 7489 §7.2', {
         sources: partly.slice(0, 10).map((source) => source.source_ip),
       }),
     );
