@@ -45,12 +45,6 @@ export interface DmarcReportEntry {
 /** The largest report XML parsed, in bytes: a report of 100,000 records is under 60 MB. */
 export const MAX_REPORT_XML_BYTES = 64 * 1024 * 1024;
 
-const LISTS = new Set([
-  'feedback.record',
-  'feedback.record.row.policy_evaluated.reason',
-  'feedback.record.auth_results.dkim',
-  'feedback.record.auth_results.spf',
-]);
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -60,8 +54,9 @@ const parser = new XMLParser({
   removeNSPrefix: true,
   parseTagValue: false,
   parseAttributeValue: false,
+  // No callback reads a path: without jPath the parser does not build one per value (a third of its time).
+  jPath: false,
   trimValues: true,
-  isArray: (_name, path) => LISTS.has(String(path)),
 });
 
 /**

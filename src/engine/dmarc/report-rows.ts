@@ -37,9 +37,25 @@ export interface DmarcReportRow {
 /** The organisational-domain alignment of two domains; strict: the same domain (RFC 7489 §3.1). */
 export type Alignment = (fromDomain: string, domain: string, strict: boolean) => boolean;
 
+/** The most domain pairs whose alignment is remembered; past it the memory starts over. */
+const ALIGNMENTS_KEPT = 10_000;
+
+/** Alignment by mailauth's getAlignment (the public suffix list), each pair of domains worked out once. */
 export async function loadAlignment(): Promise<Alignment> {
   const { getAlignment } = await import('mailauth/lib/tools.js');
-  return (fromDomain, domain, strict) => fromDomain !== '' && domain !== '' && getAlignment(fromDomain, [domain], strict) !== false;
+  const known = new Map<string, boolean>();
+  return (fromDomain, domain, strict) => {
+    if (fromDomain === '' || domain === '') return false;
+    if (fromDomain === domain) return true;
+    const key = `${strict ? 's' : 'r'} ${fromDomain} ${domain}`;
+    let aligned = known.get(key);
+    if (aligned === undefined) {
+      aligned = getAlignment(fromDomain, [domain], strict) !== false;
+      if (known.size >= ALIGNMENTS_KEPT) known.clear();
+      known.set(key, aligned);
+    }
+    return aligned;
+  };
 }
 
 export function reportRow(report: DmarcAggregateReport, entry: DmarcReportEntry, file: string, source: DmarcSource, aligned: Alignment): DmarcReportRow {
