@@ -60,7 +60,7 @@ function reportXml(random, index) {
   const count = 1 + Math.floor(random() * 40);
   for (let i = 0; i < count; i++) {
     const source = Math.floor(random() * 2000);
-    const ip = `${100 + (source % 100)}.${(source * 7) % 250}.${(source * 13) % 250}.${1 + (source % 200)}`;
+    const ip = `${100 + (source >> 8)}.${source & 255}.${(source * 7) & 255}.${1 + (source % 250)}`;
     const fails = source % 10 === 0;
     const result = fails ? 'fail' : 'pass';
     records.push(

@@ -49,6 +49,7 @@ const mutation = fc.oneof(
   fc.record({ kind: fc.constant('magic' as const), head: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
   fc.record({ kind: fc.constant('entities' as const) }),
   fc.record({ kind: fc.constant('attribute' as const), size: fc.integer({ min: 1000, max: 200_000 }) }),
+  fc.record({ kind: fc.constant('bomb' as const), size: fc.integer({ min: 300 * 1024, max: 2 * 1024 * 1024 }) }),
   fc.record({ kind: fc.constant('none' as const) }),
 );
 
@@ -58,7 +59,9 @@ function mutateXml(xml: string, change: { kind: string; size?: number }): string
   return xml;
 }
 
-function mutateBytes(bytes: Buffer, change: { kind: string; at?: number; byte?: number; head?: Uint8Array }): Buffer {
+function mutateBytes(bytes: Buffer, change: { kind: string; at?: number; byte?: number; head?: Uint8Array; size?: number }, container: string): Buffer {
+  // A decompression bomb in the file's own container: zeros past the cap on inflated bytes after a report's start.
+  if (change.kind === 'bomb') return containers[container === 'xml' ? 'gzip' : container]!(`<feedback>${'\0'.repeat(change.size!)}`);
   if (change.kind === 'truncate') return bytes.subarray(0, Math.floor(bytes.length * change.at!));
   if (change.kind === 'flip') {
     const copy = Buffer.from(bytes);
@@ -74,7 +77,7 @@ describe('the DMARC report reader on hostile files', () => {
     await fc.assert(
       fc.asyncProperty(generatedReport, fc.constantFrom(...Object.keys(containers)), mutation, async (report, container, change) => {
         const read = createReportReader(ctx, { reverseDns: false, limits });
-        const bytes = mutateBytes(containers[container]!(mutateXml(reportXml(report), change)), change as { kind: string });
+        const bytes = mutateBytes(containers[container]!(mutateXml(reportXml(report), change)), change as { kind: string }, container);
         const outcomes = await read('hostile.file', bytes);
         for (const outcome of outcomes) {
           expect(outcome.query).toBe('hostile.file');
@@ -84,7 +87,7 @@ describe('the DMARC report reader on hostile files', () => {
             expect(outcome.error.message).toMatch(/^hostile\.file/);
           }
         }
-        if (change.kind === 'entities') expect(outcomes).toEqual([expect.objectContaining({ ok: false })]);
+        if (change.kind === 'entities' || change.kind === 'bomb') expect(outcomes).toEqual([expect.objectContaining({ ok: false })]);
         const next = await read('good.xml', Buffer.from(reportXml({ ...report, id: `${report.id}-next` })));
         expect(next.every((outcome) => outcome.ok)).toBe(true);
         expect(next).toHaveLength(report.records.length);

@@ -4,7 +4,7 @@ import type { Outcome } from '../outcome.js';
 import { parseAggregateReport, type DmarcAggregateReport } from './aggregate-report.js';
 import { REPORT_LIMITS, reportDocuments, type ReportLimits } from './report-containers.js';
 import { loadAlignment, reportRow, type Alignment, type DmarcReportRow } from './report-rows.js';
-import { createSourceEnrichment } from './source-enrichment.js';
+import { createSourceEnrichment, type DmarcSource } from './source-enrichment.js';
 
 /** What reports are kept, and how sources are enriched. */
 export interface DmarcReportOptions {
@@ -36,17 +36,29 @@ export function createReportReader(ctx: EngineContext, options: DmarcReportOptio
       const aligned = await alignment;
       const documents = await reportDocuments(bytes, file, options.limits ?? REPORT_LIMITS);
       const reports = documents.map((document) => ({ name: document.name, report: parseAggregateReport(document.xml, document.name) }));
-      const rows: Array<Outcome<DmarcReportRow>> = [];
-      for (const { name, report } of reports) {
-        if (!kept(report, options)) continue;
-        for (const entry of report.records) rows.push({ ok: true, query: file, value: reportRow(report, entry, name, await enrichment(entry.source_ip), aligned) });
-      }
-      return rows;
+      const wanted = reports.filter(({ report }) => kept(report, options));
+      const sources = await enrichedSources(wanted.flatMap(({ report }) => report.records.map((entry) => entry.source_ip)), enrichment);
+      return wanted.flatMap(({ name, report }) => report.records.map((entry) => ({ ok: true as const, query: file, value: reportRow(report, entry, name, sources.get(entry.source_ip)!, aligned) })));
     } catch (error) {
       const failure = toNetintelError(error);
       return [{ ok: false, query: file, error: failure.code === 'internal' ? new NetintelError('invalid_input', `${file}: ${failure.message}`) : failure }];
     }
   };
+}
+
+/** PTR lookups of one file in flight at once. */
+const LOOKUPS_IN_FLIGHT = 32;
+
+/** The enrichment of a file's distinct sources, a few at a time (the PTR lookups wait on DNS). */
+async function enrichedSources(addresses: readonly string[], enrichment: (address: string) => Promise<DmarcSource>): Promise<Map<string, DmarcSource>> {
+  const distinct = [...new Set(addresses)];
+  const sources = new Map<string, DmarcSource>();
+  for (let start = 0; start < distinct.length; start += LOOKUPS_IN_FLIGHT) {
+    const batch = distinct.slice(start, start + LOOKUPS_IN_FLIGHT);
+    const enriched = await Promise.all(batch.map(enrichment));
+    batch.forEach((address, index) => sources.set(address, enriched[index]!));
+  }
+  return sources;
 }
 
 function kept(report: DmarcAggregateReport, options: DmarcReportOptions): boolean {
