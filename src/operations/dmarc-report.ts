@@ -174,8 +174,8 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
         const { dmarcAnswer } = await import('./dmarc-report-answer.js');
         const body = request.body as DmarcReportBody;
         return dmarcAnswer(api.ctx, body.files, {
-          ...(body.since === undefined ? {} : { since: sinceDate(body.since) }),
-          ...(body.domain === undefined ? {} : { domain: domainFlag(body.domain) }),
+          ...(body.since === undefined ? {} : { since: sinceDate(body.since, 'since') }),
+          ...(body.domain === undefined ? {} : { domain: domainFlag(body.domain, 'domain') }),
           reverseDns: body.reverse_dns !== false,
         });
       },
@@ -227,14 +227,14 @@ export function fileLabel(file: string): string {
   return file === '-' ? 'stdin' : file;
 }
 
-function sinceDate(text: string): Date {
+function sinceDate(text: string, name = '--since'): Date {
   const date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? new Date(text.length === 10 ? `${text}T00:00:00Z` : text) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new NetintelError('usage', `--since takes a date, YYYY-MM-DD or ISO 8601 (not ${JSON.stringify(text)})`);
+  if (Number.isNaN(date.getTime())) throw new NetintelError('usage', `${name} takes a date, YYYY-MM-DD or ISO 8601 (not ${JSON.stringify(text)})`);
   return date;
 }
 
-function domainFlag(text: string): string {
+function domainFlag(text: string, name = '--domain'): string {
   const domain = text.trim().toLowerCase().replace(/\.$/, '');
-  if (!/^[a-z0-9_]([a-z0-9_-]{0,62}\.)*[a-z0-9-]{1,63}$/.test(domain)) throw new NetintelError('usage', `--domain takes a domain name (not ${JSON.stringify(text)})`);
+  if (!/^[a-z0-9_]([a-z0-9_-]{0,62}\.)*[a-z0-9-]{1,63}$/.test(domain)) throw new NetintelError('usage', `${name} takes a domain name (not ${JSON.stringify(text)})`);
   return domain;
 }

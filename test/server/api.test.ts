@@ -16,6 +16,7 @@ const DOCUMENTED_PATHS = [
   ['GET', '/api/vpn-check'],
   ['GET', '/api/blacklist-check'],
   ['POST', '/api/bulk'],
+  ['POST', '/api/dmarc-reports'],
 ] as const;
 
 function json(response: LightMyRequestResponse): any {
