@@ -4,7 +4,7 @@ import type { DmarcReportOptions } from '../engine/dmarc/report-files.js';
 import type { DmarcReportRow } from '../engine/dmarc/report-rows.js';
 import type { DmarcReportSummary } from '../engine/dmarc/report-tally.js';
 import type { Outcome } from '../engine/outcome.js';
-import { ERROR_CODES, NetintelError } from '../errors.js';
+import { ERROR_CODES, NetintelError, toNetintelError } from '../errors.js';
 import { fileErrorReason } from '../file-error.js';
 import { recordFromSchema } from './declare-record.js';
 import { DMARC_PARTS, DMARC_ROW, DMARC_SUMMARY } from './dmarc-report-schema.js';
@@ -27,6 +27,8 @@ interface DmarcReportBody {
 
 /** The files of one request at most. */
 const MAX_FILES_PER_REQUEST = 100;
+/** The sources of one request whose PTR name the server looks up: a request is charged by its files, not its sources. */
+const MAX_REVERSE_LOOKUPS_PER_REQUEST = 500;
 
 /** The summary of the reports: what the table view shows. */
 const SUMMARY_RECORD: RecordDeclaration = recordFromSchema({
@@ -143,7 +145,8 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
       summary: 'DMARC aggregate reports summarized: who sends as the domain, and what fails',
       description:
         `Takes at most ${MAX_FILES_PER_REQUEST} report files, each base64 in \`content_base64\` (XML, gzip, zip, or a message or mbox with reports attached; the kind is told by the first bytes), ` +
-        'within the server\'s body limit. Answers the summary of `netintel dmarc-report` and each report record as a row (`results`, in order), a file that cannot be read as an error item naming it. ' +
+        `within the server's body limit; the PTR names of the first ${MAX_REVERSE_LOOKUPS_PER_REQUEST} distinct sources are looked up, the others are \`skipped\`. ` +
+        'Answers the summary of `netintel dmarc-report` and each report record as a row (`results`, in order), a file that cannot be read as an error item naming it. ' +
         'Each file counts against the limits.',
       body: {
         type: 'object',
@@ -177,6 +180,7 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
           ...(body.since === undefined ? {} : { since: sinceDate(body.since, 'since') }),
           ...(body.domain === undefined ? {} : { domain: domainFlag(body.domain, 'domain') }),
           reverseDns: body.reverse_dns !== false,
+          maxReverseLookups: MAX_REVERSE_LOOKUPS_PER_REQUEST,
         });
       },
     }),
@@ -211,7 +215,14 @@ async function remoteRows(remote: RemoteCall, file: string, settings: DmarcRepor
     ...(domain === undefined ? {} : { domain }),
     reverse_dns: reverseDns !== false,
   };
-  const response = await remote.post('/api/dmarc-reports', body, remote.answerOf('POST', '/api/dmarc-reports', 'dmarc report answer'));
+  let response;
+  try {
+    response = await remote.post('/api/dmarc-reports', body, remote.answerOf('POST', '/api/dmarc-reports', 'dmarc report answer'));
+  } catch (error) {
+    // A refusal of the request (a file over the server's body limit) is this file's failure: it names the file.
+    const failure = toNetintelError(error);
+    throw new NetintelError(failure.code, `${fileLabel(file)}: ${failure.message}`, { details: failure.details, cause: error });
+  }
   const { results } = response.body as { results: Array<{ query: string; record?: DmarcReportRow; error?: { code: string; message: string; details?: Record<string, unknown> } }> };
   return results.map((item): Outcome<DmarcReportRow> => (item.record !== undefined ? { ok: true, query: item.query, value: item.record } : { ok: false, query: item.query, error: remote.itemError(item.error!) }));
 }

@@ -3,7 +3,9 @@
  * /api/dmarc-reports (under the OpenAPI contract), in remote mode and from
  * the library, with PTR names from a DNS server on 127.0.0.1.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { createNetintel, summarizeDmarcReports } from '../../src/lib/index.js';
@@ -65,6 +67,22 @@ describe('dmarc-report', () => {
       same(a, b);
     });
   }
+
+  it('names a file too large for the server\'s body limit in remote mode, and reads the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netintel-dmarc-remote-'));
+    try {
+      const xml = readFileSync(`${FIXTURES}/google.xml`, 'utf8');
+      const record = xml.slice(xml.indexOf('<record>'), xml.lastIndexOf('</record>') + '</record>'.length);
+      writeFileSync(join(dir, 'big.xml'), xml.replace('</feedback>', `${record.repeat(100)}</feedback>`).replace('17214528413271920373', 'big'));
+      const result = await remote([join(dir, 'big.xml'), `${FIXTURES}/microsoft.zip`, '--no-ptr', '-f', 'csv', '--fields', 'source_ip,count']);
+      expect(result.code).toBe(7);
+      const rows = result.stdout.trimEnd().split('\n');
+      expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual([join(dir, 'big.xml'), `${FIXTURES}/microsoft.zip`, `${FIXTURES}/microsoft.zip`]);
+      expect(rows[1]).toMatch(/big\.xml: .*larger than 65536 bytes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('answers POST /api/dmarc-reports with the summary and the rows, as the document says', async () => {
     const files = FILES.map((file) => ({ name: file.slice(FIXTURES.length + 1), content_base64: readFileSync(file).toString('base64') }));

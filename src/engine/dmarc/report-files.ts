@@ -14,6 +14,8 @@ export interface DmarcReportOptions {
   domain?: string;
   /** Look the PTR name of each source up (default true). */
   reverseDns?: boolean;
+  /** The most sources whose PTR name is looked up; the others are `skipped` (default: every source). */
+  maxReverseLookups?: number;
   limits?: ReportLimits;
 }
 
@@ -28,7 +30,7 @@ export type FileRows = (file: string, bytes: Buffer) => Promise<Array<Outcome<Dm
  * caller runs the rows through, remote ones included.
  */
 export function createReportReader(ctx: EngineContext, options: DmarcReportOptions = {}): FileRows {
-  const enrichment = createSourceEnrichment(ctx, { reverseDns: options.reverseDns !== false });
+  const enrichment = createSourceEnrichment(ctx, { reverseDns: options.reverseDns !== false, ...(options.maxReverseLookups === undefined ? {} : { maxReverseLookups: options.maxReverseLookups }) });
   let alignment: Promise<Alignment> | undefined;
   return async (file, bytes) => {
     try {

@@ -8,7 +8,7 @@ export interface DmarcSource {
   country_code: string | null;
   /** The first PTR name, or null (see `ptr_status`). */
   ptr: string | null;
-  /** answer, nodata, nxdomain; `unknown` when the lookup failed (never "no name"); `skipped` with reverse DNS off. */
+  /** answer, nodata, nxdomain; `unknown` when the lookup failed (never "no name"); `skipped` with reverse DNS off or past the run's cap. */
   ptr_status: 'answer' | 'nodata' | 'nxdomain' | 'unknown' | 'skipped';
   /** The mail provider whose network the AS data names (Google, Microsoft, ...), or null. */
   known_sender: string | null;
@@ -26,7 +26,7 @@ const KNOWN_SENDERS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bsendgrid\b|\btwilio\b/i, 'SendGrid'],
   [/\bmailgun\b|\bsinch\b/i, 'Mailgun'],
   [/\bmailchimp\b|\brocket science group\b|\bintuit\b/i, 'Mailchimp'],
-  [/\bsparkpost\b|\bmessagebird\b|\bbird\b/i, 'SparkPost'],
+  [/\bsparkpost\b|\bmessagebird\b/i, 'SparkPost'],
   [/\bproofpoint\b/i, 'Proofpoint'],
   [/\bmimecast\b/i, 'Mimecast'],
   [/\bzoho\b/i, 'Zoho'],
@@ -48,12 +48,13 @@ export function knownSender(organization: string | null): string | null {
  * grows with the sources, not the reports): the IP datasets, then the PTR
  * name when reverse DNS is on.
  */
-export function createSourceEnrichment(ctx: EngineContext, options: { reverseDns: boolean }): (address: string) => Promise<DmarcSource> {
+export function createSourceEnrichment(ctx: EngineContext, options: { reverseDns: boolean; maxReverseLookups?: number }): (address: string) => Promise<DmarcSource> {
   const known = new Map<string, Promise<DmarcSource>>();
+  const cap = options.maxReverseLookups ?? Number.POSITIVE_INFINITY;
   return (address) => {
     let source = known.get(address);
     if (source === undefined) {
-      source = enrich(ctx, address, options.reverseDns);
+      source = enrich(ctx, address, options.reverseDns && known.size < cap);
       known.set(address, source);
     }
     return source;

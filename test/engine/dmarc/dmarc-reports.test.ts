@@ -149,4 +149,12 @@ describe('summarizeDmarcReports', () => {
       ['pass', true, true],
     ]);
   });
+
+  it('looks up no more PTR names than its cap: the others are skipped, not "no name"', async () => {
+    const { createSourceEnrichment, knownSender } = await import('../../../src/engine/dmarc/source-enrichment.js');
+    const enrich = createSourceEnrichment(ctx, { reverseDns: true, maxReverseLookups: 0 });
+    expect(await enrich('209.85.220.41')).toMatchObject({ ptr: null, ptr_status: 'skipped', asn: 15169, known_sender: 'Google' });
+    expect(knownSender('Amazon.com, Inc.')).toBe('Amazon');
+    expect(knownSender('Example Hosting GmbH')).toBeNull();
+  });
 });
