@@ -50,9 +50,9 @@ function sourceTable(ctx: ViewContext, title: string, sources: readonly DmarcSou
   return heading(ctx, title) + drawn + more;
 }
 
-/** Where the failing messages went: rejected, quarantined, delivered, and the overrides receivers gave. */
+/** Where the failing messages went: rejected, quarantined, delivered (a policy applies to failing messages alone), and the overrides receivers gave. */
 function dispositionText(source: DmarcSourceSummary): string {
-  const delivered = source.messages - source.rejected - source.quarantined;
+  const delivered = Math.max(0, source.failing_messages - source.rejected - source.quarantined);
   const parts = [source.rejected > 0 ? `${grouped(source.rejected)} rejected` : '', source.quarantined > 0 ? `${grouped(source.quarantined)} quarantined` : '', delivered > 0 ? `${grouped(delivered)} delivered` : ''];
   const overrides = source.overrides.map((override) => `${override.type} ${grouped(override.messages)}`);
   return [...parts.filter((part) => part !== ''), ...overrides].join(', ');
