@@ -59,7 +59,11 @@ export async function reportDocuments(bytes: Buffer, file: string, limits: Repor
 function archiveDocuments(bytes: Buffer, name: string, kind: Exclude<ContainerKind, 'mail' | 'unknown'>, limits: ReportLimits, budget: { left: number }): ReportDocument[] {
   if (kind === 'xml') return [{ name, xml: bytes }];
   if (kind === 'gzip') return [{ name, xml: xmlOnly(gunzipWithin(bytes, name, budget), name) }];
-  return unzipWithin(bytes, name, limits, budget).map((entry) => ({ name: `${name}: ${entry.name}`, xml: xmlOnly(entry.data, `${name}: ${entry.name}`) }));
+  return unzipWithin(bytes, name, limits, budget).map((entry) => {
+    const label = `${name}: ${entry.name}`;
+    // A gzip inside a zip (some reporters compress twice) is opened within the same budget; nothing deeper.
+    return { name: label, xml: xmlOnly(containerKind(entry.data) === 'gzip' ? gunzipWithin(entry.data, label, budget) : entry.data, label) };
+  });
 }
 
 function xmlOnly(bytes: Buffer, name: string): Buffer {

@@ -75,7 +75,11 @@ describe('reportDocuments', () => {
   });
 
   it('reads zip entries, message attachments and every message of an mbox', async () => {
-    expect((await reportDocuments(zipped({ 'one.xml': xml, 'two.xml': reportXml(bis) }), 'r.zip')).map((document) => document.name)).toEqual(['r.zip: one.xml', 'r.zip: two.xml']);
+    expect((await reportDocuments(zipped({ 'one.xml': xml, 'two.xml.gz': gzipped(reportXml(bis)) }), 'r.zip')).map((document) => [document.name, document.xml.toString()])).toEqual([
+      ['r.zip: one.xml', xml],
+      ['r.zip: two.xml.gz', reportXml(bis)],
+    ]);
+    await expect(reportDocuments(zipped({ 'inner.zip': zipped({ 'a.xml': xml }) }), 'nested.zip')).rejects.toThrow(/nested\.zip: inner\.zip: the archive holds something other than XML/);
     const messages = [reportMessage(gzipped(xml), 'a.xml.gz'), reportMessage(zipped({ 'b.xml': reportXml(bis) }), 'b.zip'), reportMessage(Buffer.from(xml), 'c.xml')];
     const documents = await reportDocuments(Buffer.from(mbox(messages)), 'inbox.mbox');
     expect(documents.map((document) => document.name)).toEqual(['inbox.mbox: message 1: a.xml.gz', 'inbox.mbox: message 2: b.zip: b.xml', 'inbox.mbox: message 3: c.xml']);
