@@ -102,7 +102,8 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
       const lookup = await run.lookup();
       const { DmarcTally } = await import('../engine/dmarc/report-tally.js');
       const tally = new DmarcTally();
-      const rows = countedRows(files, lookup, tally);
+      // The progress display (on a terminal) counts the rows as the files are read.
+      const rows = run.progress.track(countedRows(files, lookup, tally), true);
       if (run.options.format !== 'table') {
         const code = await run.emit(rows, { single: false, bulk: true });
         return run.withFindings(code, run.settings.failOn, tally.summary().findings);
