@@ -68,25 +68,29 @@ interface SourceCounts extends Omit<DmarcSourceSummary, 'overrides'> {
 }
 
 /**
- * The running counts of a run's rows. Memory grows with the distinct sources
- * and reporters, and with one key per report (to count each once: a report
- * is the same when its org_name and report_id are, RFC 7489 §7.2.1.1), never
- * with the records.
+ * The running counts of a run's rows, given file by file (`file`, then that
+ * file's rows, a report's rows one after another). Memory grows with the
+ * distinct sources and reporters, and with one key per report (to count
+ * each once: a report is the same when its org_name and report_id are,
+ * RFC 7489 §7.2.1.1), never with the records.
  */
 export class DmarcTally {
   readonly #sources = new Map<string, SourceCounts>();
   readonly #reporters = new Map<string, DmarcReporter>();
-  /** Each report's key and the file (with archive entry) it was first read from. */
-  readonly #reports = new Map<string, string>();
+  /** Each report's key. */
+  readonly #reports = new Set<string>();
+  /** The report whose rows are being counted, and its document: a report's rows come one after another. */
+  #current: { key: string; file: string; duplicate: boolean } | undefined;
   readonly #domains = new Set<string>();
   readonly #errors: DmarcReportSummary['errors'] = [];
-  #duplicates = new Set<string>();
+  #duplicates = 0;
   #files = 0;
   #failedFiles = 0;
   #messages = 0;
 
-  /** Counts a file given; `error` when it could not be read. */
+  /** Counts a file given, before its rows; `error` when it could not be read. */
   file(error?: NetintelError, file?: string): void {
+    this.#current = undefined;
     this.#files += 1;
     if (error) {
       this.#failedFiles += 1;
@@ -94,17 +98,20 @@ export class DmarcTally {
     }
   }
 
-  /** Counts a row; false when its report was read before from another file (a duplicate, not counted). */
+  /** Counts a row; false when its report was read before, from another file or entry or the same file given twice (a duplicate, not counted). */
   add(row: DmarcReportRow): boolean {
     const key = `${row.org_name}\u0000${row.report_id}`;
-    const first = this.#reports.get(key);
-    if (first === undefined) {
-      this.#reports.set(key, row.file);
-      this.#reporter(row);
-    } else if (first !== row.file) {
-      this.#duplicates.add(`${key}\u0000${row.file}`);
-      return false;
+    let current = this.#current;
+    if (current === undefined || current.key !== key || current.file !== row.file) {
+      current = { key, file: row.file, duplicate: this.#reports.has(key) };
+      this.#current = current;
+      if (current.duplicate) this.#duplicates += 1;
+      else {
+        this.#reports.add(key);
+        this.#reporter(row);
+      }
     }
+    if (current.duplicate) return false;
     this.#domains.add(row.domain);
     this.#messages += row.count;
     this.#reporters.get(row.org_name)!.messages += row.count;
@@ -158,7 +165,7 @@ export class DmarcTally {
       failing_messages: failingMessages,
       failing_share: Math.round(share * 10_000) / 10_000,
       reports: this.#reports.size,
-      duplicate_reports: this.#duplicates.size,
+      duplicate_reports: this.#duplicates,
       files: this.#files,
       files_failed: this.#failedFiles,
       domains: [...this.#domains].sort(),
@@ -168,7 +175,7 @@ export class DmarcTally {
       passing,
       reporters,
       errors: [...this.#errors],
-      findings: findingsOf(failing, this.#errors, this.#duplicates.size),
+      findings: findingsOf(failing, this.#errors, this.#duplicates),
     };
   }
 }

@@ -136,6 +136,15 @@ describe('summarizeDmarcReports', () => {
     expect(summary.findings.map((item) => item.id)).toContain('dmarc_duplicate_report');
   });
 
+  it('counts a file given twice once, and the same report twice in one mbox once', async () => {
+    const xml = Buffer.from(reportXml(google));
+    const twice = await summarizeDmarcReports(ctx, [{ name: 'a.xml', content: xml }, { name: 'a.xml', content: xml }], offline);
+    expect([twice.messages, twice.reports, twice.duplicate_reports]).toEqual([1000, 1, 1]);
+    const inbox = Buffer.from(mbox([reportMessage(xml, 'a.xml'), reportMessage(gzipped(xml.toString()), 'a.xml.gz'), reportMessage(Buffer.from(reportXml(bis)), 'b.xml')]));
+    const summary = await summarizeDmarcReports(ctx, [{ name: 'inbox', content: inbox }], offline);
+    expect([summary.messages, summary.reports, summary.duplicate_reports]).toEqual([1015, 2, 1]);
+  });
+
   it('keeps reports about --domain and ending after --since', async () => {
     const other = { ...google, id: '2', domain: 'other.example', begin: 1_700_000_000, end: 1_700_086_399 };
     const files = [{ name: 'a.xml', content: Buffer.from(reportXml(google)) }, { name: 'b.xml', content: Buffer.from(reportXml(other)) }];
