@@ -2,7 +2,12 @@ import type { EngineContext } from '../engine/context.js';
 import { createReportReader, type DmarcReportOptions } from '../engine/dmarc/report-files.js';
 import { DmarcTally } from '../engine/dmarc/report-tally.js';
 
-/** The answer of POST /api/dmarc-reports: each file read in order, its rows kept, then the summary. */
+/**
+ * The answer of POST /api/dmarc-reports: each file read in order, every row
+ * kept (a duplicate report's too: the rows are the files' content, and a
+ * remote run's own tally counts them as a local run does), then the summary,
+ * which counts each report once.
+ */
 export async function dmarcAnswer(ctx: EngineContext, files: ReadonlyArray<{ name: string; content_base64: string }>, options: DmarcReportOptions): Promise<unknown> {
   const read = createReportReader(ctx, options);
   const tally = new DmarcTally();
@@ -13,7 +18,10 @@ export async function dmarcAnswer(ctx: EngineContext, files: ReadonlyArray<{ nam
     tally.file(failed && !failed.ok ? failed.error : undefined, file.name);
     for (const outcome of outcomes) {
       if (!outcome.ok) results.push({ query: outcome.query, error: outcome.error.toJSON() });
-      else if (tally.add(outcome.value)) results.push({ query: outcome.query, record: outcome.value });
+      else {
+        tally.add(outcome.value);
+        results.push({ query: outcome.query, record: outcome.value });
+      }
     }
   }
   return { summary: tally.summary(), results };

@@ -94,7 +94,7 @@ export const DMARC_ANSWER = {
     summary: ref('DmarcReportSummary'),
     results: {
       type: 'array',
-      description: 'The rows of every file in order, each naming its file as `query`; a file that could not be read is one error item.',
+      description: 'The rows of every file in order (those of a report sent twice too: the summary counts it once), each naming its file as `query`; a file that could not be read is one error item.',
       items: {
         oneOf: [
           { type: 'object', required: ['query', 'record'], properties: { query: str, record: ref('DmarcReportRow') } },

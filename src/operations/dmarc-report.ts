@@ -147,7 +147,7 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
       description:
         `Takes at most ${MAX_FILES_PER_REQUEST} report files, each base64 in \`content_base64\` (XML, gzip, zip, or a message or mbox with reports attached; the kind is told by the first bytes), ` +
         `within the server's body limit; the PTR names of the first ${MAX_REVERSE_LOOKUPS_PER_REQUEST} distinct sources are looked up, the others are \`skipped\`. ` +
-        'Answers the summary of `netintel dmarc-report` and each report record as a row (`results`, in order), a file that cannot be read as an error item naming it. ' +
+        'Answers the summary of `netintel dmarc-report` (each report counted once) and each report record of the files as a row (`results`, in order, a report sent twice included), a file that cannot be read as an error item naming it. ' +
         'Each file counts against the limits.',
       body: {
         type: 'object',

@@ -60,6 +60,19 @@ describe('dmarc-report', () => {
     ]);
   });
 
+  it('counts a report sent twice in one mbox once in remote mode too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netintel-dmarc-remote-'));
+    try {
+      const inbox = readFileSync(`${FIXTURES}/reports.mbox`, 'utf8');
+      writeFileSync(join(dir, 'twice.mbox'), `${inbox}\n${inbox}`);
+      const [a, b] = [await local([join(dir, 'twice.mbox'), '--no-ptr']), await remote([join(dir, 'twice.mbox'), '--no-ptr'])];
+      expect(a.stdout).toContain('(2 duplicates not counted)');
+      same(a, b);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   for (const format of ['table', 'json', 'csv', 'ndjson']) {
     it(`prints the same ${format} in remote mode, hostile files and duplicates included`, async () => {
       const [a, b] = [await local([...FILES, '-f', format]), await remote([...FILES, '-f', format])];
