@@ -51,17 +51,21 @@ export function knownSender(organization: string | null): string | null {
 export function createSourceEnrichment(ctx: EngineContext, options: { reverseDns: boolean; maxReverseLookups?: number }): (address: string) => Promise<DmarcSource> {
   const known = new Map<string, Promise<DmarcSource>>();
   const cap = options.maxReverseLookups ?? Number.POSITIVE_INFINITY;
+  const resolver = { failuresInARow: 0 };
   return (address) => {
     let source = known.get(address);
     if (source === undefined) {
-      source = enrich(ctx, address, options.reverseDns && known.size < cap);
+      source = enrich(ctx, address, options.reverseDns && known.size < cap ? resolver : null);
       known.set(address, source);
     }
     return source;
   };
 }
 
-async function enrich(ctx: EngineContext, address: string, reverseDns: boolean): Promise<DmarcSource> {
+/** Reverse lookups that time out or fail one after another before the run stops asking (the rest are `unknown` at once). */
+const FAILURES_BEFORE_GIVING_UP = 64;
+
+async function enrich(ctx: EngineContext, address: string, resolver: { failuresInARow: number } | null): Promise<DmarcSource> {
   let organization: string | null = null;
   let asn: number | null = null;
   let countryCode: string | null = null;
@@ -73,16 +77,24 @@ async function enrich(ctx: EngineContext, address: string, reverseDns: boolean):
   } catch {
     // Not an address (a report may hold anything) or no dataset: the row stays unenriched, never wrong.
   }
-  const ptr = reverseDns ? await reverseName(ctx, address) : { ptr: null, ptr_status: 'skipped' as const };
+  const ptr = resolver === null ? { ptr: null, ptr_status: 'skipped' as const } : await reverseName(ctx, address, resolver);
   return { organization, asn, country_code: countryCode, ...ptr, known_sender: knownSender(organization) };
 }
 
-async function reverseName(ctx: EngineContext, address: string): Promise<Pick<DmarcSource, 'ptr' | 'ptr_status'>> {
+/**
+ * The first PTR name of an address. When the resolvers stop answering, a
+ * mailbox of thousands of sources would wait out every lookup's deadline:
+ * after FAILURES_BEFORE_GIVING_UP failures in a row the run asks no more.
+ */
+async function reverseName(ctx: EngineContext, address: string, resolver: { failuresInARow: number }): Promise<Pick<DmarcSource, 'ptr' | 'ptr_status'>> {
+  if (resolver.failuresInARow >= FAILURES_BEFORE_GIVING_UP) return { ptr: null, ptr_status: 'unknown' };
   const { lookupPtr } = await import('../dns/reverse-names.js');
   try {
     const result = await lookupPtr(ctx, address);
-    return { ptr: result.names[0]?.name ?? null, ptr_status: result.status === 'answer' || result.status === 'nodata' || result.status === 'nxdomain' ? result.status : 'unknown' };
-  } catch {
+    resolver.failuresInARow = 0;
+    return { ptr: result.names[0]?.name ?? null, ptr_status: result.status };
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'invalid_input') resolver.failuresInARow += 1;
     return { ptr: null, ptr_status: 'unknown' };
   }
 }

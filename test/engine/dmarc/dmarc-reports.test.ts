@@ -170,4 +170,22 @@ describe('summarizeDmarcReports', () => {
     expect(knownSender('Amazon.com, Inc.')).toBe('Amazon');
     expect(knownSender('Example Hosting GmbH')).toBeNull();
   });
+
+  it('stops asking for PTR names after many failures in a row: the rest are unknown at once', async () => {
+    const { createSourceEnrichment } = await import('../../../src/engine/dmarc/source-enrichment.js');
+    const { parseResolverAddress } = await import('../../../src/engine/dns/resolver-address.js');
+    const { startDnsServer } = await import('../../support/dns-server.js');
+    const dns = await startDnsServer({ defaultBehaviour: 'servfail' });
+    const failing = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1000, retries: 0 });
+    try {
+      const enrich = createSourceEnrichment(failing, { reverseDns: true });
+      const addresses = Array.from({ length: 100 }, (_, index) => `192.0.2.${index + 1}`);
+      for (const address of addresses) expect((await enrich(address)).ptr_status).toBe('unknown');
+      expect(dns.queries.filter((query) => query.type === 'PTR')).toHaveLength(64);
+    } finally {
+      await failing.close();
+      await dns.close();
+    }
+  });
 });
+
