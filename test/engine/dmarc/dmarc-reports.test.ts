@@ -97,6 +97,27 @@ describe('reportDocuments', () => {
     await expect(reportDocuments(lying, 'lying.zip', limits)).rejects.toThrow(/lying\.zip: the entry "big\.xml" inflates past the cap on inflated bytes/);
   });
 
+  it('reads a zip written as a stream (sizes only after the data) and counts what it inflates', async () => {
+    const { Zip, ZipDeflate } = await import('fflate');
+    const streamed = (data: Uint8Array) => {
+      const parts: Uint8Array[] = [];
+      const zip = new Zip((error, chunk) => {
+        if (error) throw error;
+        parts.push(chunk);
+      });
+      const entry = new ZipDeflate('report.xml');
+      zip.add(entry);
+      entry.push(data, true);
+      zip.end();
+      return Buffer.concat(parts);
+    };
+    const documents = await reportDocuments(streamed(Buffer.from(xml)), 'streamed.zip');
+    expect(documents.map((document) => document.xml.toString())).toEqual([xml]);
+    await expect(reportDocuments(streamed(Buffer.alloc(4 * 1024 * 1024)), 'streamed-bomb.zip', { ...REPORT_LIMITS, inflatedBytes: 1024 * 1024 })).rejects.toThrow(
+      /streamed-bomb\.zip: the entry "report\.xml" inflates past the cap/,
+    );
+  });
+
   it('refuses a zip of too many entries and says a path-traversal name is only a label (nothing is written)', async () => {
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`r${index}.xml`, xml]));
     await expect(reportDocuments(zipped(many), 'many.zip')).rejects.toThrow(/more than 100 entries/);
