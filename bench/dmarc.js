@@ -118,7 +118,7 @@ const pythonRun = (dir, env) => measure(PYTHON, [REFERENCE, dir], env);
 /** The netintel headline must say what the reference counted. */
 function checkAgreement(netintel, reference) {
   const counts = JSON.parse(reference.stdout);
-  const expected = `${grouped(counts.messages)} messages from ${grouped(counts.sources)} sources  ${grouped(counts.failing_sources)} sources fail DMARC`;
+  const expected = `${grouped(counts.messages)} messages from ${grouped(counts.sources)} sources; ${grouped(counts.failing_sources)} sources fail DMARC`;
   const headline = netintel.stdout.split('\n')[0];
   if (!headline.startsWith(expected)) throw new Error(`netintel says "${headline}", the reference counted "${expected}"`);
   return counts;

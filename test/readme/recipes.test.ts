@@ -171,7 +171,7 @@ describe('README recipes', () => {
     const { results, dir } = await runRecipe(recipe('Who sends mail as my domain?'));
     for (const result of results) expectClean(result);
     expect(results.map((result) => result.code)).toEqual([0, 0]);
-    expect(results[0]!.stdout.split('\n')[0]).toBe('12,485 messages from 6 sources  3 sources fail DMARC: 0.9% of volume');
+    expect(results[0]!.stdout.split('\n')[0]).toBe('12,485 messages from 6 sources; 3 sources fail DMARC: 0.9% of volume');
     expect(results[0]!.stdout).toContain('Google (US)');
     const rows = readFileSync(join(dir, 'dmarc-records.csv'), 'utf8').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^query,file,org_name,report_id,/);

@@ -80,7 +80,7 @@ function summaryBlock(ctx: ViewContext, value: unknown): string {
   const [subject, ...rest] = summary.headline.split('; ');
   const reports = `${grouped(summary.reports)} from ${plural(summary.reporters.length, 'reporter')}${summary.duplicate_reports > 0 ? ` (${plural(summary.duplicate_reports, 'duplicate')} not counted)` : ''}`;
   return sections(
-    headline(ctx, subject!, rest.join('; '), summary.failing_sources > 0 ? 'warn' : 'plain'),
+    headline(ctx, subject!, rest.join('; '), summary.failing_sources > 0 ? 'warn' : 'plain', '; '),
     factList(ctx, [
       ['reports', reports],
       ['domains', summary.domains.join(' ')],
