@@ -4,7 +4,7 @@ import { factList, findingsBlock, headline, heading, safe, sections } from './bl
 import { fittedTable, type TableColumn } from './fitted-table.js';
 import type { ViewContext } from './style.js';
 import { grouped, plural, type HumanView } from './view.js';
-import { wrapHanging } from './wrap.js';
+import { wrapHanging, wrapText } from './wrap.js';
 
 /** Sources shown in each table before "and N more" (json and csv keep them all). */
 const SHOWN_SOURCES = 15;
@@ -15,6 +15,11 @@ function senderText(source: DmarcSourceSummary['source']): string {
   const place = source.country_code === null ? '' : ` (${source.country_code})`;
   const ptr = source.ptr ?? (source.ptr_status === 'unknown' ? 'PTR unknown' : source.ptr_status === 'skipped' ? '' : 'no PTR');
   return [`${who}${place}`.trim(), ptr].filter((part) => part !== '').join('\n');
+}
+
+/** A section's title, wrapped to the width. */
+function titled(ctx: ViewContext, title: string): string {
+  return wrapText(title, ctx.width).map((line) => heading(ctx, line)).join('');
 }
 
 function shareText(part: number, whole: number): string {
@@ -47,7 +52,7 @@ function sourceTable(ctx: ViewContext, title: string, sources: readonly DmarcSou
   }));
   const more = sources.length > shown.length ? `  and ${grouped(sources.length - shown.length)} more (-f json lists them all)\n` : '';
   const drawn = fittedTable(ctx, columns, rows) ?? rows.map((row) => `${wrapHanging(safe(row.cells.slice(0, 4).join('  ')), ctx.width, '  ', '    ').join('\n')}\n`).join('');
-  return heading(ctx, title) + drawn + more;
+  return titled(ctx, title) + drawn + more;
 }
 
 /** Where the failing messages went: rejected, quarantined, delivered (a policy applies to failing messages alone), and the overrides receivers gave. */
@@ -67,12 +72,12 @@ function reportersTable(ctx: ViewContext, summary: DmarcReportSummary): string {
     { header: 'interval', priority: 1 },
   ];
   const rows = summary.reporters.map((reporter) => ({ cells: [reporter.org_name, grouped(reporter.reports), grouped(reporter.messages), `${reporter.begin.slice(0, 10)} to ${reporter.end.slice(0, 10)}`] }));
-  return heading(ctx, 'Reporters') + (fittedTable(ctx, columns, rows) ?? rows.map((row) => `  ${safe(row.cells.join('  '))}\n`).join(''));
+  return titled(ctx, 'Reporters') + (fittedTable(ctx, columns, rows) ?? rows.map((row) => `  ${safe(row.cells.join('  '))}\n`).join(''));
 }
 
 function errorLines(ctx: ViewContext, summary: DmarcReportSummary): string {
   if (summary.errors.length === 0) return '';
-  return heading(ctx, 'Files not read') + summary.errors.map((error) => `${wrapHanging(safe(error.message), ctx.width, '  - ', '    ').join('\n')}\n`).join('');
+  return titled(ctx, 'Files not read') + summary.errors.map((error) => `${wrapHanging(safe(error.message), ctx.width, '  - ', '    ').join('\n')}\n`).join('');
 }
 
 function summaryBlock(ctx: ViewContext, value: unknown): string {
