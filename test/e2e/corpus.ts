@@ -300,6 +300,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('blacklist-failing', ['blacklist', '192.0.2.99', '--zones', 'one.gone.example,two.gone.example,three.gone.example,four.gone.example,five.gone.example', ...dns]),
         at('data-status', ['data', 'status']),
         at('summarize', ['summarize', 'test/fixtures/summarize/access-log.txt']),
+        at('dmarc-report', ['dmarc-report', 'test/fixtures/dmarc', ...dns]),
       ];
     }),
     { id: 'view/ip-all', argv: ['ip', '10.1.2.3', '--all', '-f', 'table'], env: { COLUMNS: '80' } },
