@@ -31,7 +31,7 @@ const MAX_FILES_PER_REQUEST = 100;
 const MAX_REVERSE_LOOKUPS_PER_REQUEST = 500;
 
 /** The summary of the reports: what the table view shows. */
-const SUMMARY_RECORD: RecordDeclaration = recordFromSchema({
+export const DMARC_SUMMARY_RECORD: RecordDeclaration = recordFromSchema({
   name: 'DmarcReportSummary',
   schema: DMARC_SUMMARY,
   kind: 'dmarc_summary',
@@ -110,7 +110,7 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
       }
       for await (const _ of rows);
       const summary = tally.summary();
-      await run.emit([[{ ok: true, query: 'reports', value: summary }]], { single: true, bulk: false, record: SUMMARY_RECORD });
+      await run.emit([[{ ok: true, query: 'reports', value: summary }]], { single: true, bulk: false, record: DMARC_SUMMARY_RECORD });
       return run.withFindings(summaryExit(summary), run.settings.failOn, summary.findings);
     },
   },
