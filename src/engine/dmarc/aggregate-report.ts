@@ -57,7 +57,12 @@ const parser = new XMLParser({
   // No callback reads a path: without jPath the parser does not build one per value (a third of its time).
   jPath: false,
   trimValues: true,
+  // The nodes in document order, read below as they are: the parser's own object form costs a quarter more.
+  preserveOrder: true,
 });
+
+/** An element as the parser gives it in document order: its child nodes, each `{ tag: children }` or `{ '#text': text }`. */
+type Children = ReadonlyArray<Readonly<Record<string, unknown>>>;
 
 /**
  * Parses the XML of one aggregate report.
@@ -71,35 +76,34 @@ export function parseAggregateReport(xml: Buffer | string, name: string): DmarcA
   refuseDeclarations(text, name);
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw invalid(name, `malformed XML (${validatorMessage(valid.err.msg)}, line ${valid.err.line})`);
-  const document = parser.parse(text) as { feedback?: unknown };
-  const feedback = objectAt(document.feedback);
+  const feedback = one(parser.parse(text) as Children, 'feedback');
   if (feedback === null) throw invalid(name, 'the XML is not an aggregate report (no <feedback> element)');
-  const metadata = objectAt(feedback.report_metadata);
-  const published = objectAt(feedback.policy_published);
+  const metadata = one(feedback, 'report_metadata');
+  const published = one(feedback, 'policy_published');
   if (metadata === null || published === null) throw invalid(name, 'the report has no <report_metadata> or <policy_published>');
-  const range = objectAt(metadata.date_range);
-  const orgName = textAt(metadata.org_name);
-  const reportId = textAt(metadata.report_id);
-  const domain = textAt(published.domain)?.toLowerCase();
+  const range = one(metadata, 'date_range');
+  const orgName = textAt(metadata, 'org_name');
+  const reportId = textAt(metadata, 'report_id');
+  const domain = textAt(published, 'domain')?.toLowerCase();
   if (!orgName || !reportId || !domain || range === null) throw invalid(name, 'the report lacks org_name, report_id, date_range or the policy domain');
-  const isBis = /urn:ietf:params:xml:ns:dmarc-2\.0/.test(text.slice(0, 2048)) || ['np', 'testing', 'discovery_method'].some((key) => key in published);
+  const isBis = /urn:ietf:params:xml:ns:dmarc-2\.0/.test(text.slice(0, 2048)) || ['np', 'testing', 'discovery_method'].some((tag) => one(published, tag) !== null);
   return {
     format: isBis ? 'dmarcbis' : 'rfc7489',
     org_name: orgName,
-    email: textAt(metadata.email),
+    email: textAt(metadata, 'email'),
     report_id: reportId,
-    begin: epochText(range.begin, name),
-    end: epochText(range.end, name),
+    begin: epochText(textAt(range, 'begin'), name),
+    end: epochText(textAt(range, 'end'), name),
     policy: {
       domain,
-      p: textAt(published.p),
-      sp: textAt(published.sp),
-      np: textAt(published.np),
-      adkim: textAt(published.adkim) === 's' ? 's' : 'r',
-      aspf: textAt(published.aspf) === 's' ? 's' : 'r',
-      pct: numberAt(published.pct),
+      p: textAt(published, 'p'),
+      sp: textAt(published, 'sp'),
+      np: textAt(published, 'np'),
+      adkim: textAt(published, 'adkim') === 's' ? 's' : 'r',
+      aspf: textAt(published, 'aspf') === 's' ? 's' : 'r',
+      pct: numberOf(textAt(published, 'pct')),
     },
-    records: listAt(feedback.record).map((each, index) => reportEntry(each, `${name}: record ${index + 1}`)),
+    records: all(feedback, 'record').map((record, index) => reportEntry(record, `${name}: record ${index + 1}`)),
   };
 }
 
@@ -108,36 +112,65 @@ function refuseDeclarations(text: string, name: string): void {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalid(name, 'the XML declares a DOCTYPE or entities, which reports never need: refused');
 }
 
-function reportEntry(value: unknown, where: string): DmarcReportEntry {
-  const entry = objectAt(value);
-  const row = objectAt(entry?.row);
-  const evaluated = objectAt(row?.policy_evaluated);
-  const identifiers = objectAt(entry?.identifiers);
-  const auth = objectAt(entry?.auth_results);
-  const sourceIp = textAt(row?.source_ip);
-  const count = numberAt(row?.count);
+function reportEntry(record: Children, where: string): DmarcReportEntry {
+  const row = one(record, 'row');
+  const evaluated = one(row, 'policy_evaluated');
+  const identifiers = one(record, 'identifiers');
+  const auth = one(record, 'auth_results');
+  const sourceIp = textAt(row, 'source_ip');
+  const count = numberOf(textAt(row, 'count'));
   if (row === null || evaluated === null || sourceIp === null || count === null) throw new NetintelError('invalid_input', `${where}: no <row> with source_ip, count and policy_evaluated`);
   return {
     source_ip: sourceIp,
     count,
-    disposition: textAt(evaluated.disposition) ?? 'none',
-    dkim: textAt(evaluated.dkim) ?? 'fail',
-    spf: textAt(evaluated.spf) ?? 'fail',
-    reasons: listAt(evaluated.reason).map((reason) => {
-      const fields = objectAt(reason);
-      return { type: textAt(fields?.type) ?? 'other', comment: textAt(fields?.comment) };
-    }),
-    header_from: (textAt(identifiers?.header_from) ?? '').toLowerCase(),
-    envelope_from: textAt(identifiers?.envelope_from)?.toLowerCase() ?? null,
-    dkim_results: listAt(auth?.dkim).map((result) => {
-      const fields = objectAt(result);
-      return { domain: (textAt(fields?.domain) ?? '').toLowerCase(), selector: textAt(fields?.selector), result: textAt(fields?.result) ?? 'none' };
-    }),
-    spf_results: listAt(auth?.spf).map((result) => {
-      const fields = objectAt(result);
-      return { domain: (textAt(fields?.domain) ?? '').toLowerCase(), scope: textAt(fields?.scope), result: textAt(fields?.result) ?? 'none' };
-    }),
+    disposition: textAt(evaluated, 'disposition') ?? 'none',
+    dkim: textAt(evaluated, 'dkim') ?? 'fail',
+    spf: textAt(evaluated, 'spf') ?? 'fail',
+    reasons: all(evaluated, 'reason').map((reason) => ({ type: textAt(reason, 'type') ?? 'other', comment: textAt(reason, 'comment') })),
+    header_from: (textAt(identifiers, 'header_from') ?? '').toLowerCase(),
+    envelope_from: textAt(identifiers, 'envelope_from')?.toLowerCase() ?? null,
+    dkim_results: all(auth, 'dkim').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), selector: textAt(result, 'selector'), result: textAt(result, 'result') ?? 'none' })),
+    spf_results: all(auth, 'spf').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), scope: textAt(result, 'scope'), result: textAt(result, 'result') ?? 'none' })),
   };
+}
+
+/** The children of each element named `tag` among an element's children. */
+function all(parent: Children | null, tag: string): Children[] {
+  if (parent === null) return [];
+  const found: Children[] = [];
+  for (const node of parent) {
+    const children = node[tag];
+    if (Array.isArray(children)) found.push(children as Children);
+  }
+  return found;
+}
+
+/** The children of the first element named `tag`, or null. */
+function one(parent: Children | null, tag: string): Children | null {
+  if (parent === null) return null;
+  for (const node of parent) {
+    const children = node[tag];
+    if (Array.isArray(children)) return children as Children;
+  }
+  return null;
+}
+
+/** The text of the first element named `tag`, trimmed; null when absent or empty. */
+function textAt(parent: Children | null, tag: string): string | null {
+  const element = one(parent, tag);
+  if (element === null) return null;
+  let text = '';
+  for (const node of element) {
+    const value = node['#text'];
+    if (typeof value === 'string') text += value;
+  }
+  text = text.trim();
+  return text === '' ? null : text;
+}
+
+function numberOf(text: string | null): number | null {
+  if (text === null || !/^\d{1,15}$/.test(text)) return null;
+  return Number(text);
 }
 
 /** The validator names the elements left open by their path when a document ends early. */
@@ -149,29 +182,8 @@ function invalid(name: string, why: string): NetintelError {
   return new NetintelError('invalid_input', `${name}: ${why}`);
 }
 
-function objectAt(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-}
-
-function listAt(value: unknown): unknown[] {
-  if (value === undefined || value === null || value === '') return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function textAt(value: unknown): string | null {
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const text = String(value).trim();
-  return text === '' ? null : text;
-}
-
-function numberAt(value: unknown): number | null {
-  const text = textAt(value);
-  if (text === null || !/^\d{1,15}$/.test(text)) return null;
-  return Number(text);
-}
-
-function epochText(value: unknown, name: string): string {
-  const seconds = numberAt(value);
+function epochText(value: string | null, name: string): string {
+  const seconds = numberOf(value);
   const date = seconds === null ? null : new Date(seconds * 1000);
   if (date === null || Number.isNaN(date.getTime())) throw invalid(name, 'the date_range is not in Unix seconds');
   return date.toISOString().replace('.000Z', 'Z');
