@@ -43,6 +43,7 @@ export function createReportReader(ctx: EngineContext, options: DmarcReportOptio
       return wanted.flatMap(({ name, report }) => report.records.map((entry) => ({ ok: true as const, query: file, value: reportRow(report, entry, name, sources.get(entry.source_ip)!, aligned) })));
     } catch (error) {
       const failure = toNetintelError(error);
+      // A library's own exception on a hostile file (the mail parser's, the inflater's) is that file's failure, not the run's.
       return [{ ok: false, query: file, error: failure.code === 'internal' ? new NetintelError('invalid_input', `${file}: ${failure.message}`) : failure }];
     }
   };
