@@ -154,6 +154,7 @@ async function main() {
     const netintel = pick('netintel');
     const python = pick('python');
     const ratio = median(rounds.map((round) => round.ratio));
+    const cpuRatio = median(rounds.map((round) => round.netintel.cpuS / round.python.cpuS));
     const rows = [
       [`python3 xml.etree reference (${grouped(options.files)} files)`, fixed(python.wallS, 2), fixed(python.cpuS, 2), grouped(options.files / python.wallS), fixed(python.peakRssMb, 1)],
       [`netintel dmarc-report --no-ptr (${grouped(options.files)} files)`, fixed(netintel.wallS, 2), fixed(netintel.cpuS, 2), grouped(options.files / netintel.wallS), fixed(netintel.peakRssMb, 1)],
@@ -164,14 +165,14 @@ async function main() {
       `DMARC-REPORT: ${grouped(options.files)} generated report files (seed ${options.seed}), ${grouped(counts.reports)} reports + ${grouped(counts.duplicates)} duplicates, ${grouped(counts.messages)} messages from ${grouped(counts.sources)} sources; ${options.rounds} interleaved rounds, median-wall run shown; ${availableParallelism()} CPUs, load ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
       formatTable(['command', ' wall s', ' cpu s', ' files/s', ' peak RSS MB'], rows),
       `  rounds (netintel / python wall): ${rounds.map((round) => fixed(round.ratio, 3)).join(', ')}`,
-      `  netintel / python wall, median of rounds: ${fixed(ratio, 3)}x`,
+      `  netintel / python wall, median of rounds: ${fixed(ratio, 3)}x; CPU time, median of rounds (steadier on a loaded machine): ${fixed(cpuRatio, 3)}x`,
       `  netintel peak RSS ${grouped(options.files)} / ${grouped(Math.round(options.files / 10))} files: ${fixed(netintel.peakRssMb / small.peakRssMb, 3)}x`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
     mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
     const round3 = (value) => Math.round(value * 1000) / 1000;
     const strip = ({ stdout: _stdout, ...run }) => Object.fromEntries(Object.entries(run).map(([key, value]) => [key, round3(value)]));
-    const result = { date: new Date().toISOString(), seed: options.seed, files: options.files, cpus: availableParallelism(), counts, ratio: round3(ratio), netintel: strip(netintel), python: strip(python), tenth: strip(small) };
+    const result = { date: new Date().toISOString(), seed: options.seed, files: options.files, cpus: availableParallelism(), counts, ratio: round3(ratio), cpuRatio: round3(cpuRatio), netintel: strip(netintel), python: strip(python), tenth: strip(small) };
     writeFileSync(join(BENCH_DIR, 'results', 'dmarc-latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
