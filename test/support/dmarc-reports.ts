@@ -2,6 +2,22 @@
  * Generated DMARC aggregate reports (RFC 7489 appendix C and the DMARCbis
  * aggregate format) and the containers they arrive in: gzip, zip, a message
  * with the report attached, an mbox of such messages.
+ *
+ * The files of test/fixtures/dmarc/ were made with these helpers (and
+ * examples/dmarc/ holds copies of the first four):
+ * - google.xml: an RFC 7489 report of google.com on example.com: two passing
+ *   sources (Google, Microsoft), one failing on every message (198.51.100.7,
+ *   rejected), one failing on some (185.230.63.107, forwarded);
+ * - yahoo-dmarcbis.xml.gz: a DMARCbis report (its namespace, np, testing,
+ *   discovery_method), gzipped;
+ * - microsoft.zip: a zip of one report of Enterprise Outlook, with an IPv6 source;
+ * - report.eml: a message with that report attached as a zip (a duplicate);
+ * - reports.mbox: two messages, the Google report gzipped (a duplicate of
+ *   google.xml) and a report on example.org of 2025;
+ * - truncated.xml: the Google report cut after 700 bytes;
+ * - entities.xml: the Google report with a DOCTYPE declaring entities;
+ * - not-a-report.txt: text that is neither XML, gzip, zip nor mail.
+ * (The directory holds nothing else: goldens read it whole.)
  */
 import { gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
