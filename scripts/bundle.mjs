@@ -89,9 +89,10 @@ const processGlobal = {
 // Data packages are read from disk at run time, never bundled. The server's
 // packages (better-sqlite3 and secure-session's sodium-native are native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
-// undici (data update's downloads), pino-pretty (serve's terminal log) and
-// prom-client (serve's metrics) likewise load only for the command that uses them.
-const EXTERNAL = ['@ip-location-db/*', 'fastify', '@fastify/*', 'openid-client', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty', 'prom-client'];
+// undici (data update's downloads), pino-pretty (serve's terminal log),
+// prom-client (serve's metrics) and mailparser (the reports attached to mail
+// that dmarc-report reads) likewise load only for the command that uses them.
+const EXTERNAL = ['@ip-location-db/*', 'fastify', '@fastify/*', 'openid-client', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty', 'prom-client', 'mailparser'];
 
 function isExternal(path) {
   return (

@@ -17,6 +17,7 @@ import type { SpfResult } from '../engine/mail/check-spf.js';
 import type { DkimResult } from '../engine/mail/check-dkim.js';
 import type { BimiResult } from '../engine/mail/check-bimi.js';
 import type { EmailReport, EmailTestType } from '../engine/mail/check-email.js';
+import type { DmarcReportSummary } from '../engine/dmarc/report-tally.js';
 import { NetintelError, toNetintelError } from '../errors.js';
 import { contextOf, createNetintel, type Netintel, type NetintelOptions } from './client.js';
 
@@ -62,6 +63,9 @@ export type { DaneResult, RrsetAuthentication, TlsaLookup, TlsaMatch } from '../
 export type { SmtpAuth, SmtpAuthMechanism, SmtpBanner, SmtpCertificate, SmtpChainCertificate, SmtpDane, SmtpEhlo, SmtpEnvelope, SmtpExtensions, SmtpFailure, SmtpReply, SmtpResult, SmtpReverseDns, SmtpStage, SmtpTimings, SmtpTls, SmtpTlsMode, SmtpTranscriptLine } from '../engine/smtp/smtp-result.js';
 export type { TlsaRecord } from '../engine/smtp/tlsa-record.js';
 export type { ErrorCode, NetintelErrorOptions } from '../errors.js';
+export type { DmarcReportRow } from '../engine/dmarc/report-rows.js';
+export type { DmarcReporter, DmarcReportSummary, DmarcSourceSummary } from '../engine/dmarc/report-tally.js';
+export type { DmarcSource } from '../engine/dmarc/source-enrichment.js';
 
 /** Runs an engine call and gives every failure as a NetintelError. */
 async function guarded<T>(work: () => T | Promise<T>): Promise<T> {
@@ -256,4 +260,34 @@ export async function* bulkLookup(
   } catch (error) {
     throw toNetintelError(error);
   }
+}
+
+/** A file of DMARC aggregate reports: its name (for errors and rows) and its bytes. */
+export interface DmarcReportFile {
+  name: string;
+  content: Uint8Array;
+}
+
+/** What {@link summarizeDmarcReports} keeps and looks up. */
+export interface SummarizeDmarcOptions {
+  /** Only reports whose interval ends at or after this time. */
+  since?: Date;
+  /** Only reports about this domain's policy. */
+  domain?: string;
+  /** Look the PTR name of each source up (default true; false: no DNS). */
+  reverseDns?: boolean;
+}
+
+/**
+ * The summary of DMARC aggregate report files (docs/commands/dmarc-report.md),
+ * as `netintel dmarc-report` shows it: each file an XML report, a gzip or
+ * zip of reports, or a message or mbox with them attached (told by its
+ * first bytes), read one at a time as the iterable gives them. A file that
+ * cannot be read is an entry of `errors` naming it; the rest are counted.
+ *
+ * @throws NetintelError whatever the iterable throws, as a NetintelError.
+ */
+export async function summarizeDmarcReports(client: Netintel, files: Iterable<DmarcReportFile> | AsyncIterable<DmarcReportFile>, options: SummarizeDmarcOptions = {}): Promise<DmarcReportSummary> {
+  const { summarizeDmarcReports: summarize } = await import('../engine/dmarc/summarize-dmarc.js');
+  return guarded(() => summarize(contextOf(client), files, options));
 }

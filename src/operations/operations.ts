@@ -28,6 +28,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'headers', load: async () => (await import('./headers.js')).HEADERS },
   { name: 'bimi', load: async () => (await import('./bimi.js')).BIMI },
   { name: 'email', load: async () => (await import('./email.js')).EMAIL },
+  { name: 'dmarc-report', load: async () => (await import('./dmarc-report.js')).DMARC_REPORT },
   { name: 'vpn', load: async () => (await import('./vpn.js')).VPN },
   { name: 'blacklist', load: async () => (await import('./blacklist.js')).BLACKLIST },
 ];

@@ -232,6 +232,8 @@ const COMMAND_VARIABLES = [
   'NETINTEL_SMTP_URL',
   'NETINTEL_MAIL_FROM',
   'NETINTEL_OIDC_CONFIG',
+  'NETINTEL_METRICS_PORT',
+  'NETINTEL_METRICS_HOST',
   'NETINTEL_SMTP_USER',
   'NETINTEL_SMTP_PASS',
 ];
@@ -285,6 +287,16 @@ describe('the options of single commands: flag > environment > default', () => {
       expect(error.details).toEqual({ variable });
     }
     expect(serverSettings(SERVE_FLAGS, { NETINTEL_SHUTDOWN_GRACE: '0' }).graceMs).toBe(0);
+  });
+
+  it('serve: --metrics-port and --metrics-host, else their variables; the host alone is a usage error', () => {
+    expect(serverSettings(SERVE_FLAGS, {}).metrics).toBeUndefined();
+    expect(serverSettings({ ...SERVE_FLAGS, metricsPort: 9464 }, { NETINTEL_METRICS_PORT: '9000' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(serverSettings(SERVE_FLAGS, { NETINTEL_METRICS_PORT: '9000', NETINTEL_METRICS_HOST: '10.0.0.5' }).metrics).toEqual({ host: '10.0.0.5', port: 9000 });
+    expect(serverSettings({ ...SERVE_FLAGS, metricsHost: '127.0.0.2' }, { NETINTEL_METRICS_PORT: '9000', NETINTEL_METRICS_HOST: '10.0.0.5' }).metrics).toEqual({ host: '127.0.0.2', port: 9000 });
+    expect(serverSettings(SERVE_FLAGS, { NETINTEL_METRICS_PORT: '' }).metrics).toBeUndefined();
+    expect(netintelErrorOf(() => serverSettings(SERVE_FLAGS, { NETINTEL_METRICS_PORT: 'soon' })).message).toBe('NETINTEL_METRICS_PORT must be an integer from 0 to 65535, not "soon"');
+    expect(netintelErrorOf(() => serverSettings(SERVE_FLAGS, { NETINTEL_METRICS_HOST: '10.0.0.5' })).message).toMatch(/^--metrics-host needs --metrics-port/);
   });
 
   it('serve: --redis-url, else NETINTEL_REDIS_URL', () => {

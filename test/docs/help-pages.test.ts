@@ -25,6 +25,7 @@ const PAGES: Record<string, string[][]> = {
   headers: [['headers']],
   bimi: [['bimi']],
   email: [['email']],
+  'dmarc-report': [['dmarc-report']],
   smtp: [['smtp']],
   blacklist: [['blacklist']],
   data: [['data'], ['data', 'update'], ['data', 'status']],

@@ -130,6 +130,18 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'summarize/value', argv: ['summarize', '-f', 'value'], stdin: '8.8.8.8\n' },
     { id: 'summarize/svg-unwritable', argv: ['summarize', '-f', 'csv', '--svg', '/nonexistent-dir/map.svg'], stdin: '8.8.8.8\n2001:4860:4860::8888\n' },
 
+    // dmarc-report: generated aggregate reports in every container (xml, gzip, zip, a message, an mbox), hostile files among them
+    { id: 'dmarc-report/directory', argv: ['dmarc-report', '--no-ptr', 'test/fixtures/dmarc'], env: { COLUMNS: '80' } },
+    { id: 'dmarc-report/ptr', argv: ['dmarc-report', 'test/fixtures/dmarc/google.xml'], env: { COLUMNS: '80' } },
+    { id: 'dmarc-report/rows.csv', argv: ['dmarc-report', '--no-ptr', 'test/fixtures/dmarc/google.xml', 'test/fixtures/dmarc/truncated.xml', '-f', 'csv'] },
+    { id: 'dmarc-report/zip.json', argv: ['dmarc-report', '--no-ptr', 'test/fixtures/dmarc/microsoft.zip', '-f', 'json'] },
+    { id: 'dmarc-report/mbox-filtered.ndjson', argv: ['dmarc-report', '--no-ptr', 'test/fixtures/dmarc/reports.mbox', 'test/fixtures/dmarc/report.eml', '--since', '2026-01-01', '--domain', 'example.com', '-f', 'ndjson'] },
+    { id: 'dmarc-report/stdin', argv: ['dmarc-report', '--no-ptr', '-f', 'csv', '--fields', 'source_ip,count,dmarc'], stdin: '<?xml version="1.0"?>\n<feedback><report_metadata><org_name>r</org_name><report_id>1</report_id><date_range><begin>0</begin><end>86399</end></date_range></report_metadata><policy_published><domain>example.com</domain><p>none</p></policy_published><record><row><source_ip>192.0.2.1</source_ip><count>3</count><policy_evaluated><disposition>none</disposition><dkim>fail</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>example.com</header_from></identifiers></record></feedback>\n' },
+    { id: 'dmarc-report/entities', argv: ['dmarc-report', '--no-ptr', 'test/fixtures/dmarc/entities.xml'], env: { COLUMNS: '80' } },
+    { id: 'dmarc-report/fail-on', argv: ['dmarc-report', '--no-ptr', 'test/fixtures/dmarc/google.xml', '--fail-on', 'warning', '-f', 'value'] },
+    { id: 'dmarc-report/bad-since', argv: ['dmarc-report', '--since', 'yesterday', 'test/fixtures/dmarc/google.xml'] },
+    { id: 'dmarc-report/no-input', argv: ['dmarc-report'], devNullStdin: true },
+
     // bulk
     ...everyFormat('bulk/mixed', ['bulk'], { stdin: bulkInput }),
     { id: 'bulk/fields', argv: ['bulk', '--fields', 'location,security', '-f', 'ndjson'], stdin: bulkInput },
@@ -310,6 +322,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('blacklist-failing', ['blacklist', '192.0.2.99', '--zones', 'one.gone.example,two.gone.example,three.gone.example,four.gone.example,five.gone.example', ...dns]),
         at('data-status', ['data', 'status']),
         at('summarize', ['summarize', 'test/fixtures/summarize/access-log.txt']),
+        at('dmarc-report', ['dmarc-report', 'test/fixtures/dmarc', ...dns]),
       ];
     }),
     { id: 'view/ip-all', argv: ['ip', '10.1.2.3', '--all', '-f', 'table'], env: { COLUMNS: '80' } },

@@ -355,6 +355,31 @@ describe('CLI fuzzing, in-process', () => {
       })),
   );
 
+  fuzzCommand('dmarc-report', 100, () =>
+    fc
+      .record({
+        files: fc.array(fc.constantFrom('test/fixtures/dmarc/google.xml', 'test/fixtures/dmarc/reports.mbox', 'test/fixtures/dmarc/entities.xml', 'test/fixtures/dmarc', 'no/such/file', '-'), { minLength: 1, maxLength: 3 }),
+        since: maybe(fc.oneof(fc.constantFrom('2026-01-01', '2026-01-01T12:00:00Z', '9999-99-99', 'yesterday', ''), fc.string({ maxLength: 30 }))),
+        domain: maybe(hostileDomain),
+        stdin: maybe(fc.oneof(fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)), fc.string({ maxLength: 300 }).map((text) => Buffer.from(`<feedback>${text}`)))),
+        flags: hostileGlobalFlags,
+        failOn: maybe(fc.constantFrom('warning', 'error', 'x')),
+      })
+      .map(({ files, since, domain, stdin, flags, failOn }) => ({
+        argv: [
+          'dmarc-report',
+          ...safety(),
+          '--no-ptr',
+          ...(since === undefined ? [] : ['--since', since]),
+          ...(domain === undefined ? [] : ['--domain', domain]),
+          ...(failOn === undefined ? [] : ['--fail-on', failOn]),
+          ...flags,
+          ...files,
+        ],
+        ...(stdin === undefined ? {} : { stdin }),
+      })),
+  );
+
   fuzzCommand('data status', 100, () =>
     fc
       .record({ sources: fc.array(fc.constantFrom('tor-exit', 'bogus', '__proto__', 'constructor', '', 'asn', 'all', '\x1b[2J'), { maxLength: 2 }), flags: hostileGlobalFlags })

@@ -22,8 +22,13 @@ function schemaPropertyNames(node: unknown, at: string, out: Array<[string, stri
   if (Array.isArray(node)) node.forEach((item, index) => schemaPropertyNames(item, `${at}/${index}`, out));
   else if (node !== null && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'properties' && value !== null && typeof value === 'object') {
-        for (const name of Object.keys(value)) out.push([name, `${at}/properties/${name}`]);
+      if (key === 'properties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        // A map of member names to their schemas: each name is a key, each value a schema (a member may be called `properties`).
+        for (const [name, member] of Object.entries(value)) {
+          out.push([name, `${at}/properties/${name}`]);
+          schemaPropertyNames(member, `${at}/properties/${name}`, out);
+        }
+        continue;
       }
       schemaPropertyNames(value, `${at}/${key}`, out);
     }

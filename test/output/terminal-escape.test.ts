@@ -8,8 +8,10 @@
  * every string of them, and in the query and the error message of a failed
  * row, and renders the table view, single and many.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngineContext } from '../../src/engine/context.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { NetintelError } from '../../src/errors.js';
 import type { RecordSchema } from '../../src/output/record-schema.js';
@@ -126,13 +128,23 @@ beforeAll(async () => {
   records.set('asn', { schema: ASN_SCHEMA, value: (ASN_SINGLE[0] as { value: unknown }).value });
   const bulkRecord = BULK_MANY.find((outcome) => outcome.ok) as { value: unknown };
   records.set('bulk', { schema: BULK_SCHEMA, value: bulkRecord.value });
+  // dmarc-report: the summary (its own view) and a row, from the report fixtures; poison() puts hostile text in every string.
+  const { DMARC_REPORT, DMARC_SUMMARY_RECORD } = await import('../../src/operations/dmarc-report.js');
+  const { createReportReader } = await import('../../src/engine/dmarc/report-files.js');
+  const { summarizeDmarcReports } = await import('../../src/engine/dmarc/summarize-dmarc.js');
+  const ctx = createEngineContext();
+  const files = ['google.xml', 'yahoo-dmarcbis.xml.gz', 'truncated.xml'].map((name) => ({ name, content: readFileSync(`test/fixtures/dmarc/${name}`) }));
+  const summary = await summarizeDmarcReports(ctx, files, { reverseDns: false });
+  records.set('dmarc-summary', { schema: { ...DMARC_SUMMARY_RECORD.columns, view: DMARC_SUMMARY_RECORD.view! }, value: summary });
+  const [row] = await createReportReader(ctx, { reverseDns: false })('google.xml', files[0]!.content);
+  records.set('dmarc-record', { schema: DMARC_REPORT.record.columns, value: (row as { value: unknown }).value });
 }, 30_000);
 
 afterAll(async () => {
   await Promise.all([dns?.close(), smtp?.close()]);
 });
 
-const KINDS = ['ip', 'asn', 'bulk', 'vpn', 'dns', 'dns-ptr', 'mx', 'spf', 'email', 'smtp', 'blacklist', 'data'];
+const KINDS = ['ip', 'asn', 'bulk', 'vpn', 'dns', 'dns-ptr', 'mx', 'spf', 'email', 'smtp', 'blacklist', 'data', 'dmarc-summary', 'dmarc-record'];
 
 describe('the table view of every record kind', () => {
   for (const kind of KINDS) {

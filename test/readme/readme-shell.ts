@@ -10,7 +10,7 @@
  * is refused and said on stderr ("loopback-only: blocked").
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,6 +76,7 @@ export function scratchFor(peers: ReadmePeers): Scratch {
   mkdirSync(join(dir, 'examples'), { recursive: true });
   copyFileSync(join(REPO_ROOT, 'examples', 'access.log'), join(dir, 'examples', 'access.log'));
   copyFileSync(join(REPO_ROOT, 'examples', 'late-message.eml'), join(dir, 'examples', 'late-message.eml'));
+  cpSync(join(REPO_ROOT, 'examples', 'dmarc'), join(dir, 'examples', 'dmarc'), { recursive: true });
   const env = {
     PATH: `${peers.bin}:${process.env.PATH ?? ''}`,
     HOME: home,

@@ -118,6 +118,7 @@ describe('README recipes', () => {
       'Enrich a log file',
       'Summarize a log',
       'Why did this message arrive late?',
+      'Who sends mail as my domain?',
       'A cron job that writes CSV and fails on problems',
       'Get a single value for a script',
       'Run the API and use a key',
@@ -166,6 +167,17 @@ describe('README recipes', () => {
     expect(svg).toContain('<title>United States (US): 98</title>');
     expect(svg).toContain('<title>Canada (CA): 21</title>');
     expect(results[1]!.stdout.split('\n')[0]).toBe('36 addresses from 36 lines · 36 unique · 5 countries');
+  });
+
+  it('who sends mail as my domain: the summary of the example reports, and their records as CSV', async () => {
+    const { results, dir } = await runRecipe(recipe('Who sends mail as my domain?'));
+    for (const result of results) expectClean(result);
+    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    expect(results[0]!.stdout.split('\n')[0]).toBe('12,485 messages from 6 sources; 3 sources fail DMARC: 0.9% of volume');
+    expect(results[0]!.stdout).toContain('Google (US)');
+    const rows = readFileSync(join(dir, 'dmarc-records.csv'), 'utf8').trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^query,file,org_name,report_id,/);
+    expect(rows).toHaveLength(1 + 9);
   });
 
   it('cron CSV: one line per domain with flat findings columns', async () => {

@@ -477,6 +477,28 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     await fuzz('email-tests/bulk', postEndpoint('/api/email-tests/bulk', shape, callers));
   });
 
+  it('POST /api/dmarc-reports', async () => {
+    const report =
+      '<feedback><report_metadata><org_name>r</org_name><report_id>1</report_id><date_range><begin>0</begin><end>86399</end></date_range></report_metadata>' +
+      '<policy_published><domain>example.test</domain><p>none</p></policy_published><record><row><source_ip>192.0.2.1</source_ip><count>3</count>' +
+      '<policy_evaluated><disposition>none</disposition><dkim>fail</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>example.test</header_from></identifiers></record></feedback>';
+    const content = fc.oneof(
+      fc.constant(Buffer.from(report).toString('base64')),
+      fc.string({ maxLength: 200 }).map((text) => Buffer.from(report.slice(0, text.length % report.length) + text).toString('base64')),
+      fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('base64')),
+      hostileText,
+    );
+    const file = fc.record({ name: fc.oneof(fc.constantFrom('report.xml', '../../etc/passwd'), hostileText), content_base64: content });
+    const shape = fc.oneof(
+      fc.record({ files: fc.array(file, { maxLength: 4 }), reverse_dns: fc.constant(false) }),
+      fc.record({ files: fc.array(file, { maxLength: 2 }), since: fc.oneof(fc.constant('2026-01-01'), hostileText), domain: fc.oneof(fc.constant('example.test'), hostileDomain), reverse_dns: fc.boolean() }, { requiredKeys: ['files'] }),
+      fc.record({ files: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 })) }),
+      fc.constant({ files: Array.from({ length: 101 }, () => ({ name: 'a.xml', content_base64: '' })) }),
+      fc.constant({ files: [{ name: 'a.xml', content_base64: '' }], extra: true }),
+    );
+    await fuzz('dmarc-reports', postEndpoint('/api/dmarc-reports', shape, callers));
+  });
+
   it('GET /api/vpn-check', async () => {
     await fuzz('vpn-check', getEndpoint('/api/vpn-check', queryOf(param('ip', hostileIp)), callers));
   });
@@ -517,7 +539,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
   // The server lifecycle change of issue 18 moves these refusals before routing; until then this test fails.
   it('answers 405 (or 404) with a problem document for every method a path does not have, whatever the body (issue 18 #10)', async () => {
     const path = fc.oneof(
-      fc.constantFrom('/api/ipinfo', '/api/dns-lookup', '/api/ptr', '/api/smtp-test', '/api/asn-lookup', '/api/email-tests', '/api/email-tests/bulk', '/api/vpn-check', '/api/blacklist-check', '/api/bulk', '/api/quota', '/healthz', '/docs', '/openapi.json'),
+      fc.constantFrom('/api/ipinfo', '/api/dns-lookup', '/api/ptr', '/api/smtp-test', '/api/asn-lookup', '/api/email-tests', '/api/email-tests/bulk', '/api/vpn-check', '/api/blacklist-check', '/api/bulk', '/api/dmarc-reports', '/api/quota', '/healthz', '/docs', '/openapi.json'),
       fc.webPath().map((text) => (text.startsWith('/') ? text : `/${text}`)),
     );
     const arbitrary = fc

@@ -17,6 +17,7 @@ const DOCUMENTED_PATHS = [
   ['GET', '/api/blacklist-check'],
   ['POST', '/api/bulk'],
   ['POST', '/api/headers'],
+  ['POST', '/api/dmarc-reports'],
 ] as const;
 
 function json(response: LightMyRequestResponse): any {
