@@ -29,6 +29,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'email', load: async () => (await import('./email.js')).EMAIL },
   { name: 'vpn', load: async () => (await import('./vpn.js')).VPN },
   { name: 'blacklist', load: async () => (await import('./blacklist.js')).BLACKLIST },
+  { name: 'rdap', load: async () => (await import('./rdap.js')).RDAP },
 ];
 
 /** Every operation's descriptor, in the list's order: for what is made from all of them (the API, help, completion). */

@@ -13,7 +13,7 @@
  * `broken.test` (not JSON), `slow.test` (headers after `slowMs`), `huge.test`
  * (an answer over 1 MiB), `to-private.test` (its related link points to
  * 10.0.0.1), `lost-registrar.test` (the registrar answers 404), `soon.test`
- * (expires in 10 days), `gone.test` (expired 3 days ago). Networks: any
+ * (expires in 10 days), `gone.test` (expired yesterday). Networks: any
  * address in 192.0.2.0/24, 2001:db8::/32 and AS64496 answer from the registry.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,8 +40,9 @@ export interface RdapTestServer {
 
 const DAY_MS = 86_400_000;
 
+/** Midnight UTC `days` from today: the days until it stay the same all day, so goldens do not move. */
 function isoDaysFromNow(days: number): string {
-  return new Date(Date.now() + days * DAY_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `${new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10)}T00:00:00Z`;
 }
 
 function vcard(properties: unknown[][]): unknown[] {
@@ -241,7 +242,7 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
         case 'soon.test':
           return send(200, domainRecord(name, base, 10, null));
         case 'gone.test':
-          return send(200, domainRecord(name, base, -3, null));
+          return send(200, domainRecord(name, base, -1, null));
         default:
           return send(200, domainRecord(name, base, 400, registrarUrl));
       }

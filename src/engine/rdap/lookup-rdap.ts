@@ -103,10 +103,16 @@ export async function lookupRdap(ctx: EngineContext, input: string, options: Rda
     }
     if (referral.failure !== null) findings.push(referral.failure);
   }
-  const daysUntilExpiry = query.object === 'domain' && parts.expires !== null ? Math.floor((Date.parse(parts.expires) - ctx.now().getTime()) / DAY_MS) : null;
-  const result: RdapResult = { kind: 'rdap', query: query.query, object: query.object, ...parts, days_until_expiry: daysUntilExpiry, sources, findings };
+  const daysUntilExpiry = query.object === 'domain' && parts.expires !== null ? daysUntil(Date.parse(parts.expires), ctx.now()) : null;
+  const result: RdapResult = { kind: 'rdap', target: query.query, object: query.object, ...parts, days_until_expiry: daysUntilExpiry, sources, findings };
   findings.push(...rdapFindings(result, options.expiryDays ?? DEFAULT_EXPIRY_DAYS));
   return result;
+}
+
+/** Whole days left until `at`; once passed, minus the whole days since (at least 1), so a negative count always means expired. */
+export function daysUntil(at: number, now: Date): number {
+  const left = at - now.getTime();
+  return left >= 0 ? Math.floor(left / DAY_MS) : -Math.max(1, Math.floor(-left / DAY_MS));
 }
 
 async function followReferral(
@@ -153,10 +159,10 @@ export function rdapFindings(record: Omit<RdapResult, 'findings'>, expiryDays: n
   const days = record.days_until_expiry;
   if (days !== null && record.expires !== null) {
     if (days < 0) {
-      findings.push(finding('rdap_domain_expired', 'error', `${record.query} expired on ${record.expires.slice(0, 10)}, ${-days} day${days === -1 ? '' : 's'} ago`, 'RFC 9083 §4.5', { expires: record.expires, days_until_expiry: days }));
+      findings.push(finding('rdap_domain_expired', 'error', `${record.target} expired on ${record.expires.slice(0, 10)}, ${-days} day${days === -1 ? '' : 's'} ago`, 'RFC 9083 §4.5', { expires: record.expires, days_until_expiry: days }));
     } else if (days <= expiryDays) {
       findings.push(
-        finding('rdap_domain_expires_soon', 'warning', `${record.query} expires on ${record.expires.slice(0, 10)}, in ${days} day${days === 1 ? '' : 's'} (within ${expiryDays})`, 'RFC 9083 §4.5', {
+        finding('rdap_domain_expires_soon', 'warning', `${record.target} expires on ${record.expires.slice(0, 10)}, in ${days} day${days === 1 ? '' : 's'} (within ${expiryDays})`, 'RFC 9083 §4.5', {
           expires: record.expires,
           days_until_expiry: days,
           expiry_days: expiryDays,

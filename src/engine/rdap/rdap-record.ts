@@ -27,7 +27,7 @@ export interface RdapSource {
 export interface RdapResult {
   kind: 'rdap';
   /** The target as asked, normalised: an address, a CIDR block, `AS64496`, a domain in ASCII. */
-  query: string;
+  target: string;
   object: RdapObject;
   handle: string | null;
   name: string | null;
@@ -137,7 +137,7 @@ function abuseOf(answer: Json, redacted: string[]): RdapContact | null {
 }
 
 /** The parts of a record one answer gives (the lookup merges a registry's and a registrar's). */
-export type RdapParts = Omit<RdapResult, 'kind' | 'query' | 'object' | 'days_until_expiry' | 'sources' | 'findings'>;
+export type RdapParts = Omit<RdapResult, 'kind' | 'target' | 'object' | 'sources' | 'findings'>;
 
 /** Reads one RDAP answer (RFC 9083) into the record's parts; what is absent or malformed is null or empty. */
 export function readAnswer(answer: Json): RdapParts {
@@ -165,6 +165,8 @@ export function readAnswer(answer: Json): RdapParts {
     nameservers: nameserversOf(answer),
     delegation_signed: secure !== null && typeof secure.delegationSigned === 'boolean' ? secure.delegationSigned : null,
     expires: eventDate(answer, 'expiration'),
+    // Counted by the lookup, which knows the time.
+    days_until_expiry: null,
     country: country !== null && isRedactedText(country) ? null : country,
     organisation: holderOf(answer, redacted),
     abuse: { name: abuse?.name ?? abuse?.organisation ?? null, email: abuse?.email ?? null, phone: abuse?.phone ?? null },
