@@ -60,6 +60,7 @@ function tamperedMessage(): string {
 export function goldenCorpus(peers: Peers): GoldenCase[] {
   const dns = peers.dnsFlags;
   const rdap = (name: string) => ['--data-dir', peers.rdapDataDir(name), '--tls-ca', peers.rdapCaFile, '--timeout', '10000'];
+  const rdapEveryFormat = (id: string, targets: string[]) => FORMATS.map((format) => ({ id: `${id}.${format}`, argv: ['rdap', ...targets, ...rdap(`${id}.${format}`), '-f', format] }));
   const silent = peers.silentFlags;
   const smtpPort = String(peers.smtp.port);
   const relayPort = String(peers.relay.port);
@@ -165,8 +166,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'ptr/bad-input', argv: ['ptr', 'example.test', ...dns] },
     { id: 'ptr/none', argv: ['ptr', ...dns], devNullStdin: true },
     // rdap: the local registry and registrar (test/support/rdap-server.ts), each run with a data dir (and so a cache) of its own
-    ...everyFormat('rdap/address', ['rdap', '192.0.2.7', ...rdap('address')]),
-    ...everyFormat('rdap/many', ['rdap', '192.0.2.0/24', 'AS64496', '2001:db8::1', 'missing.test', ...rdap('many')]),
+    ...rdapEveryFormat('rdap/address', ['192.0.2.7']),
+    ...rdapEveryFormat('rdap/many', ['192.0.2.0/24', 'AS64496', '2001:db8::1', 'missing.test']),
     { id: 'rdap/domain', argv: ['rdap', 'example.test', ...rdap('domain')] },
     { id: 'rdap/redacted', argv: ['rdap', 'redacted.test', ...rdap('redacted')] },
     { id: 'rdap/expiring-fail-on', argv: ['rdap', 'soon.test', '--expiry-days', '30', '--fail-on', 'warning', ...rdap('expiring-fail-on')] },
