@@ -21,6 +21,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'range', load: async () => (await import('./range.js')).RANGE },
   { name: 'dns', load: async () => (await import('./dns.js')).DNS },
   { name: 'ptr', load: async () => (await import('./ptr.js')).PTR },
+  { name: 'rdap', load: async () => (await import('./rdap.js')).RDAP },
   { name: 'smtp', load: async () => (await import('./smtp.js')).SMTP },
   { name: 'mx', load: async () => (await import('./mx.js')).MX },
   { name: 'spf', load: async () => (await import('./spf.js')).SPF },
@@ -29,7 +30,6 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'email', load: async () => (await import('./email.js')).EMAIL },
   { name: 'vpn', load: async () => (await import('./vpn.js')).VPN },
   { name: 'blacklist', load: async () => (await import('./blacklist.js')).BLACKLIST },
-  { name: 'rdap', load: async () => (await import('./rdap.js')).RDAP },
 ];
 
 /** Every operation's descriptor, in the list's order: for what is made from all of them (the API, help, completion). */

@@ -26,6 +26,7 @@ const PAGES: Record<string, string[][]> = {
   email: [['email']],
   smtp: [['smtp']],
   blacklist: [['blacklist']],
+  rdap: [['rdap']],
   data: [['data'], ['data', 'update'], ['data', 'status']],
   keys: [['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke']],
   accounts: [['accounts'], ['accounts', 'list'], ['accounts', 'show'], ['accounts', 'create'], ['accounts', 'set-plan'], ['accounts', 'disable'], ['accounts', 'delete']],
