@@ -21,7 +21,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority, issueCertificate } from './smtp-servers.js';
+import { createCertificateAuthority, issueCertificate, type TestCertificate } from './smtp-servers.js';
 
 export interface RdapTestServer {
   port: number;
@@ -33,6 +33,8 @@ export interface RdapTestServer {
   dataDir: string;
   /** Every request path, in order. */
   requests: string[];
+  /** Writes the bootstrap files into a data dir of the caller's. */
+  bootstrapInto(dataDir: string): void;
   /** A fresh data dir with the bootstrap files (no cache). */
   freshDataDir(): string;
   close(): Promise<void>;
@@ -191,11 +193,15 @@ function autnumRecord(): Record<string, unknown> {
 export interface RdapServerOptions {
   /** How long `slow.test` waits before its headers (default 3000 ms). */
   slowMs?: number;
+  /** The CA that issues the server's certificate (default: a CA of its own, `ca`). */
+  issuer?: TestCertificate;
+  /** TLDs the data dirs' bootstrap sends to the registry besides `test`. */
+  tlds?: string[];
 }
 
 /** Starts the service and writes its data dir. */
 export async function startRdapServer(options: RdapServerOptions = {}): Promise<RdapTestServer> {
-  const ca = createCertificateAuthority('netintel RDAP test CA');
+  const ca = options.issuer ?? createCertificateAuthority('netintel RDAP test CA');
   const certificate = issueCertificate({ commonName: '127.0.0.1', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], issuer: ca });
   const requests: string[] = [];
   const busyAsked = new Set<string>();
@@ -259,7 +265,7 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
   const freshDataDir = (): string => {
     const dir = mkdtempSync(join(tmpdir(), 'netintel-rdap-'));
     dirs.push(dir);
-    writeBootstrap(dir, registry);
+    writeBootstrap(dir, registry, options.tlds);
     return dir;
   };
   const dataDir = freshDataDir();
@@ -270,6 +276,7 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
     dataDir,
     requests,
     freshDataDir,
+    bootstrapInto: (dir) => writeBootstrap(dir, registry, options.tlds),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
@@ -280,10 +287,10 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
 }
 
 /** Bootstrap files (RFC 9224) in a data dir's sources/, sending the test TLD, the documentation networks and AS64496 to `registry`. */
-export function writeBootstrap(dataDir: string, registry: string): void {
+export function writeBootstrap(dataDir: string, registry: string, tlds: readonly string[] = []): void {
   mkdirSync(join(dataDir, 'sources'), { recursive: true });
   const file = (entries: string[]) => JSON.stringify({ version: '1.0', publication: '2026-01-01T00:00:00Z', services: [[entries, [registry]]] });
-  writeFileSync(join(dataDir, 'sources', 'rdap-dns.json'), file(['test']));
+  writeFileSync(join(dataDir, 'sources', 'rdap-dns.json'), file(['test', ...tlds]));
   writeFileSync(join(dataDir, 'sources', 'rdap-ipv4.json'), file(['192.0.2.0/24']));
   writeFileSync(join(dataDir, 'sources', 'rdap-ipv6.json'), file(['2001:db8::/32']));
   writeFileSync(join(dataDir, 'sources', 'rdap-asn.json'), file(['64496-64511']));
