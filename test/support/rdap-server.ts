@@ -13,7 +13,7 @@
  * `broken.test` (not JSON), `slow.test` (headers after `slowMs`), `huge.test`
  * (an answer over 1 MiB), `to-private.test` (its related link points to
  * 10.0.0.1), `lost-registrar.test` (the registrar answers 404), `soon.test`
- * (expires in 10 days), `gone.test` (expired yesterday). Networks: any
+ * (expires in 10 days), `gone.test` (expired yesterday), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
  * address in 192.0.2.0/24, 2001:db8::/32 and AS64496 answer from the registry.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +35,8 @@ export interface RdapTestServer {
   requests: string[];
   /** Writes the bootstrap files into a data dir of the caller's. */
   bootstrapInto(dataDir: string): void;
+  /** What `fuzz.test` answers next: the registry's related link, and the answer's exact size in octets (padded with a remark). */
+  setFuzz(fuzz: { related?: string | null; octets?: number | null }): void;
   /** A fresh data dir with the bootstrap files (no cache). */
   freshDataDir(): string;
   close(): Promise<void>;
@@ -190,6 +192,13 @@ function autnumRecord(): Record<string, unknown> {
   };
 }
 
+/** The record as JSON text of exactly `octets` octets (a remark padded to fit), or as it is when null. */
+function fuzzAnswer(record: Record<string, unknown>, octets: number | null): string {
+  const plain = JSON.stringify({ ...record, remarks: [{ description: [''] }] });
+  if (octets === null) return JSON.stringify(record);
+  return JSON.stringify({ ...record, remarks: [{ description: ['x'.repeat(Math.max(0, octets - Buffer.byteLength(plain)))] }] });
+}
+
 export interface RdapServerOptions {
   /** How long `slow.test` waits before its headers (default 3000 ms). */
   slowMs?: number;
@@ -207,6 +216,7 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
   const busyAsked = new Set<string>();
   const slowMs = options.slowMs ?? 3000;
   let base = '';
+  let fuzz: { related?: string | null; octets?: number | null } = {};
   const timers = new Set<NodeJS.Timeout>();
   const server = https.createServer({ cert: certificate.cert, key: certificate.key }, (request, response) => {
     const path = request.url ?? '/';
@@ -245,6 +255,8 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
           return send(200, { ...domainRecord(name, base, 400, null), remarks: [{ description: ['x'.repeat(1100 * 1024)] }] });
         case 'to-private.test':
           return send(200, domainRecord(name, base, 400, 'https://10.0.0.1/registrar/domain/to-private.test'));
+        case 'fuzz.test':
+          return send(200, fuzzAnswer(domainRecord(name, base, 400, fuzz.related ?? null), fuzz.octets ?? null));
         case 'soon.test':
           return send(200, domainRecord(name, base, 10, null));
         case 'gone.test':
@@ -276,6 +288,9 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
     dataDir,
     requests,
     freshDataDir,
+    setFuzz: (next) => {
+      fuzz = next;
+    },
     bootstrapInto: (dir) => writeBootstrap(dir, registry, options.tlds),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
