@@ -69,6 +69,16 @@ describe('rdap', () => {
     expect((await remote(args)).code).toBe(10);
   });
 
+  it('shows the escape sequences and bidi overrides of an answer visibly in the terminal views, and keeps them exact in json', async () => {
+    for (const format of ['table', 'csv']) {
+      const result = await local(['rdap', 'evil.test', '-f', format]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    }
+    const json = JSON.parse((await local(['rdap', 'evil.test', '-f', 'json'])).stdout) as { registrar: { name: string } };
+    expect(json.registrar.name).toBe('Evil \u001b]0;pwned\u0007 Registrar \u202egnp.exe');
+  });
+
   it('refuses --tls-ca in remote mode: the server trusts its own CAs', async () => {
     const result = await runCli(['rdap', '192.0.2.7', '--server', served.url, '--tls-ca', caFile]);
     expect(result.code).toBe(2);

@@ -13,8 +13,8 @@
  * `broken.test` (not JSON), `slow.test` (headers after `slowMs`), `huge.test`
  * (an answer over 1 MiB), `to-private.test` (its related link points to
  * 10.0.0.1), `lost-registrar.test` (the registrar answers 404), `soon.test`
- * (expires in 10 days), `gone.test` (expired yesterday), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
- * address in 192.0.2.0/24, 2001:db8::/32 and AS64496 answer from the registry.
+ * (expires in 10 days), `gone.test` (expired yesterday), `evil.test` (terminal escapes and a bidi override in its registrar's name and its status), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
+ * address in 198.51.100.0/24 is redirected to another RIR's path; any address in 192.0.2.0/24, 2001:db8::/32 and AS64496 answer from the registry.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -255,6 +255,12 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
           return send(200, { ...domainRecord(name, base, 400, null), remarks: [{ description: ['x'.repeat(1100 * 1024)] }] });
         case 'to-private.test':
           return send(200, domainRecord(name, base, 400, 'https://10.0.0.1/registrar/domain/to-private.test'));
+        case 'evil.test': {
+          const record = domainRecord(name, base, 400, null);
+          record.entities = [{ ...registrarEntity(true), vcardArray: vcard([['fn', {}, 'text', 'Evil \u001b]0;pwned\u0007 Registrar \u202egnp.exe']]) }];
+          record.status = ['ok\u001b[2J'];
+          return send(200, record);
+        }
         case 'fuzz.test':
           return send(200, fuzzAnswer(domainRecord(name, base, 400, fuzz.related ?? null), fuzz.octets ?? null));
         case 'soon.test':
@@ -265,6 +271,12 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
           return send(200, domainRecord(name, base, 400, registrarUrl));
       }
     }
+    // Another RIR's block: the registry redirects, as RIRs do for what they do not hold.
+    if (path.startsWith('/registry/ip/198.51.100.')) {
+      response.writeHead(302, { location: `${base}other-rir/ip/${path.slice('/registry/ip/'.length)}` });
+      return response.end();
+    }
+    if (path.startsWith('/other-rir/ip/')) return send(200, { ...networkRecord(path), handle: 'OTHER-RIR-NET', startAddress: '198.51.100.0', endAddress: '198.51.100.255', cidr0_cidrs: [{ v4prefix: '198.51.100.0', length: 24 }] });
     if (path.startsWith('/registry/ip/')) return send(200, networkRecord(decodeURIComponent(path.slice('/registry/ip/'.length))));
     if (path === '/registry/autnum/64496') return send(200, autnumRecord());
     return send(404, { errorCode: 404 });
@@ -306,7 +318,7 @@ export function writeBootstrap(dataDir: string, registry: string, tlds: readonly
   mkdirSync(join(dataDir, 'sources'), { recursive: true });
   const file = (entries: string[]) => JSON.stringify({ version: '1.0', publication: '2026-01-01T00:00:00Z', services: [[entries, [registry]]] });
   writeFileSync(join(dataDir, 'sources', 'rdap-dns.json'), file(['test', ...tlds]));
-  writeFileSync(join(dataDir, 'sources', 'rdap-ipv4.json'), file(['192.0.2.0/24']));
+  writeFileSync(join(dataDir, 'sources', 'rdap-ipv4.json'), file(['192.0.2.0/24', '198.51.100.0/24']));
   writeFileSync(join(dataDir, 'sources', 'rdap-ipv6.json'), file(['2001:db8::/32']));
   writeFileSync(join(dataDir, 'sources', 'rdap-asn.json'), file(['64496-64511']));
 }

@@ -36,7 +36,7 @@ export async function fetchRdap(ctx: EngineContext, url: string, connect: HttpsC
   const cache = ctx.dataDir === null ? null : join(ctx.dataDir, CACHE_DIR);
   if (cache !== null) {
     const kept = await readCached(cache, url, ctx.now());
-    if (kept !== null) return { url, json: kept, cached: true };
+    if (kept !== null) return { ...kept, cached: true };
   }
   const host = hostOf(url);
   if (cache !== null) await refuseWhileBackingOff(cache, host, url, ctx.now());
@@ -56,7 +56,7 @@ export async function fetchRdap(ctx: EngineContext, url: string, connect: HttpsC
   if (document.status === 404) throw new NetintelError('not_found', `${url} answered 404: the RDAP server has no such object`, { details: { url, status: 404 } });
   if (document.truncated) throw tooLargeError(document.final_url, HTTPS_FETCH_KINDS.rdap.maxOctets);
   const json = parseObject(document.body, document.final_url);
-  if (cache !== null) await keep(cache, url, json, ctx.now());
+  if (cache !== null) await keep(cache, url, { url: document.final_url, json }, ctx.now());
   return { url: document.final_url, json, cached: false };
 }
 
@@ -137,11 +137,13 @@ export function cacheLifetimeMs(json: Record<string, unknown>, now: Date): numbe
   return Math.max(MIN_CACHE_MS, lifetime);
 }
 
-async function readCached(cache: string, url: string, now: Date): Promise<Record<string, unknown> | null> {
+/** The answer kept for `url`, with the URL that gave it (after redirects), while it is fresh. */
+async function readCached(cache: string, url: string, now: Date): Promise<Omit<RdapAnswer, 'cached'> | null> {
   try {
-    const kept = JSON.parse(await readFile(cacheFile(cache, url), 'utf8')) as { url?: unknown; expires?: unknown; json?: unknown };
+    const kept = JSON.parse(await readFile(cacheFile(cache, url), 'utf8')) as { url?: unknown; final_url?: unknown; expires?: unknown; json?: unknown };
     if (kept.url !== url || typeof kept.expires !== 'string' || Date.parse(kept.expires) <= now.getTime()) return null;
-    return kept.json !== null && typeof kept.json === 'object' && !Array.isArray(kept.json) ? (kept.json as Record<string, unknown>) : null;
+    const finalUrl = typeof kept.final_url === 'string' ? kept.final_url : url;
+    return kept.json !== null && typeof kept.json === 'object' && !Array.isArray(kept.json) ? { url: finalUrl, json: kept.json as Record<string, unknown> } : null;
   } catch {
     // No entry, or one a crash or another version left unreadable: asked afresh.
     return null;
@@ -149,11 +151,11 @@ async function readCached(cache: string, url: string, now: Date): Promise<Record
 }
 
 /** Keeps an answer; a cache that cannot be written costs the next run a fetch, not this one its answer. */
-async function keep(cache: string, url: string, json: Record<string, unknown>, now: Date): Promise<void> {
-  const expires = new Date(now.getTime() + cacheLifetimeMs(json, now)).toISOString();
+async function keep(cache: string, url: string, answer: Omit<RdapAnswer, 'cached'>, now: Date): Promise<void> {
+  const expires = new Date(now.getTime() + cacheLifetimeMs(answer.json, now)).toISOString();
   try {
     await mkdir(cache, { recursive: true });
-    await writeFileAtomically(cacheFile(cache, url), JSON.stringify({ url, fetched: now.toISOString(), expires, json }));
+    await writeFileAtomically(cacheFile(cache, url), JSON.stringify({ url, final_url: answer.url, fetched: now.toISOString(), expires, json: answer.json }));
   } catch {
     // See above.
   }

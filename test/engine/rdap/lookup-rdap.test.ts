@@ -50,7 +50,7 @@ describe('rdapQuery', () => {
   });
 
   it('says not_found for what no service covers, invalid_input for what is no target', () => {
-    expect(() => rdapQuery('198.51.100.1', server.dataDir)).toThrow(expect.objectContaining({ code: 'not_found' }) as Error);
+    expect(() => rdapQuery('203.0.113.1', server.dataDir)).toThrow(expect.objectContaining({ code: 'not_found' }) as Error);
     expect(() => rdapQuery('example.invalid', server.dataDir)).toThrow(expect.objectContaining({ code: 'not_found' }) as Error);
     expect(() => rdapQuery('localhost', server.dataDir)).toThrow(expect.objectContaining({ code: 'invalid_input' }) as Error);
     expect(() => rdapQuery('192.0.2.1-192.0.2.9', server.dataDir)).toThrow(NetintelError);
@@ -83,6 +83,15 @@ describe('lookupRdap against a registry and a registrar', () => {
       redacted: [],
     });
     expect(record.findings).toEqual([]);
+  });
+
+  it("follows a registry's redirect to the RIR that holds the block", async () => {
+    const ctx = context();
+    const record = await lookupRdap(ctx, '198.51.100.1', { connect: connect() });
+    expect(record).toMatchObject({ handle: 'OTHER-RIR-NET', start_address: '198.51.100.0', cidrs: ['198.51.100.0/24'] });
+    const answered = `https://127.0.0.1:${server.port}/other-rir/ip/198.51.100.1`;
+    expect(record.sources).toEqual([{ url: answered, cached: false }]);
+    expect((await lookupRdap(ctx, '198.51.100.1', { connect: connect() })).sources).toEqual([{ url: answered, cached: true }]);
   });
 
   it('gives an AS number', async () => {
