@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NetintelError } from '../../errors.js';
 import { parseIpRange } from '../address/ip-range.js';
@@ -60,22 +60,24 @@ export function bootstrapPath(registry: BootstrapRegistry, dataDir: string | nul
   return join(packageRoot(), 'data', 'rdap', `${registry}.json`);
 }
 
-const loaded = new Map<string, BootstrapFile>();
+/** Files read, by path, with the modification time they were read at. */
+const loaded = new Map<string, { mtimeMs: number; file: BootstrapFile }>();
 
 /**
- * The bootstrap file of a registry, read once per path.
+ * The bootstrap file of a registry, read again only when it changed (a
+ * running server sees what another process's `data update` installed).
  *
  * @throws NetintelError `data_unavailable` when it cannot be read or is not a bootstrap file.
  */
 export function loadBootstrap(registry: BootstrapRegistry, dataDir: string | null): BootstrapFile {
   const path = bootstrapPath(registry, dataDir);
-  const known = loaded.get(path);
-  if (known !== undefined) return known;
   try {
-    const text = readFileSync(path);
-    if (text.length > MAX_BOOTSTRAP_OCTETS) throw new Error(`larger than ${MAX_BOOTSTRAP_OCTETS} octets`);
-    const file = parseBootstrap(text.toString('utf8'));
-    loaded.set(path, file);
+    const { mtimeMs, size } = statSync(path);
+    const known = loaded.get(path);
+    if (known !== undefined && known.mtimeMs === mtimeMs) return known.file;
+    if (size > MAX_BOOTSTRAP_OCTETS) throw new Error(`larger than ${MAX_BOOTSTRAP_OCTETS} octets`);
+    const file = parseBootstrap(readFileSync(path, 'utf8'));
+    loaded.set(path, { mtimeMs, file });
     return file;
   } catch (error) {
     throw new NetintelError('data_unavailable', `cannot read the RDAP bootstrap file ${path}: ${(error as Error).message} (run netintel data update rdap-${registry})`, {
