@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
 import { serve, type Served } from '../support/served.js';
+import { contractOf } from '../server/openapi-contract.js';
 
 describe('rdap', () => {
   const scratch = tempDir('netintel-rdap-remote-');
@@ -61,6 +62,17 @@ describe('rdap', () => {
     const missing = await fetch(`${served.url}/api/rdap?target=missing.test`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { code: string }).code).toBe('not_found');
+  });
+
+  it('answers as /openapi.json documents: records (redacted, expiring, a network, an AS), 404, 400, a 502 of a malformed answer', async () => {
+    const contract = contractOf(await (await fetch(`${served.url}/openapi.json`)).text());
+    const targets = ['192.0.2.7', '2001:db8::/32', 'AS64496', 'example.test', 'redacted.test', 'soon.test', 'gone.test', 'lost-registrar.test', 'missing.test', 'broken.test', 'huge.test', 'localhost'];
+    for (const url of [...targets.map((target) => `/api/rdap?target=${encodeURIComponent(target)}`), '/api/rdap?target=example.test&expiry_days=4000', '/api/rdap']) {
+      const response = await fetch(`${served.url}${url}`);
+      const body = await response.text();
+      const problems = contract.check({ method: 'GET', url, status: response.status, headers: Object.fromEntries(response.headers), body });
+      expect(problems, `${url}: ${response.status} ${body.slice(0, 300)}`).toEqual([]);
+    }
   });
 
   it('fails on warning in remote mode as locally (cron)', async () => {
