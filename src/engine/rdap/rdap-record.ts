@@ -149,7 +149,7 @@ export function readAnswer(answer: Json): RdapParts {
   const country = text(answer.country);
   const parts: RdapParts = {
     handle: text(answer.handle),
-    name: text(answer.name) ?? null,
+    name: text(answer.name),
     start_address: text(answer.startAddress),
     end_address: text(answer.endAddress),
     cidrs: cidrsOf(answer),
