@@ -61,7 +61,7 @@ export async function fetchRdap(ctx: EngineContext, url: string, connect: HttpsC
 }
 
 function getOnce(ctx: EngineContext, url: string, connect: HttpsConnectOptions | undefined) {
-  reportStage(ctx, 'https', url, 'RDAP answer');
+  reportStage(ctx, 'https', url, 'RDAP record');
   return guardedGet(ctx, { ...HTTPS_FETCH_KINDS.rdap, url, answerStatuses: [404, 429], ...(connect === undefined ? {} : { connect }) });
 }
 
