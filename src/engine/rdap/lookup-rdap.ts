@@ -91,7 +91,7 @@ export function rdapUrl(base: string, path: string): string {
  */
 export async function lookupRdap(ctx: EngineContext, input: string, options: RdapOptions = {}): Promise<RdapResult> {
   const query = rdapQuery(input, ctx.dataDir);
-  const registry = await fetchRdap(ctx, rdapUrl(query.servers[0]!, query.path), options.connect);
+  const registry = await registryAnswer(ctx, query, options.connect);
   const sources = [{ url: registry.url, cached: registry.cached }];
   let parts = readAnswer(registry.json);
   const findings: Finding[] = [];
@@ -107,6 +107,28 @@ export async function lookupRdap(ctx: EngineContext, input: string, options: Rda
   const result: RdapResult = { kind: 'rdap', target: query.query, object: query.object, ...parts, days_until_expiry: daysUntilExpiry, sources, findings };
   findings.push(...rdapFindings(result, options.expiryDays ?? DEFAULT_EXPIRY_DAYS));
   return result;
+}
+
+/** Failures of one server that another server of the same service may not share. */
+const TRY_NEXT_SERVER = new Set(['unreachable', 'timeout', 'tls']);
+
+/**
+ * The registry's answer from the first of the service's servers that
+ * answers (RFC 9224 §3 lists several base URLs of one service in no order
+ * of preference): one that cannot be reached is passed over; an answer,
+ * a 404 included, is final.
+ */
+async function registryAnswer(ctx: EngineContext, query: RdapQuery, connect: HttpsConnectOptions | undefined): Promise<RdapAnswer> {
+  let failure: unknown;
+  for (const server of query.servers) {
+    try {
+      return await fetchRdap(ctx, rdapUrl(server, query.path), connect);
+    } catch (error) {
+      failure = error;
+      if (!(error instanceof NetintelError) || !TRY_NEXT_SERVER.has(error.code)) throw error;
+    }
+  }
+  throw failure;
 }
 
 /** Whole days left until `at`; once passed, minus the whole days since (at least 1), so a negative count always means expired. */

@@ -5,14 +5,16 @@
  * 404, 429 with Retry-After, malformed, slow and oversized answers, the
  * connect guard on the referral, the cache of answers.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicTargetGuard } from '../../../src/engine/connect-guard.js';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
-import { lookupRdap, rdapQuery } from '../../../src/engine/rdap/lookup-rdap.js';
+import { daysUntil, lookupRdap, rdapQuery } from '../../../src/engine/rdap/lookup-rdap.js';
+import { cacheLifetimeMs, retryAfterMs } from '../../../src/engine/rdap/rdap-fetch.js';
 import { NetintelError } from '../../../src/errors.js';
-import { startRdapServer, type RdapTestServer } from '../../support/rdap-server.js';
+import { closedPort } from '../../support/peers.js';
+import { startRdapServer, writeBootstrap, type RdapTestServer } from '../../support/rdap-server.js';
 
 let server: RdapTestServer;
 
@@ -64,6 +66,33 @@ describe('rdapQuery', () => {
   });
 });
 
+describe('the clock of a record', () => {
+  const now = new Date('2026-11-29T12:00:00Z');
+
+  it('counts whole days until the expiry, and once passed at least one day since', () => {
+    expect(daysUntil(Date.parse('2026-12-09T12:00:00Z'), now)).toBe(10);
+    expect(daysUntil(Date.parse('2026-11-30T11:59:59Z'), now)).toBe(0);
+    expect(daysUntil(Date.parse('2026-11-29T11:00:00Z'), now)).toBe(-1);
+    expect(daysUntil(Date.parse('2026-11-27T11:00:00Z'), now)).toBe(-2);
+  });
+
+  it('keeps an answer a day, or until its next event when that comes sooner, and at least a minute', () => {
+    const events = (...dates: string[]) => ({ events: dates.map((eventDate) => ({ eventAction: 'expiration', eventDate })) });
+    expect(cacheLifetimeMs({}, now)).toBe(24 * 3600_000);
+    expect(cacheLifetimeMs(events('2020-01-01T00:00:00Z', '2030-01-01T00:00:00Z'), now)).toBe(24 * 3600_000);
+    expect(cacheLifetimeMs(events('2026-11-29T14:00:00Z'), now)).toBe(2 * 3600_000);
+    expect(cacheLifetimeMs(events('2026-11-29T12:00:10Z'), now)).toBe(60_000);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(retryAfterMs('120', now)).toBe(120_000);
+    expect(retryAfterMs('Sun, 29 Nov 2026 12:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs('Sun, 29 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('soon', now)).toBeNull();
+    expect(retryAfterMs(null, now)).toBeNull();
+  });
+});
+
 describe('lookupRdap against a registry and a registrar', () => {
   it('gives a network with its range, organisation and the nested abuse contact', async () => {
     const ctx = context();
@@ -92,6 +121,24 @@ describe('lookupRdap against a registry and a registrar', () => {
     const answered = `https://127.0.0.1:${server.port}/other-rir/ip/198.51.100.1`;
     expect(record.sources).toEqual([{ url: answered, cached: false }]);
     expect((await lookupRdap(ctx, '198.51.100.1', { connect: connect() })).sources).toEqual([{ url: answered, cached: true }]);
+  });
+
+  it("passes over a service's server that cannot be reached, to the next one it lists", async () => {
+    const ctx = context();
+    const closed = await closedPort();
+    writeBootstrap(ctx.dataDir!, `https://127.0.0.1:${closed}/registry/`);
+    const servers = (file: string, list: (urls: string[]) => string[]) => {
+      const path = join(ctx.dataDir!, 'sources', file);
+      const doc = JSON.parse(readFileSync(path, 'utf8')) as { services: string[][][] };
+      doc.services[0]![1] = list(doc.services[0]![1]!);
+      writeFileSync(path, JSON.stringify(doc));
+    };
+    servers('rdap-asn.json', (urls) => [...urls, server.registry]);
+    const record = await lookupRdap(ctx, 'AS64496', { connect: connect() });
+    expect(record.sources[0]!.url).toBe(`${server.registry}autnum/64496`);
+    // A 404 is an answer: the closed server listed after the registry is not asked.
+    servers('rdap-dns.json', (urls) => [server.registry, ...urls]);
+    expect((await failure(lookupRdap(ctx, 'missing.test', { connect: connect() }))).code).toBe('not_found');
   });
 
   it('gives an AS number', async () => {
