@@ -172,6 +172,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'rdap/redacted', argv: ['rdap', 'redacted.test', ...rdap('redacted')] },
     { id: 'rdap/expiring-fail-on', argv: ['rdap', 'soon.test', '--expiry-days', '30', '--fail-on', 'warning', ...rdap('expiring-fail-on')] },
     { id: 'rdap/expired', argv: ['rdap', 'gone.test', '--fail-on', 'warning', ...rdap('expired')] },
+    { id: 'rdap/registrar-failed', argv: ['rdap', 'lost-registrar.test', ...rdap('registrar-failed')] },
     { id: 'rdap/not-found', argv: ['rdap', 'missing.test', ...rdap('not-found')] },
     { id: 'rdap/malformed', argv: ['rdap', 'broken.test', ...rdap('malformed')] },
     { id: 'rdap/value', argv: ['rdap', '192.0.2.7', 'AS64496', '-f', 'value', ...rdap('value')] },
