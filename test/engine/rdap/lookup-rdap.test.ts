@@ -269,10 +269,16 @@ describe('the connect guard and the cache', () => {
     expect(server.requests.length).toBe(asked + 1);
   });
 
-  it('keeps no cache without a data dir', async () => {
+  it('reads the bundled starter copy without a data dir, which leaves the documentation ranges to nobody', async () => {
     const ctx = createEngineContext({ dataDir: null, timeoutMs: 1500 });
-    // Without a data dir the bundled bootstrap applies, which does not cover the documentation range.
+    const asked = server.requests.length;
     expect((await failure(lookupRdap(ctx, '192.0.2.1', { connect: connect() }))).code).toBe('not_found');
-    expect(existsSync(join(server.dataDir, 'rdap-cache'))).toBe(false);
+    expect(server.requests.length).toBe(asked);
+  });
+
+  it('leaves the data dir without a cache when the registry did not answer', async () => {
+    const ctx = context();
+    await failure(lookupRdap(ctx, 'missing.test', { connect: connect() }));
+    expect(existsSync(join(ctx.dataDir!, 'rdap-cache'))).toBe(false);
   });
 });
