@@ -21,6 +21,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'range', load: async () => (await import('./range.js')).RANGE },
   { name: 'dns', load: async () => (await import('./dns.js')).DNS },
   { name: 'ptr', load: async () => (await import('./ptr.js')).PTR },
+  { name: 'rdap', load: async () => (await import('./rdap.js')).RDAP },
   { name: 'smtp', load: async () => (await import('./smtp.js')).SMTP },
   { name: 'mx', load: async () => (await import('./mx.js')).MX },
   { name: 'spf', load: async () => (await import('./spf.js')).SPF },

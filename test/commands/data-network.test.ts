@@ -189,7 +189,7 @@ describe('data update with no network at all: one line for every source', () => 
     const oneLine = result.stderr.replace(/\n {2}/g, ' ');
     expect(oneLine).toMatch(/^netintel: the network cannot be reached: none of the \d+ sources could be downloaded \(cannot reach the proxy 127\.0\.0\.1:\d+\)\./);
     expect(oneLine).toContain('Check HTTPS_PROXY or HTTP_PROXY, or that the proxy is running');
-    expect(oneLine).toContain('Kept in place: dbip-city-ipv4, dbip-city-ipv6, asn-ipv4, asn-ipv6 (bundled, as of ');
+    expect(oneLine).toContain('Kept in place: dbip-city-ipv4, dbip-city-ipv6, asn-ipv4, asn-ipv6, rdap-dns, rdap-ipv4, rdap-ipv6, rdap-asn (bundled, as of ');
     expect(oneLine).toContain('then run "netintel data update" again');
     for (const line of result.stderr.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
     // Nothing changed: the bundled data still answers.

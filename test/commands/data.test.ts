@@ -102,6 +102,9 @@ describe('netintel data update', () => {
     for (const source of enabled) {
       if (source.type === 'mmdb') {
         feeds[source.name] = pathToFileURL(bundledDataFilePath(source.file!)).href;
+      } else if (source.type === 'rdap-bootstrap') {
+        server.set(`/every/${source.name}`, { body: JSON.stringify({ version: '1.0', publication: '2026-11-20T00:00:00Z', services: [[['test'], ['https://rdap.example.net/']]] }) });
+        feeds[source.name] = { url: server.url(`/every/${source.name}`), min_entries: 1 };
       } else if (source.type === 'asn-csv') {
         const row = source.ipVersion === 4 ? '1.0.8.0,1.0.15.255,64500,Fixture Networks\n' : '2001:db8:100::,2001:db8:1ff:ffff:ffff:ffff:ffff:ffff,64501,Fixture Six\n';
         server.set(`/every/${source.name}`, { body: row });

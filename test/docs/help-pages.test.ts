@@ -28,6 +28,7 @@ const PAGES: Record<string, string[][]> = {
   'dmarc-report': [['dmarc-report']],
   smtp: [['smtp']],
   blacklist: [['blacklist']],
+  rdap: [['rdap']],
   data: [['data'], ['data', 'update'], ['data', 'status']],
   keys: [['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke']],
   accounts: [['accounts'], ['accounts', 'list'], ['accounts', 'show'], ['accounts', 'create'], ['accounts', 'set-plan'], ['accounts', 'disable'], ['accounts', 'delete']],

@@ -5,6 +5,8 @@
  * Each run's command line, exit code, stdout and stderr are compared with
  * test/e2e/golden/; UPDATE_GOLDEN=1 rewrites them (review the diff).
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempDir } from '../support/cli.js';
 import { serve, type Served } from '../support/served.js';
@@ -27,6 +29,10 @@ function replacementsFor(argv: readonly string[]): Replacement[] {
   const line = argv.join(' ');
   return [
     { pattern: new RegExp(escapeRegExp(peers.caFile), 'g'), with: '<ca.pem>' },
+    { pattern: new RegExp(escapeRegExp(peers.rdapCaFile), 'g'), with: '<rdap-ca.pem>' },
+    // The RDAP server's port is in the URLs the bootstrap files give, not in the command line.
+    { pattern: new RegExp(`(?<=127\\.0\\.0\\.1:)${peers.rdap.port}\\b`, 'g'), with: '<rdap-port>' },
+    { pattern: new RegExp(`${escapeRegExp(join(tmpdir(), 'netintel-rdap-'))}\\w+`, 'g'), with: '<rdap-data-dir>' },
     // The closed port also shows where a run was sent to it without naming it (a well-known port diverted).
     { pattern: new RegExp(`(?<=(?:127\\.0\\.0\\.1|\\[::1\\]|::1):)${peers.closedPort}\\b`, 'g'), with: '<closed-port>' },
     ...peers.ports.filter(({ port }) => new RegExp(`\\b${port}\\b`).test(line)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),
@@ -138,6 +144,9 @@ const PLACEHOLDER_PEERS: Peers = {
   dns: { address: '127.0.0.1:0' } as Peers['dns'],
   smtp: { port: 0 } as Peers['smtp'],
   relay: { port: 0 } as Peers['relay'],
+  rdap: { port: 0 } as Peers['rdap'],
+  rdapDataDir: () => '',
+  rdapCaFile: '',
   caFile: '',
   closedPort: 0,
   env: {},

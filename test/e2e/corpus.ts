@@ -69,6 +69,8 @@ function tamperedMessage(): string {
 
 export function goldenCorpus(peers: Peers): GoldenCase[] {
   const dns = peers.dnsFlags;
+  const rdap = (name: string) => ['--data-dir', peers.rdapDataDir(name), '--tls-ca', peers.rdapCaFile, '--timeout', '10000'];
+  const rdapEveryFormat = (id: string, targets: string[]) => FORMATS.map((format) => ({ id: `${id}.${format}`, argv: ['rdap', ...targets, ...rdap(`${id}.${format}`), '-f', format] }));
   const silent = peers.silentFlags;
   const smtpPort = String(peers.smtp.port);
   const relayPort = String(peers.relay.port);
@@ -185,6 +187,18 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'ptr/stdin', argv: ['ptr', '-f', 'csv', ...dns], stdin: '127.0.0.1\n# comment\n2001:db8::1\n' },
     { id: 'ptr/bad-input', argv: ['ptr', 'example.test', ...dns] },
     { id: 'ptr/none', argv: ['ptr', ...dns], devNullStdin: true },
+    // rdap: the local registry and registrar (test/support/rdap-server.ts), each run with a data dir (and so a cache) of its own
+    ...rdapEveryFormat('rdap/address', ['192.0.2.7']),
+    ...rdapEveryFormat('rdap/many', ['192.0.2.0/24', 'AS64496', '2001:db8::1', 'missing.test']),
+    { id: 'rdap/domain', argv: ['rdap', 'example.test', ...rdap('domain')] },
+    { id: 'rdap/redacted', argv: ['rdap', 'redacted.test', ...rdap('redacted')] },
+    { id: 'rdap/expiring-fail-on', argv: ['rdap', 'soon.test', '--expiry-days', '30', '--fail-on', 'warning', ...rdap('expiring-fail-on')] },
+    { id: 'rdap/expired', argv: ['rdap', 'gone.test', '--fail-on', 'warning', ...rdap('expired')] },
+    { id: 'rdap/registrar-failed', argv: ['rdap', 'lost-registrar.test', ...rdap('registrar-failed')] },
+    { id: 'rdap/not-found', argv: ['rdap', 'missing.test', ...rdap('not-found')] },
+    { id: 'rdap/malformed', argv: ['rdap', 'broken.test', ...rdap('malformed')] },
+    { id: 'rdap/value', argv: ['rdap', '192.0.2.7', 'AS64496', '-f', 'value', ...rdap('value')] },
+    { id: 'rdap/bad-input', argv: ['rdap', 'localhost', ...rdap('bad-input')] },
     // dns --dnssec: the test DNS server signs nothing, so the chain breaks at the anchor's own keys (a test key, then the root's).
     { id: 'dns/dnssec-no-dnskey', argv: ['dns', 'example.test', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', ...dns] },
     { id: 'dns/dnssec-no-dnskey-json', argv: ['dns', 'example.test', '--type', 'MX', '--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key', '-f', 'json', ...dns] },

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
 import { closedPort } from '../support/peers.js';
+import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
 import {
   createCertificateAuthority,
   daysFromNow,
@@ -28,6 +29,12 @@ export interface Peers {
   dns: DnsTestServer;
   smtp: SmtpTestServer;
   relay: SmtpTestServer;
+  /** The RDAP registry and registrar (test/support/rdap-server.ts). */
+  rdap: RdapTestServer;
+  /** A data dir of its own for each named run of `rdap`, with bootstrap files pointing at `rdap`: its cache of answers is that run's alone. */
+  rdapDataDir(name: string): string;
+  /** The RDAP server's CA, as a PEM file (--tls-ca). */
+  rdapCaFile: string;
   /** The CA that issued the SMTP server's certificate, as a PEM file. */
   caFile: string;
   /** Flags every network command of the corpus gets: the local resolver, no retries, a deadline that a loaded machine still meets. */
@@ -56,6 +63,10 @@ export async function startPeers(): Promise<Peers> {
   const certificate = issueCertificate({ commonName: 'mx.mailhost.test', issuer: ca, notBefore: daysFromNow(-1), notAfter: daysFromNow(90) });
   const smtp = await startSmtpTestServer({ name: 'mx.mailhost.test', certificate, auth: { user: 'alice', pass: 'wonderland', methods: ['PLAIN', 'LOGIN'] } });
   const relay = await startSmtpTestServer({ name: 'relay.example.test', openRelay: true });
+  const rdap = await startRdapServer({ slowMs: 3000 });
+  const rdapCaFile = join(scratch, 'rdap-ca.pem');
+  writeFileSync(rdapCaFile, rdap.ca);
+  const rdapDirs = new Map<string, string>();
   const dns = await startDnsServer({
     records: [
       ...MAIL_ZONE,
@@ -86,6 +97,16 @@ export async function startPeers(): Promise<Peers> {
     dns,
     smtp,
     relay,
+    rdap,
+    rdapDataDir: (name) => {
+      let dir = rdapDirs.get(name);
+      if (dir === undefined) {
+        dir = rdap.freshDataDir();
+        rdapDirs.set(name, dir);
+      }
+      return dir;
+    },
+    rdapCaFile,
     caFile,
     dnsFlags: ['--resolver', dns.address, '--timeout', '10000', '--retries', '0'],
     silentFlags: ['--resolver', dns.address, '--timeout', '500', '--retries', '0'],
@@ -94,11 +115,12 @@ export async function startPeers(): Promise<Peers> {
       { port: smtp.port, name: '<smtp-port>' },
       { port: relay.port, name: '<relay-port>' },
       { port: closed, name: '<closed-port>' },
+      { port: rdap.port, name: '<rdap-port>' },
     ],
     closedPort: closed,
     env: { NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`, NETINTEL_TEST_CLOSED_PORT: String(closed), NETINTEL_TEST_CLOSED_LOOPBACK_PORTS: 'well-known' },
     async close() {
-      await Promise.all([dns.close(), smtp.close(), relay.close()]);
+      await Promise.all([dns.close(), smtp.close(), relay.close(), rdap.close()]);
       rmSync(scratch, { recursive: true, force: true });
     },
   };

@@ -10,12 +10,14 @@
  */
 import fc from 'fast-check';
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/app/main.js';
 import { runEntry, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { loopbackOnly, WELL_KNOWN_PORTS } from '../support/loopback-only.js';
 import { closedPort } from '../support/peers.js';
+import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
 import {
   brokenProperty,
@@ -40,6 +42,8 @@ const { redirected: violations } = loopbackOnly({ closedPort: await closedPort()
 const scratch = tempDir('netintel-fuzz-');
 let dns: DnsTestServer;
 let smtp: SmtpTestServer;
+let rdap: RdapTestServer;
+const rdapCa = join(scratch.path, 'rdap-ca.pem');
 
 /** The zone every fuzzed name is asked of: a few real answers, NXDOMAIN for the rest. */
 export const FUZZ_ZONE = [
@@ -56,10 +60,14 @@ export const FUZZ_ZONE = [
 beforeAll(async () => {
   dns = await startDnsServer({ records: FUZZ_ZONE.map((record) => ({ ...record })) as never });
   smtp = await startSmtpTestServer({ name: 'mx.fuzz.test' });
+  // The default data dir's RDAP bootstrap sends the test TLD, the documentation networks and AS64496-64511 to a local registry.
+  rdap = await startRdapServer({ slowMs: 300 });
+  rdap.bootstrapInto(join(scratch.path, 'data', 'netintel'));
+  writeFileSync(rdapCa, rdap.ca);
 });
 
 afterAll(async () => {
-  await Promise.all([dns?.close(), smtp?.close()]);
+  await Promise.all([dns?.close(), smtp?.close(), rdap?.close()]);
   scratch.remove();
 });
 
@@ -162,6 +170,22 @@ describe('CLI fuzzing, in-process', () => {
         list: maybe(hostileList(hostileIp)),
       })
       .map(({ targets: t, resolver, flags, list }) => ({ argv: ['ptr', ...safety(), '--resolver', resolver, ...flags, ...t], stdin: list })),
+  );
+
+  fuzzCommand('rdap', 150, () =>
+    fc
+      .record({
+        targets: targets(fc.oneof(hostileIp, hostileDomain, hostileAsn, fc.constantFrom('192.0.2.7', '192.0.2.0/24', '2001:db8::/33', 'AS64496', 'example.test', 'redacted.test', 'missing.test', 'broken.test', 'huge.test', 'soon.test', 'gone.test'))),
+        flags: hostileGlobalFlags,
+        days: maybe(fc.constantFrom('30', '0', '3650', '3651', '-1', 'ten', '', '1e3')),
+        failOn: maybe(fc.constantFrom('warning', 'error', 'info', '')),
+        trust: fc.constantFrom([], ['--tls-ca', rdapCa], ['--tls-ca', '/nonexistent/ca.pem'], ['--tls-ca', '/dev/null']),
+        list: maybe(hostileList(fc.oneof(hostileIp, hostileDomain))),
+      })
+      .map(({ targets: t, flags, days, failOn, trust, list }) => ({
+        argv: ['rdap', ...safety(), ...trust, ...(days === undefined ? [] : ['--expiry-days', days]), ...(failOn === undefined ? [] : ['--fail-on', failOn]), ...flags, ...t],
+        stdin: list,
+      })),
   );
 
   fuzzCommand('dns', 200, () =>

@@ -29,6 +29,7 @@ import { createCertificateAuthority, issueCertificate, startSmtpTestServer, type
 import { startDohServer, startDotServer, type EncryptedDnsServer } from '../engine/dns/doh-servers.js';
 import { dkimTxt, rsaKey, mailauthSign } from '../engine/mail/dkim-zone.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
+import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
 import { scratchFor, startReadmePeers, type ReadmePeers, type Scratch } from './readme-shell.js';
 
 /** The password of the AUTH example (smtp.md), as NETINTEL_SMTP_PASS gives it. */
@@ -73,6 +74,8 @@ export interface DocsPeers extends ReadmePeers {
   privateCa: string;
   /** A directory for the key database of the `netintel serve` the blocks share. */
   serverDir: string;
+  /** The RDAP registry of rdap.md; each scratch's data dir gets bootstrap files pointing at it. */
+  rdap: RdapTestServer;
   /** The password of the AUTH example: NETINTEL_SMTP_PASS of a line with --auth-user (set for every line, it is a usage error without one). */
   smtpPassword: string;
 }
@@ -98,6 +101,8 @@ export async function startDocsPeers(): Promise<DocsPeers> {
     startSmtpTestServer({ name: 'smtp.example.com', certificate: mailCertificate, auth: { user: SMTP_USER, pass: SMTP_PASS }, localDomains: ['example.com'] }),
     startSmtpTestServer({ name: 'smtp.example.com', certificate: mailCertificate, implicitTls: true, localDomains: ['example.com'] }),
   ]);
+  // The RDAP registry of rdap.md's lines (com, the documentation networks, AS64496), under the CA the runs trust.
+  const rdap = await startRdapServer({ issuer: publicCa, tlds: ['com'] });
   const strayRecords = await startDnsServer({ script: (query) => [{ message: strayAnswer(query) }] });
   const silent = await startDnsServer({ defaultBehaviour: 'silent' });
   const dnsPort = readme.dns.port;
@@ -123,13 +128,14 @@ export async function startDocsPeers(): Promise<DocsPeers> {
     ...readme,
     privateCa: privateCa.cert,
     serverDir: dir.path,
+    rdap,
     env: {
       NETINTEL_TEST_STAND_INS: JSON.stringify(standIns),
       NODE_EXTRA_CA_CERTS: publicCaFile,
     },
     smtpPassword: SMTP_PASS,
     async close() {
-      await Promise.all(servers.map((server) => server.close()));
+      await Promise.all([...servers.map((server) => server.close()), rdap.close()]);
       await readme.close();
       dir.remove();
     },
@@ -194,5 +200,6 @@ async function writePageFiles(dir: string, peers: DocsPeers): Promise<void> {
 export async function docsScratch(peers: DocsPeers): Promise<Scratch> {
   const scratch = scratchFor(peers);
   await writePageFiles(scratch.dir, peers);
+  peers.rdap.bootstrapInto(join(scratch.dir, '..', 'home', '.local', 'share', 'netintel'));
   return { ...scratch, env: { ...scratch.env, ...peers.env } };
 }

@@ -22,6 +22,7 @@ import { CLIENT_ID, CLIENT_SECRET, startIssuer } from '../support/oidc-provider.
 import { PageClient } from '../web/page-client.js';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
+import { startRdapServer, writeBootstrap } from '../support/rdap-server.js';
 import { shellBlocks } from './shell-blocks.js';
 import { problemsOf, runLine, scratchFor, startReadmePeers, waitForPort, type LineResult, type ReadmePeers } from './readme-shell.js';
 
@@ -115,6 +116,7 @@ describe('README recipes', () => {
     expect(recipes.map((r) => r.title)).toEqual([
       "Check my domain's mail",
       'Is this IP listed?',
+      'Whom do I report this address to?',
       'Enrich a log file',
       'Summarize a log',
       'Why did this message arrive late?',
@@ -142,6 +144,26 @@ describe('README recipes', () => {
     expect(results[0]!.stdout).toMatch(/listed/i);
     const record = JSON.parse(results[1]!.stdout) as { zones: Array<{ zone: string; status: string }> };
     expect(record.zones.find((zone) => zone.zone === 'zen.spamhaus.org')?.status).toBe('listed');
+  });
+
+  it('whom do I report this address to: the abuse contact from the local registry, in the view and as a bare value', async () => {
+    const rdap = await startRdapServer();
+    try {
+      const caFile = join(rdap.dataDir, 'ca.pem');
+      writeFileSync(caFile, rdap.ca);
+      const { results } = await runRecipe(recipe('Whom do I report this address to?'), {
+        // The bootstrap files of the default data dir send 192.0.2.0/24 to the local registry, whose CA the lines trust.
+        prepare: (dir) => writeBootstrap(join(dir, '..', 'home', '.local', 'share', 'netintel'), rdap.registry),
+        replace: { 'netintel rdap 192.0.2.1': `netintel rdap 192.0.2.1 --tls-ca ${caFile}` },
+      });
+      for (const result of results) expectClean(result);
+      expect(results.map((result) => result.code)).toEqual([0, 0]);
+      expect(results[0]!.stdout).toMatch(/abuse e-mail +abuse@example\.net/);
+      expect(results[0]!.stdout).toContain('Example Networks B.V.');
+      expect(results[1]!.stdout).toBe('abuse@example.net\n');
+    } finally {
+      await rdap.close();
+    }
   });
 
   it('enrich a log file: one CSV row per unique address of the example log', async () => {

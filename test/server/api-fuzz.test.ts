@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe as suite, expect, it } from 'vitest';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
+import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
 import { startTestServer, type TestServer } from './harness.js';
 import ipaddr from 'ipaddr.js';
 import { loopbackOnly, WELL_KNOWN_PORTS, type LoopbackOnly } from '../support/loopback-only.js';
@@ -317,6 +318,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
   let server: TestServer;
   let network: LoopbackOnly;
   let callers: Callers;
+  let rdap: RdapTestServer;
 
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
@@ -324,6 +326,8 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     // Resolvers and SMTP hosts on loopback's well-known ports (127.0.0.1:53, :25) are sent to a port this test closed.
     network = loopbackOnly({ closedPort: await closedPort(), loopbackPorts: WELL_KNOWN_PORTS });
     smtp = await startSmtpTestServer({ name: 'mx.example.test' });
+    // The RDAP bootstrap of the server's data dir sends the test TLD, the documentation networks and AS64496 to a local registry.
+    rdap = await startRdapServer({ slowMs: 300 });
     dns = await startDnsServer({
       records: [
         { name: 'example.test', type: 'MX', data: { preference: 10, exchange: 'mx.example.test' } },
@@ -343,7 +347,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
       behaviours: { 'servfail.test': 'servfail', 'silent.test': 'silent', 'truncate.test': 'truncate' },
     });
     server = await startTestServer({
-      engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 400, dnsRetries: 0 },
+      engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 400, dnsRetries: 0, dataDir: rdap.dataDir },
       allowPrivateTargets: true,
       smtpPorts: [25, smtp.port],
       handlerTimeoutMs: 5_000,
@@ -360,7 +364,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     process.off('unhandledRejection', onUnhandled);
     process.off('uncaughtException', onUnhandled);
     network.restore();
-    await Promise.all([server?.close(), dns?.close(), smtp?.close()]);
+    await Promise.all([server?.close(), dns?.close(), smtp?.close(), rdap?.close()]);
     const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
     console.info(`API fuzz (seed ${SEED}): ${[...counts].map(([name, n]) => `${name} ${n}`).join(', ')}; total ${total}; redirected off-loopback destinations: ${network.redirected.length}`);
   });
@@ -441,6 +445,17 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
 
   it('GET /api/ptr', async () => {
     await fuzz('ptr', getEndpoint('/api/ptr', queryOf(param('ip', fc.oneof(hostileIp, hostileDomain)), param('format', fc.constantFrom('json', 'xml', 'csv', ''))), callers));
+  });
+
+  it('GET /api/rdap', async () => {
+    const target = fc.oneof(
+      hostileIp,
+      hostileDomain,
+      hostileAsn,
+      fc.constantFrom('192.0.2.7', '192.0.2.0/24', '192.0.2.9/33', '2001:db8::/32', 'AS64496', 'example.test', 'missing.test', 'broken.test', 'huge.test', 'slow.test', 'busy.test'),
+    );
+    const days = fc.oneof(fc.integer({ min: -5, max: 4000 }).map(String), hostileText);
+    await fuzz('rdap', getEndpoint('/api/rdap', queryOf(param('target', target), param('expiry_days', days)), callers));
   });
 
   it('GET /api/smtp-test', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicTargetGuard } from '../../src/engine/connect-guard.js';
 import { createEngineContext, type EngineContext } from '../../src/engine/context.js';
@@ -9,6 +10,7 @@ import { tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { serve } from '../support/served.js';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-servers.js';
+import { startRdapServer, writeBootstrap, type RdapTestServer } from '../support/rdap-server.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 /**
@@ -151,6 +153,43 @@ describe('SSRF: server-side probes against loopback peers', () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('SSRF: GET /api/rdap, whose servers come from bootstrap files and registries', () => {
+  let dns: DnsTestServer;
+  let rdap: RdapTestServer;
+  const servers: TestServer[] = [];
+  const scratch = tempDir('netintel-ssrf-rdap-');
+
+  beforeAll(async () => {
+    dns = await startDnsServer({ records: ZONE });
+    rdap = await startRdapServer();
+  });
+  afterAll(async () => {
+    await Promise.all([...servers.map((server) => server.close()), dns.close(), rdap.close()]);
+    scratch.remove();
+  });
+
+  /** A guarded server whose data dir's bootstrap sends every query to `registry`. */
+  async function serverFor(registry: string): Promise<(url: string) => ReturnType<TestServer['app']['inject']>> {
+    const dataDir = join(scratch.path, String(servers.length));
+    writeBootstrap(dataDir, registry);
+    const server = await startTestServer({ engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1500, dataDir } });
+    servers.push(server);
+    const key = await server.key('pro');
+    return (url) => server.app.inject({ url, headers: { 'x-api-key': key } });
+  }
+
+  it.each(['127.0.0.1', '[::ffff:127.0.0.1]', '2130706433', 'loop.test', 'loop6.test'])('refuses a registry at https://%s with 403 forbidden, without connecting', async (host) => {
+    const get = await serverFor(`https://${host}:${rdap.port}/registry/`);
+    const asked = rdap.requests.length;
+    for (const target of ['example.test', '192.0.2.1', 'AS64496']) {
+      const response = problem(await get(`/api/rdap?target=${target}`));
+      expect(response.status, target).toBe(403);
+      expect(response.body.details.rule).toBe('private-target');
+    }
+    expect(rdap.requests.length).toBe(asked);
   });
 });
 

@@ -4,9 +4,10 @@ import { isFeedFormat, type FeedFormat } from '../security/feed-formats.js';
 import { isSignalName, type SignalName } from '../security/signals.js';
 import { sourceRegistryPath, type DataFileName } from './data-files.js';
 import { fileErrorReason } from '../../file-error.js';
+import { BOOTSTRAP_REGISTRIES, type BootstrapRegistry } from '../rdap/rdap-bootstrap.js';
 
-/** What a source is, and so how it is validated and where it goes. */
-export type SourceType = 'mmdb' | 'asn-csv' | 'feed';
+/** What a source is, and so how it is validated and where it goes (`rdap-bootstrap`: an IANA RDAP bootstrap file, RFC 9224). */
+export type SourceType = 'mmdb' | 'asn-csv' | 'feed' | 'rdap-bootstrap';
 
 /** A dataset `netintel data update` downloads (data/feeds.json, plus the user's overrides). */
 export interface DataSource {
@@ -33,6 +34,8 @@ export interface DataSource {
   databaseType: string | null;
   /** mmdb and asn-csv: the address family. */
   ipVersion: 4 | 6 | null;
+  /** rdap-bootstrap: which of the four bootstrap registries it is. */
+  rdapRegistry: BootstrapRegistry | null;
 }
 
 /** The name a source has: lower-case letters, digits and dashes. */
@@ -77,7 +80,9 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
   const name = text('name');
   if (name === null || !NAME.test(name)) throw new Error(`bad name ${JSON.stringify(raw.name)}`);
   const type = text('type', 'feed') as SourceType;
-  if (type !== 'mmdb' && type !== 'asn-csv' && type !== 'feed') throw new Error(`${name}: unknown type ${JSON.stringify(type)}`);
+  if (type !== 'mmdb' && type !== 'asn-csv' && type !== 'feed' && type !== 'rdap-bootstrap') throw new Error(`${name}: unknown type ${JSON.stringify(type)}`);
+  const rdapRegistry = text('rdapRegistry') as BootstrapRegistry | null;
+  if (type === 'rdap-bootstrap' && !BOOTSTRAP_REGISTRIES.includes(rdapRegistry!)) throw new Error(`${name}: rdap-bootstrap needs "rdapRegistry" ${BOOTSTRAP_REGISTRIES.join(', ')}`);
   const format = text('format');
   const signal = text('signal');
   if (type === 'feed') {
@@ -85,7 +90,7 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
     if (!isSignalName(signal)) throw new Error(`${name}: unknown signal ${JSON.stringify(signal)}`);
   }
   const ipVersion = raw.ipVersion === 4 || raw.ipVersion === 6 ? raw.ipVersion : null;
-  if (type !== 'feed' && ipVersion === null) throw new Error(`${name}: ${type} needs "ipVersion" 4 or 6`);
+  if ((type === 'mmdb' || type === 'asn-csv') && ipVersion === null) throw new Error(`${name}: ${type} needs "ipVersion" 4 or 6`);
   const file = text('file') as DataFileName | null;
   if (type === 'mmdb' && file !== 'cityV4' && file !== 'cityV6') throw new Error(`${name}: mmdb needs "file" cityV4 or cityV6`);
   const url = text('url');
@@ -106,7 +111,8 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
     provider: text('provider'),
     file: type === 'mmdb' ? file : null,
     databaseType: type === 'mmdb' ? text('databaseType') : null,
-    ipVersion: type === 'feed' ? null : ipVersion,
+    ipVersion: type === 'mmdb' || type === 'asn-csv' ? ipVersion : null,
+    rdapRegistry: type === 'rdap-bootstrap' ? rdapRegistry : null,
   };
 }
 

@@ -7,6 +7,7 @@ import { asnDataDate, mmdbDataDate } from './data-dates.js';
 import { bundledAsnCsvPath, dataFilePath } from './data-files.js';
 import type { DataSource, SourceType } from './data-sources.js';
 import { readDataState } from './data-state.js';
+import { bootstrapPath, parseBootstrap } from '../rdap/rdap-bootstrap.js';
 import { DATA_STATUS_KEYS } from './data-status-keys.js';
 
 /** One dataset in `netintel data status`. */
@@ -149,6 +150,18 @@ function bundledStatus(source: DataSource, dataDir: string | null): { path: stri
       } finally {
         db.close();
       }
+    } catch {
+      return { path, version: null, updated: null, entries: null };
+    }
+  }
+  if (source.type === 'rdap-bootstrap') {
+    // The starter copy bundled in data/rdap/ (a file in the data dir not installed by an update counts as installed there).
+    const path = bootstrapPath(source.rdapRegistry!, dataDir);
+    try {
+      const file = parseBootstrap(readFileSync(path, 'utf8'));
+      const updated = file.publication !== null && !Number.isNaN(Date.parse(file.publication)) ? new Date(Date.parse(file.publication)).toISOString().replace('.000Z', 'Z') : null;
+      const entries = file.services.reduce((sum, service) => sum + service.entries.length, 0);
+      return { path, version: updated === null ? null : `publication ${updated.slice(0, 10)}`, updated, entries };
     } catch {
       return { path, version: null, updated: null, entries: null };
     }

@@ -14,6 +14,7 @@ import type { DataSource, SourceType } from './data-sources.js';
 import { readDataState, writeDataState, type DataState, type SourceState } from './data-state.js';
 import { fetchSource, type DownloadNetwork } from './fetch-source.js';
 import { acquireUpdateLock } from './update-lock.js';
+import { bootstrapDataDirFile, forgetBootstraps, parseBootstrap } from '../rdap/rdap-bootstrap.js';
 
 /** What `netintel data update` did for one source. */
 export interface SourceUpdateResult {
@@ -231,6 +232,13 @@ function validateDownload(options: UpdateDataOptions, source: DataSource, file: 
     stateEntry.version = checked.version;
     return null;
   }
+  if (source.type === 'rdap-bootstrap') {
+    const checked = checkBootstrap(source, file);
+    stateEntry.entries = checked.entries;
+    stateEntry.updated = checked.publication ?? stateEntry.updated;
+    stateEntry.version = checked.publication === null ? stateEntry.version : `publication ${checked.publication.slice(0, 10)}`;
+    return null;
+  }
   if (source.type !== 'feed') return null;
   const parsed = parseFeed(source.format!, readFileSync(file, 'utf8'), source.name);
   checkParsedFeed(source.name, parsed, {
@@ -284,6 +292,8 @@ async function commit(options: UpdateDataOptions, state: DataState, item: Pendin
   const { dataDir } = options;
   const previousEntries = state.sources[item.source.name]?.entries ?? null;
   install(dataDir, item.state.file, item.file);
+  // This process may look up RDAP targets after the update (a library caller): it reads the new file.
+  if (item.source.type === 'rdap-bootstrap') forgetBootstraps();
   state.sources[item.source.name] = item.state;
   await writeDataState(dataDir, state);
   results.set(item.source.name, {
@@ -315,6 +325,7 @@ function resultOf(source: DataSource, status: 'updated' | 'not_modified', entry:
 export function installedFile(source: DataSource): string {
   if (source.type === 'mmdb') return DATA_FILES[source.file!];
   if (source.type === 'asn-csv') return `sources/asn-ipv${source.ipVersion}.csv`;
+  if (source.type === 'rdap-bootstrap') return bootstrapDataDirFile(source.rdapRegistry!);
   const extension = source.format === 'cidr-list' || source.format === 'proxy-list' || source.format === 'tor-exit-addresses' || source.format === 'asn-list' ? 'txt' : 'json';
   return `sources/${source.name}.${extension}`;
 }
@@ -428,6 +439,24 @@ function checkMmdb(source: DataSource, path: string): { updated: string; version
   } finally {
     db.close();
   }
+}
+
+/** A bootstrap download must be an RFC 9224 file with at least `minEntries` entries in services that have an HTTPS URL. */
+function checkBootstrap(source: DataSource, path: string): { entries: number; publication: string | null } {
+  let file;
+  try {
+    file = parseBootstrap(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new NetintelError('data_unavailable', `${source.name}: rejected the download: not an RDAP bootstrap file (${(error as Error).message})`, { cause: error, details: { source: source.name } });
+  }
+  const entries = file.services.filter((service) => service.urls.some((url) => url.toLowerCase().startsWith('https://'))).reduce((sum, service) => sum + service.entries.length, 0);
+  if (entries < Math.max(1, source.minEntries)) {
+    throw new NetintelError('data_unavailable', `${source.name}: rejected the download: ${entries} entries with an HTTPS server, expected at least ${Math.max(1, source.minEntries)}`, {
+      details: { source: source.name, entries },
+    });
+  }
+  const publication = file.publication !== null && !Number.isNaN(Date.parse(file.publication)) ? new Date(Date.parse(file.publication)).toISOString().replace('.000Z', 'Z') : null;
+  return { entries, publication };
 }
 
 /** A gzip download (1f 8b) is inflated to a sibling file, which is returned; anything else comes back as is. */

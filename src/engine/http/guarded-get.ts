@@ -39,6 +39,8 @@ export const HTTPS_FETCH_KINDS = {
     maxRedirects: 3,
     redirectRule: null,
   },
+  /** RFC 9083 answers of registries and registrars: a large network's record with its entities stays well under 1 MiB. */
+  rdap: { what: 'RDAP server', accept: 'application/rdap+json, application/json', maxOctets: 1024 * 1024, maxRedirects: 3, redirectRule: null },
 } as const satisfies Record<string, HttpsFetchKind>;
 
 /** How the fetches connect; tests point them at a local HTTPS server and trust its CA. */
@@ -57,14 +59,20 @@ export interface GuardedGetRequest extends HttpsFetchKind {
   connect?: HttpsConnectOptions;
   /** Where host names are resolved (default: the context's resolvers, through a MailDns of its own). */
   dns?: Pick<MailDns, 'lookup'>;
+  /** HTTP statuses besides 200 whose answer is returned as a document rather than thrown (RDAP's 404 and 429). */
+  answerStatuses?: readonly number[];
 }
 
 /** One HTTPS GET that ended in a 200 answer. */
 export interface HttpsDocument {
   /** The URL asked first. */
   url: string;
-  /** The URL that answered 200 (after redirects). */
+  /** The URL that answered 200, or one of `answerStatuses` (after redirects). */
   final_url: string;
+  /** The HTTP status of the answer: 200, or one of the request's `answerStatuses`. */
+  status: number;
+  /** The Retry-After header of the answer, as sent, or null. */
+  retryAfter: string | null;
   /** Each URL redirected to, in order. */
   redirects: string[];
   contentType: string | null;
@@ -168,7 +176,7 @@ export function tooLargeError(url: string, maxOctets: number): NetintelError {
 }
 
 type Answer =
-  | { kind: 'document'; document: Pick<HttpsDocument, 'contentType' | 'contentEncoding' | 'body' | 'truncated'> }
+  | { kind: 'document'; document: Pick<HttpsDocument, 'status' | 'retryAfter' | 'contentType' | 'contentEncoding' | 'body' | 'truncated'> }
   | { kind: 'redirect'; status: number; location: string };
 
 interface Deadline {
@@ -233,7 +241,7 @@ async function getOnce(
       response.body.destroy();
       return { kind: 'redirect', status, location };
     }
-    if (status !== 200) {
+    if (status !== 200 && !(request.answerStatuses ?? []).includes(status)) {
       response.body.destroy();
       throw new NetintelError('upstream', `${url.href} answered HTTP ${status}`, { details: { url: url.href, status } });
     }
@@ -243,7 +251,8 @@ async function getOnce(
     place.bodyOctets = 0;
     place.phase = 'in the body';
     const read = await deadline.race(readCapped(response.body, decoder, request.maxOctets, place));
-    return { kind: 'document', document: { contentType, contentEncoding: decoder === null ? null : contentEncoding, ...read } };
+    const retryAfter = headerText(response.headers['retry-after']);
+    return { kind: 'document', document: { status, retryAfter, contentType, contentEncoding: decoder === null ? null : contentEncoding, ...read } };
   } finally {
     void client.destroy().catch(() => {});
   }

@@ -17,6 +17,7 @@ import type { DataSource } from '../../../src/engine/data/data-sources.js';
 import { readDataState } from '../../../src/engine/data/data-state.js';
 import { updateData, type SourceUpdateResult, type UpdateDataOptions } from '../../../src/engine/data/update-data.js';
 import { lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
+import { rdapQuery } from '../../../src/engine/rdap/lookup-rdap.js';
 import type { Outcome } from '../../../src/engine/outcome.js';
 import { checkVpn } from '../../../src/engine/security/check-vpn.js';
 import type { FeedFormat } from '../../../src/engine/security/feed-formats.js';
@@ -61,6 +62,7 @@ function feed(name: string, format: FeedFormat, signal: SignalName, url: string 
     file: null,
     databaseType: null,
     ipVersion: null,
+    rdapRegistry: null,
     ...extra,
   };
 }
@@ -329,5 +331,21 @@ describe('updateData', () => {
     await expect(updateData(options(dir, sources, { isProcessAlive: (pid) => pid === 424242 }))).rejects.toThrow(
       `another netintel data update (pid 424242) is running on ${dir}`,
     );
+  });
+
+  it('installs an RDAP bootstrap file that rdap then reads, and rejects one that is not RFC 9224', async () => {
+    const dir = dataDir();
+    const bootstrap = JSON.stringify({ version: '1.0', publication: '2026-11-20T00:00:00Z', services: [[['test', 'example'], ['https://rdap.example.net/registry/']]] });
+    server.set('/rdap/dns.json', { body: bootstrap });
+    server.set('/rdap/garbage.json', { body: '<html>not json</html>' });
+    const source = (url: string) => feed('rdap-dns', 'cidr-list', 'tor_exit_list', url, { type: 'rdap-bootstrap', format: null, signal: null, rdapRegistry: 'dns' });
+    const [ok] = await updateData(options(dir, [source(server.url('/rdap/dns.json'))]));
+    expect(ok).toMatchObject({ ok: true, value: { status: 'updated', entries: 2, updated: '2026-11-20T00:00:00Z', path: join(dir, 'sources', 'rdap-dns.json') } });
+    expect(rdapQuery('www.example', dir).servers).toEqual(['https://rdap.example.net/registry/']);
+    const [bad] = await updateData(options(dir, [source(server.url('/rdap/garbage.json'))]));
+    expect(bad).toMatchObject({ ok: false, error: { code: 'data_unavailable' } });
+    expect((bad as { error: Error }).error.message).toContain('not an RDAP bootstrap file');
+    // The installed file stays.
+    expect(rdapQuery('www.example', dir).servers).toEqual(['https://rdap.example.net/registry/']);
   });
 });

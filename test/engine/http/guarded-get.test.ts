@@ -88,6 +88,8 @@ describe('guardedGet', () => {
       url: url('good/logo.svg'),
       final_url: url('good/logo.svg'),
       redirects: [],
+      status: 200,
+      retryAfter: null,
       contentType: 'image/svg+xml',
       contentEncoding: null,
       body: Buffer.from(DOCUMENT),
@@ -226,7 +228,7 @@ describe('one guarded GET for the engine', () => {
     const text = readFileSync(join(ROOT, 'docs', 'limits.md'), 'utf8');
     const section = text.slice(text.indexOf('## HTTPS fetches'));
     expect(section.length).toBeLessThan(text.length);
-    const labels: Record<keyof typeof HTTPS_FETCH_KINDS, string> = { mtaStsPolicy: 'MTA-STS policy', bimiLogo: 'BIMI logo', bimiCertificate: 'BIMI Mark Certificate' };
+    const labels: Record<keyof typeof HTTPS_FETCH_KINDS, string> = { mtaStsPolicy: 'MTA-STS policy', bimiLogo: 'BIMI logo', bimiCertificate: 'BIMI Mark Certificate', rdap: 'RDAP answer' };
     for (const [key, kind] of Object.entries(HTTPS_FETCH_KINDS) as Array<[keyof typeof HTTPS_FETCH_KINDS, HttpsFetchKind]>) {
       const row = section.split('\n').find((line) => line.startsWith(`| ${labels[key]} `));
       expect(row, labels[key]).toBeDefined();
