@@ -1,6 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
-import type { SmtpCertificate, SmtpChainCertificate } from './smtp-result.js';
+import type { SmtpCertificate, SmtpChainCertificate } from '../smtp/smtp-result.js';
 
 const DAY_MS = 86_400_000;
 
