@@ -22,6 +22,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'dns', load: async () => (await import('./dns.js')).DNS },
   { name: 'ptr', load: async () => (await import('./ptr.js')).PTR },
   { name: 'smtp', load: async () => (await import('./smtp.js')).SMTP },
+  { name: 'tls', load: async () => (await import('./tls.js')).TLS },
   { name: 'mx', load: async () => (await import('./mx.js')).MX },
   { name: 'spf', load: async () => (await import('./spf.js')).SPF },
   { name: 'dkim', load: async () => (await import('./dkim.js')).DKIM },

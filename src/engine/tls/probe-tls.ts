@@ -35,6 +35,8 @@ export interface ProbeTlsOptions {
   dane?: boolean;
   /** Deadline of each connection (connect, preamble, handshake); default ctx.timeoutMs. */
   timeoutMs?: number;
+  /** Connect to this address of the host (checked already: the server's target guard) instead of resolving the name. */
+  address?: string;
 }
 
 export const DEFAULT_EXPIRY_DAYS = 21;
@@ -55,7 +57,7 @@ type Opened = { ok: true; session: Session; address: string } | { ok: false; sta
  */
 export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Promise<TlsResult> {
   const starttls = options.starttls ?? null;
-  const target = parseTlsTarget(options.target, DEFAULT_PORTS[starttls ?? 'none']);
+  const target: TlsTarget & { address?: string } = { ...parseTlsTarget(options.target, DEFAULT_PORTS[starttls ?? 'none']), ...(options.address ? { address: options.address } : {}) };
   const ca = options.ca ?? [];
   const timeoutMs = options.timeoutMs ?? ctx.timeoutMs;
   const result: TlsResult = {
@@ -135,9 +137,13 @@ function chainIncomplete(verifyError: string | null, selfSigned: boolean): boole
  * One connection through to the end of the handshake: TCP (through the
  * connect guard), the STARTTLS preamble, TLS.
  */
-async function openTls(ctx: EngineContext, target: TlsTarget, starttls: StarttlsProtocol | null, tlsOptions: ConnectionOptions, timeoutMs: number): Promise<Opened> {
-  const tcp = await connectTcp(ctx.connectGuard, { what: 'TLS server', name: target.host, address: target.host, port: target.port }, timeoutMs);
-  if (!tcp.ok) return { ok: false, stage: 'connect', code: tcp.code, message: `cannot connect to ${target.host} port ${target.port}: ${tcp.reason}`, errorCode: null, address: null };
+async function openTls(ctx: EngineContext, target: TlsTarget & { address?: string }, starttls: StarttlsProtocol | null, tlsOptions: ConnectionOptions, timeoutMs: number): Promise<Opened> {
+  const tcp = await connectTcp(ctx.connectGuard, { what: 'TLS server', name: target.host, address: target.address ?? target.host, port: target.port }, timeoutMs);
+  if (!tcp.ok) {
+    // A name that does not resolve (the connection's own lookup) is not found, not unreachable.
+    const code = tcp.errno === 'ENOTFOUND' ? 'not_found' : tcp.code;
+    return { ok: false, stage: 'connect', code, message: `cannot connect to ${target.host} port ${target.port}: ${tcp.reason}`, errorCode: null, address: null };
+  }
   const address = tcp.socket.remoteAddress ?? target.host;
   let plain: Socket = tcp.socket;
   if (starttls !== null) {
@@ -160,7 +166,7 @@ async function openTls(ctx: EngineContext, target: TlsTarget, starttls: Starttls
 const CLIENT_CANNOT_OFFER = new Set(['ERR_SSL_NO_PROTOCOLS_AVAILABLE', 'ERR_SSL_NO_CIPHERS_AVAILABLE', 'ERR_TLS_INVALID_PROTOCOL_VERSION', 'ERR_TLS_PROTOCOL_VERSION_CONFLICT']);
 
 /** Each version on a connection of its own, minVersion = maxVersion, at security level 0 so that old versions can be offered at all. */
-async function probeVersions(ctx: EngineContext, target: TlsTarget, starttls: StarttlsProtocol | null, ca: readonly string[], timeoutMs: number): Promise<TlsProtocols> {
+async function probeVersions(ctx: EngineContext, target: TlsTarget & { address?: string }, starttls: StarttlsProtocol | null, ca: readonly string[], timeoutMs: number): Promise<TlsProtocols> {
   const base = probeTlsOptions(target.isIp ? null : target.host, ca);
   const supports = await Promise.all(
     TLS_VERSIONS.map(async ({ version }): Promise<VersionSupport> => {

@@ -46,7 +46,7 @@ function dateFindings(result: TlsResult, options: TlsFindingOptions): Finding[] 
       findings.push(finding('tls_not_yet_valid', 'error', `${which(index, certificate)} is not valid before ${certificate.valid_from.slice(0, 10)}`, 'RFC 5280 §4.1.2.5', evidence));
     } else if (certificate.days_left < options.expiryDays) {
       findings.push(
-        finding('tls_expires_soon', 'warning', `${which(index, certificate)} expires in ${certificate.days_left} days (${certificate.valid_to.slice(0, 10)}), under the ${options.expiryDays} days of --expiry-days`, 'RFC 5280 §4.1.2.5', {
+        finding('tls_expires_soon', 'warning', `${which(index, certificate)} expires in ${certificate.days_left} day${certificate.days_left === 1 ? '' : 's'} (${certificate.valid_to.slice(0, 10)}), under the ${options.expiryDays} days of --expiry-days`, 'RFC 5280 §4.1.2.5', {
           ...evidence,
           expiry_days: options.expiryDays,
         }),
