@@ -81,7 +81,7 @@ const TLS_RECORD = record<TlsResult>(
     ),
     findings: arrayOf(ref('Finding')),
     failure: described(
-      nullable(record<NonNullable<TlsResult['failure']>>({ code: oneOfStrings(['not_found', 'timeout', 'unreachable', 'upstream', 'tls']), message: str })),
+      nullable(record<NonNullable<TlsResult['failure']>>({ code: oneOfStrings(['timeout', 'unreachable', 'upstream', 'tls']), message: str })),
       'Why no TLS session could be had, or null.',
     ),
   },

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { NetintelError } from '../../errors.js';
 import type { EngineContext } from '../context.js';
+import { resolveHostAddresses } from '../dns/host-addresses.js';
 import { reportStage } from '../stage.js';
 import { certificateFields, keyDetails } from './certificate-details.js';
 import { PREAMBLES, PreambleError } from './starttls.js';
@@ -53,11 +54,15 @@ type Opened = { ok: true; session: Session; address: string } | { ok: false; sta
  * protocols) are findings; a target that could not be reached, refused
  * STARTTLS or failed the handshake is a record with `failure`.
  *
- * @throws NetintelError `invalid_input` for a target that is not host[:port]; `forbidden` from the connect guard.
+ * @throws NetintelError `invalid_input` for a target that is not host[:port]; `not_found` for a name without addresses;
+ *   `forbidden` from the connect guard.
  */
 export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Promise<TlsResult> {
   const starttls = options.starttls ?? null;
-  const target: TlsTarget & { address?: string } = { ...parseTlsTarget(options.target, DEFAULT_PORTS[starttls ?? 'none']), ...(options.address ? { address: options.address } : {}) };
+  const parsed = parseTlsTarget(options.target, DEFAULT_PORTS[starttls ?? 'none']);
+  // A name is resolved once, by the context's resolvers (as every lookup is): each connection of the probe goes to the first address.
+  const address = options.address ?? (parsed.isIp ? parsed.host : (await resolveHostAddresses(ctx, parsed.host))[0]!);
+  const target: TlsTarget & { address: string } = { ...parsed, address };
   const ca = options.ca ?? [];
   const timeoutMs = options.timeoutMs ?? ctx.timeoutMs;
   const result: TlsResult = {
@@ -137,13 +142,9 @@ function chainIncomplete(verifyError: string | null, selfSigned: boolean): boole
  * One connection through to the end of the handshake: TCP (through the
  * connect guard), the STARTTLS preamble, TLS.
  */
-async function openTls(ctx: EngineContext, target: TlsTarget & { address?: string }, starttls: StarttlsProtocol | null, tlsOptions: ConnectionOptions, timeoutMs: number): Promise<Opened> {
-  const tcp = await connectTcp(ctx.connectGuard, { what: 'TLS server', name: target.host, address: target.address ?? target.host, port: target.port }, timeoutMs);
-  if (!tcp.ok) {
-    // A name that does not resolve (the connection's own lookup) is not found, not unreachable.
-    const code = tcp.errno === 'ENOTFOUND' ? 'not_found' : tcp.code;
-    return { ok: false, stage: 'connect', code, message: `cannot connect to ${target.host} port ${target.port}: ${tcp.reason}`, errorCode: null, address: null };
-  }
+async function openTls(ctx: EngineContext, target: TlsTarget & { address: string }, starttls: StarttlsProtocol | null, tlsOptions: ConnectionOptions, timeoutMs: number): Promise<Opened> {
+  const tcp = await connectTcp(ctx.connectGuard, { what: 'TLS server', name: target.host, address: target.address, port: target.port }, timeoutMs);
+  if (!tcp.ok) return { ok: false, stage: 'connect', code: tcp.code, message: `cannot connect to ${target.address} port ${target.port}: ${tcp.reason}`, errorCode: null, address: null };
   const address = tcp.socket.remoteAddress ?? target.host;
   let plain: Socket = tcp.socket;
   if (starttls !== null) {
@@ -166,7 +167,7 @@ async function openTls(ctx: EngineContext, target: TlsTarget & { address?: strin
 const CLIENT_CANNOT_OFFER = new Set(['ERR_SSL_NO_PROTOCOLS_AVAILABLE', 'ERR_SSL_NO_CIPHERS_AVAILABLE', 'ERR_TLS_INVALID_PROTOCOL_VERSION', 'ERR_TLS_PROTOCOL_VERSION_CONFLICT']);
 
 /** Each version on a connection of its own, minVersion = maxVersion, at security level 0 so that old versions can be offered at all. */
-async function probeVersions(ctx: EngineContext, target: TlsTarget & { address?: string }, starttls: StarttlsProtocol | null, ca: readonly string[], timeoutMs: number): Promise<TlsProtocols> {
+async function probeVersions(ctx: EngineContext, target: TlsTarget & { address: string }, starttls: StarttlsProtocol | null, ca: readonly string[], timeoutMs: number): Promise<TlsProtocols> {
   const base = probeTlsOptions(target.isIp ? null : target.host, ca);
   const supports = await Promise.all(
     TLS_VERSIONS.map(async ({ version }): Promise<VersionSupport> => {

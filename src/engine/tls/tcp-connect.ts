@@ -14,7 +14,7 @@ export function connectTcp(
   guard: ConnectGuard | null | undefined,
   target: { what: string; name: string; address: string; port: number },
   timeoutMs: number,
-): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string; errno?: string }> {
+): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string }> {
   return new Promise((resolve, reject) => {
     // A refusal of the guard, thrown here, rejects the promise.
     const { what, name, address, port } = target;
@@ -55,7 +55,7 @@ export function connectTcp(
             : error.code === 'ECONNRESET'
               ? 'connection reset'
               : `${error.message}`;
-      resolve({ ok: false, code: 'unreachable', reason, ...(error.code ? { errno: error.code } : {}) });
+      resolve({ ok: false, code: 'unreachable', reason });
     });
   });
 }

@@ -98,5 +98,5 @@ export interface TlsResult {
   dane: TlsDane | null;
   findings: Finding[];
   /** Why no TLS session could be had (no connection, a refused STARTTLS, a failed handshake), or null. */
-  failure: { code: 'not_found' | 'timeout' | 'unreachable' | 'upstream' | 'tls'; message: string } | null;
+  failure: { code: 'timeout' | 'unreachable' | 'upstream' | 'tls'; message: string } | null;
 }
