@@ -25,6 +25,7 @@ const PAGES: Record<string, string[][]> = {
   bimi: [['bimi']],
   email: [['email']],
   smtp: [['smtp']],
+  tls: [['tls']],
   blacklist: [['blacklist']],
   data: [['data'], ['data', 'update'], ['data', 'status']],
   keys: [['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke']],
