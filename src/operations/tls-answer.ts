@@ -19,13 +19,13 @@ interface TlsCheckQuery {
 
 export async function tlsCheck(request: FastifyRequest, api: ApiContext): Promise<unknown> {
   const query = request.query as TlsCheckQuery;
-  const { parseTlsTarget, DEFAULT_PORTS } = await import('../engine/tls/tls-target.js');
-  const parsed = parseTlsTarget(query.host, query.port ?? DEFAULT_PORTS[query.starttls ?? 'none']);
-  api.guard.checkTlsPort(parsed.port);
-  // The checked address is the one connected to: the name is not resolved again.
-  const { address } = await api.guard.resolve(parsed.host, 'TLS server');
+  const { splitTlsTarget, DEFAULT_PORTS } = await import('../engine/tls/tls-target.js');
+  const { host, port } = splitTlsTarget(query.host, query.port ?? DEFAULT_PORTS[query.starttls ?? 'none']);
+  api.guard.checkTlsPort(port);
+  // Every address of the host is checked, in any spelling; the probe connects to the checked one and does not resolve the name again.
+  const { address } = await api.guard.resolve(host, 'TLS server');
   const { probeTls } = await import('../engine/tls/probe-tls.js');
-  const target = parsed.isIp && parsed.host.includes(':') ? `[${parsed.host}]:${parsed.port}` : `${parsed.host}:${parsed.port}`;
+  const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const result = await probeTls(api.ctx, {
     target,
     address,

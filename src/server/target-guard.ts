@@ -54,7 +54,7 @@ export interface TargetGuard {
   resolve(host: string, what: string): Promise<ResolvedTarget>;
   /** @throws NetintelError `forbidden` for a port SMTP probes may not use. */
   checkSmtpPort(port: number): void;
-  /** @throws NetintelError `forbidden` for a port TLS checks may not use (DEFAULT_TLS_PORTS). */
+  /** @throws NetintelError `forbidden` for a port TLS checks may not use (`--tls-ports`, default DEFAULT_TLS_PORTS). */
   checkTlsPort(port: number): void;
 }
 
@@ -65,10 +65,13 @@ export interface TargetGuardOptions {
   resolveHost(name: string): Promise<string[]>;
   /** Ports SMTP probes may use (`--smtp-ports`). */
   smtpPorts?: readonly number[];
+  /** Ports TLS checks may use (`--tls-ports`). */
+  tlsPorts?: readonly number[];
 }
 
 export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
   const smtpPorts = options.smtpPorts ?? DEFAULT_SMTP_PORTS;
+  const tlsPorts = options.tlsPorts ?? DEFAULT_TLS_PORTS;
   const checkAddress = (address: string, what: string, name?: string): void => {
     if (options.allowPrivate) return;
     const refusal = targetRefusal(address);
@@ -96,9 +99,9 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
       });
     },
     checkTlsPort(port: number): void {
-      if (DEFAULT_TLS_PORTS.includes(port)) return;
-      throw new NetintelError('forbidden', `port ${port} is not a port this server checks TLS on (${DEFAULT_TLS_PORTS.join(', ')})`, {
-        details: { port, allowed: DEFAULT_TLS_PORTS, rule: 'tls-port' },
+      if (tlsPorts.includes(port)) return;
+      throw new NetintelError('forbidden', `port ${port} is not a port this server checks TLS on (${tlsPorts.join(', ')})`, {
+        details: { port, allowed: tlsPorts, rule: 'tls-port' },
       });
     },
   };

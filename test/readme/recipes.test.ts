@@ -22,6 +22,7 @@ import { CLIENT_ID, CLIENT_SECRET, startIssuer } from '../support/oidc-provider.
 import { PageClient } from '../web/page-client.js';
 import { createCertificateAuthority, daysFromNow, issueCertificate } from '../support/smtp-servers.js';
 import { startTlsServer } from '../support/tls-servers.js';
+import { parseCsv } from '../output/parse-csv.js';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { shellBlocks } from './shell-blocks.js';
@@ -197,16 +198,13 @@ describe('README recipes', () => {
         env: { NODE_EXTRA_CA_CERTS: 'ca.pem' },
       });
       expectClean(results[0]!);
-      const lines = readFileSync(join(dir, 'tls.csv'), 'utf8').trimEnd().split('\n');
-      expect(lines).toHaveLength(3);
-      // Cells of an RFC 4180 line: the issuer's distinguished name is quoted, commas and all.
-      const cells = (line: string) => [...`${line},`.matchAll(/("(?:[^"]|"")*"|[^,]*),/g)].map((match) => match[1]!.replace(/^"|"$/g, '').replaceAll('""', '"'));
-      const header = cells(lines[0]!);
-      const cell = (line: string, column: string) => cells(line)[header.indexOf(column)];
-      expect(cell(lines[1]!, 'certificate.trusted')).toBe('true');
-      expect(cell(lines[1]!, 'findings')).toBe('');
-      expect(cell(lines[2]!, 'certificate.days_left')).toBe('10');
-      expect(cell(lines[2]!, 'findings')).toBe('tls_expires_soon');
+      const [header, ...rows] = parseCsv(readFileSync(join(dir, 'tls.csv'), 'utf8'));
+      expect(rows).toHaveLength(2);
+      const cell = (row: string[], column: string) => row[header!.indexOf(column)];
+      expect(cell(rows[0]!, 'certificate.trusted')).toBe('true');
+      expect(cell(rows[0]!, 'findings')).toBe('');
+      expect(cell(rows[1]!, 'certificate.days_left')).toBe('10');
+      expect(cell(rows[1]!, 'findings')).toBe('tls_expires_soon');
     } finally {
       await Promise.all([good.close(), expiring.close()]);
     }

@@ -9,6 +9,7 @@ const DOCUMENTED_PATHS = [
   ['GET', '/api/ipinfo'],
   ['GET', '/api/dns-lookup'],
   ['GET', '/api/ptr'],
+  ['GET', '/api/tls-check'],
   ['GET', '/api/smtp-test'],
   ['GET', '/api/asn-lookup'],
   ['GET', '/api/email-tests'],

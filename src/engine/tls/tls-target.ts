@@ -28,13 +28,14 @@ function invalid(message: string, input: string): NetintelError {
 }
 
 /**
- * Reads `host`, `host:port`, `[v6]:port` or a bare IPv6 address; the port
- * defaults to the protocol's. Control characters and spaces are refused:
- * the host travels in the STARTTLS preambles (XMPP's `to`) and in SNI.
+ * Splits `host`, `host:port`, `[v6]:port` or a bare IPv6 address into the
+ * host as written and the port (default `defaultPort`). Control characters
+ * and spaces are refused: the host travels in the STARTTLS preambles
+ * (XMPP's `to`) and in SNI.
  *
  * @throws NetintelError `invalid_input`
  */
-export function parseTlsTarget(text: string, defaultPort: number): TlsTarget {
+export function splitTlsTarget(text: string, defaultPort: number): { host: string; port: number } {
   const trimmed = text.trim();
   if (trimmed === '') throw invalid('the target is empty', text);
   if (/[\u0000-\u0020\u007f<>'"&/]/.test(trimmed)) throw invalid(`${quoteInput(text)} is not a host or host:port`, text);
@@ -50,13 +51,21 @@ export function parseTlsTarget(text: string, defaultPort: number): TlsTarget {
     host = trimmed.slice(0, colon);
     portText = trimmed.slice(colon + 1);
   }
-  let port = defaultPort;
-  if (portText !== null) {
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-      throw invalid(`the port of ${quoteInput(text)} must be an integer from 1 to 65535`, text);
-    }
-    port = Number(portText);
+  if (portText === null) return { host, port: defaultPort };
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
+    throw invalid(`the port of ${quoteInput(text)} must be an integer from 1 to 65535`, text);
   }
+  return { host, port: Number(portText) };
+}
+
+/**
+ * Reads a target as {@link splitTlsTarget} does, the host a domain name
+ * (ASCII form) or an IP address (canonical form).
+ *
+ * @throws NetintelError `invalid_input`
+ */
+export function parseTlsTarget(text: string, defaultPort: number): TlsTarget {
+  const { host, port } = splitTlsTarget(text, defaultPort);
   if (isIP(host) !== 0) {
     if (host.includes('%')) throw invalid(`${quoteInput(text)}: an address with a zone index cannot be probed`, text);
     return { host: canonicalIp(host), isIp: true, port };
