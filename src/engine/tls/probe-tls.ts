@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { NetintelError } from '../../errors.js';
 import type { EngineContext } from '../context.js';
+import type { DaneOptions } from '../smtp/dane.js';
 import { resolveHostAddresses } from '../dns/host-addresses.js';
 import { reportStage } from '../stage.js';
 import { certificateFields, keyDetails } from './certificate-details.js';
@@ -34,6 +35,8 @@ export interface ProbeTlsOptions {
   versions?: boolean;
   /** Look up and match TLSA records (default true; only for host names). */
   dane?: boolean;
+  /** How the TLSA records' DNSSEC is judged (default: validated from the IANA root trust anchor). */
+  daneOptions?: DaneOptions;
   /** Deadline of each connection (connect, preamble, handshake); default ctx.timeoutMs. */
   timeoutMs?: number;
   /** Connect to this address of the host (checked already: the server's target guard) instead of resolving the name. */
@@ -118,7 +121,7 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   }
   const [protocols, dane] = await Promise.all([
     options.versions === false ? null : probeVersions(ctx, target, starttls, ca, timeoutMs),
-    options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, chainDer),
+    options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, chainDer, options.daneOptions ?? {}),
   ]);
   result.protocols = protocols;
   result.dane = dane;
@@ -220,10 +223,10 @@ function safeVerify(x509: X509Certificate): boolean {
 }
 
 /** DANE for any service (RFC 6698 §3: `_<port>._tcp.<host>`), with the matching of the SMTP probe; a failed lookup is a verdict, not an exception. */
-async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: readonly Buffer[]): Promise<TlsDane> {
+async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: readonly Buffer[], daneOptions: DaneOptions): Promise<TlsDane> {
   const { checkDane, tlsaName } = await import('../smtp/dane.js');
   try {
-    const dane = await checkDane(ctx, target.host, chainDer, { port: target.port });
+    const dane = await checkDane(ctx, target.host, chainDer, { ...daneOptions, port: target.port });
     return { verdict: dane.verdict, tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status };
   } catch (error) {
     if (error instanceof NetintelError && error.code === 'forbidden') throw error;

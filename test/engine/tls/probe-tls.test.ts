@@ -4,9 +4,13 @@
  * and the protocol versions, each STARTTLS protocol against a scripted peer
  * (and SMTP against smtp-server), TLS 1.0 from OpenSSL's s_server.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { createPublicTargetGuard } from '../../../src/engine/connect-guard.js';
+import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
+import { adBitAuthenticator } from '../../../src/engine/smtp/dane.js';
+import { startDnsServer } from '../../support/dns-server.js';
 import { probeTls, type ProbeTlsOptions } from '../../../src/engine/tls/probe-tls.js';
 import type { TlsResult } from '../../../src/engine/tls/tls-result.js';
 import { createCertificateAuthority, daysFromNow, issueCertificate, startSmtpTestServer, type TestCertificate } from '../../support/smtp-servers.js';
@@ -178,6 +182,37 @@ describe('STARTTLS', () => {
 
   it('the default port follows the protocol', async () => {
     await expect(probeTls(ctx, { target: '192.0.2.1', starttls: 'imap', timeoutMs: 1, versions: false })).resolves.toMatchObject({ port: 143 });
+  });
+});
+
+describe('DANE (TLSA records of _<port>._tcp.<host>)', () => {
+  it('matches a DANE-EE record of the leaf key, and says so when no record matches', async () => {
+    const certificate = issueCertificate({ commonName: 'tls.dane.test', issuer: ca });
+    const server = await serve({ certificate });
+    const spkiDigest = createHash('sha256').update(certificate.x509.publicKey.export({ type: 'spki', format: 'der' })).digest();
+    const dns = await startDnsServer({
+      records: [
+        { name: 'tls.dane.test', type: 'A', data: '127.0.0.1' },
+        { name: 'other.dane.test', type: 'A', data: '127.0.0.1' },
+        { name: `_${server.port}._tcp.tls.dane.test`, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: spkiDigest } },
+        { name: `_${server.port}._tcp.other.dane.test`, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.alloc(32, 0xab) } },
+      ],
+      authenticData: (name) => name.startsWith('_'),
+    });
+    const dnsCtx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 });
+    try {
+      // The test resolver's AD bit stands for DNSSEC here, as in test/engine/smtp/dane.test.ts.
+      const options = { ca: [ca.cert], versions: false, daneOptions: { authenticate: adBitAuthenticator(dnsCtx) } };
+      const matched = await probeTls(dnsCtx, { target: `tls.dane.test:${server.port}`, ...options });
+      expect(matched.dane).toEqual({ verdict: 'matched', tlsa_name: `_${server.port}._tcp.tls.dane.test`, records: 1, dnssec: 'secure' });
+      expect(ids(matched)).toContain('tls_dane_match');
+      const mismatched = await probeTls(dnsCtx, { target: `other.dane.test:${server.port}`, ...options });
+      expect(mismatched.dane!.verdict).toBe('mismatch');
+      expect(ids(mismatched)).toContain('tls_dane_mismatch');
+    } finally {
+      await dnsCtx.close();
+      await dns.close();
+    }
   });
 });
 
