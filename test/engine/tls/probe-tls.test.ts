@@ -13,7 +13,7 @@ import { adBitAuthenticator } from '../../../src/engine/smtp/dane.js';
 import { startDnsServer } from '../../support/dns-server.js';
 import { probeTls, type ProbeTlsOptions } from '../../../src/engine/tls/probe-tls.js';
 import type { TlsResult } from '../../../src/engine/tls/tls-result.js';
-import { createCertificateAuthority, daysFromNow, issueCertificate, startSmtpTestServer, type TestCertificate } from '../../support/smtp-servers.js';
+import { createCertificateAuthority, daysFromNow, issueCertificate, startScriptedSmtpServer, startSmtpTestServer, type TestCertificate } from '../../support/smtp-servers.js';
 import { OPENSSL, startOpensslServer, startStarttlsPeer, startTlsServer, type StarttlsPeerProtocol, type TlsServerOptions, type TlsTestServer } from '../../support/tls-servers.js';
 
 let ctx: EngineContext;
@@ -182,6 +182,51 @@ describe('STARTTLS', () => {
 
   it('the default port follows the protocol', async () => {
     await expect(probeTls(ctx, { target: '192.0.2.1', starttls: 'imap', timeoutMs: 1, versions: false })).resolves.toMatchObject({ port: 143 });
+  });
+});
+
+describe('hostile STARTTLS peers', () => {
+  async function scripted(script: Parameters<typeof startScriptedSmtpServer>[0]) {
+    const server = await startScriptedSmtpServer(script);
+    servers.push(server);
+    return server;
+  }
+
+  it('stops reading a peer that floods the preamble past 64 KiB', async () => {
+    const server = await scripted((connection) => {
+      connection.send('* OK ready');
+      connection.readLine().then(() => connection.socket.write(Buffer.alloc(200_000, 0x41)));
+    });
+    const result = await probe(server.port, { starttls: 'imap', versions: false });
+    expect(result.failure).toMatchObject({ code: 'upstream', message: expect.stringContaining('more than 65536 bytes') });
+  });
+
+  it('gives up on a peer that never greets, within the deadline', async () => {
+    const server = await scripted(() => {});
+    const started = performance.now();
+    const result = await probe(server.port, { starttls: 'pop3', versions: false, timeoutMs: 300 });
+    expect(result.failure!.code).toBe('timeout');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('drops what a peer sends after its go-ahead and before the handshake', async () => {
+    const server = await scripted(async (connection) => {
+      connection.send('+OK ready');
+      await connection.readLine();
+      // The go-ahead and an injected line in one write: neither may be read inside TLS.
+      connection.socket.write('+OK begin TLS\r\n+OK injected\r\n');
+      await connection.upgrade(leaf());
+    });
+    const result = await probe(server.port, { starttls: 'pop3', versions: false });
+    expect(result).toMatchObject({ established: true, failure: null });
+  });
+
+  it('refuses an LDAP answer whose BER length no StartTLS answer needs', async () => {
+    const server = await scripted(async (connection) => {
+      connection.socket.once('data', () => connection.socket.write(Buffer.from([0x30, 0x84, 0x7f, 0xff, 0xff, 0xff, 0x02])));
+    });
+    const result = await probe(server.port, { starttls: 'ldap', versions: false });
+    expect(result.failure).toMatchObject({ code: 'upstream', message: expect.stringContaining('BER length') });
   });
 });
 
