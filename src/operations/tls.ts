@@ -76,7 +76,15 @@ const TLS_RECORD = record<TlsResult>(
       'The chain as the server sent it, leaf first, completed by the trust anchor that issued its last certificate.',
     ),
     dane: described(
-      nullable(record<TlsDane>({ verdict: oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 'not-applicable', 'failed']), tlsa_name: eg(str, '_443._tcp.www.example.com'), records: int, dnssec: str })),
+      nullable(
+        record<TlsDane>({
+          verdict: oneOfStrings(['matched', 'mismatch', 'unusable', 'no-tls', 'not-applicable', 'failed']),
+          tlsa_name: eg(str, '_443._tcp.www.example.com'),
+          records: int,
+          dnssec: str,
+          error: described(nullable(str), 'Why the verdict is failed (the lookup failed, or DNSSEC is bogus), or null.'),
+        }),
+      ),
       'DANE (RFC 6698): the TLSA records of _<port>._tcp.<host> against the chain; null for an IP address or with --no-dane.',
     ),
     findings: arrayOf(ref('Finding')),
@@ -121,7 +129,7 @@ export const TLS = defineOperation<TlsSettings, TlsResult>()({
         targets: run.args,
         none: { usage: 'tls needs a host or host:port: give one or more, or pipe a list in' },
         failOn: { level: run.settings.failOn, findings: (result) => result.findings },
-        coverage: (result) => ({ checked: result.failure === null ? 'all' : 'none', failure: result.failure }),
+        coverage: tlsCoverage,
       }),
   },
   async lookup(ctx, settings) {
@@ -184,6 +192,16 @@ export const TLS = defineOperation<TlsSettings, TlsResult>()({
     }),
   },
 });
+
+/**
+ * How far a TLS check could run: nothing without a TLS session (its
+ * failure's code), in part when the TLSA lookup failed (DANE unchecked:
+ * exit 7, as a report with some checks left undone), else in full.
+ */
+function tlsCoverage(result: TlsResult): { checked: 'all' | 'some' | 'none'; failure: { code: string } | null } {
+  if (result.failure !== null) return { checked: 'none', failure: result.failure };
+  return { checked: result.findings.some((finding) => finding.severity === 'unknown') ? 'some' : 'all', failure: null };
+}
 
 /** The problems of a record (errors and warnings) by id, for CSV cells and tables. */
 function problemIds(findings: readonly Finding[]): string {

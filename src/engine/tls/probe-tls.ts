@@ -227,9 +227,10 @@ async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: rea
   const { checkDane, tlsaName } = await import('../smtp/dane.js');
   try {
     const dane = await checkDane(ctx, target.host, chainDer, { ...daneOptions, port: target.port });
-    return { verdict: dane.verdict, tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status };
+    const error = dane.tlsa.status === 'failed' ? dane.tlsa.error : dane.dnssec.status === 'bogus' ? `DNSSEC validation fails: ${dane.dnssec.reason ?? 'bogus'}` : null;
+    return { verdict: dane.verdict, tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error };
   } catch (error) {
     if (error instanceof NetintelError && error.code === 'forbidden') throw error;
-    return { verdict: 'failed', tlsa_name: tlsaName(target.host, target.port), records: 0, dnssec: 'indeterminate' };
+    return { verdict: 'failed', tlsa_name: tlsaName(target.host, target.port), records: 0, dnssec: 'indeterminate', error: error instanceof Error ? error.message : String(error) };
   }
 }

@@ -155,6 +155,10 @@ function extraFindings(result: TlsResult): Finding[] {
   const dane = result.dane;
   if (dane?.verdict === 'matched') findings.push(finding('tls_dane_match', 'pass', `the chain matches the TLSA records at ${dane.tlsa_name}`, 'RFC 6698 §2.1', { ...dane }));
   if (dane?.verdict === 'mismatch') findings.push(finding('tls_dane_mismatch', 'error', `no TLSA record at ${dane.tlsa_name} matches the chain`, 'RFC 6698 §2.1', { ...dane }));
-  if (dane?.verdict === 'failed') findings.push(finding('tls_dane_check_failed', 'unknown', `the TLSA records at ${dane.tlsa_name} could not be looked up or validated`, 'RFC 6698 §4', { ...dane }));
+  if (dane?.verdict === 'failed' && dane.dnssec === 'bogus') {
+    findings.push(finding('tls_dane_bogus', 'error', `the TLSA records at ${dane.tlsa_name} fail DNSSEC validation (${dane.error}): DANE clients refuse the service`, 'RFC 6698 §4.1', { ...dane }));
+  } else if (dane?.verdict === 'failed') {
+    findings.push(finding('tls_dane_check_failed', 'unknown', `the TLSA records at ${dane.tlsa_name} could not be looked up (${dane.error}): DANE is unchecked`, 'RFC 6698 §4', { ...dane }));
+  }
   return findings;
 }

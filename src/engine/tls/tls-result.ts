@@ -75,6 +75,8 @@ export interface TlsDane {
   tlsa_name: string;
   records: number;
   dnssec: string;
+  /** Why the verdict is `failed`: the lookup failed, or the records' DNSSEC is bogus; null otherwise. */
+  error: string | null;
 }
 
 export interface TlsResult {

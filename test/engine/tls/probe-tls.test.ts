@@ -231,7 +231,7 @@ describe('hostile STARTTLS peers', () => {
 });
 
 describe('DANE (TLSA records of _<port>._tcp.<host>)', () => {
-  it('matches a DANE-EE record of the leaf key, and says so when no record matches', async () => {
+  it('matches a DANE-EE record of the leaf key, says so when no record matches, and when the lookup fails', async () => {
     const certificate = issueCertificate({ commonName: 'tls.dane.test', issuer: ca });
     const server = await serve({ certificate });
     const spkiDigest = createHash('sha256').update(certificate.x509.publicKey.export({ type: 'spki', format: 'der' })).digest();
@@ -239,21 +239,27 @@ describe('DANE (TLSA records of _<port>._tcp.<host>)', () => {
       records: [
         { name: 'tls.dane.test', type: 'A', data: '127.0.0.1' },
         { name: 'other.dane.test', type: 'A', data: '127.0.0.1' },
+        { name: 'failing.dane.test', type: 'A', data: '127.0.0.1' },
         { name: `_${server.port}._tcp.tls.dane.test`, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: spkiDigest } },
         { name: `_${server.port}._tcp.other.dane.test`, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.alloc(32, 0xab) } },
       ],
       authenticData: (name) => name.startsWith('_'),
+      behaviours: { [`_${server.port}._tcp.failing.dane.test`]: 'servfail' },
     });
     const dnsCtx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 });
     try {
       // The test resolver's AD bit stands for DNSSEC here, as in test/engine/smtp/dane.test.ts.
       const options = { ca: [ca.cert], versions: false, daneOptions: { authenticate: adBitAuthenticator(dnsCtx) } };
       const matched = await probeTls(dnsCtx, { target: `tls.dane.test:${server.port}`, ...options });
-      expect(matched.dane).toEqual({ verdict: 'matched', tlsa_name: `_${server.port}._tcp.tls.dane.test`, records: 1, dnssec: 'secure' });
+      expect(matched.dane).toEqual({ verdict: 'matched', tlsa_name: `_${server.port}._tcp.tls.dane.test`, records: 1, dnssec: 'secure', error: null });
       expect(ids(matched)).toContain('tls_dane_match');
       const mismatched = await probeTls(dnsCtx, { target: `other.dane.test:${server.port}`, ...options });
       expect(mismatched.dane!.verdict).toBe('mismatch');
       expect(ids(mismatched)).toContain('tls_dane_mismatch');
+      // A lookup that fails leaves DANE unchecked: a finding of severity unknown, never a match or "no records".
+      const failing = await probeTls(dnsCtx, { target: `failing.dane.test:${server.port}`, ...options });
+      expect(failing.dane).toMatchObject({ verdict: 'failed', error: expect.any(String) });
+      expect(failing.findings.find((finding) => finding.id === 'tls_dane_check_failed')?.severity).toBe('unknown');
     } finally {
       await dnsCtx.close();
       await dns.close();
