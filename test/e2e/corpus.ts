@@ -244,6 +244,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'tls/expiry-fail-on', argv: ['tls', `mx.mailhost.test:${smtpPort}`, '--starttls', 'smtp', '--ca', peers.caFile, '--no-versions', '--no-dane', '--expiry-days', '100', '--fail-on', 'warning', ...dns] },
     { id: 'tls/list-csv', argv: ['tls', '--starttls', 'smtp', '--ca', peers.caFile, '--no-versions', '--no-dane', '-f', 'csv', ...dns], stdin: `mx.mailhost.test:${smtpPort}\n${closed}\nnot a host\n` },
     { id: 'tls/refused', argv: ['tls', closed, ...dns] },
+    // Several targets: one table row each, the failed one as a row of its own.
+    { id: 'tls/many-table', argv: ['tls', `mx.mailhost.test:${smtpPort}`, `127.0.0.1:${smtpPort}`, closed, '--starttls', 'smtp', '--ca', peers.caFile, '--no-dane', ...dns] },
     { id: 'tls/bad-target', argv: ['tls', 'mx.mailhost.test:99999'] },
     { id: 'tls/missing-target', argv: ['tls'], devNullStdin: true },
 
