@@ -159,17 +159,29 @@ describe('probeTls against node:tls servers', () => {
 describe('STARTTLS', () => {
   const protocols: StarttlsPeerProtocol[] = ['imap', 'pop3', 'ftp', 'xmpp', 'ldap', 'postgres'];
   for (const protocol of protocols) {
-    it(`${protocol}: upgrades after the preamble, and reports a refusal as a failure`, async () => {
+    it(`${protocol}: upgrades after the preamble on every connection, and reports a refusal as a failure`, async () => {
       const peer = await startStarttlsPeer(protocol, { certificate: leaf() });
       const refusing = await startStarttlsPeer(protocol, { certificate: leaf(), refuse: true });
       servers.push(peer, refusing);
-      const result = await probe(peer.port, { starttls: protocol, versions: false });
-      expect(result).toMatchObject({ starttls: protocol, established: true, failure: null });
+      // Every version is tried on a connection of its own, each after its own preamble.
+      const result = await probe(peer.port, { starttls: protocol });
+      expect(result).toMatchObject({ starttls: protocol, established: true, failure: null, protocols: { tls1_2: 'accepted', tls1_3: 'accepted' } });
+      expect(peer.connections()).toBe(5);
       expect(result.certificate!.trusted).toBe(true);
       const refused = await probe(refusing.port, { starttls: protocol, versions: false });
       expect(refused).toMatchObject({ connected: true, established: false, failure: { code: 'upstream' } });
     });
   }
+
+  it('finds a TLS 1.0-only server behind each preamble', async () => {
+    for (const protocol of protocols) {
+      const peer = await startStarttlsPeer(protocol, { certificate: leaf(), minVersion: 'TLSv1', maxVersion: 'TLSv1', seclevel0: true });
+      servers.push(peer);
+      const result = await probe(peer.port, { starttls: protocol });
+      expect(result.protocols, protocol).toEqual({ tls1_0: 'accepted', tls1_1: 'refused', tls1_2: 'refused', tls1_3: 'refused' });
+      expect(ids(result), protocol).toContain('tls_weak_protocol');
+    }
+  });
 
   it('smtp: through smtp-server\'s STARTTLS, every version probe after its own EHLO', async () => {
     const server = await startSmtpTestServer({ certificate: leaf() });
