@@ -17,7 +17,7 @@ import { connectTcp } from './tcp-connect.js';
 import { judgeCertificate, peerChainDer, probeTlsOptions, trustAnchorFingerprints } from './tls-certificate.js';
 import { tlsFindings } from './tls-findings.js';
 import { tlsHandshake } from './tls-handshake.js';
-import type { StarttlsProtocol, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, VersionSupport } from './tls-result.js';
+import type { StarttlsProtocol, TlsCertificateSummary, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, VersionSupport } from './tls-result.js';
 import { TLS_VERSIONS } from './tls-result.js';
 import { DEFAULT_PORTS, parseTlsTarget, type TlsTarget } from './tls-target.js';
 
@@ -68,24 +68,7 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   const target: TlsTarget & { address: string } = { ...parsed, address };
   const ca = options.ca ?? [];
   const timeoutMs = options.timeoutMs ?? ctx.timeoutMs;
-  const result: TlsResult = {
-    kind: 'tls',
-    target: options.target.trim(),
-    host: target.host,
-    port: target.port,
-    address: null,
-    starttls,
-    connected: false,
-    established: false,
-    protocol: null,
-    cipher: null,
-    protocols: null,
-    certificate: null,
-    chain: [],
-    dane: null,
-    findings: [],
-    failure: null,
-  };
+  const result = emptyResult(options.target, target, starttls);
   reportStage(ctx, 'tls', `${target.host}:${target.port}`, 'handshake');
   const opened = await openTls(ctx, target, starttls, withOcspRequest(probeTlsOptions(target.isIp ? null : target.host, ca)), timeoutMs);
   result.address = opened.address;
@@ -103,22 +86,7 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   const chainDer = peerChainDer(socket);
   socket.destroy();
   result.chain = describeChain(chainDer, ctx.now(), ca);
-  if (judged) {
-    result.certificate = {
-      subject: judged.subject,
-      issuer: judged.issuer,
-      valid_to: judged.valid_to,
-      days_left: judged.days_left,
-      checked_name: judged.checked_name,
-      hostname_match: judged.hostname_match,
-      trusted: judged.trusted,
-      self_signed: judged.self_signed,
-      chain_incomplete: chainIncomplete(judged.verify_error, judged.self_signed),
-      verify_error: judged.verify_error,
-      ocsp_stapled: ocspResponse !== null && ocspResponse.length > 0,
-      embedded_scts: result.chain[0]?.embedded_scts ?? 0,
-    };
-  }
+  result.certificate = judged ? certificateSummary(judged, ocspResponse, result.chain) : null;
   const [protocols, dane] = await Promise.all([
     options.versions === false ? null : probeVersions(ctx, target, starttls, ca, timeoutMs),
     options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, chainDer, options.daneOptions ?? {}),
@@ -127,6 +95,46 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   result.dane = dane;
   result.findings = tlsFindings(result, { expiryDays: options.expiryDays ?? DEFAULT_EXPIRY_DAYS, now: ctx.now() });
   return result;
+}
+
+/** The record before anything is known: nothing connected, nothing found. */
+function emptyResult(given: string, target: TlsTarget, starttls: StarttlsProtocol | null): TlsResult {
+  return {
+    kind: 'tls',
+    target: given.trim(),
+    host: target.host,
+    port: target.port,
+    address: null,
+    starttls,
+    connected: false,
+    established: false,
+    protocol: null,
+    cipher: null,
+    protocols: null,
+    certificate: null,
+    chain: [],
+    dane: null,
+    findings: [],
+    failure: null,
+  };
+}
+
+/** The server certificate's verdicts: the shared judgement, the chain's completeness, OCSP stapling and the leaf's SCTs. */
+function certificateSummary(judged: NonNullable<ReturnType<typeof judgeCertificate>>, ocspResponse: Buffer | null, chain: readonly TlsChainCertificate[]): TlsCertificateSummary {
+  return {
+    subject: judged.subject,
+    issuer: judged.issuer,
+    valid_to: judged.valid_to,
+    days_left: judged.days_left,
+    checked_name: judged.checked_name,
+    hostname_match: judged.hostname_match,
+    trusted: judged.trusted,
+    self_signed: judged.self_signed,
+    chain_incomplete: chainIncomplete(judged.verify_error, judged.self_signed),
+    verify_error: judged.verify_error,
+    ocsp_stapled: ocspResponse !== null && ocspResponse.length > 0,
+    embedded_scts: chain[0]?.embedded_scts ?? 0,
+  };
 }
 
 /** Asks for a stapled OCSP response (RFC 6066 §8): tls.connect passes `requestOCSP` to its socket, though its type does not list it. */
