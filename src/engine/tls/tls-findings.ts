@@ -131,11 +131,12 @@ function protocolFindings(result: TlsResult): Finding[] {
     findings.push(finding('tls_weak_protocol', 'warning', `the server accepts ${old.join(' and ')}, deprecated since 2021`, 'RFC 8996', { accepted: old }));
   }
   if (protocols.tls1_3 === 'refused') findings.push(finding('tls_no_tls13', 'info', 'the server does not accept TLS 1.3', 'RFC 8446', null));
-  const notTried = Object.entries(protocols)
-    .filter(([, support]) => support === 'not_tried')
-    .map(([member]) => member);
-  if (notTried.length > 0) {
-    findings.push(finding('tls_protocol_not_tried', 'info', `this client's OpenSSL could not offer ${notTried.join(', ')}: whether the server accepts them is unknown`, null, { not_tried: notTried }));
+  const unchecked = Object.entries(protocols).filter(([, support]) => support === 'not_tried' || support === 'failed');
+  if (unchecked.length > 0) {
+    const notTried = unchecked.filter(([, support]) => support === 'not_tried').map(([member]) => member);
+    const failed = unchecked.filter(([, support]) => support === 'failed').map(([member]) => member);
+    const why = [notTried.length > 0 ? `this client's OpenSSL cannot offer ${notTried.join(', ')}` : null, failed.length > 0 ? `the connections trying ${failed.join(', ')} failed` : null].filter(Boolean).join('; ');
+    findings.push(finding('tls_protocol_unchecked', 'unknown', `whether the server accepts every version is unknown: ${why}`, 'RFC 8996', { not_tried: notTried, failed }));
   }
   return findings;
 }

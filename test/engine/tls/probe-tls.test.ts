@@ -5,6 +5,8 @@
  * (and SMTP against smtp-server), TLS 1.0 from OpenSSL's s_server.
  */
 import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { createPublicTargetGuard } from '../../../src/engine/connect-guard.js';
@@ -129,6 +131,19 @@ describe('probeTls against node:tls servers', () => {
     expect(result.protocols).toMatchObject({ tls1_2: 'accepted', tls1_3: 'refused' });
     expect(result.protocol).toBe('TLSv1.2');
     expect(ids(result)).toContain('tls_no_tls13');
+  });
+
+  it('says a version was left unchecked when its connection failed, never that it was refused', async () => {
+    // A server that stops listening once its first client connects: every version probe finds the port closed.
+    const certificate = leaf();
+    const server = tls.createServer({ key: certificate.key, cert: certificate.cert }, (socket) => socket.end());
+    server.once('connection', () => server.close());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const result = await probe((server.address() as AddressInfo).port);
+    expect(result.protocols).toEqual({ tls1_0: 'failed', tls1_1: 'failed', tls1_2: 'failed', tls1_3: 'failed' });
+    const unchecked = result.findings.find((finding) => finding.id === 'tls_protocol_unchecked');
+    expect(unchecked).toMatchObject({ severity: 'unknown', evidence: { not_tried: [], failed: ['tls1_0', 'tls1_1', 'tls1_2', 'tls1_3'] } });
+    expect(ids(result)).not.toContain('tls_no_tls13');
   });
 
   it('makes a failed handshake, a closed port and a silent server records with a failure', async () => {
