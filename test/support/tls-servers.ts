@@ -197,6 +197,11 @@ export async function startOpensslServer(certificate: TestCertificate, args: rea
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`openssl s_server exited (${code}): ${output}`)));
+    // A server that never says where it listens is not left running.
+    setTimeout(() => {
+      child.kill();
+      reject(new Error(`openssl s_server did not say where it listens within 5 s: ${output}`));
+    }, 5_000).unref();
   });
   return {
     port,
