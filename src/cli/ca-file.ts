@@ -5,13 +5,13 @@ import { readBoundedFileSync } from '../read-file-bounded.js';
 const MAX_CA_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
- * The PEM CA certificates of a file given to `--resolver-ca` or `--tls-ca`:
+ * The PEM CA certificates of a file given to `--resolver-ca`, `--tls-ca` or `--ca`:
  * read with the bounded reader (a file over 4 MiB, /dev/zero or a silent
  * FIFO is one usage line), each CERTIFICATE block checked to be X.509.
  *
  * @throws NetintelError `usage` naming the flag and the file.
  */
-export function readCaFile(path: string, flag: '--resolver-ca' | '--tls-ca'): string[] {
+export function readCaFile(path: string, flag: '--resolver-ca' | '--tls-ca' | '--ca'): string[] {
   const text = readBoundedFileSync(path, { maxBytes: MAX_CA_FILE_BYTES, what: `${flag} file`, hint: `give ${flag} a PEM file of CA certificates` }).toString('utf8');
   return parseResolverCa(text, `the ${flag} file ${path}`);
 }

@@ -103,6 +103,8 @@ export function describeStage(stage: Stage): string {
       return `fetching ${detail ?? 'a document'} from ${target}...`;
     case 'blacklist':
       return `checking ${detail ?? 'the'} blocklist${detail === '1' ? '' : 's'} for ${target}...`;
+    case 'tls':
+      return `TLS ${detail ?? 'handshake'} with ${target}...`;
   }
 }
 

@@ -21,6 +21,7 @@ export interface ServeFlags {
   trustProxy?: string[];
   proxyHeader: 'x-forwarded-for' | 'forwarded';
   smtpPorts?: number[];
+  tlsPorts?: number[];
   maxMx?: number;
   maxAddresses?: number;
   maxSmtpConnections?: number;
@@ -89,10 +90,11 @@ function connectionOption(key: keyof typeof CONNECTION_SETTINGS, value: string, 
 
 const port = integerIn('--port', 0, 65535);
 
-function portList(value: string, previous: number[] | undefined): number[] {
-  return [...(previous ?? []), ...value.split(',').filter(Boolean).map((item) => {
+/** The parser of a port list flag (`--smtp-ports`, `--tls-ports`): repeatable, comma-separated, 0 refused. */
+function portListOf(flag: string): (value: string, previous: number[] | undefined) => number[] {
+  return (value, previous) => [...(previous ?? []), ...value.split(',').filter(Boolean).map((item) => {
     const number = port(item.trim());
-    if (number === 0) throw new InvalidArgumentError('--smtp-ports: 0 is not a port');
+    if (number === 0) throw new InvalidArgumentError(`${flag}: 0 is not a port`);
     return number;
   })];
 }
@@ -113,7 +115,8 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
         .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(new Option('--proxy-header <name>', 'the header trusted proxies write').choices(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'))
-    .addOption(new Option('--smtp-ports <list>', 'ports SMTP probes may use (default 25,465,587,2525)').argParser(portList))
+    .addOption(new Option('--smtp-ports <list>', 'ports SMTP probes may use (default 25,465,587,2525)').argParser(portListOf('--smtp-ports')))
+    .addOption(new Option('--tls-ports <list>', 'ports TLS checks may use (default 21,25,110,143,389,443,465,587,636,853,990,993,995,2525,5222,5223,5269,5432,8443)').argParser(portListOf('--tls-ports')))
     .addOption(new Option('--max-mx <n>', `MX hosts of a domain one request looks up and checks; callers cannot raise it (default ${SERVER_FAN_OUT.maxMxHosts})`).argParser(integerIn('--max-mx', 1, 1000)))
     .addOption(new Option('--max-addresses <n>', `addresses of one host a request uses; callers cannot raise it (default ${SERVER_FAN_OUT.maxAddresses})`).argParser(integerIn('--max-addresses', 1, 1000)))
     .addOption(
@@ -175,6 +178,7 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
             trustProxy: flags.trustProxy ?? [],
             proxyHeader: flags.proxyHeader,
             smtpPorts: flags.smtpPorts,
+            tlsPorts: flags.tlsPorts,
             fanOut: {
               maxMxHosts: flags.maxMx ?? SERVER_FAN_OUT.maxMxHosts,
               maxAddresses: flags.maxAddresses ?? SERVER_FAN_OUT.maxAddresses,

@@ -12,7 +12,7 @@ import type { EngineContext } from './context.js';
  * - `https`: fetching a document a record points to; target the URL, detail what it is (`BIMI logo`)
  * - `blacklist`: asking DNS blocklists; target the address or domain, detail the number of lists
  */
-export type StageKind = 'dns' | 'smtp' | 'mta-sts' | 'https' | 'blacklist';
+export type StageKind = 'dns' | 'smtp' | 'mta-sts' | 'https' | 'blacklist' | 'tls';
 
 export interface Stage {
   kind: StageKind;

@@ -48,7 +48,9 @@ export function recordFromSchema(record: RecordFromSchema): RecordDeclaration {
 }
 
 function leaves(schema: JsonSchema, prefix: string, groups: Record<string, string[]>): string[] {
-  const properties = schema.type === 'object' ? (schema.properties as Record<string, JsonSchema> | undefined) : undefined;
+  // A member that is an object or null (`nullable(record(...))`) has the object's columns, empty when it is null.
+  const object = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]).find((each) => each.type === 'object') : schema;
+  const properties = object?.type === 'object' ? (object.properties as Record<string, JsonSchema> | undefined) : undefined;
   if (properties === undefined) return prefix === '' ? [] : [prefix];
   const paths = Object.entries(properties).flatMap(([key, member]) => leaves(member, prefix === '' ? key : `${prefix}.${key}`, groups));
   if (prefix !== '' && !prefix.includes('.')) groups[prefix] = paths;

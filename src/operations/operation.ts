@@ -184,8 +184,8 @@ export interface SettingsKit {
   fanOut(flags: Record<string, unknown>): FanOutLimits;
   /** @throws NetintelError `usage` naming the first fan-out flag given: a server checks with its own caps. */
   refuseFanOut(flags: Record<string, unknown>, command: string): void;
-  /** CA certificates of a PEM file (`--tls-ca`). @throws NetintelError `usage` */
-  readCaFile(path: string, flag: '--tls-ca'): string[];
+  /** CA certificates of a PEM file (`--tls-ca`, `--ca`). @throws NetintelError `usage` */
+  readCaFile(path: string, flag: '--tls-ca' | '--ca'): string[];
   /** DS or DNSKEY records of a trust anchor file (`--trust-anchor`). @throws NetintelError `usage` */
   readTrustAnchorFile(path: string): Promise<TrustAnchor>;
   /** A file ("-": stdin) read as a stream up to `limit` bytes. */

@@ -23,6 +23,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   { name: 'ptr', load: async () => (await import('./ptr.js')).PTR },
   { name: 'rdap', load: async () => (await import('./rdap.js')).RDAP },
   { name: 'smtp', load: async () => (await import('./smtp.js')).SMTP },
+  { name: 'tls', load: async () => (await import('./tls.js')).TLS },
   { name: 'mx', load: async () => (await import('./mx.js')).MX },
   { name: 'spf', load: async () => (await import('./spf.js')).SPF },
   { name: 'dkim', load: async () => (await import('./dkim.js')).DKIM },

@@ -19,6 +19,7 @@ export interface ApiContextOptions {
   /** See ServerDeps (build-server.ts). */
   allowPrivateTargets: boolean;
   smtpPorts?: readonly number[] | undefined;
+  tlsPorts?: readonly number[] | undefined;
   fanOut?: FanOutLimits | undefined;
 }
 
@@ -34,6 +35,7 @@ export function createApiContext(options: ApiContextOptions): ApiContext {
     guard: createTargetGuard({
       allowPrivate: options.allowPrivateTargets,
       smtpPorts: options.smtpPorts,
+      tlsPorts: options.tlsPorts,
       resolveHost: async (name) => (await import('../engine/dns/host-addresses.js')).resolveHostAddresses(options.ctx, name),
     }),
     lookupIp: createIpTextLookup(ipDatabasesFor(options.ctx, dataMode)),

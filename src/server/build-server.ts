@@ -45,6 +45,8 @@ export interface ServerDeps {
   allowPrivateTargets?: boolean;
   /** Ports SMTP probes may use (default 25, 465, 587, 2525). */
   smtpPorts?: readonly number[];
+  /** Ports TLS checks may use (default DEFAULT_TLS_PORTS, target-guard.ts). */
+  tlsPorts?: readonly number[];
   /**
    * How far one check of a request fans out from DNS answers (MX hosts,
    * addresses per host, SMTP connections; default SERVER_FAN_OUT): a caller
@@ -118,7 +120,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const bodyLimit = deps.bodyLimitBytes ?? 64 * 1024;
   const connections = connectionSettings(deps);
   const { headersTimeoutMs, requestTimeoutMs } = connections;
-  const api = createApiContext({ ctx: deps.ctx, plans, dataMode: deps.dataMode ?? 'memory', allowPrivateTargets: deps.allowPrivateTargets === true, smtpPorts: deps.smtpPorts, fanOut: deps.fanOut });
+  const api = createApiContext({ ctx: deps.ctx, plans, dataMode: deps.dataMode ?? 'memory', allowPrivateTargets: deps.allowPrivateTargets === true, smtpPorts: deps.smtpPorts, tlsPorts: deps.tlsPorts, fanOut: deps.fanOut });
 
   const app = Fastify({
     logger: deps.logger ? { level: deps.logger.level, stream: deps.logger.stream } : false,

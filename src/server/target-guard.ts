@@ -5,6 +5,12 @@ import { NetintelError } from '../errors.js';
 /** Ports an SMTP probe may use unless the operator says otherwise: SMTP, submissions (RFC 8314), submission, and 2525. */
 export const DEFAULT_SMTP_PORTS: readonly number[] = [25, 465, 587, 2525];
 
+/**
+ * Ports `GET /api/tls-check` may probe: HTTPS, the mail ports (SMTP, submission, IMAP, POP3 and their
+ * TLS forms), FTP and FTPS, LDAP and LDAPS, XMPP, DNS over TLS, PostgreSQL, and 8443.
+ */
+export const DEFAULT_TLS_PORTS: readonly number[] = [21, 25, 110, 143, 389, 443, 465, 587, 636, 853, 990, 993, 995, 2525, 5222, 5223, 5269, 5432, 8443];
+
 export interface ResolvedTarget {
   /** The name as asked (for TLS SNI and certificate checks, EHLO, messages), or the canonical address. */
   host: string;
@@ -48,6 +54,8 @@ export interface TargetGuard {
   resolve(host: string, what: string): Promise<ResolvedTarget>;
   /** @throws NetintelError `forbidden` for a port SMTP probes may not use. */
   checkSmtpPort(port: number): void;
+  /** @throws NetintelError `forbidden` for a port TLS checks may not use (`--tls-ports`, default DEFAULT_TLS_PORTS). */
+  checkTlsPort(port: number): void;
 }
 
 export interface TargetGuardOptions {
@@ -57,10 +65,13 @@ export interface TargetGuardOptions {
   resolveHost(name: string): Promise<string[]>;
   /** Ports SMTP probes may use (`--smtp-ports`). */
   smtpPorts?: readonly number[];
+  /** Ports TLS checks may use (`--tls-ports`). */
+  tlsPorts?: readonly number[];
 }
 
 export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
   const smtpPorts = options.smtpPorts ?? DEFAULT_SMTP_PORTS;
+  const tlsPorts = options.tlsPorts ?? DEFAULT_TLS_PORTS;
   const checkAddress = (address: string, what: string, name?: string): void => {
     if (options.allowPrivate) return;
     const refusal = targetRefusal(address);
@@ -85,6 +96,12 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
       if (smtpPorts.includes(port)) return;
       throw new NetintelError('forbidden', `port ${port} is not a mail port this server probes (${smtpPorts.join(', ')})`, {
         details: { port, allowed: smtpPorts, rule: 'smtp-port' },
+      });
+    },
+    checkTlsPort(port: number): void {
+      if (tlsPorts.includes(port)) return;
+      throw new NetintelError('forbidden', `port ${port} is not a port this server checks TLS on (${tlsPorts.join(', ')})`, {
+        details: { port, allowed: tlsPorts, rule: 'tls-port' },
       });
     },
   };

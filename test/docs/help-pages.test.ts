@@ -27,6 +27,7 @@ const PAGES: Record<string, string[][]> = {
   email: [['email']],
   'dmarc-report': [['dmarc-report']],
   smtp: [['smtp']],
+  tls: [['tls']],
   blacklist: [['blacklist']],
   rdap: [['rdap']],
   data: [['data'], ['data', 'update'], ['data', 'status']],

@@ -25,8 +25,9 @@ beforeAll(async () => {
  * command line names (only those: a port number can also be an AS number or
  * a postal code in another run's output).
  */
-function replacementsFor(argv: readonly string[]): Replacement[] {
-  const line = argv.join(' ');
+function replacementsFor(argv: readonly string[], stdin = ''): Replacement[] {
+  // Ports named by the targets of a list read from stdin are replaced too.
+  const line = [...argv, stdin].join(' ');
   return [
     { pattern: new RegExp(escapeRegExp(peers.caFile), 'g'), with: '<ca.pem>' },
     { pattern: new RegExp(escapeRegExp(peers.rdapCaFile), 'g'), with: '<rdap-ca.pem>' },
@@ -50,7 +51,7 @@ afterAll(async () => {
 async function runCase(testCase: GoldenCase): Promise<string> {
   const run = await spawnCli(testCase.argv, { input: testCase.stdin ?? '', devNullStdin: testCase.devNullStdin, env: { ...peers.env, ...testCase.env }, timeoutMs: 60_000 });
   expect(run.signal, `killed by ${run.signal}: ${run.stderr}`).toBeNull();
-  return goldenText({ argv: testCase.argv, code: run.code, stdout: run.stdout, stderr: run.stderr }, replacementsFor(testCase.argv), testCase.digestStdout);
+  return goldenText({ argv: testCase.argv, code: run.code, stdout: run.stdout, stderr: run.stderr }, replacementsFor(testCase.argv, testCase.stdin), testCase.digestStdout);
 }
 
 describe('every command, end to end', () => {

@@ -284,6 +284,19 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'smtp/bad-port', argv: ['smtp', 'mx.mailhost.test', '--port', '65536', ...dns] },
     { id: 'smtp/missing-host', argv: ['smtp'] },
 
+    // tls: the SMTP test server's certificate through STARTTLS (every version probe speaks its own EHLO and STARTTLS)
+    ...everyFormat('tls/starttls-smtp', ['tls', `mx.mailhost.test:${smtpPort}`, '--starttls', 'smtp', '--ca', peers.caFile, '--no-dane', ...dns]),
+    // Without --ca the server's leaf alone leads nowhere: the chain stops before a trust anchor.
+    { id: 'tls/no-ca', argv: ['tls', `mx.mailhost.test:${smtpPort}`, '--starttls', 'smtp', '--no-versions', '--no-dane', ...dns] },
+    // The certificate has 90 days left: under --expiry-days 100 it is a warning, and --fail-on warning exits 10.
+    { id: 'tls/expiry-fail-on', argv: ['tls', `mx.mailhost.test:${smtpPort}`, '--starttls', 'smtp', '--ca', peers.caFile, '--no-versions', '--no-dane', '--expiry-days', '100', '--fail-on', 'warning', ...dns] },
+    { id: 'tls/list-csv', argv: ['tls', '--starttls', 'smtp', '--ca', peers.caFile, '--no-versions', '--no-dane', '-f', 'csv', ...dns], stdin: `mx.mailhost.test:${smtpPort}\n${closed}\nnot a host\n` },
+    { id: 'tls/refused', argv: ['tls', closed, ...dns] },
+    // Several targets: one table row each, the failed one as a row of its own.
+    { id: 'tls/many-table', argv: ['tls', `mx.mailhost.test:${smtpPort}`, `127.0.0.1:${smtpPort}`, closed, '--starttls', 'smtp', '--ca', peers.caFile, '--no-dane', ...dns] },
+    { id: 'tls/bad-target', argv: ['tls', 'mx.mailhost.test:99999'] },
+    { id: 'tls/missing-target', argv: ['tls'], devNullStdin: true },
+
     // blacklist
     ...everyFormat('blacklist/listed', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
     { id: 'blacklist/clean', argv: ['blacklist', '192.0.2.1', '--zones', 'bl.test.example,other.test.example', ...dns] },

@@ -275,6 +275,35 @@ describe('CLI fuzzing, in-process', () => {
       })),
   );
 
+  fuzzCommand('tls', 120, () =>
+    fc
+      .record({
+        hosts: fc.array(hostileSmtpHost, { minLength: 0, maxLength: 2 }),
+        port: maybe(fc.oneof({ weight: 2, arbitrary: fc.constant('SMTP_PORT') }, { weight: 1, arbitrary: hostilePort })),
+        starttls: maybe(fc.constantFrom('smtp', 'imap', 'pop3', 'ftp', 'xmpp', 'ldap', 'postgres', 'bogus', '')),
+        expiryDays: maybe(fc.constantFrom('0', '21', '-1', '3651', 'x', '')),
+        ca: maybe(fc.constantFrom('/nonexistent/ca.pem', '/dev/null', '/etc/hostname')),
+        extra: fc.subarray(['--no-versions', '--no-dane']),
+        failOn: maybe(fc.constantFrom('warning', 'error', 'bogus')),
+        flags: hostileGlobalFlags,
+        list: maybe(hostileList(hostileSmtpHost)),
+      })
+      .map(({ hosts, port, starttls, expiryDays, ca, extra, failOn, flags, list }) => ({
+        argv: [
+          'tls',
+          ...safety(),
+          ...(starttls === undefined ? [] : ['--starttls', starttls]),
+          ...(expiryDays === undefined ? [] : ['--expiry-days', expiryDays]),
+          ...(ca === undefined ? [] : ['--ca', ca]),
+          ...(failOn === undefined ? [] : ['--fail-on', failOn]),
+          ...extra,
+          ...flags,
+          ...hosts.map((host) => (port === undefined ? host : `${host}:${port === 'SMTP_PORT' ? String(smtp.port) : port}`)),
+        ],
+        stdin: list,
+      })),
+  );
+
   fuzzCommand('dkim', 120, () =>
     fc
       .record({

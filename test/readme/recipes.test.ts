@@ -20,6 +20,9 @@ import { findPostgres, startPostgresServer } from '../support/postgres.js';
 import { parsePrometheusText } from '../support/prometheus-text.js';
 import { CLIENT_ID, CLIENT_SECRET, startIssuer } from '../support/oidc-provider.js';
 import { PageClient } from '../web/page-client.js';
+import { createCertificateAuthority, daysFromNow, issueCertificate } from '../support/smtp-servers.js';
+import { startTlsServer } from '../support/tls-servers.js';
+import { parseCsv } from '../output/parse-csv.js';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { startRdapServer, writeBootstrap } from '../support/rdap-server.js';
@@ -65,6 +68,8 @@ interface RecipeRun {
   /** Text replaced in every line before it runs: the recipe's hosts by the test's peers. */
   replace?: Record<string, string>;
   prepare?: (dir: string) => void;
+  /** Variables added to the lines' environment. */
+  env?: Record<string, string>;
   /** Runs while the recipe's background lines still run: `port` is the one that replaced 8080. */
   during?: (port: number, env: Record<string, string>, dir: string) => Promise<void>;
 }
@@ -74,7 +79,8 @@ async function runRecipe(recipe: Recipe, prepareOrRun: ((dir: string) => void) |
   const run: RecipeRun = typeof prepareOrRun === 'function' ? { prepare: prepareOrRun } : prepareOrRun;
   const scratch = scratchFor(peers);
   scratches.push(scratch);
-  const { dir, env } = scratch;
+  const { dir } = scratch;
+  const env = { ...scratch.env, ...run.env };
   const port = await freePort();
   run.prepare?.(dir);
   const background: ChildProcess[] = [];
@@ -122,6 +128,7 @@ describe('README recipes', () => {
       'Why did this message arrive late?',
       'Who sends mail as my domain?',
       'A cron job that writes CSV and fails on problems',
+      'Warn me before my certificates expire',
       'Get a single value for a script',
       'Run the API and use a key',
       'Run the API for a team',
@@ -219,6 +226,33 @@ describe('README recipes', () => {
     expect(results[0]!.stdout).toContain('headers_delay_large');
     const rows = readFileSync(join(dir, 'hops.csv'), 'utf8').trim().split('\n');
     expect(rows).toHaveLength(6);
+  });
+
+  it('certificate expiry: one CSV row per service, exit 10 for the one that expires within 21 days', async () => {
+    const ca = createCertificateAuthority('netintel recipe CA');
+    const issue = (days: number) => issueCertificate({ commonName: 'service.example', ipAddresses: ['127.0.0.1'], issuer: ca, notAfter: daysFromNow(days) });
+    const good = await startTlsServer({ certificate: issue(200) });
+    const expiring = await startTlsServer({ certificate: issue(10.5) });
+    try {
+      const { results, dir } = await runRecipe(recipe('Warn me before my certificates expire'), {
+        prepare: (dir) => {
+          writeFileSync(join(dir, 'tls-hosts.txt'), `127.0.0.1:${good.port}\n127.0.0.1:${expiring.port}\n`);
+          writeFileSync(join(dir, 'ca.pem'), ca.cert);
+        },
+        // The services' CA stands for a public one: trusted as the bundled roots are.
+        env: { NODE_EXTRA_CA_CERTS: 'ca.pem' },
+      });
+      expectClean(results[0]!);
+      const [header, ...rows] = parseCsv(readFileSync(join(dir, 'tls.csv'), 'utf8'));
+      expect(rows).toHaveLength(2);
+      const cell = (row: string[], column: string) => row[header!.indexOf(column)];
+      expect(cell(rows[0]!, 'certificate.trusted')).toBe('true');
+      expect(cell(rows[0]!, 'findings')).toBe('');
+      expect(cell(rows[1]!, 'certificate.days_left')).toBe('10');
+      expect(cell(rows[1]!, 'findings')).toBe('tls_expires_soon');
+    } finally {
+      await Promise.all([good.close(), expiring.close()]);
+    }
   });
 
   it('a single value: bare values, tab-separated', async () => {

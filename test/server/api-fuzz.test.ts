@@ -350,6 +350,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
       engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 400, dnsRetries: 0, dataDir: rdap.dataDir },
       allowPrivateTargets: true,
       smtpPorts: [25, smtp.port],
+      tlsPorts: [443, smtp.port],
       handlerTimeoutMs: 5_000,
       // Each answer is checked as read off the wire, below.
       checkContract: false,
@@ -472,6 +473,25 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
     );
   });
 
+  it('GET /api/tls-check', async () => {
+    const host = fc.oneof(
+      hostileDomain,
+      hostileIp,
+      fc.constantFrom('127.0.0.1', '[::1]', '::ffff:127.0.0.1', '0x7f.0.0.1', 'loop.test', `127.0.0.1:${smtp.port}`, `[::1]:${smtp.port}`, 'loop.test:0', 'loop.test:99999', 'a:b:c', '[127.0.0.1]:443'),
+    );
+    const tlsPort = fc.oneof(fc.constant(String(smtp.port)), hostilePort);
+    const starttls = fc.constantFrom('smtp', 'imap', 'pop3', 'ftp', 'xmpp', 'ldap', 'postgres', 'http', '');
+    const expiryDays = fc.oneof(fc.constantFrom('0', '21', '3650', '3651', '-1', '1e3', 'x', ''), hostileText);
+    await fuzz(
+      'tls-check',
+      getEndpoint(
+        '/api/tls-check',
+        queryOf(param('host', host), param('port', tlsPort), param('starttls', starttls), param('expiry_days', expiryDays), param('versions', hostileBool), param('dane', hostileBool)),
+        callers,
+      ),
+    );
+  });
+
   it('GET /api/email-tests', async () => {
     const type = fc.constantFrom('smtp', 'mx', 'spf', 'dkim', '', 'SPF');
     const domain = fc.oneof(fc.constantFrom('example.test', 'servfail.test', 'silent.test', 'nowhere.test'), hostileDomain);
@@ -554,7 +574,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
   // The server lifecycle change of issue 18 moves these refusals before routing; until then this test fails.
   it('answers 405 (or 404) with a problem document for every method a path does not have, whatever the body (issue 18 #10)', async () => {
     const path = fc.oneof(
-      fc.constantFrom('/api/ipinfo', '/api/dns-lookup', '/api/ptr', '/api/smtp-test', '/api/asn-lookup', '/api/email-tests', '/api/email-tests/bulk', '/api/vpn-check', '/api/blacklist-check', '/api/bulk', '/api/dmarc-reports', '/api/quota', '/healthz', '/docs', '/openapi.json'),
+      fc.constantFrom('/api/ipinfo', '/api/dns-lookup', '/api/ptr', '/api/tls-check', '/api/smtp-test', '/api/asn-lookup', '/api/email-tests', '/api/email-tests/bulk', '/api/vpn-check', '/api/blacklist-check', '/api/bulk', '/api/dmarc-reports', '/api/quota', '/healthz', '/docs', '/openapi.json'),
       fc.webPath().map((text) => (text.startsWith('/') ? text : `/${text}`)),
     );
     const arbitrary = fc
@@ -617,6 +637,7 @@ suite('fuzzing every API endpoint over HTTP (seed ' + SEED + ')', () => {
         getEndpoint('/api/smtp-test', fc.tuple(privateTarget, smtpPorts, fc.option(privateTarget, { nil: undefined })).map(([host, p, address]) => [['host', host], ['port', p], ...(address ? [['address', address] as [string, string]] : [])]), callers),
         getEndpoint('/api/dns-lookup', fc.tuple(privateTarget, resolverPort).map(([host, p]) => [['domain', 'example.test'], ['resolver', host.includes(':') && p ? `[${host.replace(/^\[|\]$/g, '')}]${p}` : `${host}${p}`]]), callers),
         getEndpoint('/api/email-tests', fc.tuple(privateTarget, smtpPorts).map(([server, p]) => [['type', 'smtp'], ['server', server], ['port', p]]), callers),
+        getEndpoint('/api/tls-check', fc.tuple(privateTarget, fc.constantFrom('443', '993', '25'), fc.constantFrom(undefined, 'smtp', 'imap')).map(([host, p, starttls]) => [['host', host], ['port', p], ...(starttls ? [['starttls', starttls] as [string, string]] : [])]), callers),
         getEndpoint('/api/email-tests', fc.constantFrom<Array<[string, string]>>([['domain', 'private.test']], [['type', 'smtp'], ['domain', 'private.test']]), callers),
       ).map((item) => ({ ...item, headers: { ...item.headers, 'x-api-key': key } }));
       const seen = network.destinations.length;

@@ -10,6 +10,7 @@ const DOCUMENTED_PATHS = [
   ['GET', '/api/dns-lookup'],
   ['GET', '/api/ptr'],
   ['GET', '/api/rdap'],
+  ['GET', '/api/tls-check'],
   ['GET', '/api/smtp-test'],
   ['GET', '/api/asn-lookup'],
   ['GET', '/api/email-tests'],

@@ -118,13 +118,19 @@ export interface CertificateOptions {
   /** A CA certificate (basicConstraints cA, keyCertSign). */
   ca?: boolean;
   organisation?: string;
+  /** An RSA key of this many bits instead of P-256 (for weak-key tests); sign only with an EC issuer. */
+  rsaBits?: number;
+  /** Sign with SHA-1 instead of SHA-256 (for weak-signature tests). */
+  sha1?: boolean;
 }
+
+const ECDSA_WITH_SHA1 = sequence(oid('1.2.840.10045.4.1'));
 
 const DAY_MS = 86_400_000;
 
-/** Builds and signs one X.509 v3 certificate with a fresh P-256 key. */
+/** Builds and signs one X.509 v3 certificate with a fresh P-256 key (or RSA key of `rsaBits`). */
 export function issueCertificate(options: CertificateOptions): TestCertificate {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const { publicKey, privateKey } = options.rsaBits ? generateKeyPairSync('rsa', { modulusLength: options.rsaBits }) : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const now = Date.now();
   const notBefore = options.notBefore ?? new Date(now - DAY_MS);
@@ -150,18 +156,19 @@ export function issueCertificate(options: CertificateOptions): TestCertificate {
   }
   const serial = createHash('sha256').update(spki).digest().subarray(0, 16);
   serial[0]! &= 0x7f;
+  const algorithm = options.sha1 ? ECDSA_WITH_SHA1 : ECDSA_WITH_SHA256;
   const tbs = sequence(
     explicit(0, integer(Buffer.from([2]))),
     integer(serial),
-    ECDSA_WITH_SHA256,
+    algorithm,
     issuerDer,
     sequence(time(notBefore), time(notAfter)),
     subject,
     spki,
     explicit(3, sequence(...extensions)),
   );
-  const signature = sign('sha256', tbs, signingKey);
-  const certificate = sequence(tbs, ECDSA_WITH_SHA256, bitString(signature));
+  const signature = sign(options.sha1 ? 'sha1' : 'sha256', tbs, signingKey);
+  const certificate = sequence(tbs, algorithm, bitString(signature));
   const cert = `-----BEGIN CERTIFICATE-----\n${certificate.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
   const key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return { cert, key, privateKey: createPrivateKey(key), subject: `CN=${options.commonName}`, x509: new X509Certificate(cert) };

@@ -1,7 +1,4 @@
-import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { NetintelError } from '../../errors.js';
-import { guardedConnect, type ConnectGuard } from '../connect-guard.js';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
 import { reportStage } from '../stage.js';
@@ -12,7 +9,8 @@ import { addressLiteral } from './smtp-input.js';
 import type { SmtpReply, SmtpResult, SmtpStage } from './smtp-result.js';
 import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from './smtp-result.js';
 import { SmtpSession, type ReplyOutcome } from './smtp-session.js';
-import { judgeCertificate, peerChainDer, probeTlsOptions } from './tls-certificate.js';
+import { connectTcp } from '../tls/tcp-connect.js';
+import { judgeCertificate, peerChainDer, probeTlsOptions } from '../tls/tls-certificate.js';
 
 /** One open conversation: what each stage reads and records. */
 interface Conversation {
@@ -71,7 +69,7 @@ async function openConnection(ctx: EngineContext, input: ProbeInput, state: Prob
   const { result, findings } = state;
   reportProbeStage({ ctx, input, result }, 'connect');
   const startedAt = performance.now();
-  const tcp = await connectTcp(ctx.connectGuard, result.host, result.address, input.port, input.stageTimeoutMs);
+  const tcp = await connectTcp(ctx.connectGuard, { what: 'SMTP server', name: result.host, address: result.address, port: input.port }, input.stageTimeoutMs);
   result.timings.connect_ms = roundMs(performance.now() - startedAt);
   if (!tcp.ok) {
     const message = `cannot connect to ${result.address} port ${input.port}: ${tcp.reason}`;
@@ -360,61 +358,6 @@ export function roundMs(ms: number): number {
 
 function stageIndex(stage: SmtpStage): number {
   return SMTP_STAGES.indexOf(stage);
-}
-
-/**
- * Opens a TCP connection, or says why not. The context's guard judges the
- * address first; its refusal rejects (nothing is sent).
- */
-function connectTcp(
-  guard: ConnectGuard | null | undefined,
-  host: string,
-  address: string,
-  port: number,
-  timeoutMs: number,
-): Promise<{ ok: true; socket: net.Socket } | { ok: false; code: 'unreachable' | 'timeout'; reason: string }> {
-  return new Promise((resolve, reject) => {
-    // A refusal of the guard, thrown here, rejects the promise.
-    const guarded = guardedConnect(guard, address, { what: 'SMTP server', name: host, port });
-    let socket: net.Socket;
-    try {
-      socket = net.connect({ host: address, port, ...guarded });
-    } catch (error) {
-      // Arguments net.connect refuses at once (a bad port) fail the stage
-      // like a refused connection instead of rejecting with a RangeError.
-      resolve({ ok: false, code: 'unreachable', reason: (error as Error).message });
-      return;
-    }
-    const timer = setTimeout(() => {
-      // A late error of the abandoned socket must not be an uncaught exception.
-      socket.on('error', () => {});
-      socket.destroy();
-      resolve({ ok: false, code: 'timeout', reason: `no TCP connection within ${timeoutMs} ms` });
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeAllListeners('error');
-      resolve({ ok: true, socket });
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      socket.on('error', () => {});
-      socket.destroy();
-      if (error instanceof NetintelError) {
-        reject(error);
-        return;
-      }
-      const reason =
-        error.code === 'ECONNREFUSED'
-          ? 'connection refused (nothing listens on that port)'
-          : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH'
-            ? `no route to the host (${error.code})`
-            : error.code === 'ECONNRESET'
-              ? 'connection reset'
-              : `${error.message}`;
-      resolve({ ok: false, code: 'unreachable', reason });
-    });
-  });
 }
 
 /** Mutable state of one probe, turned into the record at the end. */

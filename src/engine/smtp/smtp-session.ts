@@ -13,8 +13,9 @@
  * and writes the transcript.
  */
 import type { Socket } from 'node:net';
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import { NetintelError } from '../../errors.js';
+import { tlsHandshake } from '../tls/tls-handshake.js';
 import type { SmtpReply, SmtpTranscriptLine } from './smtp-result.js';
 
 /** RFC 5321 §4.5.3.1.5 allows 512 octets per reply line; servers that exceed it a little still work. */
@@ -151,6 +152,26 @@ export class SmtpSession {
     options: tls.ConnectionOptions,
     timeoutMs: number,
   ): Promise<{ ok: true; socket: tls.TLSSocket; discardedBytes: number } | { ok: false; error: string; discardedBytes: number }> {
+    const { socket: plain, discardedBytes } = this.release();
+    const outcome = await tlsHandshake(plain, options, timeoutMs);
+    if (!outcome.ok) {
+      this.closeWith({ kind: 'closed', error: outcome.error });
+      return { ok: false, error: outcome.error, discardedBytes };
+    }
+    this.socket = outcome.socket;
+    this.secure = true;
+    this.attach(outcome.socket);
+    return { ok: true, socket: outcome.socket, discardedBytes };
+  }
+
+  /**
+   * Hands the plain socket over for a TLS handshake (after `220` to
+   * STARTTLS): the session stops reading it, and bytes the server sent after
+   * the STARTTLS reply are dropped, never read as replies inside TLS (the
+   * STARTTLS response-injection flaw, CVE-2011-0411 mirrored on the client
+   * side); their count is returned.
+   */
+  release(): { socket: Socket; discardedBytes: number } {
     const lineBytes = (lines: readonly string[]) => lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 2, 0);
     const discardedBytes =
       this.pending.length +
@@ -159,44 +180,8 @@ export class SmtpSession {
     this.pending = Buffer.alloc(0);
     this.replyLines = [];
     this.queue.length = 0;
-    const plain = this.socket;
-    this.detach(plain);
-    // Errors of the plain socket during the handshake surface through the TLS socket.
-    plain.on('error', () => {});
-    return new Promise((resolve) => {
-      let settled = false;
-      const secure = tls.connect({ ...options, socket: plain });
-      const finish = (outcome: { ok: true; socket: tls.TLSSocket; discardedBytes: number } | { ok: false; error: string; discardedBytes: number }) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        secure.off('secureConnect', onSecure);
-        secure.off('error', onError);
-        secure.off('close', onClose);
-        if (outcome.ok) {
-          this.socket = secure;
-          this.secure = true;
-          this.attach(secure);
-        } else {
-          this.socket = secure;
-          secure.on('error', () => {});
-          secure.destroy();
-          plain.destroy();
-          this.closeWith({ kind: 'closed', error: outcome.error });
-        }
-        resolve(outcome);
-      };
-      const onSecure = () => finish({ ok: true, socket: secure, discardedBytes });
-      const onError = (error: NodeJS.ErrnoException) => finish({ ok: false, error: describeTlsError(error), discardedBytes });
-      const onClose = () => finish({ ok: false, error: 'the server closed the connection during the TLS handshake', discardedBytes });
-      const timer = setTimeout(
-        () => finish({ ok: false, error: `no TLS handshake within ${timeoutMs} ms`, discardedBytes }),
-        timeoutMs,
-      );
-      secure.once('secureConnect', onSecure);
-      secure.once('error', onError);
-      secure.once('close', onClose);
-    });
+    this.detach(this.socket);
+    return { socket: this.socket, discardedBytes };
   }
 
   /** The socket in use (TLS once upgraded). */
@@ -320,13 +305,4 @@ export class SmtpSession {
     }
     return out;
   }
-}
-
-/** A readable reason for a TLS failure: OpenSSL's reason where there is one. */
-export function describeTlsError(error: NodeJS.ErrnoException & { reason?: string }): string {
-  const reason = typeof error.reason === 'string' ? error.reason : null;
-  const code = error.code ?? null;
-  if (code === 'ECONNRESET') return 'the server reset the connection during the TLS handshake';
-  if (reason) return `${reason}${code ? ` (${code})` : ''}`;
-  return code ? `${error.message} (${code})` : error.message;
 }

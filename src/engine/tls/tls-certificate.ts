@@ -1,6 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
-import type { SmtpCertificate, SmtpChainCertificate } from './smtp-result.js';
+import type { SmtpCertificate, SmtpChainCertificate } from '../smtp/smtp-result.js';
 
 const DAY_MS = 86_400_000;
 
@@ -31,7 +31,7 @@ export function probeTlsOptions(servername: string | null, extraCa: readonly str
 let rootFingerprints: Set<string> | null = null;
 
 /** SHA-256 fingerprints (hex, upper case) of the trust anchors: Node's bundled roots plus `extraCa`. */
-function anchorFingerprints(extraCa: readonly string[]): Set<string> {
+export function trustAnchorFingerprints(extraCa: readonly string[]): Set<string> {
   rootFingerprints ??= new Set(tls.rootCertificates.map(pemFingerprint));
   if (extraCa.length === 0) return rootFingerprints;
   return new Set([...rootFingerprints, ...extraCa.flatMap(splitPem).map(pemFingerprint)]);
@@ -111,7 +111,7 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
 
   let trusted = verifyError === null;
   if (!trusted && TIME_ERRORS.has(verifyError!)) {
-    const anchors = anchorFingerprints(extraCa);
+    const anchors = trustAnchorFingerprints(extraCa);
     const last = chain[chain.length - 1]!;
     const linked = x509.every((certificate, i) => {
       const issuer = x509[i + 1];
