@@ -6,7 +6,7 @@ import { sourceRegistryPath, type DataFileName } from './data-files.js';
 import { fileErrorReason } from '../../file-error.js';
 
 /** What a source is, and so how it is validated and where it goes. */
-export type SourceType = 'mmdb' | 'asn-csv' | 'feed';
+export type SourceType = 'mmdb' | 'asn-csv' | 'feed' | 'rpki';
 
 /** A dataset `netintel data update` downloads (data/feeds.json, plus the user's overrides). */
 export interface DataSource {
@@ -77,7 +77,7 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
   const name = text('name');
   if (name === null || !NAME.test(name)) throw new Error(`bad name ${JSON.stringify(raw.name)}`);
   const type = text('type', 'feed') as SourceType;
-  if (type !== 'mmdb' && type !== 'asn-csv' && type !== 'feed') throw new Error(`${name}: unknown type ${JSON.stringify(type)}`);
+  if (type !== 'mmdb' && type !== 'asn-csv' && type !== 'feed' && type !== 'rpki') throw new Error(`${name}: unknown type ${JSON.stringify(type)}`);
   const format = text('format');
   const signal = text('signal');
   if (type === 'feed') {
@@ -85,7 +85,7 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
     if (!isSignalName(signal)) throw new Error(`${name}: unknown signal ${JSON.stringify(signal)}`);
   }
   const ipVersion = raw.ipVersion === 4 || raw.ipVersion === 6 ? raw.ipVersion : null;
-  if (type !== 'feed' && ipVersion === null) throw new Error(`${name}: ${type} needs "ipVersion" 4 or 6`);
+  if ((type === 'mmdb' || type === 'asn-csv') && ipVersion === null) throw new Error(`${name}: ${type} needs "ipVersion" 4 or 6`);
   const file = text('file') as DataFileName | null;
   if (type === 'mmdb' && file !== 'cityV4' && file !== 'cityV6') throw new Error(`${name}: mmdb needs "file" cityV4 or cityV6`);
   const url = text('url');
@@ -106,7 +106,7 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
     provider: text('provider'),
     file: type === 'mmdb' ? file : null,
     databaseType: type === 'mmdb' ? text('databaseType') : null,
-    ipVersion: type === 'feed' ? null : ipVersion,
+    ipVersion: type === 'mmdb' || type === 'asn-csv' ? ipVersion : null,
   };
 }
 
