@@ -28,6 +28,7 @@ export type { DnsQueryType, DnsRecordType, OtherDnsType } from '../engine/dns/dn
 export type { DnssecAnswer, DnssecChainLink, DnssecStatus, DnssecVerdict } from '../engine/dns/dnssec/validate.js';
 export type { Finding, Severity } from '../engine/findings.js';
 export type { IpInfoRecord, IpLocation, IpNetwork, IpRecordMeta, IpSecurity, ThreatLevel } from '../engine/ip/ip-record.js';
+export type { RpkiReason, RpkiStatus, RpkiValidity, RpkiVrp } from '../engine/rpki/route-validity.js';
 export type { MarkCertificate } from '../engine/mail/bimi-certificate.js';
 export type { BimiTags } from '../engine/mail/bimi-record.js';
 export type { SvgFacts } from '../engine/mail/bimi-svg.js';
