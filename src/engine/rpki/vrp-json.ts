@@ -79,7 +79,9 @@ function vrpOf(raw: unknown): Vrp | string {
     if (typeof entry.ta !== 'string' || entry.ta.length > TA_MAX_CHARS) return `"ta" must be a string of at most ${TA_MAX_CHARS} characters`;
     ta = entry.ta;
   }
-  return { ...prefix, maxLength, asn, ta } as Vrp;
+  return prefix.version === 4
+    ? { version: 4, start: prefix.start, length: prefix.length, maxLength, asn, ta }
+    : { version: 6, start: prefix.start, length: prefix.length, maxLength, asn, ta };
 }
 
 function asnOf(value: unknown): number | null {
