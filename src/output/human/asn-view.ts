@@ -83,12 +83,14 @@ export const ASN_VIEW: HumanView = {
       { header: 'AS', priority: 0 },
       { header: 'organization', priority: 1, wrap: true },
       { header: 'route', priority: 2 },
-      { header: 'prefixes', priority: 3, wrap: true },
+      { header: 'RPKI', priority: 3 },
+      { header: 'prefixes', priority: 4, wrap: true },
     ],
     cells: (value) => {
       const asn = value as AsnResult;
       const prefixes = asn.counts ? `${grouped(asn.counts.ipv4_prefixes)} IPv4, ${grouped(asn.counts.ipv6_prefixes)} IPv6` : '';
-      return [asn.ip ?? asn.query ?? `AS${asn.asn}`, `AS${asn.asn}`, asn.organization ?? '', asn.route ?? '', prefixes];
+      const rpki = asn.rpki ? asn.rpki.status.replace('_', ' ') : '';
+      return [asn.ip ?? asn.query ?? `AS${asn.asn}`, `AS${asn.asn}`, asn.organization ?? '', asn.route ?? '', rpki, prefixes];
     },
     key: (value) => (value as AsnResult).query,
   },

@@ -81,7 +81,8 @@ export const IP_VIEW: HumanView = {
     cells: (value) => {
       const ip = value as IpInfoRecord;
       if (ip.reserved) return [ip.ip, ip.reserved, '', '', ''];
-      return [ip.ip, placeText(ip.location) ?? '', ip.network?.asn == null ? '' : `AS${ip.network.asn}`, ip.network?.organization ?? '', securityFlags(ip.security) ?? ''];
+      const flags = [securityFlags(ip.security), ip.network?.rpki?.status === 'invalid' ? 'RPKI invalid' : null].filter((flag) => flag !== null).join(', ');
+      return [ip.ip, placeText(ip.location) ?? '', ip.network?.asn == null ? '' : `AS${ip.network.asn}`, ip.network?.organization ?? '', flags];
     },
     key: (value) => (value as IpInfoRecord).ip,
   },
