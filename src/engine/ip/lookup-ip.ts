@@ -18,7 +18,7 @@ import {
   type IpSecurity,
 } from './ip-record.js';
 import { specialPurposeOf, specialPurposeOfV4 } from '../address/special-ranges.js';
-import { cidrContaining, cidrContainingV4 } from '../address/range-to-cidrs.js';
+import { cidrBlockKeyV4, cidrContaining, v4BlockText } from '../address/range-to-cidrs.js';
 import { NO_RPKI_DATASET, routeValidity } from '../rpki/route-validity.js';
 import type { RpkiIndex } from '../rpki/rpki-index.js';
 
@@ -123,7 +123,8 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
   let signals: SecuritySignals | undefined;
   let noAsn: NetworkEntry | undefined;
   let rpki: RpkiIndex | null | undefined;
-  const routeNetworks = new Map<string, IpNetwork>();
+  /** By route: an IPv4 block as its `cidrBlockKeyV4` number, an IPv6 one as its text. */
+  const routeNetworks = new Map<number | string, IpNetwork>();
 
   const locate = (file: MmdbFile, offset: number, version: 4 | 6): IpLocation => {
     if (offset < 0) return EMPTY_LOCATION;
@@ -151,7 +152,8 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     let network = entry.network;
     if (index >= 0 && rpkiIndex() !== null) {
       const range = databases.asn.rangeAt(6, index);
-      network = routedNetwork(entry, cidrContaining(range.rangeStart, range.rangeEnd, address.bytes)!);
+      const route = cidrContaining(range.rangeStart, range.rangeEnd, address.bytes)!;
+      network = routedNetwork(entry, route, route);
     }
     const set = (signals ??= databases.security).v6Set(address.bytes);
     const security = set === -1 ? entry.security : signals.verdict(entry.asn, set, withEvidence);
@@ -169,7 +171,7 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     const asnIndex = databases.asn;
     const index = asnIndex.indexOfV4(v4);
     const entry = networkOf(4, index);
-    const network = index >= 0 && rpkiIndex() !== null ? routedNetwork(entry, cidrContainingV4(asnIndex.v4StartAt(index), asnIndex.v4EndAt(index), v4)!) : entry.network;
+    const network = index >= 0 && rpkiIndex() !== null ? routedNetwork(entry, cidrBlockKeyV4(asnIndex.v4StartAt(index), asnIndex.v4EndAt(index), v4), null) : entry.network;
     const set = (signals ??= databases.security).v4Set(v4);
     const security = set === -1 ? entry.security : signals!.verdict(entry.asn, set, withEvidence);
     return { ip: text, type: 'ipv4', location, network, security, reserved: null, meta: databases.meta(4, withLocation) };
@@ -199,14 +201,18 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     return rpki;
   }
 
-  /** The network of an AS with the validity of the route it announces the address in. */
-  function routedNetwork(entry: NetworkEntry, route: string): IpNetwork {
-    const key = `${entry.network.asn} ${route}`;
-    let network = routeNetworks.get(key);
-    if (network === undefined || network.organization !== entry.network.organization) {
+  /**
+   * The network of an AS with the validity of the route it announces the
+   * address in (`route`: the IPv4 block key, or the IPv6 text; `text` when known).
+   */
+  function routedNetwork(entry: NetworkEntry, route: number | string, text: string | null): IpNetwork {
+    const owner = entry.network;
+    let network = routeNetworks.get(route);
+    if (network === undefined || network.asn !== owner.asn || network.organization !== owner.organization) {
       if (routeNetworks.size >= ROUTE_CACHE_SIZE) routeNetworks.clear();
-      network = { ...entry.network, rpki: routeValidity(rpkiIndex(), route, entry.network.asn!) };
-      routeNetworks.set(key, network);
+      const rpki = routeValidity(rpkiIndex(), text ?? v4BlockText(route as number), owner.asn!);
+      network = { isp: owner.isp, organization: owner.organization, asn: owner.asn, domain: owner.domain, rpki };
+      routeNetworks.set(route, network);
     }
     return network;
   }

@@ -89,19 +89,47 @@ export class RpkiIndex {
    * first. O(log n) reads for the search, then one per covering prefix.
    */
   covering(route: RouteKey): CoveringVrp[] {
-    const width = route.version === 4 ? 32 : 128;
-    const start = BigInt(route.start);
+    if (route.version === 4) return this.coveringV4(route.start, route.length);
+    const width = 128;
+    const start = route.start;
     const found: CoveringVrp[] = [];
     // The last prefix sorting at or before the route (by start, then length).
-    let i = this.lastAtOrBefore(route.version, start, route.length);
+    let i = this.lastAtOrBefore(6, start, route.length);
     let steps = 0;
     while (i >= 0) {
       if (++steps > width + 1) throw corrupt(this.path, 'a parent chain is longer than the address width');
-      const entry = this.prefix(route.version, i);
+      const entry = this.prefix(6, i);
       const covers = entry.length <= route.length && start >> BigInt(width - entry.length) === entry.start >> BigInt(width - entry.length);
-      if (covers) for (let p = entry.first; p < entry.first + entry.count; p++) found.push(this.vrp(p, route.version, entry));
+      if (covers) for (let p = entry.first; p < entry.first + entry.count; p++) found.push(this.vrp(p, 6, entry));
       if (entry.parent >= i) throw corrupt(this.path, `prefix ${i} names a parent after it`);
       i = entry.parent;
+    }
+    return found;
+  }
+
+  /** {@link RpkiIndex.covering} for IPv4 in 32-bit numbers (bulk runs ask it for most rows). */
+  private coveringV4(start: number, length: number): CoveringVrp[] {
+    const found: CoveringVrp[] = [];
+    const compare = (bytes: Buffer, at: number): number => {
+      const entryStart = bytes.readUInt32LE(at);
+      if (entryStart !== start) return entryStart < start ? -1 : 1;
+      return bytes.readUInt32LE(at + 4) <= length ? -1 : 1;
+    };
+    let i = this.file.upperBound(Section.V4_PREFIXES, 0, this.counts[4], V4_PREFIX_BYTES, compare) - 1;
+    let steps = 0;
+    while (i >= 0) {
+      if (++steps > 33) throw corrupt(this.path, 'a parent chain is longer than the address width');
+      const bytes = this.file.read(Section.V4_PREFIXES, V4_PREFIX_BYTES * i, V4_PREFIX_BYTES);
+      const entryStart = bytes.readUInt32LE(0);
+      const entryLength = bytes.readUInt32LE(4);
+      const parent = bytes.readInt32LE(8);
+      if (entryLength <= length && (entryLength === 0 || (start ^ entryStart) >>> (32 - entryLength) === 0)) {
+        const first = bytes.readUInt32LE(12);
+        const entry = { start: BigInt(entryStart), length: entryLength, parent, first, count: bytes.readUInt32LE(16) };
+        for (let p = first; p < first + entry.count; p++) found.push(this.vrp(p, 4, entry));
+      }
+      if (parent >= i) throw corrupt(this.path, `prefix ${i} names a parent after it`);
+      i = parent;
     }
     return found;
   }
