@@ -26,20 +26,21 @@ export function compileRpkiIndex(vrps: readonly Vrp[], info: { builtAt: Date; up
   const payloads: Array<{ asn: number; maxLength: number; ta: number }> = [];
   const families = ([4, 6] as const).map((version) => {
     const width = version === 4 ? 32 : 128;
+    // Starts compare as they are (numbers for IPv4, BigInt for IPv6): the sort is most of the work.
     const sorted = vrps
       .filter((vrp) => vrp.version === version)
-      .map((vrp) => ({ start: BigInt(vrp.start), length: vrp.length, maxLength: vrp.maxLength, asn: vrp.asn, ta: vrp.ta }))
       .sort((a, b) => (a.start !== b.start ? (a.start < b.start ? -1 : 1) : a.length - b.length || a.asn - b.asn || a.maxLength - b.maxLength));
     const nodes: PrefixNode[] = [];
     // The prefixes holding the current one, innermost last.
     const open: Array<{ node: number; end: bigint }> = [];
     for (const vrp of sorted) {
       let node = nodes[nodes.length - 1];
-      if (node === undefined || node.start !== vrp.start || node.length !== vrp.length) {
-        while (open.length > 0 && open[open.length - 1]!.end < vrp.start) open.pop();
-        node = { start: vrp.start, length: vrp.length, parent: open.length > 0 ? open[open.length - 1]!.node : -1, first: payloads.length, count: 0 };
+      const start = BigInt(vrp.start);
+      if (node === undefined || node.start !== start || node.length !== vrp.length) {
+        while (open.length > 0 && open[open.length - 1]!.end < start) open.pop();
+        node = { start, length: vrp.length, parent: open.length > 0 ? open[open.length - 1]!.node : -1, first: payloads.length, count: 0 };
         nodes.push(node);
-        open.push({ node: nodes.length - 1, end: vrp.start + (1n << BigInt(width - vrp.length)) - 1n });
+        open.push({ node: nodes.length - 1, end: start + (1n << BigInt(width - vrp.length)) - 1n });
       } else {
         const last = payloads[payloads.length - 1]!;
         if (last.asn === vrp.asn && last.maxLength === vrp.maxLength) continue;
