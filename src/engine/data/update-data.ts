@@ -181,7 +181,7 @@ async function downloadSource(run: UpdateRun, source: DataSource): Promise<void>
     }
     progress({ type: 'start', source: source.name, url: source.url });
     const previous = state.sources[source.name] ?? null;
-    const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file));
+    const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file)) && (source.type !== 'rpki' || rpkiIndexUsable(dataDir));
     const download = join(run.work, `${source.name}.download`);
     const fetched = await fetchSource(source.url, download, sameUrl ? { etag: previous.etag, lastModified: previous.lastModified } : { etag: null, lastModified: null }, {
       idleTimeoutMs: options.idleTimeoutMs,
@@ -280,6 +280,20 @@ function compileRpkiDownload(run: UpdateRun, source: DataSource, file: string, s
   stateEntry.entries = count;
   stateEntry.updated = updated;
   return out;
+}
+
+/**
+ * Whether the installed RPKI index opens in this version's format: when it
+ * is missing or from another version, the export is downloaded again
+ * unconditionally, since a 304 would leave lookups without an index.
+ */
+function rpkiIndexUsable(dataDir: string): boolean {
+  try {
+    RpkiIndex.open(join(dataDir, DATA_DIR_FILES.rpkiIndex)).close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** ASN CSVs: both families compile into one asn.idx; a family not downloaded now comes from the data dir or the bundle. */

@@ -5,7 +5,7 @@
  * with the installed dataset kept.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
@@ -129,6 +129,13 @@ describe('data update of the RPKI source', () => {
     const before = snapshot(dir);
     const [again] = await updateData(options(dir, [source]));
     expect(outcomeText(again!)).toBe('not_modified');
+    expect(snapshot(dir)['rpki.idx']).toBe(before['rpki.idx']);
+
+    // An index removed (or of another format version) is rebuilt: the export is asked for unconditionally.
+    rmSync(join(dir, 'rpki.idx'));
+    const [rebuilt] = await updateData(options(dir, [source]));
+    expect(outcomeText(rebuilt!)).toBe('updated');
+    expect(server.requests.at(-1)!.headers['if-none-match']).toBeUndefined();
     expect(snapshot(dir)['rpki.idx']).toBe(before['rpki.idx']);
   });
 
