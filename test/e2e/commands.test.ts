@@ -27,6 +27,7 @@ function replacementsFor(argv: readonly string[]): Replacement[] {
   const line = argv.join(' ');
   return [
     { pattern: new RegExp(escapeRegExp(peers.caFile), 'g'), with: '<ca.pem>' },
+    { pattern: new RegExp(escapeRegExp(peers.rpkiDataDir), 'g'), with: '<rpki-data>' },
     // The closed port also shows where a run was sent to it without naming it (a well-known port diverted).
     { pattern: new RegExp(`(?<=(?:127\\.0\\.0\\.1|\\[::1\\]|::1):)${peers.closedPort}\\b`, 'g'), with: '<closed-port>' },
     ...peers.ports.filter(({ port }) => new RegExp(`\\b${port}\\b`).test(line)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),
