@@ -93,8 +93,7 @@ export class RpkiIndex {
     const width = 128;
     const start = route.start;
     const found: CoveringVrp[] = [];
-    // The last prefix sorting at or before the route (by start, then length).
-    let i = this.lastAtOrBefore(6, start, route.length);
+    let i = this.lastAtOrBeforeV6(start, route.length);
     let steps = 0;
     while (i >= 0) {
       if (++steps > width + 1) throw corrupt(this.path, 'a parent chain is longer than the address width');
@@ -170,16 +169,14 @@ export class RpkiIndex {
     this.data.close();
   }
 
-  private lastAtOrBefore(version: 4 | 6, start: bigint, length: number): number {
-    const section = version === 4 ? Section.V4_PREFIXES : Section.V6_PREFIXES;
-    const unit = version === 4 ? V4_PREFIX_BYTES : V6_PREFIX_BYTES;
+  /** The last IPv6 prefix sorting at or before a route (by start, then length), or -1. */
+  private lastAtOrBeforeV6(start: bigint, length: number): number {
     const compare = (bytes: Buffer, at: number): number => {
-      const entryStart = version === 4 ? BigInt(bytes.readUInt32LE(at)) : v6StartAt(bytes, at);
+      const entryStart = v6StartAt(bytes, at);
       if (entryStart !== start) return entryStart < start ? -1 : 1;
-      const entryLength = bytes.readUInt32LE(at + (version === 4 ? 4 : 16));
-      return entryLength <= length ? -1 : 1;
+      return bytes.readUInt32LE(at + 16) <= length ? -1 : 1;
     };
-    return this.file.upperBound(section, 0, this.counts[version], unit, compare) - 1;
+    return this.file.upperBound(Section.V6_PREFIXES, 0, this.counts[6], V6_PREFIX_BYTES, compare) - 1;
   }
 
   private prefix(version: 4 | 6, index: number): PrefixEntry {
