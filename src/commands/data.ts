@@ -10,6 +10,9 @@ import type { RunProgress } from '../cli/progress.js';
 import { DATA_STATUS_SCHEMA, DATA_UPDATE_SCHEMA } from '../output/schemas/data-schema.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
 
+/** How progress names each compile step of an update. */
+const COMPILED_INDEX_NAMES = { 'asn-index': 'the ASN index', 'security-index': 'the signal index', 'rpki-index': 'the RPKI index' } as const;
+
 /** A download silent for longer than this (or --timeout, when longer) is abandoned. */
 const MIN_IDLE_TIMEOUT_MS = 30_000;
 
@@ -154,7 +157,7 @@ function withSpinner(print: (event: UpdateProgress) => void, progress: RunProgre
     print(event);
     if (event.type === 'start') progress.waiting(`${event.source}: downloading...`);
     else if (event.type === 'bytes') progress.waiting(`${event.source}: ${megabytes(event.received)}${event.total === null ? '' : ` of ${megabytes(event.total)}`}...`);
-    else if (event.type === 'compile') progress.waiting(`compiling ${event.what === 'asn-index' ? 'the ASN index' : 'the signal index'}...`);
+    else if (event.type === 'compile') progress.waiting(`compiling ${COMPILED_INDEX_NAMES[event.what]}...`);
   };
 }
 
@@ -187,7 +190,7 @@ function progressPrinter(io: CliIo): (event: UpdateProgress) => void {
         if (event.status !== 'failed') io.stderr.write(`netintel: ${event.source}: ${escapeTerminalText(event.message)}\n`);
         break;
       case 'compile':
-        io.stderr.write(`netintel: compiling ${event.what === 'asn-index' ? 'the ASN index' : 'the signal index'}\n`);
+        io.stderr.write(`netintel: compiling ${COMPILED_INDEX_NAMES[event.what]}\n`);
         break;
     }
   };

@@ -37,6 +37,7 @@ export type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentica
 export type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addresses.js';
 export type { Hop } from '../engine/mail/headers/hops.js';
 export type { ReceivedFields } from '../engine/mail/headers/received.js';
+export type { RpkiReason, RpkiStatus, RpkiValidity, RpkiVrp } from '../engine/rpki/route-validity.js';
 export type { MarkCertificate } from '../engine/mail/bimi-certificate.js';
 export type { BimiTags } from '../engine/mail/bimi-record.js';
 export type { SvgFacts } from '../engine/mail/bimi-svg.js';

@@ -25,6 +25,7 @@ import type { MxAddress, MxHost, MxResult } from '../engine/mail/resolve-mx.js';
 import type { SpfEvaluation, SpfMatch, SpfPathStep } from '../engine/mail/spf-evaluate.js';
 import type { SpfTerm } from '../engine/mail/spf-record.js';
 import type { VpnResult } from '../engine/security/check-vpn.js';
+import type { RpkiValidity, RpkiVrp } from '../engine/rpki/route-validity.js';
 import type { SecurityVerdict } from '../engine/security/security-signals.js';
 import { SIGNAL_NAMES, type SecurityEvidence, type SignalCoverage } from '../engine/security/signals.js';
 import { THREAT_LEVELS, THREAT_RULES } from '../engine/security/threat-rule.js';
@@ -111,6 +112,34 @@ const META = record<IpRecordMeta>(
   { description: 'Provenance: the datasets the answer used and their dates.' },
 );
 
+const RPKI_VALIDITY = record<RpkiValidity>(
+  {
+    status: described(
+      oneOfStrings(['valid', 'invalid', 'not_found', 'unknown']),
+      'RFC 6811 §2: valid (a covering ROA names the origin and allows the length), invalid (covering ROAs, none matching), not_found (no covering ROA); unknown: no RPKI dataset installed.',
+    ),
+    reason: described(
+      nullable(oneOfStrings(['origin_not_authorised', 'max_length_exceeded', 'no_dataset'])),
+      'invalid: origin_not_authorised (no covering ROA names the origin AS) or max_length_exceeded (one does, for shorter routes); unknown: no_dataset.',
+    ),
+    route: described(nullable(eg(str, '8.8.8.0/24')), 'The route validated (the announced block holding the address); null when unknown.'),
+    origin_asn: described(nullable(eg(int, 15169)), 'The origin AS of the route; null when unknown.'),
+    vrps: described(
+      arrayOf(
+        record<RpkiVrp>({
+          asn: eg(int, 15169),
+          prefix: eg(str, '8.8.8.0/24'),
+          max_length: eg(int, 24),
+          ta: described(nullable(eg(str, 'arin')), 'The trust anchor the ROA was validated under.'),
+          matches: described(bool, 'Names the origin AS and allows the route length.'),
+        }),
+      ),
+      'The validated ROA payloads covering the route, matching ones first, at most 32.',
+    ),
+  },
+  { description: 'The RPKI route-origin validity of the route announcing an address (RFC 6811).' },
+);
+
 const SECURITY = record<SecurityVerdict>({
   is_vpn: nullable(bool),
   is_proxy: nullable(bool),
@@ -144,6 +173,7 @@ export const IP_RECORD: JsonSchema = {
         organization: nullable(eg(str, 'Google LLC')),
         asn: nullable(eg(int, 15169)),
         domain: nullable(eg(str, 'google.com')),
+        rpki: described(nullable(ref('RpkiValidity')), 'null when no AS announces the address.'),
       }),
       security: SECURITY,
       reserved: described(nullable(str), 'The special-purpose block of the address (e.g. "private (RFC 1918)"), or null.'),
@@ -168,6 +198,7 @@ export const ASN_RECORD = record<AsnResult>({
   organization: nullable(eg(str, 'GOOGLE')),
   ip: described(nullable(str), 'The address asked for (IP queries).'),
   route: described(nullable(str), 'The announced CIDR holding ip (IP queries).'),
+  rpki: described(nullable(ref('RpkiValidity')), 'The RPKI validity of route with asn as origin (IP queries), else null.'),
   prefixes: nullable(record<NonNullable<AsnResult['prefixes']>>({ ipv4: strings, ipv6: strings })),
   counts: nullable(
     record<NonNullable<AsnResult['counts']>>({
@@ -711,4 +742,5 @@ export const SHARED_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
   QueryError: { type: 'object', required: ['query', 'error'], properties: { query: str, error: ref('ItemError') } },
   Finding: FINDING,
   SecurityEvidence: EVIDENCE,
+  RpkiValidity: RPKI_VALIDITY,
 };

@@ -109,6 +109,9 @@ describe('netintel data update', () => {
         const row = source.ipVersion === 4 ? '1.0.8.0,1.0.15.255,64500,Fixture Networks\n' : '2001:db8:100::,2001:db8:1ff:ffff:ffff:ffff:ffff:ffff,64501,Fixture Six\n';
         server.set(`/every/${source.name}`, { body: row });
         feeds[source.name] = { url: server.url(`/every/${source.name}`), min_entries: 1 };
+      } else if (source.type === 'rpki') {
+        server.set(`/every/${source.name}`, { body: JSON.stringify({ roas: [{ asn: 'AS64500', prefix: '1.0.8.0/21', maxLength: 24, ta: 'apnic' }] }) });
+        feeds[source.name] = { url: server.url(`/every/${source.name}`), min_entries: 1 };
       } else {
         server.set(`/every/${source.name}`, { body: bodies[source.format!]! });
         feeds[source.name] = { url: server.url(`/every/${source.name}`), min_entries: 1 };
@@ -124,8 +127,11 @@ describe('netintel data update', () => {
     expect(records.every((record) => record.status === 'updated')).toBe(true);
     const status = JSON.parse((await runCli(['data', 'status', '--data-dir', dir, '-f', 'json'], { env: { XDG_CONFIG_HOME: xdg } })).stdout) as Array<{ name: string; origin: string | null }>;
     expect(status.filter((row) => row.origin === 'data-dir').map((row) => row.name)).toEqual(enabled.map((source) => source.name));
-    // The downloaded ASN data is in use: the fixture's AS announces 1.0.9.9.
-    expect(JSON.parse((await runCli(['ip', '1.0.9.9', '-f', 'json', '--data-dir', dir])).stdout)).toMatchObject({ network: { asn: 64500 }, meta: { data: { 'asn-ipv4': expect.any(String) } } });
+    // The downloaded ASN data is in use: the fixture's AS announces 1.0.9.9, in the route its ROA authorises.
+    expect(JSON.parse((await runCli(['ip', '1.0.9.9', '-f', 'json', '--data-dir', dir])).stdout)).toMatchObject({
+      network: { asn: 64500, rpki: { status: 'valid', route: '1.0.8.0/21', vrps: [{ asn: 64500, prefix: '1.0.8.0/21', max_length: 24, ta: 'apnic', matches: true }] } },
+      meta: { data: { 'asn-ipv4': expect.any(String), rpki: expect.any(String) } },
+    });
   });
 
   it('exits 7 when one source fails and names it; the failure\'s own code (5) when every source fails', async () => {

@@ -16,7 +16,7 @@ const PRIVATE = {
   ip: '10.0.0.1',
   type: 'ipv4',
   location: { country: null, country_code: null, region: null, region_code: null, city: null, latitude: null, longitude: null, timezone: null, zip: null },
-  network: { isp: null, organization: null, asn: null, domain: null },
+  network: { isp: null, organization: null, asn: null, domain: null, rpki: null },
   security: { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null, threat_rule: null, provider: null, evidence: [], coverage: { consulted: [], missing: [] } },
   reserved: 'private (RFC 1918)',
   meta: { data: {} },

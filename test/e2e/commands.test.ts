@@ -34,6 +34,7 @@ function replacementsFor(argv: readonly string[], stdin = ''): Replacement[] {
     // The RDAP server's port is in the URLs the bootstrap files give, not in the command line.
     { pattern: new RegExp(`(?<=127\\.0\\.0\\.1:)${peers.rdap.port}\\b`, 'g'), with: '<rdap-port>' },
     { pattern: new RegExp(`${escapeRegExp(join(tmpdir(), 'netintel-rdap-'))}\\w+`, 'g'), with: '<rdap-data-dir>' },
+    { pattern: new RegExp(escapeRegExp(peers.rpkiDataDir), 'g'), with: '<rpki-data>' },
     // The closed port also shows where a run was sent to it without naming it (a well-known port diverted).
     { pattern: new RegExp(`(?<=(?:127\\.0\\.0\\.1|\\[::1\\]|::1):)${peers.closedPort}\\b`, 'g'), with: '<closed-port>' },
     ...peers.ports.filter(({ port }) => new RegExp(`\\b${port}\\b`).test(line)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),

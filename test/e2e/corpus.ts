@@ -298,6 +298,9 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'tls/missing-target', argv: ['tls'], devNullStdin: true },
 
     // blacklist
+    { id: 'ip/rpki.json', argv: ['ip', '8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '9.9.9.9', '--data-dir', peers.rpkiDataDir, '-f', 'json'] },
+    { id: 'ip/rpki.csv', argv: ['ip', '8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '9.9.9.9', '--data-dir', peers.rpkiDataDir, '-f', 'csv'] },
+    { id: 'asn/rpki.csv', argv: ['asn', '8.8.8.8,1.1.1.1,9.9.9.9,AS15169', '--data-dir', peers.rpkiDataDir, '-f', 'csv'] },
     ...everyFormat('blacklist/listed', ['blacklist', '192.0.2.99', '--zones', 'bl.test.example,other.test.example', ...dns]),
     { id: 'blacklist/clean', argv: ['blacklist', '192.0.2.1', '--zones', 'bl.test.example,other.test.example', ...dns] },
     { id: 'blacklist/domain', argv: ['blacklist', 'bad.example', '--zones', 'bl.test.example,dbl.test.example:domain', '-f', 'json', ...dns] },
@@ -323,6 +326,11 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
         at('range-list', ['range', '192.0.2.5-192.0.2.77', '2001:db8::/32', '198.51.100.9/30']),
         at('asn-number', ['asn', 'AS15169']),
         at('asn-mixed', ['asn', '8.8.8.8,AS13335,1.1.1.1']),
+        // The RPKI validity: valid, invalid (origin, then length), not found.
+        at('ip-rpki', ['ip', '1.1.1.1', '--data-dir', peers.rpkiDataDir]),
+        at('ip-rpki-list', ['ip', '8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '9.9.9.9', '--data-dir', peers.rpkiDataDir]),
+        at('asn-rpki', ['asn', '2001:4860:4860::8888', '--data-dir', peers.rpkiDataDir]),
+        at('asn-rpki-list', ['asn', '8.8.8.8,1.1.1.1,9.9.9.9,AS15169', '--data-dir', peers.rpkiDataDir]),
         at('vpn', ['vpn', '185.220.101.1']),
         at('bulk-list', ['bulk'], { stdin: bulkInput }),
         at('dns-a', ['dns', 'example.test', ...dns]),

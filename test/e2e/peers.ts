@@ -5,10 +5,12 @@
  * the corpus resolves here; nothing leaves 127.0.0.1.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { compileRpkiIndex } from '../../src/engine/rpki/compile-rpki-index.js';
+import { parseVrpJson } from '../../src/engine/rpki/vrp-json.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
 import { closedPort } from '../support/peers.js';
 import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
@@ -37,6 +39,8 @@ export interface Peers {
   rdapCaFile: string;
   /** The CA that issued the SMTP server's certificate, as a PEM file. */
   caFile: string;
+  /** A data dir holding an RPKI index of a few ROAs (`<rpki-data>` in a golden). */
+  rpkiDataDir: string;
   /** Flags every network command of the corpus gets: the local resolver, no retries, a deadline that a loaded machine still meets. */
   dnsFlags: string[];
   /** The same with a short deadline, for the cases that wait for a silent name. */
@@ -59,6 +63,8 @@ export async function startPeers(): Promise<Peers> {
   const ca = createCertificateAuthority('netintel e2e CA');
   const caFile = join(scratch, 'ca.pem');
   writeFileSync(caFile, ca.cert);
+  const rpkiDataDir = join(scratch, 'rpki-data');
+  writeRpkiFixture(rpkiDataDir);
   // Fixed offsets from today, so "days left" in a golden does not move.
   const certificate = issueCertificate({ commonName: 'mx.mailhost.test', issuer: ca, notBefore: daysFromNow(-1), notAfter: daysFromNow(90) });
   const smtp = await startSmtpTestServer({ name: 'mx.mailhost.test', certificate, auth: { user: 'alice', pass: 'wonderland', methods: ['PLAIN', 'LOGIN'] } });
@@ -108,6 +114,7 @@ export async function startPeers(): Promise<Peers> {
     },
     rdapCaFile,
     caFile,
+    rpkiDataDir,
     dnsFlags: ['--resolver', dns.address, '--timeout', '10000', '--retries', '0'],
     silentFlags: ['--resolver', dns.address, '--timeout', '500', '--retries', '0'],
     ports: [
@@ -124,6 +131,23 @@ export async function startPeers(): Promise<Peers> {
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * ROAs that make 8.8.8.8's route valid, 1.1.1.1's origin not authorised
+ * (AS 0 and another AS), 2001:4860:4860::8888's route longer than allowed,
+ * and leave 9.9.9.9 uncovered.
+ */
+function writeRpkiFixture(dir: string): void {
+  const roas = [
+    { asn: 'AS15169', prefix: '8.8.8.0/24', maxLength: 24, ta: 'arin' },
+    { asn: 0, prefix: '1.1.1.0/24', ta: 'apnic' },
+    { asn: 64500, prefix: '1.1.1.0/24', maxLength: 24, ta: 'apnic' },
+    { asn: 15169, prefix: '2001:4860::/32', maxLength: 36, ta: 'arin' },
+  ];
+  mkdirSync(dir);
+  const set = parseVrpJson(JSON.stringify({ metadata: { buildtime: '2026-11-29T11:00:00Z' }, roas }));
+  writeFileSync(join(dir, 'rpki.idx'), compileRpkiIndex(set.vrps, { builtAt: new Date('2026-11-29T11:05:00Z'), updated: set.generated, source: null }).bytes);
 }
 
 function sha256(bytes: Buffer): Buffer {

@@ -69,7 +69,7 @@ describe('--fields selection', () => {
     expect(projectRecord(GOOGLE_DNS, columns)).toEqual({
       ip: '8.8.8.8',
       location: { city: 'Mountain View' },
-      network: { isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null },
+      network: { isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null, rpki: { status: 'valid', reason: null } },
     });
     expect(projectRecord({ ip: '1.2.3.4' }, ['ip', 'location.city'])).toEqual({ ip: '1.2.3.4', location: { city: null } });
   });

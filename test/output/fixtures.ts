@@ -23,7 +23,13 @@ export const GOOGLE_DNS: IpInfoRecord = {
     timezone: 'America/Los_Angeles',
     zip: null,
   },
-  network: { isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null },
+  network: {
+    isp: 'Google LLC',
+    organization: 'Google LLC',
+    asn: 15169,
+    domain: null,
+    rpki: { status: 'valid', reason: null, route: '8.8.8.0/24', origin_asn: 15169, vrps: [{ asn: 15169, prefix: '8.8.8.0/24', max_length: 24, ta: 'arin', matches: true }] },
+  },
   security: { is_vpn: false, is_proxy: null, is_tor: null, is_hosting: true, threat_level: 'low' },
   reserved: null,
 };
@@ -42,7 +48,13 @@ export const AWKWARD_V6: IpInfoRecord = {
     timezone: 'Europe/Zurich',
     zip: '8001',
   },
-  network: { isp: '=HYPERLINK("http://x")', organization: 'Müller & Söhne, "Netz" <AG>', asn: 64500, domain: 'example.ch' },
+  network: {
+    isp: '=HYPERLINK("http://x")',
+    organization: 'Müller & Söhne, "Netz" <AG>',
+    asn: 64500,
+    domain: 'example.ch',
+    rpki: { status: 'invalid', reason: 'origin_not_authorised', route: '2001:db8::/32', origin_asn: 64500, vrps: [{ asn: 64496, prefix: '2001:db8::/32', max_length: 48, ta: 'ripe', matches: false }] },
+  },
   security: { is_vpn: true, is_proxy: false, is_tor: false, is_hosting: false, threat_level: 'medium' },
   reserved: null,
 };
@@ -61,7 +73,7 @@ export const PRIVATE_V4: IpInfoRecord = {
     timezone: null,
     zip: null,
   },
-  network: { isp: null, organization: null, asn: null, domain: null },
+  network: { isp: null, organization: null, asn: null, domain: null, rpki: null },
   security: { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null },
   reserved: 'private (RFC 1918)',
 };
@@ -77,6 +89,7 @@ export const ASN_BY_NUMBER: AsnResult = {
   organization: 'Example Networks, "Ltd"',
   ip: null,
   route: null,
+  rpki: null,
   prefixes: { ipv4: ['192.0.2.0/24', '198.51.100.0/23'], ipv6: ['2001:db8::/32'] },
   counts: { ipv4_prefixes: 2, ipv6_prefixes: 1, ipv4_addresses: 768, ipv6_addresses: '79228162514264337593543950336' },
 };
@@ -88,6 +101,7 @@ export const ASN_EMPTY_V4: AsnResult = {
   organization: 'V6 Only',
   ip: null,
   route: null,
+  rpki: null,
   prefixes: { ipv4: [], ipv6: ['2001:db8:1::/48'] },
   counts: { ipv4_prefixes: 0, ipv6_prefixes: 1, ipv4_addresses: 0, ipv6_addresses: '1208925819614629174706176' },
 };
@@ -99,6 +113,7 @@ export const ASN_BY_IP: AsnResult = {
   organization: 'Google LLC',
   ip: '8.8.8.8',
   route: '8.8.8.0/24',
+  rpki: { status: 'valid', reason: null, route: '8.8.8.0/24', origin_asn: 15169, vrps: [{ asn: 15169, prefix: '8.8.8.0/24', max_length: 24, ta: 'arin', matches: true }] },
   prefixes: null,
   counts: null,
 };

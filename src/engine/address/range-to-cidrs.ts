@@ -89,6 +89,27 @@ export function cidrContainingV4(start: number, end: number, address: number): s
   }
 }
 
+/**
+ * The block of `cidrContainingV4` as one number, its first address x 64 +
+ * its prefix length (a cache key, read back by `v4BlockText`), without
+ * building its text; -1 when the address is outside `start..end`.
+ */
+export function cidrBlockKeyV4(start: number, end: number, address: number): number {
+  checkV4Range(start, end);
+  if (!(address >= start && address <= end)) return -1;
+  for (let cursor = start; ; ) {
+    const hostBits = hostBitsV4(cursor, end);
+    const next = cursor + 2 ** hostBits;
+    if (address < next) return cursor * 64 + (32 - hostBits);
+    cursor = next;
+  }
+}
+
+/** The CIDR text of a `cidrBlockKeyV4` key. */
+export function v4BlockText(key: number): string {
+  return `${v4ToText(Math.floor(key / 64))}/${key % 64}`;
+}
+
 /** Host bits of the largest block aligned on `start` that ends at or before `end`. */
 function hostBitsV4(start: number, end: number): number {
   const span = end - start + 1;

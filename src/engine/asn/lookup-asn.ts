@@ -5,6 +5,7 @@ import { ipDatabasesFor, type AccessMode } from '../ip/ip-databases.js';
 import { isIpAddress, parseIpAddress, quoteInput } from '../address/ip-address.js';
 import { specialPurposeOf } from '../address/special-ranges.js';
 import { cidrContaining, rangeToCidrs } from '../address/range-to-cidrs.js';
+import { routeValidity, type RpkiValidity } from '../rpki/route-validity.js';
 
 /**
  * What netintel knows of an autonomous system, asked by number (prefixes
@@ -20,6 +21,8 @@ export interface AsnResult {
   ip: string | null;
   /** The announced block holding `ip`, as a CIDR (IP queries), else null. */
   route: string | null;
+  /** The RPKI validity of `route` with this AS as its origin (IP queries), else null (docs/commands/asn.md, RPKI). */
+  rpki: RpkiValidity | null;
   /** Every routed prefix of the AS (number queries), else null. */
   prefixes: { ipv4: string[]; ipv6: string[] } | null;
   /** Prefix and address counts (number queries), else null; IPv6 addresses as a decimal string (over 2^53). */
@@ -44,7 +47,8 @@ export function isAsnText(text: string): boolean {
  *   `data_unavailable` when the ASN index is missing or corrupt.
  */
 export function lookupAsn(ctx: EngineContext, query: string, mode: AccessMode = 'pread'): AsnResult {
-  const index = ipDatabasesFor(ctx, mode).asn;
+  const databases = ipDatabasesFor(ctx, mode);
+  const index = databases.asn;
   if (isIpAddress(query)) {
     const address = parseIpAddress(query);
     const reserved = specialPurposeOf(address);
@@ -55,13 +59,15 @@ export function lookupAsn(ctx: EngineContext, query: string, mode: AccessMode = 
     }
     const match = index.find(address.bytes);
     if (!match) throw new NetintelError('not_found', `no autonomous system announces ${address.text}`, { details: { input: query } });
+    const route = cidrContaining(match.rangeStart, match.rangeEnd, address.bytes);
     return {
       kind: 'asn',
       query,
       asn: match.asn,
       organization: match.organization,
       ip: address.text,
-      route: cidrContaining(match.rangeStart, match.rangeEnd, address.bytes),
+      route,
+      rpki: route === null ? null : routeValidity(databases.rpki, route, match.asn),
       prefixes: null,
       counts: null,
     };
@@ -82,6 +88,7 @@ export function lookupAsn(ctx: EngineContext, query: string, mode: AccessMode = 
     organization: record.organization,
     ip: null,
     route: null,
+    rpki: null,
     // Copies of the cached lists (a copy shares the strings: microseconds),
     // so that a caller changing its record cannot change the next one.
     prefixes: { ipv4: record.ipv4.slice(), ipv6: record.ipv6.slice() },

@@ -64,11 +64,12 @@ export function dataFilePath(name: DataFileName, dataDir: string | null): string
 
 /**
  * Files only a user data dir holds: written by `netintel data update`, never
- * bundled. The compiled signal index, the record of what each source
+ * bundled. The compiled signal index and RPKI index, the record of what each source
  * downloaded (ETag, dates, counts), and the update lock.
  */
 export const DATA_DIR_FILES = {
   securityIndex: 'security.idx',
+  rpkiIndex: 'rpki.idx',
   state: 'data-state.json',
   lock: '.update.lock',
 } as const;

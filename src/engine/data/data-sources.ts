@@ -6,8 +6,8 @@ import { sourceRegistryPath, type DataFileName } from './data-files.js';
 import { fileErrorReason } from '../../file-error.js';
 import { BOOTSTRAP_REGISTRIES, type BootstrapRegistry } from '../rdap/rdap-bootstrap.js';
 
-/** What a source is, and so how it is validated and where it goes (`rdap-bootstrap`: an IANA RDAP bootstrap file, RFC 9224). */
-export type SourceType = 'mmdb' | 'asn-csv' | 'feed' | 'rdap-bootstrap';
+/** What a source is, and so how it is validated and where it goes (`rdap-bootstrap`: an IANA RDAP bootstrap file, RFC 9224; `rpki`: validated ROA payloads). */
+export type SourceType = 'mmdb' | 'asn-csv' | 'feed' | 'rdap-bootstrap' | 'rpki';
 
 /** A dataset `netintel data update` downloads (data/feeds.json, plus the user's overrides). */
 export interface DataSource {
@@ -80,7 +80,7 @@ function sourceFrom(raw: Record<string, unknown>): DataSource {
   const name = text('name');
   if (name === null || !NAME.test(name)) throw new Error(`bad name ${JSON.stringify(raw.name)}`);
   const type = text('type', 'feed') as SourceType;
-  if (type !== 'mmdb' && type !== 'asn-csv' && type !== 'feed' && type !== 'rdap-bootstrap') throw new Error(`${name}: unknown type ${JSON.stringify(type)}`);
+  if (type !== 'mmdb' && type !== 'asn-csv' && type !== 'feed' && type !== 'rdap-bootstrap' && type !== 'rpki') throw new Error(`${name}: unknown type ${JSON.stringify(type)}`);
   const rdapRegistry = text('rdapRegistry') as BootstrapRegistry | null;
   if (type === 'rdap-bootstrap' && !BOOTSTRAP_REGISTRIES.includes(rdapRegistry!)) throw new Error(`${name}: rdap-bootstrap needs "rdapRegistry" ${BOOTSTRAP_REGISTRIES.join(', ')}`);
   const format = text('format');

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -9,6 +9,9 @@ import type { Outcome } from '../outcome.js';
 import { compileSignalIndex, type SignalSourceInput } from '../security/compile-signal-index.js';
 import { checkParsedFeed, isoDate, parseFeed, type ParsedFeed } from '../security/feed-formats.js';
 import { SignalIndex } from '../security/signal-index.js';
+import { compileRpkiIndex } from '../rpki/compile-rpki-index.js';
+import { RpkiIndex } from '../rpki/rpki-index.js';
+import { MAX_VRP_JSON_BYTES, parseVrpJson } from '../rpki/vrp-json.js';
 import { bundledAsnCsvPath, DATA_DIR_FILES, DATA_FILES } from './data-files.js';
 import type { DataSource, SourceType } from './data-sources.js';
 import { readDataState, writeDataState, type DataState, type SourceState } from './data-state.js';
@@ -40,7 +43,7 @@ export type UpdateProgress =
   | { type: 'start'; source: string; url: string }
   | { type: 'bytes'; source: string; received: number; total: number | null }
   | { type: 'done'; source: string; status: 'updated' | 'not_modified' | 'failed'; message: string }
-  | { type: 'compile'; what: 'asn-index' | 'security-index' };
+  | { type: 'compile'; what: 'asn-index' | 'security-index' | 'rpki-index' };
 
 export interface UpdateDataOptions {
   dataDir: string;
@@ -80,6 +83,8 @@ interface Pending {
   file: string;
   state: SourceState;
   parsed: ParsedFeed | null;
+  /** rpki: the index compiled from the download, installed with it. */
+  index: string | null;
 }
 
 /**
@@ -177,11 +182,11 @@ async function downloadSource(run: UpdateRun, source: DataSource): Promise<void>
     }
     progress({ type: 'start', source: source.name, url: source.url });
     const previous = state.sources[source.name] ?? null;
-    const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file));
+    const sameUrl = previous !== null && previous.url === source.url && existsSync(join(dataDir, previous.file)) && (source.type !== 'rpki' || rpkiIndexUsable(dataDir));
     const download = join(run.work, `${source.name}.download`);
     const fetched = await fetchSource(source.url, download, sameUrl ? { etag: previous.etag, lastModified: previous.lastModified } : { etag: null, lastModified: null }, {
       idleTimeoutMs: options.idleTimeoutMs,
-      maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      maxBytes: Math.min(options.maxBytes ?? DEFAULT_MAX_BYTES, source.type === 'rpki' ? MAX_VRP_JSON_BYTES : Infinity),
       userAgent: options.userAgent,
       force: options.force,
       ...(options.network ? { network: options.network } : {}),
@@ -215,7 +220,8 @@ async function downloadSource(run: UpdateRun, source: DataSource): Promise<void>
       sha256: fetched.sha256,
     };
     const parsed = validateDownload(options, source, file, stateEntry, previous);
-    run.pending.push({ source, started, file, state: stateEntry, parsed });
+    const index = source.type === 'rpki' ? compileRpkiDownload(run, source, file, stateEntry, previous) : null;
+    run.pending.push({ source, started, file, state: stateEntry, parsed, index });
   } catch (error) {
     failSource(run, source, error);
   }
@@ -250,6 +256,52 @@ function validateDownload(options: UpdateDataOptions, source: DataSource, file: 
   stateEntry.updated = parsed.date ?? stateEntry.updated;
   stateEntry.version = parsed.version ?? stateEntry.version;
   return parsed;
+}
+
+/**
+ * A VRP export (rpki-client or Routinator JSON): parsed whole (a bad entry
+ * refuses it), held to the source's minimum and to a share of the installed
+ * version's payloads, compiled into the RPKI index and checked. Returns the
+ * index's path in the work dir, installed with the export.
+ */
+function compileRpkiDownload(run: UpdateRun, source: DataSource, file: string, stateEntry: SourceState, previous: SourceState | null): string {
+  const bytes = statSync(file).size;
+  if (bytes > MAX_VRP_JSON_BYTES) {
+    throw new NetintelError('data_unavailable', `${source.name}: rejected the download: ${bytes} bytes, more than the ${MAX_VRP_JSON_BYTES} a VRP export may have`, { details: { source: source.name } });
+  }
+  const set = parseVrpJson(readFileSync(file, 'utf8'), source.name);
+  const count = set.vrps.length;
+  const fail = (why: string): never => {
+    throw new NetintelError('data_unavailable', `${source.name}: rejected the download: ${why}`, { details: { source: source.name, entries: count } });
+  };
+  if (count < source.minEntries) fail(`${count} payloads, fewer than the ${source.minEntries} a real export of this source holds (truncated or empty?)`);
+  const previousCount = run.options.force ? null : (previous?.entries ?? null);
+  if (previousCount !== null && previousCount > 0 && count < previousCount * MIN_SHARE_OF_PREVIOUS) {
+    fail(`${count} payloads, under ${MIN_SHARE_OF_PREVIOUS * 100}% of the ${previousCount} installed (use --force to accept)`);
+  }
+  run.progress({ type: 'compile', what: 'rpki-index' });
+  const updated = set.generated ?? stateEntry.updated;
+  const compiled = compileRpkiIndex(set.vrps, { builtAt: run.options.now(), updated, source: source.url });
+  const out = join(run.work, `${source.name}.idx`);
+  RpkiIndex.fromBytes(out, compiled.bytes).verify();
+  writeFileSync(out, compiled.bytes);
+  stateEntry.entries = count;
+  stateEntry.updated = updated;
+  return out;
+}
+
+/**
+ * Whether the installed RPKI index opens in this version's format: when it
+ * is missing or from another version, the export is downloaded again
+ * unconditionally, since a 304 would leave lookups without an index.
+ */
+function rpkiIndexUsable(dataDir: string): boolean {
+  try {
+    RpkiIndex.open(join(dataDir, DATA_DIR_FILES.rpkiIndex)).close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** ASN CSVs: both families compile into one asn.idx; a family not downloaded now comes from the data dir or the bundle. */
@@ -291,6 +343,7 @@ async function installAsnSources(run: UpdateRun): Promise<void> {
 async function commit(options: UpdateDataOptions, state: DataState, item: Pending, results: Map<string, Outcome<SourceUpdateResult>>): Promise<void> {
   const { dataDir } = options;
   const previousEntries = state.sources[item.source.name]?.entries ?? null;
+  if (item.index !== null) install(dataDir, DATA_DIR_FILES.rpkiIndex, item.index);
   install(dataDir, item.state.file, item.file);
   // This process may look up RDAP targets after the update (a library caller): it reads the new file.
   if (item.source.type === 'rdap-bootstrap') forgetBootstraps();
@@ -326,6 +379,7 @@ export function installedFile(source: DataSource): string {
   if (source.type === 'mmdb') return DATA_FILES[source.file!];
   if (source.type === 'asn-csv') return `sources/asn-ipv${source.ipVersion}.csv`;
   if (source.type === 'rdap-bootstrap') return bootstrapDataDirFile(source.rdapRegistry!);
+  if (source.type === 'rpki') return `sources/${source.name}.json`;
   const extension = source.format === 'cidr-list' || source.format === 'proxy-list' || source.format === 'tor-exit-addresses' || source.format === 'asn-list' ? 'txt' : 'json';
   return `sources/${source.name}.${extension}`;
 }

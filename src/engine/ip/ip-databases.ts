@@ -9,6 +9,7 @@ import { loadCuratedAsns, type CuratedAsnList } from '../security/curated-asns.j
 import { SecuritySignals } from '../security/security-signals.js';
 import { SignalIndex } from '../security/signal-index.js';
 import type { IpRecordMeta } from './ip-record.js';
+import { RpkiIndex } from '../rpki/rpki-index.js';
 
 /**
  * `pread` for one-off lookups (touch a few KiB of each file), `memory` for
@@ -25,6 +26,7 @@ export class IpDatabases {
   private countryTable?: CountryNameTable;
   private curatedList?: CuratedAsnList;
   private securitySignals?: SecuritySignals;
+  private rpkiIndex?: RpkiIndex | null;
   /** By family, negated for answers without a location: every record asks, so no key is built. */
   private readonly metas: Record<number, IpRecordMeta> = {};
 
@@ -80,6 +82,18 @@ export class IpDatabases {
   }
 
   /**
+   * The compiled RPKI index when `netintel data update` has installed one,
+   * else null (a stat of the data dir, nothing read).
+   */
+  get rpki(): RpkiIndex | null {
+    if (this.rpkiIndex === undefined) {
+      const path = dataDirFilePath('rpkiIndex', this.dataDir);
+      this.rpkiIndex = path === null ? null : RpkiIndex.open(path, { mode: this.mode });
+    }
+    return this.rpkiIndex;
+  }
+
+  /**
    * The datasets an answer for an address of the family uses, with their
    * dates (the record's `meta`); the city database only when the answer
    * has a location.
@@ -93,6 +107,7 @@ export class IpDatabases {
         ...(city ? { [`dbip-city-ipv${version}`]: mmdbDataDate(city.metadata) } : {}),
         [`asn-ipv${version}`]: asnDataDate(this.asn.metadata),
         ...this.security.dataDates(),
+        ...(this.rpki === null ? {} : { rpki: this.rpki.meta.updated }),
       };
       meta = Object.freeze({ data: Object.freeze(data) });
       this.metas[key] = meta;
@@ -105,6 +120,7 @@ export class IpDatabases {
     this.cityV6File?.close();
     this.asnFile?.close();
     this.securitySignals?.index?.close();
+    this.rpkiIndex?.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { SecurityVerdict } from '../security/security-signals.js';
 import { NO_COVERAGE } from '../security/signals.js';
+import type { RpkiValidity } from '../rpki/route-validity.js';
 
 /**
  * The IP information record of GET /api/ipinfo, with its field names
@@ -25,6 +26,8 @@ export interface IpNetwork {
   organization: string | null;
   asn: number | null;
   domain: string | null;
+  /** The RPKI validity of the route announcing the address (docs/commands/ip.md, RPKI); null when no AS announces it. */
+  rpki: RpkiValidity | null;
 }
 
 export type { ThreatLevel } from '../security/threat-rule.js';
@@ -65,7 +68,7 @@ export const EMPTY_LOCATION: IpLocation = Object.freeze({
   zip: null,
 });
 
-export const EMPTY_NETWORK: IpNetwork = Object.freeze({ isp: null, organization: null, asn: null, domain: null });
+export const EMPTY_NETWORK: IpNetwork = Object.freeze({ isp: null, organization: null, asn: null, domain: null, rpki: null });
 
 export const UNKNOWN_SECURITY: IpSecurity = Object.freeze({
   is_vpn: null,

@@ -18,6 +18,9 @@ import {
   type IpSecurity,
 } from './ip-record.js';
 import { specialPurposeOf, specialPurposeOfV4 } from '../address/special-ranges.js';
+import { cidrBlockKeyV4, cidrContaining, v4BlockText } from '../address/range-to-cidrs.js';
+import { NO_RPKI_DATASET, routeValidity } from '../rpki/route-validity.js';
+import type { RpkiIndex } from '../rpki/rpki-index.js';
 
 /**
  * Looks up the IP information record of one address (text, any valid form)
@@ -88,6 +91,8 @@ const NETWORK_CACHE_SIZE = 32_768;
  * they save.
  */
 const PREAD_CACHE_SIZE = 256;
+/** Networks with their route's RPKI validity kept by (AS, route); emptied when full. */
+const ROUTE_CACHE_SIZE = 65_536;
 
 /**
  * A network object, its AS's security signals, and the verdict for the
@@ -117,6 +122,9 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
   // Opened on first use, like every dataset: an invalid input opens nothing.
   let signals: SecuritySignals | undefined;
   let noAsn: NetworkEntry | undefined;
+  let rpki: RpkiIndex | null | undefined;
+  /** By route: an IPv4 block as its `cidrBlockKeyV4` number, an IPv6 one as its text. */
+  const routeNetworks = new Map<number | string, IpNetwork>();
 
   const locate = (file: MmdbFile, offset: number, version: 4 | 6): IpLocation => {
     if (offset < 0) return EMPTY_LOCATION;
@@ -139,10 +147,17 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
       const cityV6 = databases.cityV6;
       location = locate(cityV6, cityV6.findOffset(address.bytes), 6);
     }
-    const entry = networkOf(6, databases.asn.indexOfV6(address.bytes));
+    const index = databases.asn.indexOfV6(address.bytes);
+    const entry = networkOf(6, index);
+    let network = entry.network;
+    if (index >= 0 && rpkiIndex() !== null) {
+      const range = databases.asn.rangeAt(6, index);
+      const route = cidrContaining(range.rangeStart, range.rangeEnd, address.bytes)!;
+      network = routedNetwork(entry, route, route);
+    }
     const set = (signals ??= databases.security).v6Set(address.bytes);
     const security = set === -1 ? entry.security : signals.verdict(entry.asn, set, withEvidence);
-    return { ip: address.text, type: 'ipv6', location, network: entry.network, security, reserved: null, meta: databases.meta(6, withLocation) };
+    return { ip: address.text, type: 'ipv6', location, network, security, reserved: null, meta: databases.meta(6, withLocation) };
   }) as IpLookup;
 
   const lookupV4 = (v4: number, text: string): IpInfoRecord => {
@@ -153,10 +168,13 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
       const cityV4 = databases.cityV4;
       location = locate(cityV4, cityV4.findOffsetV4(v4), 4);
     }
-    const entry = networkOf(4, databases.asn.indexOfV4(v4));
+    const asnIndex = databases.asn;
+    const index = asnIndex.indexOfV4(v4);
+    const entry = networkOf(4, index);
+    const network = index >= 0 && rpkiIndex() !== null ? routedNetwork(entry, cidrBlockKeyV4(asnIndex.v4StartAt(index), asnIndex.v4EndAt(index), v4), null) : entry.network;
     const set = (signals ??= databases.security).v4Set(v4);
     const security = set === -1 ? entry.security : signals!.verdict(entry.asn, set, withEvidence);
-    return { ip: text, type: 'ipv4', location, network: entry.network, security, reserved: null, meta: databases.meta(4, withLocation) };
+    return { ip: text, type: 'ipv4', location, network, security, reserved: null, meta: databases.meta(4, withLocation) };
   };
   lookup.v4 = lookupV4;
   return lookup;
@@ -171,10 +189,32 @@ export function createIpLookup(databases: IpDatabases, options: IpLookupOptions 
     // The index names the organisation per range: an AS's ranges share an entry only while they agree.
     if (cached === undefined || cached.network.organization !== organization) {
       const asnSignals = signals.asnSignals(asn);
-      cached = { network: { isp: organization, organization, asn, domain: null }, asn: asnSignals, security: signals.verdict(asnSignals, -1) };
+      cached = { network: { isp: organization, organization, asn, domain: null, rpki: NO_RPKI_DATASET }, asn: asnSignals, security: signals.verdict(asnSignals, -1) };
       networkCache.set(asn, cached);
     }
     return cached;
+  }
+
+  /** The RPKI index, opened on first use like the other datasets; null when none is installed. */
+  function rpkiIndex(): RpkiIndex | null {
+    if (rpki === undefined) rpki = databases.rpki;
+    return rpki;
+  }
+
+  /**
+   * The network of an AS with the validity of the route it announces the
+   * address in (`route`: the IPv4 block key, or the IPv6 text; `text` when known).
+   */
+  function routedNetwork(entry: NetworkEntry, route: number | string, text: string | null): IpNetwork {
+    const owner = entry.network;
+    let network = routeNetworks.get(route);
+    if (network === undefined || network.asn !== owner.asn || network.organization !== owner.organization) {
+      if (routeNetworks.size >= ROUTE_CACHE_SIZE) routeNetworks.clear();
+      const rpki = routeValidity(rpkiIndex(), text ?? v4BlockText(route as number), owner.asn!);
+      network = { isp: owner.isp, organization: owner.organization, asn: owner.asn, domain: owner.domain, rpki };
+      routeNetworks.set(route, network);
+    }
+    return network;
   }
 }
 

@@ -3,6 +3,7 @@ import { factList, headline, heading, safe, sections, type Fact } from './blocks
 import { displayWidth } from './display-width.js';
 import type { ViewContext } from './style.js';
 import { grouped, plural, type HumanView } from './view.js';
+import { rpkiText } from './rpki-text.js';
 
 /** Prefixes shown per family: an AS announces up to thousands; json and csv carry every one. */
 export const SHOWN_PREFIXES = 24;
@@ -53,7 +54,11 @@ function asnBlock(ctx: ViewContext, value: unknown): string {
   const asn = value as AsnResult;
   const name = `AS${asn.asn}${asn.organization ? ` ${asn.organization}` : ''}`;
   if (asn.ip !== null) {
-    return sections(headline(ctx, asn.ip, `${asn.route ? `in ${asn.route} · ` : ''}${name}`, 'plain'));
+    const invalid = asn.rpki?.status === 'invalid';
+    return sections(
+      headline(ctx, asn.ip, `${asn.route ? `in ${asn.route} · ` : ''}${name}${invalid ? ' · RPKI invalid' : ''}`, invalid ? 'bad' : 'plain'),
+      factList(ctx, [['RPKI', rpkiText(asn.rpki)]]),
+    );
   }
   const counts = asn.counts;
   const facts: Fact[] = counts
@@ -78,12 +83,14 @@ export const ASN_VIEW: HumanView = {
       { header: 'AS', priority: 0 },
       { header: 'organization', priority: 1, wrap: true },
       { header: 'route', priority: 2 },
-      { header: 'prefixes', priority: 3, wrap: true },
+      { header: 'RPKI', priority: 3 },
+      { header: 'prefixes', priority: 4, wrap: true },
     ],
     cells: (value) => {
       const asn = value as AsnResult;
       const prefixes = asn.counts ? `${grouped(asn.counts.ipv4_prefixes)} IPv4, ${grouped(asn.counts.ipv6_prefixes)} IPv6` : '';
-      return [asn.ip ?? asn.query ?? `AS${asn.asn}`, `AS${asn.asn}`, asn.organization ?? '', asn.route ?? '', prefixes];
+      const rpki = asn.rpki ? asn.rpki.status.replace('_', ' ') : '';
+      return [asn.ip ?? asn.query ?? `AS${asn.asn}`, `AS${asn.asn}`, asn.organization ?? '', asn.route ?? '', rpki, prefixes];
     },
     key: (value) => (value as AsnResult).query,
   },

@@ -2,6 +2,7 @@ import type { IpInfoRecord } from '../../engine/ip/ip-record.js';
 import { factList, headline, sections, type Fact } from './blocks.js';
 import type { ViewContext } from './style.js';
 import type { HumanView } from './view.js';
+import { rpkiText } from './rpki-text.js';
 
 /** `private (RFC 1918)` as `private address (RFC 1918), not routed on the internet`. */
 export function reservedVerdict(reserved: string): string {
@@ -41,10 +42,12 @@ function ipBlock(ctx: ViewContext, value: unknown): string {
   if (ip.reserved) return headline(ctx, ip.ip, reservedVerdict(ip.reserved), 'warn');
   const threat = ip.security?.threat_level;
   const risky = threat === 'high' || threat === 'medium' ? `threat ${threat}` : null;
-  const where = [placeText(ip.location), ownerText(ip.network), risky].filter((part) => part !== null).join(' · ');
-  const { location, security } = ip;
   // A plan without the premium fields gets no network or security group (docs/api.md, Keys and the free tier).
   const network: Partial<IpInfoRecord['network']> = ip.network ?? {};
+  // An origin the route's ROAs do not authorise is a hijack or a misconfiguration: said in the headline.
+  const rpkiInvalid = network.rpki?.status === 'invalid' ? 'RPKI invalid' : null;
+  const where = [placeText(ip.location), ownerText(ip.network), risky, rpkiInvalid].filter((part) => part !== null).join(' · ');
+  const { location, security } = ip;
   const coordinates = location.latitude !== null && location.longitude !== null ? `${location.latitude}, ${location.longitude}` : null;
   const facts: Fact[] = [
     ['country', location.country === null ? null : `${location.country}${location.country_code ? ` (${location.country_code})` : ''}`],
@@ -57,10 +60,11 @@ function ipBlock(ctx: ViewContext, value: unknown): string {
     ['organization', network.organization ?? null],
     ['ISP', network.isp !== network.organization ? (network.isp ?? null) : null],
     ['domain', network.domain ?? null],
+    ['RPKI', rpkiText(network.rpki)],
     ['flags', securityFlags(security)],
     ['threat', threat && threat !== 'low' ? threat : null],
   ];
-  return sections(headline(ctx, ip.ip, where === '' ? 'no location or network known' : where, threat === 'high' ? 'bad' : threat === 'medium' ? 'warn' : 'plain'), factList(ctx, facts));
+  return sections(headline(ctx, ip.ip, where === '' ? 'no location or network known' : where, threat === 'high' || rpkiInvalid ? 'bad' : threat === 'medium' ? 'warn' : 'plain'), factList(ctx, facts));
 }
 
 export const IP_VIEW: HumanView = {
@@ -77,7 +81,8 @@ export const IP_VIEW: HumanView = {
     cells: (value) => {
       const ip = value as IpInfoRecord;
       if (ip.reserved) return [ip.ip, ip.reserved, '', '', ''];
-      return [ip.ip, placeText(ip.location) ?? '', ip.network?.asn == null ? '' : `AS${ip.network.asn}`, ip.network?.organization ?? '', securityFlags(ip.security) ?? ''];
+      const flags = [securityFlags(ip.security), ip.network?.rpki?.status === 'invalid' ? 'RPKI invalid' : null].filter((flag) => flag !== null).join(', ');
+      return [ip.ip, placeText(ip.location) ?? '', ip.network?.asn == null ? '' : `AS${ip.network.asn}`, ip.network?.organization ?? '', flags];
     },
     key: (value) => (value as IpInfoRecord).ip,
   },

@@ -9,6 +9,8 @@ export const ASN_SCHEMA: RecordSchema = {
     'organization',
     'ip',
     'route',
+    'rpki.status',
+    'rpki.reason',
     'counts.ipv4_prefixes',
     'counts.ipv6_prefixes',
     'counts.ipv4_addresses',
@@ -17,6 +19,7 @@ export const ASN_SCHEMA: RecordSchema = {
     'prefixes.ipv6',
   ],
   groups: {
+    rpki: ['rpki.status', 'rpki.reason'],
     counts: ['counts.ipv4_prefixes', 'counts.ipv6_prefixes', 'counts.ipv4_addresses', 'counts.ipv6_addresses'],
     prefixes: ['prefixes.ipv4', 'prefixes.ipv6'],
   },

@@ -3,7 +3,7 @@ import type { RecordSchema } from '../record-schema.js';
 const LOCATION = ['country', 'country_code', 'region', 'region_code', 'city', 'latitude', 'longitude', 'timezone', 'zip'].map(
   (key) => `location.${key}`,
 );
-const NETWORK = ['isp', 'organization', 'asn', 'domain'].map((key) => `network.${key}`);
+const NETWORK = ['isp', 'organization', 'asn', 'domain', 'rpki.status', 'rpki.reason'].map((key) => `network.${key}`);
 const SECURITY = ['is_vpn', 'is_proxy', 'is_tor', 'is_hosting', 'threat_level'].map((key) => `security.${key}`);
 
 export const DBIP_CREDIT = 'IP geolocation by DB-IP (https://db-ip.com), CC BY 4.0';

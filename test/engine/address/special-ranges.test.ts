@@ -17,7 +17,7 @@ const NULL_LOCATION = {
   timezone: null,
   zip: null,
 };
-const NULL_NETWORK = { isp: null, organization: null, asn: null, domain: null };
+const NULL_NETWORK = { isp: null, organization: null, asn: null, domain: null, rpki: null };
 const NULL_SECURITY = { is_vpn: null, is_proxy: null, is_tor: null, is_hosting: null, threat_level: null, threat_rule: null, provider: null, evidence: [], coverage: { consulted: [], missing: [] } };
 /** A special-purpose address consults no dataset: no dates to report. */
 const NO_DATA = { data: {} };

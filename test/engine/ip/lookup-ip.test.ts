@@ -11,6 +11,7 @@ import { isAsnText, lookupAsn } from '../../../src/engine/asn/lookup-asn.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { ipDatabasesFor } from '../../../src/engine/ip/ip-databases.js';
 import { createIpTextLookup, lookupIp } from '../../../src/engine/ip/lookup-ip.js';
+import { NO_RPKI_DATASET } from '../../../src/engine/rpki/route-validity.js';
 import { netintelErrorOf } from '../../support/netintel-error.js';
 
 const ctx = createEngineContext();
@@ -31,7 +32,7 @@ describe('lookupIp on the installed data', () => {
     expect(record.reserved).toBeNull();
     expect(record.location.country_code).toBe('US');
     expect(record.location.country).toBe('United States');
-    expect(record.network).toEqual({ isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null });
+    expect(record.network).toEqual({ isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null, rpki: NO_RPKI_DATASET });
     expect(categoryOf(15169)).toBe('cloud');
     expect(record.security).toEqual({
       is_vpn: false,
@@ -196,6 +197,7 @@ describe('lookupAsn on the installed data', () => {
       organization: 'Google LLC',
       ip: '8.8.8.8',
       route: '8.8.8.0/24',
+      rpki: NO_RPKI_DATASET,
       prefixes: null,
       counts: null,
     });
