@@ -3,6 +3,7 @@ import type { HopAddress, HopBlacklist } from '../engine/mail/headers/hop-addres
 import type { DkimVerdict, DkimVerdictSignature, DmarcVerdict, HeadersAuthentication, SpfVerdict } from '../engine/mail/headers/authentication.js';
 import type { StatedResult } from '../engine/mail/headers/auth-results.js';
 import type { ArcSeal, ArcVerdict } from '../engine/mail/headers/arc-chain.js';
+import type { ReceivedFields } from '../engine/mail/headers/received.js';
 import { arrayOf, bool, described, eg, int, nullable, oneOfStrings, record, ref, str } from './json-schema.js';
 
 /**
@@ -164,23 +165,13 @@ export const HEADERS_RECORD = record<HeadersReport>(
   { description: 'A message\'s journey read from its header block: hops, delays, addresses, findings.' },
 );
 
-/** One CSV row: a hop with the message it belongs to, its address facts flat. */
-export interface HeadersHopRow {
+/** One CSV row: a hop with the message it belongs to, its Received fields and address facts flat. */
+export interface HeadersHopRow extends Omit<ReceivedFields, 'envelope_from'> {
   kind: 'headers-hop';
   source: string;
   message_id: string | null;
   hop: number;
   parsed: boolean;
-  from_helo: string | null;
-  from_rdns: string | null;
-  from_ip: string | null;
-  by_host: string | null;
-  protocol: string | null;
-  tls_version: string | null;
-  tls_cipher: string | null;
-  id: string | null;
-  for: string | null;
-  timestamp: string | null;
   delay_seconds: number | null;
   clock_skew_seconds: number | null;
   scope: string | null;
