@@ -90,9 +90,10 @@ const processGlobal = {
 // packages (better-sqlite3 and secure-session's sodium-native are native) load from node_modules, and only for
 // serve, keys and remote runs: they would make every start-up pay for them.
 // undici (data update's downloads), pino-pretty (serve's terminal log),
-// prom-client (serve's metrics) and mailparser (the reports attached to mail
-// that dmarc-report reads) likewise load only for the command that uses them.
-const EXTERNAL = ['@ip-location-db/*', 'fastify', '@fastify/*', 'openid-client', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty', 'prom-client', 'mailparser'];
+// prom-client (serve's metrics), mailparser (the reports attached to mail
+// that dmarc-report reads) and @peculiar's ASN.1 readers (the certificates
+// netintel tls describes) likewise load only for the command that uses them.
+const EXTERNAL = ['@ip-location-db/*', 'fastify', '@fastify/*', 'openid-client', 'better-sqlite3', 'pg', 'ioredis', 'undici', 'pino-pretty', 'prom-client', 'mailparser', '@peculiar/*'];
 
 function isExternal(path) {
   return (
