@@ -174,11 +174,14 @@ export function projectRecord(
   // Keys are defined, not assigned: a key named `__proto__` would otherwise set the prototype.
   const define = (target: Record<string, unknown>, key: string, value: unknown) =>
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  for (const column of columns) {
+  columns: for (const column of columns) {
     const keys = column.split('.');
     let target = projected;
-    for (const key of keys.slice(0, -1)) {
-      if (!Object.hasOwn(target, key)) define(target, key, {});
+    for (let depth = 0; depth < keys.length - 1; depth++) {
+      const key = keys[depth]!;
+      // An object the record holds as null (no RPKI validity, no reserved range) stays null, not an object of nulls.
+      if (!Object.hasOwn(target, key)) define(target, key, getPath(record, keys.slice(0, depth + 1).join('.')) === null ? null : {});
+      if (target[key] === null) continue columns;
       target = target[key] as Record<string, unknown>;
     }
     const value = readColumn(record, column);

@@ -62,7 +62,7 @@ describe('settings precedence', () => {
     const path = join(scratch.path, 'custom.json');
     writeFileSync(path, JSON.stringify({ format: 'ndjson', fields: 'network' }));
     const result = await runCli(['ip', '10.0.0.1'], { env: { XDG_CONFIG_HOME: xdg, NETINTEL_CONFIG: path } });
-    expect(result.stdout).toBe('{"ip":"10.0.0.1","network":{"isp":null,"organization":null,"asn":null,"domain":null}}\n');
+    expect(result.stdout).toBe('{"ip":"10.0.0.1","network":{"isp":null,"organization":null,"asn":null,"domain":null,"rpki":null}}\n');
   });
 
   it('applies every kind of setting from the config file: fields, header, quiet, concurrency', async () => {

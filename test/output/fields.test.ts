@@ -72,6 +72,8 @@ describe('--fields selection', () => {
       network: { isp: 'Google LLC', organization: 'Google LLC', asn: 15169, domain: null, rpki: { status: 'valid', reason: null } },
     });
     expect(projectRecord({ ip: '1.2.3.4' }, ['ip', 'location.city'])).toEqual({ ip: '1.2.3.4', location: { city: null } });
+    // An object the record holds as null stays null, whatever of its members are selected.
+    expect(projectRecord({ ip: '10.0.0.1', network: { asn: null, rpki: null } }, ['ip', 'network.asn', 'network.rpki.status', 'network.rpki.reason'])).toEqual({ ip: '10.0.0.1', network: { asn: null, rpki: null } });
   });
 
   it('projects bulk records through the bulk reader: kind filled, an ASN line\'s facts in the IP columns', () => {
