@@ -28,7 +28,7 @@ describe('netintel as a process', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe('');
     expect(lines[0]!.startsWith('8.8.8.8,8.8.8.8,ipv4,United States,US,')).toBe(true);
-    expect(lines[0]).toContain(',Google LLC,Google LLC,15169,,false,,,true,unknown,,,');
+    expect(lines[0]).toContain(',Google LLC,Google LLC,15169,,unknown,no_dataset,false,,,true,unknown,,,');
   });
 
   it('exits 7 with good rows on stdout and the failure on stderr when one of three targets is invalid', async () => {
