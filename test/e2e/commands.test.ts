@@ -26,8 +26,10 @@ beforeAll(async () => {
  * a postal code in another run's output).
  */
 function replacementsFor(argv: readonly string[], stdin = ''): Replacement[] {
-  // Ports named by the targets of a list read from stdin are replaced too.
-  const line = [...argv, stdin].join(' ');
+  // Ports named by the targets of a list read from stdin (host:port lines) are replaced too; a number
+  // elsewhere in a long list (a group of an IPv6 address) that happens to equal a peer's port is not one.
+  const line = argv.join(' ');
+  const named = (port: number) => new RegExp(`\\b${port}\\b`).test(line) || new RegExp(`^[^:\\s]+:${port}$`, 'm').test(stdin);
   return [
     { pattern: new RegExp(escapeRegExp(peers.caFile), 'g'), with: '<ca.pem>' },
     { pattern: new RegExp(escapeRegExp(peers.rdapCaFile), 'g'), with: '<rdap-ca.pem>' },
@@ -37,7 +39,7 @@ function replacementsFor(argv: readonly string[], stdin = ''): Replacement[] {
     { pattern: new RegExp(escapeRegExp(peers.rpkiDataDir), 'g'), with: '<rpki-data>' },
     // The closed port also shows where a run was sent to it without naming it (a well-known port diverted).
     { pattern: new RegExp(`(?<=(?:127\\.0\\.0\\.1|\\[::1\\]|::1):)${peers.closedPort}\\b`, 'g'), with: '<closed-port>' },
-    ...peers.ports.filter(({ port }) => new RegExp(`\\b${port}\\b`).test(line)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),
+    ...peers.ports.filter(({ port }) => named(port)).map(({ port, name }) => ({ pattern: new RegExp(`\\b${port}\\b`, 'g'), with: name })),
   ];
 }
 
