@@ -19,6 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
+import { createPrng } from './lib/ip-list.js';
 import { BENCH_DIR, CLI } from './lib/paths.js';
 import { benchEnv, GNU_TIME } from './lib/processes.js';
 import { fixed, formatTable, grouped } from './lib/report.js';
@@ -39,16 +40,10 @@ function parseOptions(argv) {
   return options;
 }
 
-/** A small seeded generator (mulberry32), so that a run can be repeated. */
+/** A seeded generator of floats in [0, 1), so that a run can be repeated. */
 function randomFrom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = createPrng(seed);
+  return () => next() / 4294967296;
 }
 
 const ORGS = ['google.com', 'Yahoo', 'Enterprise Outlook', 'mail.example.net', 'comcast.net'];

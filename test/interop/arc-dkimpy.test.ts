@@ -9,7 +9,6 @@
  * validate every chain. Their verdicts must be the same. One Python process
  * verifies them all (test/interop/arc-dkimpy.py).
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { sealMessage } from 'mailauth/lib/arc/index.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,31 +18,16 @@ import { analyzeHeaders } from '../../src/engine/mail/headers/analyze-headers.js
 import { REPO_ROOT } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { dkimTxt, rsaKey } from '../engine/mail/dkim-zone.js';
+import { findPython, runPythonHelper } from './python-helper.js';
 
 const HELPER = join(REPO_ROOT, 'test', 'interop', 'arc-dkimpy.py');
 const NOW = Date.UTC(2025, 6, 1, 10, 0, 0) / 1000;
 
-function findDkimpy(): string | null {
-  for (const candidate of ['/usr/bin/python3', 'python3', '/usr/local/bin/python3']) {
-    if (spawnSync(candidate, ['-c', 'import dkim; dkim.arc_verify'], { stdio: 'ignore' }).status === 0) return candidate;
-  }
-  return null;
-}
-
-const PYTHON = findDkimpy();
+const PYTHON = findPython('import dkim; dkim.arc_verify');
 if (!PYTHON) console.warn('SKIPPING test/interop/arc-dkimpy.test.ts: no python3 can import dkim (Debian package python3-dkim)');
 
 function dkimpy<T>(request: unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON!, [HELPER], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(Buffer.concat(out).toString()) as T) : reject(new Error(`arc helper exited ${code}: ${Buffer.concat(err).toString()}`))));
-    child.stdin.end(JSON.stringify({ now: NOW, ...(request as object) }));
-  });
+  return runPythonHelper<T>(PYTHON!, HELPER, { now: NOW, ...(request as object) });
 }
 
 const key = rsaKey(2048);

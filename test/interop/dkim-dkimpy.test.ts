@@ -12,7 +12,6 @@
  * One Python process signs the whole corpus and one verifies it
  * (test/interop/dkim-dkimpy.py reads a JSON batch on stdin).
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,38 +22,19 @@ import { REPO_ROOT } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { dkimTxt } from '../engine/mail/dkim-zone.js';
 import { buildCorpus, DKIM_DIFFERENCES, NOW, type CorpusCase, type DifferenceId } from './dkim-corpus.js';
+import { findPython, runPythonHelper } from './python-helper.js';
 
 const HELPER = join(REPO_ROOT, 'test', 'interop', 'dkim-dkimpy.py');
 
-/** The first Python that can import dkimpy and PyNaCl (Ed25519): the python3 first on PATH may be another install. */
-function findDkimpy(): string | null {
-  for (const candidate of ['python3', '/usr/bin/python3', '/usr/local/bin/python3', 'python']) {
-    const probe = spawnSync(candidate, ['-c', 'import dkim, nacl.signing'], { stdio: 'ignore' });
-    if (probe.status === 0) return candidate;
-  }
-  return null;
-}
-
-const PYTHON = findDkimpy();
+// dkimpy and PyNaCl (Ed25519).
+const PYTHON = findPython('import dkim, nacl.signing');
 if (!PYTHON) {
   console.warn('SKIPPING test/interop/dkim-dkimpy.test.ts: no python3 can import dkim and nacl (Debian packages python3-dkim and python3-nacl)');
 }
 
 /** Runs the helper on one JSON request; one process for the whole batch. */
 function dkimpy<T>(request: unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON!, [HELPER], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`dkimpy helper exited ${code}: ${Buffer.concat(err).toString()}`));
-      else resolve(JSON.parse(Buffer.concat(out).toString()) as T);
-    });
-    child.stdin.end(JSON.stringify(request));
-  });
+  return runPythonHelper<T>(PYTHON!, HELPER, request);
 }
 
 type Verdict = 'pass' | 'fail' | 'error';
