@@ -13,15 +13,14 @@
 // with --no-ptr (no DNS: the reference does none) and prints its table view to a file whose
 // headline is checked against the reference's counts. Wall time, CPU time and peak RSS come from
 // GNU time (/usr/bin/time). Writes bench/results/dmarc-latest.json. Benchmarks only print.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { createPrng } from './lib/ip-list.js';
 import { BENCH_DIR, CLI } from './lib/paths.js';
-import { benchEnv, GNU_TIME } from './lib/processes.js';
+import { benchEnv, GNU_TIME, timedRun } from './lib/processes.js';
 import { fixed, formatTable, grouped } from './lib/report.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -82,29 +81,15 @@ function writeReports(dir, files, seed) {
   }
 }
 
-/** Runs a command under GNU time with stdout to a file: wall, CPU, peak RSS and the output. */
-function measure(command, args, env) {
-  return new Promise((resolve, reject) => {
-    const timeFile = join(tmpdir(), `netintel-bench-dmarc-time-${process.pid}.txt`);
-    const outFile = join(tmpdir(), `netintel-bench-dmarc-out-${process.pid}.txt`);
-    const output = openSync(outFile, 'w');
-    const started = process.hrtime.bigint();
-    const child = spawn(GNU_TIME, ['-f', '%e %U %S %M %x', '-o', timeFile, command, ...args], { env, stdio: ['ignore', output, 'pipe'] });
-    closeSync(output);
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4096)));
-    child.on('error', reject);
-    child.on('close', () => {
-      const wallS = Number(process.hrtime.bigint() - started) / 1e9;
-      const last = readFileSync(timeFile, 'utf8').trim().split('\n').pop();
-      const stdout = readFileSync(outFile, 'utf8');
-      rmSync(timeFile, { force: true });
-      rmSync(outFile, { force: true });
-      const [, userS, sysS, maxRssKb, exitStatus] = last.split(/\s+/).map(Number);
-      if (exitStatus !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${exitStatus}: ${stderr.trim()}`));
-      else resolve({ wallS, cpuS: userS + sysS, peakRssMb: maxRssKb / 1024, stdout });
-    });
-  });
+/** Runs a command under GNU time: wall, CPU, peak RSS and the output. */
+async function measure(command, args, env) {
+  const outFile = join(tmpdir(), `netintel-bench-dmarc-out-${process.pid}.txt`);
+  try {
+    const run = await timedRun(command, args, { env, stdoutPath: outFile });
+    return { ...run, stdout: readFileSync(outFile, 'utf8') };
+  } finally {
+    rmSync(outFile, { force: true });
+  }
 }
 
 const netintelRun = (dir, env) => measure(process.execPath, [CLI, 'dmarc-report', '--no-ptr', dir], { ...env, COLUMNS: '80' });

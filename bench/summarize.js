@@ -11,13 +11,12 @@
 // (-f json, a few kB) a temp file whose totals are checked. bulk runs on the long list too, as
 // the reference for the memory target (the lookups' caches and heap grow in both). Wall time, CPU time and peak RSS
 // come from GNU time (/usr/bin/time). Writes bench/results/summarize-latest.json.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ipListFile } from './lib/ip-list.js';
 import { BENCH_DIR, CLI } from './lib/paths.js';
-import { benchEnv, GNU_TIME } from './lib/processes.js';
+import { benchEnv, GNU_TIME, timedRun } from './lib/processes.js';
 import { fixed, formatTable, grouped, loud } from './lib/report.js';
 
 const RATIO_TARGET = 1.2; // summarize wall / bulk -f csv wall, at most
@@ -38,26 +37,7 @@ function parseOptions(argv) {
 
 /** Runs `node bin/netintel.js ...args < input > output` under GNU time: wall, CPU and peak RSS. */
 function measure(args, inputPath, outputPath, env) {
-  return new Promise((resolve, reject) => {
-    const timeFile = join(tmpdir(), `netintel-bench-summarize-time-${process.pid}.txt`);
-    const input = openSync(inputPath, 'r');
-    const output = openSync(outputPath, 'w');
-    const started = process.hrtime.bigint();
-    const child = spawn(GNU_TIME, ['-f', '%e %U %S %M %x', '-o', timeFile, process.execPath, CLI, ...args], { env, stdio: [input, output, 'pipe'] });
-    closeSync(input);
-    closeSync(output);
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4096)));
-    child.on('error', reject);
-    child.on('close', () => {
-      const wallS = Number(process.hrtime.bigint() - started) / 1e9;
-      const last = readFileSync(timeFile, 'utf8').trim().split('\n').pop();
-      rmSync(timeFile, { force: true });
-      const [, userS, sysS, maxRssKb, exitStatus] = last.split(/\s+/).map(Number);
-      if (exitStatus !== 0) reject(new Error(`netintel ${args.join(' ')} exited ${exitStatus}: ${stderr.trim()}`));
-      else resolve({ wallS, cpuS: userS + sysS, peakRssMb: maxRssKb / 1024 });
-    });
-  });
+  return timedRun(process.execPath, [CLI, ...args], { env, stdinPath: inputPath, stdoutPath: outputPath });
 }
 
 /** Runs summarize and checks that its report counted every address of the list. */

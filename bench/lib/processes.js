@@ -1,6 +1,6 @@
 // Spawning and timing the measured processes.
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,6 +34,35 @@ export function timeOnce(command, args, env) {
     child.on('close', (code, signal) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       resolve({ ms, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
+/**
+ * Runs `command args` once under GNU time, stdin from the file `stdinPath`
+ * (none: nothing) and stdout to the file `stdoutPath`: wall time from spawn
+ * to exit, CPU time and peak RSS. Rejects when the command exits non-zero,
+ * with the end of its stderr.
+ */
+export function timedRun(command, args, { env, stdinPath = null, stdoutPath }) {
+  return new Promise((resolve, reject) => {
+    const timeFile = join(tmpdir(), `netintel-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+    const input = stdinPath === null ? 'ignore' : openSync(stdinPath, 'r');
+    const output = openSync(stdoutPath, 'w');
+    const started = process.hrtime.bigint();
+    const child = spawn(GNU_TIME, ['-f', '%e %U %S %M %x', '-o', timeFile, command, ...args], { env, stdio: [input, output, 'pipe'] });
+    if (input !== 'ignore') closeSync(input);
+    closeSync(output);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4096)));
+    child.on('error', reject);
+    child.on('close', () => {
+      const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+      const last = readFileSync(timeFile, 'utf8').trim().split('\n').pop();
+      rmSync(timeFile, { force: true });
+      const [, userS, sysS, maxRssKb, exitStatus] = last.split(/\s+/).map(Number);
+      if (exitStatus !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${exitStatus}: ${stderr.trim()}`));
+      else resolve({ wallS, cpuS: userS + sysS, peakRssMb: maxRssKb / 1024 });
     });
   });
 }
