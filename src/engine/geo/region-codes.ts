@@ -32,9 +32,9 @@ export function loadRegionTable(path: string): RegionTable {
   return table;
 }
 
-function readTable(path: string): string {
+function readTable(path: string): Buffer {
   try {
-    return readFileSync(path, 'utf8');
+    return readFileSync(path);
   } catch (error) {
     throw new NetintelError('data_unavailable', `cannot read the region table ${path}: run "npm run build:data"`, {
       cause: error,
@@ -43,10 +43,12 @@ function readTable(path: string): string {
   }
 }
 
-export function parseRegionTable(text: string): RegionTable {
+/** The table of a file's bytes (UTF-8) or of its text. */
+export function parseRegionTable(table: Buffer | string): RegionTable {
   // A one-off lookup asks for one region: finding its line costs less than
   // splitting all of them into a map at every start. What was found is kept,
-  // so a bulk run searches the text once per distinct region.
+  // so a bulk run searches the table once per distinct region.
+  const bytes = typeof table === 'string' ? Buffer.from(table) : table;
   const found = new Map<string, string | null>();
   return {
     code(country, region) {
@@ -54,7 +56,7 @@ export function parseRegionTable(text: string): RegionTable {
       const key = `${country}\t${region}\t`;
       let code = found.get(key);
       if (code === undefined) {
-        code = codeOfLine(text, key);
+        code = codeOfLine(bytes, key);
         found.set(key, code);
       }
       return code;
@@ -62,12 +64,22 @@ export function parseRegionTable(text: string): RegionTable {
   };
 }
 
-/** The code on the line that starts with `key` (country, tab, region, tab), or null. */
-function codeOfLine(text: string, key: string): string | null {
-  const start = text.startsWith(key) ? 0 : text.indexOf(`\n${key}`) + 1;
-  if (start === 0 && !text.startsWith(key)) return null;
-  const end = text.indexOf('\n', start);
-  const code = text.slice(start + key.length, end === -1 ? text.length : end);
+/**
+ * The code on the line that starts with `key` (country, tab, region, tab), or
+ * null. The code is read from the bytes: ISO 3166-2 codes are ASCII, so it
+ * is a one-byte string of its own. Cut from the text of the whole table,
+ * which holds non-Latin-1 region names, it would be a two-byte string, and
+ * so would every JSON answer that holds it, which costs the API a conversion
+ * of each answer from UTF-16 when it is written.
+ */
+function codeOfLine(bytes: Buffer, key: string): string | null {
+  const keyBytes = Buffer.from(key);
+  const atStart = bytes.subarray(0, keyBytes.length).equals(keyBytes);
+  const start = atStart ? 0 : bytes.indexOf(`\n${key}`) + 1;
+  if (start === 0 && !atStart) return null;
+  const from = start + keyBytes.length;
+  const end = bytes.indexOf(0x0a, from);
+  const code = bytes.toString('latin1', from, end === -1 ? bytes.length : end);
   return code === '' ? null : code;
 }
 

@@ -14,6 +14,7 @@ describe('the region table', () => {
     { country: 'US', region: 'California', code: 'US-CA' },
     { country: 'AT', region: 'Vienna', code: 'AT-9' },
     { country: 'FR', region: 'Île-de-France', code: 'FR-IDF' },
+    { country: 'PL', region: 'Łódź Voivodeship', code: 'PL-10' },
     { country: 'US', region: 'Nowhere Land', code: null },
   ];
 
@@ -25,6 +26,7 @@ describe('the region table', () => {
     const table = loadRegionTable(path);
     expect(table.code('AT', 'Vienna')).toBe('AT-9');
     expect(table.code('FR', 'Île-de-France')).toBe('FR-IDF');
+    expect(table.code('PL', 'Łódź Voivodeship')).toBe('PL-10');
     expect(table.code('US', 'California')).toBe('US-CA');
   });
 
