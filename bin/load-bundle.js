@@ -1,9 +1,18 @@
 'use strict';
 // Loads dist/bundle/main.cjs, the CLI, like require() would, but through
-// vm.Script with the V8 code cache that `npm run build` writes beside it
-// (scripts/write-code-cache.cjs), so a start does not compile the bundle
-// from source. When the cache is missing or V8 rejects it (another Node
-// version), the bundle compiles as usual: the cache only saves time.
+// vm.Script with a V8 code cache, so a start does not compile the bundle
+// from source.
+//
+// V8 accepts a code cache only from its own version. `npm run build` writes
+// one for the Node that ran it, beside the bundle and named by its V8
+// version (scripts/write-code-cache.cjs). Under another Node (a package
+// built elsewhere, Node upgraded after the install) the first run compiles
+// from source and leaves a cache for that version in the user's cache
+// directory ($XDG_CACHE_HOME/netintel, else ~/.cache/netintel), which the
+// runs after it load: what v8-compile-cache and Node 22's
+// module.enableCompileCache() do for code loaded through require(), which
+// this bundle is not. A cache V8 still rejects (other V8 flags) or one that
+// cannot be read or written only costs the time it would have saved.
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
@@ -11,24 +20,27 @@ const vm = require('node:vm');
 const Module = module.constructor;
 
 const BUNDLE = path.join(__dirname, '..', 'dist', 'bundle', 'main.cjs');
-const CODE_CACHE = `${BUNDLE}.cache`;
+/** The build's cache: for the V8 of the Node that ran the build, so another V8 does not try it. */
+const CODE_CACHE = `${BUNDLE}.v8-${process.versions.v8}.cache`;
+/** The SHA-256 of the bundle, written with it (scripts/bundle.mjs): a user's cache belongs to one build. */
+const BUNDLE_ID = `${BUNDLE}.sha256`;
 
-function readCache() {
+function readIfPresent(file, encoding) {
   try {
-    return fs.readFileSync(CODE_CACHE);
+    return fs.readFileSync(file, encoding);
   } catch {
     return undefined;
   }
 }
 
 /**
- * Runs the bundle as a CommonJS module and returns its exports and the
- * compiled script (the cache writer asks it for the code cache). The bundle
- * holds Node's module wrapper already (scripts/bundle.mjs) and is pure
- * ASCII, read as latin1, which V8 takes as it is.
+ * Compiles the bundle (the cache, when given, spares compiling what it
+ * holds) and runs it as a CommonJS module. The bundle holds Node's module
+ * wrapper already (scripts/bundle.mjs) and is pure ASCII, read as latin1,
+ * which V8 takes as it is.
  */
-function loadBundle() {
-  const script = new vm.Script(fs.readFileSync(BUNDLE, 'latin1'), { filename: BUNDLE, cachedData: readCache() });
+function compileBundle(cachedData) {
+  const script = new vm.Script(fs.readFileSync(BUNDLE, 'latin1'), { filename: BUNDLE, cachedData });
   const mod = new Module(BUNDLE, module);
   mod.filename = BUNDLE;
   mod.paths = Module._nodeModulePaths(path.dirname(BUNDLE));
@@ -36,9 +48,58 @@ function loadBundle() {
   return { exports: mod.exports, script };
 }
 
+/** Where this user's cache of this build for this V8 is kept, or null when there is no such place. */
+function userCodeCache(env) {
+  const id = readIfPresent(BUNDLE_ID, 'latin1')?.trim();
+  // The XDG base directory spec ignores a relative XDG_CACHE_HOME.
+  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : env.HOME ? path.join(env.HOME, '.cache') : undefined;
+  if (!id || !/^[0-9a-f]{64}$/.test(id) || base === undefined) return null;
+  return { dir: path.join(base, 'netintel'), name: `main-${id.slice(0, 16)}-v8-${process.versions.v8}.cache` };
+}
+
+/**
+ * Writes the script's code cache to `where` when the process exits, so that
+ * it holds what this run compiled. Written to a temporary name and renamed:
+ * a concurrent run reads the old file or the new one, never half of one.
+ * Caches of other builds for this V8 go (an upgrade replaces its
+ * predecessor's); those of other V8 versions stay, for a user who switches.
+ */
+function writeAtExit(script, where) {
+  process.once('exit', () => {
+    try {
+      fs.mkdirSync(where.dir, { recursive: true });
+      const file = path.join(where.dir, where.name);
+      const temporary = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, script.createCachedData());
+      fs.renameSync(temporary, file);
+      const suffix = `-v8-${process.versions.v8}.cache`;
+      for (const name of fs.readdirSync(where.dir)) {
+        if (name !== where.name && name.startsWith('main-') && name.endsWith(suffix)) fs.rmSync(path.join(where.dir, name), { force: true });
+      }
+    } catch {
+      // A read-only or full cache directory: the next run compiles from source again.
+    }
+  });
+}
+
+/**
+ * The bundle with the best code cache there is (see above): the build's,
+ * else the user's, else none, and then the user's is written at exit.
+ * Returns its exports and the compiled script.
+ */
+function loadBundle(env = process.env) {
+  const built = readIfPresent(CODE_CACHE);
+  if (built !== undefined) return compileBundle(built);
+  const where = userCodeCache(env);
+  const own = where === null ? undefined : readIfPresent(path.join(where.dir, where.name));
+  const loaded = compileBundle(own);
+  if (where !== null && (own === undefined || loaded.script.cachedDataRejected)) writeAtExit(loaded.script, where);
+  return loaded;
+}
+
 /** The CLI: `main(argv, io)` and `createProcessIo()` of src/app/main.ts. */
 function loadCli() {
   return loadBundle().exports;
 }
 
-module.exports = { loadCli, loadBundle, BUNDLE, CODE_CACHE };
+module.exports = { loadCli, loadBundle, compileBundle, BUNDLE, CODE_CACHE };

@@ -7,7 +7,8 @@
 // close to the cost of starting Node itself (see bench/). Type checking
 // stays with tsc.
 import { build } from 'esbuild';
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -178,3 +179,6 @@ await Promise.all([
 const bytes = readFileSync(join(root, 'dist', 'bundle', 'main.cjs'));
 const offset = bytes.findIndex((byte) => byte > 0x7f);
 if (offset !== -1) throw new Error(`dist/bundle/main.cjs: a byte above 0x7f at offset ${offset}; the loader reads the bundle as latin1`);
+
+// The bundle's identity, for the code caches a user's runs keep of it (bin/load-bundle.js).
+writeFileSync(join(root, 'dist', 'bundle', 'main.cjs.sha256'), `${createHash('sha256').update(bytes).digest('hex')}\n`);

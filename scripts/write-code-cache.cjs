@@ -1,10 +1,10 @@
 'use strict';
 // Build step after the bundles: runs the common commands through
 // dist/bundle/main.cjs (so V8 compiles the functions a one-off run needs)
-// and writes the V8 code cache bin/load-bundle.js loads. The runs write to
-// the process's own stdout and stderr, pipes as in a scripted run (the code
-// that writes to them is in the cache too), in a child process whose
-// output the parent drains and drops.
+// and writes the V8 code cache bin/load-bundle.js loads under this Node's
+// V8. The runs write to the process's own stdout and stderr, pipes as in a
+// scripted run (the code that writes to them is in the cache too), in a
+// child process whose output the parent drains and drops.
 //
 // The lookups run against a data dir holding a small security index, as
 // after `netintel data update`: a function the warm-up never ran is
@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
-const { loadBundle, CODE_CACHE } = require('../bin/load-bundle.js');
+const { compileBundle, CODE_CACHE } = require('../bin/load-bundle.js');
 
 /** The warm-up runs: the one-off lookups in the default and a record format, and the help every command shares. */
 const RUNS = [
@@ -40,7 +40,7 @@ async function writeWarmUpDataDir() {
 }
 
 async function warmUpAndWrite(dataDir) {
-  const { exports, script } = loadBundle();
+  const { exports, script } = compileBundle(undefined);
   const io = { ...exports.createProcessIo(), stdin: Readable.from([]), env: {} };
   for (const argv of RUNS) await exports.main(argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)), io);
   fs.writeFileSync(CODE_CACHE, script.createCachedData());

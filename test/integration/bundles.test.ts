@@ -4,12 +4,13 @@
  * a command does not use left uninitialised.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, REPO_ROOT } from '../support/cli.js';
+import { isolatedEnv, REPO_ROOT, tempDir } from '../support/cli.js';
 import { startDnsServer } from '../support/dns-server.js';
 
 const require = createRequire(import.meta.url);
@@ -76,6 +77,51 @@ describe('the bundle (bin/load-bundle.js)', () => {
       expect(result.stdout.trim().split('\n').map((line) => JSON.parse(line).ip)).toEqual(['8.8.8.8', '2001:4860:4860::8888']);
     } finally {
       await server.close();
+    }
+  });
+
+  it.skipIf(!built)('under a Node the build made no cache for, leaves one in the user cache directory on the first run and loads it on the next', () => {
+    // The package as another Node sees it: bin/ and the bundle without the build's cache.
+    const pkg = tempDir('netintel-package-');
+    const cacheHome = tempDir('netintel-cache-home-');
+    try {
+      cpSync(join(REPO_ROOT, 'bin'), join(pkg.path, 'bin'), { recursive: true });
+      const bundleDir = join(pkg.path, 'dist', 'bundle');
+      mkdirSync(bundleDir, { recursive: true });
+      for (const name of readdirSync(dirname(BUNDLE))) if (!name.endsWith('.cache')) copyFileSync(join(dirname(BUNDLE), name), join(bundleDir, name));
+      for (const name of ['data', 'node_modules', 'package.json']) symlinkSync(join(REPO_ROOT, name), join(pkg.path, name));
+      const v8 = process.versions.v8;
+      const id = readFileSync(`${BUNDLE}.sha256`, 'latin1').trim().slice(0, 16);
+      const cacheDir = join(cacheHome.path, 'netintel');
+      mkdirSync(cacheDir);
+      // An earlier build's cache for this V8 is replaced; one for another V8 stays.
+      writeFileSync(join(cacheDir, `main-0123456789abcdef-v8-${v8}.cache`), 'stale');
+      writeFileSync(join(cacheDir, 'main-0123456789abcdef-v8-1.2.3.cache'), 'another Node');
+      const env = { ...isolatedEnv(), XDG_CACHE_HOME: cacheHome.path };
+      const lookup = () => spawnSync(process.execPath, [join(pkg.path, 'bin', 'netintel.js'), 'ip', '8.8.8.8', '-f', 'json'], { env, encoding: 'utf8' });
+      const expected = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'netintel.js'), 'ip', '8.8.8.8', '-f', 'json'], { env: isolatedEnv(), encoding: 'utf8' }).stdout;
+
+      const first = lookup();
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toBe(expected);
+      const own = join(cacheDir, `main-${id}-v8-${v8}.cache`);
+      expect(readdirSync(cacheDir).sort()).toEqual([`main-${id}-v8-${v8}.cache`, 'main-0123456789abcdef-v8-1.2.3.cache'].sort());
+      const written = statSync(own).mtimeMs;
+
+      const probe = `const { script } = require(${JSON.stringify(join(pkg.path, 'bin', 'load-bundle.js'))}).loadBundle(); process.stdout.write(String(script.cachedDataRejected));`;
+      expect(spawnSync(process.execPath, ['-e', probe], { env, encoding: 'utf8' }).stdout).toBe('false');
+      const second = lookup();
+      expect(second.stdout).toBe(expected);
+      expect(statSync(own).mtimeMs).toBe(written);
+
+      // A cache directory that cannot be written costs the cache, not the run.
+      chmodSync(cacheDir, 0o500);
+      const readOnly = spawnSync(process.execPath, [join(pkg.path, 'bin', 'netintel.js'), 'ip', '8.8.8.8', '-f', 'json'], { env: { ...env, XDG_CACHE_HOME: join(cacheDir, 'sub') }, encoding: 'utf8' });
+      expect([readOnly.status, readOnly.stdout, readOnly.stderr]).toEqual([0, expected, '']);
+    } finally {
+      chmodSync(join(cacheHome.path, 'netintel'), 0o700);
+      pkg.remove();
+      cacheHome.remove();
     }
   });
 });
