@@ -70,7 +70,17 @@ function writeAtExit(script, where) {
       fs.mkdirSync(where.dir, { recursive: true });
       const file = path.join(where.dir, where.name);
       const temporary = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, script.createCachedData());
+      // Opened before the cache is made: a directory that cannot take it costs no serialisation.
+      const fd = fs.openSync(temporary, 'w');
+      let written = false;
+      try {
+        fs.writeFileSync(fd, script.createCachedData());
+        written = true;
+      } finally {
+        fs.closeSync(fd);
+        // A full disk leaves no partial file behind.
+        if (!written) fs.rmSync(temporary, { force: true });
+      }
       fs.renameSync(temporary, file);
       const suffix = `-v8-${process.versions.v8}.cache`;
       for (const name of fs.readdirSync(where.dir)) {
