@@ -321,6 +321,7 @@ class TerminalProgress implements RunProgress {
     }) as Spinner;
     process.prependListener('uncaughtException', this.halt);
     process.prependListener('unhandledRejection', this.halt);
+    process.prependListener('SIGINT', this.interrupted);
     this.spinner.start();
     this.redraw = setInterval(() => {
       if (this.spinner) this.spinner.text = this.text();
@@ -343,6 +344,19 @@ class TerminalProgress implements RunProgress {
     this.hide();
   };
 
+  /**
+   * Ctrl-C: the cursor comes back first. ora's own restore (signal-exit)
+   * stops listening before it writes, so a second SIGINT right behind the
+   * first (a double Ctrl-C, or a wrapper that passes the signal on) ended
+   * the process with the cursor hidden. This listener leaves as it runs,
+   * and the process still ends by the signal: through signal-exit's
+   * listener, or here when there is none.
+   */
+  private readonly interrupted = (): void => {
+    this.halt();
+    if (process.listenerCount('SIGINT') === 0) process.kill(process.pid, 'SIGINT');
+  };
+
   /** Erases the spinner, shows the cursor and cancels a spinner about to show. */
   private hide(): void {
     if (this.delay !== null) clearTimeout(this.delay);
@@ -351,6 +365,7 @@ class TerminalProgress implements RunProgress {
     this.redraw = null;
     process.removeListener('uncaughtException', this.halt);
     process.removeListener('unhandledRejection', this.halt);
+    process.removeListener('SIGINT', this.interrupted);
     this.spinner?.stop();
     this.spinner = null;
   }
