@@ -9,18 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { createNetintel, summarizeDmarcReports } from '../../src/lib/index.js';
-import { runCli, type RunResult } from '../support/cli.js';
+import { expectSameRun as same, runCli } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
-import { startTestServer, type TestServer } from '../server/harness.js';
+import { startRemoteServer, type TestServer } from '../server/harness.js';
 
 const FIXTURES = 'test/fixtures/dmarc';
 const FILES = ['google.xml', 'yahoo-dmarcbis.xml.gz', 'microsoft.zip', 'report.eml', 'reports.mbox', 'truncated.xml', 'not-a-report.txt'].map((name) => `${FIXTURES}/${name}`);
 
 describe('dmarc-report', () => {
   let dns: DnsTestServer;
-  let server: TestServer;
-  let url: string;
-  let key: string;
+  let server: TestServer & { url: string; apiKey: string };
 
   beforeAll(async () => {
     dns = await startDnsServer({
@@ -30,9 +28,7 @@ describe('dmarc-report', () => {
       ],
       behaviours: { '7.100.51.198.in-addr.arpa': 'servfail' },
     });
-    server = await startTestServer({ clock: { now: Date.now, advance: () => {}, set: () => {} }, engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000 } });
-    url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    key = await server.key('pro');
+    server = await startRemoteServer({ engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000 } });
   });
   afterAll(async () => {
     await server.close();
@@ -40,12 +36,7 @@ describe('dmarc-report', () => {
   });
 
   const local = (args: string[], stdin?: string) => runCli(['dmarc-report', ...args, '--resolver', dns.address, '--retries', '0'], { stdin, env: { COLUMNS: '80' } });
-  const remote = (args: string[], stdin?: string) => runCli(['dmarc-report', ...args, '--server', url, '--api-key', key], { stdin, env: { COLUMNS: '80' } });
-  const same = (a: RunResult, b: RunResult) => {
-    expect(b.stdout).toBe(a.stdout);
-    expect(b.stderr).toBe(a.stderr);
-    expect(b.code).toBe(a.code);
-  };
+  const remote = (args: string[], stdin?: string) => runCli(['dmarc-report', ...args, '--server', server.url, '--api-key', server.apiKey], { stdin, env: { COLUMNS: '80' } });
 
   it('looks the PTR name of each source up once; a failed lookup is unknown, never "no name"', async () => {
     const result = await local([`${FIXTURES}/google.xml`, '-f', 'ndjson']);
@@ -99,16 +90,16 @@ describe('dmarc-report', () => {
 
   it('answers POST /api/dmarc-reports with the summary and the rows, as the document says', async () => {
     const files = FILES.map((file) => ({ name: file.slice(FIXTURES.length + 1), content_base64: readFileSync(file).toString('base64') }));
-    const response = await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': key }, payload: { files, reverse_dns: false } });
+    const response = await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': server.apiKey }, payload: { files, reverse_dns: false } });
     expect(response.statusCode).toBe(200);
     const answer = JSON.parse(response.body);
     expect(answer.summary).toMatchObject({ kind: 'dmarc-summary', messages: 12_485, sources: 6, failing_sources: 3, reports: 4, duplicate_reports: 2, files: 7, files_failed: 2 });
     expect(answer.summary.headline).toBe('12,485 messages from 6 sources; 3 sources fail DMARC: 0.9% of volume');
     expect(answer.results.filter((item: { error?: unknown }) => item.error).map((item: { query: string }) => item.query)).toEqual(['truncated.xml', 'not-a-report.txt']);
     expect(server.contractViolations).toEqual([]);
-    const bad = await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': key }, payload: { files: [] } });
+    const bad = await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': server.apiKey }, payload: { files: [] } });
     expect(bad.statusCode).toBe(400);
-    const since = await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': key }, payload: { files: files.slice(0, 1), since: 'yesterday-ish' } });
+    const since = await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': server.apiKey }, payload: { files: files.slice(0, 1), since: 'yesterday-ish' } });
     expect(since.statusCode).toBe(400);
   });
 
@@ -121,7 +112,7 @@ describe('dmarc-report', () => {
         { reverseDns: false },
       );
       const files = FILES.map((file) => ({ name: file.slice(FIXTURES.length + 1), content_base64: readFileSync(file).toString('base64') }));
-      const answer = JSON.parse((await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': key }, payload: { files, reverse_dns: false } })).body);
+      const answer = JSON.parse((await server.app.inject({ method: 'POST', url: '/api/dmarc-reports', headers: { 'x-api-key': server.apiKey }, payload: { files, reverse_dns: false } })).body);
       expect(summary).toEqual(answer.summary);
       expect(summary.failing.map((source) => source.source_ip)).toEqual(['198.51.100.7', '185.230.63.107', '203.0.113.5']);
     } finally {

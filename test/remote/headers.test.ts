@@ -9,22 +9,18 @@ import { analyzeHeaders, createNetintel } from '../../src/lib/index.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { HEADERS_SIGNED_FILE, HEADERS_ZONE } from '../engine/mail/headers/headers-zone.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
-import { runCli } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../server/harness.js';
+import { expectSameRun, runCli } from '../support/cli.js';
+import { startRemoteServer, type TestServer } from '../server/harness.js';
 
 const FILE = 'test/engine/mail/fixtures/headers-relayed.eml';
 
 describe('headers', () => {
   let dns: DnsTestServer;
-  let server: TestServer;
-  let url: string;
-  let key: string;
+  let server: TestServer & { url: string; apiKey: string };
 
   beforeAll(async () => {
     dns = await startDnsServer({ records: [...HEADERS_ZONE] });
-    server = await startTestServer({ clock: { now: Date.now, advance: () => {}, set: () => {} }, engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 } });
-    url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    key = await server.key('pro');
+    server = await startRemoteServer({ engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 } });
   });
   afterAll(async () => {
     await server.close();
@@ -35,27 +31,25 @@ describe('headers', () => {
   it('prints the same record and exit code in remote mode as locally, in every format', async () => {
     for (const [file, format] of [[FILE, 'json'], [FILE, 'csv'], [FILE, 'table'], [HEADERS_SIGNED_FILE, 'json']] as const) {
       const local = await runCli(['headers', file, '-f', format, '--fail-on', 'warning', ...resolver()]);
-      const remote = await runCli(['headers', file, '-f', format, '--fail-on', 'warning', '--server', url, '--api-key', key]);
+      const remote = await runCli(['headers', file, '-f', format, '--fail-on', 'warning', '--server', server.url, '--api-key', server.apiKey]);
       expect(local.code).toBe(file === FILE ? 10 : 0);
-      expect(remote.stdout).toBe(local.stdout);
-      expect(remote.stderr).toBe(local.stderr);
-      expect(remote.code).toBe(local.code);
+      expectSameRun(local, remote);
     }
   });
 
   it('sends a message read from stdin, and says a refused one as the local run does', async () => {
     const pasted = readFileSync(FILE, 'utf8').split('\r\n\r\n')[0]!;
     const local = await runCli(['headers', '-f', 'json', ...resolver()], { stdin: pasted });
-    const remote = await runCli(['headers', '-f', 'json', '--server', url, '--api-key', key], { stdin: pasted });
+    const remote = await runCli(['headers', '-f', 'json', '--server', server.url, '--api-key', server.apiKey], { stdin: pasted });
     expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout));
-    const bad = await runCli(['headers', '--server', url, '--api-key', key], { stdin: 'not a message\n' });
+    const bad = await runCli(['headers', '--server', server.url, '--api-key', server.apiKey], { stdin: 'not a message\n' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/does not start with a header field/);
   });
 
   it('says a message over the server\'s body limit is refused, and exits 2', async () => {
     const big = `${readFileSync(FILE, 'utf8').split('\r\n\r\n')[0]!}\r\n\r\n${'x'.repeat(80 * 1024)}\r\n`;
-    const remote = await runCli(['headers', '--server', url, '--api-key', key], { stdin: big });
+    const remote = await runCli(['headers', '--server', server.url, '--api-key', server.apiKey], { stdin: big });
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/larger than 65536 bytes/);
   });

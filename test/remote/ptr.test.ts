@@ -6,15 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { createNetintel, lookup } from '../../src/lib/index.js';
-import { runCli, type RunResult } from '../support/cli.js';
+import { expectSameRun as same, runCli } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
-import { startTestServer, type TestServer } from '../server/harness.js';
+import { startRemoteServer, type TestServer } from '../server/harness.js';
 
 describe('ptr', () => {
   let dns: DnsTestServer;
-  let server: TestServer;
-  let url: string;
-  let key: string;
+  let server: TestServer & { url: string; apiKey: string };
 
   beforeAll(async () => {
     dns = await startDnsServer({
@@ -26,9 +24,7 @@ describe('ptr', () => {
       ],
       behaviours: { '12.2.0.192.in-addr.arpa': 'servfail' },
     });
-    server = await startTestServer({ clock: { now: Date.now, advance: () => {}, set: () => {} }, engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000 } });
-    url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    key = await server.key('pro');
+    server = await startRemoteServer({ engine: { resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000 } });
   });
   afterAll(async () => {
     await server.close();
@@ -36,12 +32,7 @@ describe('ptr', () => {
   });
 
   const local = (args: string[], stdin?: string) => runCli([...args, '--resolver', dns.address, '--retries', '0'], { stdin });
-  const remote = (args: string[], stdin?: string) => runCli([...args, '--server', url, '--api-key', key], { stdin });
-  const same = (a: RunResult, b: RunResult) => {
-    expect(b.stdout).toBe(a.stdout);
-    expect(b.stderr).toBe(a.stderr);
-    expect(b.code).toBe(a.code);
-  };
+  const remote = (args: string[], stdin?: string) => runCli([...args, '--server', server.url, '--api-key', server.apiKey], { stdin });
 
   it('gives the PTR names of an address with their TTLs', async () => {
     const result = await local(['ptr', '192.0.2.11', '-f', 'json']);

@@ -5,26 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNetintel, lookup } from '../../src/lib/index.js';
-import { runCli, type RunResult } from '../support/cli.js';
+import { expectSameRun as same, runCli } from '../support/cli.js';
 import { closedPort } from '../support/peers.js';
 import { createCertificateAuthority, daysFromNow, issueCertificate } from '../support/smtp-servers.js';
 import { startTlsServer, type TlsTestServer } from '../support/tls-servers.js';
-import { startTestServer, type TestServer } from '../server/harness.js';
+import { startRemoteServer, type TestServer } from '../server/harness.js';
 
 describe('tls', () => {
   let tlsServer: TlsTestServer;
-  let server: TestServer;
-  let url: string;
-  let key: string;
+  let server: TestServer & { url: string; apiKey: string };
   let closed: number;
 
   beforeAll(async () => {
     const ca = createCertificateAuthority();
     tlsServer = await startTlsServer({ certificate: issueCertificate({ commonName: 'localhost', ipAddresses: ['127.0.0.1'], issuer: ca, notAfter: daysFromNow(15.5) }) });
     closed = await closedPort();
-    server = await startTestServer({ clock: { now: Date.now, advance: () => {}, set: () => {} }, allowPrivateTargets: true, tlsPorts: [tlsServer.port, closed] });
-    url = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    key = await server.key('pro');
+    server = await startRemoteServer({ allowPrivateTargets: true, tlsPorts: [tlsServer.port, closed] });
   });
   afterAll(async () => {
     await server.close();
@@ -32,12 +28,7 @@ describe('tls', () => {
   });
 
   const local = (args: string[], stdin?: string) => runCli(args, { stdin });
-  const remote = (args: string[], stdin?: string) => runCli([...args, '--server', url, '--api-key', key], { stdin });
-  const same = (a: RunResult, b: RunResult) => {
-    expect(b.stdout).toBe(a.stdout);
-    expect(b.stderr).toBe(a.stderr);
-    expect(b.code).toBe(a.code);
-  };
+  const remote = (args: string[], stdin?: string) => runCli([...args, '--server', server.url, '--api-key', server.apiKey], { stdin });
 
   for (const format of ['json', 'table', 'csv']) {
     it(`prints the same ${format} in remote mode: a certificate, a closed port and bad input`, async () => {

@@ -164,6 +164,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
+/**
+ * A test server that CLI runs reach in remote mode: listening on a port of
+ * 127.0.0.1, on the wall clock (the runs are other processes), with a key
+ * of `plan`.
+ */
+export async function startRemoteServer(options: Omit<TestServerOptions, 'clock'> = {}, plan = 'pro'): Promise<TestServer & { url: string; apiKey: string }> {
+  const server = await startTestServer({ ...options, clock: { now: Date.now, advance: () => {}, set: () => {} } });
+  const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  return { ...server, url, apiKey: await server.key(plan) };
+}
+
 /** Listens on a port of 127.0.0.1 the system picks: the port and the base URL. */
 export async function listenOnLoopback(app: FastifyInstance): Promise<{ port: number; base: string }> {
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -19,7 +19,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/app/main.js';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(REPO_ROOT, 'bin', 'netintel.js');
@@ -165,4 +165,11 @@ export function spawnCli(argv: readonly string[], options: SpawnOptions = {}): P
       });
     });
   });
+}
+
+/** Asserts that a run printed and ended as another did: a remote run against its local one. */
+export function expectSameRun(expected: RunResult, actual: RunResult): void {
+  expect(actual.stdout).toBe(expected.stdout);
+  expect(actual.stderr).toBe(expected.stderr);
+  expect(actual.code).toBe(expected.code);
 }
