@@ -4,6 +4,7 @@
  * a command does not use left uninitialised.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -113,6 +114,13 @@ describe('the bundle (bin/load-bundle.js)', () => {
       const second = lookup();
       expect(second.stdout).toBe(expected);
       expect(statSync(own).mtimeMs).toBe(written);
+
+      // A damaged cache is rejected by V8, costs nothing but the time, and is written anew.
+      for (const damaged of [Buffer.alloc(0), randomBytes(4096), readFileSync(own).subarray(0, 1000)]) {
+        writeFileSync(own, damaged);
+        expect(lookup().stdout).toBe(expected);
+        expect(spawnSync(process.execPath, ['-e', probe], { env, encoding: 'utf8' }).stdout).toBe('false');
+      }
 
       // A cache directory that cannot be written costs the cache, not the run.
       chmodSync(cacheDir, 0o500);
