@@ -82,7 +82,7 @@ const TLS_RECORD = record<TlsResult>(
           tlsa_name: eg(str, '_443._tcp.www.example.com'),
           records: int,
           dnssec: str,
-          error: described(nullable(str), 'Why the verdict is failed (the lookup failed, or DNSSEC is bogus), or null.'),
+          error: described(nullable(str), 'Why the verdict is failed (the lookup failed, DNSSEC is bogus, or records were found and their DNSSEC could not be decided), or null.'),
         }),
       ),
       'DANE (RFC 6698): the TLSA records of _<port>._tcp.<host> against the chain; null for an IP address or with --no-dane.',

@@ -235,8 +235,16 @@ async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: rea
   const { checkDane, tlsaName } = await import('../smtp/dane.js');
   try {
     const dane = await checkDane(ctx, target.host, chainDer, { ...daneOptions, port: target.port });
-    const error = dane.tlsa.status === 'failed' ? dane.tlsa.error : dane.dnssec.status === 'bogus' ? `DNSSEC validation fails: ${dane.dnssec.reason ?? 'bogus'}` : null;
-    return { verdict: dane.verdict, tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error };
+    const error =
+      dane.tlsa.status === 'failed'
+        ? dane.tlsa.error
+        : dane.dnssec.status === 'bogus'
+          ? `DNSSEC validation fails: ${dane.dnssec.reason ?? 'bogus'}`
+          : // Records whose DNSSEC is undecided may be the ones DANE clients enforce: unchecked, not "not applicable".
+            dane.dnssec.status === 'indeterminate' && dane.tlsa.records.length > 0
+            ? `DNSSEC could not be decided: ${dane.dnssec.reason ?? 'unknown'}`
+            : null;
+    return { verdict: error === null ? dane.verdict : 'failed', tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error };
   } catch (error) {
     if (error instanceof NetintelError && error.code === 'forbidden') throw error;
     return { verdict: 'failed', tlsa_name: tlsaName(target.host, target.port), records: 0, dnssec: 'indeterminate', error: error instanceof Error ? error.message : String(error) };

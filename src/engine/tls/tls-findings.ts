@@ -159,7 +159,7 @@ function extraFindings(result: TlsResult): Finding[] {
   if (dane?.verdict === 'failed' && dane.dnssec === 'bogus') {
     findings.push(finding('tls_dane_bogus', 'error', `the TLSA records at ${dane.tlsa_name} fail DNSSEC validation (${dane.error}): DANE clients refuse the service`, 'RFC 6698 §4.1', { ...dane }));
   } else if (dane?.verdict === 'failed') {
-    findings.push(finding('tls_dane_check_failed', 'unknown', `the TLSA records at ${dane.tlsa_name} could not be looked up (${dane.error}): DANE is unchecked`, 'RFC 6698 §4', { ...dane }));
+    findings.push(finding('tls_dane_check_failed', 'unknown', `DANE at ${dane.tlsa_name} could not be checked (${dane.error})`, 'RFC 6698 §4', { ...dane }));
   }
   return findings;
 }

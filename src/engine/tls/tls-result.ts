@@ -75,7 +75,7 @@ export interface TlsDane {
   tlsa_name: string;
   records: number;
   dnssec: string;
-  /** Why the verdict is `failed`: the lookup failed, or the records' DNSSEC is bogus; null otherwise. */
+  /** Why the verdict is `failed`: the lookup failed, the records' DNSSEC is bogus, or records were found and their DNSSEC could not be decided; null otherwise. */
   error: string | null;
 }
 

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
+import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { createPublicTargetGuard } from '../../../src/engine/connect-guard.js';
@@ -287,6 +288,42 @@ describe('DANE (TLSA records of _<port>._tcp.<host>)', () => {
       const failing = await probeTls(dnsCtx, { target: `failing.dane.test:${server.port}`, ...options });
       expect(failing.dane).toMatchObject({ verdict: 'failed', error: expect.any(String) });
       expect(failing.findings.find((finding) => finding.id === 'tls_dane_check_failed')?.severity).toBe('unknown');
+    } finally {
+      await dnsCtx.close();
+      await dns.close();
+    }
+  });
+
+  it('reports TLSA records whose DNSSEC could not be decided as unchecked, not as not-applicable', async () => {
+    const certificate = issueCertificate({ commonName: 'undecided.dane.test', issuer: ca });
+    const server = await serve({ certificate });
+    const tlsaName = `_${server.port}._tcp.undecided.dane.test`;
+    let tlsaQueries = 0;
+    const dns = await startDnsServer({
+      records: [
+        { name: 'undecided.dane.test', type: 'A', data: '127.0.0.1' },
+        { name: tlsaName, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.alloc(32, 0xab) } },
+      ],
+      authenticData: (name) => name.startsWith('_'),
+      // The TLSA lookup is answered; the authenticator's own query for the RRset (its AD bit) gets SERVFAIL.
+      script: (query) => {
+        const question = query.questions?.[0];
+        if (question?.type !== 'TLSA' || question.name.toLowerCase() !== tlsaName) return undefined;
+        tlsaQueries += 1;
+        if (tlsaQueries === 1) return [{ zone: true }];
+        return [{ message: dnsPacket.encode({ type: 'response', id: query.id ?? 0, flags: dnsPacket.RECURSION_AVAILABLE | 2, questions: [question] }) }];
+      },
+    });
+    const dnsCtx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 });
+    try {
+      const result = await probeTls(dnsCtx, { target: `undecided.dane.test:${server.port}`, ca: [ca.cert], versions: false, daneOptions: { authenticate: adBitAuthenticator(dnsCtx) } });
+      expect(tlsaQueries).toBe(2);
+      expect(result.dane).toMatchObject({ verdict: 'failed', tlsa_name: tlsaName, records: 1, dnssec: 'indeterminate', error: expect.stringMatching(/^DNSSEC could not be decided: /) });
+      const unchecked = result.findings.find((finding) => finding.id === 'tls_dane_check_failed');
+      expect(unchecked?.severity).toBe('unknown');
+      expect(unchecked?.message).toContain('DNSSEC could not be decided');
+      expect(ids(result)).not.toContain('tls_dane_match');
+      expect(ids(result)).not.toContain('tls_dane_mismatch');
     } finally {
       await dnsCtx.close();
       await dns.close();
