@@ -28,9 +28,6 @@ const SIGNATURE_ALGORITHMS: Readonly<Record<string, string>> = {
   '1.3.101.113': 'Ed448',
 };
 
-/** Signatures a collision attack can forge (MD5, SHA-1: RFC 6151, RFC 9155). */
-const WEAK_SIGNATURES = new Set(['1.2.840.113549.1.1.4', '1.2.840.113549.1.1.5', '1.2.840.10045.4.1', '1.2.840.10040.4.3']);
-
 const CURVE_BITS: Readonly<Record<string, number>> = {
   prime256v1: 256,
   secp256k1: 256,
@@ -42,7 +39,6 @@ const CURVE_BITS: Readonly<Record<string, number>> = {
 
 export interface CertificateFields {
   signatureAlgorithm: string;
-  weakSignature: boolean;
   /** SCTs in the embedded list; 0 without the extension or when it cannot be read. */
   embeddedScts: number;
 }
@@ -53,13 +49,12 @@ export function certificateFields(der: Uint8Array): CertificateFields {
   try {
     certificate = AsnConvert.parse(Buffer.from(der), Certificate);
   } catch {
-    return { signatureAlgorithm: 'unreadable', weakSignature: false, embeddedScts: 0 };
+    return { signatureAlgorithm: 'unreadable', embeddedScts: 0 };
   }
   const oid = certificate.signatureAlgorithm.algorithm;
   const sctExtension = certificate.tbsCertificate.extensions?.find((extension) => extension.extnID === SCT_LIST_OID);
   return {
     signatureAlgorithm: SIGNATURE_ALGORITHMS[oid] ?? oid,
-    weakSignature: WEAK_SIGNATURES.has(oid),
     embeddedScts: sctExtension ? countEmbeddedScts(sctExtension.extnValue.buffer) : 0,
   };
 }
@@ -88,7 +83,7 @@ export function countEmbeddedScts(extensionValue: ArrayBuffer | Uint8Array): num
 }
 
 /** The key's type and size (RSA and DSA by modulus, EC by curve, Edwards keys by their security level's curve). */
-export function keyDetails(x509: X509Certificate): { type: string | null; bits: number | null; weak: boolean } {
+export function keyDetails(x509: X509Certificate): { type: string | null; bits: number | null } {
   const key = x509.publicKey;
   const type = key.asymmetricKeyType ?? null;
   const details = key.asymmetricKeyDetails ?? {};
@@ -97,7 +92,5 @@ export function keyDetails(x509: X509Certificate): { type: string | null; bits: 
   else if (type === 'ec') bits = details.namedCurve ? (CURVE_BITS[details.namedCurve] ?? null) : null;
   else if (type === 'ed25519') bits = 256;
   else if (type === 'ed448') bits = 456;
-  // RSA and DSA under 2048 bits, elliptic curves under 224: less than 112 bits of security.
-  const weak = bits !== null && ((type !== 'ec' && type !== 'ed25519' && type !== 'ed448' && bits < 2048) || (type === 'ec' && bits < 224));
-  return { type, bits, weak };
+  return { type, bits };
 }

@@ -115,6 +115,7 @@ function chainFindings(result: TlsResult): Finding[] {
   return findings;
 }
 
+/** RSA and DSA under 2048 bits, elliptic curves under 224: less than 112 bits of security. */
 function weakKey(certificate: TlsChainCertificate): boolean {
   const bits = certificate.key_bits;
   if (bits === null) return false;
