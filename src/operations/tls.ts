@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { FailOn } from '../cli/fail-on.js';
 import type { Finding } from '../engine/findings.js';
 import type { TlsCertificateSummary, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, StarttlsProtocol } from '../engine/tls/tls-result.js';
-import { STARTTLS_PROTOCOLS } from '../engine/tls/tls-result.js';
+// The record module, not probe-tls.js: the probe (node:tls, the ASN.1 parsers) loads only when a probe runs.
+import { DEFAULT_EXPIRY_DAYS, STARTTLS_PROTOCOLS } from '../engine/tls/tls-result.js';
 import { NetintelError } from '../errors.js';
 import { recordFromSchema } from './declare-record.js';
 import { arrayOf, bool, described, eg, int, nullable, oneOfStrings, record, ref, str, strings } from './json-schema.js';
@@ -19,7 +20,6 @@ interface TlsSettings {
   failOn: FailOn | undefined;
 }
 
-const DEFAULT_EXPIRY_DAYS = 21;
 const SUPPORT = oneOfStrings(['accepted', 'refused', 'not_tried', 'failed']);
 
 /** The record of `netintel tls` (docs/commands/tls.md): its JSON Schema is where its columns come from. */

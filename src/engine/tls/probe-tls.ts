@@ -18,7 +18,7 @@ import { judgeCertificate, peerChainDer, probeTlsOptions, trustAnchorFingerprint
 import { tlsFindings } from './tls-findings.js';
 import { tlsHandshake } from './tls-handshake.js';
 import type { StarttlsProtocol, TlsCertificateSummary, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, VersionSupport } from './tls-result.js';
-import { TLS_VERSIONS } from './tls-result.js';
+import { DEFAULT_EXPIRY_DAYS, TLS_VERSIONS } from './tls-result.js';
 import { DEFAULT_PORTS, parseTlsTarget, type TlsTarget } from './tls-target.js';
 
 const DAY_MS = 86_400_000;
@@ -42,8 +42,6 @@ export interface ProbeTlsOptions {
   /** Connect to this address of the host (checked already: the server's target guard) instead of resolving the name. */
   address?: string;
 }
-
-export const DEFAULT_EXPIRY_DAYS = 21;
 
 interface Session {
   socket: TLSSocket;

@@ -4,6 +4,9 @@ import type { Finding } from '../findings.js';
 export const STARTTLS_PROTOCOLS = ['smtp', 'imap', 'pop3', 'ftp', 'xmpp', 'ldap', 'postgres'] as const;
 export type StarttlsProtocol = (typeof STARTTLS_PROTOCOLS)[number];
 
+/** `tls_expires_soon` below this many days left, unless the caller says otherwise. */
+export const DEFAULT_EXPIRY_DAYS = 21;
+
 /** The protocol versions tried one by one, as node:tls names them, and the record's member for each. */
 export const TLS_VERSIONS = [
   { version: 'TLSv1', member: 'tls1_0' },
