@@ -14,15 +14,8 @@ export async function dmarcAnswer(ctx: EngineContext, files: ReadonlyArray<{ nam
   const results: unknown[] = [];
   for (const file of files) {
     const outcomes = await read(file.name, Buffer.from(file.content_base64, 'base64'));
-    const failed = outcomes.find((outcome) => !outcome.ok);
-    tally.file(failed && !failed.ok ? failed.error : undefined, file.name);
-    for (const outcome of outcomes) {
-      if (!outcome.ok) results.push({ query: outcome.query, error: outcome.error.toJSON() });
-      else {
-        tally.add(outcome.value);
-        results.push({ query: outcome.query, record: outcome.value });
-      }
-    }
+    tally.read(file.name, outcomes);
+    for (const outcome of outcomes) results.push(outcome.ok ? { query: outcome.query, record: outcome.value } : { query: outcome.query, error: outcome.error.toJSON() });
   }
   return { summary: tally.summary(), results };
 }

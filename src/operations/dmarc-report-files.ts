@@ -7,7 +7,7 @@ const MAX_DIRECTORY_FILES = 1_000_000;
 
 /**
  * The files of a run in order: each argument, a directory as the regular
- * files under it (sorted, hidden ones left out), none: stdin when it
+ * files (and links to files) under it (sorted, hidden ones left out), none: stdin when it
  * brings data. A name that cannot be read stays, and fails as its file.
  */
 export async function reportFiles(args: readonly string[], stdinBringsData: boolean): Promise<string[]> {
@@ -29,7 +29,8 @@ async function directoryFiles(dir: string, into: string[]): Promise<void> {
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await directoryFiles(path, into);
-    else if (entry.isFile()) into.push(path);
+    // A link to a file is read as the file; links to directories are not followed (a loop would never end).
+    else if (entry.isFile() || (entry.isSymbolicLink() && (await stat(path).catch(() => null))?.isFile())) into.push(path);
     if (into.length > MAX_DIRECTORY_FILES) throw new NetintelError('usage', `more than ${MAX_DIRECTORY_FILES} files under ${dir}: give fewer at once`);
   }
 }

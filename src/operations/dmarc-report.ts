@@ -2,9 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import type { FailOn } from '../cli/fail-on.js';
 import type { DmarcReportOptions } from '../engine/dmarc/report-files.js';
 import type { DmarcReportRow } from '../engine/dmarc/report-rows.js';
-import type { DmarcReportSummary } from '../engine/dmarc/report-tally.js';
+import { NO_REPORTS, type DmarcReportSummary } from '../engine/dmarc/report-tally.js';
 import type { Outcome } from '../engine/outcome.js';
 import { ERROR_CODES, NetintelError, toNetintelError } from '../errors.js';
+import { normaliseMailDomain } from '../engine/mail/mail-domain.js';
 import { fileErrorReason } from '../file-error.js';
 import { recordFromSchema } from './declare-record.js';
 import { DMARC_PARTS, DMARC_ROW, DMARC_SUMMARY } from './dmarc-report-schema.js';
@@ -73,7 +74,7 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
             'the passing sources, the reporters. -f csv, json and ndjson give one row per report record.',
             'A report read twice (same org_name and report_id) counts once. A file that cannot be read',
             '(corrupt, truncated, over a cap, not a report) is named and the rest go on.',
-            'Exit status: 0; 7 when some files could not be read; 2 when none could; 10 with --fail-on.',
+            'Exit status: 0; 3 when no report was read (none in the files, or none matched the filters); 7 when some files could not be read; 2 when none could; 10 with --fail-on.',
             'Examples:',
             '  netintel dmarc-report ~/Mail/dmarc/',
             '  netintel dmarc-report reports/*.zip --since 2026-01-01 --domain example.com',
@@ -108,7 +109,9 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
       const rows = run.progress.track(countedRows(files, lookup, tally), true);
       if (run.options.format !== 'table') {
         const code = await run.emit(rows, { single: false, bulk: true });
-        return run.withFindings(code, run.settings.failOn, tally.summary().findings);
+        const summary = tally.summary();
+        if (summary.reports === 0 && summary.files_failed === 0) throw new NetintelError('not_found', NO_REPORTS);
+        return run.withFindings(code, run.settings.failOn, summary.findings);
       }
       for await (const _ of rows);
       const summary = tally.summary();
@@ -193,16 +196,13 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
 /** The outcomes of each file in order, the rows of reports seen before left out, every file and row counted. */
 async function* countedRows(files: readonly string[], lookup: Lookup<DmarcReportRow>, tally: import('../engine/dmarc/report-tally.js').DmarcTally): AsyncGenerator<Array<Outcome<DmarcReportRow>>> {
   for (const file of files) {
-    const outcomes = await lookup(file);
-    const failed = outcomes.find((outcome) => !outcome.ok);
-    tally.file(failed && !failed.ok ? failed.error : undefined, fileLabel(file));
-    yield outcomes.filter((outcome) => !outcome.ok || tally.add(outcome.value));
+    yield tally.read(fileLabel(file), await lookup(file));
   }
 }
 
-/** 0; 7 when some files could not be read; the failure's own code when no file could. */
+/** 0; 3 when no report was read; 7 when some files could not be read; the failure's own code when no file could. */
 function summaryExit(summary: DmarcReportSummary): number {
-  if (summary.files_failed === 0) return 0;
+  if (summary.files_failed === 0) return summary.reports === 0 ? ERROR_CODES.not_found.exit : 0;
   if (summary.files_failed < summary.files) return ERROR_CODES.partial.exit;
   const code = summary.errors[0]!.code as keyof typeof ERROR_CODES;
   return (ERROR_CODES[code] ?? ERROR_CODES.invalid_input).exit;
@@ -237,7 +237,7 @@ function presentRowColumn(row: DmarcReportRow, column: string): unknown {
   return column.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | null)?.[key], row);
 }
 
-export function fileLabel(file: string): string {
+function fileLabel(file: string): string {
   return file === '-' ? 'stdin' : file;
 }
 
@@ -247,8 +247,11 @@ function sinceDate(text: string, name = '--since'): Date {
   return date;
 }
 
+/** A domain filter in the form reports name the domain: ASCII (internationalised names in punycode), lower case, no final dot. */
 function domainFlag(text: string, name = '--domain'): string {
-  const domain = text.trim().toLowerCase().replace(/\.$/, '');
-  if (!/^[a-z0-9_]([a-z0-9_-]{0,62}\.)*[a-z0-9-]{1,63}$/.test(domain)) throw new NetintelError('usage', `${name} takes a domain name (not ${JSON.stringify(text)})`);
-  return domain;
+  try {
+    return normaliseMailDomain(text.trim()).ascii;
+  } catch (error) {
+    throw new NetintelError('usage', `${name} takes a mail domain: ${toNetintelError(error).message}`, { cause: error });
+  }
 }

@@ -151,11 +151,13 @@ async function mailDocuments(bytes: Buffer, file: string, limits: ReportLimits, 
   for (const [index, message] of messages.entries()) {
     const label = messages.length > 1 ? `${file}: message ${index + 1}` : file;
     const parsed = await simpleParser(message, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
-    const attachments = parsed.attachments.filter((attachment) => containerKind(attachment.content) !== 'unknown' && containerKind(attachment.content) !== 'mail');
-    if (attachments.length > limits.entries) throw invalid(label, `more than ${limits.entries} attachments`);
-    for (const attachment of attachments) {
-      const name = `${label}: ${attachment.filename ?? 'attachment'}`;
-      documents.push(...archiveDocuments(attachment.content, name, containerKind(attachment.content) as 'xml' | 'gzip' | 'zip', limits, budget));
+    const reports = parsed.attachments.flatMap((attachment) => {
+      const kind = containerKind(attachment.content);
+      return kind === 'xml' || kind === 'gzip' || kind === 'zip' ? [{ attachment, kind }] : [];
+    });
+    if (reports.length > limits.entries) throw invalid(label, `more than ${limits.entries} attachments`);
+    for (const { attachment, kind } of reports) {
+      documents.push(...archiveDocuments(attachment.content, `${label}: ${attachment.filename ?? 'attachment'}`, kind, limits, budget));
     }
   }
   if (documents.length === 0) throw invalid(file, 'a mail message without a report attached (XML, gzip or zip)');

@@ -1,5 +1,6 @@
 import type { EngineContext } from '../context.js';
 import { NetintelError, toNetintelError } from '../../errors.js';
+import { normaliseMailDomain } from '../mail/mail-domain.js';
 import type { Outcome } from '../outcome.js';
 import { parseAggregateReport, type DmarcAggregateReport } from './aggregate-report.js';
 import { REPORT_LIMITS, reportDocuments, type ReportLimits } from './report-containers.js';
@@ -10,7 +11,7 @@ import { createSourceEnrichment, type DmarcSource } from './source-enrichment.js
 export interface DmarcReportOptions {
   /** Reports whose interval ends before this time are left out. */
   since?: Date;
-  /** Only reports about this domain's policy. */
+  /** Only reports about this domain's policy (any case, a final dot, an internationalised name in either form). */
   domain?: string;
   /** Look the PTR name of each source up (default true). */
   reverseDns?: boolean;
@@ -31,6 +32,8 @@ export type FileRows = (file: string, bytes: Buffer) => Promise<Array<Outcome<Dm
  */
 export function createReportReader(ctx: EngineContext, options: DmarcReportOptions = {}): FileRows {
   const enrichment = createSourceEnrichment(ctx, { reverseDns: options.reverseDns !== false, ...(options.maxReverseLookups === undefined ? {} : { maxReverseLookups: options.maxReverseLookups }) });
+  // Reports name the domain in ASCII, lower case, without a final dot.
+  const domain = options.domain === undefined ? undefined : normaliseMailDomain(options.domain.trim()).ascii;
   let alignment: Promise<Alignment> | undefined;
   return async (file, bytes) => {
     try {
@@ -38,7 +41,7 @@ export function createReportReader(ctx: EngineContext, options: DmarcReportOptio
       const aligned = await alignment;
       const documents = await reportDocuments(bytes, file, options.limits ?? REPORT_LIMITS);
       const reports = documents.map((document) => ({ name: document.name, report: parseAggregateReport(document.xml, document.name) }));
-      const wanted = reports.filter(({ report }) => kept(report, options));
+      const wanted = reports.filter(({ report }) => kept(report, domain, options.since));
       const sources = await enrichedSources(wanted.flatMap(({ report }) => report.records.map((entry) => entry.source_ip)), enrichment);
       return wanted.flatMap(({ name, report }) => report.records.map((entry) => ({ ok: true as const, query: file, value: reportRow(report, entry, name, sources.get(entry.source_ip)!, aligned) })));
     } catch (error) {
@@ -64,9 +67,9 @@ async function enrichedSources(addresses: readonly string[], enrichment: (addres
   return sources;
 }
 
-function kept(report: DmarcAggregateReport, options: DmarcReportOptions): boolean {
-  if (options.domain !== undefined && report.policy.domain !== options.domain.toLowerCase().replace(/\.$/, '')) return false;
-  if (options.since !== undefined && new Date(report.end).getTime() < options.since.getTime()) return false;
+function kept(report: DmarcAggregateReport, domain: string | undefined, since: Date | undefined): boolean {
+  if (domain !== undefined && report.policy.domain !== domain) return false;
+  if (since !== undefined && new Date(report.end).getTime() < since.getTime()) return false;
   return true;
 }
 

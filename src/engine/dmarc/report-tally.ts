@@ -1,5 +1,6 @@
 import { finding, type Finding } from '../findings.js';
 import type { NetintelError } from '../../errors.js';
+import type { Outcome } from '../outcome.js';
 import type { DmarcReportRow } from './report-rows.js';
 import type { DmarcSource } from './source-enrichment.js';
 
@@ -88,6 +89,17 @@ export class DmarcTally {
   #failedFiles = 0;
   #messages = 0;
 
+  /**
+   * Counts a file as it was read: the file (failed when any outcome is an
+   * error) and each of its rows. Returns the outcomes to show: the errors and
+   * the rows of reports not read before.
+   */
+  read(file: string, outcomes: ReadonlyArray<Outcome<DmarcReportRow>>): Array<Outcome<DmarcReportRow>> {
+    const failed = outcomes.find((outcome) => !outcome.ok);
+    this.file(failed && !failed.ok ? failed.error : undefined, file);
+    return outcomes.filter((outcome) => !outcome.ok || this.add(outcome.value));
+  }
+
   /** Counts a file given, before its rows; `error` when it could not be read. */
   file(error?: NetintelError, file?: string): void {
     this.#current = undefined;
@@ -158,7 +170,7 @@ export class DmarcTally {
     const share = this.#messages === 0 ? 0 : failingMessages / this.#messages;
     return {
       kind: 'dmarc-summary',
-      headline: headline(this.#messages, sources.length, failing.length, share),
+      headline: this.#reports.size === 0 ? `no aggregate report read from ${this.#files.toLocaleString('en-US')} file${this.#files === 1 ? '' : 's'}: nothing was checked` : headline(this.#messages, sources.length, failing.length, share),
       messages: this.#messages,
       sources: sources.length,
       failing_sources: failing.length,
@@ -175,7 +187,7 @@ export class DmarcTally {
       passing,
       reporters,
       errors: [...this.#errors],
-      findings: findingsOf(failing, this.#errors, this.#duplicates),
+      findings: findingsOf(failing, this.#errors, this.#duplicates, this.#reports.size),
     };
   }
 }
@@ -187,13 +199,17 @@ function headline(messages: number, sources: number, failing: number, share: num
   return `${base}; ${count(failing, 'source')} ${failing === 1 ? 'fails' : 'fail'} DMARC: ${percent(share)} of volume`;
 }
 
+/** What a run that read no report says: it checked nothing, which is not "no source fails". */
+export const NO_REPORTS = 'no aggregate report was read: none in the files given, or none matched --domain or --since';
+
 export function percent(share: number): string {
   const value = share * 100;
   return `${value > 0 && value < 0.1 ? '<0.1' : value.toFixed(1)}%`;
 }
 
-function findingsOf(failing: readonly DmarcSourceSummary[], errors: DmarcReportSummary['errors'], duplicates: number): Finding[] {
+function findingsOf(failing: readonly DmarcSourceSummary[], errors: DmarcReportSummary['errors'], duplicates: number, reports: number): Finding[] {
   const findings: Finding[] = [];
+  if (reports === 0) findings.push(finding('dmarc_no_reports', 'unknown', NO_REPORTS, 'RFC 7489 §7.2'));
   const unauthorised = failing.filter((source) => source.failing_messages === source.messages);
   const partly = failing.filter((source) => source.failing_messages < source.messages);
   if (unauthorised.length > 0) {

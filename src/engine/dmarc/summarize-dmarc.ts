@@ -17,10 +17,7 @@ export async function summarizeDmarcReports(ctx: EngineContext, files: Iterable<
   const read = createReportReader(ctx, options);
   const tally = new DmarcTally();
   for await (const file of files) {
-    const outcomes = await read(file.name, Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
-    const failed = outcomes.find((outcome) => !outcome.ok);
-    tally.file(failed && !failed.ok ? failed.error : undefined, file.name);
-    for (const outcome of outcomes) if (outcome.ok) tally.add(outcome.value);
+    tally.read(file.name, await read(file.name, Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content)));
   }
   return tally.summary();
 }

@@ -1,5 +1,5 @@
 import type { DmarcReportRow } from '../../engine/dmarc/report-rows.js';
-import type { DmarcReportSummary, DmarcSourceSummary } from '../../engine/dmarc/report-tally.js';
+import { percent, type DmarcReportSummary, type DmarcSourceSummary } from '../../engine/dmarc/report-tally.js';
 import { factList, findingsBlock, headline, heading, safe, sections } from './blocks.js';
 import { fittedTable, type TableColumn } from './fitted-table.js';
 import type { ViewContext } from './style.js';
@@ -23,9 +23,7 @@ function titled(ctx: ViewContext, title: string): string {
 }
 
 function shareText(part: number, whole: number): string {
-  if (whole === 0) return '';
-  const value = (part / whole) * 100;
-  return `${value > 0 && value < 0.1 ? '<0.1' : value.toFixed(1)}%`;
+  return whole === 0 ? '' : percent(part / whole);
 }
 
 /** A table of sources: failing ones with their failing count, passing ones with their volume. */
