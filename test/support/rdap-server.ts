@@ -13,7 +13,8 @@
  * `broken.test` (not JSON), `slow.test` (headers after `slowMs`), `huge.test`
  * (an answer over 1 MiB), `to-private.test` (its related link points to
  * 10.0.0.1), `lost-registrar.test` (the registrar answers 404), `soon.test`
- * (expires in 10 days), `gone.test` (expired yesterday), `evil.test` (terminal escapes and a bidi override in its registrar's name and its status), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
+ * (expires in 10 days), `gone.test` (expired yesterday), `no-expiry.test` (no
+ * expiration event, and no registrar to give one), `evil.test` (terminal escapes and a bidi override in its registrar's name and its status), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
  * address in 198.51.100.0/24 is redirected to another RIR's path; any address in 192.0.2.0/24, 2001:db8::/32 and AS64496 answer from the registry.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -267,6 +268,11 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
           return send(200, domainRecord(name, base, 10, null));
         case 'gone.test':
           return send(200, domainRecord(name, base, -1, null));
+        case 'no-expiry.test': {
+          const record = domainRecord(name, base, 400, null);
+          record.events = (record.events as Array<{ eventAction: string }>).filter((event) => event.eventAction !== 'expiration');
+          return send(200, record);
+        }
         default:
           return send(200, domainRecord(name, base, 400, registrarUrl));
       }

@@ -175,7 +175,7 @@ function referralFailure(url: string, error: NetintelError): Finding {
   );
 }
 
-/** The findings of a record: the expiry of a domain, a missing abuse contact, withheld fields. */
+/** The findings of a record: the expiry of a domain (or that it could not be checked), a missing abuse contact, withheld fields. */
 export function rdapFindings(record: Omit<RdapResult, 'findings'>, expiryDays: number): Finding[] {
   const findings: Finding[] = [];
   const days = record.days_until_expiry;
@@ -191,6 +191,9 @@ export function rdapFindings(record: Omit<RdapResult, 'findings'>, expiryDays: n
         }),
       );
     }
+  } else if (record.object === 'domain') {
+    // Without it --fail-on would pass a domain whose expiry no one checked.
+    findings.push(finding('rdap_expiry_unknown', 'unknown', 'the registry gives no expiration date; expiry was not checked', 'RFC 9083 §4.5', null));
   }
   if (record.abuse.email === null && record.abuse.phone === null) {
     const withheld = record.redacted.some((name) => name.startsWith('abuse.'));

@@ -13,6 +13,7 @@ import { createEngineContext, type EngineContext } from '../../../src/engine/con
 import { daysUntil, lookupRdap, rdapQuery } from '../../../src/engine/rdap/lookup-rdap.js';
 import { cacheLifetimeMs, retryAfterMs } from '../../../src/engine/rdap/rdap-fetch.js';
 import { NetintelError } from '../../../src/errors.js';
+import { runCli, tempDir } from '../../support/cli.js';
 import { closedPort } from '../../support/peers.js';
 import { startRdapServer, writeBootstrap, type RdapTestServer } from '../../support/rdap-server.js';
 
@@ -181,6 +182,33 @@ describe('lookupRdap against a registry and a registrar', () => {
     const gone = await lookupRdap(context(), 'gone.test', { connect: connect() });
     expect(gone.days_until_expiry).toBeLessThan(0);
     expect(gone.findings.find((item) => item.id === 'rdap_domain_expired')?.severity).toBe('error');
+  });
+
+  it('says a domain without an expiration date could not be checked, not that it passed', async () => {
+    const record = await lookupRdap(context(), 'no-expiry.test', { connect: connect(), expiryDays: 30 });
+    expect(record.expires).toBeNull();
+    expect(record.days_until_expiry).toBeNull();
+    expect(record.findings.find((item) => item.id === 'rdap_expiry_unknown')).toMatchObject({ severity: 'unknown', rfc: 'RFC 9083 §4.5' });
+    const network = await lookupRdap(context(), '192.0.2.1', { connect: connect() });
+    expect(network.findings.some((item) => item.id === 'rdap_expiry_unknown')).toBe(false);
+    const dated = await lookupRdap(context(), 'example.test', { connect: connect() });
+    expect(dated.findings.some((item) => item.id === 'rdap_expiry_unknown')).toBe(false);
+  });
+
+  it('exits 7 (partial), never 0, for the cron check of a domain without an expiration date', async () => {
+    const scratch = tempDir('netintel-rdap-expiry-');
+    try {
+      const caFile = join(scratch.path, 'ca.pem');
+      writeFileSync(caFile, server.ca);
+      const cron = (target: string) => runCli(['rdap', target, '--expiry-days', '30', '--fail-on', 'warning', '--data-dir', server.freshDataDir(), '--tls-ca', caFile]);
+      const unknown = await cron('no-expiry.test');
+      expect(unknown.code, unknown.stderr).toBe(7);
+      expect(unknown.stdout).toContain('expiry was not checked');
+      expect((await cron('example.test')).code).toBe(0);
+      expect((await cron('soon.test')).code).toBe(10);
+    } finally {
+      scratch.remove();
+    }
   });
 
   it('keeps the registry record when the registrar fails, with an unknown finding', async () => {
