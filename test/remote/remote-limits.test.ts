@@ -52,6 +52,13 @@ describe('Retry-After', () => {
     expect(of({ 'retry-after': 'x'.repeat(500) })?.text).toHaveLength(41);
     expect(of({})).toBeNull();
   });
+
+  it('reads only the HTTP-date forms of RFC 9110 as dates: words around a number are no wait', () => {
+    for (const value of ['later 2099', 'soon 2', 'Sun, 31 Feb 2030 10:00:00 GMT', '2030-01-02']) expect(of({ 'retry-after': value }), value).toEqual({ ms: null, text: value });
+    expect(of({ 'retry-after': 'Tuesday, 01-Jan-30 10:00:30 GMT' })?.ms).toBe(30_000);
+    expect(of({ 'retry-after': 'Tue Jan  1 10:00:30 2030' })?.ms).toBe(30_000);
+    expect(of({ 'retry-after': '999999999' })?.ms).toBe(999_999_999_000);
+  });
 });
 
 const check = await publishedAnswerCheck();

@@ -10,6 +10,7 @@
  * withholds the registrant and abuse contact: RFC 9537 and "REDACTED FOR
  * PRIVACY"), `missing.test` (404), `busy.test` (429 with Retry-After: 1 the
  * first time), `limited.test` (429 with Retry-After: 3600, always),
+ * `forever.test` (429 with Retry-After: 999999999, about 32 years, always),
  * `broken.test` (not JSON), `slow.test` (headers after `slowMs`), `huge.test`
  * (an answer over 1 MiB), `to-private.test` (its related link points to
  * 10.0.0.1), `lost-registrar.test` (the registrar answers 404), `soon.test`
@@ -245,6 +246,8 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
           return send(200, domainRecord(name, base, 400, null));
         case 'limited.test':
           return send(429, { errorCode: 429 }, { 'retry-after': '3600' });
+        case 'forever.test':
+          return send(429, { errorCode: 429 }, { 'retry-after': '999999999' });
         case 'broken.test':
           return send(200, '{"objectClassName": "domain", "ldhName": ');
         case 'slow.test': {

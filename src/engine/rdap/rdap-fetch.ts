@@ -5,6 +5,7 @@ import { NetintelError } from '../../errors.js';
 import { writeFileAtomically } from '../../write-file-atomically.js';
 import type { EngineContext } from '../context.js';
 import { guardedGet, HTTPS_FETCH_KINDS, tooLargeError, type HttpsConnectOptions } from '../http/guarded-get.js';
+import { retryAfterValueMs } from '../http/retry-after.js';
 import { reportStage } from '../stage.js';
 
 /** An RDAP answer: the object's JSON, the URL that gave it, and whether it came from the cache. */
@@ -19,6 +20,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const MIN_CACHE_MS = 60 * 1000;
 /** The longest Retry-After waited for within one lookup; a longer one is recorded and obeyed by later runs. */
 const MAX_RETRY_WAIT_MS = 10 * 1000;
+/** The longest wait a Retry-After makes later runs keep: one odd header does not stop a registry's lookups for years. */
+const MAX_BACKOFF_MS = DAY_MS;
 const CACHE_DIR = 'rdap-cache';
 
 /**
@@ -77,13 +80,14 @@ export function parseObject(body: Buffer, url: string): Record<string, unknown> 
   return json as Record<string, unknown>;
 }
 
-/** Retry-After as milliseconds from now: delay-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+/**
+ * Retry-After as milliseconds from now (RFC 9110 §10.2.3, read by
+ * retryAfterValueMs), held to a day at most; null when absent or
+ * unreadable.
+ */
 export function retryAfterMs(value: string | null, now: Date): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d{1,9}$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+  const ms = value === null ? null : retryAfterValueMs(value, now.getTime());
+  return ms === null ? null : Math.min(ms, MAX_BACKOFF_MS);
 }
 
 function rateLimited(url: string, laterMs: number | null): NetintelError {
@@ -178,6 +182,7 @@ async function refuseWhileBackingOff(cache: string, host: string, url: string, n
   } catch {
     return;
   }
-  if (Number.isNaN(until) || until <= now.getTime()) return;
+  // A wait longer than any this version keeps was written by an older one: asked afresh, and told again.
+  if (Number.isNaN(until) || until <= now.getTime() || until - now.getTime() > MAX_BACKOFF_MS) return;
   throw rateLimited(url, until - now.getTime());
 }

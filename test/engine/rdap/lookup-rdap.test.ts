@@ -5,7 +5,8 @@
  * 404, 429 with Retry-After, malformed, slow and oversized answers, the
  * connect guard on the referral, the cache of answers.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicTargetGuard } from '../../../src/engine/connect-guard.js';
@@ -91,6 +92,13 @@ describe('the clock of a record', () => {
     expect(retryAfterMs('Sun, 29 Nov 2026 11:00:00 GMT', now)).toBe(0);
     expect(retryAfterMs('soon', now)).toBeNull();
     expect(retryAfterMs(null, now)).toBeNull();
+  });
+
+  it('reads only the HTTP-date forms of RFC 9110 as dates, and holds any wait to a day', () => {
+    expect(retryAfterMs('Sunday, 29-Nov-26 12:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs('Sun Nov 29 12:01:00 2026', now)).toBe(60_000);
+    for (const value of ['later 2099', 'soon 2', 'Sun, 31 Feb 2027 00:00:00 GMT', '2027-01-01', 'NaN', '-5', '']) expect(retryAfterMs(value, now), value).toBeNull();
+    for (const value of ['999999999', '1e999', 'Thu, 01 Jan 2099 00:00:00 GMT']) expect(retryAfterMs(value, now), value).toBe(24 * 3600_000);
   });
 });
 
@@ -240,6 +248,28 @@ describe('lookupRdap against misbehaving answers', () => {
     const again = await failure(lookupRdap(ctx, 'example.test', { connect: connect() }));
     expect(again.details).toMatchObject({ status: 429 });
     expect(server.requests.length).toBe(asked);
+  });
+
+  it('holds a Retry-After of years to a day: the host is asked again once the day has passed', async () => {
+    let now = new Date();
+    const ctx = context({ now: () => now });
+    const error = await failure(lookupRdap(ctx, 'forever.test', { connect: connect() }));
+    expect(error.details).toMatchObject({ status: 429, retry_after_seconds: 86_400 });
+    const asked = server.requests.length;
+    expect((await failure(lookupRdap(ctx, 'example.test', { connect: connect() }))).details).toMatchObject({ status: 429 });
+    expect(server.requests.length).toBe(asked);
+    now = new Date(now.getTime() + 24 * 3600_000 + 1000);
+    expect((await lookupRdap(ctx, 'example.test', { connect: connect() })).object).toBe('domain');
+    expect(server.requests.length).toBeGreaterThan(asked);
+  });
+
+  it('asks a host again whose remembered wait is longer than a day (written before waits were held to one)', async () => {
+    const ctx = context();
+    const host = new URL(server.registry).host;
+    mkdirSync(join(ctx.dataDir!, 'rdap-cache'), { recursive: true });
+    const file = join(ctx.dataDir!, 'rdap-cache', `${createHash('sha256').update(`backoff ${host}`).digest('hex')}.json`);
+    writeFileSync(file, JSON.stringify({ host, until: '2099-01-01T00:00:00.000Z' }));
+    expect((await lookupRdap(ctx, '192.0.2.1', { connect: connect() })).object).toBe('ip network');
   });
 
   it('calls an answer that is not JSON upstream', async () => {

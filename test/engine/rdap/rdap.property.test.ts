@@ -12,6 +12,7 @@ import { createPublicTargetGuard, type ConnectGuard } from '../../../src/engine/
 import { createEngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { HTTPS_FETCH_KINDS } from '../../../src/engine/http/guarded-get.js';
+import { parseHttpDate, retryAfterValueMs } from '../../../src/engine/http/retry-after.js';
 import { lookupRdap, rdapQuery } from '../../../src/engine/rdap/lookup-rdap.js';
 import { asnServers, domainServers, networkServers, parseBootstrap } from '../../../src/engine/rdap/rdap-bootstrap.js';
 import { contactOf, entityWithRole } from '../../../src/engine/rdap/rdap-entities.js';
@@ -143,7 +144,39 @@ describe('bootstrap files and Retry-After of any shape', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.nat().map(String), fc.date({ noInvalidDate: true }).map((date) => date.toUTCString())), (value) => {
         const wait = retryAfterMs(value, new Date());
-        expect(wait === null || (Number.isFinite(wait) && wait >= 0)).toBe(true);
+        expect(wait === null || (Number.isFinite(wait) && wait >= 0 && wait <= 24 * 3600_000)).toBe(true);
+      }),
+      fuzz(600),
+    );
+  });
+
+  it('Retry-After of words around a number is no date, however Date.parse reads it', () => {
+    const word = fc.stringMatching(/^[A-Za-z]{1,12}$/);
+    fc.assert(
+      fc.property(word, fc.integer({ min: 0, max: 99_999 }), fc.boolean(), (text, number, before) => {
+        const value = before ? `${number} ${text}` : `${text} ${number}`;
+        expect(retryAfterValueMs(value, Date.now())).toBeNull();
+        expect(retryAfterMs(value, new Date())).toBeNull();
+      }),
+      fuzz(600),
+    );
+    for (const value of ['later 2099', 'soon 2']) expect(retryAfterValueMs(value, Date.now()), value).toBeNull();
+    expect(retryAfterValueMs('999999999', 0)).toBe(999_999_999_000);
+  });
+
+  const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+  it('Retry-After as an HTTP-date of any moment reads back that moment, in each of the three forms', () => {
+    const now = Date.UTC(2026, 10, 29);
+    fc.assert(
+      fc.property(fc.date({ min: new Date(Date.UTC(1980, 0, 1)), max: new Date(Date.UTC(2070, 0, 1)), noInvalidDate: true }), (date) => {
+        const at = Math.floor(date.getTime() / 1000) * 1000;
+        const fixdate = new Date(at).toUTCString();
+        const [weekday, day, month, year, time] = fixdate.replace(',', '').split(' ') as [string, string, string, string, string];
+        const rfc850 = `${WEEKDAYS[new Date(at).getUTCDay()]}, ${day}-${month}-${year.slice(2)} ${time} GMT`;
+        const asctime = `${weekday} ${month} ${String(Number(day)).padStart(2, ' ')} ${time} ${year}`;
+        // 1980 to 2069 in two digits: each within 50 years ahead of now, or else the past century's (RFC 9110 §5.6.7).
+        for (const form of [fixdate, rfc850, asctime]) expect(parseHttpDate(form, now), form).toBe(at);
       }),
       fuzz(600),
     );
