@@ -1,6 +1,6 @@
 import type { RdapResult } from '../../engine/rdap/rdap-record.js';
 import { factList, findingCounts, findingsBlock, headline, sections, type Fact } from './blocks.js';
-import type { HumanView } from './view.js';
+import { plural, type HumanView } from './view.js';
 
 /** A value, or `(redacted)` when the registry withheld it, or null (the fact is left out). */
 function orRedacted(record: RdapResult, value: string | null, field: string): string | null {
@@ -15,8 +15,8 @@ function expiry(record: RdapResult): string | null {
   if (record.expires === null) return null;
   const days = record.days_until_expiry;
   if (days === null) return day(record.expires);
-  if (days < 0) return `${day(record.expires)} (expired ${-days} day${days === -1 ? '' : 's'} ago)`;
-  return `${day(record.expires)} (in ${days} day${days === 1 ? '' : 's'})`;
+  if (days < 0) return `${day(record.expires)} (expired ${plural(-days, 'day')} ago)`;
+  return `${day(record.expires)} (in ${plural(days, 'day')})`;
 }
 
 function range(record: RdapResult): string | null {
