@@ -14,7 +14,7 @@ import { reportStage } from '../stage.js';
 import { certificateFields, keyDetails } from './certificate-details.js';
 import { PREAMBLES, PreambleError } from './starttls.js';
 import { connectTcp } from './tcp-connect.js';
-import { judgeCertificate, peerChainDer, probeTlsOptions, trustAnchorFingerprints } from './tls-certificate.js';
+import { judgeCertificate, peerChainDer, probeTlsOptions, signedBy, trustAnchorFingerprints } from './tls-certificate.js';
 import { tlsFindings } from './tls-findings.js';
 import { tlsHandshake } from './tls-handshake.js';
 import type { StarttlsProtocol, TlsCertificateSummary, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, VersionSupport } from './tls-result.js';
@@ -212,20 +212,12 @@ function describeChain(chainDer: readonly Buffer[], now: Date, ca: readonly stri
       valid_from: new Date(x509.validFrom).toISOString(),
       valid_to: new Date(notAfter).toISOString(),
       days_left: Math.floor((notAfter - now.getTime()) / DAY_MS),
-      self_signed: x509.checkIssued(x509) && safeVerify(x509),
+      self_signed: x509.checkIssued(x509) && signedBy(x509, x509),
       trust_anchor: anchors.has(fingerprint.replace(/:/g, '')),
       embedded_scts: fields.embeddedScts,
       fingerprint_sha256: fingerprint,
     };
   });
-}
-
-function safeVerify(x509: X509Certificate): boolean {
-  try {
-    return x509.verify(x509.publicKey);
-  } catch {
-    return false;
-  }
 }
 
 /** DANE for any service (RFC 6698 §3: `_<port>._tcp.<host>`), with the matching of the SMTP probe; a failed lookup is a verdict, not an exception. */

@@ -107,7 +107,7 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
   const verifyError = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
   const x509 = chain.map((certificate) => new X509Certificate(certificate.raw));
   const leafX509 = x509[0]!;
-  const selfSigned = leafX509.checkIssued(leafX509) && leafX509.verify(leafX509.publicKey);
+  const selfSigned = leafX509.checkIssued(leafX509) && signedBy(leafX509, leafX509);
 
   let trusted = verifyError === null;
   if (!trusted && TIME_ERRORS.has(verifyError!)) {
@@ -115,7 +115,7 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
     const last = chain[chain.length - 1]!;
     const linked = x509.every((certificate, i) => {
       const issuer = x509[i + 1];
-      return issuer === undefined || (certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey));
+      return issuer === undefined || (certificate.checkIssued(issuer) && signedBy(certificate, issuer));
     });
     trusted = linked && anchors.has(derFingerprint(last.raw));
   }
@@ -154,4 +154,17 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
       }),
     ),
   };
+}
+
+/**
+ * Whether `issuer`'s key verifies `certificate`'s signature. A key OpenSSL
+ * cannot decode makes `publicKey` throw: that is a signature not verified,
+ * not a failed probe.
+ */
+export function signedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+  try {
+    return certificate.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
 }
