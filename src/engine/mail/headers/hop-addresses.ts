@@ -83,12 +83,26 @@ export async function describeHopAddresses(ctx: EngineContext, hops: readonly Ho
             );
           }
         }
+        // Lists that did not answer leave an address unchecked, never clean (as `netintel blacklist` says).
+        const unchecked = [...verdicts].filter(([, verdict]) => isBlacklistUnchecked(verdict)).map(([ip]) => ip);
+        if (unchecked.length > 0) {
+          findings.push(
+            finding('headers_blacklist_unknown', 'unknown', `${unchecked.length === 1 ? '1 hop address' : `${unchecked.length} hop addresses`} could not be checked against every blocklist: some lists did not answer`, 'RFC 5782 §2.1', {
+              addresses: unchecked,
+            }),
+          );
+        }
       } finally {
         await checker.close();
       }
     }
   }
   return { described, findings };
+}
+
+/** True when lists that did not answer left the address's verdict open (incomplete or unknown). */
+export function isBlacklistUnchecked(verdict: HopBlacklist | null): boolean {
+  return verdict?.status === 'incomplete' || verdict?.status === 'unknown';
 }
 
 async function checkOne(check: (target: string) => Promise<import('../../blacklist/blacklist-result.js').BlacklistResult>, ip: string): Promise<HopBlacklist> {

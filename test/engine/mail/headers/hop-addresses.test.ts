@@ -54,6 +54,8 @@ describe('hop addresses', () => {
     const report = await analyzeHeaders(ctx, Buffer.from(MESSAGE), 'test', { blacklist: { zones: 'quiet.test.example:ip' } });
     expect(report.hops[0]!.address?.blacklist?.status).not.toBe('clean');
     expect(['unknown', 'incomplete']).toContain(report.hops[0]!.address?.blacklist?.status);
+    // Said as unchecked, so that the run exits as partial (7), never as checked.
+    expect(report.findings.find((item) => item.id === 'headers_blacklist_unknown')).toMatchObject({ severity: 'unknown', evidence: { addresses: ['9.9.9.9', '8.8.8.8'] } });
   });
 });
 
