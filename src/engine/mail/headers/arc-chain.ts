@@ -16,7 +16,7 @@ import type { HeaderBlock } from './header-block.js';
 
 /** The ARC chain of a message, validated. */
 export interface ArcVerdict {
-  /** none: no ARC fields; pass; fail; temperror: a key could not be fetched; not_checked: the body was not given. */
+  /** none: no ARC fields; pass; fail; temperror: a key could not be fetched; not_checked: the body was not given, or the header section is over the caps. */
   result: 'none' | 'pass' | 'fail' | 'temperror' | 'not_checked';
   /** ARC sets (instances) in the message. */
   instances: number;
@@ -36,6 +36,15 @@ export interface ArcSeal {
 /** RSA keys shorter than this fail the chain, as DKIM keys do (RFC 8301 §3.2). */
 const MIN_KEY_BITS = 1024;
 
+/**
+ * The largest header section, and the most lines in it, handed to mailauth,
+ * which splits header fields in time quadratic in the lines (lib/tools.js
+ * parseHeaders): 128 KiB already takes seconds. Real header sections are a
+ * few kilobytes to a few tens of kilobytes.
+ */
+export const MAX_ARC_HEADER_BYTES = 64 * 1024;
+export const MAX_ARC_HEADER_LINES = 2000;
+
 /** Validates the message's ARC chain; `hasBody` false when only the header block was given (or an empty body). */
 export async function validateArc(ctx: EngineContext, dns: MailDns, message: Buffer, block: HeaderBlock, hasBody: boolean): Promise<ArcVerdict> {
   const seals = sealsOf(block);
@@ -43,19 +52,31 @@ export async function validateArc(ctx: EngineContext, dns: MailDns, message: Buf
   if (arcFields.length === 0) return { result: 'none', instances: 0, seals, reason: null };
   const instances = new Set(seals.map((seal) => seal.instance)).size;
   if (!hasBody) return { result: 'not_checked', instances, seals, reason: 'only the header block was given: the ARC-Message-Signature covers the body' };
+  const { bytes, lines } = headerSize(block);
+  if (bytes > MAX_ARC_HEADER_BYTES || lines > MAX_ARC_HEADER_LINES) {
+    return { result: 'not_checked', instances, seals, reason: `the header section (${bytes} octets, ${lines} lines) is too large for ARC validation: at most ${MAX_ARC_HEADER_BYTES} octets and ${MAX_ARC_HEADER_LINES} lines are validated` };
+  }
 
-  // Only the ARC keys' lookups count: a DKIM-Signature key mailauth fetches on the way says nothing of the chain.
   const arcKeys = new Set(arcFields.filter((field) => field.key !== 'arc-authentication-results').map((field) => `${tagOf(field.value, 's')}._domainkey.${tagOf(field.value, 'd')}`.toLowerCase()));
   let dnsFailure: string | null = null;
+  let badKeyName: string | null = null;
   const resolver = async (name: string, type: string): Promise<string[][]> => {
-    if (type !== 'TXT') throw Object.assign(new Error(`no ${type} lookups for ARC`), { code: 'ENOTFOUND' });
+    // mailauth verifies every DKIM-Signature on the way and fetches its key too; those verdicts are computed
+    // elsewhere (dkim-message.ts, with its cap on signatures), so only ARC keys are looked up.
+    if (type !== 'TXT' || !arcKeys.has(name.toLowerCase())) throw Object.assign(new Error(`no ${type} lookup of ${name} for ARC`), { code: 'ENOTFOUND' });
     try {
       const found = await dns.lookup(name, 'TXT');
       if (found.records.length === 0) throw Object.assign(new Error(`no TXT record at ${name}`), { code: found.status === 'nxdomain' ? 'ENOTFOUND' : 'ENODATA' });
       return found.records.map((record) => record.strings);
     } catch (error) {
-      if (error instanceof NetintelError && arcKeys.has(name.toLowerCase())) dnsFailure ??= error.message;
-      throw error instanceof NetintelError ? Object.assign(new Error(error.message), { code: 'ETIMEOUT' }) : error;
+      if (!(error instanceof NetintelError)) throw error;
+      // A key name that is no domain name (a 64-octet label) is the sealer's error, not a DNS failure.
+      if (error.code === 'invalid_input') {
+        badKeyName ??= error.message;
+        throw Object.assign(new Error(error.message), { code: 'ENOTFOUND' });
+      }
+      dnsFailure ??= error.message;
+      throw Object.assign(new Error(error.message), { code: 'ETIMEOUT' });
     }
   };
   const [{ dkimVerify }, { arc }] = await Promise.all([import('mailauth/lib/dkim/verify.js'), import('mailauth/lib/arc/index.js')]);
@@ -66,7 +87,20 @@ export async function validateArc(ctx: EngineContext, dns: MailDns, message: Buf
   const comment = outcome.status.comment ? String(outcome.status.comment) : null;
   if (outcome.status.result === 'pass') return { result: 'pass', instances, seals, reason: null };
   if (dnsFailure !== null) return { result: 'temperror', instances, seals, reason: `a key could not be fetched: ${dnsFailure}` };
+  if (badKeyName !== null) return { result: 'fail', instances, seals, reason: `a key name is not a domain name: ${badKeyName}` };
   return { result: 'fail', instances, seals, reason: comment ?? 'the chain does not validate' };
+}
+
+/** The header section's octets and lines, as mailauth would split it. */
+function headerSize(block: HeaderBlock): { bytes: number; lines: number } {
+  let bytes = 0;
+  let lines = 0;
+  for (const field of block.parts.fields) {
+    bytes += field.raw.length + 2;
+    for (let at = field.raw.indexOf('\n'); at !== -1; at = field.raw.indexOf('\n', at + 1)) lines++;
+    lines++;
+  }
+  return { bytes, lines };
 }
 
 /** The ARC-Seal fields' tags as written, oldest instance first. */
