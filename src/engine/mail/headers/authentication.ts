@@ -135,13 +135,10 @@ async function spfVerdict(dns: MailDns, ctx: EngineContext, block: HeaderBlock, 
   if (sender === null && hop.from_helo === null) {
     return { result: 'not_checked', hop: hop.hop, ip: hop.from_ip, helo: null, sender: null, domain: null, reason: 'neither an envelope sender (Return-Path) nor a HELO name to check' };
   }
-  try {
-    const evaluation = await evaluateSpf(dns, { ip: parseIpAddress(hop.from_ip), sender: sender?.includes('@') ? sender : null, helo: hop.from_helo }, ctx.now());
-    return { result: evaluation.result, hop: hop.hop, ip: evaluation.ip, helo: evaluation.helo, sender, domain: evaluation.domain, reason: evaluation.reason };
-  } catch (error) {
-    // A sender or HELO name that is no domain cannot be checked: RFC 7208 §4.3 makes it none.
-    return { result: 'none', hop: hop.hop, ip: hop.from_ip, helo: hop.from_helo, sender, domain: null, reason: toNetintelError(error).message };
-  }
+  // evaluateSpf turns DNS trouble and a sender or HELO name that is no domain into results itself (RFC 7208 §2.6.6, §4.3):
+  // anything it throws is a fault, not a verdict.
+  const evaluation = await evaluateSpf(dns, { ip: parseIpAddress(hop.from_ip), sender: sender?.includes('@') ? sender : null, helo: hop.from_helo }, ctx.now());
+  return { result: evaluation.result, hop: hop.hop, ip: evaluation.ip, helo: evaluation.helo, sender, domain: evaluation.domain, reason: evaluation.reason };
 }
 
 async function dkimVerdict(ctx: EngineContext, dns: MailDns, message: Buffer, source: string, withBody: boolean): Promise<DkimVerdict> {
@@ -184,6 +181,7 @@ async function dmarcOf(ctx: EngineContext, dns: MailDns, fromDomain: string | nu
   try {
     record = await checkDmarc(ctx, fromDomain, { dns });
   } catch (error) {
+    if (toNetintelError(error).code === 'invalid_input') return { ...base, result: 'not_checked', reason: 'the From domain is not a domain name' };
     return { ...base, result: 'temperror', reason: `the DMARC record could not be read: ${toNetintelError(error).message}` };
   }
   if (record.policy === null) return { ...base, result: 'none', reason: `${fromDomain} publishes no DMARC policy` };
