@@ -3,8 +3,8 @@ import { NetintelError, toNetintelError } from '../../errors.js';
 import type { ConnectGuard } from '../connect-guard.js';
 import { assertQueryName, type DnsQuestion, type DnsReply, type EdnsMode } from './dns-message.js';
 import type { DnsAnswer, DnsTransportKind } from './dns-result.js';
-import { createDohClient, type DohClient } from './doh-exchange.js';
-import { createDotClient, type DotClient } from './dot-exchange.js';
+import type { DohClient } from './doh-exchange.js';
+import type { DotClient } from './dot-exchange.js';
 import { DNS_TIMEOUTS, type DnsTimeoutEvent } from './dns-timeouts.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
 import { isIP } from 'node:net';
@@ -306,13 +306,13 @@ function transportSettings(options: DnsTransportOptions): TransportSettings {
 /** The sockets and clients of a transport, opened on first use. */
 interface ResolverConnections {
   readonly closed: boolean;
-  encryptedClientFor(resolver: ResolverAddress): DohClient | DotClient;
+  encryptedClientFor(resolver: ResolverAddress): Promise<DohClient | DotClient>;
   channelFor(resolver: ResolverAddress, probe: boolean): UdpChannel;
   close(): Promise<void>;
 }
 
 function createConnections(settings: TransportSettings): ResolverConnections {
-  const encryptedClients = new Map<ResolverAddress, DohClient | DotClient>();
+  const encryptedClients = new Map<ResolverAddress, Promise<DohClient | DotClient>>();
   // One channel per resolver and deadline: a channel's queries share one timeout (udp-channel.ts), so a demoted resolver's probes go through a channel of their own.
   const channels = new Map<ResolverAddress, UdpChannel>();
   const probeChannels = new Map<ResolverAddress, UdpChannel>();
@@ -324,7 +324,11 @@ function createConnections(settings: TransportSettings): ResolverConnections {
     encryptedClientFor(resolver) {
       let client = encryptedClients.get(resolver);
       if (!client) {
-        client = resolver.protocol === 'https' ? createDohClient(resolver, settings.guard) : createDotClient(resolver, settings.guard);
+        // Loaded on first use: their TLS and HTTP/2 modules cost a classic DNS run several milliseconds of start-up.
+        client =
+          resolver.protocol === 'https'
+            ? import('./doh-exchange.js').then(({ createDohClient }) => createDohClient(resolver, settings.guard))
+            : import('./dot-exchange.js').then(({ createDotClient }) => createDotClient(resolver, settings.guard));
         encryptedClients.set(resolver, client);
       }
       return client;
@@ -343,9 +347,9 @@ function createConnections(settings: TransportSettings): ResolverConnections {
       const open = [...channels.values(), ...probeChannels.values()];
       channels.clear();
       probeChannels.clear();
-      for (const client of encryptedClients.values()) client.close();
+      const clients = [...encryptedClients.values()];
       encryptedClients.clear();
-      await Promise.all(open.map((channel) => channel.close()));
+      await Promise.all([...open.map((channel) => channel.close()), ...clients.map(async (client) => (await client).close())]);
     },
   };
 }
@@ -435,7 +439,7 @@ async function attempt(
   if (resolver.protocol === 'https' || resolver.protocol === 'tls') {
     const transport: DnsTransportKind = resolver.protocol;
     for (;;) {
-      const outcome = await connections.encryptedClientFor(resolver).exchange(question, edns, deadline);
+      const outcome = await (await connections.encryptedClientFor(resolver)).exchange(question, edns, deadline);
       if (edns && outcome.kind === 'reply' && outcome.rcode === 'FORMERR') {
         edns = false;
         continue;
