@@ -72,17 +72,34 @@ describe('dmarc-report', () => {
     });
   }
 
-  it('names a file too large for the server\'s body limit in remote mode, and reads the others', async () => {
+  it('sends a report in plain XML gzipped, so one several times the body limit gives the rows it gives locally', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netintel-dmarc-remote-'));
     try {
       const xml = readFileSync(`${FIXTURES}/google.xml`, 'utf8');
       const record = xml.slice(xml.indexOf('<record>'), xml.lastIndexOf('</record>') + '</record>'.length);
-      writeFileSync(join(dir, 'big.xml'), xml.replace('</feedback>', `${record.repeat(100)}</feedback>`).replace('17214528413271920373', 'big'));
-      const result = await remote([join(dir, 'big.xml'), `${FIXTURES}/microsoft.zip`, '--no-ptr', '-f', 'csv', '--fields', 'source_ip,count']);
+      const big = xml.replace('</feedback>', `${record.repeat(200)}</feedback>`).replace('17214528413271920373', 'big');
+      expect(big.length).toBeGreaterThan(4 * 65536);
+      writeFileSync(join(dir, 'big.xml'), big);
+      const args = [join(dir, 'big.xml'), '--no-ptr', '-f', 'csv'];
+      const [a, b] = [await local(args), await remote(args)];
+      expect(a.code).toBe(0);
+      expect(a.stdout.trimEnd().split('\n')).toHaveLength(1 + 5 * 201);
+      same(a, b);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a file too large for the server\'s body limit in remote mode, and reads the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netintel-dmarc-remote-'));
+    try {
+      // A mailbox goes as it is: 30 copies of one are over the limit however they would compress.
+      writeFileSync(join(dir, 'big.mbox'), readFileSync(`${FIXTURES}/reports.mbox`, 'utf8').concat('\n').repeat(30));
+      const result = await remote([join(dir, 'big.mbox'), `${FIXTURES}/microsoft.zip`, '--no-ptr', '-f', 'csv', '--fields', 'source_ip,count']);
       expect(result.code).toBe(7);
       const rows = result.stdout.trimEnd().split('\n');
-      expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual([join(dir, 'big.xml'), `${FIXTURES}/microsoft.zip`, `${FIXTURES}/microsoft.zip`]);
-      expect(rows[1]).toMatch(/big\.xml: .*larger than 65536 bytes/);
+      expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual([join(dir, 'big.mbox'), `${FIXTURES}/microsoft.zip`, `${FIXTURES}/microsoft.zip`]);
+      expect(rows[1]).toMatch(/big\.mbox: .*larger than 65536 bytes/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
