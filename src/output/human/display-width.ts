@@ -10,8 +10,9 @@ import stringWidth from 'string-width';
  * - V8's Intl.Segmenter (Node 20) is quadratic in the length of the string
  *   it segments (a 64 KB string takes seconds; chromium issue 326176949):
  *   text is segmented in windows of a few hundred code units instead.
- * - Printable ASCII, most of what the views show, never reaches it: each
- *   such character is a cluster of its own one column wide.
+ * - What the views show most (ASCII, Latin names, their punctuation and box
+ *   drawing: see standsAlone) never reaches it; making the first segmenter
+ *   of a run alone costs ICU about 10 ms.
  */
 
 /** Code units segmented at a time; Node 20's segmenter is quadratic within one call, so this bounds its cost per character. */
@@ -31,8 +32,8 @@ export function isPrintableAscii(code: number): boolean {
  * Hangul jamo or CR). Printable ASCII; Latin-1 to the spacing modifier
  * letters (U+00A0-U+02FF: accented names); and the punctuation, arrows, box
  * drawing, blocks and shapes the views draw with (U+2010-U+2027,
- * U+2030-U+205E, U+2190-U+2BFF). Text of these alone never reaches the
- * segmenter, whose first use costs ICU about 10 ms.
+ * U+2030-U+205E, U+2190-U+2BFF). test/output/display-width.test.ts holds
+ * ICU to this on every Node the tests run on.
  */
 export function standsAlone(code: number): boolean {
   return (
@@ -53,8 +54,8 @@ export function forEachCluster(text: string, visit: (start: number, end: number)
   const length = text.length;
   let start = 0;
   while (start < length) {
-    // Two printable ASCII characters always have a cluster boundary between them (UAX #29 GB999: no rule joins them);
-    // one before anything else may take a combining mark or joiner: the segmenter decides.
+    // Two characters that stand alone always have a cluster boundary between them; one before anything else may
+    // take a combining mark or joiner: the segmenter decides.
     if (standsAlone(text.charCodeAt(start)) && (start + 1 === length || standsAlone(text.charCodeAt(start + 1)))) {
       visit(start, start + 1);
       start += 1;
