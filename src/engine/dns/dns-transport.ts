@@ -349,7 +349,8 @@ function createConnections(settings: TransportSettings): ResolverConnections {
       probeChannels.clear();
       const clients = [...encryptedClients.values()];
       encryptedClients.clear();
-      await Promise.all([...open.map((channel) => channel.close()), ...clients.map(async (client) => (await client).close())]);
+      // A client that never loaded has nothing to close (its queries got the loading error).
+      await Promise.all([...open.map((channel) => channel.close()), ...clients.map((client) => client.then((loaded) => loaded.close(), () => undefined))]);
     },
   };
 }
