@@ -277,13 +277,20 @@ function safe(check: () => boolean): boolean {
 
 /**
  * Matches TLSA records against a presented chain (leaf first), as RFC
- * 6698 §2.1 with the SMTP rules of RFC 7672 §3.1:
+ * 6698 §2.1 with the SMTP rules of RFC 7672 §3.1 and RFC 7671's updates,
+ * agreeing with OpenSSL's DANE verifier (what Postfix and Exim use;
+ * test/interop/dane-openssl.test.ts):
  * - DANE-EE(3): the leaf only; its names and dates are not checked (§3.1.1).
- * - DANE-TA(2): any certificate of the chain, which then must lead from the
- *   leaf to it by issuer names and signatures (§3.1.2); a full public key
- *   (selector 1, matching 0) may also be an anchor the chain does not
- *   carry, when the chain's last certificate is signed by it (RFC 7671
- *   §5.2.3). The leaf's names are checked against `hostnames` (§3.2.2).
+ * - DANE-TA(2): an issuer, a certificate of the chain above the leaf, to
+ *   which the chain must lead by issuer names and signatures (§3.1.2); the
+ *   certificates below it must be within their validity periods (RFC 6698
+ *   §2.1.1: PKIX path validation from the anchor, which is itself not
+ *   checked). A full certificate or public key (matching 0) may also be an
+ *   anchor the chain does not carry, when the chain's last certificate is
+ *   issued by it (RFC 7671 §5.2.2, §5.2.3). The leaf's names are checked
+ *   against `hostnames` (§3.2.2).
+ * - Digest agility (RFC 7671 §9): of the digests published for one usage
+ *   and selector, only the strongest kind (SHA2-512 over SHA2-256) is used.
  * - PKIX-TA(0), PKIX-EE(1) and unknown parameters: unusable (§3.1.3).
  * Never throws, whatever the bytes.
  */
@@ -291,35 +298,81 @@ export function matchTlsa(
   records: readonly TlsaRecord[],
   presentedChain: ReadonlyArray<X509Certificate | Uint8Array>,
   hostnames: readonly string[] = [],
+  now: Date = new Date(),
 ): TlsaMatch[] {
   const chain = presentedChain.map(chainEntry);
-  return records.map((record) => matchOne(record, chain, hostnames));
+  const strongest = strongestDigests(records);
+  return records.map((record) => matchOne(record, chain, hostnames, now, strongest));
 }
 
-function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: readonly string[]): TlsaMatch {
+/** The strongest digest (matching type 1 or 2) among the usable records of each usage and selector. */
+function strongestDigests(records: readonly TlsaRecord[]): Map<string, number> {
+  const strongest = new Map<string, number>();
+  for (const record of records) {
+    if (record.unusable !== null || record.matching_type === 0) continue;
+    const key = `${record.usage} ${record.selector}`;
+    strongest.set(key, Math.max(strongest.get(key) ?? 0, record.matching_type));
+  }
+  return strongest;
+}
+
+function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: readonly string[], now: Date, strongest: ReadonlyMap<string, number>): TlsaMatch {
   const none = (reason: string): TlsaMatch => ({ record, matched: false, depth: null, name_match: null, reason });
   if (record.unusable) return none(record.unusable);
+  if (record.matching_type !== 0 && strongest.get(`${record.usage} ${record.selector}`)! > record.matching_type) {
+    return none('a SHA2-512 digest is published for the same usage and selector: senders use only the strongest (RFC 7671 §9)');
+  }
   if (chain.length === 0) return none('no certificate was presented');
   if (record.usage === 3) {
     return matchesEntry(record, chain[0]!)
       ? { record, matched: true, depth: 0, name_match: null, reason: null }
       : none('the server certificate does not match');
   }
-  // DANE-TA(2)
-  const depth = chain.findIndex((entry) => matchesEntry(record, entry));
+  // DANE-TA(2): an issuer of the chain, else an anchor the record carries whole.
   const nameMatch = leafNames(chain[0]!, hostnames);
-  if (depth >= 0) {
-    if (!chainLinks(chain, depth)) return { record, matched: false, depth, name_match: nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
+  const anchored = (depth: number): TlsaMatch => {
+    const lapsed = lapsedBelow(chain, depth, now);
+    if (lapsed !== null) return { record, matched: false, depth, name_match: nameMatch, reason: lapsed };
     return { record, matched: true, depth, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
+  };
+  const depth = chain.findIndex((entry, index) => index > 0 && matchesEntry(record, entry));
+  if (depth > 0) {
+    if (!chainLinks(chain, depth)) return { record, matched: false, depth, name_match: nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
+    return anchored(depth);
   }
-  const anchorKey = record.selector === 1 && record.matching_type === 0 ? publicKeyOf(record.data) : null;
-  if (anchorKey) {
-    const last = chain[chain.length - 1]!.x509;
-    if (last && chainLinks(chain, chain.length - 1) && safe(() => last.verify(anchorKey))) {
-      return { record, matched: true, depth: chain.length, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
-    }
+  const anchorKey = record.matching_type === 0 ? anchorKeyOf(record) : null;
+  const last = chain[chain.length - 1]!.x509;
+  if (anchorKey && last && chainLinks(chain, chain.length - 1) && safe(() => (anchorKey.subject === null || last.issuer === anchorKey.subject) && last.verify(anchorKey.key))) {
+    return anchored(chain.length);
   }
+  if (matchesEntry(record, chain[0]!)) return none('only the server certificate matches: a DANE-TA record names an issuer of it (RFC 7671 §5.2)');
   return none('no certificate of the chain matches');
+}
+
+/** The key of an anchor a full record carries (RFC 7671 §5.2.2, §5.2.3), with the subject a full certificate gives it. */
+function anchorKeyOf(record: TlsaRecord): { key: KeyObject; subject: string | null } | null {
+  if (record.selector === 1) {
+    const key = publicKeyOf(record.data);
+    return key ? { key, subject: null } : null;
+  }
+  try {
+    const certificate = new X509Certificate(Buffer.from(record.data, 'hex'));
+    return { key: certificate.publicKey, subject: certificate.subject };
+  } catch {
+    return null;
+  }
+}
+
+/** Why a certificate below the anchor at `depth` is not valid at `now`, or null when each is. */
+function lapsedBelow(chain: readonly ChainEntry[], depth: number, now: Date): string | null {
+  for (let index = 0; index < Math.min(depth, chain.length); index++) {
+    const x509 = chain[index]!.x509;
+    if (!x509) continue;
+    const which = index === 0 ? 'the server certificate' : `certificate ${index} of the chain`;
+    if (now.getTime() > Date.parse(x509.validTo)) return `${which} expired on ${new Date(x509.validTo).toISOString()}`;
+    if (now.getTime() < Date.parse(x509.validFrom)) return `${which} is not valid before ${new Date(x509.validFrom).toISOString()}`;
+  }
+  return null;
 }
 
 function publicKeyOf(hex: string): KeyObject | null {
