@@ -8,12 +8,16 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, type X509Certificate } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchTlsa } from '../../src/engine/smtp/dane.js';
 import { tlsaRecord, type TlsaRecord } from '../../src/engine/smtp/tlsa-record.js';
+import { peerChainDer, presentedChainDer } from '../../src/engine/tls/tls-certificate.js';
 import { createCertificateAuthority, daysFromNow, issueCertificate, type TestCertificate } from '../support/smtp-servers.js';
 
 const OPENSSL = spawnSync('openssl', ['version'], { encoding: 'utf8' }).status === 0;
@@ -46,8 +50,8 @@ function label(list: readonly Tlsa[]): string {
 }
 
 /** Whether OpenSSL verifies the chain at `port` against the records, for `host`. */
-function opensslVerifies(port: number, host: string, list: readonly Tlsa[]): Promise<boolean> {
-  const args = ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', host, '-dane_tlsa_domain', host, '-dane_ee_no_namechecks', '-verify_return_error', '-brief'];
+function opensslVerifies(port: number, host: string, list: readonly Tlsa[], extra: readonly string[] = []): Promise<boolean> {
+  const args = ['s_client', ...extra, '-connect', `127.0.0.1:${port}`, '-servername', host, '-dane_tlsa_domain', host, '-dane_ee_no_namechecks', '-verify_return_error', '-brief'];
   for (const each of list) args.push('-dane_tlsa_rrdata', `${each.usage} ${each.selector} ${each.matching} ${each.data.toString('hex')}`);
   return new Promise((resolve) => {
     const child = execFile('openssl', args, { timeout: 10_000 }, (error, stdout, stderr) => resolve(error === null && /Verification: OK/.test(stdout + stderr)));
@@ -83,6 +87,8 @@ describe.skipIf(!OPENSSL)('DANE verdicts agree with OpenSSL', () => {
       expiredLeaf: [certs.expiredLeaf!, inter, root],
       futureLeaf: [certs.futureLeaf!, inter],
       lapsedIntermediate: [certs.leafOfLapsed!, lapsedInter, root],
+      // TLS 1.3 allows any order after the leaf (RFC 8446 §4.4.2); a stray certificate among them.
+      outOfOrder: [certs.leaf!, certs.otherCa!, root, inter],
     };
     chains = {};
     for (const [name, chain] of Object.entries(served)) {
@@ -125,6 +131,8 @@ describe.skipIf(!OPENSSL)('DANE verdicts agree with OpenSSL', () => {
     { name: 'a stale SHA2-512 digest of the other selector leaves the SHA2-256 one in use', chain: 'full', records: () => [tlsaOf(3, 1, 1, 'leaf'), tlsaOf(3, 0, 2, 'otherCa')], delivers: true },
     { name: 'a stale SHA2-512 digest of the other usage leaves the SHA2-256 one in use', chain: 'full', records: () => [tlsaOf(3, 1, 1, 'leaf'), tlsaOf(2, 1, 2, 'otherCa')], delivers: true },
     { name: 'a Full record beside a stale SHA2-512 digest still counts', chain: 'full', records: () => [tlsaOf(3, 1, 0, 'leaf'), tlsaOf(3, 1, 2, 'otherCa')], delivers: true },
+    { name: 'DANE-TA of an intermediate sent out of order, beside a stray certificate', chain: 'outOfOrder', records: () => [tlsaOf(2, 1, 1, 'inter')], delivers: true },
+    { name: 'DANE-TA of a stray certificate the server sends', chain: 'outOfOrder', records: () => [tlsaOf(2, 0, 1, 'otherCa')], delivers: false },
   ];
 
   for (const each of cases) {
@@ -133,6 +141,26 @@ describe.skipIf(!OPENSSL)('DANE verdicts agree with OpenSSL', () => {
       expect({ ours: result.ours, openssl: result.theirs }, result.reasons).toEqual({ ours: each.delivers, openssl: each.delivers });
     });
   }
+
+  it('matches what the server sent: a root it leaves out is not found in the trust store (RFC 7671 §5.2.2)', async () => {
+    const { port } = chains.withoutRoot!;
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: HOST, ca: [certs.root!.cert], rejectUnauthorized: false });
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    // In the probes' order: the presented chain last (see presentedChainDer).
+    const completed = peerChainDer(socket);
+    const presented = presentedChainDer(socket);
+    socket.destroy();
+    // node:tls completes the chain it describes from the trust store; DANE sees only what was sent.
+    expect(completed).toHaveLength(3);
+    expect(presented).toHaveLength(2);
+    const list = [tlsaOf(2, 0, 1, 'root')];
+    const ours = matchTlsa(records(list), presented, [HOST]).some((match) => match.matched);
+    const rootFile = join(mkdtempSync(join(tmpdir(), 'netintel-dane-')), 'root.pem');
+    writeFileSync(rootFile, certs.root!.cert);
+    const theirs = await opensslVerifies(port, HOST, list, ['-CAfile', rootFile]);
+    expect({ ours, openssl: theirs }).toEqual({ ours: false, openssl: false });
+    expect(matchTlsa(records(list), completed, [HOST]).some((match) => match.matched)).toBe(true);
+  });
 
   it('agrees on random record sets over every chain', async () => {
     const certNames = ['root', 'inter', 'lapsedInter', 'leaf', 'expiredLeaf', 'futureLeaf', 'leafOfLapsed', 'selfSigned', 'otherCa'];

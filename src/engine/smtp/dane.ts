@@ -257,16 +257,6 @@ function matchesEntry(record: TlsaRecord, entry: ChainEntry): boolean {
   return selected !== null && associationData(selected, record.matching_type) === record.data;
 }
 
-/** Each certificate up to `depth` is issued and signed by the next (RFC 5280 §6.1, names and signatures only). */
-function chainLinks(chain: readonly ChainEntry[], depth: number): boolean {
-  for (let i = 0; i < depth; i++) {
-    const child = chain[i]!.x509;
-    const issuer = chain[i + 1]?.x509;
-    if (!child || !issuer || !safe(() => child.checkIssued(issuer) && child.verify(issuer.publicKey))) return false;
-  }
-  return true;
-}
-
 function safe(check: () => boolean): boolean {
   try {
     return check();
@@ -300,9 +290,33 @@ export function matchTlsa(
   hostnames: readonly string[] = [],
   now: Date = new Date(),
 ): TlsaMatch[] {
-  const chain = presentedChain.map(chainEntry);
+  const presented = presentedChain.map(chainEntry);
+  const chain = issuerPath(presented);
   const strongest = strongestDigests(records);
-  return records.map((record) => matchOne(record, chain, hostnames, now, strongest));
+  return records.map((record) => matchOne(record, { chain, presented }, hostnames, now, strongest));
+}
+
+/**
+ * The path from the leaf up through the presented certificates, each the
+ * issuer of the one before it by name and signature, in whatever order the
+ * server sent them (TLS 1.3 allows any, RFC 8446 §4.4.2); a certificate on
+ * no such path is left out, as a verifier building the path leaves it.
+ */
+function issuerPath(presented: readonly ChainEntry[]): ChainEntry[] {
+  if (presented.length === 0) return [];
+  const path = [presented[0]!];
+  const left = presented.slice(1);
+  for (;;) {
+    const child = path[path.length - 1]!.x509;
+    if (!child || issuedBy(child, child)) return path;
+    const index = left.findIndex((entry) => entry.x509 !== null && issuedBy(child, entry.x509));
+    if (index < 0) return path;
+    path.push(left.splice(index, 1)[0]!);
+  }
+}
+
+function issuedBy(child: X509Certificate, issuer: X509Certificate): boolean {
+  return safe(() => child.checkIssued(issuer) && child.verify(issuer.publicKey));
 }
 
 /** The strongest digest (matching type 1 or 2) among the usable records of each usage and selector. */
@@ -316,7 +330,13 @@ function strongestDigests(records: readonly TlsaRecord[]): Map<string, number> {
   return strongest;
 }
 
-function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: readonly string[], now: Date, strongest: ReadonlyMap<string, number>): TlsaMatch {
+/** The certificates the server sent, and the path through them from the leaf up (see issuerPath). */
+interface PresentedChain {
+  chain: readonly ChainEntry[];
+  presented: readonly ChainEntry[];
+}
+
+function matchOne(record: TlsaRecord, { chain, presented }: PresentedChain, hostnames: readonly string[], now: Date, strongest: ReadonlyMap<string, number>): TlsaMatch {
   const none = (reason: string): TlsaMatch => ({ record, matched: false, depth: null, name_match: null, reason });
   if (record.unusable) return none(record.unusable);
   if (record.matching_type !== 0 && strongest.get(`${record.usage} ${record.selector}`)! > record.matching_type) {
@@ -336,16 +356,15 @@ function matchOne(record: TlsaRecord, chain: readonly ChainEntry[], hostnames: r
     return { record, matched: true, depth, name_match: nameMatch, reason: nameMatch === false ? `the server certificate does not name ${hostnames.join(' or ')}` : null };
   };
   const depth = chain.findIndex((entry, index) => index > 0 && matchesEntry(record, entry));
-  if (depth > 0) {
-    if (!chainLinks(chain, depth)) return { record, matched: false, depth, name_match: nameMatch, reason: `certificate ${depth} of the chain matches, but the chain does not lead to it` };
-    return anchored(depth);
-  }
+  if (depth > 0) return anchored(depth);
   const anchorKey = record.matching_type === 0 ? anchorKeyOf(record) : null;
   const last = chain[chain.length - 1]!.x509;
-  if (anchorKey && last && chainLinks(chain, chain.length - 1) && safe(() => (anchorKey.subject === null || last.issuer === anchorKey.subject) && last.verify(anchorKey.key))) {
+  if (anchorKey && last && safe(() => (anchorKey.subject === null || last.issuer === anchorKey.subject) && last.verify(anchorKey.key))) {
     return anchored(chain.length);
   }
   if (matchesEntry(record, chain[0]!)) return none('only the server certificate matches: a DANE-TA record names an issuer of it (RFC 7671 §5.2)');
+  const sent = presented.findIndex((entry, index) => index > 0 && !chain.includes(entry) && matchesEntry(record, entry));
+  if (sent > 0) return { record, matched: false, depth: sent, name_match: nameMatch, reason: `certificate ${sent} of the chain matches, but the chain does not lead to it` };
   return none('no certificate of the chain matches');
 }
 

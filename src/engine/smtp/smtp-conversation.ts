@@ -10,7 +10,7 @@ import type { SmtpReply, SmtpResult, SmtpStage } from './smtp-result.js';
 import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from './smtp-result.js';
 import { SmtpSession, type ReplyOutcome } from './smtp-session.js';
 import { connectTcp } from '../tls/tcp-connect.js';
-import { judgeCertificate, peerChainDer, probeTlsOptions } from '../tls/tls-certificate.js';
+import { judgeCertificate, presentedChainDer, probeTlsOptions } from '../tls/tls-certificate.js';
 
 /** One open conversation: what each stage reads and records. */
 interface Conversation {
@@ -411,7 +411,7 @@ async function handshake(ctx: EngineContext, input: ProbeInput, state: ProbeStat
   result.tls.protocol = socket.getProtocol() ?? null;
   result.tls.cipher = socket.getCipher()?.name ?? null;
   result.tls.certificate = judgeCertificate(socket, input.host, ctx.now(), input.tlsCa);
-  state.chainDer = peerChainDer(socket);
+  state.chainDer = presentedChainDer(socket);
   session.note(`TLS started: ${result.tls.protocol ?? '?'} ${result.tls.cipher ?? '?'} in ${result.timings.tls_ms} ms`);
   const certificate = result.tls.certificate;
   if (certificate) {

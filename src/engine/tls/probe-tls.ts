@@ -14,7 +14,7 @@ import { reportStage } from '../stage.js';
 import { certificateFields, keyDetails } from './certificate-details.js';
 import { PREAMBLES, PreambleError } from './starttls.js';
 import { connectTcp } from './tcp-connect.js';
-import { judgeCertificate, peerChainDer, probeTlsOptions, signedBy, trustAnchorFingerprints } from './tls-certificate.js';
+import { judgeCertificate, peerChainDer, presentedChainDer, probeTlsOptions, signedBy, trustAnchorFingerprints } from './tls-certificate.js';
 import { tlsFindings } from './tls-findings.js';
 import { tlsHandshake } from './tls-handshake.js';
 import type { StarttlsProtocol, TlsCertificateSummary, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, VersionSupport } from './tls-result.js';
@@ -82,12 +82,13 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   result.cipher = socket.getCipher()?.name ?? null;
   const judged = judgeCertificate(socket, target.host, ctx.now(), ca);
   const chainDer = peerChainDer(socket);
+  const presentedDer = presentedChainDer(socket);
   socket.destroy();
   result.chain = describeChain(chainDer, ctx.now(), ca);
   result.certificate = judged ? certificateSummary(judged, ocspResponse, result.chain) : null;
   const [protocols, dane] = await Promise.all([
     options.versions === false ? null : probeVersions(ctx, target, starttls, ca, timeoutMs),
-    options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, chainDer, options.daneOptions ?? {}),
+    options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, presentedDer, options.daneOptions ?? {}),
   ]);
   result.protocols = protocols;
   result.dane = dane;

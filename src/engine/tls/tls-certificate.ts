@@ -66,12 +66,33 @@ function peerChain(leaf: tls.DetailedPeerCertificate): tls.DetailedPeerCertifica
 /**
  * The DER of each certificate of the peer's chain, leaf first, as node:tls
  * links it (the certificates presented, completed from the trust store):
- * what DANE matches TLSA records against (RFC 6698 §2.1.2).
+ * the chain the probe describes.
  */
 export function peerChainDer(socket: TLSSocket): Buffer[] {
   const leaf = socket.getPeerCertificate(true);
   if (!leaf || !leaf.raw) return [];
   return peerChain(leaf).map((certificate) => certificate.raw);
+}
+
+/**
+ * The DER of the certificates the peer sent, in the order it sent them
+ * (node:tls links `getPeerX509Certificate()` to them alone, never to the
+ * trust store): what DANE matches TLSA records against. A sender knows only
+ * these; a DANE-TA anchor the server leaves out is not found in the
+ * sender's trust store (RFC 7671 §5.2.2).
+ *
+ * Read it last, once: on Node 20, `getPeerX509Certificate()` takes the
+ * certificates out of the session's peer chain (nodejs/node#65579), so
+ * `getPeerCertificate()` and this function see none after it.
+ */
+export function presentedChainDer(socket: TLSSocket): Buffer[] {
+  const chain: Buffer[] = [];
+  const seen = new Set<string>();
+  for (let certificate = socket.getPeerX509Certificate(); certificate && !seen.has(certificate.fingerprint256); certificate = certificate.issuerCertificate) {
+    seen.add(certificate.fingerprint256);
+    chain.push(certificate.raw);
+  }
+  return chain;
 }
 
 /** `CN=mx.example.com, O=Example` from node's object form of a distinguished name. */

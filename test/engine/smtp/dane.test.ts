@@ -35,6 +35,7 @@ let dns: DnsTestServer;
 let ctx: EngineContext;
 let server: SmtpTestServer;
 let plainServer: SmtpTestServer;
+let leafOnlyServer: SmtpTestServer;
 
 /** The certificate association data of `certificate` (RFC 6698 §2.1.2, §2.1.3), computed here from the test's own certificate. */
 function association(certificate: X509Certificate, selector: number, matchingType: number): Buffer {
@@ -101,10 +102,12 @@ beforeAll(async () => {
   ctx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 });
   server = await startSmtpTestServer({ name: `mx.${ZONE}`, certificate: leaf, chain: [ca] });
   plainServer = await startSmtpTestServer({ name: `mx.${ZONE}` });
+  // The CA is trusted by the prober (tlsCa) but not sent: node:tls completes the chain it describes with it.
+  leafOnlyServer = await startSmtpTestServer({ name: `mx.${ZONE}`, certificate: leaf });
 });
 
 afterAll(async () => {
-  await Promise.all([server?.close(), plainServer?.close(), dns?.close()]);
+  await Promise.all([server?.close(), plainServer?.close(), leafOnlyServer?.close(), dns?.close()]);
   await ctx?.close();
 });
 
@@ -259,6 +262,15 @@ describe('probeSmtp with dane: a real SMTP server presenting the test chain', ()
     expect(result.dane!.verdict).toBe('mismatch');
     const found = daneFinding(result, 'dane_no_match');
     expect(found).toMatchObject({ severity: 'error', rfc: 'RFC 7672 §3.1' });
+  });
+
+  it('matches the chain the server sent, not the one the trust store completes: an anchor left out is a mismatch (RFC 7671 §5.2.2)', async () => {
+    const sent = await probe(hostOf(2, 0, 1));
+    expect(sent.dane).toMatchObject({ verdict: 'matched' });
+    const leftOut = await probe(hostOf(2, 0, 1), { port: leafOnlyServer.port });
+    expect(leftOut.tls.certificate).toMatchObject({ trusted: true });
+    expect(leftOut.dane).toMatchObject({ verdict: 'mismatch' });
+    expect(leftOut.dane!.matches.map((match) => match.reason)).toContain('no certificate of the chain matches');
   });
 
   it('records without DNSSEC are reported as ignored by senders', async () => {
