@@ -448,7 +448,7 @@ export async function checkDane(
   options: CheckDaneOptions = {},
 ): Promise<DaneResult> {
   const tlsa = await lookupTlsa(ctx, mxHost, options.port ?? 25, options);
-  return daneFromLookup(tlsa, presentedChainDer, options.starttlsOffered ?? null);
+  return daneFromLookup(tlsa, presentedChainDer, options.starttlsOffered ?? null, ctx.now());
 }
 
 /** {@link checkDane} from a lookup already made (the SMTP probe looks up while it talks). */
@@ -456,9 +456,10 @@ export function daneFromLookup(
   tlsa: TlsaLookup,
   presentedChainDer: ReadonlyArray<Uint8Array | X509Certificate> | null,
   starttlsOffered: boolean | null,
+  now: Date,
 ): DaneResult {
   const hostnames = [...new Set([tlsa.host, baseDomain(tlsa)])];
-  const matches = tlsa.records.length > 0 && presentedChainDer && presentedChainDer.length > 0 ? matchTlsa(tlsa.records, presentedChainDer, hostnames) : [];
+  const matches = tlsa.records.length > 0 && presentedChainDer && presentedChainDer.length > 0 ? matchTlsa(tlsa.records, presentedChainDer, hostnames, now) : [];
   const { verdict, findings } = judgeDane(tlsa, matches, presentedChainDer, starttlsOffered);
   return { tlsa, dnssec: tlsa.dnssec, matches, verdict, findings };
 }

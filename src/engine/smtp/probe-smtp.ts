@@ -333,7 +333,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     const outcome = await tlsa;
     // The host was normalised before any traffic: a lookup can only fail the way the probe's own DNS did.
     if (!outcome.ok) throw outcome.error;
-    const { findings: found, ...dane } = daneFromLookup(outcome.value, state.chainDer, starttlsOffered(result));
+    const { findings: found, ...dane } = daneFromLookup(outcome.value, state.chainDer, starttlsOffered(result), ctx.now());
     result.dane = dane;
     daneFindings.push(...found);
   }
