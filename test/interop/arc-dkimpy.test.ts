@@ -9,7 +9,6 @@
  * validate every chain. Their verdicts must be the same. One Python process
  * verifies them all (test/interop/arc-dkimpy.py).
  */
-import { sealMessage } from 'mailauth/lib/arc/index.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../src/engine/context.js';
@@ -17,11 +16,12 @@ import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { analyzeHeaders } from '../../src/engine/mail/headers/analyze-headers.js';
 import { REPO_ROOT } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { ARC_SEAL_TIME, listMessage, sealOnce } from '../engine/mail/arc-messages.js';
 import { dkimTxt, rsaKey } from '../engine/mail/dkim-zone.js';
 import { findPython, runPythonHelper } from './python-helper.js';
 
 const HELPER = join(REPO_ROOT, 'test', 'interop', 'arc-dkimpy.py');
-const NOW = Date.UTC(2025, 6, 1, 10, 0, 0) / 1000;
+const NOW = ARC_SEAL_TIME;
 
 const PYTHON = findPython('import dkim; dkim.arc_verify');
 if (!PYTHON) console.warn('SKIPPING test/interop/arc-dkimpy.test.ts: no python3 can import dkim (Debian package python3-dkim)');
@@ -36,31 +36,14 @@ const ZONE: Record<string, string> = {
   'arc2._domainkey.sealer2.test': `v=DKIM1; k=rsa; p=${key.p}`,
 };
 
-const BASE = [
-  'Authentication-Results: sealer1.test; spf=pass smtp.mailfrom=example.org; dkim=none',
-  'From: Alice <alice@example.org>',
-  'To: list@sealer1.test',
-  'Subject: through a list',
-  'Date: Tue, 1 Jul 2025 10:00:00 +0000',
-  'Message-ID: <arc-1@example.org>',
-  '',
-  'The figures are attached.',
-  '',
-].join('\r\n');
+const BASE = listMessage();
 
 const b64 = (text: string) => Buffer.from(text, 'latin1').toString('base64');
 const text = (encoded: string) => Buffer.from(encoded, 'base64').toString('latin1');
 
-/** Each message sealed by `domain` with one more ARC set, its Authentication-Results of `domain` as the set's ARC-Authentication-Results. */
-async function seal(messages: string[], domain: string, selector: string): Promise<string[]> {
-  return Promise.all(
-    messages.map(async (message) => {
-      const results = /^Authentication-Results: ([^\r]*)/m.exec(message)?.[1] ?? `${domain}; none`;
-      const instances = (message.match(/^ARC-Seal:/gm) ?? []).length;
-      const headers = await sealMessage(Buffer.from(message, 'latin1'), { signingDomain: domain, selector, privateKey: key.pem, signTime: new Date(NOW * 1000), ...({ authResults: results, cv: instances === 0 ? 'none' : 'pass' } as object) });
-      return headers.toString('latin1') + message;
-    }),
-  );
+/** Each message sealed by `domain` with one more ARC set. */
+function seal(messages: string[], domain: string, selector: string): Promise<string[]> {
+  return Promise.all(messages.map((message) => sealOnce(message, key, domain, selector)));
 }
 
 describe.skipIf(PYTHON === null)('ARC chains, netintel against dkimpy', () => {

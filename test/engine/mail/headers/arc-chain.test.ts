@@ -5,7 +5,6 @@
  * domain name; and a From domain that is no domain name. Messages sealed
  * by mailauth's sealer, the key served by a DNS server on 127.0.0.1.
  */
-import { sealMessage } from 'mailauth/lib/arc/index.js';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../../src/engine/context.js';
@@ -15,6 +14,7 @@ import { analyzeHeaders } from '../../../../src/engine/mail/headers/analyze-head
 import { MAX_ARC_HEADER_BYTES, MAX_ARC_HEADER_LINES, validateArc } from '../../../../src/engine/mail/headers/arc-chain.js';
 import { readHeaderBlock } from '../../../../src/engine/mail/headers/header-block.js';
 import { startDnsServer, type DnsTestServer } from '../../../support/dns-server.js';
+import { listMessage, sealOnce } from '../arc-messages.js';
 import { dkimTxt, rsaKey } from '../dkim-zone.js';
 
 const key = rsaKey(2048);
@@ -31,31 +31,8 @@ afterAll(async () => {
   await dns?.close();
 });
 
-function base(from = 'alice@example.org', extra: string[] = []): string {
-  return [
-    ...extra,
-    'Authentication-Results: sealer1.test; spf=pass smtp.mailfrom=example.org; dkim=none',
-    `From: Alice <${from}>`,
-    'To: list@sealer1.test',
-    'Subject: through a list',
-    'Date: Tue, 1 Jul 2025 10:00:00 +0000',
-    'Message-ID: <arc-1@example.org>',
-    '',
-    'The figures are attached.',
-    '',
-  ].join('\r\n');
-}
-
-async function sealed(message: string, selector = 'arc1'): Promise<string> {
-  const headers = await sealMessage(Buffer.from(message, 'latin1'), {
-    signingDomain: 'sealer1.test',
-    selector,
-    privateKey: key.pem,
-    signTime: new Date(Date.UTC(2025, 6, 1, 10, 0, 0)),
-    ...({ authResults: 'sealer1.test; spf=pass smtp.mailfrom=example.org', cv: 'none' } as object),
-  });
-  return headers.toString('latin1') + message;
-}
+const base = listMessage;
+const sealed = (message: string, selector = 'arc1'): Promise<string> => sealOnce(message, key, 'sealer1.test', selector);
 
 async function arcOf(message: string) {
   const buffer = Buffer.from(message, 'latin1');
