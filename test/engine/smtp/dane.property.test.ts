@@ -99,4 +99,27 @@ describe('matchTlsa on any records and any chain', () => {
       fuzz(500),
     );
   });
+
+  it('an anchor carried whole in a DANE-TA record (2 0 0, 2 1 0), intact, cut short or with a byte changed, never throws; intact, it anchors the leaf', () => {
+    const whole = (selector: number) => (selector === 0 ? Buffer.from(ca.x509.raw) : ca.x509.publicKey.export({ type: 'spki', format: 'der' }));
+    const damage = fc.oneof(
+      fc.constant({ kind: 'intact' as const }),
+      fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('flipped' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+    );
+    // What follows the leaf: the CA or not, random bytes anywhere, in any order.
+    const rest = fc.array(fc.oneof(bytes, fc.constant(Buffer.from(ca.x509.raw))), { maxLength: 3 });
+    fc.assert(
+      fc.property(fc.constantFrom(0, 1), damage, rest, (selector, change, after) => {
+        const data = Buffer.from(whole(selector));
+        const bytesOf = change.kind === 'cut' ? data.subarray(0, change.at % data.length) : data;
+        if (change.kind === 'flipped') bytesOf[change.at % bytesOf.length]! ^= 1 << change.bit;
+        const [match] = matchTlsa([tlsaRecord({ usage: 2, selector, matching_type: 0, data: bytesOf })], [Buffer.from(leaf.x509.raw), ...after], ['mx.example.test']);
+        if (change.kind === 'intact') expect(match).toMatchObject({ matched: true, name_match: true });
+        // Cut short, the bytes are no certificate or key, and no certificate of the chain either.
+        if (change.kind === 'cut') expect(match!.matched).toBe(false);
+      }),
+      fuzz(400),
+    );
+  });
 });
