@@ -619,10 +619,12 @@ function judgeMatches(tlsa: TlsaLookup, matches: readonly TlsaMatch[], where: Tl
     );
     return { verdict: secure ? 'mismatch' : 'not-applicable', findings: [found] };
   }
+  // Why, once per reason: "does not match" is not all a record can fail on (an expired certificate below the anchor, a stronger digest beside it).
+  const why = [...new Set(matches.map((match) => match.reason).filter((reason) => reason !== null))].join('; ');
   const found = finding(
     'dane_no_match',
     secure ? 'error' : 'warning',
-    `no TLSA record at ${tlsa.name} matches the presented certificate chain${secure ? ': DANE senders do not deliver to this host' : ''}`,
+    `no TLSA record at ${tlsa.name} matches the presented certificate chain${secure ? ': DANE senders do not deliver to this host' : ''}${why === '' ? '' : ` (${why})`}`,
     'RFC 7672 §3.1',
     { ...where, records, reasons: matches.map((match) => ({ record: presentTlsa(match.record), reason: match.reason })) },
   );

@@ -271,6 +271,8 @@ describe('probeSmtp with dane: a real SMTP server presenting the test chain', ()
     expect(leftOut.tls.certificate).toMatchObject({ trusted: true });
     expect(leftOut.dane).toMatchObject({ verdict: 'mismatch' });
     expect(leftOut.dane!.matches.map((match) => match.reason)).toContain('no certificate of the chain matches');
+    // The finding says why, once per reason.
+    expect(daneFinding(leftOut, 'dane_no_match').message).toMatch(/DANE senders do not deliver to this host \(.*no certificate of the chain matches.*\)$/);
   });
 
   it('records without DNSSEC are reported as ignored by senders', async () => {
