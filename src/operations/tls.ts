@@ -50,7 +50,7 @@ const TLS_RECORD = record<TlsResult>(
         trusted: described(bool, 'The chain leads to a trust anchor (the bundled roots, or --ca), judged apart from the dates.'),
         self_signed: bool,
         chain_incomplete: described(bool, 'The chain stops before a trust anchor: an intermediate certificate is missing (or the issuer is unknown).'),
-        verify_error: described(nullable(str), 'OpenSSL\'s verification error, or null.'),
+        verify_error: described(nullable(str), 'OpenSSL\'s verification error, or null; when OpenSSL names only a date, the first fault of the chain apart from the dates, under OpenSSL\'s name.'),
         ocsp_stapled: described(bool, 'An OCSP response was stapled to the handshake (RFC 6066 §8).'),
         embedded_scts: described(int, 'Certificate Transparency SCTs embedded in the certificate (RFC 6962 §3.3).'),
       }),

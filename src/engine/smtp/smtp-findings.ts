@@ -1,4 +1,5 @@
 import { finding, type Finding } from '../findings.js';
+import { pathFaultText } from '../tls/path-faults.js';
 import type { SmtpResult } from './smtp-result.js';
 
 /** A greeting slower than this is reported as a (probably deliberate) delay. */
@@ -215,7 +216,12 @@ function judgeTls(result: SmtpResult, strict: boolean, findings: Finding[]): voi
   }
   if (!certificate.trusted) {
     clean = false;
-    const why = certificate.self_signed ? 'self-signed' : `not issued by a trusted authority${certificate.verify_error ? ` (${certificate.verify_error})` : ''}`;
+    const fault = pathFaultText(certificate.verify_error);
+    const why = certificate.self_signed
+      ? 'self-signed'
+      : fault !== null
+        ? `not trusted: ${fault} (${certificate.verify_error})`
+        : `not issued by a trusted authority${certificate.verify_error ? ` (${certificate.verify_error})` : ''}`;
     findings.push(
       finding('smtp_certificate_untrusted', severity, `${how} but the certificate is ${why}`, 'RFC 5280 §6', {
         subject,

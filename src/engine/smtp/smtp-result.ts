@@ -95,7 +95,11 @@ export interface SmtpCertificate {
   /** Whether the chain leads to a trusted root, judged apart from the validity dates. */
   trusted: boolean;
   self_signed: boolean;
-  /** The verification error OpenSSL reported (`CERT_HAS_EXPIRED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, ...), or null. */
+  /**
+   * OpenSSL's verification error (`CERT_HAS_EXPIRED`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, ...), or
+   * null. OpenSSL names the last problem it met, and the dates come last: when that is a date, this
+   * is the first fault of the chain apart from the dates (judgeCertificate), if there is one.
+   */
   verify_error: string | null;
   fingerprint_sha256: string;
   /** The chain as presented and completed from the trust store, leaf first. */

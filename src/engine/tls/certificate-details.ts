@@ -1,11 +1,12 @@
 /**
  * What node:crypto does not say about a certificate: its signature
- * algorithm and its embedded SCT list (RFC 6962 §3.3), read from the DER
- * with @peculiar/asn1-x509; and its key's type and size.
+ * algorithm, its embedded SCT list (RFC 6962 §3.3) and the constraints on
+ * its use, read from the DER with @peculiar/asn1-x509; and its key's type
+ * and size.
  */
 import { X509Certificate } from 'node:crypto';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
-import { Certificate } from '@peculiar/asn1-x509';
+import { BasicConstraints, Certificate, ExtendedKeyUsage, id_ce_basicConstraints, id_ce_extKeyUsage, id_ce_keyUsage, KeyUsage } from '@peculiar/asn1-x509';
 
 /** The embedded SCT list extension (RFC 6962 §3.3). */
 export const SCT_LIST_OID = '1.3.6.1.4.1.11129.2.4.2';
@@ -57,6 +58,41 @@ export function certificateFields(der: Uint8Array): CertificateFields {
     signatureAlgorithm: SIGNATURE_ALGORITHMS[oid] ?? oid,
     embeddedScts: sctExtension ? countEmbeddedScts(sctExtension.extnValue.buffer) : 0,
   };
+}
+
+/** The constraints a certificate's extensions put on its use (RFC 5280 §4.2.1.3, §4.2.1.9, §4.2.1.12); null where the extension is absent. */
+export interface CertificateConstraints {
+  /** An X.509 version 1 certificate, which has no extensions (RFC 5280 §4.1.2.1). */
+  v1: boolean;
+  basicConstraints: { ca: boolean; pathLength: number | null } | null;
+  /** The KeyUsage bits, as @peculiar/asn1-x509's KeyUsageFlags number them. */
+  keyUsage: number | null;
+  /** The key purpose OIDs. */
+  extendedKeyUsage: string[] | null;
+}
+
+/**
+ * The basic constraints, key usage and extended key usage of a DER
+ * certificate; null when the certificate or one of them cannot be read
+ * (OpenSSL calls such a certificate's extensions invalid).
+ */
+export function certificateConstraints(der: Uint8Array): CertificateConstraints | null {
+  try {
+    const { version, extensions = [] } = AsnConvert.parse(Buffer.from(der), Certificate).tbsCertificate;
+    const value = (oid: string) => extensions.find((extension) => extension.extnID === oid)?.extnValue.buffer;
+    const basic = value(id_ce_basicConstraints);
+    const usage = value(id_ce_keyUsage);
+    const purposes = value(id_ce_extKeyUsage);
+    const constraints = basic === undefined ? null : AsnConvert.parse(basic, BasicConstraints);
+    return {
+      v1: version === 0,
+      basicConstraints: constraints === null ? null : { ca: constraints.cA, pathLength: constraints.pathLenConstraint ?? null },
+      keyUsage: usage === undefined ? null : AsnConvert.parse(usage, KeyUsage).toNumber(),
+      extendedKeyUsage: purposes === undefined ? null : [...AsnConvert.parse(purposes, ExtendedKeyUsage)],
+    };
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -14,7 +14,8 @@ import { reportStage } from '../stage.js';
 import { certificateFields, keyDetails } from './certificate-details.js';
 import { PREAMBLES, PreambleError } from './starttls.js';
 import { connectTcp } from './tcp-connect.js';
-import { judgeCertificate, peerChainDer, presentedChainDer, probeTlsOptions, signedBy, trustAnchorFingerprints } from './tls-certificate.js';
+import { selfSigned } from './path-faults.js';
+import { judgeCertificate, peerChainDer, presentedChainDer, probeTlsOptions, trustAnchorFingerprints } from './tls-certificate.js';
 import { tlsFindings } from './tls-findings.js';
 import { tlsHandshake } from './tls-handshake.js';
 import type { StarttlsProtocol, TlsCertificateSummary, TlsChainCertificate, TlsDane, TlsProtocols, TlsResult, VersionSupport } from './tls-result.js';
@@ -213,7 +214,7 @@ function describeChain(chainDer: readonly Buffer[], now: Date, ca: readonly stri
       valid_from: new Date(x509.validFrom).toISOString(),
       valid_to: new Date(notAfter).toISOString(),
       days_left: Math.floor((notAfter - now.getTime()) / DAY_MS),
-      self_signed: x509.checkIssued(x509) && signedBy(x509, x509),
+      self_signed: selfSigned(x509),
       trust_anchor: anchors.has(fingerprint.replace(/:/g, '')),
       embedded_scts: fields.embeddedScts,
       fingerprint_sha256: fingerprint,

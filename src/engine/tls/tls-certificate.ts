@@ -1,6 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { SmtpCertificate, SmtpChainCertificate } from '../smtp/smtp-result.js';
+import { pathFault, selfSigned } from './path-faults.js';
 
 const DAY_MS = 86_400_000;
 
@@ -114,10 +115,12 @@ function isoDate(text: string): string {
  * validity dates against the probe's clock, and the host name (RFC 6125,
  * with node:tls's checkServerIdentity).
  *
- * OpenSSL reports one error per chain, the last one it met: an expired
- * self-signed certificate reads `CERT_HAS_EXPIRED` alone. So when the error
- * is about dates, trust is decided here: the chain must end in a trust
- * anchor and every link must be signed by the next.
+ * OpenSSL reports one error per chain, the last one it met, and it checks
+ * the dates last: an expired certificate reads `CERT_HAS_EXPIRED` whatever
+ * else is wrong with its chain. So when the error is about dates, trust is
+ * decided here by the checks OpenSSL makes before the dates (pathFault), and
+ * `verify_error` names the first fault found, or the date error when the
+ * chain is otherwise sound.
  *
  * @param checkedName The host name (or IP address) the certificate should name.
  */
@@ -125,20 +128,14 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
   const leaf = socket.getPeerCertificate(true);
   if (!leaf || !leaf.raw) return null;
   const chain = peerChain(leaf);
-  const verifyError = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
+  let verifyError = socket.authorized ? null : String(socket.authorizationError ?? 'UNKNOWN');
   const x509 = chain.map((certificate) => new X509Certificate(certificate.raw));
-  const leafX509 = x509[0]!;
-  const selfSigned = leafX509.checkIssued(leafX509) && signedBy(leafX509, leafX509);
-
   let trusted = verifyError === null;
   if (!trusted && TIME_ERRORS.has(verifyError!)) {
     const anchors = trustAnchorFingerprints(extraCa);
-    const last = chain[chain.length - 1]!;
-    const linked = x509.every((certificate, i) => {
-      const issuer = x509[i + 1];
-      return issuer === undefined || (certificate.checkIssued(issuer) && signedBy(certificate, issuer));
-    });
-    trusted = linked && anchors.has(derFingerprint(last.raw));
+    const fault = pathFault(x509, (certificate) => anchors.has(derFingerprint(certificate.raw)));
+    trusted = fault === null;
+    verifyError = fault ?? verifyError;
   }
 
   const validFrom = isoDate(leaf.valid_from);
@@ -163,7 +160,7 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
     hostname_match: tls.checkServerIdentity(checkedName, leaf) === undefined,
     checked_name: checkedName,
     trusted,
-    self_signed: selfSigned,
+    self_signed: selfSigned(x509[0]!),
     verify_error: verifyError,
     fingerprint_sha256: leaf.fingerprint256,
     chain: chain.map(
@@ -175,17 +172,4 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
       }),
     ),
   };
-}
-
-/**
- * Whether `issuer`'s key verifies `certificate`'s signature. A key OpenSSL
- * cannot decode makes `publicKey` throw: that is a signature not verified,
- * not a failed probe.
- */
-export function signedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
-  try {
-    return certificate.verify(issuer.publicKey);
-  } catch {
-    return false;
-  }
 }

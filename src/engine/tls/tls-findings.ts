@@ -1,4 +1,5 @@
 import { finding, type Finding } from '../findings.js';
+import { pathFaultText } from './path-faults.js';
 import type { TlsChainCertificate, TlsResult } from './tls-result.js';
 
 export interface TlsFindingOptions {
@@ -84,7 +85,9 @@ function trustFindings(result: TlsResult): Finding[] {
         ),
       );
     } else {
-      findings.push(finding('tls_untrusted', 'error', `the chain does not lead to a trusted root (${certificate.verify_error ?? 'unknown'})`, 'RFC 5280 §6', evidence));
+      const fault = pathFaultText(certificate.verify_error);
+      const message = fault === null ? `the chain does not lead to a trusted root (${certificate.verify_error ?? 'unknown'})` : `the chain fails verification: ${fault} (${certificate.verify_error})`;
+      findings.push(finding('tls_untrusted', 'error', message, 'RFC 5280 §6', evidence));
     }
   }
   return findings;

@@ -63,7 +63,11 @@ export interface TlsCertificateSummary {
   self_signed: boolean;
   /** The server left out an intermediate certificate needed to reach a trust anchor. */
   chain_incomplete: boolean;
-  /** OpenSSL's verification error (`CERT_HAS_EXPIRED`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, ...), or null. */
+  /**
+   * OpenSSL's verification error (`CERT_HAS_EXPIRED`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, ...), or
+   * null. OpenSSL names the last problem it met, and the dates come last: when that is a date, this
+   * is the first fault of the chain apart from the dates (judgeCertificate), if there is one.
+   */
   verify_error: string | null;
   /** A stapled OCSP response came with the handshake (RFC 6066 §8). */
   ocsp_stapled: boolean;

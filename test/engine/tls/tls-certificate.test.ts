@@ -1,12 +1,15 @@
 /**
- * The signature check shared by `netintel tls` and `netintel smtp`: a key
- * OpenSSL cannot decode reads as "not signed by", never as an exception.
+ * The chain checks shared by `netintel tls` and `netintel smtp`: a key
+ * OpenSSL cannot decode reads as "not signed by", never as an exception;
+ * the faults of a chain apart from its dates have OpenSSL's names (the
+ * verdicts themselves are held to OpenSSL by
+ * test/interop/tls-trust-openssl.test.ts).
  */
 import { X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate } from '@peculiar/asn1-x509';
 import { describe, expect, it } from 'vitest';
-import { signedBy } from '../../../src/engine/tls/tls-certificate.js';
+import { pathFault, pathFaultText, signedBy } from '../../../src/engine/tls/path-faults.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/smtp-servers.js';
 
 /** The certificate with its key's algorithm replaced by an OID no one knows: its `publicKey` throws. */
@@ -33,5 +36,38 @@ describe('signedBy', () => {
     expect(() => undecodable.publicKey).toThrow();
     expect(signedBy(leaf.x509, undecodable)).toBe(false);
     expect(signedBy(undecodable, undecodable)).toBe(false);
+  });
+});
+
+describe('pathFault', () => {
+  const ca = createCertificateAuthority('path root');
+  const inter = issueCertificate({ commonName: 'path intermediate', ca: true, issuer: ca });
+  const leaf = issueCertificate({ commonName: 'path.test', issuer: inter });
+  const anchorIs = (anchor: X509Certificate) => (certificate: X509Certificate) => certificate.fingerprint256 === anchor.fingerprint256;
+
+  it('finds nothing wrong with a sound chain to the anchor', () => {
+    expect(pathFault([leaf.x509, inter.x509, ca.x509], anchorIs(ca.x509))).toBeNull();
+  });
+
+  it('names a chain that stops short, or ends in a self-signed certificate that is no anchor, as OpenSSL does', () => {
+    const other = createCertificateAuthority('another root');
+    expect(pathFault([leaf.x509], anchorIs(ca.x509))).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(pathFault([leaf.x509, inter.x509], anchorIs(ca.x509))).toBe('UNABLE_TO_GET_ISSUER_CERT_LOCALLY');
+    expect(pathFault([leaf.x509, inter.x509, ca.x509], anchorIs(other.x509))).toBe('SELF_SIGNED_CERT_IN_CHAIN');
+    const alone = issueCertificate({ commonName: 'alone.test' });
+    expect(pathFault([alone.x509], anchorIs(ca.x509))).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+  });
+
+  it('names an issuer that is not a CA, in words too', () => {
+    const underLeaf = issueCertificate({ commonName: 'under-a-leaf.test', issuer: leaf });
+    const fault = pathFault([underLeaf.x509, leaf.x509, inter.x509, ca.x509], anchorIs(ca.x509));
+    expect(fault).toBe('INVALID_CA');
+    expect(pathFaultText(fault)).toBe('a certificate that issues another in the chain is not a CA');
+    expect(pathFaultText('UNABLE_TO_GET_ISSUER_CERT_LOCALLY')).toBeNull();
+  });
+
+  it('names a signature that does not verify', () => {
+    const impostor = issueCertificate({ commonName: 'path intermediate', ca: true, issuer: ca });
+    expect(pathFault([leaf.x509, impostor.x509, ca.x509], anchorIs(ca.x509))).toBe('CERT_SIGNATURE_FAILURE');
   });
 });

@@ -2,14 +2,14 @@
  * Property-based tests of what `netintel tls` reads from outside: the
  * targets a user or an API caller gives, the LDAP server's answer to
  * StartTLS, and the certificates a server presents (their signature
- * algorithm and embedded SCT list). No input may make them throw anything
+ * algorithm, embedded SCT list and constraints on their use). No input may make them throw anything
  * but the errors they declare, and what they accept reads back.
  */
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NetintelError } from '../../../src/errors.js';
-import { certificateFields, countEmbeddedScts } from '../../../src/engine/tls/certificate-details.js';
+import { certificateConstraints, certificateFields, countEmbeddedScts } from '../../../src/engine/tls/certificate-details.js';
 import { PreambleError, readLdapExtendedResult } from '../../../src/engine/tls/starttls.js';
 import { parseTlsTarget } from '../../../src/engine/tls/tls-target.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/smtp-servers.js';
@@ -111,6 +111,27 @@ describe('certificate fields', () => {
         const fields = certificateFields(input);
         expect(typeof fields.signatureAlgorithm).toBe('string');
         expect(fields.embeddedScts).toBeGreaterThanOrEqual(0);
+      }),
+      fuzz(2000),
+    );
+  });
+
+  it('certificateConstraints reads a CA and a server certificate, and never throws on any bytes or a changed certificate', () => {
+    const ca = createCertificateAuthority();
+    const der = Buffer.from(issueCertificate({ commonName: 'fuzz.example', issuer: ca }).x509.raw);
+    // KeyUsageFlags: keyCertSign 32 | cRLSign 64; serverAuth (RFC 5280 §4.2.1.12).
+    expect(certificateConstraints(ca.x509.raw)).toEqual({ v1: false, basicConstraints: { ca: true, pathLength: null }, keyUsage: 96, extendedKeyUsage: null });
+    expect(certificateConstraints(der)).toEqual({ v1: false, basicConstraints: { ca: false, pathLength: null }, keyUsage: null, extendedKeyUsage: ['1.3.6.1.5.5.7.3.1'] });
+    fc.assert(
+      fc.property(fc.oneof(bytes, fc.array(fc.tuple(fc.nat({ max: der.length - 1 }), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }).map((changes) => {
+        const copy = Buffer.from(der);
+        for (const [at, value] of changes) copy[at] = value;
+        return copy;
+      })), (input) => {
+        const constraints = certificateConstraints(input);
+        if (constraints === null) return;
+        expect(constraints.keyUsage === null || Number.isInteger(constraints.keyUsage)).toBe(true);
+        expect(constraints.extendedKeyUsage === null || constraints.extendedKeyUsage.every((oid) => typeof oid === 'string')).toBe(true);
       }),
       fuzz(2000),
     );
