@@ -451,6 +451,16 @@ export async function checkDane(
   return daneFromLookup(tlsa, presentedChainDer, options.starttlsOffered ?? null, ctx.now());
 }
 
+/**
+ * Why no record matched, once per reason: "does not match" is not all a
+ * record can fail on (an expired certificate below the anchor, a stronger
+ * digest beside it, a DANE-TA anchor whose server certificate does not name
+ * the host).
+ */
+export function mismatchReasons(matches: readonly TlsaMatch[]): string[] {
+  return [...new Set(matches.map((match) => match.reason).filter((reason) => reason !== null))];
+}
+
 /** {@link checkDane} from a lookup already made (the SMTP probe looks up while it talks). */
 export function daneFromLookup(
   tlsa: TlsaLookup,
@@ -619,8 +629,7 @@ function judgeMatches(tlsa: TlsaLookup, matches: readonly TlsaMatch[], where: Tl
     );
     return { verdict: secure ? 'mismatch' : 'not-applicable', findings: [found] };
   }
-  // Why, once per reason: "does not match" is not all a record can fail on (an expired certificate below the anchor, a stronger digest beside it).
-  const why = [...new Set(matches.map((match) => match.reason).filter((reason) => reason !== null))].join('; ');
+  const why = mismatchReasons(matches).join('; ');
   const found = finding(
     'dane_no_match',
     secure ? 'error' : 'warning',

@@ -92,8 +92,8 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
     options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, presentedDer, options.daneOptions ?? {}),
   ]);
   result.protocols = protocols;
-  result.dane = dane;
-  result.findings = tlsFindings(result, { expiryDays: options.expiryDays ?? DEFAULT_EXPIRY_DAYS, now: ctx.now() });
+  result.dane = dane?.summary ?? null;
+  result.findings = tlsFindings(result, { expiryDays: options.expiryDays ?? DEFAULT_EXPIRY_DAYS, now: ctx.now(), daneReasons: dane?.reasons ?? [] });
   return result;
 }
 
@@ -223,8 +223,8 @@ function describeChain(chainDer: readonly Buffer[], now: Date, ca: readonly stri
 }
 
 /** DANE for any service (RFC 6698 §3: `_<port>._tcp.<host>`), with the matching of the SMTP probe; a failed lookup is a verdict, not an exception. */
-async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: readonly Buffer[], daneOptions: DaneOptions): Promise<TlsDane> {
-  const { checkDane, tlsaName } = await import('../smtp/dane.js');
+async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: readonly Buffer[], daneOptions: DaneOptions): Promise<{ summary: TlsDane; reasons: string[] }> {
+  const { checkDane, mismatchReasons, tlsaName } = await import('../smtp/dane.js');
   try {
     const dane = await checkDane(ctx, target.host, chainDer, { ...daneOptions, port: target.port });
     const error =
@@ -236,9 +236,15 @@ async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: rea
             dane.dnssec.status === 'indeterminate' && dane.tlsa.records.length > 0
             ? `DNSSEC could not be decided: ${dane.dnssec.reason ?? 'unknown'}`
             : null;
-    return { verdict: error === null ? dane.verdict : 'failed', tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error };
+    return {
+      summary: { verdict: error === null ? dane.verdict : 'failed', tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error },
+      reasons: mismatchReasons(dane.matches),
+    };
   } catch (error) {
     if (error instanceof NetintelError && error.code === 'forbidden') throw error;
-    return { verdict: 'failed', tlsa_name: tlsaName(target.host, target.port), records: 0, dnssec: 'indeterminate', error: error instanceof Error ? error.message : String(error) };
+    return {
+      summary: { verdict: 'failed', tlsa_name: tlsaName(target.host, target.port), records: 0, dnssec: 'indeterminate', error: error instanceof Error ? error.message : String(error) },
+      reasons: [],
+    };
   }
 }

@@ -6,6 +6,8 @@ export interface TlsFindingOptions {
   /** `tls_expires_soon` below this many days left. */
   expiryDays: number;
   now: Date;
+  /** Why no TLSA record matched (dane.ts's mismatchReasons), for `tls_dane_mismatch`. */
+  daneReasons?: readonly string[];
 }
 
 /** Where a certificate sits, for messages: the server certificate, or the chain's n-th. */
@@ -20,7 +22,7 @@ function which(index: number, certificate: TlsChainCertificate): string {
  * protocol versions, OCSP stapling, SCTs and DANE.
  */
 export function tlsFindings(result: TlsResult, options: TlsFindingOptions): Finding[] {
-  const findings: Finding[] = [...dateFindings(result, options), ...trustFindings(result), ...chainFindings(result), ...protocolFindings(result), ...extraFindings(result)];
+  const findings: Finding[] = [...dateFindings(result, options), ...trustFindings(result), ...chainFindings(result), ...protocolFindings(result), ...extraFindings(result, options.daneReasons ?? [])];
   const problems = findings.some((item) => item.severity === 'error' || item.severity === 'warning');
   const certificate = result.certificate;
   if (!problems && certificate) {
@@ -145,7 +147,7 @@ function protocolFindings(result: TlsResult): Finding[] {
   return findings;
 }
 
-function extraFindings(result: TlsResult): Finding[] {
+function extraFindings(result: TlsResult, daneReasons: readonly string[]): Finding[] {
   const certificate = result.certificate;
   if (!certificate) return [];
   const findings: Finding[] = [];
@@ -159,7 +161,10 @@ function extraFindings(result: TlsResult): Finding[] {
   }
   const dane = result.dane;
   if (dane?.verdict === 'matched') findings.push(finding('tls_dane_match', 'pass', `the chain matches the TLSA records at ${dane.tlsa_name}`, 'RFC 6698 §2.1', { ...dane }));
-  if (dane?.verdict === 'mismatch') findings.push(finding('tls_dane_mismatch', 'error', `no TLSA record at ${dane.tlsa_name} matches the chain`, 'RFC 6698 §2.1', { ...dane }));
+  if (dane?.verdict === 'mismatch') {
+    const why = daneReasons.length > 0 ? ` (${daneReasons.join('; ')})` : '';
+    findings.push(finding('tls_dane_mismatch', 'error', `no TLSA record at ${dane.tlsa_name} matches the chain${why}`, 'RFC 6698 §2.1', { ...dane, reasons: [...daneReasons] }));
+  }
   if (dane?.verdict === 'failed' && dane.dnssec === 'bogus') {
     findings.push(finding('tls_dane_bogus', 'error', `the TLSA records at ${dane.tlsa_name} fail DNSSEC validation (${dane.error}): DANE clients refuse the service`, 'RFC 6698 §4.1', { ...dane }));
   } else if (dane?.verdict === 'failed') {

@@ -283,7 +283,10 @@ describe('DANE (TLSA records of _<port>._tcp.<host>)', () => {
       expect(ids(matched)).toContain('tls_dane_match');
       const mismatched = await probeTls(dnsCtx, { target: `other.dane.test:${server.port}`, ...options });
       expect(mismatched.dane!.verdict).toBe('mismatch');
-      expect(ids(mismatched)).toContain('tls_dane_mismatch');
+      // The finding says why, as netintel smtp's dane_no_match does.
+      const mismatch = mismatched.findings.find((finding) => finding.id === 'tls_dane_mismatch');
+      expect(mismatch?.message).toBe(`no TLSA record at _${server.port}._tcp.other.dane.test matches the chain (the server certificate does not match)`);
+      expect(mismatch?.evidence).toMatchObject({ verdict: 'mismatch', reasons: ['the server certificate does not match'] });
       // A lookup that fails leaves DANE unchecked: a finding of severity unknown, never a match or "no records".
       const failing = await probeTls(dnsCtx, { target: `failing.dane.test:${server.port}`, ...options });
       expect(failing.dane).toMatchObject({ verdict: 'failed', error: expect.any(String) });
