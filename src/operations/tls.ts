@@ -52,6 +52,10 @@ const TLS_RECORD = record<TlsResult>(
         chain_incomplete: described(bool, 'The chain stops before a trust anchor: an intermediate certificate is missing (or the issuer is unknown).'),
         verify_error: described(nullable(str), 'OpenSSL\'s verification error, or null; when OpenSSL names only a date, the first fault of the chain apart from the dates, under OpenSSL\'s name.'),
         ocsp_stapled: described(bool, 'An OCSP response was stapled to the handshake (RFC 6066 §8).'),
+        ocsp_status: described(
+          nullable(oneOfStrings(['good', 'revoked', 'unknown', 'invalid', 'unchecked'])),
+          'What the stapled OCSP response says of the certificate once verified (RFC 6960 §3.2): good, revoked or unknown; invalid when it does not verify (clients ignore it); unchecked when the chain lacks the issuer to check it against; null when nothing was stapled.',
+        ),
         embedded_scts: described(int, 'Certificate Transparency SCTs embedded in the certificate (RFC 6962 §3.3).'),
       }),
     ),

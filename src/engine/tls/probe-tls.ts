@@ -15,6 +15,7 @@ import { certificateFields, keyDetails } from './certificate-details.js';
 import { PREAMBLES, PreambleError } from './starttls.js';
 import { connectTcp } from './tcp-connect.js';
 import { selfSigned } from './path-faults.js';
+import { judgeStapledOcsp, type StapledOcsp } from './stapled-ocsp.js';
 import { judgeCertificate, peerChainDer, presentedChainDer, probeTlsOptions, trustAnchorFingerprints } from './tls-certificate.js';
 import { tlsFindings } from './tls-findings.js';
 import { tlsHandshake } from './tls-handshake.js';
@@ -86,14 +87,15 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   const presentedDer = presentedChainDer(socket);
   socket.destroy();
   result.chain = describeChain(chainDer, ctx.now(), ca);
-  result.certificate = judged ? certificateSummary(judged, ocspResponse, result.chain) : null;
+  const ocsp = ocspResponse !== null && ocspResponse.length > 0 && chainDer.length > 0 ? judgeStapledOcsp(ocspResponse, new X509Certificate(chainDer[0]!), chainDer[1] ? new X509Certificate(chainDer[1]) : null, ctx.now()) : null;
+  result.certificate = judged ? certificateSummary(judged, ocsp, result.chain) : null;
   const [protocols, dane] = await Promise.all([
     options.versions === false ? null : probeVersions(ctx, target, starttls, ca, timeoutMs),
     options.dane === false || target.isIp ? null : checkTlsDane(ctx, target, presentedDer, options.daneOptions ?? {}),
   ]);
   result.protocols = protocols;
   result.dane = dane?.summary ?? null;
-  result.findings = tlsFindings(result, { expiryDays: options.expiryDays ?? DEFAULT_EXPIRY_DAYS, now: ctx.now(), daneReasons: dane?.reasons ?? [] });
+  result.findings = tlsFindings(result, { expiryDays: options.expiryDays ?? DEFAULT_EXPIRY_DAYS, now: ctx.now(), daneReasons: dane?.reasons ?? [], ocsp });
   return result;
 }
 
@@ -119,8 +121,8 @@ function emptyResult(given: string, target: TlsTarget, starttls: StarttlsProtoco
   };
 }
 
-/** The server certificate's verdicts: the shared judgement, the chain's completeness, OCSP stapling and the leaf's SCTs. */
-function certificateSummary(judged: NonNullable<ReturnType<typeof judgeCertificate>>, ocspResponse: Buffer | null, chain: readonly TlsChainCertificate[]): TlsCertificateSummary {
+/** The server certificate's verdicts: the shared judgement, the chain's completeness, the stapled OCSP response and the leaf's SCTs. */
+function certificateSummary(judged: NonNullable<ReturnType<typeof judgeCertificate>>, ocsp: StapledOcsp | null, chain: readonly TlsChainCertificate[]): TlsCertificateSummary {
   return {
     subject: judged.subject,
     issuer: judged.issuer,
@@ -132,7 +134,8 @@ function certificateSummary(judged: NonNullable<ReturnType<typeof judgeCertifica
     self_signed: judged.self_signed,
     chain_incomplete: chainIncomplete(judged.verify_error, judged.self_signed),
     verify_error: judged.verify_error,
-    ocsp_stapled: ocspResponse !== null && ocspResponse.length > 0,
+    ocsp_stapled: ocsp !== null,
+    ocsp_status: ocsp?.status ?? null,
     embedded_scts: chain[0]?.embedded_scts ?? 0,
   };
 }

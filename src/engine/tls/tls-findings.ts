@@ -1,5 +1,6 @@
 import { finding, type Finding } from '../findings.js';
 import { pathFaultText } from './path-faults.js';
+import type { StapledOcsp } from './stapled-ocsp.js';
 import type { TlsChainCertificate, TlsResult } from './tls-result.js';
 
 export interface TlsFindingOptions {
@@ -8,6 +9,8 @@ export interface TlsFindingOptions {
   now: Date;
   /** Why no TLSA record matched (dane.ts's mismatchReasons), for `tls_dane_mismatch`. */
   daneReasons?: readonly string[];
+  /** The stapled OCSP response's verdict, null when none was stapled. */
+  ocsp?: StapledOcsp | null;
 }
 
 /** Where a certificate sits, for messages: the server certificate, or the chain's n-th. */
@@ -22,7 +25,7 @@ function which(index: number, certificate: TlsChainCertificate): string {
  * protocol versions, OCSP stapling, SCTs and DANE.
  */
 export function tlsFindings(result: TlsResult, options: TlsFindingOptions): Finding[] {
-  const findings: Finding[] = [...dateFindings(result, options), ...trustFindings(result), ...chainFindings(result), ...protocolFindings(result), ...extraFindings(result, options.daneReasons ?? [])];
+  const findings: Finding[] = [...dateFindings(result, options), ...trustFindings(result), ...chainFindings(result), ...protocolFindings(result), ...ocspFindings(result, options.ocsp ?? null), ...extraFindings(result, options.daneReasons ?? [])];
   const problems = findings.some((item) => item.severity === 'error' || item.severity === 'warning');
   const certificate = result.certificate;
   if (!problems && certificate) {
@@ -145,6 +148,32 @@ function protocolFindings(result: TlsResult): Finding[] {
     findings.push(finding('tls_protocol_unchecked', 'unknown', `whether the server accepts every version is unknown: ${why}`, 'RFC 8996', { not_tried: notTried, failed }));
   }
   return findings;
+}
+
+/** What a stapled OCSP response says, once verified (RFC 6960 §3.2); nothing stapled is `tls_no_ocsp_stapling`, below. */
+function ocspFindings(result: TlsResult, ocsp: StapledOcsp | null): Finding[] {
+  if (ocsp === null || !result.certificate) return [];
+  const evidence = { ...ocsp };
+  switch (ocsp.status) {
+    case 'revoked':
+      return [
+        finding(
+          'tls_ocsp_revoked',
+          'error',
+          `the stapled OCSP response says the certificate was revoked on ${ocsp.revoked_at!.slice(0, 10)}${ocsp.revocation_reason ? ` (${ocsp.revocation_reason})` : ''}: clients refuse it`,
+          'RFC 6960 §2.2',
+          evidence,
+        ),
+      ];
+    case 'unknown':
+      return [finding('tls_ocsp_unknown', 'warning', 'the stapled OCSP response says its responder does not know the certificate', 'RFC 6960 §2.2', evidence)];
+    case 'invalid':
+      return [finding('tls_ocsp_invalid', 'warning', `the stapled OCSP response does not verify, so clients ignore it: ${ocsp.reason}`, 'RFC 6960 §3.2', evidence)];
+    case 'unchecked':
+      return [finding('tls_ocsp_unchecked', 'unknown', `the stapled OCSP response could not be checked: ${ocsp.reason}`, 'RFC 6960 §3.2', evidence)];
+    default:
+      return [];
+  }
 }
 
 function extraFindings(result: TlsResult, daneReasons: readonly string[]): Finding[] {

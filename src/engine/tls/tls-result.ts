@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import type { StapledOcspStatus } from './stapled-ocsp.js';
 
 /** The protocols `netintel tls --starttls` speaks before the handshake. */
 export const STARTTLS_PROTOCOLS = ['smtp', 'imap', 'pop3', 'ftp', 'xmpp', 'ldap', 'postgres'] as const;
@@ -71,6 +72,8 @@ export interface TlsCertificateSummary {
   verify_error: string | null;
   /** A stapled OCSP response came with the handshake (RFC 6066 §8). */
   ocsp_stapled: boolean;
+  /** The stapled response's verdict once verified (stapled-ocsp.ts), null when none was stapled. */
+  ocsp_status: StapledOcspStatus | null;
   /** Embedded SCTs in the leaf; SCTs of the TLS extension are not read (node:tls does not expose them). */
   embedded_scts: number;
 }

@@ -59,7 +59,7 @@ function tlsBlock(ctx: ViewContext, value: unknown): string {
       ['expires', certificate ? `${certificate.valid_to.slice(0, 10)} (${plural(certificate.days_left, 'day')})` : null],
       ['name match', certificate ? `${certificate.hostname_match ? 'yes' : 'no'} (${certificate.checked_name})` : null],
       ['trusted', certificate ? `${certificate.trusted ? 'yes' : 'no'}${certificate.verify_error ? ` (${certificate.verify_error})` : ''}` : null],
-      ['OCSP stapled', certificate?.ocsp_stapled],
+      ['OCSP stapled', certificate ? (certificate.ocsp_stapled ? `yes (${certificate.ocsp_status})` : 'no') : null],
       ['embedded SCTs', certificate ? certificate.embedded_scts : null],
       ['DANE', result.dane ? `${result.dane.verdict} (${result.dane.tlsa_name}, ${result.dane.records} TLSA)` : null],
     ]),

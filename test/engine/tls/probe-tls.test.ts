@@ -4,7 +4,11 @@
  * and the protocol versions, each STARTTLS protocol against a scripted peer
  * (and SMTP against smtp-server), TLS 1.0 from OpenSSL's s_server.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import dnsPacket from 'dns-packet';
@@ -35,6 +39,20 @@ afterAll(async () => {
 
 function leaf(options: Partial<Parameters<typeof issueCertificate>[0]> = {}): TestCertificate {
   return issueCertificate({ commonName: 'localhost', ipAddresses: ['127.0.0.1'], issuer: ca, ...options });
+}
+
+/** An OCSP response for `certificate` from the test CA, made by `openssl ocsp` as a responder (RFC 6960). */
+function ocspResponse(certificate: TestCertificate, status: 'good' | 'revoked'): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'netintel-staple-'));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const serial = certificate.x509.serialNumber;
+  const index = status === 'good' ? `V\t301231235959Z\t\t${serial}\tunknown\t/CN=localhost\n` : `R\t301231235959Z\t251101000000Z,keyCompromise\t${serial}\tunknown\t/CN=localhost\n`;
+  const caFile = file('ca.pem', ca.cert);
+  execFileSync(OPENSSL!, ['ocsp', '-index', file('index.txt', index), '-rsigner', caFile, '-rkey', file('ca.key', ca.key), '-CA', caFile, '-issuer', caFile, '-cert', file('leaf.pem', certificate.cert), '-respout', join(dir, 'response.der'), '-ndays', '1'], { stdio: 'ignore' });
+  return readFileSync(join(dir, 'response.der'));
 }
 
 async function serve(options: TlsServerOptions): Promise<TlsTestServer> {
@@ -117,11 +135,31 @@ describe('probeTls against node:tls servers', () => {
     expect(ids(result)).toEqual(expect.arrayContaining(['tls_weak_key', 'tls_weak_signature']));
   });
 
-  it('sees a stapled OCSP response', async () => {
+  it('sees a stapled OCSP response, and one that is no basic response is invalid', async () => {
     const server = await serve({ certificate: leaf(), staple: Buffer.from([0x30, 0x03, 0x0a, 0x01, 0x00]) });
     const result = await probe(server.port, { versions: false });
-    expect(result.certificate!.ocsp_stapled).toBe(true);
+    expect(result.certificate).toMatchObject({ ocsp_stapled: true, ocsp_status: 'invalid' });
     expect(ids(result)).not.toContain('tls_no_ocsp_stapling');
+    expect(result.findings.find((finding) => finding.id === 'tls_ocsp_invalid')?.message).toBe(
+      'the stapled OCSP response does not verify, so clients ignore it: not a basic OCSP response (RFC 6960 §4.2.1)',
+    );
+  });
+
+  it.skipIf(OPENSSL === null)('reads a stapled OCSP response that says the certificate is revoked, and then says nothing is fine', async () => {
+    const certificate = leaf();
+    const staple = ocspResponse(certificate, 'revoked');
+    const server = await serve({ certificate, staple });
+    const result = await probe(server.port, { versions: false });
+    expect(result.certificate).toMatchObject({ trusted: true, ocsp_stapled: true, ocsp_status: 'revoked' });
+    expect(result.findings.find((finding) => finding.id === 'tls_ocsp_revoked')).toMatchObject({
+      severity: 'error',
+      message: 'the stapled OCSP response says the certificate was revoked on 2025-11-01 (keyCompromise): clients refuse it',
+    });
+    expect(ids(result)).not.toContain('tls_ok');
+    const good = await serve({ certificate, staple: ocspResponse(certificate, 'good') });
+    const fine = await probe(good.port, { versions: false });
+    expect(fine.certificate).toMatchObject({ ocsp_status: 'good' });
+    expect(ids(fine)).toContain('tls_ok');
   });
 
   it('tries each version on a connection of its own: a TLS 1.2-only server refuses 1.3', async () => {

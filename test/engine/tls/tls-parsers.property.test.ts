@@ -2,7 +2,8 @@
  * Property-based tests of what `netintel tls` reads from outside: the
  * targets a user or an API caller gives, the LDAP server's answer to
  * StartTLS, and the certificates a server presents (their signature
- * algorithm, embedded SCT list and constraints on their use). No input may make them throw anything
+ * algorithm, embedded SCT list and constraints on their use) and the OCSP
+ * response it staples (test/interop/ocsp-openssl.test.ts changes real ones). No input may make them throw anything
  * but the errors they declare, and what they accept reads back.
  */
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
@@ -11,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { NetintelError } from '../../../src/errors.js';
 import { certificateConstraints, certificateFields, countEmbeddedScts } from '../../../src/engine/tls/certificate-details.js';
 import { PreambleError, readLdapExtendedResult } from '../../../src/engine/tls/starttls.js';
+import { judgeStapledOcsp } from '../../../src/engine/tls/stapled-ocsp.js';
 import { parseTlsTarget } from '../../../src/engine/tls/tls-target.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/smtp-servers.js';
 import { fuzz } from '../hostile-inputs.js';
@@ -134,6 +136,19 @@ describe('certificate fields', () => {
         if (constraints === null) return;
         expect(constraints.keyUsage === null || Number.isInteger(constraints.keyUsage)).toBe(true);
         expect(constraints.extendedKeyUsage === null || constraints.extendedKeyUsage.every((oid) => typeof oid === 'string')).toBe(true);
+      }),
+      fuzz(2000),
+    );
+  });
+
+  it('judgeStapledOcsp reads any bytes as an invalid response, never an exception', () => {
+    const ca = createCertificateAuthority();
+    const leaf = issueCertificate({ commonName: 'ocsp.example', issuer: ca }).x509;
+    fc.assert(
+      fc.property(bytes, fc.boolean(), (input, withIssuer) => {
+        const verdict = judgeStapledOcsp(input, leaf, withIssuer ? ca.x509 : null, new Date());
+        expect(verdict.status).toBe('invalid');
+        expect(typeof verdict.reason).toBe('string');
       }),
       fuzz(2000),
     );
