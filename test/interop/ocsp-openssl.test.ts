@@ -1,7 +1,8 @@
 /**
  * Stapled OCSP responses against OpenSSL: responses made by `openssl ocsp`
  * as a responder (good, revoked, unknown; signed by the issuer, by a
- * delegated responder with and without id-kp-OCSPSigning, by another CA;
+ * delegated responder with and without id-kp-OCSPSigning or past its
+ * validity, by another CA;
  * with and without the signer's certificate; CertIDs hashed with SHA-1 and
  * SHA-256) are judged by judgeStapledOcsp and by `openssl ocsp -respin`,
  * which must agree. Bytes that are no response, or a response with bytes
@@ -30,12 +31,12 @@ describe.skipIf(!OPENSSL)('stapled OCSP verdicts agree with OpenSSL', () => {
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
   /** A P-256 key and a certificate: self-signed when `issuer` is null. */
-  function certificate(name: string, subject: string, issuer: string | null, extensions: string[]): void {
+  function certificate(name: string, subject: string, issuer: string | null, extensions: string[], days = 100): void {
     writeFileSync(at(`${name}.ext`), `${extensions.join('\n')}\n`);
     openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', at(`${name}.key`));
     openssl('req', '-new', '-key', at(`${name}.key`), '-subj', subject, '-out', at(`${name}.csr`));
     const signer = issuer === null ? ['-signkey', at(`${name}.key`)] : ['-CA', at(`${issuer}.pem`), '-CAkey', at(`${issuer}.key`)];
-    openssl('x509', '-req', '-in', at(`${name}.csr`), ...signer, '-set_serial', name === 'leaf' ? '0x1234' : String(Math.floor(Math.random() * 1e9)), '-days', '100', '-extfile', at(`${name}.ext`), '-out', at(`${name}.pem`));
+    openssl('x509', '-req', '-in', at(`${name}.csr`), ...signer, '-set_serial', name === 'leaf' ? '0x1234' : String(Math.floor(Math.random() * 1e9)), '-days', String(days), '-extfile', at(`${name}.ext`), '-out', at(`${name}.pem`));
   }
 
   const CA = ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'];
@@ -53,6 +54,7 @@ describe.skipIf(!OPENSSL)('stapled OCSP verdicts agree with OpenSSL', () => {
     delegated: { index: 'revoked', signer: 'responder' },
     delegatedWithoutPurpose: { index: 'good', signer: 'plainResponder' },
     delegatedWithoutItsCertificate: { index: 'good', signer: 'responder', options: ['-resp_no_certs'] },
+    lapsedDelegate: { index: 'good', signer: 'lapsedResponder' },
     otherCa: { index: 'good', signer: 'otherCa' },
     sha256CertId: { index: 'revoked', signer: 'ca', options: ['-sha256'] },
     byKeyId: { index: 'good', signer: 'responder', options: ['-resp_key_id'] },
@@ -68,6 +70,7 @@ describe.skipIf(!OPENSSL)('stapled OCSP verdicts agree with OpenSSL', () => {
     certificate('leaf', '/CN=ocsp.test', 'ca', ['subjectAltName=DNS:ocsp.test', 'extendedKeyUsage=serverAuth']);
     certificate('responder', '/CN=ocsp responder', 'ca', ['extendedKeyUsage=OCSPSigning']);
     certificate('plainResponder', '/CN=plain responder', 'ca', ['extendedKeyUsage=serverAuth']);
+    certificate('lapsedResponder', '/CN=lapsed responder', 'ca', ['extendedKeyUsage=OCSPSigning'], -1);
     for (const [name, text] of Object.entries(INDEX)) writeFileSync(at(`${name}.txt`), text);
     for (const [name, made] of Object.entries(RESPONSES)) {
       openssl('ocsp', '-index', at(`${made.index}.txt`), '-rsigner', at(`${made.signer}.pem`), '-rkey', at(`${made.signer}.key`), '-CA', at('ca.pem'), ...(made.options ?? []), '-issuer', at('ca.pem'), '-cert', at('leaf.pem'), '-respout', at(`${name}.der`), '-ndays', '1');
@@ -93,6 +96,7 @@ describe.skipIf(!OPENSSL)('stapled OCSP verdicts agree with OpenSSL', () => {
     delegated: 'revoked',
     delegatedWithoutPurpose: 'invalid',
     delegatedWithoutItsCertificate: 'invalid',
+    lapsedDelegate: 'invalid',
     otherCa: 'invalid',
     sha256CertId: 'revoked',
     byKeyId: 'good',

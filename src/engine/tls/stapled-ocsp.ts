@@ -104,7 +104,7 @@ function judgeBasic(
   if (!single) return verdict('invalid', 'the response has no status for this certificate (RFC 6960 §3.2 (1))');
   const times = { this_update: single.thisUpdate.toISOString(), next_update: single.nextUpdate?.toISOString() ?? null };
 
-  const signer = responseSigner(basic, issuer);
+  const signer = responseSigner(basic, issuer, now);
   if (signer === null) return verdict('invalid', 'the response is not signed by the issuer nor by a responder the issuer authorised (RFC 6960 §4.2.2.2)', times);
   if (single.thisUpdate.getTime() > now.getTime() + CLOCK_SKEW_MS) return verdict('invalid', `the response is not valid before ${times.this_update} (RFC 6960 §3.2 (4))`, times);
   if (single.nextUpdate && single.nextUpdate.getTime() < now.getTime() - CLOCK_SKEW_MS) return verdict('invalid', `the response expired at ${times.next_update} (RFC 6960 §3.2 (5))`, times);
@@ -137,9 +137,10 @@ function serialHex(bytes: Uint8Array): string {
 /**
  * The certificate whose key verifies the response: the issuer itself, or
  * a certificate the response carries that the issuer signed for OCSP
- * signing (id-kp-OCSPSigning); null when neither does.
+ * signing (id-kp-OCSPSigning) and that is within its validity at `now`;
+ * null when neither does.
  */
-function responseSigner(basic: BasicOCSPResponse, issuer: X509Certificate): X509Certificate | null {
+function responseSigner(basic: BasicOCSPResponse, issuer: X509Certificate, now: Date): X509Certificate | null {
   const signed = basic.tbsResponseDataRaw;
   if (signed === undefined) return null;
   if (signatureVerifies(basic, signed, issuer.publicKey)) return issuer;
@@ -150,7 +151,8 @@ function responseSigner(basic: BasicOCSPResponse, issuer: X509Certificate): X509
     } catch {
       continue;
     }
-    const authorised = delegate.checkIssued(issuer) && signedBy(delegate, issuer) && (delegate.keyUsage ?? []).includes(id_kp_OCSPSigning);
+    const current = Date.parse(delegate.validFrom) <= now.getTime() && now.getTime() <= Date.parse(delegate.validTo);
+    const authorised = current && delegate.checkIssued(issuer) && signedBy(delegate, issuer) && (delegate.keyUsage ?? []).includes(id_kp_OCSPSigning);
     if (authorised && signatureVerifies(basic, signed, delegate.publicKey)) return delegate;
   }
   return null;
