@@ -160,6 +160,10 @@ describe('probeTls against node:tls servers', () => {
     const fine = await probe(good.port, { versions: false });
     expect(fine.certificate).toMatchObject({ ocsp_status: 'good' });
     expect(ids(fine)).toContain('tls_ok');
+    // Without the issuer in the chain the response cannot be checked: said as unchecked (severity unknown, exit 7), never as good.
+    const alone = await probe(good.port, { versions: false, ca: [] });
+    expect(alone.certificate).toMatchObject({ ocsp_stapled: true, ocsp_status: 'unchecked' });
+    expect(alone.findings.find((finding) => finding.id === 'tls_ocsp_unchecked')?.severity).toBe('unknown');
   });
 
   it('tries each version on a connection of its own: a TLS 1.2-only server refuses 1.3', async () => {
