@@ -67,15 +67,6 @@ const CRL_REASONS = ['unspecified', 'keyCompromise', 'cACompromise', 'affiliatio
  * no OCSP response are an invalid response.
  */
 export function judgeStapledOcsp(response: Uint8Array, leaf: X509Certificate, issuer: X509Certificate | null, now: Date): StapledOcsp {
-  const verdict = (status: StapledOcspStatus, reason: string | null, extra: Partial<StapledOcsp> = {}): StapledOcsp => ({
-    status,
-    reason,
-    this_update: null,
-    next_update: null,
-    revoked_at: null,
-    revocation_reason: null,
-    ...extra,
-  });
   let basic: BasicOCSPResponse;
   try {
     const outer = AsnConvert.parse(Buffer.from(response), OCSPResponse);
@@ -87,19 +78,18 @@ export function judgeStapledOcsp(response: Uint8Array, leaf: X509Certificate, is
   }
   if (issuer === null) return verdict('unchecked', 'the issuer of the server certificate is not in the chain, so the response cannot be checked');
   try {
-    return judgeBasic(basic, leaf, issuer, now, verdict);
+    return judgeBasic(basic, leaf, issuer, now);
   } catch (error) {
     return verdict('invalid', `the response cannot be read: ${(error as Error).message}`);
   }
 }
 
-function judgeBasic(
-  basic: BasicOCSPResponse,
-  leaf: X509Certificate,
-  issuer: X509Certificate,
-  now: Date,
-  verdict: (status: StapledOcspStatus, reason: string | null, extra?: Partial<StapledOcsp>) => StapledOcsp,
-): StapledOcsp {
+function verdict(status: StapledOcspStatus, reason: string | null, extra: Partial<StapledOcsp> = {}): StapledOcsp {
+  return { status, reason, this_update: null, next_update: null, revoked_at: null, revocation_reason: null, ...extra };
+}
+
+/** The checks of RFC 6960 §3.2 on a basic response that was read. */
+function judgeBasic(basic: BasicOCSPResponse, leaf: X509Certificate, issuer: X509Certificate, now: Date): StapledOcsp {
   const single = basic.tbsResponseData.responses.find((each) => coversCertificate(each.certID, leaf, issuer));
   if (!single) return verdict('invalid', 'the response has no status for this certificate (RFC 6960 §3.2 (1))');
   const times = { this_update: single.thisUpdate.toISOString(), next_update: single.nextUpdate?.toISOString() ?? null };
