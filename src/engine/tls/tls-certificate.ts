@@ -1,5 +1,4 @@
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { SmtpCertificate, SmtpChainCertificate } from '../smtp/smtp-result.js';
 import { pathFault, selfSigned } from './path-faults.js';
@@ -30,32 +29,13 @@ export function probeTlsOptions(servername: string | null, extraCa: readonly str
   };
 }
 
-let bundledFingerprints: string[] | null = null;
-let defaultFingerprints: Set<string> | null = null;
+let rootFingerprints: Set<string> | null = null;
 
-/**
- * SHA-256 fingerprints (hex, upper case) of the trust anchors node:tls
- * verifies a probe against (probeTlsOptions): without `extraCa`, Node's
- * default store, which is its bundled roots and the certificates of
- * NODE_EXTRA_CA_CERTS; with it, the bundled roots and `extraCa`, since an
- * explicit `ca` replaces the default store, extra certificates included
- * (Node's documentation of NODE_EXTRA_CA_CERTS).
- */
+/** SHA-256 fingerprints (hex, upper case) of the trust anchors: Node's bundled roots plus `extraCa`. */
 export function trustAnchorFingerprints(extraCa: readonly string[]): Set<string> {
-  bundledFingerprints ??= tls.rootCertificates.map(pemFingerprint);
-  if (extraCa.length === 0) return (defaultFingerprints ??= new Set([...bundledFingerprints, ...nodeExtraCaCertificates().map(pemFingerprint)]));
-  return new Set([...bundledFingerprints, ...extraCa.flatMap(splitPem).map(pemFingerprint)]);
-}
-
-/** The certificates of the file NODE_EXTRA_CA_CERTS names, which Node read at start; none when it is unset or unreadable (Node warned and went on without them). */
-function nodeExtraCaCertificates(): string[] {
-  const file = process.env.NODE_EXTRA_CA_CERTS;
-  if (!file) return [];
-  try {
-    return splitPem(readFileSync(file, 'latin1'));
-  } catch {
-    return [];
-  }
+  rootFingerprints ??= new Set(tls.rootCertificates.map(pemFingerprint));
+  if (extraCa.length === 0) return rootFingerprints;
+  return new Set([...rootFingerprints, ...extraCa.flatMap(splitPem).map(pemFingerprint)]);
 }
 
 function splitPem(text: string): string[] {
