@@ -15,3 +15,21 @@ export function readCaFile(path: string, flag: '--resolver-ca' | '--tls-ca' | '-
   const text = readBoundedFileSync(path, { maxBytes: MAX_CA_FILE_BYTES, what: `${flag} file`, hint: `give ${flag} a PEM file of CA certificates` }).toString('utf8');
   return parseResolverCa(text, `the ${flag} file ${path}`);
 }
+
+/**
+ * The certificates of the file NODE_EXTRA_CA_CERTS names, which Node added
+ * to its default trust store when the process started (its documentation of
+ * the variable): what the engine counts as anchors beside the bundled roots
+ * (EngineContext.extraTrustAnchors). None when it is unset, or when the file
+ * cannot be read as PEM certificates: Node then warned and went on without
+ * them.
+ */
+export function nodeExtraCaCertificates(env: Readonly<Record<string, string | undefined>>): string[] {
+  const file = env.NODE_EXTRA_CA_CERTS;
+  if (!file) return [];
+  try {
+    return readCaFile(file, '--ca');
+  } catch {
+    return [];
+  }
+}

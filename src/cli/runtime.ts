@@ -3,7 +3,7 @@ import { createEngineContext, type EngineContext } from '../engine/context.js';
 import type { Engine, LocalEngine } from '../operations/engine.js';
 import type { RemoteEngine } from '../remote/remote-engine.js';
 import { createLocalEngine } from '../operations/local-engine.js';
-import { readCaFile } from './ca-file.js';
+import { nodeExtraCaCertificates, readCaFile } from './ca-file.js';
 import { parseResolverAddress, type ResolverAddress } from '../engine/dns/resolver-address.js';
 import type { ServerFlagUse } from './global-options.js';
 import type { CliIo } from './io.js';
@@ -62,6 +62,8 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
   const engines: Engine[] = [];
   let progress: RunProgress | null = null;
   let silenceTold = false;
+  // Read once per run, when a certificate is first judged (see nodeExtraCaCertificates).
+  let extraTrustAnchors: string[] | undefined;
   // Once progress shows, the commands' stderr lines pass through it (progress.ts).
   let runIo = io;
   return {
@@ -97,6 +99,7 @@ export function createRuntime(io: CliIo, readOptions: OptionsReader, openRemote:
         dnsRetries: options.dnsRetries,
         debug: options.verbose ? (message) => runIo.stderr.write(`netintel: ${escapeTerminalText(message)}\n`) : () => {},
         ...(progress !== null && progress !== SILENT ? { onStage: progress.onStage } : {}),
+        extraTrustAnchors: () => (extraTrustAnchors ??= nodeExtraCaCertificates(io.env)),
         // Once per run, at the first resolver that falls silent: what to do about it, where the lookups' own errors only say what failed.
         onResolverSilent: (resolver, timeoutMs) => {
           if (silenceTold || options.quiet) return;

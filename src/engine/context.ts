@@ -65,6 +65,14 @@ export interface EngineContext {
    * to do about it. Absent: nobody listens.
    */
   onResolverSilent?: (resolver: string, timeoutMs: number) => void;
+  /**
+   * The PEM certificates this process's TLS trusts beside Node's bundled
+   * roots when no CA list is given: those of the file NODE_EXTRA_CA_CERTS
+   * names, which Node added to its default store at start. Read on first
+   * call by the composition root that knows the environment (the engine
+   * reads no process state). Absent: none.
+   */
+  extraTrustAnchors?: () => readonly string[];
   /** Diagnostics sink (verbose mode); the engine never prints. */
   debug(message: string): void;
   /** The DNS transport of this context, created on first use and shared by every lookup. */

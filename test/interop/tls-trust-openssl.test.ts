@@ -142,7 +142,7 @@ describe.skipIf(!OPENSSL)('certificate trust agrees with OpenSSL', () => {
   async function ours(port: number): Promise<{ trusted: boolean; verifyError: string | null }> {
     const socket = tls.connect({ host: '127.0.0.1', port, ...probeTlsOptions(HOST, trusted) });
     await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
-    const judged = judgeCertificate(socket, HOST, new Date(), trusted)!;
+    const judged = judgeCertificate(socket, HOST, { now: () => new Date() }, trusted)!;
     socket.destroy();
     return { trusted: judged.trusted, verifyError: judged.verify_error };
   }

@@ -410,7 +410,7 @@ async function handshake(ctx: EngineContext, input: ProbeInput, state: ProbeStat
   result.tls.established = true;
   result.tls.protocol = socket.getProtocol() ?? null;
   result.tls.cipher = socket.getCipher()?.name ?? null;
-  result.tls.certificate = judgeCertificate(socket, input.host, ctx.now(), input.tlsCa);
+  result.tls.certificate = judgeCertificate(socket, input.host, ctx, input.tlsCa);
   state.chainDer = presentedChainDer(socket);
   session.note(`TLS started: ${result.tls.protocol ?? '?'} ${result.tls.cipher ?? '?'} in ${result.timings.tls_ms} ms`);
   const certificate = result.tls.certificate;

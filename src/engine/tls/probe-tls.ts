@@ -82,11 +82,11 @@ export async function probeTls(ctx: EngineContext, options: ProbeTlsOptions): Pr
   const { socket, ocspResponse } = opened.session;
   result.protocol = socket.getProtocol() ?? null;
   result.cipher = socket.getCipher()?.name ?? null;
-  const judged = judgeCertificate(socket, target.host, ctx.now(), ca);
+  const judged = judgeCertificate(socket, target.host, ctx, ca);
   const chainDer = peerChainDer(socket);
   const presentedDer = presentedChainDer(socket);
   socket.destroy();
-  result.chain = describeChain(chainDer, ctx.now(), ca);
+  result.chain = describeChain(chainDer, ctx.now(), trustAnchorFingerprints(ca, ctx.extraTrustAnchors));
   const ocsp = ocspResponse !== null && ocspResponse.length > 0 && chainDer.length > 0 ? judgeStapledOcsp(ocspResponse, new X509Certificate(chainDer[0]!), chainDer[1] ? new X509Certificate(chainDer[1]) : null, ctx.now()) : null;
   result.certificate = judged ? certificateSummary(judged, ocsp, result.chain) : null;
   const [protocols, dane] = await Promise.all([
@@ -199,8 +199,7 @@ async function probeVersions(ctx: EngineContext, target: TlsTarget & { address: 
 }
 
 /** Each certificate of the chain (leaf first) with its key, signature algorithm, dates and SCTs. */
-function describeChain(chainDer: readonly Buffer[], now: Date, ca: readonly string[]): TlsChainCertificate[] {
-  const anchors = trustAnchorFingerprints(ca);
+function describeChain(chainDer: readonly Buffer[], now: Date, anchors: ReadonlySet<string>): TlsChainCertificate[] {
   return chainDer.map((der) => {
     const x509 = new X509Certificate(der);
     const fields = certificateFields(der);

@@ -1,5 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
+import type { EngineContext } from '../context.js';
 import type { SmtpCertificate, SmtpChainCertificate } from '../smtp/smtp-result.js';
 import { pathFault, selfSigned } from './path-faults.js';
 
@@ -29,13 +30,24 @@ export function probeTlsOptions(servername: string | null, extraCa: readonly str
   };
 }
 
-let rootFingerprints: Set<string> | null = null;
+let bundledFingerprints: string[] | null = null;
+let defaultFingerprints: { from: readonly string[]; set: Set<string> } | null = null;
 
-/** SHA-256 fingerprints (hex, upper case) of the trust anchors: Node's bundled roots plus `extraCa`. */
-export function trustAnchorFingerprints(extraCa: readonly string[]): Set<string> {
-  rootFingerprints ??= new Set(tls.rootCertificates.map(pemFingerprint));
-  if (extraCa.length === 0) return rootFingerprints;
-  return new Set([...rootFingerprints, ...extraCa.flatMap(splitPem).map(pemFingerprint)]);
+/**
+ * SHA-256 fingerprints (hex, upper case) of the trust anchors node:tls
+ * verifies a probe against (probeTlsOptions): without `extraCa`, Node's
+ * default store, its bundled roots and the certificates of
+ * NODE_EXTRA_CA_CERTS (`defaultExtra`, EngineContext.extraTrustAnchors);
+ * with it, the bundled roots and `extraCa`, since an explicit `ca`
+ * replaces the default store, extra certificates included (Node's
+ * documentation of NODE_EXTRA_CA_CERTS).
+ */
+export function trustAnchorFingerprints(extraCa: readonly string[], defaultExtra: (() => readonly string[]) | undefined): Set<string> {
+  bundledFingerprints ??= tls.rootCertificates.map(pemFingerprint);
+  if (extraCa.length > 0) return new Set([...bundledFingerprints, ...extraCa.flatMap(splitPem).map(pemFingerprint)]);
+  const extra = defaultExtra?.() ?? [];
+  if (defaultFingerprints?.from !== extra) defaultFingerprints = { from: extra, set: new Set([...bundledFingerprints, ...extra.flatMap(splitPem).map(pemFingerprint)]) };
+  return defaultFingerprints.set;
 }
 
 function splitPem(text: string): string[] {
@@ -124,7 +136,8 @@ function isoDate(text: string): string {
  *
  * @param checkedName The host name (or IP address) the certificate should name.
  */
-export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Date, extraCa: readonly string[]): SmtpCertificate | null {
+export function judgeCertificate(socket: TLSSocket, checkedName: string, ctx: Pick<EngineContext, 'now' | 'extraTrustAnchors'>, extraCa: readonly string[]): SmtpCertificate | null {
+  const now = ctx.now();
   const leaf = socket.getPeerCertificate(true);
   if (!leaf || !leaf.raw) return null;
   const chain = peerChain(leaf);
@@ -132,7 +145,7 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, now: Da
   const x509 = chain.map((certificate) => new X509Certificate(certificate.raw));
   let trusted = verifyError === null;
   if (!trusted && TIME_ERRORS.has(verifyError!)) {
-    const anchors = trustAnchorFingerprints(extraCa);
+    const anchors = trustAnchorFingerprints(extraCa, ctx.extraTrustAnchors);
     const fault = pathFault(x509, (certificate) => anchors.has(derFingerprint(certificate.raw)));
     trusted = fault === null;
     verifyError = fault ?? verifyError;
