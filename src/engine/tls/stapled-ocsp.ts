@@ -10,7 +10,7 @@
 import { createHash, verify, X509Certificate, type KeyObject } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { BasicOCSPResponse, id_kp_OCSPSigning, id_pkix_ocsp_basic, OCSPResponse, OCSPResponseStatus } from '@peculiar/asn1-ocsp';
-import { Certificate } from '@peculiar/asn1-x509';
+import { Certificate, CRLReasons } from '@peculiar/asn1-x509';
 import { signedBy } from './path-faults.js';
 
 /**
@@ -58,9 +58,6 @@ const SIGNATURES: Readonly<Record<string, string | null>> = {
   '1.3.101.113': null,
 };
 
-/** CRLReason names (RFC 5280 §5.3.1), by code. */
-const CRL_REASONS = ['unspecified', 'keyCompromise', 'cACompromise', 'affiliationChanged', 'superseded', 'cessationOfOperation', 'certificateHold', 'unused', 'removeFromCRL', 'privilegeWithdrawn', 'aACompromise'];
-
 /**
  * The verdict on a stapled response for `leaf`, issued by `issuer` (null
  * when the chain does not hold it), at `now`. Never throws: bytes that are
@@ -104,7 +101,7 @@ function judgeBasic(basic: BasicOCSPResponse, leaf: X509Certificate, issuer: X50
     return verdict('revoked', null, {
       ...times,
       revoked_at: single.certStatus.revoked.revocationTime.toISOString(),
-      revocation_reason: code === undefined ? null : (CRL_REASONS[code] ?? String(code)),
+      revocation_reason: code === undefined ? null : (CRLReasons[code] ?? String(code)),
     });
   }
   if (single.certStatus.good !== undefined) return verdict('good', null, times);
