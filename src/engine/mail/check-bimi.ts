@@ -240,11 +240,12 @@ async function dmarcPrerequisites(
   let organisational: DmarcResult | null = null;
   try {
     own = await checkDmarc(ctx, domain, { dns });
-    // A domain with its own record may still sit under an organisational
-    // domain with one: the DMARC tree walk from the parent finds it.
-    if (!own.inherited && own.record !== null && domain.split('.').length > 2) {
-      const parent = await checkDmarc(ctx, domain.slice(domain.indexOf('.') + 1), { dns });
-      if (parent.record !== null) organisational = parent;
+    // A domain with its own record may still sit under an Organizational
+    // Domain with one (RFC 9989 §4.10.2, found by the same tree walk).
+    const organizationalDomain = own.organizational_domain;
+    if (own.record !== null && organizationalDomain !== null && organizationalDomain !== domain && organizationalDomain !== own.policy_domain) {
+      const parent = await checkDmarc(ctx, organizationalDomain, { dns });
+      if (parent.record !== null && parent.policy_domain === organizationalDomain) organisational = parent;
     }
   } catch (error) {
     summary.error = failureJson(error);

@@ -3,23 +3,10 @@ import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
+import { DmarcWalker } from './dmarc-discovery.js';
+import { DMARC_POLICIES, emptyDmarcTags, isDmarcRecord, parseDmarcTags, type DmarcPolicy, type DmarcTags } from './dmarc-record.js';
 
-export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
-
-/** The tags of a DMARC record as written (RFC 7489 §6.3), null when absent. */
-export interface DmarcTags {
-  v: string | null;
-  p: string | null;
-  sp: string | null;
-  pct: string | null;
-  rua: string | null;
-  ruf: string | null;
-  adkim: string | null;
-  aspf: string | null;
-  fo: string | null;
-  rf: string | null;
-  ri: string | null;
-}
+export type { DmarcPolicy, DmarcTags } from './dmarc-record.js';
 
 /** A report address of rua/ruf and whether its domain agreed to receive the reports (RFC 7489 §7.1). */
 export interface DmarcReportDestination {
@@ -38,19 +25,28 @@ export interface DmarcReportDestination {
 export interface DmarcResult {
   kind: 'dmarc';
   domain: string;
-  /** Where the record was found (`_dmarc.<domain>` or a parent's), null when none was. */
+  /** Where the record that applies was found (`_dmarc.<domain>` or a parent's), null when none was. */
   location: string | null;
-  /** The domain that published the policy: the domain itself or the parent found by the tree walk. */
+  /** The domain that published that record: the domain itself, its Organizational Domain, or the public suffix domain above it. */
   policy_domain: string | null;
-  /** True when the policy comes from a parent domain (its sp applies). */
+  /**
+   * The Organizational Domain (RFC 9989 §4.10.2), found by the DNS tree walk:
+   * what relaxed alignment compares. Null when the walk could not finish.
+   */
+  organizational_domain: string | null;
+  /** True when the policy comes from a parent domain (its sp, or np for a domain that does not exist, applies). */
   inherited: boolean;
   record: string | null;
-  /** Every DMARC record at the location (more than one means no policy applies). */
+  /** Every DMARC record at `_dmarc.<domain>` itself (more than one: receivers discard them all). */
   records: string[];
   tags: DmarcTags;
-  /** The policy that applies to mail from the domain (p, or sp for a parent's record), null when there is none. */
+  /**
+   * The policy that applies to mail from the domain: p, or for a parent's
+   * record sp (np when the domain does not exist), one level lower with t=y.
+   * Null when there is none, or when it hangs on a lookup that failed.
+   */
   policy: DmarcPolicy | null;
-  /** Percentage of mail the policy applies to (pct, default 100). */
+  /** Percentage of mail the policy applies to for RFC 7489 receivers (pct, default 100); RFC 9989 removed pct. */
   percent: number | null;
   /** DKIM and SPF alignment modes, `r` (relaxed, default) or `s` (strict). */
   alignment_dkim: 'r' | 's' | null;
@@ -63,22 +59,18 @@ export interface CheckDmarcOptions {
   dns?: MailDns;
 }
 
-const TAG_NAMES = ['v', 'p', 'sp', 'pct', 'rua', 'ruf', 'adkim', 'aspf', 'fo', 'rf', 'ri'] as const;
-const POLICIES: readonly string[] = ['none', 'quarantine', 'reject'];
-/** Parents asked at most by the tree walk. */
-const MAX_WALK = 7;
-
 /**
- * Finds and validates the DMARC record of `domain` (RFC 7489): at
- * `_dmarc.<domain>`, else at the nearest parent that has one (the DNS tree
- * walk of DMARCbis, which needs no public-suffix list; the walk stops at
- * two labels). Parses and checks p, sp, pct, rua, ruf, adkim, aspf, fo,
- * rf, ri, and asks every external report domain whether it accepts the
- * reports.
+ * Finds and validates the DMARC record of `domain` by RFC 9989: at
+ * `_dmarc.<domain>`, else the record of its Organizational Domain or of the
+ * public suffix domain above it, found by the DNS tree walk (§4.10, no
+ * public-suffix list; up to the top label, at most eight queries). Parses
+ * and checks every tag, works out the policy that applies (p, sp, np, t),
+ * and asks every external report domain whether it accepts the reports.
  *
  * @throws NetintelError `invalid_input` for a bad domain; `timeout`,
- *   `upstream`, `unreachable` when a `_dmarc` lookup fails (never read as
- *   "no record"); a failed authorization lookup is a finding.
+ *   `upstream`, `unreachable` when a `_dmarc` lookup the policy depends on
+ *   fails (never read as "no record"); a failed authorization or existence
+ *   lookup is a finding.
  */
 export async function checkDmarc(ctx: EngineContext, domain: string, options: CheckDmarcOptions = {}): Promise<DmarcResult> {
   const name = normaliseMailDomain(domain).ascii;
@@ -89,10 +81,11 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
     domain: name,
     location: null,
     policy_domain: null,
+    organizational_domain: null,
     inherited: false,
     record: null,
     records: [],
-    tags: Object.fromEntries(TAG_NAMES.map((tag) => [tag, null])) as unknown as DmarcTags,
+    tags: emptyDmarcTags(),
     policy: null,
     percent: null,
     alignment_dkim: null,
@@ -101,161 +94,126 @@ export async function checkDmarc(ctx: EngineContext, domain: string, options: Ch
     findings,
   };
 
-  const candidates = [name, ...parents(name)];
-  let found: { location: string; policy_domain: string; records: string[]; near: string[] } | null = null;
-  let firstNear: string[] = [];
-  for (const candidate of candidates) {
-    const location = `_dmarc.${candidate}`;
-    if (dnsNameProblem(location) !== null) continue;
-    let lookup;
-    try {
-      lookup = await dns.lookup(location, 'TXT');
-    } catch (error) {
-      throw withContext(error, `the DMARC lookup of ${location} failed`);
-    }
-    const texts = lookup.records.map((record) => record.text);
-    const records = texts.filter((text) => /^v\s*=\s*DMARC1\s*(;|$)/.test(text));
-    const near = texts.filter((text) => !records.includes(text) && /v\s*=\s*dmarc1/i.test(text));
-    if (candidate === name) firstNear = near;
-    if (records.length > 0) {
-      found = { location, policy_domain: candidate, records, near };
-      break;
-    }
+  let applied;
+  try {
+    applied = await new DmarcWalker(dns).applied(name);
+  } catch (error) {
+    throw withContext(error, `the DMARC lookup of _dmarc.${name} or a parent failed`);
   }
-
-  for (const text of firstNear) {
+  const own = applied.sets.get(name) ?? { records: [], near: [] };
+  for (const text of own.near) {
     findings.push(
-      finding('dmarc_version_not_first', 'error', `A TXT record at _dmarc.${name} mentions DMARC1 but does not start with "v=DMARC1", so receivers ignore it: "${text}"`, 'RFC 7489 §6.4', {
+      finding('dmarc_version_not_first', 'error', `A TXT record at _dmarc.${name} mentions DMARC1 but does not start with "v=DMARC1", so receivers ignore it: "${text}"`, 'RFC 9989 §4.7', {
         record: text,
       }),
     );
   }
-  if (!found) {
+  if (own.records.length > 1) {
     findings.push(
-      finding('dmarc_no_record', 'warning', `No DMARC record at _dmarc.${name}${candidates.length > 1 ? ' nor at a parent domain' : ''}: receivers apply no DMARC policy and send no reports`, 'RFC 7489 §6.6.3', {
-        asked: candidates.map((candidate) => `_dmarc.${candidate}`),
+      finding('dmarc_multiple_records', 'error', `_dmarc.${name} holds ${own.records.length} DMARC records; receivers discard them all${applied.record ? '' : ' and apply no DMARC policy'}`, 'RFC 9989 §4.10', {
+        records: own.records,
       }),
     );
-    return empty;
   }
-  const inherited = found.policy_domain !== name;
-  const result: DmarcResult = { ...empty, location: found.location, policy_domain: found.policy_domain, inherited, records: found.records };
-  if (found.records.length > 1) {
+  const result: DmarcResult = { ...empty, records: own.records, organizational_domain: applied.organizationalDomain };
+  if (applied.error !== null && applied.organizationalDomain === null) {
     findings.push(
-      finding('dmarc_multiple_records', 'error', `${found.location} holds ${found.records.length} DMARC records; with more than one, receivers apply no DMARC policy`, 'RFC 7489 §6.6.3', {
-        records: found.records,
+      finding('dmarc_organizational_domain_unknown', 'unknown', `The DNS tree walk above ${name} could not finish, so its Organizational Domain is unknown: ${failureText(failureJson(applied.error))}`, 'RFC 9989 §4.10.2', {
+        asked: applied.asked,
+        error: failureJson(applied.error),
+      }),
+    );
+  }
+  const found = applied.record;
+  if (!found) {
+    findings.push(
+      finding('dmarc_no_record', 'warning', `No DMARC record at _dmarc.${name} nor at a parent domain that applies to it: receivers apply no DMARC policy and send no reports`, 'RFC 9989 §4.10.1', {
+        asked: applied.asked,
       }),
     );
     return result;
   }
-  const record = found.records[0]!;
-  result.record = record;
-  findings.push(finding('dmarc_record_found', 'pass', `DMARC record found at ${found.location}`, 'RFC 7489 §6.1', { location: found.location, record }));
-  if (inherited) {
+  result.location = `_dmarc.${found.domain}`;
+  result.policy_domain = found.domain;
+  result.inherited = applied.inherited;
+  result.record = found.record;
+  findings.push(finding('dmarc_record_found', 'pass', `DMARC record found at ${result.location}`, 'RFC 9989 §4.10', { location: result.location, record: found.record }));
+  if (applied.inherited) {
     findings.push(
-      finding('dmarc_inherited', 'info', `${name} has no DMARC record of its own; the record of ${found.policy_domain} applies (its sp= tag, or p= without one)`, 'RFC 7489 §6.6.3', {
-        policy_domain: found.policy_domain,
+      finding('dmarc_inherited', 'info', `${name} has no DMARC record of its own; the record of ${found.domain} applies (its sp= tag, np= when ${name} does not exist, or p=)`, 'RFC 9989 §4.10.1', {
+        policy_domain: found.domain,
       }),
     );
   }
 
-  const { tags, problems } = parseTags(record);
+  const { tags, problems } = parseDmarcTags(found.record);
   result.tags = tags;
-  for (const problem of problems) findings.push(finding(problem.id, problem.severity, problem.message, 'RFC 7489 §6.4', { record, ...problem.evidence }));
-  validateTags(result, findings);
+  for (const problem of problems) findings.push(finding(problem.id, problem.severity, problem.message, 'RFC 9989 §4.7', { record: found.record, ...problem.evidence }));
+  result.policy = applied.policy;
+  if (applied.existenceError !== null) {
+    findings.push(
+      finding('dmarc_existence_unknown', 'unknown', `Whether ${name} exists could not be checked, so whether np=${tags.np} or the sp/p policy applies is unknown: ${failureText(failureJson(applied.existenceError))}`, 'RFC 9989 §4.10.1', {
+        error: failureJson(applied.existenceError),
+      }),
+    );
+  }
+  validateTags(result, applied.policyTags !== null, findings);
   await checkDestinations(dns, result, findings);
   return result;
 }
 
-/** Parent domains for the tree walk, nearest first, down to two labels. */
-function parents(domain: string): string[] {
-  let labels = domain.split('.');
-  const out: string[] = [];
-  if (labels.length > MAX_WALK + 1) labels = labels.slice(labels.length - MAX_WALK);
-  else labels = labels.slice(1);
-  while (labels.length >= 2) {
-    out.push(labels.join('.'));
-    labels = labels.slice(1);
-  }
-  return out;
-}
-
-interface TagProblem {
-  id: string;
-  severity: 'error' | 'warning';
-  message: string;
-  evidence: Record<string, unknown>;
-}
-
-function parseTags(record: string): { tags: DmarcTags; problems: TagProblem[] } {
-  const tags = Object.fromEntries(TAG_NAMES.map((tag) => [tag, null])) as unknown as Record<string, string | null>;
-  const problems: TagProblem[] = [];
-  const seen = new Set<string>();
-  const parts = record.split(';').map((part) => part.trim());
-  parts.forEach((part, index) => {
-    if (part.length === 0) return;
-    const eq = part.indexOf('=');
-    if (eq <= 0) {
-      problems.push({ id: 'dmarc_syntax_error', severity: 'error', message: `"${part}" is not a tag=value pair`, evidence: { part } });
-      return;
-    }
-    const tag = part.slice(0, eq).trim().toLowerCase();
-    const value = part.slice(eq + 1).trim();
-    if (seen.has(tag)) {
-      problems.push({ id: 'dmarc_duplicate_tag', severity: 'error', message: `The tag "${tag}" appears more than once`, evidence: { tag } });
-      return;
-    }
-    seen.add(tag);
-    if (!(TAG_NAMES as readonly string[]).includes(tag)) {
-      problems.push({ id: 'dmarc_unknown_tag', severity: 'warning', message: `Unknown tag "${tag}" (ignored by receivers)`, evidence: { tag, value } });
-      return;
-    }
-    if (tag === 'p' && index !== 1) {
-      problems.push({ id: 'dmarc_policy_not_second', severity: 'warning', message: 'The p tag should come right after v=DMARC1', evidence: { position: index + 1 } });
-    }
-    tags[tag] = value;
-  });
-  return { tags: tags as unknown as DmarcTags, problems };
-}
-
-function validateTags(result: DmarcResult, findings: Finding[]): void {
+function validateTags(result: DmarcResult, applies: boolean, findings: Finding[]): void {
   const { tags } = result;
   const domain = result.domain;
   const p = tags.p?.toLowerCase() ?? null;
   const sp = tags.sp?.toLowerCase() ?? null;
-  let policy: DmarcPolicy | null = null;
+  const ignored = applies ? ' (with a valid rua, receivers read the record as p=none)' : ', so receivers ignore the record';
   if (p === null) {
-    const fallback = tags.rua !== null ? ' (with rua present, receivers read it as p=none)' : ', so receivers ignore the record';
-    findings.push(finding('dmarc_policy_missing', 'error', `The DMARC record has no p tag${fallback}`, 'RFC 7489 §6.3, §6.6.3', { record: result.record }));
-    if (tags.rua !== null) policy = 'none';
-  } else if (!POLICIES.includes(p)) {
-    findings.push(finding('dmarc_policy_invalid', 'error', `p=${tags.p} is not none, quarantine or reject`, 'RFC 7489 §6.3', { p: tags.p }));
-  } else {
-    policy = p as DmarcPolicy;
+    findings.push(finding('dmarc_policy_missing', 'error', `The DMARC record has no p tag${ignored}`, 'RFC 9989 §4.7, §4.10.1', { record: result.record }));
+  } else if (!DMARC_POLICIES.includes(p)) {
+    findings.push(finding('dmarc_policy_invalid', 'error', `p=${tags.p} is not none, quarantine or reject${ignored}`, 'RFC 9989 §4.7, §4.10.1', { p: tags.p }));
   }
-  if (sp !== null && !POLICIES.includes(sp)) {
-    findings.push(finding('dmarc_subdomain_policy_invalid', 'error', `sp=${tags.sp} is not none, quarantine or reject`, 'RFC 7489 §6.3', { sp: tags.sp }));
+  if (sp !== null && !DMARC_POLICIES.includes(sp)) {
+    findings.push(finding('dmarc_subdomain_policy_invalid', 'error', `sp=${tags.sp} is not none, quarantine or reject${ignored}`, 'RFC 9989 §4.7, §4.10.1', { sp: tags.sp }));
   }
-  const applied = result.inherited && sp !== null && POLICIES.includes(sp) ? (sp as DmarcPolicy) : policy;
-  result.policy = applied;
+  if (tags.np !== null && !DMARC_POLICIES.includes(tags.np.toLowerCase())) {
+    findings.push(finding('dmarc_np_invalid', 'error', `np=${tags.np} is not none, quarantine or reject${ignored}`, 'RFC 9989 §4.7, §4.10.1', { np: tags.np }));
+  }
+  if (tags.psd !== null && !['y', 'n', 'u'].includes(tags.psd.toLowerCase())) {
+    findings.push(finding('dmarc_psd_invalid', 'error', `psd=${tags.psd} is not y, n or u`, 'RFC 9989 §4.7', { psd: tags.psd }));
+  }
+  if (tags.t !== null && !['y', 'n'].includes(tags.t.toLowerCase())) {
+    findings.push(finding('dmarc_t_invalid', 'error', `t=${tags.t} is not y or n`, 'RFC 9989 §4.7', { t: tags.t }));
+  }
+  const applied = result.policy;
+  if (applied !== null && tags.t?.toLowerCase() === 'y') {
+    findings.push(finding('dmarc_testing', 'warning', `t=y: the record is in testing mode, so receivers apply ${applied}, one level below what it asks`, 'RFC 9989 §4.7', { policy: applied }));
+  }
   if (applied === 'none') {
-    findings.push(finding('dmarc_policy_none', 'warning', `The DMARC policy for ${domain} is none: receivers only report, forged mail is still delivered`, 'RFC 7489 §6.3', { policy: applied }));
+    findings.push(finding('dmarc_policy_none', 'warning', `The DMARC policy for ${domain} is none: receivers only report, forged mail is still delivered`, 'RFC 9989 §4.7', { policy: applied }));
   } else if (applied !== null) {
-    findings.push(finding('dmarc_policy_enforced', 'pass', `The DMARC policy for ${domain} is ${applied}`, 'RFC 7489 §6.3', { policy: applied }));
+    findings.push(finding('dmarc_policy_enforced', 'pass', `The DMARC policy for ${domain} is ${applied}`, 'RFC 9989 §4.7', { policy: applied }));
   }
-  if (!result.inherited && sp === 'none' && (policy === 'quarantine' || policy === 'reject')) {
-    findings.push(finding('dmarc_subdomain_policy_none', 'warning', `p=${policy} but sp=none: mail from subdomains of ${domain} is not protected`, 'RFC 7489 §6.3', { p: policy, sp }));
+  const enforcing = p === 'quarantine' || p === 'reject';
+  if (!result.inherited && sp === 'none' && enforcing) {
+    findings.push(finding('dmarc_subdomain_policy_none', 'warning', `p=${p} but sp=none: mail from subdomains of ${domain} is not protected`, 'RFC 9989 §4.7', { p, sp }));
   }
 
   if (tags.pct === null) {
-    result.percent = policy === null ? null : 100;
+    result.percent = applied === null ? null : 100;
   } else if (!/^\d{1,3}$/.test(tags.pct) || Number(tags.pct) > 100) {
     findings.push(finding('dmarc_pct_invalid', 'error', `pct=${tags.pct} is not an integer from 0 to 100`, 'RFC 7489 §6.3', { pct: tags.pct }));
   } else {
     result.percent = Number(tags.pct);
     if (result.percent < 100 && applied !== 'none') {
       findings.push(
-        finding('dmarc_pct_partial', 'warning', `pct=${result.percent}: the ${applied ?? ''} policy applies to only ${result.percent}% of failing mail`, 'RFC 7489 §6.3', { pct: result.percent }),
+        finding(
+          'dmarc_pct_partial',
+          'warning',
+          `pct=${result.percent}: receivers that follow RFC 7489 apply the ${applied ?? ''} policy to only ${result.percent}% of failing mail; RFC 9989 removed pct (its testing mode is t=y), so others apply it to all`,
+          'RFC 7489 §6.3; RFC 9989 §4.7',
+          { pct: result.percent },
+        ),
       );
     }
   }
@@ -266,7 +224,7 @@ function validateTags(result: DmarcResult, findings: Finding[]): void {
       if (tag === 'adkim') result.alignment_dkim = 'r';
       else result.alignment_spf = 'r';
     } else if (value !== 'r' && value !== 's') {
-      findings.push(finding('dmarc_alignment_invalid', 'error', `${tag}=${tags[tag]} is not r (relaxed) or s (strict)`, 'RFC 7489 §6.3', { tag, value: tags[tag] }));
+      findings.push(finding('dmarc_alignment_invalid', 'error', `${tag}=${tags[tag]} is not r (relaxed) or s (strict)`, 'RFC 9989 §4.7', { tag, value: tags[tag] }));
     } else if (tag === 'adkim') {
       result.alignment_dkim = value;
     } else {
@@ -274,7 +232,7 @@ function validateTags(result: DmarcResult, findings: Finding[]): void {
     }
   }
   if (tags.fo !== null && !tags.fo.split(':').every((option) => ['0', '1', 'd', 's'].includes(option.trim().toLowerCase()))) {
-    findings.push(finding('dmarc_fo_invalid', 'error', `fo=${tags.fo} is not a colon-separated list of 0, 1, d, s`, 'RFC 7489 §6.3', { fo: tags.fo }));
+    findings.push(finding('dmarc_fo_invalid', 'error', `fo=${tags.fo} is not a colon-separated list of 0, 1, d, s`, 'RFC 9989 §4.7', { fo: tags.fo }));
   }
   if (tags.rf !== null && !tags.rf.split(':').every((format) => format.trim().toLowerCase() === 'afrf')) {
     findings.push(finding('dmarc_rf_invalid', 'error', `rf=${tags.rf}: the only failure report format is afrf`, 'RFC 7489 §6.3', { rf: tags.rf }));
@@ -283,7 +241,7 @@ function validateTags(result: DmarcResult, findings: Finding[]): void {
     findings.push(finding('dmarc_ri_invalid', 'error', `ri=${tags.ri} is not a number of seconds`, 'RFC 7489 §6.3', { ri: tags.ri }));
   }
   if (tags.rua === null) {
-    findings.push(finding('dmarc_no_rua', 'info', 'The DMARC record has no rua tag: no aggregate reports are sent, so failures go unseen', 'RFC 7489 §6.3', null));
+    findings.push(finding('dmarc_no_rua', 'info', 'The DMARC record has no rua tag: no aggregate reports are sent, so failures go unseen', 'RFC 9989 §4.7', null));
   }
 }
 
@@ -323,7 +281,7 @@ async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Fi
         if (dnsNameProblem(name) !== null) return;
         try {
           const lookup = await dns.lookup(name, 'TXT');
-          destination.authorized = lookup.records.some((record) => /^v\s*=\s*DMARC1\s*(;|$)/.test(record.text));
+          destination.authorized = lookup.records.some((record) => isDmarcRecord(record.text));
         } catch (error) {
           destination.error = failureJson(error);
         }

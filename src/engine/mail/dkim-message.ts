@@ -5,6 +5,8 @@ import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
+import { normaliseMailDomain } from './mail-domain.js';
+import { DmarcWalker } from './dmarc-discovery.js';
 import { failureText } from './mail-errors.js';
 import { bodyHashKey, hashDkimBodies, headerHashInput, type BodyHashResult } from './dkim-canonical.js';
 import type { DkimPublicKey } from './dkim-key.js';
@@ -34,7 +36,11 @@ export interface DkimSignatureCheck {
   /** t= and x=, ISO 8601, null when absent. */
   signed_at: string | null;
   expires_at: string | null;
-  /** d= aligns with the From domain (relaxed, as DMARC reads it), null when there is no From address. */
+  /**
+   * d= aligns with the From domain (relaxed, as DMARC reads it: the same
+   * Organizational Domain by the DNS tree walk of RFC 9989), null when there
+   * is no From address or a lookup the answer needs failed.
+   */
   aligned: boolean | null;
   /** RSA modulus length of the key used, null when no RSA key was read. */
   key_bits: number | null;
@@ -100,12 +106,13 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
 
   const from = fromAddresses(parts.fields);
   const fromDomain = from.length > 0 ? from[0]!.split('@').pop()!.toLowerCase() : null;
-  const align = fromDomain !== null && pending.some((item) => item.base.domain) ? await alignment(fromDomain) : null;
-  const signatures: DkimSignatureCheck[] = pending.map((item) => ({
+  const align = fromDomain !== null && pending.some((item) => item.base.domain) ? await relaxedAlignment(dns, fromDomain) : null;
+  const alignedFlags = await Promise.all(pending.map((item) => (align && item.base.domain ? align(item.base.domain) : null)));
+  const signatures: DkimSignatureCheck[] = pending.map((item, index) => ({
     ...item.base,
     result: item.verdict!.result,
     reason: item.verdict!.result === 'pass' ? null : item.verdict!.reason,
-    aligned: align && item.base.domain ? align(item.base.domain.toLowerCase()) : null,
+    aligned: alignedFlags[index] ?? null,
     key_bits: item.key?.type === 'rsa' ? item.key.bits : null,
   }));
 
@@ -115,13 +122,14 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
   }
   signatures.forEach((signature, index) => findings.push(signatureFinding(signature, index)));
   const passing = signatures.filter((signature) => signature.result === 'pass');
-  if (passing.length > 0 && from.length > 0 && !passing.some((signature) => signature.aligned)) {
+  // A signature whose alignment could not be learnt (null) is not said to be unaligned.
+  if (passing.length > 0 && from.length > 0 && passing.every((signature) => signature.aligned === false)) {
     findings.push(
       finding(
         'dkim_signature_not_aligned',
         'warning',
-        `No passing signature is aligned with the From domain ${fromDomain}: DMARC needs d= to be that domain or share its organisational domain`,
-        'RFC 7489 §3.1.1',
+        `No passing signature is aligned with the From domain ${fromDomain}: DMARC needs d= to be that domain or share its Organizational Domain`,
+        'RFC 9989 §3.2.10.1',
         { from, domains: passing.map((signature) => signature.domain) },
       ),
     );
@@ -253,10 +261,25 @@ function fromAddresses(fields: readonly MessageField[]): string[] {
   return out;
 }
 
-/** DMARC relaxed alignment with the From domain (RFC 7489 §3.1.1), by mailauth's public suffix reading. */
-async function alignment(fromDomain: string): Promise<(domain: string) => boolean> {
-  const { getAlignment } = await import('mailauth/lib/tools.js');
-  return (domain) => getAlignment(fromDomain, [domain]) !== false;
+/**
+ * DMARC relaxed alignment with the From domain (RFC 9989 §3.2.10.1): the same
+ * Organizational Domain, found by the DNS tree walk. Null for a signature
+ * whose alignment could not be learnt (a lookup failed, or the From domain
+ * is not a domain name).
+ */
+async function relaxedAlignment(dns: MailDns, fromDomain: string): Promise<(domain: string) => Promise<boolean | null>> {
+  let author: string;
+  try {
+    author = normaliseMailDomain(fromDomain).ascii;
+  } catch {
+    return async () => null;
+  }
+  const walker = new DmarcWalker(dns);
+  const discovery = walker.discover(author).then(
+    (found) => ({ ...found, domain: author }),
+    (error: unknown) => ({ record: null, organizationalDomain: null, asked: [], sets: new Map(), error, domain: author }),
+  );
+  return async (domain) => walker.aligns(await discovery, domain, false).catch(() => null);
 }
 
 /** What a signature shows of itself, from its tags as written (also when it could not be read). */

@@ -77,7 +77,8 @@ describe('checkDmarc', () => {
     expect(byId(messy.findings, 'dmarc_uri_unsupported')).toMatchObject({ severity: 'warning' });
     expect(messy.tags.p).toBe('none');
     const late = await checkDmarc(ctx, 'late.test');
-    expect(byId(late.findings, 'dmarc_policy_not_second')).toMatchObject({ severity: 'warning' });
+    // RFC 9989 lets p come anywhere after v; RFC 7489's grammar put it second.
+    expect(byId(late.findings, 'dmarc_policy_not_second')).toMatchObject({ severity: 'info' });
     expect(late.report_destinations[1]).toMatchObject({ domain: 'silentreport.example', authorized: null, error: { code: 'timeout' } });
     expect(byId(late.findings, 'dmarc_report_authorization_failed')).toMatchObject({ severity: 'warning' });
   });
@@ -115,8 +116,48 @@ describe('checkDmarc', () => {
 
   it('says "no record" only after every lookup answered, and throws on a timeout', async () => {
     const none = await checkDmarc(ctx, 'sub.nothing.test');
-    expect(byId(none.findings, 'dmarc_no_record')).toMatchObject({ severity: 'warning', evidence: { asked: ['_dmarc.sub.nothing.test', '_dmarc.nothing.test'] } });
+    // The DNS tree walk goes up to the top label (RFC 9989 §4.10), where a public suffix may publish a policy.
+    expect(byId(none.findings, 'dmarc_no_record')).toMatchObject({ severity: 'warning', evidence: { asked: ['_dmarc.sub.nothing.test', '_dmarc.nothing.test', '_dmarc.test'] } });
     await expect(checkDmarc(ctx, 'slowdmarc.test')).rejects.toMatchObject({ code: 'timeout' });
+  });
+});
+
+describe('checkDmarc by RFC 9989', () => {
+  it('reads np, t and psd: t=y applies one level below, np a name that does not exist, sp one that does', async () => {
+    const own = await checkDmarc(ctx, 'rfc9989.test');
+    expect(own).toMatchObject({ policy: 'quarantine', organizational_domain: 'rfc9989.test', tags: { np: 'reject', t: 'y', psd: 'n' } });
+    expect(byId(own.findings, 'dmarc_testing')).toMatchObject({ severity: 'warning', evidence: { policy: 'quarantine' } });
+    expect(byId(own.findings, 'dmarc_unknown_tag')).toBeUndefined();
+    const existing = await checkDmarc(ctx, 'real.rfc9989.test');
+    expect(existing).toMatchObject({ inherited: true, policy_domain: 'rfc9989.test', organizational_domain: 'rfc9989.test', policy: 'none' });
+    const ghost = await checkDmarc(ctx, 'ghost.rfc9989.test');
+    expect(ghost).toMatchObject({ inherited: true, policy: 'quarantine' });
+  });
+
+  it('says the policy is unknown when the existence lookup np depends on fails', async () => {
+    const result = await checkDmarc(ctx, 'ghostfail.rfc9989.test');
+    expect(result).toMatchObject({ inherited: true, policy: null });
+    expect(byId(result.findings, 'dmarc_existence_unknown')).toMatchObject({ severity: 'unknown' });
+    expect(byId(result.findings, 'dmarc_policy_enforced')).toBeUndefined();
+  });
+
+  it('applies a record with an invalid np as p=none (it has a report address), and names each bad value', async () => {
+    const result = await checkDmarc(ctx, 'badtags.test');
+    expect(result.policy).toBe('none');
+    for (const id of ['dmarc_np_invalid', 'dmarc_psd_invalid', 'dmarc_t_invalid']) expect(byId(result.findings, id), id).toMatchObject({ severity: 'error' });
+    expect(byId(result.findings, 'dmarc_np_invalid')!.message).toContain('p=none');
+  });
+
+  it("takes a public suffix domain's policy, with the Organizational Domain one label below it", async () => {
+    const result = await checkDmarc(ctx, 'mail.shop.psd9989');
+    expect(result).toMatchObject({ location: '_dmarc.psd9989', policy_domain: 'psd9989', organizational_domain: 'shop.psd9989', inherited: true, policy: 'quarantine' });
+  });
+
+  it('keeps the domain\'s own policy when the walk above it fails, and says the Organizational Domain is unknown', async () => {
+    const result = await checkDmarc(ctx, 'own.brokenwalk');
+    expect(result).toMatchObject({ policy: 'reject', policy_domain: 'own.brokenwalk', organizational_domain: null });
+    expect(byId(result.findings, 'dmarc_organizational_domain_unknown')).toMatchObject({ severity: 'unknown' });
+    await expect(checkDmarc(ctx, 'sub.brokenwalk')).rejects.toMatchObject({ code: 'upstream' });
   });
 });
 

@@ -91,7 +91,7 @@ export const SILENT_NAMES = [
   'late.test._report._dmarc.silentreport.example',
   '170.32.33.45.in-addr.arpa',
 ];
-export const SERVFAIL_NAMES = ['failing.test', 'servfail.test'];
+export const SERVFAIL_NAMES = ['failing.test', 'servfail.test', 'ghostfail.rfc9989.test', '_dmarc.brokenwalk'];
 
 export const MX_ZONE: ZoneRecord[] = [
   mx('good.test', 10, 'mx1.good.test'),
@@ -137,6 +137,13 @@ export const DMARC_ZONE: ZoneRecord[] = [
   txt('_dmarc.parent.test', 'v=DMARC1; p=reject; sp=quarantine; rua=mailto:d@parent.test'),
   txt('_dmarc.messy.test', 'v=DMARC1; p=none; p=reject; sp=maybe; rf=xml; ri=abc; bogus; rua=https://r.example/x'),
   txt('_dmarc.late.test', 'v=DMARC1; rua=mailto:a@late.test,mailto:b@silentreport.example; p=reject'),
+  // RFC 9989's tags: np for names that do not exist, t=y testing, psd=n ends the tree walk here.
+  txt('_dmarc.rfc9989.test', 'v=DMARC1; p=reject; sp=none; np=reject; t=y; psd=n; rua=mailto:d@rfc9989.test'),
+  a('real.rfc9989.test', '192.0.2.10'),
+  txt('_dmarc.badtags.test', 'v=DMARC1; p=reject; np=maybe; psd=x; t=sometimes; rua=mailto:d@badtags.test'),
+  // A public suffix domain's record (psd=y) under a top label of its own, and a walk that fails above a record.
+  txt('_dmarc.psd9989', 'v=DMARC1; p=quarantine; psd=y; rua=mailto:d@reports.psd9989'),
+  txt('_dmarc.own.brokenwalk', 'v=DMARC1; p=reject'),
 ];
 
 export const MTA_STS_ZONE: ZoneRecord[] = [

@@ -4,8 +4,8 @@
  * fields a message carries are claims): SPF for the address of the hop
  * that handed the message to the receiving organisation, with the
  * envelope sender and the HELO name it gave (spf-evaluate.ts); every
- * DKIM signature verified (dkim-message.ts); DMARC alignment and policy of
- * the From domain (check-dmarc.ts, mailauth's getAlignment). The
+ * DKIM signature verified (dkim-message.ts); DMARC policy and alignment of
+ * the From domain by RFC 9989 (dmarc-discovery.ts: the DNS tree walk). The
  * message's own Authentication-Results are read beside them, and where
  * they disagree it is said. A DNS failure is temperror, never pass or fail.
  */
@@ -15,7 +15,9 @@ import { specialPurposeOf } from '../../address/special-ranges.js';
 import type { EngineContext } from '../../context.js';
 import { finding, type Finding } from '../../findings.js';
 import { toNetintelError } from '../../../errors.js';
-import { checkDmarc, type DmarcPolicy } from '../check-dmarc.js';
+import { DmarcWalker, type DmarcApplied } from '../dmarc-discovery.js';
+import type { DmarcPolicy } from '../dmarc-record.js';
+import { normaliseMailDomain } from '../mail-domain.js';
 import { checkDkimMessage } from '../dkim-message.js';
 import { createMailDns, type MailDns } from '../mail-dns.js';
 import { evaluateSpf, type SpfResultCode } from '../spf-evaluate.js';
@@ -57,11 +59,11 @@ export interface DkimVerdict {
   reason: string | null;
 }
 
-/** DMARC of the From domain (RFC 7489 §3, §6.6). */
+/** DMARC of the From domain (RFC 9989 §3.2.10, §4.10). */
 export interface DmarcVerdict {
   result: 'pass' | 'fail' | 'none' | 'temperror' | 'not_checked';
   from_domain: string | null;
-  /** The policy that applies (p, or sp of a parent's record), null when none. */
+  /** The policy that applies (p; sp, or np for a domain that does not exist, of a parent's record; one level lower with t=y), null when none or not known. */
   policy: DmarcPolicy | null;
   policy_domain: string | null;
   spf_aligned: boolean | null;
@@ -111,7 +113,7 @@ export async function authenticate(ctx: EngineContext, message: Buffer, block: H
   const stated = fieldValues(block, 'authentication-results').flatMap((value, index) => readAuthResults(value, index + 1));
   const fromDomain = fromDomainOf(fieldValue(block, 'from'));
   const [spf, dkim, arc] = await Promise.all([spfVerdict(dns, ctx, block, hops), dkimVerdict(ctx, dns, message, source, bodyGiven(block)), validateArc(ctx, dns, message, block, bodyGiven(block))]);
-  const dmarc = await dmarcVerdict(ctx, dns, fromDomain, spf, dkim);
+  const dmarc = await dmarcVerdict(dns, fromDomain, spf, dkim);
   const authentication: HeadersAuthentication = { spf, dkim, dmarc, arc, stated };
   return { authentication, findings: verdictFindings(authentication) };
 }
@@ -168,29 +170,59 @@ function bodyGiven(block: HeaderBlock): boolean {
   return false;
 }
 
-async function dmarcVerdict(ctx: EngineContext, dns: MailDns, fromDomain: string | null, spf: SpfVerdict, dkim: DkimVerdict): Promise<DmarcVerdict> {
+/** The SPF and DKIM results DMARC reads: the checked domain and each signature's d=. */
+export type DmarcInputs = [spf: Pick<SpfVerdict, 'result' | 'domain'>, dkim: { result: DkimVerdict['result']; signatures: ReadonlyArray<Pick<DkimVerdictSignature, 'result' | 'domain'>> }];
+
+/**
+ * The DMARC verdict of a message (RFC 9989 §3.2.10, §4.10): the From domain's
+ * policy, found by the DNS tree walk, and whether a passing SPF or DKIM
+ * identity aligns with it.
+ */
+export async function dmarcVerdict(dns: MailDns, fromDomain: string | null, ...[spf, dkim]: DmarcInputs): Promise<DmarcVerdict> {
   // The result first, as in the other verdicts (JSON keeps the order members are written in).
-  const { result, ...rest } = await dmarcOf(ctx, dns, fromDomain, spf, dkim);
+  const { result, ...rest } = await dmarcOf(dns, fromDomain, spf, dkim);
   return { result, ...rest };
 }
 
-async function dmarcOf(ctx: EngineContext, dns: MailDns, fromDomain: string | null, spf: SpfVerdict, dkim: DkimVerdict): Promise<DmarcVerdict> {
+async function dmarcOf(dns: MailDns, fromDomain: string | null, ...[spf, dkim]: DmarcInputs): Promise<DmarcVerdict> {
   const base = { from_domain: fromDomain, policy: null, policy_domain: null, spf_aligned: null, dkim_aligned: null };
   if (fromDomain === null) return { ...base, result: 'not_checked', reason: 'the From field does not hold exactly one address' };
-  let record;
+  let domain: string;
   try {
-    record = await checkDmarc(ctx, fromDomain, { dns });
+    domain = normaliseMailDomain(fromDomain).ascii;
+  } catch {
+    return { ...base, result: 'not_checked', reason: 'the From domain is not a domain name' };
+  }
+  const walker = new DmarcWalker(dns);
+  let author: DmarcApplied;
+  try {
+    author = await walker.applied(domain);
   } catch (error) {
-    if (toNetintelError(error).code === 'invalid_input') return { ...base, result: 'not_checked', reason: 'the From domain is not a domain name' };
     return { ...base, result: 'temperror', reason: `the DMARC record could not be read: ${toNetintelError(error).message}` };
   }
-  if (record.policy === null) return { ...base, result: 'none', reason: `${fromDomain} publishes no DMARC policy` };
-  const { getAlignment } = await import('mailauth/lib/tools.js');
-  const aligned = (domain: string | null, strict: boolean) => domain !== null && getAlignment(fromDomain, [domain.toLowerCase()], strict) !== false;
-  const spfAligned = spf.result === 'pass' && aligned(spf.domain, record.alignment_spf === 's');
-  const dkimAligned = dkim.signatures.some((signature) => signature.result === 'pass' && aligned(signature.domain, record.alignment_dkim === 's'));
-  const verdict = { ...base, policy: record.policy, policy_domain: record.policy_domain, spf_aligned: spfAligned, dkim_aligned: dkimAligned };
+  if (author.record === null) return { ...base, result: 'none', reason: `${fromDomain} publishes no DMARC policy` };
+  if (author.policyTags === null) return { ...base, policy_domain: author.record.domain, result: 'none', reason: `the DMARC record of ${author.record.domain} has no valid policy and no report address, so it is not applied` };
+  const subject = { ...author, domain };
+  const strict = (tag: string | null) => tag?.toLowerCase() === 's';
+  const aligns = async (identifier: string | null, strictMode: boolean): Promise<{ aligned: boolean; error?: unknown }> => {
+    if (identifier === null) return { aligned: false };
+    try {
+      return { aligned: await walker.aligns(subject, identifier, strictMode) };
+    } catch (error) {
+      return { aligned: false, error };
+    }
+  };
+  // SPF first, so that many signatures cannot use up the walks it needs (as mailauth orders them).
+  const spfCheck = spf.result === 'pass' ? await aligns(spf.domain, strict(author.record.tags.aspf)) : { aligned: false };
+  const dkimChecks: Array<{ aligned: boolean; error?: unknown }> = [];
+  for (const signature of dkim.signatures) if (signature.result === 'pass') dkimChecks.push(await aligns(signature.domain, strict(author.record.tags.adkim)));
+  const spfAligned = spfCheck.aligned;
+  const dkimAligned = dkimChecks.some((check) => check.aligned);
+  const verdict = { ...base, policy: author.policy, policy_domain: author.record.domain, spf_aligned: spfAligned, dkim_aligned: dkimAligned };
   if (spfAligned || dkimAligned) return { ...verdict, result: 'pass', reason: `${[spfAligned ? 'SPF' : null, dkimAligned ? 'DKIM' : null].filter(Boolean).join(' and ')} aligned with ${fromDomain}` };
+  const walkError = [spfCheck, ...dkimChecks].find((check) => check.error !== undefined)?.error;
+  if (walkError !== undefined) return { ...verdict, result: 'temperror', reason: `an identity's alignment could not be learnt: ${toNetintelError(walkError).message}` };
+  if (author.existenceError !== null) return { ...verdict, result: 'temperror', reason: `nothing aligned, and whether ${fromDomain} exists (np or sp) could not be learnt: ${toNetintelError(author.existenceError).message}` };
   // RFC 7489 §6.6.2: an identifier that could not be checked (temperror) leaves the verdict open, not failed.
   if (spf.result === 'temperror' || dkim.result === 'temperror') return { ...verdict, result: 'temperror', reason: 'SPF or DKIM could not be checked, and nothing else aligned' };
   if (dkim.result === 'not_checked' && dkim.signatures.length > 0) return { ...verdict, result: 'not_checked', reason: 'SPF did not align, and the DKIM signatures could not be verified without the body' };
