@@ -12,6 +12,7 @@ import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 import { asciiName } from '../dns/query-records.js';
 import { finding, type Finding } from '../findings.js';
 import { presentTlsa, tlsaFromDecoded, type TlsaRecord } from './tlsa-record.js';
+import { selfSigned, signedBy } from '../tls/path-faults.js';
 
 /** How DNSSEC judged an RRset (RFC 4035 §4.3), and why. */
 export interface RrsetAuthentication {
@@ -308,15 +309,11 @@ function issuerPath(presented: readonly ChainEntry[]): ChainEntry[] {
   const left = presented.slice(1);
   for (;;) {
     const child = path[path.length - 1]!.x509;
-    if (!child || issuedBy(child, child)) return path;
-    const index = left.findIndex((entry) => entry.x509 !== null && issuedBy(child, entry.x509));
+    if (!child || selfSigned(child)) return path;
+    const index = left.findIndex((entry) => entry.x509 !== null && child.checkIssued(entry.x509) && signedBy(child, entry.x509));
     if (index < 0) return path;
     path.push(left.splice(index, 1)[0]!);
   }
-}
-
-function issuedBy(child: X509Certificate, issuer: X509Certificate): boolean {
-  return safe(() => child.checkIssued(issuer) && child.verify(issuer.publicKey));
 }
 
 /** The strongest digest (matching type 1 or 2) among the usable records of each usage and selector. */
