@@ -57,6 +57,16 @@ describe('netintel email', () => {
     expect(run.stdout).toContain('spf_lookup_limit');
   });
 
+  it('shows a DMARC policy that hangs on a failed lookup as unknown, never as "no policy", and exits 7', async () => {
+    // ghostfail.rfc9989.test answers SERVFAIL, so whether np (it does not exist) or sp (it does) applies is unknown.
+    const run = await runCli(['email', 'ghostfail.rfc9989.test', '--no-smtp', ...dnsFlags]);
+    expect(run.code).toBe(7);
+    expect(run.stdout).toMatch(/DMARC +policy unknown \(from rfc9989\.test\)/);
+    expect(run.stdout).toContain('dmarc_existence_unknown');
+    const known = await runCli(['email', 'real.rfc9989.test', '--no-smtp', ...dnsFlags]);
+    expect(known.stdout).toMatch(/DMARC +policy none \(from rfc9989\.test\)/);
+  });
+
   it('runs one test with --type (form 1)', async () => {
     const spf = JSON.parse((await runCli(['email', 'good.test', '--type', 'spf', '-f', 'json', ...dnsFlags])).stdout);
     expect(spf).toMatchObject({ test: 'spf', mx: null, dmarc: null, smtp: null, spf: { kind: 'spf', status: 'valid' } });

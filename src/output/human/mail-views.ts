@@ -99,11 +99,17 @@ export const SPF_VIEW: HumanView = {
   table: checkTable<SpfResult>((spf) => (spf.evaluation ? `${spf.status}, ${spf.evaluation.ip}: ${spf.evaluation.result}` : spf.status)),
 };
 
+/** A policy that hangs on a lookup that failed is unknown, not absent. */
+function dmarcPolicyText(dmarc: NonNullable<EmailReport['dmarc']>): string {
+  if (dmarc.policy !== null) return `policy ${dmarc.policy}`;
+  return dmarc.findings.some((item) => item.id === 'dmarc_existence_unknown') ? 'policy unknown' : 'no policy';
+}
+
 function emailFacts(report: EmailReport): Fact[] {
   const { mx, spf, dmarc, mta_sts: mtaSts, tls_rpt: tlsRpt } = report;
   const dmarcText = dmarc
     ? dmarc.record
-      ? `${dmarc.policy ? `policy ${dmarc.policy}` : 'no policy'}${dmarc.inherited && dmarc.policy_domain ? ` (from ${dmarc.policy_domain})` : ''}\n${dmarc.record}`
+      ? `${dmarcPolicyText(dmarc)}${dmarc.inherited && dmarc.policy_domain ? ` (from ${dmarc.policy_domain})` : ''}\n${dmarc.record}`
       : 'no record'
     : null;
   const mtaStsText = mtaSts
