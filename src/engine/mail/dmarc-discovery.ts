@@ -64,30 +64,23 @@ const WALK_MAX_LABELS = 7;
 const MAX_ALIGNMENT_WALKS = 10;
 
 /**
- * The walks of one check or one message, sharing the DNS access of the
- * check (each `_dmarc` name is asked once).
+ * The walks of one check or one message, over the DNS access of the check
+ * (each `_dmarc` name is asked once), each identifier's Organizational
+ * Domain worked out once.
  */
 export class DmarcWalker {
   readonly #dns: MailDns;
-  readonly #sets = new Map<string, Promise<DmarcRecordSet>>();
   readonly #organizational = new Map<string, Promise<string>>();
 
   constructor(dns: MailDns) {
     this.#dns = dns;
   }
 
-  /** The DMARC records at `_dmarc.<domain>`; a failed lookup rejects (it is never "no record"). */
-  recordSet(domain: string): Promise<DmarcRecordSet> {
-    let pending = this.#sets.get(domain);
-    if (!pending) {
-      pending = this.#dns.lookup(`_dmarc.${domain}`, 'TXT').then((lookup) => {
-        const texts = lookup.records.map((record) => record.text);
-        return { records: texts.filter(isDmarcRecord), near: texts.filter(looksLikeDmarcRecord) };
-      });
-      pending.catch(() => {});
-      this.#sets.set(domain, pending);
-    }
-    return pending;
+  /** The DMARC records at `_dmarc.<domain>` (the check's DNS access asks each name once); a failed lookup rejects, never "no record". */
+  async recordSet(domain: string): Promise<DmarcRecordSet> {
+    const lookup = await this.#dns.lookup(`_dmarc.${domain}`, 'TXT');
+    const texts = lookup.records.map((record) => record.text);
+    return { records: texts.filter(isDmarcRecord), near: texts.filter(looksLikeDmarcRecord) };
   }
 
   /**
