@@ -160,6 +160,18 @@ const NAMED: Array<Case & { title: string; expected: Partial<DmarcVerdict> }> = 
     dkim: [],
     expected: { result: 'fail', policy: 'none', policy_domain: 'c.d.e.f.g.example.n7', spf_aligned: false },
   },
+  {
+    title: 'relaxed alignment walks for at most ten identifiers of one message; past them the verdict is open (temperror)',
+    top: 'n8',
+    records: [
+      { name: '_dmarc.example.n8', type: 'TXT', data: ['v=DMARC1; p=reject'] },
+      ...Array.from({ length: 12 }, (_, n) => ({ name: `_dmarc.s${n}.example.n8`, type: 'TXT' as const, data: ['v=DMARC1; p=none; psd=n'] })),
+    ],
+    from: 'a.example.n8',
+    spf: { result: 'fail', domain: 'a.example.n8' },
+    dkim: Array.from({ length: 12 }, (_, n) => ({ result: 'pass' as const, domain: `s${n}.example.n8` })),
+    expected: { result: 'temperror', dkim_aligned: false },
+  },
 ];
 
 let server: DnsTestServer;
