@@ -40,7 +40,12 @@ export type Alignment = (fromDomain: string, domain: string, strict: boolean) =>
 /** The most domain pairs whose alignment is remembered; past it the memory starts over. */
 const ALIGNMENTS_KEPT = 10_000;
 
-/** Alignment by mailauth's getAlignment (the public suffix list), each pair of domains worked out once. */
+/**
+ * Alignment by mailauth's getAlignment (the public suffix list, RFC 7489's
+ * reading), each pair of domains worked out once. Reports are read without
+ * asking DNS, so RFC 9989's tree walk (dmarc-discovery.ts) is not used here;
+ * the receiver's own DMARC result is what counts a source as failing.
+ */
 export async function loadAlignment(): Promise<Alignment> {
   const { getAlignment } = await import('mailauth/lib/tools.js');
   const known = new Map<string, boolean>();
