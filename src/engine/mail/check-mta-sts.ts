@@ -98,7 +98,8 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   const fields = new Map<string, string>();
   for (const part of record.split(';').map((item) => item.trim()).filter((item) => item.length > 0)) {
     const eq = part.indexOf('=');
-    if (eq > 0) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+    // A field given twice: the first counts (RFC 8461 §3.2's rule for policies, which mox and mailauth apply to the record too).
+    if (eq > 0 && !fields.has(part.slice(0, eq).trim())) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
   const id = fields.get('id') ?? null;
   if (id === null || !/^[A-Za-z0-9]{1,32}$/.test(id)) {
@@ -138,6 +139,9 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   const parsed = parsePolicy(fetched.body);
   result.policy = parsed.policy;
   for (const problem of parsed.problems) findings.push(finding('mta_sts_policy_invalid', 'error', `MTA-STS policy: ${problem}`, 'RFC 8461 §3.2', { url: result.policy_url }));
+  for (const field of parsed.repeated) {
+    findings.push(finding('mta_sts_policy_repeated_field', 'warning', `MTA-STS policy: "${field}" is given more than once; senders use the first`, 'RFC 8461 §3.2', { url: result.policy_url, field }));
+  }
   const policy = parsed.policy;
   if (parsed.problems.length === 0) {
     if (policy.mode === 'enforce') {
@@ -185,10 +189,18 @@ export function mxMatches(pattern: string, host: string): boolean {
   return p === h;
 }
 
-/** Parses a policy body; lists every problem (RFC 8461 §3.2). */
-export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: string[] } {
+/** A field name of a policy or record (RFC 8461 §3.1 sts-ext-name; version, mode, max_age and mx are of its form). */
+const FIELD_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+
+/**
+ * Parses a policy body (RFC 8461 §3.2): every problem that makes senders
+ * refuse it, and the fields other than mx given more than once, of which
+ * senders use the first (§3.2).
+ */
+export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: string[]; repeated: string[] } {
   const policy: MtaStsPolicy = { version: null, mode: null, max_age_seconds: null, mx: [] };
   const problems: string[] = [];
+  const repeated: string[] = [];
   const seen = new Set<string>();
   body.split(/\r?\n/).forEach((line, index) => {
     if (line.trim().length === 0) return;
@@ -197,9 +209,17 @@ export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: str
       problems.push(`line ${index + 1} is not a "key: value" pair`);
       return;
     }
-    const key = line.slice(0, colon).trim();
+    // The name runs up to the colon: " mode: enforce" or "mode : enforce" sets no mode for a sender.
+    const key = line.slice(0, colon);
+    if (!FIELD_NAME.test(key)) {
+      problems.push(`line ${index + 1}: "${key}" is not a field name (nothing may stand before the name or between it and the colon)`);
+      return;
+    }
     const value = line.slice(colon + 1).trim();
-    if (key !== 'mx' && seen.has(key)) problems.push(`line ${index + 1}: "${key}" appears more than once`);
+    if (key !== 'mx' && seen.has(key)) {
+      if (!repeated.includes(key)) repeated.push(key);
+      return;
+    }
     seen.add(key);
     switch (key) {
       case 'version':
@@ -219,7 +239,6 @@ export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: str
         else problems.push(`mx "${value}" is not a host name or "*." pattern`);
         break;
       default:
-        // Unknown fields are ignored (RFC 8461 §3.2).
         break;
     }
   });
@@ -227,7 +246,7 @@ export function parsePolicy(body: string): { policy: MtaStsPolicy; problems: str
   if (!seen.has('mode')) problems.push('the mode field is missing');
   if (!seen.has('max_age')) problems.push('the max_age field is missing');
   if ((policy.mode === 'enforce' || policy.mode === 'testing') && policy.mx.length === 0) problems.push(`mode ${policy.mode} needs at least one mx field`);
-  return { policy, problems };
+  return { policy, problems, repeated };
 }
 
 /**

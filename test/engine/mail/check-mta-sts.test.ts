@@ -23,7 +23,7 @@ const CA = fixture('ca.pem');
 
 const POLICIES: Record<string, { body: string; type?: string; status?: number }> = {
   'mta-sts.good.test': { body: 'version: STSv1\r\nmode: enforce\r\nmx: mx1.good.test\r\nmx: *.backup.good.test\r\nmax_age: 604800\r\n' },
-  'mta-sts.testing.test': { body: 'version: STSv1\nmode: testing\nmx: other.example\nmax_age: 3600\n', type: 'text/html' },
+  'mta-sts.testing.test': { body: 'version: STSv1\nmode: testing\nmx: other.example\nmax_age: 3600\nmode: enforce\n', type: 'text/html' },
   'mta-sts.badpolicy.test': { body: 'version: STSv2\nmode: strict\nmax_age: 99999999999\nnot a pair\n' },
 };
 
@@ -82,6 +82,9 @@ describe('checkMtaSts', () => {
     expect(byId(result.findings, 'mta_sts_max_age_short')).toMatchObject({ severity: 'warning' });
     expect(byId(result.findings, 'mta_sts_content_type')).toMatchObject({ severity: 'warning' });
     expect(byId(result.findings, 'mta_sts_mx_not_covered')).toMatchObject({ severity: 'warning' });
+    // The policy gives mode twice: senders use the first (RFC 8461 §3.2), and the repetition is said.
+    expect(byId(result.findings, 'mta_sts_policy_repeated_field')).toMatchObject({ severity: 'warning', evidence: { field: 'mode' } });
+    expect(byId(result.findings, 'mta_sts_policy_invalid')).toBeUndefined();
   });
 
   it('lists every problem of an invalid policy', async () => {
