@@ -1,5 +1,5 @@
 /**
- * MTA-STS policies (RFC 8461 §3.2) and MX matching (§4.1) against an
+ * MTA-STS records (RFC 8461 §3.1), policies (§3.2) and MX matching (§4.1) against an
  * independent implementation: mailauth 7's strict parser (`mailauth7` in
  * devDependencies). Generated policy files of every field, valid and not
  * (versions, modes, max_age around its limit, mx patterns, fields given
@@ -16,7 +16,7 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mxMatches, parsePolicy } from '../../src/engine/mail/check-mta-sts.js';
+import { mxMatches, parsePolicy, readStsRecord, stsRecordsOf } from '../../src/engine/mail/check-mta-sts.js';
 
 interface MailauthPolicy {
   mode: string;
@@ -25,6 +25,7 @@ interface MailauthPolicy {
 }
 const mtaSts = createRequire(import.meta.url)('mailauth7/lib/mta-sts.js') as {
   parsePolicy(file: string, options: { strict: boolean }): MailauthPolicy;
+  resolvePolicy(domain: string, options: { strict: boolean; resolver: (name: string, type: string) => Promise<string[][]> }): Promise<string | false>;
   validateMx(mx: string, policy: { mode: string; mx: string[] }): { valid: boolean };
 };
 
@@ -107,6 +108,34 @@ describe('MTA-STS agrees with mailauth 7 (RFC 8461)', () => {
     // a required field written so is missing for both
     expect(theirs('version: STSv1\nmode : enforce\nmax_age: 86400\nmx: mx.example.com\n')).toEqual({ valid: false });
     expect(ours('version: STSv1\nmode : enforce\nmax_age: 86400\nmx: mx.example.com\n')).toEqual({ valid: false });
+  });
+
+  it('reads the same id from the same TXT records (RFC 8461 §3.1)', async () => {
+    const field = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom('id=20240101T000000', 'id=abc123', 'id=A1', `id=${'x'.repeat(32)}`) },
+      fc.constantFrom(`id=${'x'.repeat(33)}`, 'id=', 'id=a-b', 'id=a b', 'ext=value', 'x.y_z-1=v:1/2', 'bad name=v', 'ext=a b', 'ext=', '=v', 'noequals', ''),
+    );
+    const record = fc
+      .tuple(fc.constantFrom('v=STSv1', 'v=STSv1', 'v=STSv1 ', 'V=STSv1', 'v=STSv2', 'v=STSv1 id=abc'), fc.array(field, { minLength: 0, maxLength: 3 }), fc.constantFrom(';', '; ', ' ;', ';\t'), fc.boolean())
+      .map(([version, fields, delimiter, trailing]) => [version, ...fields].join(delimiter) + (trailing ? ';' : ''));
+    const set = fc.array(fc.oneof({ weight: 5, arbitrary: record }, fc.constantFrom('v=spf1 -all', 'hello')), { minLength: 1, maxLength: 2 });
+    const counts = { id: 0, none: 0 };
+    await fc.assert(
+      fc.asyncProperty(set, async (texts) => {
+        let theirs: string | null;
+        try {
+          theirs = (await mtaSts.resolvePolicy('example.com', { strict: true, resolver: async () => texts.map((text) => [text]) })) || null;
+        } catch {
+          theirs = null; // several records: no policy
+        }
+        const { records } = stsRecordsOf(texts);
+        const ours = records.length === 1 ? readStsRecord(records[0]!).id : null;
+        expect(ours, JSON.stringify(texts)).toBe(theirs);
+        counts[theirs === null ? 'none' : 'id'] += 1;
+      }),
+      { numRuns: 3000, seed: 8461 },
+    );
+    expect(Math.min(counts.id, counts.none)).toBeGreaterThan(300);
   });
 
   it('matches MX hosts against patterns as mailauth does', () => {

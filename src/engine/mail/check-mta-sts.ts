@@ -83,8 +83,11 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   } catch (error) {
     throw withContext(error, `the MTA-STS lookup of ${location} failed`);
   }
-  const records = lookup.records.map((record) => record.text).filter((text) => /^v=STSv1(;|\s|$)/.test(text));
+  const { records, discarded } = stsRecordsOf(lookup.records.map((record) => record.text));
   result.records = records;
+  for (const text of discarded) {
+    findings.push(finding('mta_sts_record_invalid', 'error', `A TXT record at ${location} does not begin with "v=STSv1;", so senders discard it: "${text}"`, 'RFC 8461 §3.1', { record: text }));
+  }
   if (records.length === 0) {
     findings.push(finding('mta_sts_absent', 'info', `${name} publishes no MTA-STS policy: senders may deliver over unauthenticated or plain connections`, 'RFC 8461 §3.1', { location }));
     return result;
@@ -95,21 +98,11 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   }
   const record = records[0]!;
   result.record = record;
-  const fields = new Map<string, string>();
-  for (const part of record.split(';').map((item) => item.trim()).filter((item) => item.length > 0)) {
-    const eq = part.indexOf('=');
-    // A field given twice: the first counts (RFC 8461 §3.2's rule for policies, which mox and mailauth apply to the record too).
-    if (eq > 0 && !fields.has(part.slice(0, eq).trim())) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  const id = fields.get('id') ?? null;
-  if (id === null || !/^[A-Za-z0-9]{1,32}$/.test(id)) {
-    findings.push(
-      finding('mta_sts_record_invalid', 'error', `The MTA-STS record needs an id of 1 to 32 letters and digits${id === null ? '' : `, not "${id}"`}; senders ignore it otherwise`, 'RFC 8461 §3.1', {
-        record,
-      }),
-    );
+  const read = readStsRecord(record);
+  if (read.id === null) {
+    findings.push(finding('mta_sts_record_invalid', 'error', `The MTA-STS record ${read.problem}; senders ignore it`, 'RFC 8461 §3.1', { record }));
   } else {
-    result.id = id;
+    result.id = read.id;
   }
 
   const policyHost = `mta-sts.${name}`;
@@ -187,6 +180,45 @@ export function mxMatches(pattern: string, host: string): boolean {
     return dot > 0 && h.slice(dot + 1) === rest;
   }
   return p === h;
+}
+
+/**
+ * The MTA-STS records among the TXT strings at `_mta-sts.<domain>`: those
+ * that begin with "v=STSv1;" (RFC 8461 §3.1: the others are discarded before
+ * they are counted), and those discarded that look meant to be one.
+ */
+export function stsRecordsOf(texts: readonly string[]): { records: string[]; discarded: string[] } {
+  const records = texts.filter((text) => /^v=STSv1[ \t]*;/.test(text));
+  return { records, discarded: texts.filter((text) => /^v=STSv1/i.test(text) && !records.includes(text)) };
+}
+
+/**
+ * The id of an MTA-STS record by RFC 8461 §3.1's grammar: "v=STSv1", then
+ * fields after "; " (space allowed around each ";", one at the end), the
+ * first id of 1 to 32 letters and digits, any other field a name and a
+ * value without spaces, "=" or ";". Otherwise null, and what is wrong.
+ */
+export function readStsRecord(record: string): { id: string | null; problem: string | null } {
+  const parts = record.split(';');
+  if (parts.length < 2 || !/^v=STSv1[ \t]*$/.test(parts[0]!)) return { id: null, problem: 'does not begin with "v=STSv1;"' };
+  let id: string | null = null;
+  for (let index = 1; index < parts.length; index += 1) {
+    const field = parts[index]!.replace(/^[ \t]+|[ \t]+$/g, '');
+    if (field.length === 0) {
+      if (index === parts.length - 1) continue;
+      return { id: null, problem: 'has an empty field between two ";"' };
+    }
+    const eq = field.indexOf('=');
+    const name = field.slice(0, eq);
+    const value = field.slice(eq + 1);
+    if (eq > 0 && name === 'id' && id === null) {
+      if (!/^[A-Za-z0-9]{1,32}$/.test(value)) return { id: null, problem: `needs an id of 1 to 32 letters and digits, not "${value}"` };
+      id = value;
+    } else if (eq <= 0 || !FIELD_NAME.test(name) || !/^[\x21-\x3a\x3c\x3e-\x7e]+$/.test(value)) {
+      return { id: null, problem: `has a field that is not name=value ("${field}")` };
+    }
+  }
+  return id === null ? { id: null, problem: 'has no id' } : { id, problem: null };
 }
 
 /** A field name of a policy or record (RFC 8461 §3.1 sts-ext-name; version, mode, max_age and mx are of its form). */
