@@ -296,6 +296,10 @@ async function dmarcPrerequisites(
     if (percent !== 100) {
       problems.push(finding('bimi_dmarc_pct', 'error', `${record.location} has pct=${record.tags.pct}; BIMI needs the policy on all mail (pct=100 or no pct)`, cite('§1, §7.1'), { location: record.location, pct: record.tags.pct }));
     }
+    // RFC 9989's testing mode took the place of pct below 100: a policy being tried out is not yet enforced (mailauth skips BIMI for it too).
+    if (record.tags.t?.toLowerCase() === 'y') {
+      problems.push(finding('bimi_dmarc_testing', 'error', `${record.location} has t=y: the DMARC policy is in testing mode, and BIMI needs it enforced`, cite('§1, §7.1'), { location: record.location, t: record.tags.t }));
+    }
   }
   findings.push(...problems);
   summary.met = problems.length === 0;

@@ -114,6 +114,8 @@ const ZONE: ZoneRecord[] = [
   bimi('monitor.test', `${LOGO}/valid.svg`),
   txt('_dmarc.partial.test', 'v=DMARC1; p=quarantine; pct=50; sp=none'),
   bimi('partial.test', `${LOGO}/valid.svg`),
+  txt('_dmarc.trying.test', 'v=DMARC1; p=reject; t=y'),
+  bimi('trying.test', `${LOGO}/valid.svg`),
   txt('_dmarc.sub.weak.test', 'v=DMARC1; p=reject'),
   txt('_dmarc.weak.test', 'v=DMARC1; p=none; sp=reject'),
   bimi('sub.weak.test', `${LOGO}/valid.svg`),
@@ -322,6 +324,10 @@ describe('checkBimi: the organisational domain and the DMARC prerequisites', () 
     const partial = await check('partial.test');
     expect(errors(partial.findings).sort()).toEqual(['bimi_dmarc_pct', 'bimi_dmarc_subdomain_none']);
     expect(byId(partial.findings, 'bimi_dmarc_pct')!.rfc).toBe('BIMI draft-10 §1, §7.1');
+    // RFC 9989's testing mode: receivers apply quarantine for the reject asked, and the policy is not yet enforced.
+    const trying = await check('trying.test');
+    expect(trying).toMatchObject({ status: 'fail', dmarc: { met: false, policy: 'quarantine' } });
+    expect(errors(trying.findings)).toEqual(['bimi_dmarc_testing']);
     const missing = await check('nodmarc.test');
     expect(missing).toMatchObject({ dmarc: { met: false, location: null } });
     expect(errors(missing.findings)).toEqual(['bimi_dmarc_missing']);
