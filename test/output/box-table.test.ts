@@ -84,6 +84,19 @@ describe('fittedTable against cli-table3', () => {
     );
   });
 
+  it('cuts a character wider than its column to "…", as cli-table3 does (the error row across one column 1 wide)', () => {
+    // The case a random run found: two columns, one left out at this width, and an error of one wide character.
+    const ctx = viewContext({ width: 20, color: false, all: false });
+    const columns: TableColumn[] = [
+      { header: 'name', priority: 0, wrap: false, align: 'left' },
+      { header: '#', priority: 0, wrap: false, align: 'left' },
+    ];
+    const rows: TableRow[] = [{ cells: ['', 'a', 'a', 'a', 'a'] }, { error: '漢' }];
+    const drawn = fittedTable(ctx, columns, rows)!;
+    expect(drawn).toBe(drawnByCliTable3(ctx, columns, rows));
+    expect(drawn).toContain('│ … │');
+  });
+
   it('draws the rules around an error row as cli-table3 does, first, last and between others', () => {
     const ctx = viewContext({ width: 60, color: false, all: false });
     const columns: TableColumn[] = [

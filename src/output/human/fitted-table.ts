@@ -1,6 +1,6 @@
 import { safe } from './blocks.js';
 import { drawBoxTable, type BoxRow, type CellLines } from './box-table.js';
-import { displayWidth } from './display-width.js';
+import { clusterWidth, displayWidth, forEachCluster } from './display-width.js';
 import type { ViewContext } from './style.js';
 import { wrapText } from './wrap.js';
 
@@ -101,9 +101,27 @@ function cellOf(lines: readonly string[], paint?: (text: string) => string): Cel
   return { lines: paint ? paint(lines.join('\n')).split('\n') : lines, widths: lines.map((line) => displayWidth(` ${line}`) - 1) };
 }
 
-/** Each line of `text` wrapped to `width` columns. */
+/**
+ * Each line of `text` wrapped to `width` columns. A character wider than
+ * the width (a wide CJK character or an emoji in a column one wide) cannot
+ * be wrapped: its line ends in "…" within the width, as cli-table3 cuts it.
+ */
 function wrapLines(text: string, width: number): string[] {
-  return text.split('\n').flatMap((line) => wrapText(line, width));
+  return text.split('\n').flatMap((line) => wrapText(line, width).map((wrapped) => clipped(wrapped, width)));
+}
+
+function clipped(line: string, width: number): string {
+  if (displayWidth(line) <= width) return line;
+  let kept = 0;
+  let used = 0;
+  forEachCluster(line, (start, end) => {
+    const cluster = clusterWidth(line.slice(start, end));
+    if (kept === start && used + cluster <= width - 1) {
+      used += cluster;
+      kept = end;
+    }
+  });
+  return `${line.slice(0, kept)}…`;
 }
 
 /**
