@@ -70,35 +70,36 @@ const MAX_ALIGNMENT_WALKS = 10;
  */
 export class DmarcWalker {
   readonly #dns: MailDns;
+  readonly #discoveries = new Map<string, Promise<DmarcDiscovery>>();
   readonly #organizational = new Map<string, Promise<string>>();
 
   constructor(dns: MailDns) {
     this.#dns = dns;
   }
 
-  /** The DMARC records at `_dmarc.<domain>` (the check's DNS access asks each name once); a failed lookup rejects, never "no record". */
-  async recordSet(domain: string): Promise<DmarcRecordSet> {
-    const lookup = await this.#dns.lookup(`_dmarc.${domain}`, 'TXT');
-    const texts = lookup.records.map((record) => record.text);
-    return { records: texts.filter(isDmarcRecord), near: texts.filter(looksLikeDmarcRecord) };
-  }
-
   /**
    * Policy discovery (RFC 9989 §4.10.1): the domain's own record; else the
    * record of its Organizational Domain; else that of the public suffix
-   * domain (psd=y) above it.
+   * domain (psd=y) above it. Worked out once per domain.
    *
    * @throws the lookup's NetintelError when a failed lookup leaves the
    *   policy unknown (after the domain's own record was found, a failure
    *   only leaves the Organizational Domain unknown).
    */
-  async discover(domain: string): Promise<DmarcDiscovery> {
-    const walk = await this.#walk(domain);
-    const own = walk.found[0]?.domain === domain ? walk.found[0] : null;
-    if (walk.error !== null && own === null) throw walk.error;
-    const organizationalDomain = walk.error === null ? selectOrganizationalDomain(domain, walk.found) : null;
-    const record = own ?? (organizationalDomain === null ? null : organizationalRecord(organizationalDomain, walk.found));
-    return { record, organizationalDomain, asked: walk.asked, sets: walk.sets, error: walk.error };
+  discover(domain: string): Promise<DmarcDiscovery> {
+    let pending = this.#discoveries.get(domain);
+    if (!pending) {
+      pending = this.#walk(domain).then((walk) => {
+        const own = walk.found[0]?.domain === domain ? walk.found[0] : null;
+        if (walk.error !== null && own === null) throw walk.error;
+        const organizationalDomain = walk.error === null ? selectOrganizationalDomain(domain, walk.found) : null;
+        const record = own ?? (organizationalDomain === null ? null : organizationalRecord(organizationalDomain, walk.found));
+        return { record, organizationalDomain, asked: walk.asked, sets: walk.sets, error: walk.error };
+      });
+      pending.catch(() => {});
+      this.#discoveries.set(domain, pending);
+    }
+    return pending;
   }
 
   /**
@@ -128,21 +129,21 @@ export class DmarcWalker {
 
   /**
    * Whether an authenticated identifier aligns with the author domain
-   * (RFC 9989 §3.2.10): the same domain (strict), or the same Organizational
-   * Domain (relaxed).
+   * (ASCII, lower case; RFC 9989 §3.2.10): the same domain (strict), or the
+   * same Organizational Domain (relaxed).
    *
    * @throws the walk's NetintelError when the answer hangs on a walk that
    *   failed, or on one past the limit of walks.
    */
-  async aligns(author: DmarcDiscovery & { domain: string }, identifier: string, strict: boolean): Promise<boolean> {
+  async aligns(author: string, identifier: string, strict: boolean): Promise<boolean> {
     const id = identifier.toLowerCase().replace(/\.$/, '');
-    if (id === author.domain) return true;
+    if (id === author) return true;
     if (strict || id === '') return false;
-    const organizational = author.organizationalDomain;
+    const { organizationalDomain: organizational, error } = await this.discover(author).catch((failure: unknown) => ({ organizationalDomain: null, error: failure }));
     if (organizational === null) {
       // Without the author's Organizational Domain only names with no common parent are known not to align.
-      if (id.split('.').pop() !== author.domain.split('.').pop()) return false;
-      throw author.error;
+      if (id.split('.').pop() !== author.split('.').pop()) return false;
+      throw error;
     }
     // An Organizational Domain is the name itself or a parent of it.
     if (id !== organizational && !id.endsWith(`.${organizational}`)) return false;
@@ -171,6 +172,13 @@ export class DmarcWalker {
     return pending;
   }
 
+  /** The DMARC records at `_dmarc.<domain>` (the check's DNS access asks each name once); a failed lookup rejects, never "no record". */
+  async #recordSet(domain: string): Promise<DmarcRecordSet> {
+    const lookup = await this.#dns.lookup(`_dmarc.${domain}`, 'TXT');
+    const texts = lookup.records.map((record) => record.text);
+    return { records: texts.filter(isDmarcRecord), near: texts.filter(looksLikeDmarcRecord) };
+  }
+
   /**
    * The DNS Tree Walk (RFC 9989 §4.10) from `domain` up to its top label,
    * stopping at a record with psd=y or psd=n: at most eight queries. A
@@ -187,7 +195,7 @@ export class DmarcWalker {
         asked.push(`_dmarc.${name}`);
         let set: DmarcRecordSet;
         try {
-          set = await this.recordSet(name);
+          set = await this.#recordSet(name);
         } catch (error) {
           return { found, asked, sets, error };
         }

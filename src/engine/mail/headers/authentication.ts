@@ -170,21 +170,26 @@ function bodyGiven(block: HeaderBlock): boolean {
   return false;
 }
 
-/** The SPF and DKIM results DMARC reads: the checked domain and each signature's d=. */
-export type DmarcInputs = [spf: Pick<SpfVerdict, 'result' | 'domain'>, dkim: { result: DkimVerdict['result']; signatures: ReadonlyArray<Pick<DkimVerdictSignature, 'result' | 'domain'>> }];
+/** What DMARC reads of SPF: the result and the domain checked. */
+export type DmarcSpfInput = Pick<SpfVerdict, 'result' | 'domain'>;
+/** What DMARC reads of DKIM: the result and each signature's result and d=. */
+export interface DmarcDkimInput {
+  result: DkimVerdict['result'];
+  signatures: ReadonlyArray<Pick<DkimVerdictSignature, 'result' | 'domain'>>;
+}
 
 /**
  * The DMARC verdict of a message (RFC 9989 §3.2.10, §4.10): the From domain's
  * policy, found by the DNS tree walk, and whether a passing SPF or DKIM
  * identity aligns with it.
  */
-export async function dmarcVerdict(dns: MailDns, fromDomain: string | null, ...[spf, dkim]: DmarcInputs): Promise<DmarcVerdict> {
+export async function dmarcVerdict(dns: MailDns, fromDomain: string | null, spf: DmarcSpfInput, dkim: DmarcDkimInput): Promise<DmarcVerdict> {
   // The result first, as in the other verdicts (JSON keeps the order members are written in).
   const { result, ...rest } = await dmarcOf(dns, fromDomain, spf, dkim);
   return { result, ...rest };
 }
 
-async function dmarcOf(dns: MailDns, fromDomain: string | null, ...[spf, dkim]: DmarcInputs): Promise<DmarcVerdict> {
+async function dmarcOf(dns: MailDns, fromDomain: string | null, spf: DmarcSpfInput, dkim: DmarcDkimInput): Promise<DmarcVerdict> {
   const base = { from_domain: fromDomain, policy: null, policy_domain: null, spf_aligned: null, dkim_aligned: null };
   if (fromDomain === null) return { ...base, result: 'not_checked', reason: 'the From field does not hold exactly one address' };
   let domain: string;
@@ -202,12 +207,11 @@ async function dmarcOf(dns: MailDns, fromDomain: string | null, ...[spf, dkim]: 
   }
   if (author.record === null) return { ...base, result: 'none', reason: `${fromDomain} publishes no DMARC policy` };
   if (author.policyTags === null) return { ...base, policy_domain: author.record.domain, result: 'none', reason: `the DMARC record of ${author.record.domain} has no valid policy and no report address, so it is not applied` };
-  const subject = { ...author, domain };
   const strict = (tag: string | null) => tag?.toLowerCase() === 's';
   const aligns = async (identifier: string | null, strictMode: boolean): Promise<{ aligned: boolean; error?: unknown }> => {
     if (identifier === null) return { aligned: false };
     try {
-      return { aligned: await walker.aligns(subject, identifier, strictMode) };
+      return { aligned: await walker.aligns(domain, identifier, strictMode) };
     } catch (error) {
       return { aligned: false, error };
     }
