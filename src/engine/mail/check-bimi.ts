@@ -9,6 +9,7 @@ import { NetintelError } from '../../errors.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
 import { checkDmarc, type DmarcPolicy, type DmarcResult } from './check-dmarc.js';
+import { inTestingMode } from './dmarc-record.js';
 import { isBimiRecord, parseBimiRecord, type BimiTags } from './bimi-record.js';
 import { BIMI_CITE, checkSvgIndicator, type SvgFacts } from './bimi-svg.js';
 import { readMarkCertificate, type MarkCertificate } from './bimi-certificate.js';
@@ -297,7 +298,7 @@ async function dmarcPrerequisites(
       problems.push(finding('bimi_dmarc_pct', 'error', `${record.location} has pct=${record.tags.pct}; BIMI needs the policy on all mail (pct=100 or no pct)`, cite('§1, §7.1'), { location: record.location, pct: record.tags.pct }));
     }
     // RFC 9989's testing mode took the place of pct below 100: a policy being tried out is not yet enforced (mailauth skips BIMI for it too).
-    if (record.tags.t?.toLowerCase() === 'y') {
+    if (inTestingMode(record.tags)) {
       problems.push(finding('bimi_dmarc_testing', 'error', `${record.location} has t=y: the DMARC policy is in testing mode, and BIMI needs it enforced`, cite('§1, §7.1'), { location: record.location, t: record.tags.t }));
     }
   }

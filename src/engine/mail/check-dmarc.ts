@@ -4,7 +4,7 @@ import { finding, type Finding } from '../findings.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
 import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
 import { DmarcWalker } from './dmarc-discovery.js';
-import { DMARC_POLICIES, emptyDmarcTags, isDmarcRecord, parseDmarcTags, type DmarcPolicy, type DmarcTags } from './dmarc-record.js';
+import { DMARC_POLICIES, emptyDmarcTags, inTestingMode, isDmarcRecord, parseDmarcTags, type DmarcPolicy, type DmarcTags } from './dmarc-record.js';
 
 export type { DmarcPolicy, DmarcTags } from './dmarc-record.js';
 
@@ -186,7 +186,7 @@ function validateTags(result: DmarcResult, applies: boolean, findings: Finding[]
     findings.push(finding('dmarc_t_invalid', 'error', `t=${tags.t} is not y or n`, 'RFC 9989 §4.7', { t: tags.t }));
   }
   const applied = result.policy;
-  if (applied !== null && tags.t?.toLowerCase() === 'y') {
+  if (applied !== null && inTestingMode(tags)) {
     findings.push(finding('dmarc_testing', 'warning', `t=y: the record is in testing mode, so receivers apply ${applied}, one level below what it asks`, 'RFC 9989 §4.7', { policy: applied }));
   }
   if (applied === 'none') {

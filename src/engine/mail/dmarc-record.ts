@@ -120,6 +120,11 @@ export function dmarcPolicyTags(tags: DmarcTags): DmarcPolicyTags | null {
   return hasReportingUri(tags) ? { p: 'none', sp: null, np: null } : null;
 }
 
+/** t=y: the record is in testing mode (RFC 9989 §4.7), its policy applied one level lower. */
+export function inTestingMode(tags: DmarcTags): boolean {
+  return tags.t?.toLowerCase() === 'y';
+}
+
 const ONE_LEVEL_DOWN: Record<DmarcPolicy, DmarcPolicy> = { reject: 'quarantine', quarantine: 'none', none: 'none' };
 
 /**
@@ -131,5 +136,5 @@ const ONE_LEVEL_DOWN: Record<DmarcPolicy, DmarcPolicy> = { reject: 'quarantine',
 export function appliedDmarcPolicy(tags: DmarcTags, policyTags: DmarcPolicyTags, inherited: boolean, domainExists: boolean): DmarcPolicy {
   let policy = policyTags.p;
   if (inherited) policy = (!domainExists && policyTags.np) || policyTags.sp || policyTags.p;
-  return tags.t?.toLowerCase() === 'y' ? ONE_LEVEL_DOWN[policy] : policy;
+  return inTestingMode(tags) ? ONE_LEVEL_DOWN[policy] : policy;
 }
