@@ -90,7 +90,7 @@ const DKIM_SIGNATURE = record<DkimVerdictSignature>({
   algorithm: nullable(str),
   result: described(str, 'pass, fail, neutral, policy, temperror, permerror (RFC 8601 §2.7.1); not_checked without the body.'),
   reason: nullable(str),
-  aligned: described(nullable(bool), 'd= aligns with the From domain (relaxed).'),
+  aligned: described(nullable(bool), 'd= aligns with the From domain (relaxed); null when there is no From domain or a lookup it needs failed.'),
 });
 
 const DKIM = record<DkimVerdict>(

@@ -8,7 +8,7 @@ import dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { judgeReply, prepareQuery } from '../../src/engine/dns/dns-message.js';
-import { parsePolicy } from '../../src/engine/mail/check-mta-sts.js';
+import { parsePolicy, readStsRecord, stsRecordsOf } from '../../src/engine/mail/check-mta-sts.js';
 import { parseSpfRecord } from '../../src/engine/mail/spf-record.js';
 import { parseBlacklistTarget } from '../../src/engine/blacklist/check-blacklist.js';
 import { leadingHostname, parseEhloExtensions } from '../../src/engine/smtp/ehlo-extensions.js';
@@ -65,6 +65,22 @@ describe('records and replies as servers publish them', () => {
   it('parsePolicy (MTA-STS) never throws', () => {
     const policy = fc.array(fc.oneof(fc.constantFrom('version: STSv1', 'mode: enforce', 'mode: x', 'mx: *.', 'mx: ..', 'max_age: 99999999999999999999', 'max_age: -1', ':', '\r\n', '\n', 'mx:'), text), { maxLength: 8 }).map((lines) => lines.join('\n'));
     fc.assert(fc.property(policy, (body) => void parsePolicy(body)), fuzz(2000));
+  });
+
+  it('stsRecordsOf and readStsRecord (the _mta-sts record) never throw, and give an id only by the grammar', () => {
+    const record = fc.array(fc.oneof(fc.constantFrom('v=STSv1', 'V=STSv1', ';', ' ', '\t', 'id=', 'id=abc', '=', 'x'.repeat(40), 'ext=v', '\0'), text), { maxLength: 8 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 3 }), (texts) => {
+        const { records, discarded } = stsRecordsOf(texts);
+        for (const each of records) {
+          const { id, problem } = readStsRecord(each);
+          if (id === null) expect(problem).toEqual(expect.any(String));
+          else expect(id).toMatch(/^[A-Za-z0-9]{1,32}$/);
+        }
+        expect(records.length + discarded.length).toBeLessThanOrEqual(texts.length);
+      }),
+      fuzz(3000),
+    );
   });
 
   it('parseEhloExtensions and leadingHostname never throw', () => {
