@@ -55,11 +55,14 @@ const LAZY_BUILTINS = [
   { module: 'node:worker_threads', importers: join(root, 'src', 'operations', 'bulk-threads.ts') },
   // Hashes, keys and random bytes: a lookup of an address uses none.
   { module: 'node:crypto', importers: join(root, 'src') },
+  // Files read and written whole (resolv.conf, datasets, keys): node:fs/promises brings nine of Node's modules
+  // (readline's, the watchers') that a lookup of an address never uses.
+  { module: 'node:fs/promises', importers: join(root, 'src') },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?(child_process|crypto|module|os|worker_threads)$/ }, (args) => {
+    b.onResolve({ filter: /^(node:)?(child_process|crypto|fs\/promises|module|os|worker_threads)$/ }, (args) => {
       const module = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
       const lazy = LAZY_BUILTINS.some((entry) => entry.module === module && args.importer.startsWith(entry.importers));
       return lazy ? { path: module, namespace: 'lazy-builtin' } : undefined;

@@ -15,11 +15,26 @@ export class GuardedOutput implements OutputStream {
   /** True once a write failed or the reader went away. */
   closed = false;
 
+  private opened: OutputStream | null = null;
+
+  /**
+   * `open` gives the stream on first use: Node makes process.stdout and
+   * process.stderr when they are first read, and a pipe's or a terminal's
+   * stream loads node:net and the stream modules, a sixth of a one-off
+   * lookup's own start-up, for a stderr that a run without a diagnostic
+   * never writes.
+   */
   constructor(
-    private readonly inner: OutputStream,
+    private readonly open: () => OutputStream,
     private readonly transform: ((text: string) => string) | null = null,
-  ) {
-    inner.on('error', (error) => this.record(error));
+  ) {}
+
+  private get inner(): OutputStream {
+    if (this.opened === null) {
+      this.opened = this.open();
+      this.opened.on('error', (error) => this.record(error));
+    }
+    return this.opened;
   }
 
   get isTTY(): boolean | undefined {

@@ -67,7 +67,7 @@ export function createRunProgress(io: CliIo, options: Pick<GlobalOptions, 'quiet
   // The spinner draws with cursor controls on the terminal itself: the run's
   // stderr stream writes control characters visibly (run-guard.ts), and its
   // lines pass through wrapIo, which erases the spinner before them.
-  if (io.stderr.isTTY !== true || process.stderr.isTTY !== true || options.quiet) return SILENT;
+  if (options.quiet || !stderrMayBeTerminal() || io.stderr.isTTY !== true || process.stderr.isTTY !== true) return SILENT;
   // A terminal that reports no width (some pseudo-terminals) cannot have a line redrawn in place.
   if (!(process.stderr.columns > 0)) return SILENT;
   const color = !io.env.NO_COLOR && io.env.TERM !== 'dumb';
@@ -394,6 +394,21 @@ function missingSignals(outcome: unknown): readonly string[] | null {
 }
 
 /** Whether the process's stdout is a pipe or a socket: its reader may write on the terminal the spinner is drawn on. */
+/**
+ * False when fd 2 is a pipe, a file or a socket, which no terminal is: told
+ * by fstat, without making process.stderr, which for a pipe loads node:net
+ * and the stream modules (a sixth of a one-off lookup's own start-up; cron
+ * gives stderr a pipe) for a run that may never write to it. A character
+ * device (a terminal, /dev/null) is left to the stream to tell.
+ */
+function stderrMayBeTerminal(): boolean {
+  try {
+    return fstatSync(2).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 function stdoutIsPipe(): boolean {
   try {
     const stat = fstatSync(1);

@@ -49,8 +49,8 @@ export interface GuardedRun {
  * the command.
  */
 export function guardRun(io: CliIo, debug: boolean): GuardedRun {
-  const stdout = new GuardedOutput(io.stdout);
-  const stderr = new GuardedOutput(io.stderr, diagnosticsFor(io));
+  const stdout = new GuardedOutput(() => io.stdout);
+  const stderr = new GuardedOutput(() => io.stderr, diagnosticsFor(io));
   const guarded: CliIo = {
     get stdin() {
       return io.stdin;

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -50,18 +50,41 @@ describe('the bundle (bin/load-bundle.js)', () => {
     expect(loadBundle().script.cachedDataRejected).toBe(false);
   });
 
-  it.skipIf(!built)('loads no network, process, thread, crypto or performance module of Node for a one-off lookup', () => {
+  it.skipIf(!built)('loads no network, process, thread, crypto, performance or promised-file module of Node for a one-off lookup', () => {
     const script = `
       const before = new Set(process.moduleLoadList);
       const cli = require(${JSON.stringify(`${REPO_ROOT}bin/load-bundle.js`)}).loadCli();
       const { Readable, Writable } = require('node:stream');
       const sink = new Writable({ write(_c, _e, cb) { cb(); } });
       cli.main(['ip', '8.8.8.8', '-f', 'json'], { stdin: Readable.from([]), stdout: sink, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
-        const loaded = process.moduleLoadList.filter((name) => !before.has(name) && /^NativeModule (net|dgram|tls|https|child_process|worker_threads|crypto|perf_hooks)$/.test(name));
+        const loaded = process.moduleLoadList.filter((name) => !before.has(name) && /^NativeModule (net|dgram|tls|https|child_process|worker_threads|crypto|perf_hooks|fs\\/promises)$/.test(name));
         process.stdout.write(JSON.stringify({ code, loaded }));
       });`;
     const child = spawnSync(process.execPath, ['-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(JSON.parse(child.stdout), child.stderr).toEqual({ code: 0, loaded: [] });
+  });
+
+  it.skipIf(!built)('leaves stderr unmade when a one-off writes nothing there: a pipe on stderr loads no node:net (cron: stdout a file)', () => {
+    const out = tempDir('netintel-oneoff-');
+    try {
+      // The process surface bin/netintel.js gives; the report goes out on fd 3.
+      const script = `
+        const cli = require(${JSON.stringify(`${REPO_ROOT}bin/load-bundle.js`)}).loadCli();
+        cli.main(['ip', '8.8.8.8', '-f', 'json'], cli.createProcessIo()).then((code) => {
+          const loaded = process.moduleLoadList.filter((name) => /^NativeModule (net|tty)$/.test(name));
+          require('node:fs').writeSync(3, JSON.stringify({ code, loaded }));
+        });`;
+      const stdoutFile = join(out.path, 'out.json');
+      const fd = openSync(stdoutFile, 'w');
+      const child = spawnSync(process.execPath, ['-e', script], { cwd: REPO_ROOT, env: isolatedEnv(), stdio: ['ignore', fd, 'pipe', 'pipe'], encoding: 'utf8' });
+      closeSync(fd);
+      const [, , stderr, report] = child.output as (string | null)[];
+      expect(JSON.parse(report ?? ''), stderr ?? '').toEqual({ code: 0, loaded: [] });
+      expect(JSON.parse(readFileSync(stdoutFile, 'utf8')).ip).toBe('8.8.8.8');
+      expect(stderr).toBe('');
+    } finally {
+      out.remove();
+    }
   });
 
   it.skipIf(!built)('resolves host names (dns-packet) for ip', async () => {
