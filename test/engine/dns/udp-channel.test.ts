@@ -90,6 +90,48 @@ describe('createUdpChannel', () => {
     expect(await channel.exchange({ name: 'example.test', type: 'A' }, true)).toEqual({ kind: 'timeout', ignoredReplies: 2 });
   });
 
+  /** A resolver that notes the name of every query it receives and answers it with no records. */
+  async function recordingResolver(): Promise<{ address: string; received: string[] }> {
+    const socket = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
+    open.push({ close: () => new Promise<void>((resolve) => socket.close(() => resolve())) });
+    // It runs in the test's own event loop, so a burst waits in its buffer until the turn ends.
+    socket.setRecvBufferSize(4 * 1024 * 1024);
+    const received: string[] = [];
+    socket.on('message', (message, remote) => {
+      const query = dnsPacket.decode(message);
+      received.push(query.questions![0]!.name);
+      socket.send(dnsPacket.encode({ type: 'response', id: query.id, flags: dnsPacket.RECURSION_DESIRED, questions: query.questions }), remote.port, remote.address);
+    });
+    return { address: `127.0.0.1:${socket.address().port}`, received };
+  }
+
+  it('sends each of 300 queries asked within one turn of the event loop once, in the order asked', async () => {
+    const resolver = await recordingResolver();
+    const channel = createUdpChannel(parseResolverAddress(resolver.address), 2000);
+    open.push(channel);
+    // The first opens the socket; the next 300 are asked in one turn once it is open.
+    expect((await channel.exchange({ name: 'first.test', type: 'A' }, true)).kind).toBe('reply');
+    const names = Array.from({ length: 300 }, (_, i) => `n${i}.test`);
+    const outcomes = names.map((name) => channel.exchange({ name, type: 'A' }, true));
+    expect(resolver.received).toEqual(['first.test']);
+    expect((await Promise.all(outcomes)).map((outcome) => outcome.kind)).toEqual(names.map(() => 'reply'));
+    expect(resolver.received).toEqual(['first.test', ...names]);
+  });
+
+  it('sends the queries of a turn at its end: one whose channel closed within that turn never leaves', async () => {
+    const resolver = await recordingResolver();
+    const channel = createUdpChannel(parseResolverAddress(resolver.address), 2000);
+    open.push(channel);
+    expect((await channel.exchange({ name: 'first.test', type: 'A' }, true)).kind).toBe('reply');
+    const waiting = channel.exchange({ name: 'late.test', type: 'A' }, true);
+    const closing = channel.close();
+    expect(await waiting).toEqual({ kind: 'unreachable', code: 'ECLOSED' });
+    await closing;
+    await sleep(50);
+    expect(resolver.received).toEqual(['first.test']);
+  });
+
   it('ends waiting queries as unreachable (ECLOSED) on close, and later sends too', async () => {
     const dns = await server({ defaultBehaviour: 'silent' });
     const channel = createUdpChannel(parseResolverAddress(dns.address), 5000);
