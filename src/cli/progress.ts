@@ -393,7 +393,6 @@ function missingSignals(outcome: unknown): readonly string[] | null {
   return Array.isArray(coverage?.missing) ? (coverage.missing as string[]) : null;
 }
 
-/** Whether the process's stdout is a pipe or a socket: its reader may write on the terminal the spinner is drawn on. */
 /**
  * False when fd 2 is a pipe, a file or a socket, which no terminal is: told
  * by fstat, without making process.stderr, which for a pipe loads node:net
@@ -409,6 +408,7 @@ function stderrMayBeTerminal(): boolean {
   }
 }
 
+/** Whether the process's stdout is a pipe or a socket: its reader may write on the terminal the spinner is drawn on. */
 function stdoutIsPipe(): boolean {
   try {
     const stat = fstatSync(1);
