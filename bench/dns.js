@@ -415,36 +415,46 @@ async function runDig(digPath, port, files, options, env) {
 }
 
 /**
- * The Node floor: a bare node:dgram client in a child process sending the
- * same 30,000 pre-encoded queries over one connected socket with a window of
- * 600 in flight (what netintel --concurrency 200 x 3 types keeps in flight), counting
- * replies without decoding them. No netintel code runs: this is what one
- * Node thread can do with node:dgram on this machine, for reading the
- * netintel figure.
+ * The Node floors: a bare node:dgram client in a child process sending the
+ * same 30,000 queries over one connected socket with a window of 600 in
+ * flight (what netintel --concurrency 200 x 3 types keeps in flight). No
+ * netintel code runs. With `codec` 0 the queries are encoded before the
+ * clock starts and the replies only counted: what one Node thread can do
+ * with node:dgram on this machine. With `codec` 1 each query is encoded
+ * when it is sent (as netintel asks: RD, an EDNS0 OPT record) and each reply
+ * decoded, with dns-packet: what any client built on node:dgram and
+ * dns-packet can reach on one thread, before it does anything with a reply.
  */
 const FLOOR_CLIENT = `
 const dgram = require('node:dgram');
 const { readFileSync } = require('node:fs');
 const dnsPacket = require(process.argv[1]);
-const [port, file, windowText] = process.argv.slice(2);
+const [port, file, windowText, codecText] = process.argv.slice(2);
 const window = Number(windowText);
-const queries = readFileSync(file, 'utf8').trim().split('\\n').map((line, i) => {
-  const [name, type] = line.split(' ');
-  return dnsPacket.encode({ type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type }] });
-});
+const codec = codecText === '1';
+const questions = readFileSync(file, 'utf8').trim().split('\\n').map((line) => line.split(' '));
+const encode = (i) => {
+  const [name, type] = questions[i];
+  return dnsPacket.encode({
+    type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }],
+    additionals: codec ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, options: [] }] : [],
+  });
+};
+const queries = codec ? null : questions.map((_, i) => encode(i));
 const socket = dgram.createSocket('udp4');
 socket.connect(Number(port), '127.0.0.1', () => {
   try { socket.setRecvBufferSize(4 << 20); } catch {}
-  let sent = 0, received = 0;
+  let sent = 0, received = 0, answers = 0;
   const started = process.hrtime.bigint();
-  const pump = () => { while (sent < queries.length && sent - received < window) socket.send(queries[sent++]); };
+  const pump = () => { while (sent < questions.length && sent - received < window) socket.send(codec ? encode(sent++) : queries[sent++]); };
   const timer = setTimeout(() => { process.stdout.write(JSON.stringify({ received, timedOut: true })); process.exit(1); }, 60000);
-  socket.on('message', () => {
+  socket.on('message', (message) => {
     received++;
-    if (received === queries.length) {
+    if (codec) answers += dnsPacket.decode(message).answers.length;
+    if (received === questions.length) {
       const s = Number(process.hrtime.bigint() - started) / 1e9;
       clearTimeout(timer);
-      process.stdout.write(JSON.stringify({ received, seconds: s }));
+      process.stdout.write(JSON.stringify({ received, seconds: s, answers }));
       socket.close();
     } else pump();
   });
@@ -452,16 +462,20 @@ socket.connect(Number(port), '127.0.0.1', () => {
 });
 `;
 
-function runFloor(port, files, options, env) {
+function runFloor(port, files, options, env, { codec }) {
   const dnsPacketPath = createRequire(join(ROOT, 'package.json')).resolve('dns-packet');
-  const run = spawnSync(NODE, ['-e', FLOOR_CLIENT, dnsPacketPath, String(port), files.queries, String(options.concurrency * TYPES.length)], {
+  const args = ['-e', FLOOR_CLIENT, dnsPacketPath, String(port), files.queries, String(options.concurrency * TYPES.length), codec ? '1' : '0'];
+  const run = spawnSync(NODE, args, {
     env,
     encoding: 'utf8',
     timeout: 90_000,
   });
   try {
     const result = JSON.parse(run.stdout);
-    return { received: result.received, seconds: result.seconds ?? null, qps: result.seconds ? result.received / result.seconds : null };
+    const qps = result.seconds ? result.received / result.seconds : null;
+    // Every name of the zone has one record of each type: a decoding floor that read fewer answers decoded nothing.
+    if (codec && result.answers !== result.received) return { received: result.received, seconds: result.seconds ?? null, qps: null, error: `${result.answers} answers decoded from ${result.received} replies` };
+    return { received: result.received, seconds: result.seconds ?? null, qps, ...(codec ? { answers: result.answers } : {}) };
   } catch {
     return { received: null, seconds: null, qps: null, error: (run.stderr || run.stdout || '').slice(-500) };
   }
@@ -549,12 +563,17 @@ async function main() {
       await settle();
       if (options.dig) entry.dig = await runDig(tools.dig, port, files, options, env);
       await settle();
-      if (options.floor) entry.floor = runFloor(port, files, options, env);
+      if (options.floor) {
+        entry.floor = runFloor(port, files, options, env, { codec: false });
+        await settle();
+        entry.codecFloor = runFloor(port, files, options, env, { codec: true });
+      }
       entry.ratio = entry.netintel.qps && entry.dnsperf.qps ? entry.netintel.qps / entry.dnsperf.qps : null;
       rounds.push(entry);
       process.stderr.write(
         `round ${r + 1}: dnsperf ${grouped(entry.dnsperf.qps)} q/s, netintel ${grouped(entry.netintel.qps)} q/s` +
-          `${entry.dig ? `, dig ${grouped(entry.dig.qps)} q/s` : ''}${entry.floor ? `, floor ${grouped(entry.floor.qps)} q/s` : ''}\n`,
+          `${entry.dig ? `, dig ${grouped(entry.dig.qps)} q/s` : ''}${entry.floor ? `, floor ${grouped(entry.floor.qps)} q/s` : ''}` +
+          `${entry.codecFloor ? `, floor with dns-packet ${grouped(entry.codecFloor.qps)} q/s` : ''}\n`,
       );
       if (!entry.netintel.valid) notices.push(`round ${r + 1}: netintel run failed the check (exit ${entry.netintel.code}, ${entry.netintel.ok ?? '?'} ok, ${entry.netintel.failed ?? '?'} failed): ${entry.netintel.stderrTail}`);
       if (entry.dnsperf.code !== 0 || entry.dnsperf.qps === null) notices.push(`round ${r + 1}: dnsperf failed (exit ${entry.dnsperf.code}): ${entry.dnsperf.raw ?? ''}`);
@@ -571,6 +590,7 @@ async function main() {
   const netintelQps = median(rounds.map((r) => r.netintel.qps));
   const digQps = median(rounds.map((r) => r.dig?.qps));
   const floorQps = median(rounds.map((r) => r.floor?.qps));
+  const codecFloorQps = median(rounds.map((r) => r.codecFloor?.qps));
   const ratio = median(rounds.map((r) => r.ratio));
   const verdict = ratio === null ? 'ERROR' : ratio >= TARGET_RATIO ? 'PASS' : 'MISS';
   const ratioOf = (qps) => (qps && dnsperfQps ? qps / dnsperfQps : null);
@@ -590,7 +610,11 @@ async function main() {
     ],
   ];
   if (options.dig) rows.push(['dig -f (ref)', `${grouped(queries)} queries, one at a time`, grouped(digQps), fixed(ratioOf(digQps), 3), '', '']);
-  if (options.floor) rows.push(['node:dgram floor (ref)', `${grouped(queries)} queries, window ${options.concurrency * TYPES.length}, no decoding`, grouped(floorQps), fixed(ratioOf(floorQps), 3), '', '']);
+  if (options.floor) {
+    const window = options.concurrency * TYPES.length;
+    rows.push(['node:dgram floor (ref)', `${grouped(queries)} queries, window ${window}, no decoding`, grouped(floorQps), fixed(ratioOf(floorQps), 3), '', '']);
+    rows.push(['  + dns-packet (ref)', `the same, each query encoded and each reply decoded with dns-packet`, grouped(codecFloorQps), fixed(ratioOf(codecFloorQps), 3), '', '']);
+  }
 
   const out = [
     '',
@@ -630,6 +654,8 @@ async function main() {
       ratio: round(ratio, 3),
       netintelPeakRssMb: peakRssKb === null ? null : round(peakRssKb / 1024, 1),
       nodeFloorRatio: round(ratioOf(floorQps), 3),
+      dnsPacketFloorQps: round(codecFloorQps, 0),
+      dnsPacketFloorRatio: round(ratioOf(codecFloorQps), 3),
       verdict,
     },
     rounds: rounds.map((r) => ({
@@ -638,6 +664,7 @@ async function main() {
       netintel: { ...r.netintel, qps: round(r.netintel.qps, 0), wallS: round(r.netintel.wallS, 3) },
       ...(r.dig ? { dig: { ...r.dig, qps: round(r.dig.qps, 0), wallS: round(r.dig.wallS, 3) } } : {}),
       ...(r.floor ? { floor: { ...r.floor, qps: round(r.floor.qps, 0), seconds: round(r.floor.seconds, 3) } } : {}),
+      ...(r.codecFloor ? { dnsPacketFloor: { ...r.codecFloor, qps: round(r.codecFloor.qps, 0), seconds: round(r.codecFloor.seconds, 3) } } : {}),
     })),
     notices,
   };
