@@ -107,6 +107,44 @@ function isExternal(path) {
 }
 
 /**
+ * The mail libraries, with what they bring (iconv-lite's and
+ * encoding-japanese's charset tables, joi), are over half of the CLI's
+ * bytes, and only the mail commands use them (headers, dkim --message,
+ * dmarc-report, the accounts' mail). They go to a bundle of their own,
+ * dist/bundle/mail.cjs, which bin/load-bundle.js loads, with its own code
+ * cache, the first time one of them is needed: every other command reads
+ * and deserialises less than half as much at start. An import of one of
+ * them in main.cjs becomes a module that asks mail.cjs for it; the imports
+ * met are recorded, and mail.cjs is built to answer exactly those.
+ */
+const MAIL_LIBRARIES = ['mailauth', 'libmime', 'nodemailer'];
+/** nodemailer's address parser, one small file and all that dkim --message needs of them, stays in main.cjs. */
+const KEPT_IN_MAIN = ['nodemailer/lib/addressparser'];
+const mailImports = new Set();
+const mailLibrariesApart = {
+  name: 'mail-libraries-apart',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${MAIL_LIBRARIES.join('|')})(/|$)`) }, (args) => {
+      if (!args.importer.startsWith(join(root, 'src')) || KEPT_IN_MAIN.includes(args.path)) return undefined;
+      mailImports.add(args.path);
+      return { path: args.path, namespace: 'mail-bundle' };
+    });
+    // The loader is the package's own file, beside dist/: required, not bundled.
+    b.onResolve({ filter: /load-bundle\.js$/, namespace: 'mail-bundle' }, (args) => ({ path: args.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'mail-bundle' }, (args) => ({
+      contents: `module.exports = require('../../bin/load-bundle.js').mailLibrary(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/** The entry of mail.cjs: by specifier, a function that initialises and returns each library main.cjs imports. */
+function mailEntry() {
+  const cases = [...mailImports].sort().map((specifier) => `  ${JSON.stringify(specifier)}: () => require(${JSON.stringify(specifier)}),`);
+  return `module.exports = {\n${cases.join('\n')}\n};\n`;
+}
+
+/**
  * esbuild keeps `import('node:fs')` (an external) as a real dynamic import,
  * which a bundle run through vm.Script (bin/load-bundle.js) cannot perform.
  * Route dynamic imports of externals to a module that requires them.
@@ -167,21 +205,19 @@ const common = {
 // Bundles and caches of an earlier build, in another layout, go first.
 rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
 
+const loadedByTheLoader = { banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` }, footer: { js: WRAPPER_TAIL } };
 await Promise.all([
-  build({
-    ...common,
-    entryPoints: { main: 'src/app/main.ts' },
-    banner: { js: `${WRAPPER_HEAD}${IMPORT_META_URL}` },
-    footer: { js: WRAPPER_TAIL },
-  }),
+  build({ ...common, ...loadedByTheLoader, entryPoints: { main: 'src/app/main.ts' }, plugins: [mailLibrariesApart, ...common.plugins] }),
   // A worker thread loads its file as an ordinary CommonJS module.
   build({ ...common, entryPoints: { 'bulk-worker': 'src/operations/bulk-worker.ts' }, banner: { js: IMPORT_META_URL } }),
 ]);
+await build({ ...common, ...loadedByTheLoader, stdin: { contents: mailEntry(), resolveDir: root, sourcefile: 'mail-libraries.js' }, outfile: 'dist/bundle/mail.cjs', outdir: undefined });
 
-// load-bundle.js reads main.cjs as latin1, which is its text only while it is ASCII.
-const bytes = readFileSync(join(root, 'dist', 'bundle', 'main.cjs'));
-const offset = bytes.findIndex((byte) => byte > 0x7f);
-if (offset !== -1) throw new Error(`dist/bundle/main.cjs: a byte above 0x7f at offset ${offset}; the loader reads the bundle as latin1`);
-
-// The bundle's identity, for the code caches a user's runs keep of it (bin/load-bundle.js).
-writeFileSync(join(root, 'dist', 'bundle', 'main.cjs.sha256'), `${createHash('sha256').update(bytes).digest('hex')}\n`);
+for (const name of ['main', 'mail']) {
+  // load-bundle.js reads a bundle as latin1, which is its text only while it is ASCII.
+  const bytes = readFileSync(join(root, 'dist', 'bundle', `${name}.cjs`));
+  const offset = bytes.findIndex((byte) => byte > 0x7f);
+  if (offset !== -1) throw new Error(`dist/bundle/${name}.cjs: a byte above 0x7f at offset ${offset}; the loader reads the bundle as latin1`);
+  // The bundle's identity, for the code caches a user's runs keep of it (bin/load-bundle.js).
+  writeFileSync(join(root, 'dist', 'bundle', `${name}.cjs.sha256`), `${createHash('sha256').update(bytes).digest('hex')}\n`);
+}

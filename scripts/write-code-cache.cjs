@@ -2,7 +2,7 @@
 // Build step after the bundles: runs the common commands through
 // dist/bundle/main.cjs (so V8 compiles the functions a one-off run needs)
 // and writes the V8 code cache bin/load-bundle.js loads under this Node's
-// V8. The runs write to the process's own stdout and stderr, pipes as in a
+// V8; likewise for dist/bundle/mail.cjs, whose libraries are initialised. The runs write to the process's own stdout and stderr, pipes as in a
 // scripted run (the code that writes to them is in the cache too), in a
 // child process whose output the parent drains and drops.
 //
@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
-const { compileBundle, CODE_CACHE } = require('../bin/load-bundle.js');
+const { compileBundle, MAIN, MAIL } = require('../bin/load-bundle.js');
 
 /** The warm-up runs: the one-off lookups in the default and a record format, and the help every command shares. */
 const RUNS = [
@@ -43,14 +43,17 @@ async function warmUpAndWrite(dataDir) {
   const { exports, script } = compileBundle(undefined);
   const io = { ...exports.createProcessIo(), stdin: Readable.from([]), env: {} };
   for (const argv of RUNS) await exports.main(argv.map((arg) => (arg === 'DATA_DIR' ? dataDir : arg)), io);
-  fs.writeFileSync(CODE_CACHE, script.createCachedData());
+  fs.writeFileSync(MAIN.codeCache, script.createCachedData());
+  const mail = compileBundle(undefined, MAIL);
+  for (const initialise of Object.values(mail.exports)) initialise();
+  fs.writeFileSync(MAIL.codeCache, mail.script.createCachedData());
 }
 
 async function main() {
   const [, , dataDirArgument] = process.argv;
   if (dataDirArgument !== undefined) return warmUpAndWrite(dataDirArgument);
   // A cache of an earlier build would be handed to the warm-up's compilation.
-  fs.rmSync(CODE_CACHE, { force: true });
+  for (const bundle of [MAIN, MAIL]) fs.rmSync(bundle.codeCache, { force: true });
   const dataDir = await writeWarmUpDataDir();
   try {
     const child = spawnSync(process.execPath, [__filename, dataDir], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });

@@ -141,8 +141,8 @@ describe('the operations and the composition root (docs/design.md, Operations)',
   });
 });
 
-describe('the bundle', () => {
-  const bundle = new URL('../../dist/bundle/main.cjs', import.meta.url).pathname;
+describe.each(['main', 'mail'])('the bundle %s.cjs', (name) => {
+  const bundle = new URL(`../../dist/bundle/${name}.cjs`, import.meta.url).pathname;
 
   it.skipIf(!existsSync(bundle))('holds no dynamic import(), which bin/load-bundle.js could not run', () => {
     // A string or comment can mention import(; code calling it has this shape.

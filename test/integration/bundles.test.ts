@@ -1,9 +1,10 @@
 /**
- * The built CLI's bundle (dist/bundle/main.cjs) as bin/netintel.js loads it
- * (bin/load-bundle.js): with the code cache the build wrote, the engine code
- * a command does not use left uninitialised.
+ * The built CLI's bundles (dist/bundle/main.cjs, and mail.cjs with the mail
+ * libraries) as bin/netintel.js loads them (bin/load-bundle.js): with the
+ * code cache the build wrote, the engine code a command does not use left
+ * uninitialised, mail.cjs read only by the commands that use it.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,12 +16,36 @@ import { isolatedEnv, REPO_ROOT, tempDir } from '../support/cli.js';
 import { startDnsServer } from '../support/dns-server.js';
 
 const require = createRequire(import.meta.url);
-const { loadCli, loadBundle, BUNDLE, CODE_CACHE } = require('../../bin/load-bundle.js') as {
+const { loadCli, loadBundle, BUNDLE, CODE_CACHE, MAIL } = require('../../bin/load-bundle.js') as {
   loadCli(): CliBundle;
-  loadBundle(): { exports: CliBundle; script: Script };
+  loadBundle(env?: NodeJS.ProcessEnv, bundle?: BundleFiles): { exports: CliBundle; script: Script };
   BUNDLE: string;
   CODE_CACHE: string;
+  MAIL: BundleFiles;
 };
+
+interface BundleFiles {
+  name: string;
+  file: string;
+  codeCache: string;
+  id: string;
+}
+
+const LOADER = join(REPO_ROOT, 'bin', 'load-bundle.js');
+const FIXTURES = join(REPO_ROOT, 'test', 'engine', 'mail', 'fixtures');
+
+/** Runs a process without blocking this one, whose DNS server must answer it. */
+function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 interface CliBundle {
   main(argv: string[], io: unknown): Promise<number>;
@@ -45,23 +70,50 @@ async function run(bundle: CliBundle, argv: string[]) {
 const built = existsSync(BUNDLE);
 
 describe('the bundle (bin/load-bundle.js)', () => {
-  it.skipIf(!built)('has a code cache from the build that this Node accepts', () => {
+  it.skipIf(!built)('has a code cache from the build that this Node accepts, for main.cjs and for mail.cjs', () => {
     expect(existsSync(CODE_CACHE)).toBe(true);
     expect(loadBundle().script.cachedDataRejected).toBe(false);
+    expect(existsSync(MAIL.codeCache)).toBe(true);
+    expect(loadBundle(process.env, MAIL).script.cachedDataRejected).toBe(false);
   });
 
-  it.skipIf(!built)('loads no network, process, thread, crypto, performance or promised-file module of Node for a one-off lookup', () => {
+  it.skipIf(!built)('reads mail.cjs, with its code cache, for a command that uses the mail libraries, and not for dkim --message, which needs only the address parser', async () => {
+    const server = await startDnsServer({ records: [] });
+    try {
+      const probe = (argv: string[]) => `
+        const loader = require(${JSON.stringify(LOADER)});
+        const { Readable, Writable } = require('node:stream');
+        let text = '';
+        const stdout = new Writable({ write(chunk, _e, cb) { text += chunk; cb(); } });
+        const sink = new Writable({ write(_c, _e, cb) { cb(); } });
+        loader.loadCli().main(${JSON.stringify(argv)}, { stdin: Readable.from([]), stdout, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
+          const mail = loader.loadedMailBundle();
+          process.stdout.write(JSON.stringify({ code, mail: mail === null ? null : { rejected: mail.script.cachedDataRejected }, from: JSON.parse(text).message?.from ?? null }));
+        });`;
+      const dns = ['--resolver', server.address, '--retries', '0', '-t', '2000', '-f', 'json'];
+      const headers = await runAsync(['-e', probe(['headers', join(FIXTURES, 'headers-signed.eml'), ...dns])], isolatedEnv());
+      // The message's keys are not published here: the DKIM verdicts say so, and the header block is read all the same.
+      expect(JSON.parse(headers.stdout), headers.stderr).toMatchObject({ mail: { rejected: false }, from: 'Alice <alice@headers.test>' });
+      const dkim = await runAsync(['-e', probe(['dkim', '--message', join(FIXTURES, 'dkim-signed.eml'), ...dns])], isolatedEnv());
+      expect(JSON.parse(dkim.stdout), dkim.stderr).toMatchObject({ mail: null });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.skipIf(!built)('loads no network, process, thread, crypto, performance or promised-file module of Node, nor mail.cjs, for a one-off lookup', () => {
     const script = `
       const before = new Set(process.moduleLoadList);
-      const cli = require(${JSON.stringify(`${REPO_ROOT}bin/load-bundle.js`)}).loadCli();
+      const loader = require(${JSON.stringify(`${REPO_ROOT}bin/load-bundle.js`)});
+      const cli = loader.loadCli();
       const { Readable, Writable } = require('node:stream');
       const sink = new Writable({ write(_c, _e, cb) { cb(); } });
       cli.main(['ip', '8.8.8.8', '-f', 'json'], { stdin: Readable.from([]), stdout: sink, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
         const loaded = process.moduleLoadList.filter((name) => !before.has(name) && /^NativeModule (net|dgram|tls|https|child_process|worker_threads|crypto|perf_hooks|fs\\/promises)$/.test(name));
-        process.stdout.write(JSON.stringify({ code, loaded }));
+        process.stdout.write(JSON.stringify({ code, loaded, mail: loader.loadedMailBundle() !== null }));
       });`;
     const child = spawnSync(process.execPath, ['-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
-    expect(JSON.parse(child.stdout), child.stderr).toEqual({ code: 0, loaded: [] });
+    expect(JSON.parse(child.stdout), child.stderr).toEqual({ code: 0, loaded: [], mail: false });
   });
 
   it.skipIf(!built)('leaves stderr unmade when a one-off writes nothing there: a pipe on stderr loads no node:net (cron: stdout a file)', () => {
@@ -104,7 +156,7 @@ describe('the bundle (bin/load-bundle.js)', () => {
     }
   });
 
-  it.skipIf(!built)('under a Node the build made no cache for, leaves one in the user cache directory on the first run and loads it on the next', () => {
+  it.skipIf(!built)('under a Node the build made no cache for, leaves one in the user cache directory on the first run and loads it on the next', async () => {
     // The package as another Node sees it: bin/ and the bundle without the build's cache.
     const pkg = tempDir('netintel-package-');
     const cacheHome = tempDir('netintel-cache-home-');
@@ -143,6 +195,22 @@ describe('the bundle (bin/load-bundle.js)', () => {
         writeFileSync(own, damaged);
         expect(lookup().stdout).toBe(expected);
         expect(spawnSync(process.execPath, ['-e', probe], { env, encoding: 'utf8' }).stdout).toBe('false');
+      }
+
+      // mail.cjs gets a cache of its own, from the first run that reads it.
+      const server = await startDnsServer({ records: [] });
+      try {
+        const mailId = readFileSync(MAIL.id, 'latin1').trim().slice(0, 16);
+        const headers = () =>
+          runAsync([join(pkg.path, 'bin', 'netintel.js'), 'headers', join(FIXTURES, 'headers-signed.eml'), '--resolver', server.address, '--retries', '0', '-t', '2000', '-f', 'json'], env);
+        const firstHeaders = await headers();
+        expect(JSON.parse(firstHeaders.stdout).message.from, firstHeaders.stderr).toBe('Alice <alice@headers.test>');
+        expect(readdirSync(cacheDir)).toContain(`mail-${mailId}-v8-${v8}.cache`);
+        const mailProbe = `const loader = require(${JSON.stringify(join(pkg.path, 'bin', 'load-bundle.js'))}); process.stdout.write(String(loader.loadBundle(process.env, loader.MAIL).script.cachedDataRejected));`;
+        expect(spawnSync(process.execPath, ['-e', mailProbe], { env, encoding: 'utf8' }).stdout).toBe('false');
+        expect((await headers()).stdout).toBe(firstHeaders.stdout);
+      } finally {
+        await server.close();
       }
 
       // A cache directory that cannot be written costs the cache, not the run.
