@@ -2,9 +2,14 @@
 // Build step after the bundles: runs the common commands through
 // dist/bundle/main.cjs (so V8 compiles the functions a one-off run needs)
 // and writes the V8 code cache bin/load-bundle.js loads under this Node's
-// V8; likewise for dist/bundle/mail.cjs, whose libraries are initialised. The runs write to the process's own stdout and stderr, pipes as in a
+// V8. The runs write to the process's own stdout and stderr, pipes as in a
 // scripted run (the code that writes to them is in the cache too), in a
 // child process whose output the parent drains and drops.
+//
+// dist/bundle/mail.cjs gets its cache after every library in it is
+// initialised: a mail command (headers, dkim) looks up DNS, which a build
+// must not, and a cache of the bundle's top level alone left `headers`
+// compiling its libraries from source at each run (about 50 ms, bench/).
 //
 // The lookups run against a data dir holding a small security index, as
 // after `netintel data update`: a function the warm-up never ran is
