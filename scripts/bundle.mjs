@@ -109,11 +109,11 @@ function isExternal(path) {
 /**
  * The mail libraries, with what they bring (iconv-lite's and
  * encoding-japanese's charset tables, joi), are over half of the CLI's
- * bytes, and only the mail commands use them (headers, dkim --message,
- * dmarc-report, the accounts' mail). They go to a bundle of their own,
+ * bytes, and only the mail commands use them (headers, dmarc-report, the
+ * accounts' mail). They go to a bundle of their own,
  * dist/bundle/mail.cjs, which bin/load-bundle.js loads, with its own code
  * cache, the first time one of them is needed: every other command reads
- * and deserialises less than half as much at start. An import of one of
+ * less than half as many bytes at start. An import of one of
  * them in main.cjs becomes a module that asks mail.cjs for it; the imports
  * met are recorded, and mail.cjs is built to answer exactly those.
  */
