@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CLI, CLI_MAIN, ROOT } from './lib/paths.js';
 import { fixed, formatTable, grouped, loud } from './lib/report.js';
 
@@ -421,24 +422,24 @@ async function runDig(digPath, port, files, options, env) {
  * netintel code runs. With `codec` 0 the queries are encoded before the
  * clock starts and the replies only counted: what one Node thread can do
  * with node:dgram on this machine. With `codec` 1 each query is encoded
- * when it is sent (as netintel asks: RD, an EDNS0 OPT record) and each reply
- * decoded, with dns-packet: what any client built on node:dgram and
- * dns-packet can reach on one thread, before it does anything with a reply.
+ * when it is sent, by netintel's own encodeQuery (RD, an EDNS0 OPT record,
+ * dns-packet's encoder), and each reply decoded with dns-packet: what any
+ * client built on node:dgram and dns-packet can reach on one thread, before
+ * it does anything with a reply.
  */
 const FLOOR_CLIENT = `
 const dgram = require('node:dgram');
 const { readFileSync } = require('node:fs');
 const dnsPacket = require(process.argv[1]);
-const [port, file, windowText, codecText] = process.argv.slice(2);
+const [dnsMessageUrl, port, file, windowText, codecText] = process.argv.slice(2);
 const window = Number(windowText);
 const codec = codecText === '1';
 const questions = readFileSync(file, 'utf8').trim().split('\\n').map((line) => line.split(' '));
+import(dnsMessageUrl).then(({ encodeQuery }) => {
 const encode = (i) => {
   const [name, type] = questions[i];
-  return dnsPacket.encode({
-    type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }],
-    additionals: codec ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, options: [] }] : [],
-  });
+  if (codec) return encodeQuery(i & 0xffff, { name, type }, true);
+  return dnsPacket.encode({ type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }] });
 };
 const queries = codec ? null : questions.map((_, i) => encode(i));
 const socket = dgram.createSocket('udp4');
@@ -460,11 +461,13 @@ socket.connect(Number(port), '127.0.0.1', () => {
   });
   pump();
 });
+});
 `;
 
 function runFloor(port, files, options, env, { codec }) {
   const dnsPacketPath = createRequire(join(ROOT, 'package.json')).resolve('dns-packet');
-  const args = ['-e', FLOOR_CLIENT, dnsPacketPath, String(port), files.queries, String(options.concurrency * TYPES.length), codec ? '1' : '0'];
+  const dnsMessageUrl = pathToFileURL(join(ROOT, 'dist', 'src', 'engine', 'dns', 'dns-message.js')).href;
+  const args = ['-e', FLOOR_CLIENT, dnsPacketPath, dnsMessageUrl, String(port), files.queries, String(options.concurrency * TYPES.length), codec ? '1' : '0'];
   const run = spawnSync(NODE, args, {
     env,
     encoding: 'utf8',
