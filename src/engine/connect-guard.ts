@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { ipVersionOf } from './address/ip-text.js';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../errors.js';
 import { embeddedIpv4 } from './address/embedded-ipv4.js';
@@ -138,7 +138,7 @@ export function refusedTarget(refusal: TargetRefusal, target: ConnectTarget): Ne
 export function guardedConnect(guard: ConnectGuard | null | undefined, host: string, target: ConnectTarget): { lookup?: GuardedLookup } {
   if (!guard) return {};
   // Node's own test of whether it will skip the lookup, so that no text falls between the two paths.
-  if (isIP(host) !== 0) {
+  if (ipVersionOf(host) !== 0) {
     guard(host, target);
     return {};
   }

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../engine/address/ip-text.js';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../errors.js';
 
@@ -29,8 +29,8 @@ export function parseTrustedProxies(entries: readonly string[]): TrustedProxies 
     for (const cidr of named[entry] ?? [entry]) {
       try {
         const [address, bits] = cidr.split('/') as [string, string | undefined];
-        if (isIP(address) === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits))) throw new Error('not an address');
-        ranges.push(bits !== undefined ? ipaddr.parseCIDR(cidr) : [ipaddr.parse(address), isIP(address) === 4 ? 32 : 128]);
+        if (ipVersionOf(address) === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits))) throw new Error('not an address');
+        ranges.push(bits !== undefined ? ipaddr.parseCIDR(cidr) : [ipaddr.parse(address), ipVersionOf(address) === 4 ? 32 : 128]);
       } catch {
         throw new NetintelError('usage', `--trust-proxy: ${JSON.stringify(entry)} is not an IP address, a CIDR block, loopback, private or linklocal`, {
           details: { entry },
@@ -102,14 +102,14 @@ function hopAddress(hop: string): string | null {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
   else if (/^[\d.]+:\d+$/.test(text)) text = text.slice(0, text.lastIndexOf(':'));
-  if (isIP(text) === 0) return null;
+  if (ipVersionOf(text) === 0) return null;
   return normalise(text);
 }
 
 /** Canonical text; IPv4-mapped IPv6 (`::ffff:192.0.2.1`, as dual-stack sockets report) as IPv4. */
 function normalise(address: string): string {
   // The common case, a dotted quad from an IPv4 socket, is already canonical.
-  if (isIP(address) === 4) return address;
+  if (ipVersionOf(address) === 4) return address;
   try {
     return unmapped(ipaddr.parse(address)).toString();
   } catch {

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../engine/address/ip-text.js';
 import { readTargetAddress, refusedTarget, targetRefusal } from '../engine/connect-guard.js';
 import { NetintelError } from '../errors.js';
 
@@ -86,7 +86,7 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
       // (`0x7f.1`, `2130706433`) and the engine as a name.
       if (readTargetAddress(name) !== null) checkAddress(name, what);
       // A zone index (`fe80::1%eth0`, reachable only with --allow-private-targets) is kept for the connection.
-      if (isIP(name) !== 0) return { host: name, address: name };
+      if (ipVersionOf(name) !== 0) return { host: name, address: name };
       // Anything else, a public address in an old form (`0x8.8.8.8`) too, is a name, as the CLI reads it.
       const addresses = await options.resolveHost(name);
       for (const address of addresses) checkAddress(address, what, name);

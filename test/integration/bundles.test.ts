@@ -77,23 +77,30 @@ describe('the bundle (bin/load-bundle.js)', () => {
     expect(loadBundle(process.env, MAIL).script.cachedDataRejected).toBe(false);
   });
 
-  it.skipIf(!built)('reads mail.cjs, with its code cache, for a command that uses the mail libraries, and not for dkim --message, which needs only the address parser', async () => {
+  it.skipIf(!built)('reads mail.cjs, with its code cache, for a command that uses the mail libraries, and not for dkim --message, which needs only the address parser; libmime only for a message with encoded words', async () => {
     const server = await startDnsServer({ records: [] });
     try {
+      // main.cjs asks the loader's mailLibrary for each library as it first needs it: counted by wrapping it.
       const probe = (argv: string[]) => `
         const loader = require(${JSON.stringify(LOADER)});
+        const asked = [];
+        const mailLibrary = loader.mailLibrary;
+        loader.mailLibrary = (specifier) => (asked.push(specifier), mailLibrary(specifier));
         const { Readable, Writable } = require('node:stream');
         let text = '';
         const stdout = new Writable({ write(chunk, _e, cb) { text += chunk; cb(); } });
         const sink = new Writable({ write(_c, _e, cb) { cb(); } });
         loader.loadCli().main(${JSON.stringify(argv)}, { stdin: Readable.from([]), stdout, stderr: sink, env: { HOME: '/nonexistent' } }).then((code) => {
           const mail = loader.loadedMailBundle();
-          process.stdout.write(JSON.stringify({ code, mail: mail === null ? null : { rejected: mail.script.cachedDataRejected }, from: JSON.parse(text).message?.from ?? null }));
+          process.stdout.write(JSON.stringify({ code, mail: mail === null ? null : { rejected: mail.script.cachedDataRejected }, asked, from: JSON.parse(text).message?.from ?? null }));
         });`;
       const dns = ['--resolver', server.address, '--retries', '0', '-t', '2000', '-f', 'json'];
       const headers = await runAsync(['-e', probe(['headers', join(FIXTURES, 'headers-signed.eml'), ...dns])], isolatedEnv());
       // The message's keys are not published here: the DKIM verdicts say so, and the header block is read all the same.
-      expect(JSON.parse(headers.stdout), headers.stderr).toMatchObject({ mail: { rejected: false }, from: 'Alice <alice@headers.test>' });
+      expect(JSON.parse(headers.stdout), headers.stderr).toMatchObject({ mail: { rejected: false }, asked: ['tldts'], from: 'Alice <alice@headers.test>' });
+      const encoded = await runAsync(['-e', probe(['headers', join(FIXTURES, 'headers-relayed.eml'), ...dns])], isolatedEnv());
+      expect(JSON.parse(encoded.stdout), encoded.stderr).toMatchObject({ mail: { rejected: false }, from: 'Alice André <alice@example.com>' });
+      expect(JSON.parse(encoded.stdout).asked).toContain('libmime');
       const dkim = await runAsync(['-e', probe(['dkim', '--message', join(FIXTURES, 'dkim-signed.eml'), ...dns])], isolatedEnv());
       expect(JSON.parse(dkim.stdout), dkim.stderr).toMatchObject({ mail: null });
     } finally {

@@ -41,21 +41,19 @@ export type Alignment = (fromDomain: string, domain: string, strict: boolean) =>
 const ALIGNMENTS_KEPT = 10_000;
 
 /**
- * Alignment by mailauth's getAlignment (the public suffix list, RFC 7489's
+ * Alignment by the public suffix list (organisational-domain.ts, RFC 7489's
  * reading), each pair of domains worked out once. Reports are read without
  * asking DNS, so RFC 9989's tree walk (dmarc-discovery.ts) is not used here;
  * the receiver's own DMARC result is what counts a source as failing.
  */
 export async function loadAlignment(): Promise<Alignment> {
-  const { getAlignment } = await import('mailauth/lib/tools.js');
+  const { domainsAligned } = await import('../mail/organisational-domain.js');
   const known = new Map<string, boolean>();
   return (fromDomain, domain, strict) => {
-    if (fromDomain === '' || domain === '') return false;
-    if (fromDomain === domain) return true;
     const key = `${strict ? 's' : 'r'} ${fromDomain} ${domain}`;
     let aligned = known.get(key);
     if (aligned === undefined) {
-      aligned = getAlignment(fromDomain, [domain], strict) !== false;
+      aligned = domainsAligned(fromDomain, domain, strict);
       if (known.size >= ALIGNMENTS_KEPT) known.clear();
       known.set(key, aligned);
     }

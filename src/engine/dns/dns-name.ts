@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { NetintelError } from '../../errors.js';
@@ -115,7 +115,7 @@ export function parseDnsTarget(input: string): DnsTarget {
   // Most bulk input is plain host names; one that has a letter or `-`/`_`
   // cannot be an IP address (IPv6 needs a colon).
   if (isPlainAsciiName(input) && !DIGITS_AND_DOTS.test(input)) return { target: input, ascii: input, unicode: input, reverse: false };
-  if (isIP(input) !== 0 && ipaddr.isValid(input)) {
+  if (ipVersionOf(input) !== 0 && ipaddr.isValid(input)) {
     const name = reverseName(input);
     return { target: canonicalIp(input), ascii: name, unicode: name, reverse: true };
   }
@@ -170,7 +170,7 @@ export function isPlainAsciiName(name: string): boolean {
  * @throws NetintelError `invalid_input` when `ip` is not an IPv4 or IPv6 address.
  */
 export function reverseName(ip: string): string {
-  if (isIP(ip) === 0 || !ipaddr.isValid(ip)) {
+  if (ipVersionOf(ip) === 0 || !ipaddr.isValid(ip)) {
     throw new NetintelError('invalid_input', `not an IP address: ${quoteForMessage(ip)}`, {
       details: { input: ip },
     });
@@ -189,7 +189,7 @@ export function reverseName(ip: string): string {
  * @throws NetintelError `invalid_input` when `ip` is not an IP address.
  */
 export function canonicalIp(ip: string): string {
-  if (isIP(ip) === 0 || !ipaddr.isValid(ip)) {
+  if (ipVersionOf(ip) === 0 || !ipaddr.isValid(ip)) {
     throw new NetintelError('invalid_input', `not an IP address: ${quoteForMessage(ip)}`, {
       details: { input: ip },
     });

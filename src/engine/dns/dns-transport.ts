@@ -7,7 +7,7 @@ import type { DohClient } from './doh-exchange.js';
 import type { DotClient } from './dot-exchange.js';
 import { DNS_TIMEOUTS, type DnsTimeoutEvent } from './dns-timeouts.js';
 import type { ExchangeOutcome } from './exchange-outcome.js';
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import type { ResolverAddress } from './resolver-address.js';
 import type { DnsRunMemory } from './dns-run-memory.js';
 import { tcpExchange } from './tcp-exchange.js';
@@ -285,7 +285,7 @@ function transportSettings(options: DnsTransportOptions): TransportSettings {
   }
   // A host name (DNS over HTTPS or TLS) is judged by the addresses it resolves to, when the connection is made.
   const guard = options.connectGuard ?? null;
-  for (const resolver of resolvers) if (isIP(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
+  for (const resolver of resolvers) if (ipVersionOf(resolver.host) !== 0) guard?.(resolver.host, { what: 'DNS resolver', port: resolver.port });
   const memory = options.memory ?? null;
   const probeMs = memory ? memory.probeTimeoutMs(timeoutMs) : timeoutMs;
   return {

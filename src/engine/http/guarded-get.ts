@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { EngineContext } from '../context.js';
 import { createMailDns, type MailDns } from '../mail/mail-dns.js';
@@ -203,7 +203,7 @@ async function getOnce(
   place.address = null;
   place.bodyOctets = null;
   place.phase = `while resolving ${host}`;
-  const address = isIP(host) !== 0 ? host : await deadline.race(firstAddress(dns, host));
+  const address = ipVersionOf(host) !== 0 ? host : await deadline.race(firstAddress(dns, host));
   place.address = address;
   const port = request.connect?.port ?? (url.port === '' ? 443 : Number(url.port));
   // The address judged is the one connected to: undici is given it, not the name.
@@ -211,7 +211,7 @@ async function getOnce(
   const { Client } = await deadline.race(import('undici'));
   // The library's own timers stay out of the way: the deadline ends the fetch (these are backstops).
   const backstopMs = Math.ceil(deadlineMs) + 1000;
-  const client = new Client(`https://${isIP(address) === 6 ? `[${address}]` : address}:${port}`, {
+  const client = new Client(`https://${ipVersionOf(address) === 6 ? `[${address}]` : address}:${port}`, {
     connect: { timeout: backstopMs, ...(request.connect?.ca === undefined ? {} : { ca: request.connect.ca }) },
     headersTimeout: backstopMs,
     bodyTimeout: backstopMs,

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
 import { createConnectionBudget, fanOutLimits } from '../fan-out.js';
@@ -108,7 +108,7 @@ export async function checkMailServer(
   let address = options.address ?? null;
   if (address === null) {
     let addresses = target.addresses ?? null;
-    if (addresses === null && isIP(target.host) === 0) {
+    if (addresses === null && ipVersionOf(target.host) === 0) {
       try {
         const [a, aaaa] = await Promise.all([dns.lookup(target.host, 'A'), dns.lookup(target.host, 'AAAA')]);
         addresses = [...a.records, ...aaaa.records];

@@ -1,4 +1,3 @@
-/// <reference path="./mailauth-tools.d.ts" />
 import { createHash, verify, type KeyObject } from 'node:crypto';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { EngineContext } from '../context.js';

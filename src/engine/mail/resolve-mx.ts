@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain, reverseName, type DomainName } from '../dns/dns-name.js';
 import { normaliseMailDomain } from './mail-domain.js';
@@ -260,7 +260,7 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
     // Shown as published.
   }
   const host: Omit<MxHost, 'preference'> = { exchange, exchange_unicode: unicode, cname: null, ip_literal: false, addresses: [], error: null };
-  if (isIP(bare) !== 0) {
+  if (ipVersionOf(bare) !== 0) {
     host.ip_literal = true;
     findings.push(
       finding('mx_ip_literal', 'error', `The MX exchange "${exchange}" is an IP address; an MX must name a host, and senders look "${exchange}" up as a name`, 'RFC 5321 §5.1, RFC 1035 §3.3.9', {

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import { NetintelError } from '../../errors.js';
 import { canonicalIp, normaliseDomain } from '../dns/dns-name.js';
 import { quoteInput } from '../address/ip-address.js';
@@ -30,7 +30,7 @@ export function assertSingleLine(label: string, value: string, secret = false): 
 export function normaliseSmtpHost(host: string): { host: string; isIp: boolean } {
   if (typeof host !== 'string' || host.trim() === '') throw invalid('the SMTP host is empty', { input: String(host) });
   assertSingleLine('the host', host);
-  if (isIP(host) !== 0) return { host: canonicalIp(host), isIp: true };
+  if (ipVersionOf(host) !== 0) return { host: canonicalIp(host), isIp: true };
   const name = normaliseDomain(host).ascii;
   if (name === '.') throw invalid('the root "." is not an SMTP host', { input: host });
   return { host: name, isIp: false };
@@ -39,7 +39,7 @@ export function normaliseSmtpHost(host: string): { host: string; isIp: boolean }
 /** An IP address to connect to (`--ip`), canonical. */
 export function normaliseSmtpAddress(address: string): string {
   assertSingleLine('the address', address);
-  if (isIP(address) === 0 || address.includes('%')) {
+  if (ipVersionOf(address) === 0 || address.includes('%')) {
     throw invalid(`${quoteInput(address)} is not an IPv4 or IPv6 address`, { input: address });
   }
   return canonicalIp(address);
@@ -71,7 +71,7 @@ export function normaliseEhloName(name: string): string {
   if (literal) {
     const ip = literal[1]!;
     const v6 = /^\[IPv6:/i.test(name);
-    if ((v6 && isIP(ip) === 6) || (!v6 && isIP(ip) === 4)) return v6 ? `[IPv6:${canonicalIp(ip)}]` : `[${ip}]`;
+    if ((v6 && ipVersionOf(ip) === 6) || (!v6 && ipVersionOf(ip) === 4)) return v6 ? `[IPv6:${canonicalIp(ip)}]` : `[${ip}]`;
     throw invalid(`${quoteInput(name)} is not a valid address literal (RFC 5321 §4.1.3)`, { input: name });
   }
   const ascii = normaliseDomain(name).ascii;
@@ -81,8 +81,8 @@ export function normaliseEhloName(name: string): string {
 
 /** The address literal of a local address, the default EHLO name (RFC 5321 §4.1.4). */
 export function addressLiteral(ip: string): string {
-  const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  return isIP(plain) === 6 ? `[IPv6:${canonicalIp(plain)}]` : `[${plain}]`;
+  const plain = ip.startsWith('::ffff:') && ipVersionOf(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  return ipVersionOf(plain) === 6 ? `[IPv6:${canonicalIp(plain)}]` : `[${plain}]`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../address/ip-text.js';
 import { NetintelError } from '../../errors.js';
 import { quoteInput } from '../address/ip-address.js';
 import { canonicalIp, normaliseDomain } from '../dns/dns-name.js';
@@ -45,8 +45,8 @@ export function splitTlsTarget(text: string, defaultPort: number): { host: strin
   if (bracketed) {
     host = bracketed[1]!;
     portText = bracketed[2] ?? null;
-    if (isIP(host) !== 6) throw invalid(`${quoteInput(text)}: only an IPv6 address goes between brackets`, text);
-  } else if (isIP(trimmed) === 0 && trimmed.includes(':')) {
+    if (ipVersionOf(host) !== 6) throw invalid(`${quoteInput(text)}: only an IPv6 address goes between brackets`, text);
+  } else if (ipVersionOf(trimmed) === 0 && trimmed.includes(':')) {
     const colon = trimmed.lastIndexOf(':');
     host = trimmed.slice(0, colon);
     portText = trimmed.slice(colon + 1);
@@ -66,7 +66,7 @@ export function splitTlsTarget(text: string, defaultPort: number): { host: strin
  */
 export function parseTlsTarget(text: string, defaultPort: number): TlsTarget {
   const { host, port } = splitTlsTarget(text, defaultPort);
-  if (isIP(host) !== 0) {
+  if (ipVersionOf(host) !== 0) {
     if (host.includes('%')) throw invalid(`${quoteInput(text)}: an address with a zone index cannot be probed`, text);
     return { host: canonicalIp(host), isIp: true, port };
   }

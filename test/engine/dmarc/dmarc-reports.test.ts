@@ -184,6 +184,18 @@ describe('summarizeDmarcReports', () => {
     ]);
   });
 
+  it('in strict mode (adkim=s, aspf=s) marks aligned only results of the From domain itself, not of a subdomain (RFC 7489 §3.1.1, §3.1.2)', async () => {
+    const { createReportReader } = await import('../../../src/engine/dmarc/report-files.js');
+    const xml = reportXml(google).replace('<adkim>r</adkim><aspf>r</aspf>', '<adkim>s</adkim><aspf>s</aspf>');
+    const rows = await createReportReader(ctx, offline)('g.xml', Buffer.from(xml));
+    const values = rows.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
+    expect(values.map((row) => [row.spf_results[0]!.domain, row.spf_results[0]!.aligned, row.dkim_results[0]!.domain, row.dkim_results[0]!.aligned])).toEqual([
+      ['example.com', true, 'example.com', true],
+      ['spoof.example', false, 'spoof.example', false],
+      ['bounce.example.com', false, 'example.com', true],
+    ]);
+  });
+
   it('looks up no more PTR names than its cap: the others are skipped, not "no name"', async () => {
     const { createSourceEnrichment, knownSender } = await import('../../../src/engine/dmarc/source-enrichment.js');
     const enrich = createSourceEnrichment(ctx, { reverseDns: true, maxReverseLookups: 0 });

@@ -7,7 +7,7 @@
  */
 import type { EngineContext } from '../../context.js';
 import type { Finding } from '../../findings.js';
-import { decodedWords, fieldValue, fieldValues, readHeaderBlock } from './header-block.js';
+import { displayedValues, fieldValue, fieldValues, readHeaderBlock } from './header-block.js';
 import { journeyOf, type Hop } from './hops.js';
 import { describeHopAddresses, type HopAddress } from './hop-addresses.js';
 import { authenticate, type HeadersAuthentication } from './authentication.js';
@@ -55,21 +55,21 @@ export interface AnalyzeHeadersOptions {
  */
 export async function analyzeHeaders(ctx: EngineContext, message: Buffer, source: string, options: AnalyzeHeadersOptions = {}): Promise<HeadersReport> {
   const block = readHeaderBlock(message, source);
-  const display = (key: string) => {
-    const value = fieldValue(block, key);
-    return value === null ? null : decodedWords(value);
-  };
   const journey = journeyOf(fieldValues(block, 'received'), fieldValue(block, 'date'));
-  const [addresses, auth] = await Promise.all([describeHopAddresses(ctx, journey.hops, { blacklist: options.blacklist ?? false }), authenticate(ctx, message, block, journey.hops, source)]);
+  const [addresses, auth, shown] = await Promise.all([
+    describeHopAddresses(ctx, journey.hops, { blacklist: options.blacklist ?? false }),
+    authenticate(ctx, message, block, journey.hops, source),
+    displayedValues(block, ['from', 'to', 'subject']),
+  ]);
   const hops: HeadersHop[] = journey.hops.map((hop, index) => ({ ...hop, address: addresses.described[index] ?? null }));
   const returnPath = fieldValue(block, 'return-path');
   return {
     kind: 'headers',
     source,
     message: {
-      from: display('from'),
-      to: display('to'),
-      subject: display('subject'),
+      from: shown.from,
+      to: shown.to,
+      subject: shown.subject,
       date: fieldValue(block, 'date'),
       message_id: fieldValue(block, 'message-id'),
       return_path: returnPath === null ? null : returnPath.replace(/^<|>$/g, '').trim(),

@@ -1,4 +1,3 @@
-/// <reference path="../mailauth-tools.d.ts" />
 /**
  * A message's authentication recomputed, not trusted (RFC 8601 §1.5: the
  * fields a message carries are claims): SPF for the address of the hop
@@ -92,15 +91,8 @@ export interface HeadersAuthentication {
  * between two users of one provider), the newest of them.
  */
 export async function receivingHop(hops: readonly Hop[]): Promise<Hop | null> {
-  const { getAlignment } = await import('mailauth/lib/tools.js');
-  const sameOrganisation = (a: string | null, b: string | null) => {
-    if (a === null || b === null || !a.includes('.') || !b.includes('.')) return false;
-    try {
-      return getAlignment(a.toLowerCase(), [b.toLowerCase()]) !== false;
-    } catch {
-      return false;
-    }
-  };
+  const { domainsAligned } = await import('../organisational-domain.js');
+  const sameOrganisation = (a: string | null, b: string | null) => a !== null && b !== null && a.includes('.') && b.includes('.') && domainsAligned(a, b, false);
   const candidates = [...hops]
     .reverse()
     .filter((hop) => hop.from_ip !== null && specialPurposeOf(parseIpAddress(hop.from_ip)) === null && !/^(UTF8)?(E?SMTP|LMTP)S?A$/i.test(hop.protocol ?? ''));

@@ -5,7 +5,6 @@
  * size limits), each field unfolded and decoded for display: 8-bit text as
  * UTF-8 (RFC 6532 §3.2) and encoded words (RFC 2047) by libmime.
  */
-import libmime from 'libmime';
 import { readMessageParts, type MessageParts } from '../dkim-message-reader.js';
 
 /** One header field, for display. */
@@ -58,13 +57,24 @@ export function fieldValues(block: HeaderBlock, key: string): string[] {
   return block.fields.filter((field) => field.key === key).map((field) => field.value);
 }
 
-/** A value's encoded words (RFC 2047) decoded, for display; text libmime cannot decode is left as written. */
-export function decodedWords(value: string): string {
-  try {
-    return libmime.decodeWords(value);
-  } catch {
-    return value;
-  }
+/**
+ * The first value of each field in `keys`, for display: its encoded words
+ * (RFC 2047) decoded by libmime, text libmime cannot decode left as written;
+ * null for a field the message lacks. libmime is loaded only when a value
+ * holds an encoded word (every one starts with `=?`): its charset tables
+ * take longer to set up than the rest of the command's start.
+ */
+export async function displayedValues<Key extends string>(block: HeaderBlock, keys: readonly Key[]): Promise<Record<Key, string | null>> {
+  const values = keys.map((key) => fieldValue(block, key));
+  const libmime = values.some((value) => value?.includes('=?')) ? (await import('libmime')).default : null;
+  const decoded = (value: string) => {
+    try {
+      return libmime === null ? value : libmime.decodeWords(value);
+    } catch {
+      return value;
+    }
+  };
+  return Object.fromEntries(keys.map((key, index) => [key, values[index] === null ? null : decoded(values[index]!)])) as Record<Key, string | null>;
 }
 
 /** The field unfolded (RFC 5322 §2.2.3) and trimmed; trimmed by hand, as /[ \t]+$/ takes quadratic time on a long run of blanks inside the text. */

@@ -12,7 +12,7 @@
  * and an unbalanced comment swallows the rest of the field. This reader
  * never throws and never loses the field: what it cannot read it says so.
  */
-import { isIP } from 'node:net';
+import { ipVersionOf } from '../../address/ip-text.js';
 import { readMailDate } from './mail-date.js';
 
 /** What one Received field says, as far as it could be read. */
@@ -253,10 +253,10 @@ function readEnvelopeFrom(comment: string, fields: ReceivedFields): void {
 function addressLiteral(word: string): string | null {
   const bracketed = /^\[(?:IPv6:)?([0-9A-Fa-f:.]+)\](?::\d+)?$/i.exec(word);
   const candidate = bracketed ? bracketed[1]! : word;
-  return isIP(candidate) === 0 ? null : candidate.toLowerCase();
+  return ipVersionOf(candidate) === 0 ? null : candidate.toLowerCase();
 }
 
 /** A host name as a TCP-info comment gives it (one label, such as localhost, included). */
 function isHostName(text: string): boolean {
-  return text.length <= 253 && /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(text) && isIP(text) === 0;
+  return text.length <= 253 && /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(text) && ipVersionOf(text) === 0;
 }
