@@ -1,8 +1,9 @@
 /**
  * Whether text is an IP address, by the same rules as node:net's isIPv4,
- * isIPv6 and isIP (Node's lib/internal/net.js), so that a one-off lookup
- * need not load node:net, which brings the whole stream and socket
- * machinery with it, nor compile Node's long IPv6 expression. A test checks
+ * isIPv6 and isIP (Node's lib/internal/net.js): netintel's one way of
+ * telling an address from a name, so that no command loads node:net for it,
+ * which brings the whole stream and socket machinery with it, nor compiles
+ * Node's long IPv6 expression (5 to 6 ms at its first call). A test checks
  * these against node:net on a corpus.
  */
 
