@@ -89,6 +89,17 @@ describe('the layer rule (docs/design.md, Layers)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('tells an IP address from a name one way (engine/address/ip-text.ts), not with node:net\'s isIP, and aligns domains one way (engine/mail/organisational-domain.ts)', () => {
+    const offenders = sourceFiles(SRC).flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      const found: string[] = [];
+      if (/import\s*\{[^}]*\bisIP(v4|v6)?\b[^}]*\}\s*from\s*'node:net'/.test(text)) found.push(`${relative(SRC, file)} imports isIP from node:net`);
+      if (importsOf(file).some((spec) => spec === 'mailauth/lib/tools.js' || (spec === 'tldts' && !file.endsWith('organisational-domain.ts')))) found.push(`${relative(SRC, file)} aligns domains itself`);
+      return found;
+    });
+    expect(offenders).toEqual([]);
+  });
+
   it('lets only the CLI and its composition root set exit codes, and nothing call process.exit', () => {
     const all = sourceFiles(SRC);
     expect(all.filter((file) => /process\.exit\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);

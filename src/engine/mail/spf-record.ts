@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv4Text, isIPv6Text } from '../address/ip-text.js';
 import { describeChar, parseDomainSpec, parseMacroString, type MacroToken } from './spf-macro.js';
 
 /**
@@ -289,7 +289,7 @@ function ip6Argument(args: string, base: ParsedSpfTerm, syntax: SyntaxAt): TermP
   const slash = text.indexOf('/');
   const network = slash === -1 ? text : text.slice(0, slash);
   const length = slash === -1 ? null : text.slice(slash + 1);
-  if (!isIPv6(network) || network.includes('%')) {
+  if (!isIPv6Text(network) || network.includes('%')) {
     return syntax(1, `"${network}" is not an IPv6 address (RFC 7208 §5.6)`);
   }
   if (length !== null && (!/^(0|[1-9][0-9]{0,2})$/.test(length) || Number(length) > 128)) {
@@ -317,7 +317,7 @@ function ipv4Bytes(text: string): Uint8Array {
 export function ipv6Bytes(text: string): Uint8Array {
   let input = text;
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(input);
-  if (tail && isIPv4(tail[1]!)) {
+  if (tail && isIPv4Text(tail[1]!)) {
     const [a, b, c, d] = tail[1]!.split('.').map(Number) as [number, number, number, number];
     input = `${input.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
