@@ -91,11 +91,13 @@ export interface HeadersAuthentication {
  * between two users of one provider), the newest of them.
  */
 export async function receivingHop(hops: readonly Hop[]): Promise<Hop | null> {
-  const { domainsAligned } = await import('../organisational-domain.js');
-  const sameOrganisation = (a: string | null, b: string | null) => a !== null && b !== null && a.includes('.') && b.includes('.') && domainsAligned(a, b, false);
   const candidates = [...hops]
     .reverse()
     .filter((hop) => hop.from_ip !== null && specialPurposeOf(parseIpAddress(hop.from_ip)) === null && !/^(UTF8)?(E?SMTP|LMTP)S?A$/i.test(hop.protocol ?? ''));
+  // One candidate or none is the answer whatever the domains: the public-suffix list loads only to choose between several.
+  if (candidates.length < 2) return candidates[0] ?? null;
+  const { domainsAligned } = await import('../organisational-domain.js');
+  const sameOrganisation = (a: string | null, b: string | null) => a !== null && b !== null && a.includes('.') && b.includes('.') && domainsAligned(a, b, false);
   return candidates.find((hop) => !sameOrganisation(hop.from_rdns ?? hop.from_helo, hop.by_host)) ?? candidates[0] ?? null;
 }
 
