@@ -3,6 +3,7 @@
  * dmarc-report and `headers` use it. mailauth 7 gives the same verdicts on
  * generated names: test/interop/alignment-mailauth.test.ts.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { domainsAligned, organisationalDomain } from '../../../src/engine/mail/organisational-domain.js';
 
@@ -46,5 +47,20 @@ describe('domainsAligned', () => {
     expect(domainsAligned('', '', false)).toBe(false);
     expect(domainsAligned('example.com', '', false)).toBe(false);
     expect(domainsAligned('.', 'example.com', true)).toBe(false);
+  });
+
+  it('answers for any text a report or a Received line can hold, without throwing; strict alignment implies relaxed, and a name aligns with itself', () => {
+    const text = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 80 }), fc.constantFrom('example.com', 'EXAMPLE.com.', 'a..b.com', 'xn--zz.com', '-x-.com', '1.2.3.4', '[192.0.2.1]', '..', '.'));
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const strict = domainsAligned(a, b, true);
+        expect(typeof strict).toBe('boolean');
+        if (strict) expect(domainsAligned(a, b, false)).toBe(true);
+        expect(domainsAligned(a, b, false)).toBe(domainsAligned(b, a, false));
+        expect(typeof organisationalDomain(a)).toBe('string');
+        if (a.trim().replace(/\.+$/, '') !== '') expect(domainsAligned(a, a, true)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
