@@ -111,8 +111,9 @@ function isExternal(path) {
  * encoding-japanese's charset tables, joi), are over half of the CLI's
  * bytes, and only the mail commands use them (headers, dmarc-report, the
  * accounts' mail); so does tldts, the public suffix list of their
- * alignment (src/engine/mail/organisational-domain.ts). They go to a bundle of their own,
- * dist/bundle/mail.cjs, which bin/load-bundle.js loads, with its own code
+ * alignment (src/engine/mail/organisational-domain.ts). They go to a
+ * bundle of their own, dist/bundle/mail.cjs, which bin/load-bundle.js
+ * loads, with its own code
  * cache, the first time one of them is needed: every other command reads
  * less than half as many bytes at start. An import of one of
  * them in main.cjs becomes a module that asks mail.cjs for it; the imports

@@ -21,10 +21,14 @@ function comparable(domain: string): string {
   }
 }
 
+/** The registrable domain of a comparable name on the list, or the name itself. */
+function listedDomain(name: string): string {
+  return getDomain(name, { allowPrivateDomains: true }) ?? name;
+}
+
 /** The Organizational Domain of `domain` (RFC 7489 §3.2), or the domain itself when the list gives none (a public suffix, a single label, an invalid name). */
 export function organisationalDomain(domain: string): string {
-  const name = comparable(domain);
-  return getDomain(name, { allowPrivateDomains: true }) ?? name;
+  return listedDomain(comparable(domain));
 }
 
 /**
@@ -37,5 +41,5 @@ export function domainsAligned(fromDomain: string, domain: string, strict: boole
   const other = comparable(domain);
   if (from === '' || other === '') return false;
   if (from === other) return true;
-  return !strict && organisationalDomain(from) === organisationalDomain(other);
+  return !strict && listedDomain(from) === listedDomain(other);
 }
