@@ -1,5 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import tls, { type PeerCertificate, type TLSSocket } from 'node:tls';
+import { ipVersionOf } from '../address/ip-text.js';
 import type { EngineContext } from '../context.js';
 import type { SmtpCertificate, SmtpChainCertificate } from '../smtp/smtp-result.js';
 import { pathFault, selfSigned } from './path-faults.js';
@@ -122,10 +123,25 @@ function isoDate(text: string): string {
 }
 
 /**
+ * Whether the certificate names the host (RFC 6125 §6), as OpenSSL's
+ * X509_check_host and X509_check_ip decide it with their default flags (what
+ * `openssl s_client -verify_hostname` answers). node:tls's
+ * checkServerIdentity drops a trailing dot from the names in the
+ * certificate, so `DNS:mx.example.com.` matched there and not in OpenSSL,
+ * whose reading RFC 5280 §4.2.1.6 supports: a dNSName is in the preferred
+ * name syntax, which has no trailing dot. The host's own trailing dot only
+ * marks the name absolute.
+ */
+export function namesHost(certificate: X509Certificate, host: string): boolean {
+  if (ipVersionOf(host) !== 0) return certificate.checkIP(host) !== undefined;
+  return certificate.checkHost(host.endsWith('.') ? host.slice(0, -1) : host) !== undefined;
+}
+
+/**
  * Judges the certificate of an established TLS connection apart from the
  * handshake: trust (the chain leads to a trusted root, whatever the dates),
  * validity dates against the probe's clock, and the host name (RFC 6125,
- * with node:tls's checkServerIdentity).
+ * with namesHost).
  *
  * OpenSSL reports one error per chain, the last one it met, and it checks
  * the dates last: an expired certificate reads `CERT_HAS_EXPIRED` whatever
@@ -170,7 +186,7 @@ export function judgeCertificate(socket: TLSSocket, checkedName: string, ctx: Pi
     days_left: Math.floor((notAfter - nowMs) / DAY_MS),
     expired: nowMs > notAfter,
     not_yet_valid: nowMs < notBefore,
-    hostname_match: tls.checkServerIdentity(checkedName, leaf) === undefined,
+    hostname_match: namesHost(x509[0]!, checkedName),
     checked_name: checkedName,
     trusted,
     self_signed: selfSigned(x509[0]!),
