@@ -67,7 +67,9 @@ export const DKIM = defineOperation<DkimSettings, DkimResult | DkimMessageResult
         if (run.args.length > 0 || settings.selector !== undefined) {
           throw new NetintelError('usage', '--message verifies a saved message on its own: give no domain or --selector with it');
         }
-        return run.lookupTargets({ targets: [settings.message.file], none: { usage: '--message needs a file' }, failOn, record: MESSAGE_RECORD });
+        // A signature whose key lookup failed was not checked: the run is partial (exit 7), or failed with the lookups' code when none could be checked.
+        const coverage = (result: DkimResult | DkimMessageResult) => (result.kind === 'dkim-message' ? result : { checked: 'all' as const, failure: null });
+        return run.lookupTargets({ targets: [settings.message.file], none: { usage: '--message needs a file' }, failOn, record: MESSAGE_RECORD, coverage });
       }
       if (settings.selector !== undefined) selectorList(settings.selector);
       return run.lookupTargets({

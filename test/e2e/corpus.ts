@@ -236,6 +236,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dkim/message', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, ...dns] },
     { id: 'dkim/message-json', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, '-f', 'json', ...dns] },
     { id: 'dkim/message-tampered', argv: ['dkim', '--message', '-', '--fail-on', 'error', ...dns], stdin: tamperedMessage() },
+    // No key could be fetched: temperror, and the run fails with the lookups' cause (exit 5), never "fail" with exit 0.
+    { id: 'dkim/message-dns-refused', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, '-f', 'json', '--resolver', closed, '--timeout', '10000', '--retries', '0'] },
     { id: 'dkim/bad-selector', argv: ['dkim', 'dkim.test', '--selector', 'no such', ...dns] },
     { id: 'dkim/message-missing', argv: ['dkim', '--message', 'no-such-message.eml', ...dns] },
     { id: 'dkim/remote', argv: ['dkim', 'dkim.test', '--server', `http://${closed}`] },

@@ -1,8 +1,9 @@
 import { createHash, verify, type KeyObject } from 'node:crypto';
 import addressparser from 'nodemailer/lib/addressparser';
+import { checkFailure, type CheckFailure } from '../check-failure.js';
 import type { EngineContext } from '../context.js';
 import { finding, type Finding } from '../findings.js';
-import { NetintelError } from '../../errors.js';
+import { NetintelError, toNetintelError } from '../../errors.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { DmarcWalker } from './dmarc-discovery.js';
@@ -54,9 +55,17 @@ export interface DkimMessageResult {
   source: string;
   /** Addresses of the From header. */
   from: string[];
-  /** `pass` when a signature passes, `fail` when signatures exist and none passes, `none` when unsigned. */
-  status: 'pass' | 'fail' | 'none';
+  /**
+   * `pass` when a signature passes; else `temperror` when a key lookup
+   * failed (the message may pass once DNS answers); else `fail` when
+   * signatures exist; `none` when the message is unsigned.
+   */
+  status: 'pass' | 'fail' | 'temperror' | 'none';
   signatures: DkimSignatureCheck[];
+  /** Whether the signatures could be checked: `all`, `some` (the key lookups of the others failed) or `none`. */
+  checked: 'all' | 'some' | 'none';
+  /** Why key lookups failed (the most frequent error code among them), null when all were answered. */
+  failure: CheckFailure | null;
   findings: Finding[];
 }
 
@@ -147,8 +156,10 @@ export async function checkDkimMessage(ctx: EngineContext, message: Buffer, sour
       );
     }
   }
-  const status: DkimMessageResult['status'] = signatures.length === 0 ? 'none' : passing.length > 0 ? 'pass' : 'fail';
-  return { kind: 'dkim-message', source, from, status, signatures, findings };
+  const lookupFailures = pending.flatMap((item) => (item.lookupFailure === null ? [] : [item.lookupFailure]));
+  const status: DkimMessageResult['status'] = signatures.length === 0 ? 'none' : passing.length > 0 ? 'pass' : lookupFailures.length > 0 ? 'temperror' : 'fail';
+  const checked = lookupFailures.length === 0 ? 'all' : lookupFailures.length === signatures.length ? 'none' : 'some';
+  return { kind: 'dkim-message', source, from, status, signatures, checked, failure: checkFailure(lookupFailures), findings };
 }
 
 interface Verdict {
@@ -164,12 +175,14 @@ interface SignatureWork {
   key: DkimPublicKey | null;
   keyObject: KeyObject | null;
   verdict: Verdict | null;
+  /** The key lookup's error when DNS gave no answer (the verdict is then temperror). */
+  lookupFailure: NetintelError | null;
 }
 
 /** §6.1.1: the signature field read and validated, and judged against the clock. */
 function startSignature(field: MessageField, index: number, now: number): SignatureWork {
   const reading = readDkimSignature(field.raw.slice(field.valueStart));
-  const work: SignatureWork = { field, base: baseOf(reading), signature: reading.signature, key: null, keyObject: null, verdict: null };
+  const work: SignatureWork = { field, base: baseOf(reading), signature: reading.signature, key: null, keyObject: null, verdict: null, lookupFailure: null };
   const signature = reading.signature;
   if (index >= MAX_VERIFIED_SIGNATURES) {
     work.verdict = { result: 'neutral', reason: `not verified: netintel verifies the first ${MAX_VERIFIED_SIGNATURES} signatures of a message (RFC 6376 §6.1 lets verifiers limit them)` };
@@ -198,6 +211,7 @@ async function fetchKey(dns: MailDns, work: SignatureWork): Promise<void> {
     } else {
       // Step 2: no answer is TEMPFAIL, never "no key".
       work.verdict = { result: 'temperror', reason: `the key lookup failed: ${failureText(error)}` };
+      work.lookupFailure = toNetintelError(error);
     }
     return;
   }

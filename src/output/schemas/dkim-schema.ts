@@ -59,7 +59,7 @@ export const DKIM_SCHEMA: RecordSchema = {
 /** Columns of the DKIM verification of a saved message (`netintel dkim --message FILE`). */
 export const DKIM_MESSAGE_SCHEMA: RecordSchema = {
   kind: 'dkim-message',
-  columns: ['source', 'from', 'status', 'signatures', 'findings'],
+  columns: ['source', 'from', 'status', 'signatures', 'checked', 'failure.code', 'failure.reason', 'failure.message', 'findings'],
   groups: {},
   identity: ['source'],
   tableColumns: ['status', 'signatures', 'findings'],

@@ -147,13 +147,13 @@ async function dkimVerdict(ctx: EngineContext, dns: MailDns, message: Buffer, so
     reason: signature.reason,
     aligned: signature.aligned,
   }));
-  if (signatures.length === 0) return { result: 'none', signatures, reason: null };
+  if (checked.status === 'none') return { result: 'none', signatures, reason: null };
   // A signature that passes over an empty body is a pass; one that fails there most likely lost a body that was not pasted.
-  if (!withBody && !signatures.some((signature) => signature.result === 'pass')) {
+  if (!withBody && checked.status !== 'pass') {
     return { result: 'not_checked', signatures: signatures.map((signature) => ({ ...signature, result: 'not_checked', reason: 'the body was not given' })), reason: 'only the header block was given: the body hash cannot be verified' };
   }
-  if (signatures.some((signature) => signature.result === 'pass')) return { result: 'pass', signatures, reason: null };
-  if (signatures.some((signature) => signature.result === 'temperror')) return { result: 'temperror', signatures, reason: 'a key could not be fetched' };
+  if (checked.status === 'pass') return { result: 'pass', signatures, reason: null };
+  if (checked.status === 'temperror') return { result: 'temperror', signatures, reason: 'a key could not be fetched' };
   return { result: 'fail', signatures, reason: signatures[0]!.reason };
 }
 
