@@ -13,6 +13,7 @@ import { asciiName } from '../dns/query-records.js';
 import { finding, type Finding } from '../findings.js';
 import { presentTlsa, tlsaFromDecoded, type TlsaRecord } from './tlsa-record.js';
 import { selfSigned, signedBy } from '../tls/path-faults.js';
+import { namesHost } from '../tls/tls-certificate.js';
 
 /** How DNSSEC judged an RRset (RFC 4035 §4.3), and why. */
 export interface RrsetAuthentication {
@@ -209,8 +210,8 @@ export interface TlsaMatch {
   /** The position in the chain of the certificate matched (0: the leaf), the chain's length for a bare trust-anchor key, or null. */
   depth: number | null;
   /**
-   * DANE-TA(2) only: the leaf names the MX host (RFC 7672 §3.2.2, as
-   * node's checkHost reads the certificate); null for other usages or without a match.
+   * DANE-TA(2) only: the leaf names the MX host (RFC 7672 §3.2.2, by the
+   * rule of `hostname_match`: tls-certificate.ts's namesHost); null for other usages or without a match.
    */
   name_match: boolean | null;
   /** Why the record did not match or cannot be used, or null. */
@@ -402,7 +403,7 @@ function publicKeyOf(hex: string): KeyObject | null {
 function leafNames(leaf: ChainEntry, hostnames: readonly string[]): boolean | null {
   if (hostnames.length === 0 || !leaf.x509) return null;
   const x509 = leaf.x509;
-  return hostnames.some((name) => safe(() => x509.checkHost(name) !== undefined));
+  return hostnames.some((name) => safe(() => namesHost(x509, name)));
 }
 
 // ---------------------------------------------------------------------------
