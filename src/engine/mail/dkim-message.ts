@@ -319,7 +319,8 @@ const RESULT_SEVERITY: Readonly<Record<DkimSignatureResultCode, Finding['severit
   fail: 'error',
   permerror: 'error',
   policy: 'error',
-  temperror: 'warning',
+  // Not a verdict on the message: the key could not be fetched (docs/exit-codes.md: checks that could not run are unknown).
+  temperror: 'unknown',
   neutral: 'warning',
 };
 
