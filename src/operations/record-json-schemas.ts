@@ -534,7 +534,7 @@ export const BIMI_RECORD = record<BimiResult>({
   domain: eg(str, 'example.com'),
   domain_unicode: str,
   selector: eg(str, 'default'),
-  status: oneOfStrings(['none', 'declined', 'fail', 'pass']),
+  status: oneOfStrings(['none', 'declined', 'fail', 'unknown', 'pass']),
   organisational_domain: str,
   location: nullable(str),
   inherited: bool,

@@ -36,8 +36,9 @@ beforeAll(async () => {
       { name: 'bad._bimi.brand.test', type: 'TXT', data: `v=BIMI1; l=https://logo.brand.test:${port}/script.svg` },
       { name: '_dmarc.monitor.test', type: 'TXT', data: 'v=DMARC1; p=none' },
       { name: 'default._bimi.monitor.test', type: 'TXT', data: 'v=BIMI1; l=; a=' },
+      { name: 'default._bimi.dmarcdown.test', type: 'TXT', data: `v=BIMI1; l=https://logo.brand.test:${port}/logo.svg` },
     ],
-    behaviours: { 'default._bimi.broken.test': 'servfail' },
+    behaviours: { 'default._bimi.broken.test': 'servfail', '_dmarc.dmarcdown.test': 'servfail' },
   });
   dnsFlags = ['--resolver', dns.address, '--timeout', '2000', '--retries', '0'];
   scratch = tempDir();
@@ -84,6 +85,12 @@ describe('netintel bimi', () => {
     const text = stripAnsi(run.stdout);
     expect(text).toMatch(/monitor\.test\W+declined\W+not met/);
     expect(text).toMatch(/brand\.test\W+fail\W+met/);
+  });
+
+  it('exits 7 when the record was read but its DMARC prerequisites could not be looked up: status unknown, not fail', async () => {
+    const run = await runCli(['bimi', 'dmarcdown.test', '--tls-ca', caFile, '--fail-on', 'error', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(7);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'unknown', dmarc: { met: null, error: { code: 'upstream' } } });
   });
 
   it('exits 5 when the _bimi lookup fails, and 2 with one line for a bad selector or --tls-ca', async () => {

@@ -17,9 +17,11 @@ import { readMarkCertificate, type MarkCertificate } from './bimi-certificate.js
 /**
  * `none`: no record; `declined`: an explicit declination (l= and a= empty);
  * `fail`: a record with an error finding (record, DMARC prerequisites,
- * logo, certificate); `pass`: a record without one.
+ * logo, certificate); `unknown`: a record without one, whose DMARC
+ * prerequisites could not be checked (DNS did not answer); `pass`: a record
+ * with neither.
  */
-export type BimiStatus = 'none' | 'declined' | 'fail' | 'pass';
+export type BimiStatus = 'none' | 'declined' | 'fail' | 'unknown' | 'pass';
 
 /** The DMARC prerequisites of BIMI (draft §7.1), read from the DMARC checks. */
 export interface BimiDmarcPrerequisites {
@@ -224,7 +226,7 @@ export function normaliseSelector(selector: string): string {
 
 function finish(result: BimiResult): BimiResult {
   if (result.status !== 'declined' && result.location !== null) {
-    result.status = result.findings.some((item) => item.severity === 'error') ? 'fail' : 'pass';
+    result.status = result.findings.some((item) => item.severity === 'error') ? 'fail' : result.dmarc.error !== null ? 'unknown' : 'pass';
   }
   return result;
 }
@@ -250,7 +252,8 @@ async function dmarcPrerequisites(
     }
   } catch (error) {
     summary.error = failureJson(error);
-    findings.push(finding('bimi_dmarc_unavailable', 'error', `The DMARC prerequisites of BIMI could not be checked: ${failureText(error)}`, cite('§7.1'), { error: summary.error }));
+    // Not a verdict: the lookups failed (docs/exit-codes.md: checks that could not run are unknown).
+    findings.push(finding('bimi_dmarc_unavailable', 'unknown', `The DMARC prerequisites of BIMI could not be checked: ${failureText(error)}`, cite('§7.1'), { error: summary.error }));
     return { organisational_domain: domain, summary };
   }
   summary.location = own.location;

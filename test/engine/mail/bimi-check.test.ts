@@ -122,6 +122,8 @@ const ZONE: ZoneRecord[] = [
   txt('_dmarc.spsub.test', 'v=DMARC1; p=none; sp=reject'),
   bimi('mail.spsub.test', `${LOGO}/valid.svg`),
   bimi('nodmarc.test', `${LOGO}/valid.svg`),
+  // Its DMARC record cannot be read: the DNS server answers SERVFAIL for it (behaviours below).
+  bimi('dmarcdown.test', `${LOGO}/valid.svg`),
 ];
 
 let dns: DnsTestServer;
@@ -157,7 +159,7 @@ beforeAll(async () => {
     '/expired.pem': { type: 'application/pem-certificate-chain', body: expired },
     '/plain.pem': { type: 'application/pem-certificate-chain', body: plain },
   };
-  dns = await startDnsServer({ records: ZONE } satisfies DnsServerOptions);
+  dns = await startDnsServer({ records: ZONE, behaviours: { '_dmarc.dmarcdown.test': 'servfail' } } satisfies DnsServerOptions);
   web = https.createServer({ key: hostCertificate.key, cert: hostCertificate.cert }, (request, response) => {
     requests.push(`${request.headers.host}${request.url}`);
     const route = routes[request.url ?? ''];
@@ -331,6 +333,13 @@ describe('checkBimi: the organisational domain and the DMARC prerequisites', () 
     const missing = await check('nodmarc.test');
     expect(missing).toMatchObject({ dmarc: { met: false, location: null } });
     expect(errors(missing.findings)).toEqual(['bimi_dmarc_missing']);
+  });
+
+  it('says unknown, not fail, when the DMARC prerequisites could not be looked up', async () => {
+    const result = await check('dmarcdown.test');
+    expect(result).toMatchObject({ status: 'unknown', dmarc: { met: null, error: { code: 'upstream' } } });
+    expect(errors(result.findings)).toEqual([]);
+    expect(byId(result.findings, 'bimi_dmarc_unavailable')).toMatchObject({ severity: 'unknown', message: expect.stringContaining('SERVFAIL') });
   });
 
   it('fails an inherited sp=reject whose organisational domain is p=none', async () => {
