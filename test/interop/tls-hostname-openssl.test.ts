@@ -143,6 +143,17 @@ describe.skipIf(!OPENSSL)('whether a certificate names the host agrees with Open
     expect(found).toEqual([]);
   }, 120_000);
 
+  it('property: any text as the host gives a verdict, never an exception (a NUL, which Node will not pass to OpenSSL, names nothing)', () => {
+    const certificate = new X509Certificate(readFileSync(makeCertificate(['mx.example.com', '*.example.net'], ['192.0.2.1'], 'mx.example.com')));
+    expect(namesHost(certificate, 'mx.example.com\0.evil.test')).toBe(false);
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.constantFrom('mx.example.com', 'a.example.net', '192.0.2.1').map((host) => `${host}\0`)), (host) => {
+        expect(typeof namesHost(certificate, host)).toBe('boolean');
+      }),
+      { numRuns: 2000, seed: 6125 },
+    );
+  });
+
   it('judges the certificate a server presents by the same rule (hostname_match)', async () => {
     const path = makeCertificate(['mx.example.com.'], [], 'mx.example.com');
     const server = tls.createServer({ key: readFileSync(key), cert: readFileSync(path) }, (socket) => socket.end());

@@ -403,7 +403,7 @@ function publicKeyOf(hex: string): KeyObject | null {
 function leafNames(leaf: ChainEntry, hostnames: readonly string[]): boolean | null {
   if (hostnames.length === 0 || !leaf.x509) return null;
   const x509 = leaf.x509;
-  return hostnames.some((name) => safe(() => namesHost(x509, name)));
+  return hostnames.some((name) => namesHost(x509, name));
 }
 
 // ---------------------------------------------------------------------------

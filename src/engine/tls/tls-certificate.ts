@@ -130,10 +130,12 @@ function isoDate(text: string): string {
  * certificate, so `DNS:mx.example.com.` matched there and not in OpenSSL,
  * whose reading RFC 5280 §4.2.1.6 supports: a dNSName is in the preferred
  * name syntax, which has no trailing dot. The host's own trailing dot only
- * marks the name absolute.
+ * marks the name absolute; a name Node will not pass to OpenSSL (one holding
+ * a NUL) names nothing.
  */
 export function namesHost(certificate: X509Certificate, host: string): boolean {
   if (ipVersionOf(host) !== 0) return certificate.checkIP(host) !== undefined;
+  if (host.includes('\0')) return false;
   return certificate.checkHost(host.endsWith('.') ? host.slice(0, -1) : host) !== undefined;
 }
 
