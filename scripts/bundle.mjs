@@ -113,11 +113,11 @@ function isExternal(path) {
  * accounts' mail); so does tldts, the public suffix list of their
  * alignment (src/engine/mail/organisational-domain.ts). They go to a
  * bundle of their own, dist/bundle/mail.cjs, which bin/load-bundle.js
- * loads, with its own code
- * cache, the first time one of them is needed: every other command reads
- * less than half as many bytes at start. An import of one of
- * them in main.cjs becomes a module that asks mail.cjs for it; the imports
- * met are recorded, and mail.cjs is built to answer exactly those.
+ * loads, with its own code cache, the first time one of them is needed:
+ * every other command reads less than half as many bytes at start. An
+ * import of one of them in main.cjs becomes a module that asks mail.cjs
+ * for it; the imports met are recorded, and mail.cjs is built to answer
+ * exactly those.
  */
 const MAIL_LIBRARIES = ['mailauth', 'libmime', 'nodemailer', 'tldts'];
 /** nodemailer's address parser, one small file and all that dkim --message needs of them, stays in main.cjs. */
