@@ -1,7 +1,8 @@
 import { coverageOf } from './check-coverage.js';
+import type { RecordCoverage } from './exit-codes.js';
 import type { FailOn } from './fail-on.js';
 import { targetsFromArguments } from '../engine/bulk/read-targets.js';
-import { hasFindingAtOrAbove, type Finding } from '../engine/findings.js';
+import { hasFindingAtOrAbove, leavesPartUnchecked, type Finding } from '../engine/findings.js';
 import type { Outcome } from '../engine/outcome.js';
 import { NetintelError } from '../errors.js';
 import type { CommandRun, TargetRun } from '../operations/command-run.js';
@@ -34,8 +35,7 @@ export async function lookupTargets<S, R>(run: CommandRun<S, R>, spec: TargetRun
     const note = list ? null : (spec.note?.(record) ?? null);
     if (note !== null) notes.push(note);
   });
-  const facts = spec.coverage;
-  const coverage = facts ? (record: unknown) => coverageOf(facts(record as R)) : undefined;
+  const coverage = recordCoverage(spec);
   const code = await run.emit(progress.track(outcomes, list), {
     single: !list && (spec.single ?? spec.targets.length === 1),
     bulk: list,
@@ -45,6 +45,21 @@ export async function lookupTargets<S, R>(run: CommandRun<S, R>, spec: TargetRun
   // The records say it in every format; on stderr a person reads it beside any view.
   if (!options.quiet) for (const note of notes) run.io.stderr.write(`netintel: ${escapeTerminalText(note)}\n`);
   return run.withFindings(code, spec.failOn?.level, findings);
+}
+
+/**
+ * A record's coverage: what the operation says of it, and never complete
+ * while one of its findings is of severity `unknown`: that finding is a part
+ * of the check that could not run (a lookup that got no answer), so the run
+ * is partial (exit 7) however the rest came out (docs/exit-codes.md).
+ */
+function recordCoverage<R>(spec: TargetRun<R>): ((record: unknown) => RecordCoverage) | undefined {
+  const { coverage: facts, failOn } = spec;
+  if (!facts && !failOn) return undefined;
+  return (record) => {
+    const own = facts ? coverageOf(facts(record as R)) : 'complete';
+    return own === 'complete' && failOn && leavesPartUnchecked(failOn.findings(record as R)) ? 'partial' : own;
+  };
 }
 
 /** No target and nothing piped in: the caller's own address, as the engine sees it, looked up. */

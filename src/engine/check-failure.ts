@@ -1,4 +1,5 @@
-import type { ErrorCode, NetintelError } from '../errors.js';
+import { isErrorCode, type ErrorCode, type NetintelError } from '../errors.js';
+import type { Finding } from './findings.js';
 
 /**
  * Why the checks behind a verdict could not run, in full or in part (the
@@ -50,4 +51,20 @@ export function checkFailure(failures: readonly FailureLike[]): CheckFailure | n
   for (const [candidate, count] of tally) if (count > tally.get(code)!) code = candidate;
   const first = counted.find((item) => item.code === code)!;
   return { code, reason: failureReason(code), message: first.message };
+}
+
+/**
+ * The failures behind findings of severity `unknown` that name one: a
+ * lookup's `evidence.error` (`{ code, message }`, as `failureJson` makes it).
+ * A finding that says why in words alone adds none.
+ */
+export function findingFailures(findings: readonly Finding[]): FailureLike[] {
+  const out: FailureLike[] = [];
+  for (const item of findings) {
+    const error = item.severity === 'unknown' ? item.evidence?.error : undefined;
+    if (typeof error !== 'object' || error === null) continue;
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && isErrorCode(code) && typeof message === 'string') out.push({ code, message });
+  }
+  return out;
 }

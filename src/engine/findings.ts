@@ -8,9 +8,9 @@
  * How serious a finding is. `unknown` is not a problem of what was checked
  * but the absence of an answer: the check behind the finding could not run
  * (its lookups timed out or failed), so nothing is known either way. It is
- * never "no record", never counted by `--fail-on`; the record says what
- * was left unchecked (EmailReport.checked, the blacklist verdict) and the
- * CLI exits with the failure's code (docs/exit-codes.md).
+ * never "no record", never counted by `--fail-on`; a record with one was
+ * checked in part (the CLI exits 7, docs/exit-codes.md), and when a lookup
+ * failed the finding carries it as `evidence.error` ({ code, message }).
  */
 export type Severity = 'error' | 'warning' | 'unknown' | 'info' | 'pass';
 
@@ -36,4 +36,9 @@ export function finding(id: string, severity: Severity, message: string, rfc: st
 export function hasFindingAtOrAbove(findings: readonly Finding[], threshold: 'error' | 'warning'): boolean {
   const limit = SEVERITIES.indexOf(threshold);
   return findings.some((item) => item.severity !== 'unknown' && SEVERITIES.indexOf(item.severity) <= limit);
+}
+
+/** True when a finding says part of a check could not run (severity `unknown`): the record was checked in part, never in full. */
+export function leavesPartUnchecked(findings: readonly Finding[]): boolean {
+  return findings.some((item) => item.severity === 'unknown');
 }

@@ -54,9 +54,8 @@ export const BIMI = defineOperation<BimiSettings, BimiResult>()({
       run.lookupTargets({
         targets: run.args,
         none: { usage: 'bimi needs a domain: give one or more, or pipe a list in' },
+        // DMARC prerequisites that could not be looked up are an `unknown` finding: the run is partial (exit 7).
         failOn: { level: run.settings.failOn, findings: (result) => result.findings },
-        // DMARC prerequisites that could not be looked up leave the record checked in part (exit 7).
-        coverage: (result) => ({ checked: result.dmarc.error === null ? 'all' : 'some', failure: result.dmarc.error }),
       }),
   },
   async lookup(ctx, settings) {

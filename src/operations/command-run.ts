@@ -28,6 +28,7 @@ export interface EmitSpec {
 /** `--fail-on`: the threshold and the findings of a record. */
 export interface FailOnSpec<R> {
   level: FailOn | undefined;
+  /** The record's findings: those at or above `level` make exit 10, one of severity `unknown` makes the record partial (exit 7). */
   findings: (record: R) => readonly Finding[];
   /**
    * Only whether a finding reaches the threshold matters: the first record's
@@ -51,7 +52,7 @@ export interface TargetRun<R> {
   /** Records of another kind than the operation's. */
   record?: RecordDeclaration;
   failOn?: FailOnSpec<R>;
-  /** How much of a record's checks could run (records of checks that can be left unchecked). */
+  /** How much of a record's checks could run, beyond its `unknown` findings (a record none of whose checks could run). */
   coverage?: (record: R) => CoverageFacts;
   /** What to say on stderr about a record of a run over arguments, once it is printed (unless --quiet). */
   note?: (record: R) => string | null;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FailOn } from '../cli/fail-on.js';
 import type { HeadersReport } from '../engine/mail/headers/analyze-headers.js';
-import { isBlacklistUnchecked } from '../engine/mail/headers/hop-addresses.js';
+import { leavesPartUnchecked } from '../engine/findings.js';
 import { NetintelError } from '../errors.js';
 import { fileErrorReason } from '../file-error.js';
 import { recordFromSchema } from './declare-record.js';
@@ -71,14 +71,15 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
       if (file === '-' && !run.stdinBringsList()) throw new NetintelError('usage', 'headers needs a message: give a saved .eml file, or pipe the message or its header block in');
       const failOn = { level: run.settings.failOn, findings: (report: HeadersReport) => report.findings };
       if (run.options.format !== 'csv') {
-        return run.lookupTargets({ targets: [file], none: { usage: 'headers needs a message' }, failOn, single: true, coverage: (report) => ({ checked: reportChecked(report), failure: null }) });
+        // A verdict left open for want of DNS (temperror, a blocklist that did not answer) is an `unknown` finding: the run is partial (exit 7).
+        return run.lookupTargets({ targets: [file], none: { usage: 'headers needs a message' }, failOn, single: true });
       }
       // CSV: one row per hop, the findings still deciding --fail-on.
       const lookup = await run.lookup();
       const outcomes = await lookup(file);
       const findings = outcomes.flatMap((outcome) => (outcome.ok ? outcome.value.findings : []));
       const rows = outcomes.map((outcome) => (outcome.ok ? hopRows(outcome.value).map((row) => ({ ok: true as const, query: file, value: row })) : [outcome]));
-      const partial = outcomes.some((outcome) => outcome.ok && reportChecked(outcome.value) === 'some');
+      const partial = outcomes.some((outcome) => outcome.ok && leavesPartUnchecked(outcome.value.findings));
       const code = await run.emit(rows, { single: false, bulk: false, record: HOP_RECORD, coverage: () => (partial ? 'partial' : 'complete') });
       await lookup.close?.();
       return run.withFindings(code, run.settings.failOn, findings);
@@ -143,17 +144,6 @@ export const HEADERS = defineOperation<HeadersSettings, HeadersReport>()({
     }),
   },
 });
-
-/**
- * `some` when a verdict could not be reached for want of DNS: an
- * authentication result of temperror, or a hop address the blocklists did
- * not all answer for. The run then exits as partial, never as checked.
- */
-function reportChecked(report: HeadersReport): 'all' | 'some' {
-  const { spf, dkim, dmarc, arc } = report.authentication;
-  if ([spf.result, dkim.result, dmarc.result, arc.result].includes('temperror')) return 'some';
-  return report.hops.some((hop) => isBlacklistUnchecked(hop.address?.blacklist ?? null)) ? 'some' : 'all';
-}
 
 /** The message, read as a stream up to one byte past the reader's limit (dkim-message-reader.ts refuses what is over it). */
 async function readMessage(readUpTo: (file: string, limit: number) => Promise<Buffer>, file: string): Promise<Buffer> {

@@ -106,9 +106,8 @@ export const RDAP = defineOperation<RdapSettings, RdapResult>()({
       run.lookupTargets({
         targets: run.args,
         none: { usage: 'rdap needs a target: give IP addresses, CIDR blocks, AS numbers or domains, or pipe a list in' },
+        // A registrar record that could not be read, or an expiry not checked, is an `unknown` finding: the run is partial (exit 7).
         failOn: { level: run.settings.failOn, findings: (result) => result.findings },
-        // A domain whose registrar record could not be read, or whose expiry could not be checked, is a partial check (exit 7), never a whole one.
-        coverage: (result) => ({ checked: result.findings.some((item) => item.id === 'rdap_referral_failed' || item.id === 'rdap_expiry_unknown') ? 'some' : 'all', failure: null }),
       }),
   },
   async lookup(ctx, settings) {

@@ -1,5 +1,6 @@
 import type { FailOn } from '../cli/fail-on.js';
 import type { FanOutLimits } from '../engine/fan-out.js';
+import { leavesPartUnchecked } from '../engine/findings.js';
 import type { ProbeSmtpOptions } from '../engine/smtp/probe-smtp.js';
 import type { SmtpResult, SmtpStage } from '../engine/smtp/smtp-result.js';
 import { SMTP_STAGES } from '../engine/smtp/smtp-result.js';
@@ -77,8 +78,12 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
       // columns (--fields, --all) leave it out too.
       const transcriptAfterTable = options.format === 'table' && settings.probe.transcript === true;
       const fields = transcriptAfterTable && (options.fields !== null || options.all) ? selectColumns(SMTP_SCHEMA, options.fields).filter((column) => column !== 'transcript') : undefined;
-      // No conversation at all (no connection, no greeting) is the failure of its record.
-      const code = await run.emit([outcomes], { single: results.length === 1, bulk: false, ...(fields ? { fields } : {}), coverage: (record) => (record as SmtpResult).failure?.code ?? 'complete' });
+      // No conversation at all (no connection, no greeting) is the failure of its record; an `unknown` finding (DANE's TLSA lookup) leaves it partial.
+      const coverage = (record: unknown) => {
+        const { failure, findings } = record as SmtpResult;
+        return failure?.code ?? (leavesPartUnchecked(findings) ? 'partial' : 'complete');
+      };
+      const code = await run.emit([outcomes], { single: results.length === 1, bulk: false, ...(fields ? { fields } : {}), coverage });
       if (transcriptAfterTable) await printTranscripts(results, run.width(), (text) => io.stdout.write(text));
       // Said on stderr too, unless the view of the one record, findings and all, has said it.
       const viewSaidFailure = options.format === 'table' && results.length === 1 && options.fields === null;

@@ -199,12 +199,11 @@ export const TLS = defineOperation<TlsSettings, TlsResult>()({
 
 /**
  * How far a TLS check could run: nothing without a TLS session (its
- * failure's code), in part when the TLSA lookup failed (DANE unchecked:
- * exit 7, as a report with some checks left undone), else in full.
+ * failure's code); else in full, or in part when a finding says what could
+ * not be checked (DANE when the TLSA lookup failed), as any record's.
  */
-function tlsCoverage(result: TlsResult): { checked: 'all' | 'some' | 'none'; failure: { code: string } | null } {
-  if (result.failure !== null) return { checked: 'none', failure: result.failure };
-  return { checked: result.findings.some((finding) => finding.severity === 'unknown') ? 'some' : 'all', failure: null };
+function tlsCoverage(result: TlsResult): { checked: 'all' | 'none'; failure: { code: string } | null } {
+  return result.failure !== null ? { checked: 'none', failure: result.failure } : { checked: 'all', failure: null };
 }
 
 /** The problems of a record (errors and warnings) by id, for CSV cells and tables. */

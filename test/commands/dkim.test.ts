@@ -75,6 +75,16 @@ describe('netintel dkim', () => {
     expect(JSON.parse(servfail.stdout).error.code).toBe('upstream');
   });
 
+  it('exits 7, --fail-on or not, when one selector\'s lookup failed beside others that answered', async () => {
+    const run = await runCli(['dkim', 'dkim.test', '--selector', 'broken,rsa2048', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(7);
+    const record = JSON.parse(run.stdout);
+    expect(record.status).toBe('valid');
+    expect(record.findings.find((item: { id: string }) => item.id === 'dkim_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { selector: 'broken', error: { code: 'upstream' } } });
+    expect((await runCli(['dkim', 'dkim.test', '--selector', 'broken,rsa512', '--fail-on', 'error', '-f', 'json', ...dnsFlags])).code).toBe(7);
+    expect((await runCli(['dkim', 'dkim.test', '--selector', 'absent,rsa2048', '-f', 'json', ...dnsFlags])).code).toBe(0);
+  });
+
   it('checks domains piped on stdin, one row each', async () => {
     const run = await runCli(['dkim', '--selector', 'google,selector1', '-f', 'csv', ...dnsFlags], { stdin: 'common.test\nnodkim.test\n' });
     expect(run.code).toBe(0);

@@ -59,6 +59,15 @@ describe('netintel mx', () => {
     expect(run.stderr).toContain('the MX lookup of silentmxroot.test failed');
   });
 
+  it('exits 7, --fail-on or not, when a host\'s addresses could not be looked up: its addresses are unknown, not absent', async () => {
+    const run = await runCli(['mx', 'slowmx.test', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(7);
+    const record = JSON.parse(run.stdout);
+    expect(record.records[0]).toMatchObject({ exchange: 'silentmx.test', addresses: [], error: { code: 'timeout' } });
+    expect(record.findings.find((item: { id: string }) => item.id === 'mx_lookup_failed')).toMatchObject({ severity: 'unknown' });
+    expect((await runCli(['mx', 'slowmx.test', '--fail-on', 'warning', '-f', 'json', ...dnsFlags])).code).toBe(7);
+  });
+
   it('reads domains from stdin and prints one CSV row per line, in order, with an error row', async () => {
     const run = await runCli(['mx', '-f', 'csv', ...dnsFlags], { stdin: 'nullmx.test\n# comment\nbad name\ngood.test\nnomx.test\n' });
     expect(run.code).toBe(7);

@@ -47,6 +47,8 @@ beforeAll(async () => {
       { name: 'two.example.test', type: 'A', data: '127.0.0.2' },
       { name: '1.0.0.127.in-addr.arpa', type: 'PTR', data: HOST },
     ],
+    // DANE's TLSA lookup (port 25, where senders deliver, whatever port is probed) gets no answer.
+    behaviours: { [`_25._tcp.${HOST}`]: 'servfail' },
   });
 });
 
@@ -205,6 +207,15 @@ describe('netintel smtp', () => {
       ['127.0.0.2', false],
     ]);
     expect(records[0]!.timings.dns_ms).not.toBeNull();
+  });
+
+  it('exits 7, --fail-on or not, when the TLSA lookup of --dane gets no answer: DANE was not checked', async () => {
+    const result = await smtp(server.port, ['--dane', '--resolver', dns.address, '--retries', '0', '-f', 'json']);
+    expect(result.code).toBe(7);
+    const record = JSON.parse(result.stdout) as SmtpResult;
+    expect(record).toMatchObject({ connected: true, failure: null, dane: { verdict: 'failed', tlsa: { status: 'failed' } } });
+    expect(record.findings.find((item) => item.id === 'dane_tlsa_lookup_failed')).toMatchObject({ severity: 'unknown' });
+    expect((await smtp(server.port, ['--dane', '--resolver', dns.address, '--retries', '0', '--fail-on', 'warning', '-f', 'json'])).code).toBe(7);
   });
 
   it('checks the PTR of the address against the greeting and EHLO names', async () => {

@@ -59,6 +59,21 @@ describe('netintel spf', () => {
     expect(JSON.parse(servfail.stdout).error.code).toBe('upstream');
   });
 
+  it('exits 7, --fail-on or not, when an include could not be looked up: the record was checked in part, and check_host() is temperror, not fail', async () => {
+    const run = await runCli(['spf', 'slowinc.test', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(7);
+    const record = JSON.parse(run.stdout);
+    expect(record.status).toBe('temperror');
+    expect(record.findings.find((item: { id: string }) => item.id === 'spf_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'timeout' } } });
+    expect((await runCli(['spf', 'slowinc.test', '--fail-on', 'error', '-f', 'json', ...dnsFlags])).code).toBe(7);
+    const evaluated = await runCli(['spf', 'slowinc.test', '--ip', '192.0.2.1', '-f', 'json', ...dnsFlags]);
+    expect(evaluated.code).toBe(7);
+    expect(JSON.parse(evaluated.stdout).findings.find((item: { id: string }) => item.id === 'spf_check_host')).toMatchObject({ severity: 'unknown', evidence: { result: 'temperror' } });
+    const table = await runCli(['spf', 'slowinc.test', ...dnsFlags], { env: { COLUMNS: '80' } });
+    expect(table.code).toBe(7);
+    expect(table.stdout).toMatch(/^1 not checked$/m);
+  });
+
   it('refuses --sender without --ip, and a bad IP', async () => {
     expect((await runCli(['spf', 'good.test', '--sender', 'a@good.test', ...dnsFlags])).code).toBe(2);
     const bad = await runCli(['spf', 'good.test', '--ip', '1.2.3', ...dnsFlags]);

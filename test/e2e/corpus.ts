@@ -213,6 +213,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'mx/null', argv: ['mx', 'nullmx.test', ...dns] },
     { id: 'mx/implicit', argv: ['mx', 'nomx.test', ...dns] },
     { id: 'mx/timeout', argv: ['mx', 'silentmxroot.test', '-f', 'json', ...silent] },
+    { id: 'mx/host-timeout', argv: ['mx', 'slowmx.test', ...silent] },
     { id: 'mx/fail-on', argv: ['mx', 'nomx.test', '--fail-on', 'warning', '-f', 'json', ...dns] },
     { id: 'mx/many-ndjson', argv: ['mx', '-f', 'ndjson', ...dns], stdin: 'good.test\nnullmx.test\ncname.test\n' },
 
@@ -225,6 +226,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'spf/syntax', argv: ['spf', 'syntax.test', ...dns] },
     { id: 'spf/none', argv: ['spf', 'nospf.test', ...dns] },
     { id: 'spf/servfail', argv: ['spf', 'servfail.test', ...dns] },
+    { id: 'spf/include-timeout', argv: ['spf', 'slowinc.test', '--fail-on', 'error', ...silent] },
     { id: 'spf/fields', argv: ['spf', 'good.test', '--fields', 'findings', '-f', 'json', ...dns] },
 
     // dkim: given selectors (RSA 2048 and 1024, Ed25519, an ESP's CNAME), problems, the common-selector probe, a saved message
@@ -232,6 +234,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'dkim/problems', argv: ['dkim', 'dkim.test', '--selector', 'revoked,testing,rsa512,gone,v2,absent', ...dns] },
     { id: 'dkim/common', argv: ['dkim', 'common.test', ...dns] },
     { id: 'dkim/none', argv: ['dkim', 'nodkim.test', ...dns] },
+    { id: 'dkim/selector-servfail', argv: ['dkim', 'dkim.test', '--selector', 'broken,rsa2048', '-f', 'json', ...dns] },
     { id: 'dkim/many', argv: ['dkim', '--selector', 'google,selector1', ...dns], stdin: 'common.test\nnodkim.test\n' },
     { id: 'dkim/message', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, ...dns] },
     { id: 'dkim/message-json', argv: ['dkim', '--message', SIGNED_MESSAGE_FILE, '-f', 'json', ...dns] },

@@ -94,6 +94,7 @@ export async function startPeers(): Promise<Peers> {
     authenticData: (name) => name.startsWith('_25._tcp.'),
     behaviours: {
       ...MAIL_BEHAVIOURS,
+      'broken._domainkey.dkim.test': 'servfail',
       ...Object.fromEntries(['192.0.2.99', '192.0.2.1', '127.0.0.2', '127.0.0.1'].map((ip) => [listedName(ip, 'quiet.test.example'), 'silent' as const])),
     },
   });

@@ -150,7 +150,7 @@ async function checkSelector(dns: MailDns, domain: string, selector: string, pro
     }
     result.error = failureJson(error);
     findings.push(
-      finding('dkim_lookup_failed', 'error', `The lookup of the DKIM key ${name} failed: ${failureText(error)}; verifiers get temperror, this is not "no key"`, 'RFC 6376 §6.1.2', evidence({ error: failureJson(error) })),
+      finding('dkim_lookup_failed', 'unknown', `The lookup of the DKIM key ${name} failed: ${failureText(error)}; verifiers get temperror, this is not "no key"`, 'RFC 6376 §6.1.2', evidence({ error: failureJson(error) })),
     );
     return { result, resolver: null, failure: error };
   }

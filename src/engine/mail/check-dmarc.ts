@@ -292,7 +292,7 @@ async function checkDestinations(dns: MailDns, result: DmarcResult, findings: Fi
     const name = `${policyDomain}._report._dmarc.${destination.domain}`;
     if (destination.error) {
       findings.push(
-        finding('dmarc_report_authorization_failed', 'warning', `Could not check whether ${destination.domain} accepts DMARC reports for ${policyDomain}: ${failureText(destination.error)}`, 'RFC 7489 §7.1', {
+        finding('dmarc_report_authorization_failed', 'unknown', `Could not check whether ${destination.domain} accepts DMARC reports for ${policyDomain}: ${failureText(destination.error)}`, 'RFC 7489 §7.1', {
           uri: destination.uri,
           name,
           error: destination.error,

@@ -1,10 +1,10 @@
 import type { EngineContext } from '../context.js';
 import { normaliseMailDomain } from './mail-domain.js';
-import { finding, type Finding } from '../findings.js';
+import { finding, leavesPartUnchecked, type Finding } from '../findings.js';
 import { mapOrdered } from '../bulk/map-ordered.js';
 import type { Outcome } from '../outcome.js';
 import { NetintelError, toNetintelError, type ErrorCode } from '../../errors.js';
-import { checkFailure, failureReason, type CheckFailure } from '../check-failure.js';
+import { checkFailure, failureReason, findingFailures, type CheckFailure } from '../check-failure.js';
 import { checkDmarc, type DmarcResult } from './check-dmarc.js';
 import { checkMailServers, checkMailServer, type MailServerCheck, type MailServerOptions } from './check-mail-servers.js';
 import { checkMtaSts, type MtaStsFetchOptions, type MtaStsResult } from './check-mta-sts.js';
@@ -87,7 +87,12 @@ export interface EmailReport {
   errors: EmailCheckError[];
   /** Whether the checks could run: all, some or none of them. */
   checked: EmailChecked;
-  /** Why checks could not run (the most frequent error code among them), null when all ran. */
+  /**
+   * Why checks, or parts of them, could not run: the most frequent error code
+   * among the checks in `errors` and the failed lookups behind `unknown`
+   * findings. Null when all ran, or when what was left unchecked names no
+   * error code (a DANE TLSA lookup: its finding says why in words).
+   */
   failure: CheckFailure | null;
   /** Every finding of every check, in check order. */
   findings: Finding[];
@@ -283,6 +288,8 @@ function finish(report: EmailReport): EmailReport {
   // In check order, not the order the lookups failed in: the same run gives the same record.
   report.errors.sort((a, b) => EMAIL_CHECKS.indexOf(a.check) - EMAIL_CHECKS.indexOf(b.check));
   const findings: Finding[] = [];
+  // The findings of the checks that ran; those of severity `unknown` are parts of them that could not.
+  const ran: Finding[] = [];
   for (const check of EMAIL_CHECKS) {
     const error = report.errors.find((item) => item.check === check);
     if (error) {
@@ -291,23 +298,25 @@ function finish(report: EmailReport): EmailReport {
       findings.push(finding(CHECK_IDS[check], 'unknown', `The ${CHECK_NAMES[check]} check could not run: ${why}`, null, { code: error.code, message: error.message }));
       continue;
     }
-    if (check === 'smtp') {
-      // The probe's DANE findings are listed under DANE.
-      for (const server of report.smtp ?? []) findings.push(...server.findings.filter((item) => !isDaneFinding(item)));
-    } else if (check === 'dane') {
-      for (const host of report.dane ?? []) findings.push(...host.findings);
-    } else {
-      findings.push(...(report[check]?.findings ?? []));
-    }
+    const own = ownFindings(report, check);
+    findings.push(...own);
+    ran.push(...own);
   }
   report.findings = findings;
   report.summary = summarise(findings);
-  const dnssecFailures = report.dnssec ? [report.dnssec.domain, ...report.dnssec.mx].flatMap((check) => (check.error ? [check.error] : [])) : [];
-  const failures = [...report.errors.map((error) => ({ code: error.code as ErrorCode, message: error.message })), ...dnssecFailures];
   const anyResult = EMAIL_CHECKS.some((check) => report[check] !== null);
-  report.checked = failures.length === 0 ? 'all' : anyResult ? 'some' : 'none';
-  report.failure = checkFailure(failures);
+  report.checked = !leavesPartUnchecked(findings) ? 'all' : anyResult ? 'some' : 'none';
+  const checksFailed = report.errors.map((error) => ({ code: error.code as ErrorCode, message: error.message }));
+  report.failure = checkFailure([...checksFailed, ...findingFailures(ran)]);
   return report;
+}
+
+/** The findings of a check that ran, as the report lists them. */
+function ownFindings(report: EmailReport, check: EmailCheck): Finding[] {
+  // The probe's DANE findings are listed under DANE.
+  if (check === 'smtp') return (report.smtp ?? []).flatMap((server) => server.findings.filter((item) => !isDaneFinding(item)));
+  if (check === 'dane') return (report.dane ?? []).flatMap((host) => host.findings);
+  return report[check]?.findings ?? [];
 }
 
 function isDaneFinding(item: Finding): boolean {

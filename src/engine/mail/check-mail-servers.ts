@@ -120,8 +120,10 @@ export async function checkMailServer(
     }
     address = addresses?.[0] ?? null;
     if (address === null) {
+      // A host without an address is the domain's problem; one whose lookup failed was not checked.
+      const severity = check.error === null ? 'warning' : 'unknown';
       check.error ??= { code: 'not_found', message: `${target.host} has no address to connect to` };
-      check.findings.push(finding('smtp_not_probed', 'warning', `${target.host} was not probed: ${check.error.message}`, 'RFC 5321 §5.1', { host: target.host, error: check.error }));
+      check.findings.push(finding('smtp_not_probed', severity, `${target.host} was not probed: ${check.error.message}`, 'RFC 5321 §5.1', { host: target.host, error: check.error }));
       return check;
     }
   }

@@ -454,7 +454,7 @@ class TreeWalk {
       out.findings.push(
         finding(
           'spf_lookup_failed',
-          'error',
+          'unknown',
           `Could not fetch the SPF record of ${target} (${term.text} in ${domain}): ${failureText(error)}; receivers get temperror, this is not "no record"`,
           'RFC 7208 §2.6.6, §5',
           { domain, term: term.text, target, error: failureJson(error) },
@@ -521,7 +521,7 @@ class TreeWalk {
       }
     } catch (error) {
       out.findings.push(
-        finding('spf_lookup_failed', 'error', `In ${where}, the lookup for "${term.text}" failed: ${failureText(error)}; receivers get temperror when they reach it`, 'RFC 7208 §2.6.6, §5', {
+        finding('spf_lookup_failed', 'unknown', `In ${where}, the lookup for "${term.text}" failed: ${failureText(error)}; receivers get temperror when they reach it`, 'RFC 7208 §2.6.6, §5', {
           domain,
           term: term.text,
           target,
@@ -655,7 +655,8 @@ function evaluationFinding(evaluation: SpfEvaluation): Finding {
     softfail: 'warning',
     neutral: 'info',
     none: 'info',
-    temperror: 'error',
+    // What check_host() could not decide for want of DNS answers (RFC 7208 §2.6.6): not a problem found, a part not checked.
+    temperror: 'unknown',
     permerror: 'error',
   };
   const via = evaluation.matched ? `: ${evaluation.matched.path.map((step) => `${step.term} (${step.domain})`).join(' > ')}` : `: ${evaluation.reason}`;

@@ -276,7 +276,7 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
   } catch (error) {
     host.error = failureJson(error);
     findings.push(
-      finding('mx_lookup_failed', 'warning', `Could not resolve the MX host ${exchange}: ${host.error.code} (${host.error.message}); its addresses are unknown, not absent`, 'RFC 5321 §5.1', {
+      finding('mx_lookup_failed', 'unknown', `Could not resolve the MX host ${exchange}: ${host.error.code} (${host.error.message}); its addresses are unknown, not absent`, 'RFC 5321 §5.1', {
         exchange,
         error: host.error,
       }),

@@ -504,7 +504,7 @@ function judgeDane(
 function judgeLookup(tlsa: TlsaLookup, where: TlsaWhere): DaneVerdict | null {
   const dnssec = tlsa.dnssec;
   if (tlsa.status === 'failed') {
-    const found = finding('dane_tlsa_lookup_failed', 'error', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
+    const found = finding('dane_tlsa_lookup_failed', 'unknown', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
       ...where,
       error: tlsa.error,
       dnssec,

@@ -80,7 +80,7 @@ describe('checkDmarc', () => {
     // RFC 9989 lets p come anywhere after v; RFC 7489's grammar put it second.
     expect(byId(late.findings, 'dmarc_policy_not_second')).toMatchObject({ severity: 'info' });
     expect(late.report_destinations[1]).toMatchObject({ domain: 'silentreport.example', authorized: null, error: { code: 'timeout' } });
-    expect(byId(late.findings, 'dmarc_report_authorization_failed')).toMatchObject({ severity: 'warning' });
+    expect(byId(late.findings, 'dmarc_report_authorization_failed')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'timeout' } } });
   });
 
   it('treats two records as no policy, and a missing p as an error', async () => {

@@ -88,6 +88,18 @@ describe('checkEmail, the general test (form 2)', () => {
     expect(report.findings.some((item) => item.evidence?.host === 'mx.closed.test' && item.severity === 'error')).toBe(true);
   });
 
+  it('counts a part of a check that could not run: an MX host whose lookup timed out leaves the report checked in part, not probed, with the failure', async () => {
+    const report = await checkEmail(ctx, 'slowmx.test', { smtp: smtpOptions(), skipDnssec: true });
+    expect(report.errors).toEqual([]);
+    expect(report.mx?.records[0]).toMatchObject({ exchange: 'silentmx.test', error: { code: 'timeout' } });
+    expect(report.findings.find((item) => item.id === 'mx_lookup_failed')).toMatchObject({ severity: 'unknown' });
+    // The host's addresses are unknown, not absent: its SMTP server was not checked, which is not a finding about the domain.
+    expect(report.smtp).toEqual([expect.objectContaining({ host: 'silentmx.test', address: null, probe: null, error: expect.objectContaining({ code: 'timeout' }) })]);
+    expect(report.findings.find((item) => item.id === 'smtp_not_probed')).toMatchObject({ severity: 'unknown' });
+    expect(report).toMatchObject({ checked: 'some', failure: { code: 'timeout', reason: 'DNS did not answer', message: expect.stringContaining('silentmx.test') } });
+    expect(report.summary.unknown).toBe(report.findings.filter((item) => item.severity === 'unknown').length);
+  });
+
   it('says when an MX host has no address to probe', async () => {
     const report = await checkEmail(ctx, 'noaddr.test', { smtp: smtpOptions() });
     expect(report.smtp).toEqual([expect.objectContaining({ host: 'missing.noaddr.test', address: null, probe: null, error: expect.objectContaining({ code: 'not_found' }) })]);

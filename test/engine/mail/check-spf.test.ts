@@ -149,7 +149,7 @@ describe('checkSpf: the record and its tree', () => {
   it('reports a timed-out include as temperror, never as "no record"', async () => {
     const result = await checkSpf(ctx, 'slowinc.test');
     const failed = byId(result.findings, 'spf_lookup_failed')!;
-    expect(failed).toMatchObject({ severity: 'error', evidence: { target: 'silent.test', error: { code: 'timeout' } } });
+    expect(failed).toMatchObject({ severity: 'unknown', evidence: { target: 'silent.test', error: { code: 'timeout' } } });
     expect(ids(result.findings)).not.toContain('spf_include_no_record');
     expect(result.tree!.children[0]).toMatchObject({ status: 'error', error: { code: 'timeout' } });
     expect(result.status).toBe('temperror');

@@ -169,7 +169,7 @@ describe('checkDkim: common selectors and failures', () => {
     const mixed = await checkDkim(ctx, 'dkim.test', { selectors: ['broken', 'absent'] });
     expect(mixed.status).toBe('temperror');
     expect(mixed.selectors[0]).toMatchObject({ selector: 'broken', found: false, error: { code: 'upstream' } });
-    expect(mixed.selectors[0]!.findings[0]).toMatchObject({ id: 'dkim_lookup_failed', severity: 'error' });
+    expect(mixed.selectors[0]!.findings[0]).toMatchObject({ id: 'dkim_lookup_failed', severity: 'unknown', evidence: { error: { code: 'upstream' } } });
     await expect(checkDkim(ctx, 'dkim.test', { selectors: ['broken'] })).rejects.toMatchObject({ code: 'upstream' });
   });
 

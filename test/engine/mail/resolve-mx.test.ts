@@ -99,7 +99,7 @@ describe('resolveMx', () => {
   it('keeps a host whose lookup timed out apart from a host without addresses', async () => {
     const result = await resolveMx(ctx, 'slowmx.test');
     expect(result.records[0]).toMatchObject({ exchange: 'silentmx.test', addresses: [], error: { code: 'timeout' } });
-    expect(byId(result.findings, 'mx_lookup_failed')).toMatchObject({ severity: 'warning' });
+    expect(byId(result.findings, 'mx_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'timeout' } } });
     expect(byId(result.findings, 'mx_no_address')).toBeUndefined();
     const ptr = await resolveMx(ctx, 'ptrslow.test');
     expect(ptr.records[0]!.addresses[0]).toMatchObject({ ptr: null, fcrdns: null });

@@ -101,7 +101,7 @@ export async function describeHopAddresses(ctx: EngineContext, hops: readonly Ho
 }
 
 /** True when lists that did not answer left the address's verdict open (incomplete or unknown). */
-export function isBlacklistUnchecked(verdict: HopBlacklist | null): boolean {
+function isBlacklistUnchecked(verdict: HopBlacklist | null): boolean {
   return verdict?.status === 'incomplete' || verdict?.status === 'unknown';
 }
 
