@@ -5,7 +5,8 @@ import type { RecordCoverage } from './exit-codes.js';
 export interface CoverageFacts {
   /** `all` / `some` / `none` of the record's checks could run. */
   checked: 'all' | 'some' | 'none' | undefined;
-  failure: { code: string } | null | undefined;
+  /** What kept the checks from running: its code, and its message when the record gives one. */
+  failure: { code: string; message?: string } | null | undefined;
 }
 
 /**

@@ -26,6 +26,14 @@ export interface EmitOptions {
    * with its code, one checked in part makes the run partial (exit 7).
    */
   coverage?: (record: unknown) => RecordCoverage;
+  /**
+   * Why a record none of whose checks could run (its coverage an error
+   * code) could not be checked: said on stderr as a failed lookup's message
+   * is, outside bulk runs (their summary counts it) and the record's own
+   * view of one record (whose block shows it in full; a table of several
+   * has room for its code alone).
+   */
+  failureMessage?: (record: unknown) => string | null;
   /** The records' human view, loaded when a table is drawn; default: the schema's, else its columns. */
   view?: () => Promise<HumanView>;
   /** False: the caller says what failed on stderr itself (one line for many failures of one cause); the records still carry each error. */
@@ -62,6 +70,7 @@ export async function emitOutcomes(
     ...(view ? { view } : {}),
   });
   const stdout = createSink(io.stdout);
+  const failureOnStderr = !emit.bulk && !(emit.single && view && !options.fields && !options.all);
   let succeeded = 0;
   let partial = 0;
   const failures = new Map<ErrorCode, number>();
@@ -95,8 +104,12 @@ export async function emitOutcomes(
           const coverage = emit.coverage?.(outcome.value) ?? 'complete';
           if (coverage === 'complete') succeeded += 1;
           else if (coverage === 'partial') partial += 1;
-          // The record is printed and says why; the count makes the exit code the failure's.
-          else failures.set(coverage, (failures.get(coverage) ?? 0) + 1);
+          else {
+            // The record is printed and says why; the count makes the exit code the failure's.
+            failures.set(coverage, (failures.get(coverage) ?? 0) + 1);
+            const message = failureOnStderr ? (emit.failureMessage?.(outcome.value) ?? null) : null;
+            if (message !== null) io.stderr.write(`netintel: ${escapeTerminalText(message)}\n`);
+          }
         } else {
           failures.set(outcome.error.code, (failures.get(outcome.error.code) ?? 0) + 1);
           if (emit.failuresOnStderr !== false) io.stderr.write(`netintel: ${escapeTerminalText(reportedMessage(outcome.error))}\n`);

@@ -115,6 +115,7 @@ function commandRun<S, R>(
         bulk: spec.bulk,
         ...(record.view ? { view: record.view } : {}),
         ...(spec.coverage ? { coverage: spec.coverage } : {}),
+        ...(spec.failureMessage ? { failureMessage: spec.failureMessage } : {}),
       });
     },
     withFindings: exitCodeWithFindings,

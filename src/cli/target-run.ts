@@ -36,11 +36,13 @@ export async function lookupTargets<S, R>(run: CommandRun<S, R>, spec: TargetRun
     if (note !== null) notes.push(note);
   });
   const coverage = recordCoverage(spec);
+  const facts = spec.coverage;
   const code = await run.emit(progress.track(outcomes, list), {
     single: !list && (spec.single ?? spec.targets.length === 1),
     bulk: list,
     ...(spec.record ? { record: spec.record } : {}),
     ...(coverage ? { coverage } : {}),
+    ...(facts ? { failureMessage: (record: unknown) => facts(record as R).failure?.message ?? null } : {}),
   });
   // The records say it in every format; on stderr a person reads it beside any view.
   if (!options.quiet) for (const note of notes) run.io.stderr.write(`netintel: ${escapeTerminalText(note)}\n`);

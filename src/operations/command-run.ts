@@ -19,6 +19,8 @@ export interface EmitSpec {
   bulk: boolean;
   /** How far a record's checks could run (absent: every record is complete). */
   coverage?: (record: unknown) => RecordCoverage;
+  /** Why a record none of whose checks could run could not be checked, for stderr (emit.ts). */
+  failureMessage?: (record: unknown) => string | null;
   /** Records of another kind than the operation's (`dkim --message`, `blacklist --list-zones`). */
   record?: RecordDeclaration;
   /** Columns chosen instead of `--fields` (`smtp` leaves the transcript to the text after the table). */

@@ -83,11 +83,9 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
         const { failure, findings } = record as SmtpResult;
         return failure?.code ?? (leavesPartUnchecked(findings) ? 'partial' : 'complete');
       };
-      const code = await run.emit([outcomes], { single: results.length === 1, bulk: false, ...(fields ? { fields } : {}), coverage });
+      const failureMessage = (record: unknown) => (record as SmtpResult).failure?.message ?? null;
+      const code = await run.emit([outcomes], { single: results.length === 1, bulk: false, ...(fields ? { fields } : {}), coverage, failureMessage });
       if (transcriptAfterTable) await printTranscripts(results, run.width(), (text) => io.stdout.write(text));
-      // Said on stderr too, unless the view of the one record, findings and all, has said it.
-      const viewSaidFailure = options.format === 'table' && results.length === 1 && options.fields === null;
-      if (!viewSaidFailure) for (const result of results) if (result.failure) io.stderr.write(`netintel: ${escapeTerminalText(result.failure.message)}\n`);
       return run.withFindings(code, settings.failOn, results.flatMap((result) => result.findings));
     },
   },

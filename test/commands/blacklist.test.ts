@@ -115,6 +115,7 @@ describe('netintel blacklist', () => {
     const record = JSON.parse(plain.stdout);
     expect(record.zones[0].status).toBe('refused');
     expect(record.verdict).toMatchObject({ status: 'unknown', failure: { code: 'upstream', reason: 'DNS refused or failed to answer' } });
+    expect(plain.stderr).toBe(`netintel: ${record.verdict.failure.message}\n`);
     expect(record.findings.find((item: { id: string }) => item.id === 'blacklist_zone_refused')).toMatchObject({ severity: 'unknown' });
     expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'error'])).code).toBe(5);
     expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'warning'])).code).toBe(5);

@@ -199,6 +199,8 @@ describe('netintel email when DNS does not answer', () => {
     expect(rest).toEqual([]);
     expect(run.stderr.match(/did not answer within 300 ms/g)).toHaveLength(1);
     expect(run.stderr).toMatch(/--resolver.*--timeout/);
+    // The view says why the report could not be checked: stderr does not repeat it.
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect((await runCli(['email', 'example.com', '--fail-on', 'error', ...deadFlags()])).code).toBe(4);
   });
 
@@ -207,6 +209,8 @@ describe('netintel email when DNS does not answer', () => {
     expect(json.code).toBe(4);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({ checked: 'none', failure: { code: 'timeout', reason: 'DNS did not answer', message: expect.stringContaining(dead.address) } });
+    // Without the view, stderr says it too, after the resolver's hint: a cron job's mail is never empty.
+    expect(json.stderr.trim().split('\n')).toEqual([expect.stringContaining('did not answer within 300 ms'), `netintel: ${report.failure.message}`]);
     expect(report.findings.length).toBeGreaterThan(0);
     expect(report.findings.every((item: { severity: string }) => item.severity === 'unknown')).toBe(true);
     expect(report.summary).toMatchObject({ error: 0, warning: 0, unknown: report.findings.length });

@@ -270,6 +270,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'email/type-spf', argv: ['email', 'good.test', '--type', 'spf', '-f', 'json', ...dns] },
     { id: 'email/type-mx', argv: ['email', 'good.test', '--type', 'mx', ...dns] },
     { id: 'email/type-smtp', argv: ['email', '--type', 'smtp', '--host', 'mx.mailhost.test', '--port', smtpPort, '-f', 'json', ...dns] },
+    // No check could run: the record says why, and so does one line on stderr (the table view says it itself).
+    { id: 'email/dns-refused-json', argv: ['email', 'example.com', '--type', 'mx', '-f', 'json', '--resolver', closed, '--timeout', '10000', '--retries', '0'] },
     { id: 'email/many-csv', argv: ['email', '--no-smtp', '-f', 'csv', ...dns], stdin: 'good.test\nmonitor.test\nnothing.test\n' },
 
     // smtp
@@ -297,6 +299,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'tls/expiry-fail-on', argv: ['tls', `mx.mailhost.test:${smtpPort}`, '--starttls', 'smtp', '--ca', peers.caFile, '--no-versions', '--no-dane', '--expiry-days', '100', '--fail-on', 'warning', ...dns] },
     { id: 'tls/list-csv', argv: ['tls', '--starttls', 'smtp', '--ca', peers.caFile, '--no-versions', '--no-dane', '-f', 'csv', ...dns], stdin: `mx.mailhost.test:${smtpPort}\n${closed}\nnot a host\n` },
     { id: 'tls/refused', argv: ['tls', closed, ...dns] },
+    { id: 'tls/refused-json', argv: ['tls', closed, '-f', 'json', ...dns] },
     // Several targets: one table row each, the failed one as a row of its own.
     { id: 'tls/many-table', argv: ['tls', `mx.mailhost.test:${smtpPort}`, `127.0.0.1:${smtpPort}`, closed, '--starttls', 'smtp', '--ca', peers.caFile, '--no-dane', ...dns] },
     { id: 'tls/bad-target', argv: ['tls', 'mx.mailhost.test:99999'] },
@@ -310,6 +313,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'blacklist/clean', argv: ['blacklist', '192.0.2.1', '--zones', 'bl.test.example,other.test.example', ...dns] },
     { id: 'blacklist/domain', argv: ['blacklist', 'bad.example', '--zones', 'bl.test.example,dbl.test.example:domain', '-f', 'json', ...dns] },
     { id: 'blacklist/timeout', argv: ['blacklist', '192.0.2.1', '--zones', 'quiet.test.example:ip', ...silent] },
+    { id: 'blacklist/dns-refused-csv', argv: ['blacklist', '192.0.2.1', '--zones', 'bl.test.example', '-f', 'csv', '--resolver', closed, '--timeout', '10000', '--retries', '0'] },
     { id: 'blacklist/list-zones', argv: ['blacklist', '--list-zones', '-f', 'csv'] },
     { id: 'blacklist/fail-on', argv: ['blacklist', '192.0.2.99', '--zones', 'bl.test.example', '--fail-on', 'error', '-f', 'ndjson', ...dns] },
 
