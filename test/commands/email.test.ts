@@ -67,6 +67,15 @@ describe('netintel email', () => {
     expect(known.stdout).toMatch(/DMARC +policy none \(from rfc9989\.test\)/);
   });
 
+  it('exits 7 when a part of a check could not run: the MTA-STS policy host that DNS did not answer for', async () => {
+    const run = await runCli(['email', 'stsdown.test', '--no-smtp', '-f', 'json', ...dnsFlags]);
+    expect(run.code).toBe(7);
+    const report = JSON.parse(run.stdout);
+    expect(report.errors).toEqual([]);
+    expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', message: expect.stringContaining('mta-sts.stsdown.test') } });
+    expect(report.findings.filter((item: { severity: string }) => item.severity === 'unknown').map((item: { id: string }) => item.id)).toEqual(['mta_sts_policy_unavailable']);
+  });
+
   it('runs one test with --type (form 1)', async () => {
     const spf = JSON.parse((await runCli(['email', 'good.test', '--type', 'spf', '-f', 'json', ...dnsFlags])).stdout);
     expect(spf).toMatchObject({ test: 'spf', mx: null, dmarc: null, smtp: null, spf: { kind: 'spf', status: 'valid' } });

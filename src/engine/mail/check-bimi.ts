@@ -4,10 +4,10 @@ import { gunzipWithin } from '../http/content-coding.js';
 import { guardedGet, HTTPS_FETCH_KINDS, redirectsOf, type HttpsConnectOptions, type HttpsDocument, type HttpsFetchKind } from '../http/guarded-get.js';
 import { reportStage } from '../stage.js';
 import { normaliseMailDomain } from './mail-domain.js';
-import { finding, type Finding } from '../findings.js';
+import { finding, leavesPartUnchecked, type Finding } from '../findings.js';
 import { NetintelError } from '../../errors.js';
 import { createMailDns, dnsNameProblem, type MailDns } from './mail-dns.js';
-import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
+import { failureJson, failureText, isUnansweredLookup, withContext, type FailureJson } from './mail-errors.js';
 import { checkDmarc, type DmarcPolicy, type DmarcResult } from './check-dmarc.js';
 import { inTestingMode } from './dmarc-record.js';
 import { isBimiRecord, parseBimiRecord, type BimiTags } from './bimi-record.js';
@@ -17,9 +17,9 @@ import { readMarkCertificate, type MarkCertificate } from './bimi-certificate.js
 /**
  * `none`: no record; `declined`: an explicit declination (l= and a= empty);
  * `fail`: a record with an error finding (record, DMARC prerequisites,
- * logo, certificate); `unknown`: a record without one, whose DMARC
- * prerequisites could not be checked (DNS did not answer); `pass`: a record
- * with neither.
+ * logo, certificate); `unknown`: a record without one, a part of whose check
+ * could not run for want of DNS answers (its DMARC prerequisites, the host of
+ * its logo or certificate); `pass`: a record with neither.
  */
 export type BimiStatus = 'none' | 'declined' | 'fail' | 'unknown' | 'pass';
 
@@ -226,7 +226,7 @@ export function normaliseSelector(selector: string): string {
 
 function finish(result: BimiResult): BimiResult {
   if (result.status !== 'declined' && result.location !== null) {
-    result.status = result.findings.some((item) => item.severity === 'error') ? 'fail' : result.dmarc.error !== null ? 'unknown' : 'pass';
+    result.status = result.findings.some((item) => item.severity === 'error') ? 'fail' : leavesPartUnchecked(result.findings) ? 'unknown' : 'pass';
   }
   return result;
 }
@@ -336,7 +336,7 @@ async function fetchLogo(ctx: EngineContext, dns: MailDns, url: string, options:
   } catch (error) {
     logo.redirects = redirectsOf(error);
     logo.error = failureJson(error);
-    findings.push(finding('bimi_svg_unavailable', 'error', `The BIMI logo at ${url} could not be fetched: ${failureText(error)}`, cite('§7.5'), { url, error: logo.error }));
+    findings.push(finding('bimi_svg_unavailable', isUnansweredLookup(error) ? 'unknown' : 'error', `The BIMI logo at ${url} could not be fetched: ${failureText(error)}`, cite('§7.5'), { url, error: logo.error }));
     return logo;
   }
   logo.final_url = fetched.final_url;
@@ -402,7 +402,9 @@ async function fetchCertificate(ctx: EngineContext, dns: MailDns, url: string, o
     fetched = await fetchBimiDocument(ctx, dns, options, url, HTTPS_FETCH_KINDS.bimiCertificate, 'BIMI certificate');
   } catch (error) {
     result.error = failureJson(error);
-    findings.push(finding('bimi_certificate_unavailable', 'error', `The Mark Certificate at ${url} could not be fetched: ${failureText(error)}`, cite('§4.3, §7.4'), { url, error: result.error }));
+    findings.push(
+      finding('bimi_certificate_unavailable', isUnansweredLookup(error) ? 'unknown' : 'error', `The Mark Certificate at ${url} could not be fetched: ${failureText(error)}`, cite('§4.3, §7.4'), { url, error: result.error }),
+    );
     return result;
   }
   result.octets = fetched.truncated ? MAX_CERTIFICATE_OCTETS : fetched.body.length;

@@ -3,7 +3,7 @@ import { guardedGet, HTTPS_FETCH_KINDS, tooLargeError, type HttpsConnectOptions 
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { createMailDns, type MailDns } from './mail-dns.js';
-import { failureJson, failureText, withContext, type FailureJson } from './mail-errors.js';
+import { failureJson, failureText, isUnansweredLookup, withContext, type FailureJson } from './mail-errors.js';
 import { reportStage } from '../stage.js';
 
 export type MtaStsMode = 'enforce' | 'testing' | 'none';
@@ -114,7 +114,7 @@ export async function checkMtaSts(ctx: EngineContext, domain: string, options: C
   } catch (error) {
     result.policy_error = failureJson(error);
     findings.push(
-      finding('mta_sts_policy_unavailable', 'error', `The MTA-STS policy at ${result.policy_url} could not be fetched: ${failureText(error)}; senders then apply no policy`, 'RFC 8461 §3.3', {
+      finding('mta_sts_policy_unavailable', isUnansweredLookup(error) ? 'unknown' : 'error', `The MTA-STS policy at ${result.policy_url} could not be fetched: ${failureText(error)}; senders then apply no policy`, 'RFC 8461 §3.3', {
         url: result.policy_url,
         error: result.policy_error,
       }),

@@ -21,3 +21,15 @@ export function withContext(error: unknown, context: string): NetintelError {
   const failure = error instanceof NetintelError ? error : new NetintelError('internal', String(error), { cause: error });
   return new NetintelError(failure.code, `${context}: ${failure.message}`, { cause: failure, details: failure.details });
 }
+
+/**
+ * True when the error is a DNS lookup that got no answer (timeout, SERVFAIL,
+ * REFUSED, a resolver out of reach: the transport names the resolver in its
+ * details), as when a fetch could not look its host up. Such a failure says
+ * nothing of the domain checked: the finding it makes is `unknown`, a part
+ * not checked, never a problem found (findings.ts). A refusal by the connect
+ * guard names the resolver too, but is a rule, not a failure.
+ */
+export function isUnansweredLookup(error: unknown): boolean {
+  return error instanceof NetintelError && typeof error.details.resolver === 'string' && error.code !== 'forbidden';
+}

@@ -124,6 +124,9 @@ const ZONE: ZoneRecord[] = [
   bimi('nodmarc.test', `${LOGO}/valid.svg`),
   // Its DMARC record cannot be read: the DNS server answers SERVFAIL for it (behaviours below).
   bimi('dmarcdown.test', `${LOGO}/valid.svg`),
+  // Its logo and certificate host cannot be looked up: SERVFAIL again.
+  txt('_dmarc.hostdown.test', 'v=DMARC1; p=reject'),
+  bimi('hostdown.test', 'https://down.bimi.test/valid.svg', '; a=https://down.bimi.test/vmc.pem'),
 ];
 
 let dns: DnsTestServer;
@@ -159,7 +162,7 @@ beforeAll(async () => {
     '/expired.pem': { type: 'application/pem-certificate-chain', body: expired },
     '/plain.pem': { type: 'application/pem-certificate-chain', body: plain },
   };
-  dns = await startDnsServer({ records: ZONE, behaviours: { '_dmarc.dmarcdown.test': 'servfail' } } satisfies DnsServerOptions);
+  dns = await startDnsServer({ records: ZONE, behaviours: { '_dmarc.dmarcdown.test': 'servfail', 'down.bimi.test': 'servfail' } } satisfies DnsServerOptions);
   web = https.createServer({ key: hostCertificate.key, cert: hostCertificate.cert }, (request, response) => {
     requests.push(`${request.headers.host}${request.url}`);
     const route = routes[request.url ?? ''];
@@ -340,6 +343,14 @@ describe('checkBimi: the organisational domain and the DMARC prerequisites', () 
     expect(result).toMatchObject({ status: 'unknown', dmarc: { met: null, error: { code: 'upstream' } } });
     expect(errors(result.findings)).toEqual([]);
     expect(byId(result.findings, 'bimi_dmarc_unavailable')).toMatchObject({ severity: 'unknown', message: expect.stringContaining('SERVFAIL') });
+  });
+
+  it('is unknown, not fail, when the host of the logo and certificate cannot be looked up: nothing was fetched, nothing judged', async () => {
+    const result = await check('hostdown.test');
+    expect(result).toMatchObject({ status: 'unknown', dmarc: { met: true }, logo: { error: { code: 'upstream' } }, certificate: { error: { code: 'upstream' } } });
+    expect(errors(result.findings)).toEqual([]);
+    expect(byId(result.findings, 'bimi_svg_unavailable')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'upstream' } } });
+    expect(byId(result.findings, 'bimi_certificate_unavailable')).toMatchObject({ severity: 'unknown' });
   });
 
   it('fails an inherited sp=reject whose organisational domain is p=none', async () => {

@@ -114,6 +114,14 @@ describe('checkMtaSts', () => {
   });
 });
 
+describe('checkMtaSts when DNS does not answer for the policy host', () => {
+  it('leaves the policy unchecked (unknown), not unavailable as a problem of the domain: nothing was fetched', async () => {
+    const result = await checkMtaSts(ctx, 'stsdown.test', { fetch: { port, ca: CA } });
+    expect(result.policy_error).toMatchObject({ code: 'upstream', message: expect.stringContaining('SERVFAIL') });
+    expect(byId(result.findings, 'mta_sts_policy_unavailable')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'upstream' } } });
+  });
+});
+
 describe('checkMtaSts with the public-target connect guard (as the HTTP API runs it)', () => {
   it('refuses a policy host on a special-purpose address without connecting to it', async () => {
     const before = policyRequests;

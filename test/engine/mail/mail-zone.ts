@@ -91,7 +91,7 @@ export const SILENT_NAMES = [
   'late.test._report._dmarc.silentreport.example',
   '170.32.33.45.in-addr.arpa',
 ];
-export const SERVFAIL_NAMES = ['failing.test', 'servfail.test', 'ghostfail.rfc9989.test', '_dmarc.brokenwalk'];
+export const SERVFAIL_NAMES = ['failing.test', 'servfail.test', 'ghostfail.rfc9989.test', '_dmarc.brokenwalk', 'mta-sts.stsdown.test'];
 
 export const MX_ZONE: ZoneRecord[] = [
   mx('good.test', 10, 'mx1.good.test'),
@@ -158,6 +158,8 @@ export const MTA_STS_ZONE: ZoneRecord[] = [
   a('mta-sts.untrusted.test', '127.0.0.1'),
   txt('_mta-sts.noid.test', 'v=STSv1;'),
   a('mta-sts.noid.test', '127.0.0.1'),
+  // The policy host's own lookup gets SERVFAIL (SERVFAIL_NAMES).
+  txt('_mta-sts.stsdown.test', 'v=STSv1; id=d1'),
   txt('_mta-sts.twosts.test', 'v=STSv1; id=a1'),
   txt('_mta-sts.twosts.test', 'v=STSv1; id=a2'),
   txt('_smtp._tls.good.test', 'v=TLSRPTv1; rua=mailto:tlsrpt@good.test,https://reports.good.test/tls'),
