@@ -37,8 +37,10 @@ beforeAll(async () => {
       { name: '_dmarc.monitor.test', type: 'TXT', data: 'v=DMARC1; p=none' },
       { name: 'default._bimi.monitor.test', type: 'TXT', data: 'v=BIMI1; l=; a=' },
       { name: 'default._bimi.dmarcdown.test', type: 'TXT', data: `v=BIMI1; l=https://logo.brand.test:${port}/logo.svg` },
+      { name: '_dmarc.logodown.test', type: 'TXT', data: 'v=DMARC1; p=reject' },
+      { name: 'default._bimi.logodown.test', type: 'TXT', data: `v=BIMI1; l=https://down.brand.test:${port}/logo.svg` },
     ],
-    behaviours: { 'default._bimi.broken.test': 'servfail', '_dmarc.dmarcdown.test': 'servfail' },
+    behaviours: { 'default._bimi.broken.test': 'servfail', '_dmarc.dmarcdown.test': 'servfail', 'down.brand.test': 'servfail' },
   });
   dnsFlags = ['--resolver', dns.address, '--timeout', '2000', '--retries', '0'];
   scratch = tempDir();
@@ -91,6 +93,17 @@ describe('netintel bimi', () => {
     const run = await runCli(['bimi', 'dmarcdown.test', '--tls-ca', caFile, '--fail-on', 'error', '-f', 'json', ...dnsFlags]);
     expect(run.code).toBe(7);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'unknown', dmarc: { met: null, error: { code: 'upstream' } } });
+  });
+
+  it('exits 7 when the logo\'s host could not be looked up: status unknown, the logo not checked, within 80 columns', async () => {
+    const run = await runCli(['bimi', 'logodown.test', '--tls-ca', caFile, '--fail-on', 'error', ...dnsFlags], { env: { COLUMNS: '80' } });
+    expect(run.code).toBe(7);
+    const lines = stripAnsi(run.stdout).split('\n');
+    expect(lines[0]).toMatch(/^logodown\.test BIMI: 1 not checked/);
+    expect(run.stdout).toMatch(/^status +unknown: a part could not be checked for want of DNS/m);
+    expect(run.stdout).toMatch(/^DMARC +met \(reject at _dmarc\.logodown\.test\)$/m);
+    expect(run.stdout).toContain('bimi_svg_unavailable');
+    expect(lines.every((line) => line.length <= 80)).toBe(true);
   });
 
   it('exits 5 when the _bimi lookup fails, and 2 with one line for a bad selector or --tls-ca', async () => {

@@ -6,7 +6,7 @@ import type { HumanView } from './view.js';
 const STATUS: Readonly<Record<BimiResult['status'], string>> = {
   pass: 'pass: a valid record, DMARC enforced, the logo meets the basics checked',
   fail: 'fail: receivers will not show the logo (see the errors)',
-  unknown: 'unknown: the DMARC prerequisites could not be checked',
+  unknown: 'unknown: a part could not be checked for want of DNS (see "not checked")',
   declined: 'declined: the record explicitly declines BIMI',
   none: 'none: no BIMI record',
 };
