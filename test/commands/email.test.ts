@@ -74,6 +74,10 @@ describe('netintel email', () => {
     expect(report.errors).toEqual([]);
     expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', message: expect.stringContaining('mta-sts.stsdown.test') } });
     expect(report.findings.filter((item: { severity: string }) => item.severity === 'unknown').map((item: { id: string }) => item.id)).toEqual(['mta_sts_policy_unavailable']);
+    const table = await runCli(['email', 'stsdown.test', '--no-smtp', ...dnsFlags], { env: { COLUMNS: '80' } });
+    expect(table.code).toBe(7);
+    expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check MTA-STS \(in part\): DNS refused or failed to answer$/);
+    expect(table.stdout).toMatch(/^MTA-STS +policy not fetched: upstream$/m);
   });
 
   it('runs one test with --type (form 1)', async () => {
@@ -100,7 +104,7 @@ describe('netintel email', () => {
     const table = await runCli(['email', 'slowdmarc.test', '--no-smtp', '--fail-on', 'warning', ...dnsFlags]);
     // Partial comes before --fail-on's 10: the report is not whole.
     expect(table.code).toBe(7);
-    expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/^slowdmarc\.test mail: .*; could not check DMARC: DNS did not answer$/);
+    expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/^slowdmarc\.test mail: .*; could not check DMARC, BIMI \(in part\): DNS did not answer$/);
     expect(table.stdout).toMatch(/^not checked +DMARC: DNS did not answer \(timeout\)$/m);
   });
 

@@ -5,6 +5,7 @@ import { mapOrdered } from '../bulk/map-ordered.js';
 import type { Outcome } from '../outcome.js';
 import { NetintelError, toNetintelError, type ErrorCode } from '../../errors.js';
 import { checkFailure, failureReason, findingFailures, type CheckFailure } from '../check-failure.js';
+import { EMAIL_CHECKS, isDaneFinding, ownFindings, type EmailCheck } from './email-checks.js';
 import { checkDmarc, type DmarcResult } from './check-dmarc.js';
 import { checkMailServers, checkMailServer, type MailServerCheck, type MailServerOptions } from './check-mail-servers.js';
 import { checkMtaSts, type MtaStsFetchOptions, type MtaStsResult } from './check-mta-sts.js';
@@ -22,9 +23,7 @@ import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
 export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
 
-/** The checks of the report, in the order their findings are listed. */
-export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mta_sts', 'tls_rpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
-export type EmailCheck = (typeof EMAIL_CHECKS)[number];
+export { EMAIL_CHECKS, type EmailCheck } from './email-checks.js';
 
 /** A check that could not run: its result is null, and this says why (never "no record"). */
 export interface EmailCheckError {
@@ -311,17 +310,6 @@ function finish(report: EmailReport): EmailReport {
   return report;
 }
 
-/** The findings of a check that ran, as the report lists them. */
-function ownFindings(report: EmailReport, check: EmailCheck): Finding[] {
-  // The probe's DANE findings are listed under DANE.
-  if (check === 'smtp') return (report.smtp ?? []).flatMap((server) => server.findings.filter((item) => !isDaneFinding(item)));
-  if (check === 'dane') return (report.dane ?? []).flatMap((host) => host.findings);
-  return report[check]?.findings ?? [];
-}
-
-function isDaneFinding(item: Finding): boolean {
-  return item.id.startsWith('dane_');
-}
 
 /** Counts findings per severity. */
 export function summarise(findings: readonly Finding[]): FindingSummary {

@@ -2,6 +2,7 @@ import type { Finding } from '../../engine/findings.js';
 import type { BimiResult } from '../../engine/mail/check-bimi.js';
 import type { DkimResult } from '../../engine/mail/check-dkim.js';
 import type { DaneHost, EmailCheck, EmailReport } from '../../engine/mail/check-email.js';
+import { checksRunInPart } from '../../engine/mail/email-checks.js';
 import { failureReason } from '../../engine/check-failure.js';
 import type { ErrorCode } from '../../errors.js';
 import type { SpfResult } from '../../engine/mail/check-spf.js';
@@ -114,7 +115,7 @@ function emailFacts(report: EmailReport): Fact[] {
     : null;
   const mtaStsText = mtaSts
     ? mtaSts.record
-      ? [mtaSts.policy?.mode ? `mode ${mtaSts.policy.mode}` : 'no policy', mtaSts.record].join('\n')
+      ? [mtaSts.policy?.mode ? `mode ${mtaSts.policy.mode}` : mtaSts.policy_error ? `policy not fetched: ${mtaSts.policy_error.code}` : 'no policy', mtaSts.record].join('\n')
       : 'no record'
     : null;
   return [
@@ -160,12 +161,9 @@ const CHECK_LABELS: Record<EmailCheck, string> = {
   dane: 'DANE',
 };
 
-/** The checks a report could not run in full: those in `errors`, and DNSSEC when some of its names were left undecided for want of answers. */
+/** The checks a report could not run in full: those in `errors`, then those that ran but left a part unchecked (DNSSEC of one name, an MX host). */
 function uncheckedLabels(report: EmailReport): string[] {
-  const labels = report.errors.map((error) => CHECK_LABELS[error.check]);
-  const dnssec = report.dnssec;
-  if (dnssec && [dnssec.domain, ...dnssec.mx].some((check) => check.error !== null)) labels.push('DNSSEC (in part)');
-  return labels;
+  return [...report.errors.map((error) => CHECK_LABELS[error.check]), ...checksRunInPart(report).map((check) => `${CHECK_LABELS[check]} (in part)`)];
 }
 
 /**
