@@ -1,4 +1,6 @@
+import type { CoverageFacts } from '../cli/check-coverage.js';
 import type { DnsResult } from '../engine/dns/dns-result.js';
+import type { DnssecDnsResult } from '../engine/dns/dnssec/dnssec-report.js';
 import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import type { DnsQueryType, DnsRecordType } from '../engine/dns/dns-type.js';
 import { isIpAddress } from '../engine/address/ip-address.js';
@@ -71,6 +73,7 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
         none: { usage: 'dns needs a domain or an IP address: give one or more, or pipe a list in' },
         single: run.args.length === 1 && (asked === null || asked.length === 1),
         note: ignoredAnswers,
+        ...(run.settings.dnssec ? { coverage: dnssecCoverage } : {}),
       });
     },
   },
@@ -142,4 +145,10 @@ function ignoredAnswers(record: DnsResult): string | null {
   const { domain, type, ignored_answers: count, resolver } = record;
   const records = count === 1 ? '1 record' : `${count} records`;
   return `${domain} ${type}: ${resolver} also sent ${records} for other names, not ${domain} nor an alias of it; ignored, not an answer`;
+}
+
+/** `--dnssec`: a verdict left undecided because a question of the chain got no answer was checked in part (exit 7), never in full. */
+function dnssecCoverage(result: DnsResult): CoverageFacts {
+  const error = (result as Partial<DnssecDnsResult>).dnssec?.error ?? null;
+  return { checked: error === null ? 'all' : 'some', failure: error };
 }

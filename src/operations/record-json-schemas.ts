@@ -237,7 +237,14 @@ export const DNS_RECORD = record<DnsResult>({
   latency_ms: num,
 });
 
-const DNSSEC_VERDICT = record<RrsetAuthentication>({ status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']), reason: nullable(str) });
+const DNSSEC_VERDICT = record<RrsetAuthentication>(
+  {
+    status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']),
+    reason: nullable(str),
+    error: described(nullable(record<{ code: string; message: string }>({ code: str, message: str })), 'A question of the validation that got no answer (DNSSEC not checked); null otherwise.'),
+  },
+  { required: ['status', 'reason'] },
+);
 const TLSA_RECORD = record<TlsaRecord>({
   usage: int,
   selector: int,

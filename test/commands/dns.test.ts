@@ -337,6 +337,30 @@ describe('netintel dns: answers and errors', () => {
     );
   });
 
+  it('--dnssec: a chain question that gets no answer leaves DNSSEC unchecked (exit 7), not a verdict; one that is answered without keys is indeterminate (exit 0)', async () => {
+    // The anchor's zone (test.) falls silent, so its DNSKEY question times out; the answer itself comes.
+    const chainDown = await startDnsServer({ records: ZONE, behaviours: { test: 'silent' } });
+    try {
+      const anchor = ['--dnssec', '--trust-anchor', 'test/fixtures/dnssec/Ktest.anchor.key'];
+      const run = await dns(['example.test', ...anchor, '-f', 'json'], { resolver: chainDown.address });
+      expect(run.code).toBe(7);
+      const record = JSON.parse(run.stdout);
+      expect(record).toMatchObject({ status: 'answer', dnssec: { status: 'indeterminate', error: { code: 'timeout', message: expect.stringContaining('test DNSKEY') } } });
+      expect(record.dnssec.findings).toEqual([expect.objectContaining({ id: 'dnssec_unchecked', severity: 'unknown', evidence: expect.objectContaining({ error: record.dnssec.error }) })]);
+      const view = await dns(['example.test', ...anchor], { resolver: chainDown.address, env: { COLUMNS: '80' } });
+      expect(view.code).toBe(7);
+      expect(view.stdout.split('\n')[0]).toBe('example.test A: not checked (DNSSEC), 2 answers');
+      expect(view.stdout).toMatch(/^DNSSEC +not checked$/m);
+      expect(view.stdout.match(/for test DNSKEY within 500 ms/g)).toHaveLength(1);
+      // The same server answering the DNSKEY question with no keys: a verdict of the data, not a failure.
+      const answered = await dns(['example.test', ...anchor, '-f', 'json']);
+      expect(answered.code).toBe(0);
+      expect(JSON.parse(answered.stdout).dnssec).toMatchObject({ status: 'indeterminate', error: null, findings: [{ id: 'dnssec_indeterminate', severity: 'warning' }] });
+    } finally {
+      await chainDown.close();
+    }
+  });
+
   it('asks again on timeout as often as --retries says', async () => {
     const result = await runCli(['dns', 'quiet.example.test', '--resolver', server.address, '-t', '100', '--retries', '2']);
     expect(result.code).toBe(4);

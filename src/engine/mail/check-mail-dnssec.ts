@@ -1,10 +1,9 @@
 import type { EngineContext } from '../context.js';
 import { failureReason } from '../check-failure.js';
 import { finding, type Finding } from '../findings.js';
-import { createDnsRunMemory, type DnsRunMemory } from '../dns/dns-run-memory.js';
 import { validateRrset, type DnssecStatus } from '../dns/dnssec/validate.js';
 import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
-import { toNetintelError, type ErrorCode, type NetintelError } from '../../errors.js';
+import { toNetintelError, type ErrorCode } from '../../errors.js';
 
 /** The DNSSEC verdict of one RRset the mail of a domain depends on. */
 export interface MailDnssecCheck {
@@ -41,13 +40,11 @@ export interface MailDnssecResult {
 export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHosts: readonly string[], trustAnchors?: TrustAnchor): Promise<MailDnssecResult> {
   const options = trustAnchors ? { trustAnchors } : {};
   const check = async (name: string, type: 'MX' | 'A'): Promise<MailDnssecCheck> => {
-    const watched = watchingChainFailures(ctx);
     try {
-      const verdict = await validateRrset(watched.ctx, name, type, options);
+      const verdict = await validateRrset(ctx, name, type, options);
       const signer = verdict.chain.at(-1)?.signer ?? null;
       // A chain question that got no answer leaves the status undecided: that is "could not check", not a verdict.
-      const failed = verdict.status === 'indeterminate' ? watched.failures[0] : undefined;
-      return { name, type, status: verdict.status, reason: verdict.reason, signer, error: failed ? { code: failed.code, message: failed.message } : null };
+      return { name, type, status: verdict.status, reason: verdict.reason, signer, error: verdict.error };
     } catch (error) {
       // The question itself got no answer; a name that cannot be asked (invalid_input) is undecided, not unchecked.
       const failure = toNetintelError(error);
@@ -58,35 +55,6 @@ export async function checkMailDnssec(ctx: EngineContext, domain: string, mxHost
   const [own, ...hosts] = await Promise.all([check(domain, 'MX'), ...mxHosts.map((host) => check(host, 'A'))]);
   const findings: Finding[] = [judge(own!, 'domain'), ...hosts.map((host) => judge(host, 'mx'))];
   return { domain: own!, mx: hosts, findings };
-}
-
-/**
- * The context with its DNS memory watched: `failures` collects the DNSSEC
- * chain questions (DS, DNSKEY) that got no answer while one validation ran,
- * those remembered from earlier in the run included, so that an
- * undecided status can be told apart from a verdict and carry the
- * lookup's error code.
- */
-function watchingChainFailures(ctx: EngineContext): { ctx: EngineContext; failures: NetintelError[] } {
-  const failures: NetintelError[] = [];
-  const inner = ctx.dnsMemory ?? createDnsRunMemory();
-  const memory: DnsRunMemory = {
-    order: (resolvers) => inner.order(resolvers),
-    isDemoted: (resolver) => inner.isDemoted(resolver),
-    probeTimeoutMs: (timeoutMs) => inner.probeTimeoutMs(timeoutMs),
-    answered: (resolver) => inner.answered(resolver),
-    timedOut: (resolver, sentAt, timeoutMs) => inner.timedOut(resolver, sentAt, timeoutMs),
-    chainFailure(key) {
-      const known = inner.chainFailure(key);
-      if (known) failures.push(known);
-      return known;
-    },
-    rememberChainFailure(key, error) {
-      failures.push(error);
-      inner.rememberChainFailure(key, error);
-    },
-  };
-  return { ctx: { ...ctx, dnsMemory: memory }, failures };
 }
 
 const IDS = {

@@ -20,6 +20,14 @@ export interface RrsetAuthentication {
   status: DnssecStatus;
   /** Why, for people (`the resolver did not set AD`, `RRSIG expired`...), or null. */
   reason: string | null;
+  /**
+   * netintel's own validation: a question it needed (the RRset, a DS or
+   * DNSKEY of its chain) that got no answer, so the status is
+   * `indeterminate` for want of it: DNSSEC was not checked. Null otherwise,
+   * and always from a resolver's AD bit, whose SERVFAIL may be its verdict
+   * of bogus (RFC 4035 §5.5).
+   */
+  error: { code: string; message: string } | null;
 }
 
 /** Judges whether the RRset `type` at `name` is DNSSEC-authenticated. */
@@ -51,12 +59,12 @@ export function adBitAuthenticator(ctx: EngineContext): Authenticate {
       const exchange = await transport.query(asciiName(name), type as Parameters<typeof transport.query>[1]);
       const ad = ((exchange.response.flags ?? 0) & AUTHENTIC_DATA) !== 0 || exchange.response.flag_ad === true;
       return ad
-        ? { status: 'secure', reason: `${exchange.resolver} set the AD bit` }
-        : { status: 'insecure', reason: `${exchange.resolver} did not set the AD bit` };
+        ? { status: 'secure', reason: `${exchange.resolver} set the AD bit`, error: null }
+        : { status: 'insecure', reason: `${exchange.resolver} did not set the AD bit`, error: null };
     } catch (error) {
       const message = error instanceof NetintelError ? error.message : String(error);
       // A validating resolver answers SERVFAIL to bogus data (RFC 4035 §5.5), as it does to other failures.
-      return { status: 'indeterminate', reason: message };
+      return { status: 'indeterminate', reason: message, error: null };
     }
   };
 }
@@ -146,7 +154,7 @@ async function queryTlsa(ctx: EngineContext, host: string, port: number, name: s
     status: 'failed',
     records: [],
     ttl_seconds: null,
-    dnssec: { status: 'indeterminate', reason: 'not asked' },
+    dnssec: { status: 'indeterminate', reason: 'not asked', error: null },
     error: null,
     resolver: null,
   };
@@ -161,7 +169,7 @@ async function queryTlsa(ctx: EngineContext, host: string, port: number, name: s
   } catch (error) {
     base.error = error instanceof NetintelError ? error.message : String(error);
     // Asking again would wait out the same failure.
-    base.dnssec = { status: 'indeterminate', reason: 'the TLSA lookup failed' };
+    base.dnssec = { status: 'indeterminate', reason: 'the TLSA lookup failed', error: null };
     return base;
   }
   const { target, aliases } = followCnames(response, name);
@@ -532,7 +540,17 @@ function judgeLookup(tlsa: TlsaLookup, where: TlsaWhere): DaneVerdict | null {
 function judgeRecords(tlsa: TlsaLookup, where: TlsaWhere, records: ReturnType<typeof presentTlsa>[]): Finding[] {
   const findings: Finding[] = [];
   const dnssec = tlsa.dnssec;
-  if (dnssec.status !== 'secure') {
+  if (dnssec.status === 'indeterminate' && dnssec.error) {
+    // A question of the validation got no answer: DANE's DNSSEC was not checked, which says nothing of the host.
+    findings.push(
+      finding('dane_dnssec_unchecked', 'unknown', `whether the TLSA records at ${tlsa.name} are DNSSEC-signed could not be checked: ${dnssec.error.message}`, 'RFC 7672 §2.2', {
+        ...where,
+        records,
+        dnssec,
+        error: dnssec.error,
+      }),
+    );
+  } else if (dnssec.status !== 'secure') {
     const indeterminate = dnssec.status === 'indeterminate';
     findings.push(
       finding(

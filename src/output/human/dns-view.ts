@@ -28,6 +28,8 @@ interface DnssecPart {
   reason: string | null;
   trust_anchor: string;
   authentic_data: boolean | null;
+  /** A chain question that got no answer (older servers' records lack it). */
+  error?: { code: string; message: string } | null;
   chain: DnssecLink[];
   findings: Finding[];
 }
@@ -111,15 +113,18 @@ function dnssecBlock(ctx: ViewContext, dns: DnsRecord, dnssec: DnssecPart): stri
   const answers = dns.answers.length > 0 ? plural(dns.answers.length, 'answer') : emptyVerdict(dns).text;
   // Each reason once: the finding that gives it (with its id and RFC) stands for the verdict's and the chain's.
   const inFindings = (text: string) => dnssec.findings.some((item) => item.message.includes(text));
+  // Undecided for want of an answer: not a verdict, so the view does not give the status as one.
+  const status = dnssec.error ? 'not checked' : dnssec.status;
   const facts: Fact[] = [
-    ['DNSSEC', dnssec.reason === null || inFindings(dnssec.reason) ? dnssec.status : `${dnssec.status}: ${dnssec.reason}`],
+    // Not checked: the finding says why (the lookup that failed), once.
+    ['DNSSEC', dnssec.error || dnssec.reason === null || inFindings(dnssec.reason) ? status : `${status}: ${dnssec.reason}`],
     ['AD bit', dnssec.authentic_data === null ? 'unknown (the query without CD failed)' : dnssec.authentic_data ? 'set by the resolver' : 'not set by the resolver'],
     ['anchor', dnssec.trust_anchor],
     ['chain', dnssec.chain.map((link) => chainLine(link, (text) => inFindings(text) || (dnssec.reason ?? '').includes(text))).join('\n')],
     ['resolver', resolverText(dns)],
   ];
   return sections(
-    headline(ctx, `${dns.domain_unicode} ${dns.type}`, `${dnssec.status} (DNSSEC), ${answers}`, DNSSEC_TONE[dnssec.status] ?? 'warn', ': '),
+    headline(ctx, `${dns.domain_unicode} ${dns.type}`, `${status} (DNSSEC), ${answers}`, dnssec.error ? 'warn' : (DNSSEC_TONE[dnssec.status] ?? 'warn'), ': '),
     answerList(ctx, dns.answers),
     factList(ctx, facts),
     findingsBlock(ctx, dnssec.findings),

@@ -9,7 +9,9 @@ import { createHash, type X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
-import { adBitAuthenticator, checkDane, lookupTlsa, matchTlsa, type Authenticate } from '../../../src/engine/smtp/dane.js';
+import { readFileSync } from 'node:fs';
+import { parseTrustAnchors } from '../../../src/engine/dns/dnssec/trust-anchor.js';
+import { adBitAuthenticator, checkDane, lookupTlsa, matchTlsa, validatingAuthenticator, type Authenticate } from '../../../src/engine/smtp/dane.js';
 import { probeSmtp, type ProbeSmtpOptions } from '../../../src/engine/smtp/probe-smtp.js';
 import type { SmtpResult } from '../../../src/engine/smtp/smtp-result.js';
 import { parseTlsaText, tlsaRecord, type TlsaRecord } from '../../../src/engine/smtp/tlsa-record.js';
@@ -96,7 +98,8 @@ beforeAll(async () => {
   );
   dns = await startDnsServer({
     records,
-    behaviours: { [`_25._tcp.broken.${ZONE}`]: 'servfail' },
+    // test. (the zone of the test trust anchor) never answers: netintel's validator cannot get its keys.
+    behaviours: { [`_25._tcp.broken.${ZONE}`]: 'servfail', test: 'silent' },
     authenticData: (name) => !name.includes('insecure'),
   });
   ctx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 2000, dnsRetries: 0 });
@@ -237,7 +240,7 @@ describe('lookupTlsa over a DNS server on 127.0.0.1', () => {
     const failed = await lookupTlsa(ctx, `broken.${ZONE}`, 25, trustingResolver());
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('SERVFAIL');
-    expect(failed.dnssec).toEqual({ status: 'indeterminate', reason: 'the TLSA lookup failed' });
+    expect(failed.dnssec).toEqual({ status: 'indeterminate', reason: 'the TLSA lookup failed', error: null });
     expect(asked() - before, 'asked once: no second query to judge DNSSEC').toBe(1);
   });
 
@@ -341,6 +344,16 @@ describe('probeSmtp with dane: a real SMTP server presenting the test chain', ()
   it('is off unless asked for, and skipped for an IP address', async () => {
     expect((await probe(hostOf(3, 1, 1), { dane: false })).dane).toBeNull();
     expect((await probe('127.0.0.1')).dane).toBeNull();
+  });
+});
+
+describe('DANE judged by netintel\'s own validator', () => {
+  it('leaves the TLSA records\' DNSSEC unchecked (unknown) when a question of the chain gets no answer: not undecided, not a verdict', async () => {
+    const anchor = parseTrustAnchors(readFileSync(new URL('../../fixtures/dnssec/Ktest.anchor.key', import.meta.url), 'utf8'));
+    const result = await probe(hostOf(3, 1, 1), { dane: { authenticate: validatingAuthenticator(ctx, anchor) } });
+    expect(result.dane!.dnssec).toMatchObject({ status: 'indeterminate', error: { code: 'timeout', message: expect.stringContaining('test DNSKEY') } });
+    expect(daneFinding(result, 'dane_dnssec_unchecked')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'timeout' } } });
+    expect(ids(result)).not.toContain('dane_dnssec_indeterminate');
   });
 });
 

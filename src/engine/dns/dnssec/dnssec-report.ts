@@ -16,6 +16,12 @@ export interface DnssecReport {
   trust_anchor: string;
   /** The resolver's AD bit (RFC 4035 §3.2.3) on the same question without CD; null when that query failed. */
   authentic_data: boolean | null;
+  /**
+   * Why the status is `indeterminate` when a DS or DNSKEY question of the
+   * chain got no answer (a timeout, SERVFAIL): the lookup's error, and the
+   * finding `dnssec_unchecked` instead of a verdict. Null otherwise.
+   */
+  error: DnssecVerdict['error'];
   chain: DnssecChainLink[];
   findings: Finding[];
 }
@@ -51,19 +57,20 @@ export async function resolveDnssecType(ctx: EngineContext, target: DnsTarget, t
 }
 
 /** The verdict as a report with findings. */
-export function dnssecReport(verdict: DnssecVerdict, trustAnchor: string): DnssecReport {
+function dnssecReport(verdict: DnssecVerdict, trustAnchor: string): DnssecReport {
   return {
     status: verdict.status,
     reason: verdict.reason,
     trust_anchor: trustAnchor,
     authentic_data: verdict.answer.authentic_data,
+    error: verdict.error,
     chain: verdict.chain,
     findings: dnssecFindings(verdict, trustAnchor),
   };
 }
 
 /** The findings of a verdict; ids and severities are listed in docs/commands/dns.md. */
-export function dnssecFindings(verdict: DnssecVerdict, trustAnchor: string): Finding[] {
+function dnssecFindings(verdict: DnssecVerdict, trustAnchor: string): Finding[] {
   const subject = `${verdict.answer.name} ${verdict.answer.type}`;
   const evidence = { name: verdict.answer.name, type: verdict.answer.type, reason: verdict.reason, trust_anchor: trustAnchor };
   const findings: Finding[] = [];
@@ -78,7 +85,9 @@ export function dnssecFindings(verdict: DnssecVerdict, trustAnchor: string): Fin
       findings.push(finding('dnssec_bogus', 'error', `${subject} fails DNSSEC validation: ${verdict.reason}`, 'RFC 4035 §5.5', evidence));
       break;
     default:
-      findings.push(finding('dnssec_indeterminate', 'warning', `${subject}: DNSSEC status cannot be decided: ${verdict.reason}`, 'RFC 4033 §5', evidence));
+      // A chain question that got no answer: DNSSEC was not checked, which says nothing of the name (findings.ts, unknown).
+      if (verdict.error !== null) findings.push(finding('dnssec_unchecked', 'unknown', `${subject}: DNSSEC could not be checked: ${verdict.error.message}`, 'RFC 4035 §5', { ...evidence, error: verdict.error }));
+      else findings.push(finding('dnssec_indeterminate', 'warning', `${subject}: DNSSEC status cannot be decided: ${verdict.reason}`, 'RFC 4033 §5', evidence));
   }
   const ad = verdict.answer.authentic_data;
   if (ad === true && verdict.status === 'bogus') {

@@ -1,6 +1,6 @@
 import type { RecordType } from 'dns-packet';
 import type { EngineContext } from '../../context.js';
-import { NetintelError, toNetintelError } from '../../../errors.js';
+import { NetintelError, toNetintelError, type ErrorCode } from '../../../errors.js';
 import type { DnsAnswer, DnsTransportKind } from '../dns-result.js';
 import { createDnsTransport, type DnsTransport } from '../dns-transport.js';
 import { normaliseDomain } from '../dns-name.js';
@@ -59,6 +59,13 @@ export interface DnssecVerdict {
   status: DnssecStatus;
   /** Why the status is not secure (`expired signature ...`, `missing DS ...`), or what made it insecure; null when secure. */
   reason: string | null;
+  /**
+   * A question of the chain (DS, DNSKEY) that got no answer (a timeout,
+   * SERVFAIL): that lookup's error. The status is then `indeterminate` for
+   * want of an answer: DNSSEC was not checked, which says nothing of the
+   * name. Null when every question was answered, whatever the status.
+   */
+  error: { code: ErrorCode; message: string } | null;
   chain: DnssecChainLink[];
   answer: DnssecAnswer;
 }
@@ -111,23 +118,23 @@ export async function validateRrset(ctx: EngineContext, name: string, type: stri
 }
 
 /**
- * The status and reason of {@link validateRrset}, for reports that need
- * only those; a question that gets no answer is `indeterminate` here,
- * never an exception (but a bad name or type still throws).
+ * The status, reason and error of {@link validateRrset}, for reports that
+ * need only those; a question that gets no answer is `indeterminate` with
+ * its error here, never an exception (but a bad name or type still throws).
  */
-export async function dnssecStatusOf(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<Pick<DnssecVerdict, 'status' | 'reason'>> {
+export async function dnssecStatusOf(ctx: EngineContext, name: string, type: string, options: ValidateOptions = {}): Promise<Pick<DnssecVerdict, 'status' | 'reason' | 'error'>> {
   const anchor = options.trustAnchors ?? rootTrustAnchor();
   const qname = parseName(name === '.' ? '.' : normaliseDomain(name).ascii);
   if (!isAtOrBelow(qname, anchor.owner)) {
-    return { status: 'indeterminate', reason: outsideAnchor(qname, anchor) };
+    return { status: 'indeterminate', reason: outsideAnchor(qname, anchor), error: null };
   }
   try {
-    const { status, reason } = await validateRrset(ctx, name, type, options);
-    return { status, reason };
+    const { status, reason, error } = await validateRrset(ctx, name, type, options);
+    return { status, reason, error };
   } catch (error) {
     const failure = toNetintelError(error);
     if (failure.code === 'usage' || failure.code === 'invalid_input') throw failure;
-    return { status: 'indeterminate', reason: `no answer: ${failure.message}` };
+    return { status: 'indeterminate', reason: `no answer: ${failure.message}`, error: { code: failure.code, message: failure.message } };
   }
 }
 
@@ -212,10 +219,12 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
       name = next;
       message = (await lookup(name, qtype)).message;
     }
-    return { status: 'secure', reason: null, chain, answer: answerOf() };
+    return { status: 'secure', reason: null, error: null, chain, answer: answerOf() };
   } catch (error) {
-    if (error instanceof Verdict) return { status: error.status, reason: error.reason, chain, answer: answerOf() };
-    return { status: 'indeterminate', reason: `no answer: ${toNetintelError(error).message}`, chain, answer: answerOf() };
+    if (error instanceof Verdict) return { status: error.status, reason: error.reason, error: null, chain, answer: answerOf() };
+    // A question of the chain that got no answer (the question itself threw above).
+    const failure = toNetintelError(error);
+    return { status: 'indeterminate', reason: `no answer: ${failure.message}`, error: { code: failure.code, message: failure.message }, chain, answer: answerOf() };
   }
 }
 
