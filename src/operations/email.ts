@@ -1,14 +1,13 @@
 import type { FailOn } from '../cli/fail-on.js';
 import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import type { FanOutLimits } from '../engine/fan-out.js';
-import type { EmailReport, EmailTestType } from '../engine/mail/check-email.js';
+import type { EmailReport } from '../engine/mail/check-email.js';
+import { EMAIL_TEST_TYPES, type EmailTestType } from '../engine/mail/email-checks.js';
 import { NetintelError } from '../errors.js';
 import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { emailTestsRoutes } from './email-tests-routes.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
-
-const TESTS = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
 
 interface EmailSettings {
   type: EmailTestType;
@@ -32,7 +31,7 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
       command
         .description('The e-mail test of domains: MX, SPF, DMARC, MTA-STS, TLS-RPT, DKIM (common selectors), BIMI, DNSSEC, SMTP connectivity of each MX (port 25, STARTTLS) and DANE in one report of findings; --type runs one test')
         .argument('[domains...]', 'domains; read from stdin (one per line) when piped')
-        .addOption(command.createOption('--type <test>', 'one test instead of the general one').choices(TESTS))
+        .addOption(command.createOption('--type <test>', 'one test instead of the general one').choices(EMAIL_TEST_TYPES))
         .addOption(command.createOption('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
         .addOption(command.createOption('--port <n>', 'SMTP port (default 25)').argParser(kit.integerIn('--port', 1, 65535)))
         .addOption(command.createOption('--no-smtp', 'general test without the SMTP connections'))

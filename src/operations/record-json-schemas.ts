@@ -1,3 +1,4 @@
+import { EMAIL_CHECKS, EMAIL_TEST_TYPES } from '../engine/mail/email-checks.js';
 import type { AsnResult } from '../engine/asn/lookup-asn.js';
 import type { BlacklistMx, BlacklistMxHost, BlacklistResult, BlacklistSkippedZone, BlacklistVerdict, BlacklistZoneResult } from '../engine/blacklist/blacklist-result.js';
 import type { DnsblReturnCode } from '../engine/blacklist/dnsbl-answer.js';
@@ -602,10 +603,9 @@ const MAIL_DNSSEC_CHECK = record<MailDnssecCheck>({
 });
 const MAIL_DNSSEC_RECORD = record<MailDnssecResult>({ domain: MAIL_DNSSEC_CHECK, mx: arrayOf(MAIL_DNSSEC_CHECK), findings });
 
-const EMAIL_CHECK_NAMES = ['mx', 'spf', 'dmarc', 'mta_sts', 'tls_rpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
 export const EMAIL_RECORD = record<EmailReport>({
   kind: { const: 'email' },
-  test: oneOfStrings(['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane']),
+  test: oneOfStrings(EMAIL_TEST_TYPES),
   domain: described(nullable(eg(str, 'example.com')), 'The domain tested (ASCII); null for smtp with a server.'),
   domain_unicode: nullable(str),
   server: nullable(str),
@@ -632,7 +632,7 @@ export const EMAIL_RECORD = record<EmailReport>({
     ),
   ),
   dane: nullable(arrayOf(record<DaneHost>({ host: str, tlsa: TLSA_LOOKUP, dnssec: DNSSEC_VERDICT, matches: TLSA_MATCHES, verdict: DANE_VERDICT, findings }))),
-  errors: arrayOf(record<EmailCheckError>({ check: oneOfStrings(EMAIL_CHECK_NAMES), code: str, message: str })),
+  errors: arrayOf(record<EmailCheckError>({ check: oneOfStrings(EMAIL_CHECKS), code: str, message: str })),
   checked: described(
     oneOfStrings(['all', 'some', 'none']),
     'Whether the checks could run: all; some (those in errors, or parts of one with unknown findings, could not); none (the report holds no verdict).',

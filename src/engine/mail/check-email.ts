@@ -5,7 +5,7 @@ import { mapOrdered } from '../bulk/map-ordered.js';
 import type { Outcome } from '../outcome.js';
 import { NetintelError, toNetintelError, type ErrorCode } from '../../errors.js';
 import { checkFailure, failureReason, findingFailures, type CheckFailure } from '../check-failure.js';
-import { EMAIL_CHECKS, isDaneFinding, ownFindings, type EmailCheck } from './email-checks.js';
+import { EMAIL_CHECKS, isDaneFinding, ownFindings, type EmailCheck, type EmailTestType } from './email-checks.js';
 import { checkDmarc, type DmarcResult } from './check-dmarc.js';
 import { checkMailServers, checkMailServer, type MailServerCheck, type MailServerOptions } from './check-mail-servers.js';
 import { checkMtaSts, type MtaStsFetchOptions, type MtaStsResult } from './check-mta-sts.js';
@@ -19,11 +19,7 @@ import { checkDane, validatingAuthenticator, type Authenticate, type DaneResult 
 import { checkMailDnssec, type MailDnssecResult } from './check-mail-dnssec.js';
 import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 
-/** The tests of GET /api/email-tests: form 2 (`general`) or form 1 (`type=mx|spf|smtp|dkim|bimi|dnssec|dane`). */
-export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
-export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
-
-export { EMAIL_CHECKS, type EmailCheck } from './email-checks.js';
+export type { EmailCheck, EmailTestType } from './email-checks.js';
 
 /** A check that could not run: its result is null, and this says why (never "no record"). */
 export interface EmailCheckError {

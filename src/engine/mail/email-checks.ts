@@ -1,6 +1,10 @@
 import { leavesPartUnchecked, type Finding } from '../findings.js';
 import type { EmailReport } from './check-email.js';
 
+/** The tests of GET /api/email-tests: form 2 (`general`) or form 1 (`type=mx|spf|smtp|dkim|bimi|dnssec|dane`). */
+export const EMAIL_TEST_TYPES = ['general', 'mx', 'spf', 'smtp', 'dkim', 'bimi', 'dnssec', 'dane'] as const;
+export type EmailTestType = (typeof EMAIL_TEST_TYPES)[number];
+
 /** The checks of the report, in the order their findings are listed. */
 export const EMAIL_CHECKS = ['mx', 'spf', 'dmarc', 'mta_sts', 'tls_rpt', 'dkim', 'bimi', 'dnssec', 'smtp', 'dane'] as const;
 export type EmailCheck = (typeof EMAIL_CHECKS)[number];
