@@ -264,7 +264,7 @@ const TLSA_LOOKUP = record<TlsaLookup>({
   records: arrayOf(TLSA_RECORD),
   ttl_seconds: nullable(int),
   dnssec: DNSSEC_VERDICT,
-  error: nullable(str),
+  error: nullable(FAILURE),
   resolver: nullable(str),
 });
 const TLSA_MATCHES = arrayOf(record<TlsaMatch>({ record: TLSA_RECORD, matched: bool, depth: nullable(int), name_match: nullable(bool), reason: nullable(str) }));

@@ -11,6 +11,8 @@ import { runCli, tempDir } from '../support/cli.js';
 import { serve } from '../support/served.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { parseCsv } from '../output/parse-csv.js';
+import { render } from '../output/render.js';
+import { EMAIL_SCHEMA } from '../../src/output/schemas/email-schema.js';
 import { createSocket } from 'node:dgram';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
 
@@ -78,6 +80,29 @@ describe('netintel email', () => {
     expect(table.code).toBe(7);
     expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check MTA-STS \(in part\): DNS refused or failed to answer$/);
     expect(table.stdout).toMatch(/^MTA-STS +policy not fetched: upstream$/m);
+  });
+
+  it('names the DANE part that could not run, and why: an MX host whose TLSA lookup got SERVFAIL; a bogus answer is said as bogus', async () => {
+    const tlsaDown = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '_25._tcp.mx.mailhost.test': 'servfail' } });
+    try {
+      const flags = ['--resolver', tlsaDown.address, '--timeout', '1000', '--retries', '0'];
+      const json = await runCli(['email', 'mailhost.test', '--no-smtp', '-f', 'json', ...flags]);
+      expect(json.code).toBe(7);
+      const report = JSON.parse(json.stdout);
+      expect(report.dane[0].tlsa.error).toEqual({ code: 'upstream', message: expect.stringContaining('SERVFAIL for _25._tcp.mx.mailhost.test TLSA') });
+      expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', message: report.dane[0].tlsa.error.message } });
+      const table = await runCli(['email', 'mailhost.test', '--no-smtp', ...flags], { env: { COLUMNS: '80' } });
+      expect(table.code).toBe(7);
+      expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check DANE \(in part\): DNS refused or failed to answer$/);
+      expect(table.stdout).toMatch(/^DANE +mx\.mailhost\.test: TLSA lookup failed$/m);
+      expect(table.stdout).toMatch(/^failure +DNS server \S+ answered SERVFAIL for$/m);
+      // The same verdict (failed) from a bogus answer is not a lookup that failed.
+      const bogus = { ...report, dane: [{ ...report.dane[0], tlsa: { ...report.dane[0].tlsa, status: 'answer', error: null }, dnssec: { status: 'bogus', reason: 'RRSIG expired', error: null } }] };
+      const view = await render(EMAIL_SCHEMA, 'table', [{ ok: true, query: 'mailhost.test', value: bogus }], { single: true, width: 80 });
+      expect(view).toMatch(/^DANE +mx\.mailhost\.test: TLSA records fail DNSSEC validation \(bogus\)$/m);
+    } finally {
+      await tlsaDown.close();
+    }
   });
 
   it('runs one test with --type (form 1)', async () => {

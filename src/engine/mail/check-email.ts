@@ -85,8 +85,8 @@ export interface EmailReport {
   /**
    * Why checks, or parts of them, could not run: the most frequent error code
    * among the checks in `errors` and the failed lookups behind `unknown`
-   * findings. Null when all ran, or when what was left unchecked names no
-   * error code (a DANE TLSA lookup: its finding says why in words).
+   * findings (each carries its lookup's `{ code, message }` as
+   * `evidence.error`). Null when all ran.
    */
   failure: CheckFailure | null;
   /** Every finding of every check, in check order. */

@@ -11,6 +11,7 @@ import { dnssecStatusOf, type DnssecStatus } from '../dns/dnssec/validate.js';
 import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 import { asciiName } from '../dns/query-records.js';
 import { finding, type Finding } from '../findings.js';
+import { failureJson, type FailureJson } from '../mail/mail-errors.js';
 import { presentTlsa, tlsaFromDecoded, type TlsaRecord } from './tlsa-record.js';
 import { selfSigned, signedBy } from '../tls/path-faults.js';
 import { namesHost } from '../tls/tls-certificate.js';
@@ -89,8 +90,8 @@ export interface TlsaLookup {
   ttl_seconds: number | null;
   /** DNSSEC's verdict on the TLSA RRset (on the denial of it when there is none). */
   dnssec: RrsetAuthentication;
-  /** Why the lookup failed, or null. */
-  error: string | null;
+  /** Why the lookup failed (`{ code, message }`, as every record's failed lookup), or null. */
+  error: FailureJson | null;
   resolver: string | null;
 }
 
@@ -167,7 +168,7 @@ async function queryTlsa(ctx: EngineContext, host: string, port: number, name: s
     rcode = exchange.rcode;
     base.resolver = exchange.resolver;
   } catch (error) {
-    base.error = error instanceof NetintelError ? error.message : String(error);
+    base.error = failureJson(error);
     // Asking again would wait out the same failure.
     base.dnssec = { status: 'indeterminate', reason: 'the TLSA lookup failed', error: null };
     return base;
@@ -512,7 +513,7 @@ function judgeDane(
 function judgeLookup(tlsa: TlsaLookup, where: TlsaWhere): DaneVerdict | null {
   const dnssec = tlsa.dnssec;
   if (tlsa.status === 'failed') {
-    const found = finding('dane_tlsa_lookup_failed', 'unknown', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
+    const found = finding('dane_tlsa_lookup_failed', 'unknown', `the TLSA lookup of ${tlsa.name} failed (${tlsa.error?.message ?? 'no answer'}): DANE senders defer mail to this host until it answers`, 'RFC 7672 §2.1.1', {
       ...where,
       error: tlsa.error,
       dnssec,

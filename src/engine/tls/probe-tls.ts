@@ -231,7 +231,7 @@ async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: rea
     const dane = await checkDane(ctx, target.host, chainDer, { ...daneOptions, port: target.port });
     const error =
       dane.tlsa.status === 'failed'
-        ? dane.tlsa.error
+        ? (dane.tlsa.error?.message ?? null)
         : dane.dnssec.status === 'bogus'
           ? `DNSSEC validation fails: ${dane.dnssec.reason ?? 'bogus'}`
           : // Records whose DNSSEC is undecided may be the ones DANE clients enforce: unchecked, not "not applicable".

@@ -129,7 +129,7 @@ function emailFacts(report: EmailReport): Fact[] {
     ['BIMI', report.bimi ? bimiSummary(report.bimi) : null],
     ['DNSSEC', report.dnssec ? [report.dnssec.domain, ...report.dnssec.mx].map((check) => `${check.name} ${check.type}: ${check.status}${check.status === 'secure' || check.reason === null ? '' : ` (${check.reason})`}`).join('\n') : null],
     ['SMTP', report.smtp ? presentMailServers(report.smtp) : null],
-    ['DANE', report.dane ? report.dane.map((host) => `${host.host}: ${DANE_VERDICTS[host.verdict]}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n') : null],
+    ['DANE', report.dane ? report.dane.map((host) => `${host.host}: ${daneVerdictText(host)}${host.tlsa.records.length > 0 ? ` (${host.tlsa.records.length} TLSA, DNSSEC ${host.dnssec.status})` : ''}`).join('\n') : null],
     ['not checked', notChecked(report)],
     // The first failure in full, once: the checks above all met the same one (a resolver that did not answer, say).
     ['failure', report.failure ? report.failure.message : null],
@@ -200,8 +200,13 @@ const DANE_VERDICTS: Record<DaneHost['verdict'], string> = {
   unusable: 'no TLSA record senders can use',
   'no-tls': 'TLSA published, but no certificate was seen',
   'not-applicable': 'not in use',
-  failed: 'lookup failed or bogus',
+  failed: 'TLSA lookup failed',
 };
+
+/** A host's DANE verdict in words; `failed` covers a bogus answer too, which is not a lookup that failed. */
+function daneVerdictText(host: DaneHost): string {
+  return host.verdict === 'failed' && host.dnssec.status === 'bogus' ? 'TLSA records fail DNSSEC validation (bogus)' : DANE_VERDICTS[host.verdict];
+}
 
 export const EMAIL_VIEW: HumanView = {
   block: (ctx, value) => {

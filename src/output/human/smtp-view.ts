@@ -47,7 +47,7 @@ function daneText(smtp: SmtpResult): string | null {
     case 'no-tls':
       return `no certificate to match (${count}, ${dnssec})`;
     case 'failed':
-      return dane.dnssec.status === 'bogus' ? `DNSSEC bogus at ${tlsa.name}${dane.dnssec.reason ? `: ${dane.dnssec.reason}` : ''}` : `TLSA lookup failed: ${tlsa.error ?? 'unknown error'}`;
+      return dane.dnssec.status === 'bogus' ? `DNSSEC bogus at ${tlsa.name}${dane.dnssec.reason ? `: ${dane.dnssec.reason}` : ''}` : `TLSA lookup failed: ${tlsa.error?.message ?? 'unknown error'}`;
     case 'not-applicable':
       return tlsa.records.length === 0
         ? `not in use (no TLSA records at ${tlsa.name})`

@@ -207,4 +207,19 @@ describe('checkEmail when checks cannot run', () => {
       await rootless.close();
     }
   });
+
+  it('names the failure of an MX host TLSA lookup that got SERVFAIL: DANE checked in part, with the code and the lookup', async () => {
+    const tlsaDown = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '_25._tcp.mx.mailhost.test': 'servfail' } });
+    const run = createEngineContext({ resolvers: [parseResolverAddress(tlsaDown.address)], timeoutMs: 1500, dnsRetries: 0 });
+    try {
+      const report = await checkEmail(run, 'mailhost.test', { skipSmtp: true });
+      const dane = report.dane![0]!;
+      expect(dane.tlsa).toMatchObject({ status: 'failed', error: { code: 'upstream', message: expect.stringContaining('SERVFAIL') } });
+      expect(dane.findings.find((item) => item.id === 'dane_tlsa_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error: dane.tlsa.error } });
+      expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', reason: 'DNS refused or failed to answer', message: dane.tlsa.error!.message } });
+    } finally {
+      await run.close();
+      await tlsaDown.close();
+    }
+  });
 });

@@ -360,7 +360,7 @@ describe('text presentation', () => {
           records: [],
           ttl_seconds: null,
           dnssec: { status: 'secure', reason: null },
-          error: null,
+          error: { code: 'timeout', message: 'x' },
           resolver: '192.0.2.53:53',
         },
         dnssec: { status: 'secure', reason: null },
