@@ -1,5 +1,6 @@
 import type { CheckFailure } from '../check-failure.js';
 import type { Finding } from '../findings.js';
+import type { FailureJson } from '../mail/mail-errors.js';
 import type { DnsblKind } from './dnsbl-registry.js';
 import type { DnsblReturnCode } from './dnsbl-answer.js';
 
@@ -75,8 +76,8 @@ export interface BlacklistMxHost {
    */
   status: 'resolved' | 'nxdomain' | 'no_address' | 'error';
   addresses: string[];
-  /** Why the lookup of its addresses failed (status `error`), null otherwise. */
-  error: string | null;
+  /** Why the lookup of its addresses failed (status `error`): the first failure's code, every failure's message; null otherwise. */
+  error: FailureJson | null;
 }
 
 /** How the mail hosts of a domain target were found. */
@@ -88,8 +89,8 @@ export interface BlacklistMx {
    */
   status: 'answer' | 'implicit' | 'null_mx' | 'nxdomain' | 'error';
   hosts: BlacklistMxHost[];
-  /** Why the lookup failed, null otherwise. */
-  error: string | null;
+  /** Why the lookup failed (`{ code, message }`), null otherwise. */
+  error: FailureJson | null;
 }
 
 /**

@@ -213,7 +213,7 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
 function mxFindings(domain: string, mx: BlacklistMx): Finding[] {
   const out: Finding[] = [];
   if (mx.status === 'error') {
-    out.push(finding('blacklist_mx_unresolved', 'unknown', `the MX records of ${domain} could not be read, so its mail hosts were not checked: ${mx.error}`, null, { domain, error: mx.error }));
+    out.push(finding('blacklist_mx_unresolved', 'unknown', `the MX records of ${domain} could not be read, so its mail hosts were not checked: ${mx.error?.message ?? 'no answer'}`, null, { domain, error: mx.error }));
   } else if (mx.status === 'nxdomain') {
     out.push(finding('blacklist_domain_nxdomain', 'warning', `${domain} does not exist (NXDOMAIN): it has no mail hosts to check; the domain lists were still asked`, null, { domain }));
   } else if (mx.status === 'null_mx') {
@@ -229,7 +229,7 @@ function mxFindings(domain: string, mx: BlacklistMx): Finding[] {
   for (const host of mx.hosts) {
     if (host.status === 'error') {
       out.push(
-        finding('blacklist_mx_host_unresolved', 'unknown', `the addresses of mail host ${host.exchange} could not all be read: ${host.error}`, null, {
+        finding('blacklist_mx_host_unresolved', 'unknown', `the addresses of mail host ${host.exchange} could not all be read: ${host.error?.message ?? 'no answer'}`, null, {
           exchange: host.exchange,
           error: host.error,
         }),

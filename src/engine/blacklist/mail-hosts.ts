@@ -1,4 +1,4 @@
-import { NetintelError, toNetintelError } from '../../errors.js';
+import { toNetintelError } from '../../errors.js';
 import type { FailureLike } from '../check-failure.js';
 import type { DnsRecordSet } from '../dns/query-records.js';
 import { parseIpAddress, type IpAddress } from '../address/ip-address.js';
@@ -59,7 +59,8 @@ export async function resolveMailHosts(
       if (capped.finding) limited.push(capped.finding);
     }
   } catch (error) {
-    return { mx: { status: 'error', hosts: [], error: messageOf(error) }, addresses: [], failures: [toNetintelError(error)], limited };
+    const failure = toNetintelError(error);
+    return { mx: { status: 'error', hosts: [], error: { code: failure.code, message: failure.message } }, addresses: [], failures: [failure], limited };
   }
 
   const failures: FailureLike[] = [];
@@ -87,14 +88,12 @@ async function hostAddresses(exchange: string, preference: number | null, ask: A
   const addresses = capped.kept;
   if (capped.finding) limited.push(capped.finding);
   const rejected = [a, aaaa].filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  failed.push(...rejected.map((outcome) => toNetintelError(outcome.reason)));
-  const failures = rejected.map((outcome) => messageOf(outcome.reason));
-  if (failures.length > 0) return { exchange, preference, status: 'error', addresses, error: failures.join('; ') };
+  const failures = rejected.map((outcome) => toNetintelError(outcome.reason));
+  failed.push(...failures);
+  if (failures.length > 0) {
+    return { exchange, preference, status: 'error', addresses, error: { code: failures[0]!.code, message: failures.map((failure) => failure.message).join('; ') } };
+  }
   if (addresses.length > 0) return { exchange, preference, status: 'resolved', addresses, error: null };
   const nxdomain = a.status === 'fulfilled' && a.value.status === 'nxdomain';
   return { exchange, preference, status: nxdomain ? 'nxdomain' : 'no_address', addresses, error: null };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof NetintelError ? error.message : String(error);
 }

@@ -118,7 +118,7 @@ function blacklistBlock(ctx: ViewContext, value: unknown): string {
   const mx = result.mx;
   // Skipped zones are not listed here: each reason for skipping has its finding (dead, no IPv6 data, a domain list).
   const facts: Fact[] = [
-    ['mail hosts', mx ? (mx.hosts.length > 0 ? mx.hosts.map((host) => `${host.preference ?? 'implicit'} ${host.exchange} ${host.status === 'resolved' ? host.addresses.join(' ') : host.error ?? host.status}`).join('\n') : mx.error ? `${mx.status}: ${mx.error}` : mx.status) : null],
+    ['mail hosts', mx ? (mx.hosts.length > 0 ? mx.hosts.map((host) => `${host.preference ?? 'implicit'} ${host.exchange} ${host.status === 'resolved' ? host.addresses.join(' ') : (host.error?.message ?? host.status)}`).join('\n') : mx.error ? `${mx.status}: ${mx.error.message}` : mx.status) : null],
     ['resolvers', result.resolvers.join(', ')],
   ];
   const keyFacts = result.findings.filter((item) => item.id === KEY_FACT);

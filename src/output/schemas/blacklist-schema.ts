@@ -18,7 +18,7 @@ interface MxHost {
   preference: number | null;
   status: string;
   addresses: string[];
-  error: string | null;
+  error: { code: string; message: string } | null;
 }
 
 /** One zone row as a line: `zen.spamhaus.org 192.0.2.1 (mx1.example.com) listed 127.0.0.2 SBL "reason" 12.3 ms`. */
@@ -33,13 +33,13 @@ export function presentZoneRow(row: ZoneRow): string {
   return parts.join(' ');
 }
 
-function presentMx(mx: { status: string; hosts: MxHost[]; error: string | null } | null): string | null {
+function presentMx(mx: { status: string; hosts: MxHost[]; error: { code: string; message: string } | null } | null): string | null {
   if (mx === null) return null;
-  if (mx.hosts.length === 0) return mx.error ? `${mx.status}: ${mx.error}` : mx.status;
+  if (mx.hosts.length === 0) return mx.error ? `${mx.status}: ${mx.error.message}` : mx.status;
   return mx.hosts
     .map((host) => {
       const head = `${host.preference ?? 'implicit'} ${host.exchange}`;
-      const tail = host.status === 'resolved' ? host.addresses.join(' ') : host.error ?? host.status;
+      const tail = host.status === 'resolved' ? host.addresses.join(' ') : (host.error?.message ?? host.status);
       return `${head} ${tail}`;
     })
     .join('\n');
@@ -102,7 +102,7 @@ export const BLACKLIST_SCHEMA: RecordSchema = {
           .map((item) => `${item.zone}${item.subject ? ` ${item.subject}` : ''}: ${item.detail}`)
           .join('\n');
       case 'mx':
-        return presentMx(value as { status: string; hosts: MxHost[]; error: string | null });
+        return presentMx(value as { status: string; hosts: MxHost[]; error: { code: string; message: string } | null });
       case 'findings':
         return (value as Array<{ id: string; severity: string; message: string }>).map((item) => `${item.severity} ${item.id}: ${item.message}`).join('\n');
       case 'resolvers':

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBlacklist, createBlacklistChecker } from '../../../src/engine/blacklist/check-blacklist.js';
+import { findingFailures } from '../../../src/engine/check-failure.js';
 import { createDnsTransport } from '../../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { NetintelError } from '../../../src/errors.js';
@@ -24,6 +25,8 @@ const MAIL_DOMAIN: ZoneRecord[] = [
   { name: 'nullmx.example', type: 'MX', data: { preference: 0, exchange: '.' } },
   { name: 'gone.example', type: 'MX', data: { preference: 10, exchange: 'missing.gone.example' } },
   { name: 'gone.example', type: 'MX', data: { preference: 20, exchange: 'mx1.mail.example' } },
+  { name: 'halfmx.example', type: 'MX', data: { preference: 10, exchange: 'broken.halfmx.example' } },
+  { name: 'halfmx.example', type: 'MX', data: { preference: 20, exchange: 'mx1.mail.example' } },
 ];
 
 const RECORDS: ZoneRecord[] = [
@@ -66,6 +69,7 @@ beforeAll(async () => {
     behaviours: {
       ...Object.fromEntries(SILENT_NAMES.map((name) => [name, 'silent' as const])),
       'brokenmx.example': 'servfail',
+      'broken.halfmx.example': 'servfail',
     },
   });
 });
@@ -319,11 +323,25 @@ describe('checkBlacklist: domains', () => {
   it('calls the verdict incomplete, not clean, when the MX lookup fails', async () => {
     const result = await checkBlacklist(contextFor(server.address), 'brokenmx.example', { zones: 'zen.spamhaus.org,dbl.spamhaus.org' });
     expect(result.mx).toMatchObject({ status: 'error', hosts: [] });
-    expect(result.mx!.error).toMatch(/SERVFAIL/);
+    expect(result.mx!.error).toEqual({ code: 'upstream', message: expect.stringMatching(/SERVFAIL for brokenmx\.example MX/) });
     expect(result.verdict.status).toBe('incomplete');
     expect(result.verdict.message).toMatch(/mail hosts could not all be resolved/);
     expect(result.verdict.failure).toMatchObject({ code: 'upstream' });
-    expect(result.findings.find((item) => item.id === 'blacklist_mx_unresolved')).toMatchObject({ severity: 'unknown' });
+    // The finding carries the failed lookup as every unknown finding does (docs/exit-codes.md): findingFailures reads it.
+    const unresolved = result.findings.filter((item) => item.id === 'blacklist_mx_unresolved');
+    expect(unresolved).toEqual([expect.objectContaining({ severity: 'unknown', evidence: { domain: 'brokenmx.example', error: result.mx!.error } })]);
+    expect(findingFailures(unresolved)).toEqual([result.mx!.error]);
+  });
+
+  it('says which MX host could not be resolved, with the code and every failed lookup, and checks the others', async () => {
+    const result = await checkBlacklist(contextFor(server.address), 'halfmx.example', { zones: 'zen.spamhaus.org' });
+    const broken = result.mx!.hosts.find((host) => host.exchange === 'broken.halfmx.example')!;
+    expect(broken).toMatchObject({ status: 'error', addresses: [], error: { code: 'upstream', message: expect.stringMatching(/SERVFAIL for broken\.halfmx\.example A.*; .*SERVFAIL for broken\.halfmx\.example AAAA/) } });
+    expect(result.zones.map((row) => row.subject)).toContain('192.0.2.10');
+    expect(result.verdict).toMatchObject({ status: 'listed', failure: { code: 'upstream' } });
+    const unresolved = result.findings.filter((item) => item.id === 'blacklist_mx_host_unresolved');
+    expect(unresolved).toEqual([expect.objectContaining({ severity: 'unknown', evidence: { exchange: 'broken.halfmx.example', error: broken.error } })]);
+    expect(findingFailures(unresolved)).toEqual([broken.error]);
   });
 
   it('reports an MX host without addresses and still checks the others', async () => {
