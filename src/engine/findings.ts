@@ -28,7 +28,20 @@ export interface Finding {
 /** Severities from the most to the least serious (`unknown` after the problems, before what is known to be fine). */
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'unknown', 'info', 'pass'];
 
-export function finding(id: string, severity: Severity, message: string, rfc: string | null = null, evidence: Record<string, unknown> | null = null): Finding {
+/**
+ * The evidence of an `unknown` finding: its `error`, when it has one, is the
+ * failed lookup as `{ code, message }`, which the reports read back
+ * (findingFailures, check-failure.ts); the type holds every such finding to it.
+ */
+type UnknownEvidence = Record<string, unknown> & { error?: { code: string; message: string } | null };
+
+export function finding<S extends Severity>(
+  id: string,
+  severity: S,
+  message: string,
+  rfc: string | null = null,
+  evidence: (S extends 'unknown' ? UnknownEvidence : Record<string, unknown>) | null = null,
+): Finding {
   return { id, severity, message, rfc, evidence };
 }
 

@@ -171,7 +171,7 @@ function referralFailure(url: string, error: NetintelError): Finding {
     'unknown',
     `the registrar's record could not be read (${error.message}); what follows is the registry's alone`,
     'RFC 9083 §4.2',
-    { url, error: error.code },
+    { url, error: { code: error.code, message: error.message } },
   );
 }
 

@@ -197,7 +197,9 @@ function extraFindings(result: TlsResult, daneReasons: readonly string[]): Findi
   if (dane?.verdict === 'failed' && dane.dnssec === 'bogus') {
     findings.push(finding('tls_dane_bogus', 'error', `the TLSA records at ${dane.tlsa_name} fail DNSSEC validation (${dane.error}): DANE clients refuse the service`, 'RFC 6698 §4.1', { ...dane }));
   } else if (dane?.verdict === 'failed') {
-    findings.push(finding('tls_dane_check_failed', 'unknown', `DANE at ${dane.tlsa_name} could not be checked (${dane.error})`, 'RFC 6698 §4', { ...dane }));
+    // The summary's error is words (a reason), not a failed lookup's { code, message }: it goes as the reason.
+    const { error: reason, ...summary } = dane;
+    findings.push(finding('tls_dane_check_failed', 'unknown', `DANE at ${dane.tlsa_name} could not be checked (${reason})`, 'RFC 6698 §4', { ...summary, reason }));
   }
   return findings;
 }

@@ -223,7 +223,7 @@ describe('lookupRdap against a registry and a registrar', () => {
     const record = await lookupRdap(context(), 'lost-registrar.test', { connect: connect() });
     expect(record.registrar.name).toBe('Example Registrar, Inc.');
     expect(record.sources).toHaveLength(1);
-    expect(record.findings.find((item) => item.id === 'rdap_referral_failed')).toMatchObject({ severity: 'unknown', evidence: { error: 'not_found' } });
+    expect(record.findings.find((item) => item.id === 'rdap_referral_failed')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'not_found', message: expect.any(String) } } });
   });
 });
 
@@ -309,7 +309,7 @@ describe('the connect guard and the cache', () => {
     });
     const record = await lookupRdap(onlyLoopback, 'to-private.test', { connect: connect() });
     expect(seen).toEqual(['127.0.0.1', '10.0.0.1']);
-    expect(record.findings.find((item) => item.id === 'rdap_referral_failed')).toMatchObject({ severity: 'unknown', evidence: { error: 'forbidden' } });
+    expect(record.findings.find((item) => item.id === 'rdap_referral_failed')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'forbidden', message: expect.any(String) } } });
   });
 
   it('answers a second lookup from the cache in the data dir, and asks again after the answer expires', async () => {

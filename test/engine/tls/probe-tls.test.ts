@@ -367,6 +367,9 @@ describe('DANE (TLSA records of _<port>._tcp.<host>)', () => {
       const unchecked = result.findings.find((finding) => finding.id === 'tls_dane_check_failed');
       expect(unchecked?.severity).toBe('unknown');
       expect(unchecked?.message).toContain('DNSSEC could not be decided');
+      // Words, not a failed lookup: the reason, never an `error` that is not { code, message } (docs/exit-codes.md).
+      expect(unchecked?.evidence).toMatchObject({ verdict: 'failed', reason: expect.stringContaining('DNSSEC could not be decided') });
+      expect(unchecked?.evidence).not.toHaveProperty('error');
       expect(ids(result)).not.toContain('tls_dane_match');
       expect(ids(result)).not.toContain('tls_dane_mismatch');
     } finally {
