@@ -242,7 +242,7 @@ const DNSSEC_VERDICT = record<RrsetAuthentication>(
   {
     status: oneOfStrings(['secure', 'insecure', 'bogus', 'indeterminate']),
     reason: nullable(str),
-    error: described(nullable(record<{ code: string; message: string }>({ code: str, message: str })), 'A question of the validation that got no answer (DNSSEC not checked); null otherwise.'),
+    error: described(nullable(FAILURE), 'A question of the validation that got no answer (DNSSEC not checked); null otherwise.'),
   },
   { required: ['status', 'reason'] },
 );

@@ -1,5 +1,6 @@
 import { toNetintelError } from '../../errors.js';
 import type { FailureLike } from '../check-failure.js';
+import { failureJson } from '../mail/mail-errors.js';
 import type { DnsRecordSet } from '../dns/query-records.js';
 import { parseIpAddress, type IpAddress } from '../address/ip-address.js';
 import type { BlacklistMx, BlacklistMxHost } from './blacklist-result.js';
@@ -60,7 +61,7 @@ export async function resolveMailHosts(
     }
   } catch (error) {
     const failure = toNetintelError(error);
-    return { mx: { status: 'error', hosts: [], error: { code: failure.code, message: failure.message } }, addresses: [], failures: [failure], limited };
+    return { mx: { status: 'error', hosts: [], error: failureJson(failure) }, addresses: [], failures: [failure], limited };
   }
 
   const failures: FailureLike[] = [];

@@ -66,7 +66,7 @@ function judge(check: MailDnssecCheck, of: 'domain' | 'mx'): Finding {
   const subject = `${check.name} ${check.type}`;
   const evidence = { name: check.name, type: check.type, status: check.status, reason: check.reason };
   if (check.error) {
-    return finding(IDS[of].unchecked, 'unknown', `${subject}: DNSSEC could not be checked: ${failureReason(check.error.code)} (${check.error.code})`, null, { ...evidence, error: { code: check.error.code, message: check.error.message } });
+    return finding(IDS[of].unchecked, 'unknown', `${subject}: DNSSEC could not be checked: ${failureReason(check.error.code)} (${check.error.code})`, null, { ...evidence, error: check.error });
   }
   const id = IDS[of][check.status];
   switch (check.status) {

@@ -5,6 +5,7 @@ import { isAsnText } from '../asn/lookup-asn.js';
 import type { EngineContext } from '../context.js';
 import { normaliseDomain } from '../dns/dns-name.js';
 import { finding, type Finding } from '../findings.js';
+import { failureJson } from '../mail/mail-errors.js';
 import type { HttpsConnectOptions } from '../http/guarded-get.js';
 import { asnServers, domainServers, loadBootstrap, networkServers } from './rdap-bootstrap.js';
 import { fetchRdap, type RdapAnswer } from './rdap-fetch.js';
@@ -171,7 +172,7 @@ function referralFailure(url: string, error: NetintelError): Finding {
     'unknown',
     `the registrar's record could not be read (${error.message}); what follows is the registry's alone`,
     'RFC 9083 §4.2',
-    { url, error: { code: error.code, message: error.message } },
+    { url, error: failureJson(error) },
   );
 }
 

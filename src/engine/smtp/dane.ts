@@ -28,7 +28,7 @@ export interface RrsetAuthentication {
    * and always from a resolver's AD bit, whose SERVFAIL may be its verdict
    * of bogus (RFC 4035 §5.5).
    */
-  error: { code: string; message: string } | null;
+  error: FailureJson | null;
 }
 
 /** Judges whether the RRset `type` at `name` is DNSSEC-authenticated. */
