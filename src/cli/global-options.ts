@@ -19,6 +19,13 @@ export interface GlobalOptions {
   resolvers: string[] | null;
   /** A PEM file of CA certificates trusted for DNS over HTTPS and TLS resolvers besides Node's, or null. */
   resolverCa: string | null;
+  /**
+   * The file of DS or DNSKEY records DNSSEC validation starts from instead of
+   * the IANA root KSKs (`--trust-anchor`, NETINTEL_TRUST_ANCHOR, the config
+   * file's "trust-anchor"), where it came from as messages name it, and
+   * whether the command line gave it; null for the root's.
+   */
+  trustAnchor: { file: string; from: string; onCommandLine: boolean } | null;
   dnsTcp: boolean;
   dnsRetries: number;
   quiet: boolean;
@@ -62,6 +69,7 @@ export const SETTINGS = {
   concurrency: { option: 'concurrency', flag: '--concurrency', config: 'concurrency', env: 'NETINTEL_CONCURRENCY', kind: 'integer', max: 10_000 },
   resolver: { option: 'resolver', flag: '--resolver', config: 'resolver', env: 'NETINTEL_RESOLVER', kind: 'list' },
   'resolver-ca': { option: 'resolverCa', flag: '--resolver-ca', config: 'resolver-ca', env: 'NETINTEL_RESOLVER_CA', kind: 'text' },
+  'trust-anchor': { option: 'trustAnchor', flag: '--trust-anchor', config: 'trust-anchor', env: 'NETINTEL_TRUST_ANCHOR', kind: 'text' },
   tcp: { option: 'tcp', flag: '--tcp', config: 'tcp', env: 'NETINTEL_TCP', kind: 'boolean' },
   retries: { option: 'retries', flag: '--retries', config: 'retries', env: 'NETINTEL_RETRIES', kind: 'count', max: 10 },
   server: { option: 'server', flag: '--server', config: 'server', env: 'NETINTEL_SERVER', kind: 'text' },
@@ -85,6 +93,7 @@ export function optionsFromValues(
   env: Readonly<Record<string, string | undefined>>,
   stdoutIsTty: boolean,
   remote: GlobalOptions['remote'],
+  trustAnchor: GlobalOptions['trustAnchor'] = null,
 ): GlobalOptions {
   return {
     format: raw.format as OutputFormat,
@@ -96,6 +105,7 @@ export function optionsFromValues(
     concurrency: raw.concurrency as number,
     resolvers: resolverList(raw.resolver),
     resolverCa: typeof raw.resolverCa === 'string' && raw.resolverCa !== '' ? raw.resolverCa : null,
+    trustAnchor,
     dnsTcp: raw.tcp === true,
     dnsRetries: raw.retries as number,
     quiet: raw.quiet === true,
@@ -151,6 +161,7 @@ export function addGlobalOptions(program: Command): void {
         .argParser((value: string) => (resolversFromFlags = [...resolversFromFlags, ...resolverValues('--resolver', value)])),
     )
     .addOption(new Option('--resolver-ca <file>', 'PEM file of CA certificates to trust for https:// and tls:// resolvers besides the built-in ones (env: NETINTEL_RESOLVER_CA)'))
+    .addOption(new Option('--trust-anchor <file>', 'DNSSEC (dns --dnssec, email, smtp and tls DANE): validate from the DS or DNSKEY records of this file, not the IANA root KSKs (env: NETINTEL_TRUST_ANCHOR)'))
     .addOption(new Option('--tcp', 'ask DNS over TCP only (env: NETINTEL_TCP)'))
     .addOption(
       new Option('--retries <n>', 'further rounds over the resolvers after a failed one (env: NETINTEL_RETRIES)')
@@ -252,7 +263,14 @@ export function globalOptionsOf(
 ): GlobalOptions {
   const raw = command.optsWithGlobals<Record<string, unknown>>();
   const remote = serverUse.localOnly ? null : remoteOf(command, env, raw.apiKey, serverUse.mayNameMailServer === true);
-  return optionsFromValues(raw, env, stdoutIsTty, remote);
+  return optionsFromValues(raw, env, stdoutIsTty, remote, trustAnchorOf(command, raw.trustAnchor));
+}
+
+/** The trust anchor file of the options, where it came from, or null when none is given. */
+function trustAnchorOf(command: Command, value: unknown): GlobalOptions['trustAnchor'] {
+  if (typeof value !== 'string' || value === '') return null;
+  const onCommandLine = rootOf(command).getOptionValueSource('trustAnchor') === 'cli';
+  return { file: value, from: settingFrom(command, SETTINGS['trust-anchor']), onCommandLine };
 }
 
 /** True for an absolute http:// or https:// URL: the only kind of `--server` remote mode can ask. */

@@ -71,7 +71,11 @@ function settingsKit(runtime: CommandRuntime, command: Command, options: GlobalO
     fanOut: (flags) => fanOutOf(flags),
     refuseFanOut: (flags, name) => refuseRemoteFanOut(flags, name),
     readCaFile,
-    readTrustAnchorFile: async (path) => (await import('./trust-anchor-file.js')).readTrustAnchorFile(path),
+    async trustAnchor() {
+      // In remote mode the server validates from its own anchor; a file named by the variable or the config file is not read.
+      if (options.trustAnchor === null || options.remote !== null) return undefined;
+      return (await import('./trust-anchor-file.js')).readTrustAnchorFile(options.trustAnchor.file, options.trustAnchor.from);
+    },
     readUpTo: (file, limit) => readUpTo(file === '-' ? runtime.io.stdin : createReadStream(file), limit),
   };
 }

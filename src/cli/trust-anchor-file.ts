@@ -10,20 +10,20 @@ import { readBoundedFileSync } from '../read-file-bounded.js';
  */
 export const TRUST_ANCHOR_FILE_MAX_BYTES = 1024 * 1024;
 
-const HINT = 'give a file of DS or DNSKEY records to --trust-anchor';
-
 /**
- * The file of `--trust-anchor` (dns, smtp, email): DS or DNSKEY records in
- * zone-file form, as dnssec-keygen and dnssec-dsfromkey write them. A file
- * that cannot be read, is larger than {@link TRUST_ANCHOR_FILE_MAX_BYTES}
- * or cannot be parsed is a usage error naming it.
+ * The file of `--trust-anchor` (or NETINTEL_TRUST_ANCHOR, the config file's
+ * "trust-anchor", named by `from`): DS or DNSKEY records in zone-file form,
+ * as dnssec-keygen and dnssec-dsfromkey write them. A file that cannot be
+ * read, is larger than {@link TRUST_ANCHOR_FILE_MAX_BYTES} or cannot be
+ * parsed is a usage error naming it.
  */
-export function readTrustAnchorFile(file: string): TrustAnchor {
-  const text = readBoundedFileSync(file, { maxBytes: TRUST_ANCHOR_FILE_MAX_BYTES, what: 'trust anchor file', hint: HINT }).toString('utf8');
+export function readTrustAnchorFile(file: string, from = '--trust-anchor'): TrustAnchor {
+  const hint = `give a file of DS or DNSKEY records to ${from}`;
+  const text = readBoundedFileSync(file, { maxBytes: TRUST_ANCHOR_FILE_MAX_BYTES, what: 'trust anchor file', hint }).toString('utf8');
   try {
     return parseTrustAnchors(text);
   } catch (error) {
     if (!(error instanceof RecordSyntaxError)) throw error;
-    throw new NetintelError('usage', `the trust anchor file ${file} is not usable: ${error.message} (give DS or DNSKEY records in zone-file form, as dnssec-dsfromkey prints them)`, { details: { path: file } });
+    throw new NetintelError('usage', `the trust anchor file ${file}${from === '--trust-anchor' ? '' : ` (${from})`} is not usable: ${error.message} (give DS or DNSKEY records in zone-file form, as dnssec-dsfromkey prints them)`, { details: { path: file } });
   }
 }

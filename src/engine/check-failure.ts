@@ -24,7 +24,7 @@ export type FailureLike = Pick<NetintelError, 'code' | 'message'>;
 const REASONS: Partial<Record<ErrorCode, string>> = {
   timeout: 'DNS did not answer',
   unreachable: 'the DNS server cannot be reached',
-  upstream: 'DNS refused or failed to answer',
+  upstream: 'DNS refused or gave no usable answer',
   tls: 'TLS with the DNS server failed',
   forbidden: 'the DNS server may not be asked',
   not_found: 'a lookup it depends on failed',

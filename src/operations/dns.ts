@@ -17,7 +17,7 @@ interface DnsSettings {
   asked: readonly DnsRecordType[] | null;
   /** `--dnssec` (or `--trust-anchor`): validate each answer from the trust anchor. */
   dnssec: boolean;
-  /** `--trust-anchor`'s records, or undefined for the IANA root KSKs. */
+  /** The records of the trust anchor file (`--trust-anchor`, NETINTEL_TRUST_ANCHOR), or undefined for the IANA root KSKs. */
   trustAnchor: TrustAnchor | undefined;
 }
 
@@ -31,7 +31,6 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
         .argument('[targets...]', 'domain names or IP addresses; read from stdin when piped')
         .addOption(command.createOption('--type <types>', 'A, AAAA, CNAME, MX, NS, SOA, TXT, CAA, PTR, SRV, DS, DNSKEY, RRSIG, NSEC, NSEC3, TLSA, SVCB, HTTPS, comma-separated, or ALL'))
         .addOption(command.createOption('--dnssec', 'ask with the DO bit, show RRSIGs and the AD bit, and validate the chain from the trust anchor'))
-        .addOption(command.createOption('--trust-anchor <file>', 'with --dnssec: DS or DNSKEY records in zone-file form to start from (default: the IANA root KSKs)'))
         .addHelpText(
           'after',
           [
@@ -50,20 +49,20 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
           ].join('\n'),
         );
     },
-    refuseRemote(flags) {
-      if (flags.dnssec === true || flags.trustAnchor !== undefined) throw new NetintelError('usage', 'dns --dnssec validates on this machine (drop --server, or drop --dnssec)');
+    refuseRemote(flags, kit) {
+      if (flags.dnssec === true || kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', 'dns --dnssec validates on this machine (drop --server, or drop --dnssec)');
     },
     async settings(flags, kit) {
       // The DNS engine (and its sockets, crypto, dns-packet) loads only when this command runs.
       const { expandDnsTypes, parseDnsTypes } = await import('../engine/dns/dns-type.js');
       const types = flags.type === undefined ? null : parseDnsTypes(flags.type as string);
-      const anchorFile = flags.trustAnchor as string | undefined;
-      const dnssec = flags.dnssec === true || anchorFile !== undefined;
+      // A trust anchor named on the command line asks for validation; one from NETINTEL_TRUST_ANCHOR or the config file only says where it starts.
+      const dnssec = flags.dnssec === true || kit.options.trustAnchor?.onCommandLine === true;
       return {
         types,
         asked: types === null ? null : expandDnsTypes(types),
         dnssec,
-        trustAnchor: anchorFile === undefined ? undefined : ((await kit.readTrustAnchorFile(anchorFile)) as TrustAnchor),
+        trustAnchor: dnssec ? await kit.trustAnchor() : undefined,
       };
     },
     run(run) {

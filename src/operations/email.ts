@@ -6,7 +6,7 @@ import { EMAIL_TEST_TYPES, type EmailTestType } from '../engine/mail/email-check
 import { NetintelError } from '../errors.js';
 import { EMAIL_SCHEMA } from '../output/schemas/email-schema.js';
 import { emailTestsRoutes } from './email-tests-routes.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, type SettingsKit } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
 
 interface EmailSettings {
@@ -35,18 +35,17 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
         .addOption(command.createOption('--host <host>', '--type smtp: test this mail server instead of the domain\'s MX hosts (same as --server HOST)'))
         .addOption(command.createOption('--port <n>', 'SMTP port (default 25)').argParser(kit.integerIn('--port', 1, 65535)))
         .addOption(command.createOption('--no-smtp', 'general test without the SMTP connections'))
-        .addOption(command.createOption('--no-dnssec', 'general test without DNSSEC validation, and so without DANE, which rests on it'))
-        .addOption(command.createOption('--trust-anchor <file>', 'DNSSEC and DANE: validate from these DS or DNSKEY records (default: the IANA root KSKs)'));
+        .addOption(command.createOption('--no-dnssec', 'general test without DNSSEC validation, and so without DANE, which rests on it'));
       for (const option of kit.fanOutOptions(['max-mx', 'max-addresses', 'max-smtp-connections'])) command.addOption(option);
       command.addHelpText('after', HELP).addOption(kit.failOnOption());
     },
     serverNamesMailServer: true,
     refuseRemote(flags, kit) {
       kit.refuseFanOut(flags, 'email');
-      if (flags.trustAnchor !== undefined) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates from the root; run without --server');
+      if (kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates from the root; run without --server');
     },
     async settings(flags, kit) {
-      const f = flags as { type?: EmailTestType; host?: string; port?: number; smtp: boolean; dnssec: boolean; trustAnchor?: string; failOn?: FailOn };
+      const f = flags as { type?: EmailTestType; host?: string; port?: number; smtp: boolean; dnssec: boolean; failOn?: FailOn };
       const test = f.type ?? 'general';
       const named = kit.mailServerFlag();
       if (named !== null && test !== 'smtp') {
@@ -56,12 +55,12 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
       const host = f.host ?? named ?? undefined;
       if (host !== undefined && test !== 'smtp') throw new NetintelError('usage', '--host goes with --type smtp');
       if (!f.dnssec && (test === 'dnssec' || test === 'dane')) throw new NetintelError('usage', `--no-dnssec leaves out what --type ${test} tests: give one or the other`);
-      if (!f.dnssec && f.trustAnchor !== undefined) throw new NetintelError('usage', '--trust-anchor is where DNSSEC validation starts, which --no-dnssec leaves out: give one or the other');
+      if (!f.dnssec && kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', '--trust-anchor is where DNSSEC validation starts, which --no-dnssec leaves out: give one or the other');
       return {
         type: test,
         skipSmtp: !f.smtp,
         skipDnssec: !f.dnssec,
-        ...(f.trustAnchor === undefined ? {} : { trustAnchors: (await kit.readTrustAnchorFile(f.trustAnchor)) as TrustAnchor }),
+        ...(f.dnssec ? await trustAnchorsOf(kit) : {}),
         ...(host === undefined ? {} : { server: host, serverFlag: named !== null ? ('--server' as const) : ('--host' as const) }),
         ...(f.port === undefined ? {} : { port: f.port }),
         fanOut: kit.fanOut(flags),
@@ -140,6 +139,8 @@ const HELP = [
   'The first --max-mx MX hosts by preference are checked (DNS, DNSSEC, SMTP, DANE), --max-addresses addresses',
   'of each, with at most --max-smtp-connections SMTP connections per domain; a cap that left some out is a',
   'warning finding.',
+  'DNSSEC and DANE validate from the IANA root KSKs, or from the records of --trust-anchor FILE (a global',
+  'option; env: NETINTEL_TRUST_ANCHOR). A resolver that passes no DNSSEC records on leaves them not checked.',
   '--type smtp --server HOST: a --server value on the command line that is not an http:// or https://',
   'URL names the mail server to test (as --host does); remote mode then takes its URL from NETINTEL_SERVER',
   'or the config file. An http(s) URL keeps its global meaning: the netintel server to ask.',
@@ -152,3 +153,9 @@ const HELP = [
   '  netintel email example.com --no-smtp --no-dnssec   # DNS records only: no connections, no validation',
   '  netintel email example.com --fail-on warning',
 ].join('\n');
+
+/** The trust anchor of the options, as checkEmail takes it; none for the IANA root KSKs. */
+async function trustAnchorsOf(kit: SettingsKit): Promise<{ trustAnchors?: TrustAnchor }> {
+  const trustAnchors = await kit.trustAnchor();
+  return trustAnchors === undefined ? {} : { trustAnchors };
+}

@@ -186,8 +186,14 @@ export interface SettingsKit {
   refuseFanOut(flags: Record<string, unknown>, command: string): void;
   /** CA certificates of a PEM file (`--tls-ca`, `--ca`). @throws NetintelError `usage` */
   readCaFile(path: string, flag: '--tls-ca' | '--ca'): string[];
-  /** DS or DNSKEY records of a trust anchor file (`--trust-anchor`). @throws NetintelError `usage` */
-  readTrustAnchorFile(path: string): Promise<TrustAnchor>;
+  /**
+   * The records of the trust anchor file the global options name
+   * (`--trust-anchor`, NETINTEL_TRUST_ANCHOR, the config file), read when a
+   * run validates DNSSEC; undefined for the IANA root KSKs, and in remote
+   * mode (the server validates from its own).
+   * @throws NetintelError `usage`
+   */
+  trustAnchor(): Promise<TrustAnchor | undefined>;
   /** A file ("-": stdin) read as a stream up to `limit` bytes. */
   readUpTo(file: string, limit: number): Promise<Buffer>;
 }

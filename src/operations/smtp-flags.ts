@@ -1,5 +1,4 @@
 import type { FailOn } from '../cli/fail-on.js';
-import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import type { ProbeSmtpOptions } from '../engine/smtp/probe-smtp.js';
 import type { SmtpAuthMechanism, SmtpStage } from '../engine/smtp/smtp-result.js';
 import { NetintelError } from '../errors.js';
@@ -27,7 +26,6 @@ export interface SmtpFlags {
   transcript?: boolean;
   /** Set by --dane (true) or --no-dane (false); undefined: on for port 25. */
   dane?: boolean;
-  trustAnchor?: string;
   failOn?: FailOn;
 }
 
@@ -38,7 +36,7 @@ export const SMTP_CREDENTIAL_SETTINGS = {
 } as const satisfies Record<string, SettingSources>;
 
 /** The engine options of the flags; credentials from the flags or NETINTEL_SMTP_USER/PASS. */
-export async function probeOptions(flags: SmtpFlags, kit: Pick<SettingsKit, 'env' | 'readCaFile' | 'readTrustAnchorFile'>): Promise<Omit<ProbeSmtpOptions, 'host'>> {
+export async function probeOptions(flags: SmtpFlags, kit: Pick<SettingsKit, 'env' | 'readCaFile' | 'trustAnchor'>): Promise<Omit<ProbeSmtpOptions, 'host'>> {
   const { parsePort } = await import('../engine/smtp/smtp-input.js');
   const { env } = kit;
   const port = parsePort(flags.port ?? '25');
@@ -55,6 +53,8 @@ export async function probeOptions(flags: SmtpFlags, kit: Pick<SettingsKit, 'env
     }
     greetingTimeoutMs = Number(flags.greetingTimeout);
   }
+  const daneOn = flags.dane ?? port === 25;
+  const trustAnchors = daneOn ? await kit.trustAnchor() : undefined;
   const tlsCa = flags.tlsCa === undefined ? undefined : kit.readCaFile(flags.tlsCa, '--tls-ca');
   const envelope = flags.from !== undefined || flags.to !== undefined ? { ...(flags.from !== undefined ? { from: flags.from } : {}), ...(flags.to !== undefined ? { to: flags.to } : {}) } : undefined;
   return {
@@ -72,7 +72,7 @@ export async function probeOptions(flags: SmtpFlags, kit: Pick<SettingsKit, 'env
     reverseDns: flags.ptr !== false,
     transcript: flags.transcript === true,
     // RFC 7672 concerns MX hosts, reached on port 25; elsewhere DANE is checked when asked for.
-    dane: (flags.dane ?? port === 25) ? (flags.trustAnchor === undefined ? true : { trustAnchors: (await kit.readTrustAnchorFile(flags.trustAnchor)) as TrustAnchor }) : false,
+    dane: daneOn ? (trustAnchors === undefined ? true : { trustAnchors }) : false,
     ...(tlsCa ? { tlsCa } : {}),
   };
 }

@@ -9,7 +9,7 @@ import { NetintelError } from '../errors.js';
 import { selectColumns } from '../output/record-schema.js';
 import { presentTranscript, SMTP_SCHEMA } from '../output/schemas/smtp-schema.js';
 import { escapeTerminalText } from '../output/terminal-text.js';
-import { defineOperation, type Outcomes, type RemoteCall } from './operation.js';
+import { defineOperation, type Outcomes, type RemoteCall, type SettingsKit } from './operation.js';
 import { failed } from './outcomes.js';
 import { credentialsGiven, probeOptions, SMTP_CREDENTIAL_SETTINGS, type SmtpFlags } from './smtp-flags.js';
 
@@ -53,8 +53,7 @@ export const SMTP = defineOperation<SmtpSettings, SmtpResult>()({
         .addOption(command.createOption('--no-ptr', 'skip the reverse DNS (PTR) check of the address'))
         .addOption(command.createOption('--transcript', 'include the conversation (credentials redacted)'))
         .addOption(command.createOption('--dane', 'check DANE (the TLSA records of _25._tcp.<host>) on any port; on by default on port 25'))
-        .addOption(command.createOption('--no-dane', 'skip the DANE check'))
-        .addOption(command.createOption('--trust-anchor <file>', 'DANE: validate the TLSA records\' DNSSEC from these DS or DNSKEY records (default: the IANA root KSKs)'));
+        .addOption(command.createOption('--no-dane', 'skip the DANE check'));
       for (const option of kit.fanOutOptions(['max-addresses', 'max-smtp-connections'])) command.addOption(option);
       command.addHelpText('after', HELP).addOption(kit.failOnOption());
     },
@@ -158,7 +157,7 @@ function recordsOf(results: readonly SmtpResult[]): Outcomes<SmtpResult> {
  * stay on this machine, and the server keeps its own deadlines and its own
  * relay-test policy.
  */
-async function refuseRemoteProbe(raw: Record<string, unknown>, kit: { env: Readonly<Record<string, string | undefined>> }): Promise<void> {
+async function refuseRemoteProbe(raw: Record<string, unknown>, kit: Pick<SettingsKit, 'env' | 'options'>): Promise<void> {
   const flags = raw as SmtpFlags;
   const { parsePort } = await import('../engine/smtp/smtp-input.js');
   const refused: Array<[boolean, string]> = [
@@ -168,7 +167,7 @@ async function refuseRemoteProbe(raw: Record<string, unknown>, kit: { env: Reado
     [flags.relayTest === true, '--relay-test'],
     [flags.from !== undefined || flags.to !== undefined, '--from/--to'],
     [flags.dane === true, '--dane'],
-    [flags.trustAnchor !== undefined, '--trust-anchor'],
+    [kit.options.trustAnchor?.onCommandLine === true, '--trust-anchor'],
   ];
   const port = parsePort(flags.port ?? '25');
   // The API's tls=true means STARTTLS, or TLS on connect on port 465.
@@ -238,7 +237,7 @@ const HELP = [
   'The first --max-addresses addresses of the host are tested (at most --max-smtp-connections); a cap that',
   'left some out is a warning finding on the first record.',
   'On port 25 (or with --dane) the TLSA records of _25._tcp.<host> are matched against the presented',
-  'certificate chain (DANE, RFC 7672); their DNSSEC is validated by netintel from the root trust anchor.',
+  'certificate chain (DANE, RFC 7672); their DNSSEC is validated by netintel from the root trust anchor (or --trust-anchor FILE, a global option).',
   'Examples:',
   '  netintel smtp mx.example.com',
   '  netintel smtp mx.example.com --tls --transcript',

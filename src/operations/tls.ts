@@ -7,6 +7,7 @@ import { DEFAULT_EXPIRY_DAYS, STARTTLS_PROTOCOLS } from '../engine/tls/tls-resul
 import { NetintelError } from '../errors.js';
 import { recordFromSchema } from './declare-record.js';
 import { arrayOf, bool, described, eg, int, nullable, oneOfStrings, record, ref, str, strings } from './json-schema.js';
+import type { TrustAnchor } from '../engine/dns/dnssec/trust-anchor.js';
 import { defineOperation } from './operation.js';
 import { oneRecordEach } from './outcomes.js';
 
@@ -17,6 +18,8 @@ interface TlsSettings {
   expiryDays: number;
   versions: boolean;
   dane: boolean;
+  /** DANE: the records of the trust anchor file (`--trust-anchor`, NETINTEL_TRUST_ANCHOR), or undefined for the IANA root KSKs. */
+  trustAnchor: TrustAnchor | undefined;
   failOn: FailOn | undefined;
 }
 
@@ -103,7 +106,7 @@ const TLS_RECORD = record<TlsResult>(
 /** `netintel tls`: certificates and protocols of any TLS service, for people and for cron. */
 export const TLS = defineOperation<TlsSettings, TlsResult>()({
   name: 'tls',
-  defaults: { starttls: null, ca: [], expiryDays: DEFAULT_EXPIRY_DAYS, versions: true, dane: true, failOn: undefined },
+  defaults: { starttls: null, ca: [], expiryDays: DEFAULT_EXPIRY_DAYS, versions: true, dane: true, trustAnchor: undefined, failOn: undefined },
   command: {
     declare(command, kit) {
       command
@@ -117,15 +120,17 @@ export const TLS = defineOperation<TlsSettings, TlsResult>()({
         .addHelpText('after', HELP)
         .addOption(kit.failOnOption());
     },
-    refuseRemote(flags) {
+    refuseRemote(flags, kit) {
       if (flags.ca !== undefined) throw new NetintelError('usage', 'remote mode cannot send --ca to the server: run netintel tls without --server for it');
+      if (kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor to the server: run netintel tls without --server for it');
     },
-    settings: (flags, kit) => ({
+    settings: async (flags, kit) => ({
       starttls: (flags.starttls as StarttlsProtocol | undefined) ?? null,
       ca: flags.ca === undefined ? [] : kit.readCaFile(flags.ca as string, '--ca'),
       expiryDays: (flags.expiryDays as number | undefined) ?? DEFAULT_EXPIRY_DAYS,
       versions: flags.versions !== false,
       dane: flags.dane !== false,
+      trustAnchor: flags.dane !== false ? await kit.trustAnchor() : undefined,
       failOn: flags.failOn as FailOn | undefined,
     }),
     run: (run) =>
@@ -140,7 +145,7 @@ export const TLS = defineOperation<TlsSettings, TlsResult>()({
     // node:tls, the certificate parser and the DANE code load only when this command runs.
     const { probeTls } = await import('../engine/tls/probe-tls.js');
     return oneRecordEach((target) =>
-      probeTls(ctx, { target, starttls: settings.starttls, ca: settings.ca, expiryDays: settings.expiryDays, versions: settings.versions, dane: settings.dane }),
+      probeTls(ctx, { target, starttls: settings.starttls, ca: settings.ca, expiryDays: settings.expiryDays, versions: settings.versions, dane: settings.dane, ...(settings.trustAnchor ? { daneOptions: { trustAnchors: settings.trustAnchor } } : {}) }),
     );
   },
   record: recordFromSchema({

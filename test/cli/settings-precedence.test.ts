@@ -66,6 +66,14 @@ const ROWS: Row[] = [
     read: (o) => o.resolverCa,
     expect: { flag: '/flag.pem', env: '/env.pem', config: '/config.pem', default: null },
   },
+  {
+    key: 'trust-anchor',
+    flag: ['--trust-anchor', '/flag.key'],
+    env: '/env.key',
+    config: '/config.key',
+    read: (o) => o.trustAnchor?.file ?? null,
+    expect: { flag: '/flag.key', env: '/env.key', config: '/config.key', default: null },
+  },
   { key: 'retries', flag: ['--retries', '0'], env: '4', config: 6, read: (o) => o.dnsRetries, expect: { flag: 0, env: 4, config: 6, default: 2 } },
   {
     key: 'server',
@@ -152,6 +160,13 @@ describe('flag > environment > config file > default', () => {
       expect(row.read(await commanderOptions(['dns', ...(row.base ?? [])], env))).toEqual(expected(row, 'config', env));
     });
   }
+
+  it('--trust-anchor says where it came from: only the command line asks a run to validate (dns --dnssec)', async () => {
+    const config = writeConfigFile(join(scratch.path, 'anchor'), { 'trust-anchor': '/config.key' });
+    expect((await commanderOptions(['dns', 'x', '--trust-anchor', '/flag.key'], { NETINTEL_TRUST_ANCHOR: '/env.key' })).trustAnchor).toEqual({ file: '/flag.key', from: '--trust-anchor', onCommandLine: true });
+    expect((await commanderOptions(['dns', 'x'], { NETINTEL_TRUST_ANCHOR: '/env.key', XDG_CONFIG_HOME: config })).trustAnchor).toEqual({ file: '/env.key', from: 'NETINTEL_TRUST_ANCHOR', onCommandLine: false });
+    expect((await commanderOptions(['dns', 'x'], { XDG_CONFIG_HOME: config })).trustAnchor).toEqual({ file: '/config.key', from: 'the config file\'s "trust-anchor"', onCommandLine: false });
+  });
 
   it('--resolver given twice keeps both, in order, and neither the variable\'s nor the config file\'s', async () => {
     const env = { NETINTEL_RESOLVER: '127.0.0.9:9', XDG_CONFIG_HOME: writeConfigFile(join(scratch.path, 'twice'), { resolver: '127.0.0.8:8' }) };

@@ -54,8 +54,8 @@ describe('netintel blacklist', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines.slice(0, 4).join('\n')).toBe(
       [
-        '192.0.2.99  could not be checked: DNS refused or failed to answer; none of the 5',
-        'lists answered',
+        '192.0.2.99  could not be checked: DNS refused or gave no usable answer; none of',
+        'the 5 lists answered',
         '192.0.2.99 is documentation, TEST-NET-1 (RFC 5737): public lists do not list',
         'such addresses [blacklist_special_address, RFC 6890]',
       ].join('\n'),
@@ -114,7 +114,7 @@ describe('netintel blacklist', () => {
     expect(plain.code).toBe(5);
     const record = JSON.parse(plain.stdout);
     expect(record.zones[0].status).toBe('refused');
-    expect(record.verdict).toMatchObject({ status: 'unknown', failure: { code: 'upstream', reason: 'DNS refused or failed to answer' } });
+    expect(record.verdict).toMatchObject({ status: 'unknown', failure: { code: 'upstream', reason: 'DNS refused or gave no usable answer' } });
     expect(plain.stderr).toBe(`netintel: ${record.verdict.failure.message}\n`);
     expect(record.findings.find((item: { id: string }) => item.id === 'blacklist_zone_refused')).toMatchObject({ severity: 'unknown' });
     expect((await blacklist(['192.0.2.66', '--zones', 'zen.spamhaus.org', '--fail-on', 'error'])).code).toBe(5);

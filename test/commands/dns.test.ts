@@ -337,7 +337,7 @@ describe('netintel dns: answers and errors', () => {
     );
   });
 
-  it('--dnssec: a chain question that gets no answer leaves DNSSEC unchecked (exit 7), not a verdict; one that is answered without keys is indeterminate (exit 0)', async () => {
+  it('--dnssec: a chain question that gets no answer, or an answer without the anchor\'s keys, leaves DNSSEC unchecked (exit 7), not a verdict; a name outside the anchor is indeterminate (exit 0)', async () => {
     // The anchor's zone (test.) falls silent, so its DNSKEY question times out; the answer itself comes.
     const chainDown = await startDnsServer({ records: ZONE, behaviours: { test: 'silent' } });
     try {
@@ -352,10 +352,17 @@ describe('netintel dns: answers and errors', () => {
       expect(view.stdout.split('\n')[0]).toBe('example.test A: not checked (DNSSEC), 2 answers');
       expect(view.stdout).toMatch(/^DNSSEC +not checked$/m);
       expect(view.stdout.match(/for test DNSKEY within 500 ms/g)).toHaveLength(1);
-      // The same server answering the DNSKEY question with no keys: a verdict of the data, not a failure.
+      // The same server answering the DNSKEY question without keys, as a resolver that strips DNSSEC records does:
+      // it could not give what validation needs (RFC 4035 §4.3), so DNSSEC was not checked either.
       const answered = await dns(['example.test', ...anchor, '-f', 'json']);
-      expect(answered.code).toBe(0);
-      expect(JSON.parse(answered.stdout).dnssec).toMatchObject({ status: 'indeterminate', error: null, findings: [{ id: 'dnssec_indeterminate', severity: 'warning' }] });
+      expect(answered.code).toBe(7);
+      const stripped = JSON.parse(answered.stdout).dnssec;
+      expect(stripped).toMatchObject({ status: 'indeterminate', error: { code: 'upstream', message: expect.stringMatching(/gave no DNSKEY RRset for the trust anchor test\.: it does not pass DNSSEC records on/) } });
+      expect(stripped.findings).toEqual([expect.objectContaining({ id: 'dnssec_unchecked', severity: 'unknown', evidence: expect.objectContaining({ error: stripped.error }) })]);
+      // A name the anchor does not cover has no chain to check: undecided, a warning, as the user's choice of anchor says (RFC 4033 §5).
+      const outside = await dns(['example.com', ...anchor, '-f', 'json']);
+      expect(outside.code).toBe(0);
+      expect(JSON.parse(outside.stdout).dnssec).toMatchObject({ status: 'indeterminate', error: null, findings: [{ id: 'dnssec_indeterminate', severity: 'warning' }] });
     } finally {
       await chainDown.close();
     }

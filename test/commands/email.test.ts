@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import type net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../support/cli.js';
+import { runCli as runAnyCli, tempDir } from '../support/cli.js';
+import { TEST_ROOT_ANCHOR_FILE } from '../support/signed-root.js';
 import { serve } from '../support/served.js';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
 import { parseCsv } from '../output/parse-csv.js';
@@ -18,13 +19,16 @@ import { MAIL_BEHAVIOURS, MAIL_ZONE } from '../engine/mail/mail-zone.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../engine/mail/fixtures/${name}`, import.meta.url));
 
+/** The CLI with DNSSEC validated from the test root the DNS peers sign (signed-root.ts): the zone's names are unsigned. */
+const runCli: typeof runAnyCli = (argv, options = {}) => runAnyCli(argv, { ...options, env: { NETINTEL_TRUST_ANCHOR: TEST_ROOT_ANCHOR_FILE, ...options.env } });
+
 let dns: DnsTestServer;
 let smtp: SMTPServer;
 let smtpPort: string;
 let dnsFlags: string[];
 
 beforeAll(async () => {
-  dns = await startDnsServer({ records: MAIL_ZONE, behaviours: MAIL_BEHAVIOURS });
+  dns = await startDnsServer({ records: MAIL_ZONE, behaviours: MAIL_BEHAVIOURS, signedRoot: true });
   dnsFlags = ['--resolver', dns.address, '--timeout', '1000', '--retries', '0'];
   smtp = new SMTPServer({ name: 'mx.mailhost.test', key: fixture('mta-sts.key'), cert: fixture('mta-sts.pem'), authOptional: true, disableReverseLookup: true, logger: false });
   smtp.on('error', () => {});
@@ -78,12 +82,12 @@ describe('netintel email', () => {
     expect(report.findings.filter((item: { severity: string }) => item.severity === 'unknown').map((item: { id: string }) => item.id)).toEqual(['mta_sts_policy_unavailable']);
     const table = await runCli(['email', 'stsdown.test', '--no-smtp', ...dnsFlags], { env: { COLUMNS: '80' } });
     expect(table.code).toBe(7);
-    expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check MTA-STS \(in part\): DNS refused or failed to answer$/);
+    expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check MTA-STS \(in part\): DNS refused or gave no usable answer$/);
     expect(table.stdout).toMatch(/^MTA-STS +policy not fetched: upstream$/m);
   });
 
   it('names the DANE part that could not run, and why: an MX host whose TLSA lookup got SERVFAIL; a bogus answer is said as bogus', async () => {
-    const tlsaDown = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '_25._tcp.mx.mailhost.test': 'servfail' } });
+    const tlsaDown = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '_25._tcp.mx.mailhost.test': 'servfail' }, signedRoot: true });
     try {
       const flags = ['--resolver', tlsaDown.address, '--timeout', '1000', '--retries', '0'];
       const json = await runCli(['email', 'mailhost.test', '--no-smtp', '-f', 'json', ...flags]);
@@ -93,7 +97,7 @@ describe('netintel email', () => {
       expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', message: report.dane[0].tlsa.error.message } });
       const table = await runCli(['email', 'mailhost.test', '--no-smtp', ...flags], { env: { COLUMNS: '80' } });
       expect(table.code).toBe(7);
-      expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check DANE \(in part\): DNS refused or failed to answer$/);
+      expect(table.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ')).toMatch(/; could not check DANE \(in part\): DNS refused or gave no usable answer$/);
       expect(table.stdout).toMatch(/^DANE +mx\.mailhost\.test: TLSA lookup failed$/m);
       expect(table.stdout).toMatch(/^failure +DNS server \S+ answered SERVFAIL for$/m);
       // The same verdict (failed) from a bogus answer is not a lookup that failed.
@@ -177,6 +181,10 @@ describe('netintel email --type smtp --server HOST', () => {
       // An http(s) URL keeps its global meaning: the same remote test, the mail server given with --host.
       const url = await runCli(['email', '--type', 'smtp', '--host', '127.0.0.1', '--port', smtpPort, '-f', 'json', '--server', served.url]);
       expect(steady(url.stdout)).toBe(steady(local.stdout));
+      // The server validates from its own anchor: a NETINTEL_TRUST_ANCHOR of this machine is not read, let alone sent.
+      const anchored = await runCli(args, { env: { NETINTEL_SERVER: served.url, NETINTEL_TRUST_ANCHOR: '/nonexistent/anchor.key' } });
+      expect(anchored.code, anchored.stderr).toBe(0);
+      expect(steady(anchored.stdout)).toBe(steady(local.stdout));
     } finally {
       served.child.kill('SIGTERM');
       await served.exit;

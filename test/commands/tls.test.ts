@@ -5,11 +5,14 @@
  * chain Node trusts that way must read as expired, not untrusted (netintel
  * decides trust itself when OpenSSL names only the date).
  */
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli } from '../support/cli.js';
+import { runCli, spawnCli } from '../support/cli.js';
+import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { zoneKey } from '../support/signed-root.js';
 import { createCertificateAuthority, daysFromNow, issueCertificate } from '../support/smtp-servers.js';
 import { startTlsServer, type TlsTestServer } from '../support/tls-servers.js';
 
@@ -58,5 +61,43 @@ describe('netintel tls and NODE_EXTRA_CA_CERTS', () => {
     const lapsed = await judge(expired, {});
     expect(lapsed.certificate).toMatchObject({ trusted: false, verify_error: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
     expect(ids(lapsed)).toEqual(expect.arrayContaining(['tls_expired', 'tls_chain_incomplete']));
+  });
+});
+
+describe('netintel tls --trust-anchor: DANE validates from the anchor given, as dns --dnssec does', () => {
+  const key = zoneKey('dane.test', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
+  const dir = mkdtempSync(join(tmpdir(), 'netintel-tls-anchor-'));
+  const anchorFile = join(dir, 'Kdane.test.key');
+  let server: TlsTestServer;
+  let dns: DnsTestServer;
+
+  beforeAll(async () => {
+    writeFileSync(anchorFile, `dane.test. IN DNSKEY 257 3 13 ${key.dnskey.key.toString('base64')}\n`);
+    const certificate = issueCertificate({ commonName: 'www.dane.test', issuer: createCertificateAuthority('dane anchor') });
+    server = await startTlsServer({ certificate });
+    const spki = certificate.x509.publicKey.export({ type: 'spki', format: 'der' });
+    dns = await startDnsServer({
+      records: [
+        { name: 'www.dane.test', type: 'A', data: '127.0.0.1' },
+        { name: `_${server.port}._tcp.www.dane.test`, type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: createHash('sha256').update(spki).digest() } },
+      ],
+      signedZones: [key],
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([server.close(), dns.close()]);
+  });
+
+  const dane = async (...extra: string[]) => {
+    const run = await runCli(['tls', `www.dane.test:${server.port}`, '--no-versions', '--resolver', dns.address, '--retries', '0', '-f', 'json', ...extra]);
+    return { code: run.code, dane: (JSON.parse(run.stdout) as { dane: { verdict: string; dnssec: string; error: string | null } }).dane };
+  };
+
+  it('matches the TLSA record signed under the anchor; the same record from the IANA root could not be checked', async () => {
+    expect(await dane('--trust-anchor', anchorFile)).toMatchObject({ dane: { verdict: 'matched', dnssec: 'secure', error: null } });
+    expect(await dane('--trust-anchor', anchorFile)).toMatchObject({ code: 0 });
+    // The server passes no root DNSKEY (it is no resolver of the real root): not checked, exit 7, never "matched".
+    const rootless = await dane();
+    expect(rootless).toMatchObject({ code: 7, dane: { verdict: 'failed', dnssec: 'indeterminate', error: expect.stringMatching(/it does not pass DNSSEC records on/) } });
   });
 });

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDnsServer, type DnsTestServer } from '../support/dns-server.js';
+import { TEST_ROOT_ANCHOR_FILE } from '../support/signed-root.js';
 import { compileRpkiIndex } from '../../src/engine/rpki/compile-rpki-index.js';
 import { parseVrpJson } from '../../src/engine/rpki/vrp-json.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
@@ -52,7 +53,8 @@ export interface Peers {
   /**
    * The environment of every run: connections to loopback's well-known ports (the MTA-STS policy
    * host mta-sts.good.test, 127.0.0.1, on 443; SMTP's 25) go to `closedPort` instead
-   * (test/support/loopback-only.cjs), so no run depends on what listens on this machine.
+   * (test/support/loopback-only.cjs), so no run depends on what listens on this machine; DNSSEC
+   * validates from the test root the DNS peer signs (NETINTEL_TRUST_ANCHOR, signed-root.ts).
    */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -92,6 +94,8 @@ export async function startPeers(): Promise<Peers> {
       { name: 'mx.bad.example', type: 'A', data: '192.0.2.99' },
     ],
     authenticData: (name) => name.startsWith('_25._tcp.'),
+    // A resolver that passes DNSSEC records on, under the test root (NETINTEL_TRUST_ANCHOR below): the zone's names are unsigned.
+    signedRoot: true,
     behaviours: {
       ...MAIL_BEHAVIOURS,
       'broken._domainkey.dkim.test': 'servfail',
@@ -126,7 +130,7 @@ export async function startPeers(): Promise<Peers> {
       { port: rdap.port, name: '<rdap-port>' },
     ],
     closedPort: closed,
-    env: { NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`, NETINTEL_TEST_CLOSED_PORT: String(closed), NETINTEL_TEST_CLOSED_LOOPBACK_PORTS: 'well-known' },
+    env: { NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`, NETINTEL_TEST_CLOSED_PORT: String(closed), NETINTEL_TEST_CLOSED_LOOPBACK_PORTS: 'well-known', NETINTEL_TRUST_ANCHOR: TEST_ROOT_ANCHOR_FILE },
     async close() {
       await Promise.all([dns.close(), smtp.close(), relay.close(), rdap.close()]);
       rmSync(scratch, { recursive: true, force: true });

@@ -13,7 +13,7 @@ describe('checkFailure', () => {
     expect(checkFailure([])).toBeNull();
     expect(checkFailure([refused, timeout, timeout])).toEqual({ code: 'timeout', reason: 'DNS did not answer', message: timeout.message });
     // Among equals, the first seen.
-    expect(checkFailure([refused, timeout])).toMatchObject({ code: 'upstream', reason: 'DNS refused or failed to answer' });
+    expect(checkFailure([refused, timeout])).toMatchObject({ code: 'upstream', reason: 'DNS refused or gave no usable answer' });
   });
 
   it('counts a check skipped because another failed (not_found) only when nothing else failed', () => {

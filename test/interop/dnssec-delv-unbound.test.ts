@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { buildSignedHierarchy, type HierarchyQuestion, type SignedHierarchy } from '../support/dnssec-hierarchy.js';
+import { startDoDroppingProxy, type DoDroppingProxy } from '../support/do-dropping-proxy.js';
 import { startNsd, type RunningNsd } from '../support/nsd.js';
 import { findExecutable } from '../support/peers.js';
 import { startUnbound, type RunningUnbound } from '../support/unbound.js';
@@ -222,6 +223,45 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
   it('documents each deliberate difference in docs/commands/dns.md', () => {
     const docs = readFileSync(new URL('../../docs/commands/dns.md', import.meta.url), 'utf8');
     for (const difference of DIFFERENCES) expect(docs).toContain(`\`${difference.id}\``);
+  });
+
+  describe('through a resolver that drops the DO bit (it passes no DNSSEC records on)', () => {
+    let proxy: DoDroppingProxy;
+    let blindUnbound: RunningUnbound;
+    beforeAll(async () => {
+      proxy = await startDoDroppingProxy(nsd.port);
+      blindUnbound = await startUnbound(TOOLS.unbound!, { upstreamPort: proxy.port, trustAnchor: tree.anchorKeyFile });
+    });
+    afterAll(async () => {
+      await blindUnbound?.stop();
+      await proxy?.close();
+    });
+
+    // A signed name, an unsigned delegation, a broken signature and a proven NXDOMAIN: through this resolver none can be judged.
+    const QUESTIONS = [
+      { name: 'www.nsec-a8.', type: 'A' },
+      { name: 'www.insecure.fail.', type: 'A' },
+      { name: 'expired.sigs.fail.', type: 'A' },
+      { name: 'nx.nsec-a16.', type: 'A' },
+    ];
+
+    it('gives no verdict where delv and Unbound give none: DNSSEC not checked (exit 7), never secure, insecure or bogus', async () => {
+      const result = await runCli(['dns', ...QUESTIONS.map((q) => cliName(q.name)), '--dnssec', '--trust-anchor', anchorFile, '--resolver', proxy.address, '-f', 'ndjson']);
+      expect(result.code).toBe(7);
+      const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { dnssec: { status: Status; error: { code: string; message: string } | null; findings: Array<{ id: string }> } });
+      expect(records).toHaveLength(QUESTIONS.length);
+      for (const record of records) {
+        expect(record.dnssec).toMatchObject({ status: 'indeterminate', error: { code: 'upstream', message: expect.stringMatching(/without its RRSIG: it does not pass DNSSEC records on/) } });
+        expect(record.dnssec.findings.map((item) => item.id)).toEqual(['dnssec_unchecked']);
+      }
+      for (const question of QUESTIONS) {
+        const delv = await run(TOOLS.delv!, ['@127.0.0.1', '-p', String(proxy.port), '-a', delvAnchorFile, question.name, question.type], { timeout: 15_000 }).catch(
+          (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+        );
+        expect(`${delv.stdout}\n${delv.stderr}`, `delv ${question.name}`).toMatch(/resolution failed|no valid RRSIG|broken trust chain/);
+        expect(await blindUnbound.verdict(question.name, question.type), `unbound ${question.name}`).toMatchObject({ rcode: 'SERVFAIL' });
+      }
+    });
   });
 });
 

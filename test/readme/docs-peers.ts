@@ -31,6 +31,7 @@ import { dkimTxt, rsaKey, mailauthSign } from '../engine/mail/dkim-zone.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 import { startRdapServer, type RdapTestServer } from '../support/rdap-server.js';
 import { scratchFor, startReadmePeers, type ReadmePeers, type Scratch } from './readme-shell.js';
+import { zoneKey } from '../support/signed-root.js';
 
 /** The password of the AUTH example (smtp.md), as NETINTEL_SMTP_PASS gives it. */
 const SMTP_USER = 'me@example.com';
@@ -38,8 +39,8 @@ const SMTP_PASS = 'correct horse battery staple';
 
 const DKIM_KEY = rsaKey(2048);
 
-/** The public key of dns.md's trust anchor file, Kexample.test.+013+12345.key (ECDSA P-256, RFC 6605: x and y). */
-const TRUST_ANCHOR_KEY = (generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-64).toString('base64');
+/** The key of example.test, which the DNS peer signs that zone with: dns.md's trust anchor file, Kexample.test.+013+12345.key (ECDSA P-256, RFC 6605). */
+const EXAMPLE_TEST_KEY = zoneKey('example.test', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
 
 /** The records the command pages need besides the README's (readme-shell.ts). */
 function pageRecords(): ZoneRecord[] {
@@ -82,7 +83,7 @@ export interface DocsPeers extends ReadmePeers {
 
 /** Starts the peers of the command pages; `close()` stops them all. */
 export async function startDocsPeers(): Promise<DocsPeers> {
-  const readme = await startReadmePeers(pageRecords());
+  const readme = await startReadmePeers(pageRecords(), [EXAMPLE_TEST_KEY]);
   const dir = tempDir('netintel-docs-peers-');
   // A CA the runs trust as they trust the public ones, and a private one the pages hand to --resolver-ca.
   const publicCa = createCertificateAuthority('netintel docs public CA');
@@ -189,7 +190,7 @@ async function writePageFiles(dir: string, peers: DocsPeers): Promise<void> {
   writeFileSync(join(dir, 'saved.eml'), await signedMessage());
   writeFileSync(join(dir, 'corp-ca.pem'), peers.privateCa);
   writeFileSync(join(dir, 'private-ca.pem'), peers.privateCa);
-  writeFileSync(join(dir, 'Kexample.test.+013+12345.key'), `example.test. 3600 IN DNSKEY 257 3 13 ${TRUST_ANCHOR_KEY}\n`);
+  writeFileSync(join(dir, 'Kexample.test.+013+12345.key'), `example.test. 3600 IN DNSKEY 257 3 13 ${EXAMPLE_TEST_KEY.dnskey.key.toString('base64')}\n`);
   mkdirSync(join(dir, 'mirror'));
   // A feed of fewer than 100 entries is refused as truncated (data.md); the addresses are documentation ones.
   const exits = Array.from({ length: 120 }, (_, index) => `198.51.100.${index + 1}`);

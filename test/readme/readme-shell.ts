@@ -4,7 +4,9 @@
  * built CLI). The names the documents use resolve at a DNS server on
  * 127.0.0.1 (NETINTEL_RESOLVER): example.com and example.org with MX (on
  * 127.0.0.1), SPF and DMARC records, and the default blocklist zones,
- * one of which lists 192.0.2.99. Every netintel run loads test/support/loopback-only.cjs: a
+ * one of which lists 192.0.2.99. The server passes DNSSEC records on as a
+ * validating resolver's users see them, under a test root signed on the fly
+ * (test/support/signed-root.ts, NETINTEL_TRUST_ANCHOR): the names are unsigned. Every netintel run loads test/support/loopback-only.cjs: a
  * connection to loopback's well-known ports (SMTP's 25 of those MX hosts)
  * goes to a port this process closed, and one that would leave the machine
  * is refused and said on stderr ("loopback-only: blocked").
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BIN, REPO_ROOT, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer, type ZoneRecord } from '../support/dns-server.js';
+import { TEST_ROOT_ANCHOR_FILE, type ZoneKey } from '../support/signed-root.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
 import { closedPort } from '../support/peers.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
@@ -28,8 +31,8 @@ export interface ReadmePeers {
   close(): Promise<void>;
 }
 
-/** The DNS peer and the `netintel` shim the documents' lines run with; `records` adds to the zone. */
-export async function startReadmePeers(records: ZoneRecord[] = []): Promise<ReadmePeers> {
+/** The DNS peer and the `netintel` shim the documents' lines run with; `records` adds to the zone, `signedZones` are signed with their own keys. */
+export async function startReadmePeers(records: ZoneRecord[] = [], signedZones: ZoneKey[] = []): Promise<ReadmePeers> {
   const dns = await startDnsServer({
     records: [
       ...['example.com', 'example.org'].flatMap((domain) => [
@@ -44,6 +47,9 @@ export async function startReadmePeers(records: ZoneRecord[] = []): Promise<Read
       ...['bl.spamcop.net', 'psbl.surriel.com', 'bl.mailspike.net', 'dnsbl-1.uceprotect.net'].flatMap((zone) => zoneRecords(zone, {})),
       ...records,
     ],
+    // A resolver that passes DNSSEC records on, under the test root (NETINTEL_TRUST_ANCHOR below): the names are unsigned.
+    signedRoot: true,
+    signedZones,
   });
   const shims = tempDir('netintel-readme-bin-');
   const shim = join(shims.path, 'netintel');
@@ -84,6 +90,7 @@ export function scratchFor(peers: ReadmePeers): Scratch {
     XDG_DATA_HOME: join(home, '.local', 'share'),
     NETINTEL_RESOLVER: peers.dns.address,
     NETINTEL_RETRIES: '0',
+    NETINTEL_TRUST_ANCHOR: TEST_ROOT_ANCHOR_FILE,
     NODE_OPTIONS: `--require ${LOOPBACK_ONLY_MODULE}`,
     NETINTEL_FUZZ_CHILD: '1',
     NETINTEL_TEST_CLOSED_PORT: String(peers.closedPort),

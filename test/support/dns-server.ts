@@ -22,6 +22,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Answer, DecodedPacket, Packet, RecordType } from 'dns-packet';
+import { keyAnswer, rootAnswer, withSignatures, type ZoneKey } from './signed-root.js';
 
 export interface ZoneRecord {
   /** Owner name, no trailing dot; matched case-insensitively. */
@@ -77,6 +78,16 @@ export interface DnsServerOptions {
    * logged either way.
    */
   script?: (query: DecodedPacket, transport: 'udp' | 'tcp') => ScriptedReply[] | undefined;
+  /**
+   * Answer as a resolver that passes DNSSEC records on: the root's DNSKEY
+   * and the DS denials of top-level domains come signed from the test root
+   * of signed-root.ts (trust anchor: TEST_ROOT_ANCHOR_FILE), so names of
+   * the zone validate as unsigned. Default false: no DNSSEC records, as a
+   * resolver that strips them.
+   */
+  signedRoot?: boolean;
+  /** Zones below the root signed with keys of their own (signed-root.ts, `zoneKey`): their DNSKEY RRset, and RRSIGs on their answers when DO is set. */
+  signedZones?: ZoneKey[];
 }
 
 /** One reply of a script, sent `afterMs` after the query (default 0). */
@@ -137,6 +148,7 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
     if (!question) return [];
     const optIn = query.additionals?.find((rr) => rr.type === 'OPT');
     const edns = optIn !== undefined;
+    const dnssecOk = optIn !== undefined && 'flag_do' in optIn && optIn.flag_do === true;
     queries.push({ transport, id: query.id ?? 0, name: question.name, type: question.type, edns });
 
     const scripted = options.script?.(query, transport);
@@ -153,6 +165,7 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
     const question = query.questions![0]!;
     const optIn = query.additionals?.find((rr) => rr.type === 'OPT');
     const edns = optIn !== undefined;
+    const dnssecOk = optIn !== undefined && 'flag_do' in optIn && optIn.flag_do === true;
     const behaviour = behaviours.get(lower(question.name)) ?? defaultBehaviour;
     if (behaviour === 'silent') return [];
 
@@ -171,7 +184,7 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
       answers: [],
       authorities: [],
       additionals: edns
-        ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }]
+        ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: options.signedRoot && dnssecOk ? dnsPacket.DNSSEC_OK : 0, flag_do: false, options: [] }]
         : [],
     });
 
@@ -186,7 +199,15 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
       return [{ message: dnsPacket.encode(base(RCODE.NOERROR, dnsPacket.TRUNCATED_RESPONSE)), afterMs: delayMs }];
     }
 
-    const lookup = lookupZone(records, lower(question.name), question.type);
+    const name = lower(question.name).replace(/\.$/, '');
+    const zone = options.signedZones?.find((key) => name === key.apex || name.endsWith(`.${key.apex}`));
+    const root = options.signedRoot ? rootAnswer(question.name, question.type, dnssecOk) : undefined;
+    const signedAnswer = (): ReturnType<typeof lookupZone> => {
+      if (zone && name === zone.apex && question.type === 'DNSKEY') return keyAnswer(zone, dnssecOk);
+      const found = root ?? lookupZone(records, lower(question.name), question.type);
+      return zone && dnssecOk ? { ...found, answers: withSignatures(found.answers, zone) } : found;
+    };
+    const lookup = signedAnswer();
     const reply = base(lookup.rcode);
     reply.answers = lookup.answers;
     reply.authorities = lookup.authorities;

@@ -133,8 +133,8 @@ describe('checkBlacklist: IP addresses', () => {
     expect(result.zones[0]).toMatchObject({ status: 'refused', canary: 'refused', return_codes: [] });
     expect(result.zones[0]!.detail).toMatch(/test point 127\.0\.0\.2 answered 127\.255\.255\.254/);
     expect(result.verdict).toMatchObject({ status: 'unknown', checked_zones: 0, unchecked_zones: 1 });
-    expect(result.verdict.message).toBe('192.0.2.10 could not be checked: DNS refused or failed to answer; the list asked did not answer (sbl.spamhaus.org: refused)');
-    expect(result.verdict.failure).toEqual({ code: 'upstream', reason: 'DNS refused or failed to answer', message: expect.stringMatching(/^sbl\.spamhaus\.org: the list refused its test points/) });
+    expect(result.verdict.message).toBe('192.0.2.10 could not be checked: DNS refused or gave no usable answer; the list asked did not answer (sbl.spamhaus.org: refused)');
+    expect(result.verdict.failure).toEqual({ code: 'upstream', reason: 'DNS refused or gave no usable answer', message: expect.stringMatching(/^sbl\.spamhaus\.org: the list refused its test points/) });
   });
 
   it('does not call a zone clean when its listed test point is not listed (a resolver answering NXDOMAIN for everything)', async () => {

@@ -12,6 +12,7 @@ import { createEngineContext, type EngineContext } from '../../../src/engine/con
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { checkEmail, runEmailTests } from '../../../src/engine/mail/check-email.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
+import { testRootTrustAnchor } from '../../support/signed-root.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from './mail-zone.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
@@ -23,7 +24,7 @@ let closedPort: number;
 let ctx: EngineContext;
 
 beforeAll(async () => {
-  dns = await startDnsServer({ records: MAIL_ZONE, behaviours: MAIL_BEHAVIOURS });
+  dns = await startDnsServer({ records: MAIL_ZONE, behaviours: MAIL_BEHAVIOURS, signedRoot: true });
   smtp = new SMTPServer({ name: 'mx.mailhost.test', key: fixture('mta-sts.key'), cert: fixture('mta-sts.pem'), authOptional: true, disableReverseLookup: true, logger: false });
   smtp.on('error', () => {});
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
@@ -43,10 +44,12 @@ afterAll(async () => {
 });
 
 const smtpOptions = () => ({ port: smtpPort, greetingTimeoutMs: 2000 });
+/** DNSSEC from the test root the DNS peers sign (signed-root.ts): the zone's names are unsigned. */
+const ROOT = { trustAnchors: testRootTrustAnchor() };
 
 describe('checkEmail, the general test (form 2)', () => {
   it('reports MX, SPF, DMARC, MTA-STS, TLS-RPT and SMTP with STARTTLS in one record of findings', async () => {
-    const report = await checkEmail(ctx, 'mailhost.test', { smtp: smtpOptions() });
+    const report = await checkEmail(ctx, 'mailhost.test', { smtp: smtpOptions(), ...ROOT });
     expect(report).toMatchObject({ kind: 'email', test: 'general', domain: 'mailhost.test', domain_unicode: 'mailhost.test', server: null, port: null, errors: [], checked_at: '2024-05-01T12:00:00.000Z' });
     expect(report.mx).toMatchObject({ kind: 'mx', status: 'mx', records: [{ exchange: 'mx.mailhost.test' }] });
     expect(report.spf).toMatchObject({ kind: 'spf', status: 'valid', lookups: 1 });
@@ -69,7 +72,7 @@ describe('checkEmail, the general test (form 2)', () => {
   });
 
   it('keeps a check that timed out apart: null result, an error entry and finding, the other checks still run', async () => {
-    const report = await checkEmail(ctx, 'slowdmarc.test', { skipSmtp: true });
+    const report = await checkEmail(ctx, 'slowdmarc.test', { skipSmtp: true, ...ROOT });
     expect(report.dmarc).toBeNull();
     expect(report.errors).toEqual([{ check: 'dmarc', code: 'timeout', message: expect.stringContaining('_dmarc.slowdmarc.test') }]);
     // Nothing is known about DMARC: not an error of the domain.
@@ -209,17 +212,34 @@ describe('checkEmail when checks cannot run', () => {
   });
 
   it('names the failure of an MX host TLSA lookup that got SERVFAIL: DANE checked in part, with the code and the lookup', async () => {
-    const tlsaDown = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '_25._tcp.mx.mailhost.test': 'servfail' } });
+    const tlsaDown = await startDnsServer({ records: MAIL_ZONE, behaviours: { ...MAIL_BEHAVIOURS, '_25._tcp.mx.mailhost.test': 'servfail' }, signedRoot: true });
     const run = createEngineContext({ resolvers: [parseResolverAddress(tlsaDown.address)], timeoutMs: 1500, dnsRetries: 0 });
     try {
-      const report = await checkEmail(run, 'mailhost.test', { skipSmtp: true });
+      const report = await checkEmail(run, 'mailhost.test', { skipSmtp: true, ...ROOT });
       const dane = report.dane![0]!;
       expect(dane.tlsa).toMatchObject({ status: 'failed', error: { code: 'upstream', message: expect.stringContaining('SERVFAIL') } });
       expect(dane.findings.find((item) => item.id === 'dane_tlsa_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error: dane.tlsa.error } });
-      expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', reason: 'DNS refused or failed to answer', message: dane.tlsa.error!.message } });
+      expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', reason: 'DNS refused or gave no usable answer', message: dane.tlsa.error!.message } });
     } finally {
       await run.close();
       await tlsaDown.close();
+    }
+  });
+
+  it('says DNSSEC could not be checked, not "indeterminate", when the resolver passes no DNSSEC records (RFC 4035 §4.3)', async () => {
+    const stripping = await startDnsServer({ records: MAIL_ZONE, behaviours: MAIL_BEHAVIOURS });
+    const run = createEngineContext({ resolvers: [parseResolverAddress(stripping.address)], timeoutMs: 1500, dnsRetries: 0 });
+    try {
+      const report = await checkEmail(run, 'mailhost.test', { skipSmtp: true, ...ROOT });
+      // Not one RRset could be validated: the DNSSEC check could not run.
+      expect(report.dnssec).toBeNull();
+      expect(report.errors).toEqual([{ check: 'dnssec', code: 'upstream', message: expect.stringMatching(/gave no DNSKEY RRset for the trust anchor \.: it does not pass DNSSEC records on/) }]);
+      expect(report).toMatchObject({ checked: 'some', failure: { code: 'upstream', reason: 'DNS refused or gave no usable answer' } });
+      expect(report.findings.find((item) => item.id === 'dnssec_check_failed')).toMatchObject({ severity: 'unknown' });
+      expect(report.findings.some((item) => item.id.endsWith('_indeterminate'))).toBe(false);
+    } finally {
+      await run.close();
+      await stripping.close();
     }
   });
 });

@@ -61,9 +61,12 @@ export interface DnssecVerdict {
   reason: string | null;
   /**
    * A question of the chain (DS, DNSKEY) that got no answer (a timeout,
-   * SERVFAIL): that lookup's error. The status is then `indeterminate` for
-   * want of an answer: DNSSEC was not checked, which says nothing of the
-   * name. Null when every question was answered, whatever the status.
+   * SERVFAIL): that lookup's error; or `upstream` when the resolver answered
+   * the trust anchor's DNSKEY question without the DNSKEY RRset or its
+   * RRSIG (it passes no DNSSEC records on). The status is then
+   * `indeterminate` for want of an answer: DNSSEC was not checked, which
+   * says nothing of the name. Null when every question was answered with
+   * what validation needs, whatever the status.
    */
   error: { code: ErrorCode; message: string } | null;
   chain: DnssecChainLink[];
@@ -184,7 +187,8 @@ function wireTypeName(type: number): RecordType {
 }
 
 class Verdict extends Error {
-  constructor(readonly status: DnssecStatus, readonly reason: string) {
+  /** Set when the verdict is that DNSSEC could not be checked: the question whose answer lacked what validation needs. */
+  constructor(readonly status: DnssecStatus, readonly reason: string, readonly failure: DnssecVerdict['error'] = null) {
     super(reason);
   }
 }
@@ -221,7 +225,7 @@ async function runValidation(lookup: Lookup, anchor: TrustAnchor, qname: WireNam
     }
     return { status: 'secure', reason: null, error: null, chain, answer: answerOf() };
   } catch (error) {
-    if (error instanceof Verdict) return { status: error.status, reason: error.reason, error: null, chain, answer: answerOf() };
+    if (error instanceof Verdict) return { status: error.status, reason: error.reason, error: error.failure, chain, answer: answerOf() };
     // A question of the chain that got no answer (the question itself threw above).
     const failure = toNetintelError(error);
     return { status: 'indeterminate', reason: `no answer: ${failure.message}`, error: { code: failure.code, message: failure.message }, chain, answer: answerOf() };
@@ -346,10 +350,10 @@ async function trustedKeys(
   const dsSummary = ds.map((d) => ({ key_tag: d.keyTag, algorithm: d.algorithm, digest_type: d.digestType }));
   const link: DnssecChainLink = { zone: presentName(zone), ds: dsSummary, dnskeys: [], signer: signer ? presentName(signer) : null, status: 'secure', reason: null };
   chain.push(link);
-  const fail = (status: DnssecStatus, reason: string): Verdict => {
+  const fail = (status: DnssecStatus, reason: string, failure: DnssecVerdict['error'] = null): Verdict => {
     link.status = status;
     link.reason = reason;
-    return new Verdict(status, reason);
+    return new Verdict(status, reason, failure);
   };
   const usableDs = ds.filter((d) => isSupportedDigest(d.digestType) && isSupportedAlgorithm(d.algorithm));
   const usableAnchors = anchorKeys.filter((k) => isSupportedAlgorithm(k.algorithm));
@@ -358,12 +362,15 @@ async function trustedKeys(
   }
   const asked = await lookup(zone, TYPE.DNSKEY);
   const keySet = findRrset(rrsetsOf(asked.message.answer), zone, TYPE.DNSKEY);
-  if (!keySet) {
-    // At the trust anchor nothing has been proven yet: a resolver that strips DNSSEC records (or a
-    // network that blocks large answers) looks like this, and calling every name bogus would blame the domain.
-    if (chain.length === 1) throw fail('indeterminate', `the resolver gave no DNSKEY RRset for the trust anchor ${presentName(zone)}; it may not pass DNSSEC records on, try another --resolver`);
-    throw fail('bogus', `missing DNSKEY: ${presentName(zone)} has no DNSKEY RRset`);
+  // At the trust anchor nothing has been proven yet: a resolver that strips DNSSEC records (or drops
+  // the DO bit) looks like this, and calling every name bogus would blame the domain. The resolver
+  // could not give "the necessary DNSSEC RRs" (RFC 4035 §4.3, Indeterminate): DNSSEC was not checked.
+  if (chain.length === 1 && (!keySet || keySet.signatures.length === 0)) {
+    const missing = keySet ? `the DNSKEY RRset of the trust anchor ${presentName(zone)} without its RRSIG` : `no DNSKEY RRset for the trust anchor ${presentName(zone)}`;
+    const message = `DNS server ${asked.resolver} gave ${missing}: it does not pass DNSSEC records on; try another --resolver`;
+    throw fail('indeterminate', message, { code: 'upstream', message });
   }
+  if (!keySet) throw fail('bogus', `missing DNSKEY: ${presentName(zone)} has no DNSKEY RRset`);
   const keys = keySet.records.flatMap((r) => {
     try {
       return [readDnskey(r.rdata)];
