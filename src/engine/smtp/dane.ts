@@ -502,7 +502,7 @@ function judgeDane(
   if (unanswered) return unanswered;
   const records = tlsa.records.map(presentTlsa);
   const findings = judgeRecords(tlsa, where, records);
-  const withoutTls = judgeTlsSession(where, records, chain, starttlsOffered);
+  const withoutTls = judgeTlsSession(where, records, chain, starttlsOffered, tlsa.dnssec.status === 'secure');
   if (withoutTls) return { verdict: withoutTls.verdict, findings: [...findings, ...withoutTls.findings] };
   if (tlsa.records.every((record) => record.unusable !== null)) return { verdict: 'unusable', findings };
   const judged = judgeMatches(tlsa, matches, where, records);
@@ -600,23 +600,30 @@ function judgeRecords(tlsa: TlsaLookup, where: TlsaWhere, records: ReturnType<ty
   return findings;
 }
 
-/** Records published but no STARTTLS, or no certificate to match them against: the verdict `no-tls`. */
-function judgeTlsSession(where: TlsaWhere, records: ReturnType<typeof presentTlsa>[], chain: ReadonlyArray<unknown> | null, starttlsOffered: boolean | null): DaneVerdict | null {
+/**
+ * Records published but no STARTTLS, or no certificate to match them
+ * against: the verdict `no-tls`. Records that are not DNSSEC-secure are
+ * ignored by senders (RFC 7672 §2.2), who then deliver as without DANE: a
+ * warning and `not-applicable`, as for a chain that does not match them.
+ */
+function judgeTlsSession(where: TlsaWhere, records: ReturnType<typeof presentTlsa>[], chain: ReadonlyArray<unknown> | null, starttlsOffered: boolean | null, secure: boolean): DaneVerdict | null {
+  const verdict = secure ? 'no-tls' : 'not-applicable';
+  const consequence = secure ? 'DANE senders do not deliver to it' : 'senders ignore records without DNSSEC, so DANE does not apply';
   if (starttlsOffered === false) {
-    const found = finding('dane_starttls_missing', 'error', `the host publishes TLSA records but does not offer STARTTLS: DANE senders do not deliver to it`, 'RFC 7672 §2.2', { ...where, records });
-    return { verdict: 'no-tls', findings: [found] };
+    const found = finding('dane_starttls_missing', secure ? 'error' : 'warning', `the host publishes TLSA records but does not offer STARTTLS: ${consequence}`, 'RFC 7672 §2.2', { ...where, records });
+    return { verdict, findings: [found] };
   }
   if (!chain || chain.length === 0) {
     const findings =
       starttlsOffered !== null
         ? [
-            finding('dane_no_certificate', 'error', 'the host publishes TLSA records but no TLS session (and no certificate) could be had: DANE senders do not deliver to it', 'RFC 7672 §2.2', {
+            finding('dane_no_certificate', secure ? 'error' : 'warning', `the host publishes TLSA records but no TLS session (and no certificate) could be had: ${consequence}`, 'RFC 7672 §2.2', {
               ...where,
               records,
             }),
           ]
         : [];
-    return { verdict: 'no-tls', findings };
+    return { verdict, findings };
   }
   return null;
 }

@@ -373,6 +373,16 @@ describe('checkDane for the e-mail report', () => {
     expect(result.findings.map((item) => item.id)).toEqual(['dane_ta_name_mismatch']);
   });
 
+  it('TLSA records that are not DNSSEC-secure, without STARTTLS or a certificate: senders ignore them (RFC 7672 §2.2), a warning', async () => {
+    const insecure: Authenticate = async () => ({ status: 'insecure', reason: 'no DS: test. is an unsigned delegation' });
+    const plain = await checkDane(ctx, hostOf(3, 1, 1), null, { starttlsOffered: false, authenticate: insecure });
+    expect(plain.verdict).toBe('not-applicable');
+    expect(plain.findings.find((item) => item.id === 'dane_starttls_missing')).toMatchObject({ severity: 'warning', message: expect.stringContaining('senders ignore records without DNSSEC') });
+    const uncertified = await checkDane(ctx, hostOf(3, 1, 1), null, { starttlsOffered: true, authenticate: insecure });
+    expect(uncertified.verdict).toBe('not-applicable');
+    expect(uncertified.findings.find((item) => item.id === 'dane_no_certificate')).toMatchObject({ severity: 'warning' });
+  });
+
   it('TLS offered but no certificate had', async () => {
     const result = await checkDane(ctx, hostOf(3, 1, 1), null, { starttlsOffered: true, ...trustingResolver() });
     expect(result.findings.map((item) => item.id)).toEqual(['dane_no_certificate']);
