@@ -151,6 +151,8 @@ export function registerServeCommand(program: Command, runtime: CommandRuntime):
     )
     .action(async (flags: ServeFlags, command: Command) => {
       const options = runtime.options(command);
+      // The API's checks validate DNSSEC from the IANA root KSKs for every caller; the trust anchor setting is the CLI's own.
+      if (options.trustAnchor?.onCommandLine) throw new NetintelError('usage', 'netintel serve validates DNSSEC from the IANA root KSKs: --trust-anchor applies to the runs of the CLI, not to the server');
       const ctx = runtime.context(options);
       const { io } = runtime;
       const [{ runServer }, { loadPlanTable }, { packageRoot, defaultDataDir }] = await Promise.all([

@@ -213,6 +213,12 @@ describe('netintel serve on a port it cannot have', () => {
     }
   });
 
+  it('refuses --trust-anchor: the API validates DNSSEC from the IANA root for every caller; the CLI\'s variable is not read', async () => {
+    const result = await spawnCli(['serve', '--port', '0', '--db', join(dir.path, 'keys.db'), '--trust-anchor', '/nonexistent/anchor.key']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('netintel: netintel serve validates DNSSEC from the IANA root KSKs: --trust-anchor applies to the runs of the CLI, not to the server\n');
+  });
+
   it('says which --host is wrong when the address is not this machine\'s', async () => {
     // 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of a test machine.
     const result = await spawnCli(['serve', '--host', '192.0.2.1', '--port', '0', '--db', join(dir.path, 'keys.db')]);
