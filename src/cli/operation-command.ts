@@ -52,7 +52,11 @@ export function operationCommand(operation: Operation): CommandRegistration {
       const options = runtime.options(self, { mayNameMailServer: operation.command.serverNamesMailServer === true, localOnly: operation.api === undefined });
       const kit = settingsKit(runtime, self, options);
       // What a server cannot be sent is refused before it is asked anything, and before files are read.
-      if (options.remote) await operation.command.refuseRemote?.(flags, kit);
+      if (options.remote) {
+        // A global option: the server validates DNSSEC from its own anchor, whatever the command.
+        if (options.trustAnchor?.onCommandLine) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates DNSSEC from the IANA root; run without --server');
+        await operation.command.refuseRemote?.(flags, kit);
+      }
       const settings = await operation.command.settings(flags, kit);
       // The compiler lets only an operation the API can ask reach an engine that may be remote.
       const lookup = isRemoteOperation(operation) ? lookupBy(await runtime.engine(options), operation) : lookupBy(runtime.localEngine(options), operation);

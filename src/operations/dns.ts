@@ -49,8 +49,8 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
           ].join('\n'),
         );
     },
-    refuseRemote(flags, kit) {
-      if (flags.dnssec === true || kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', 'dns --dnssec validates on this machine (drop --server, or drop --dnssec)');
+    refuseRemote(flags) {
+      if (flags.dnssec === true) throw new NetintelError('usage', 'dns --dnssec validates on this machine (drop --server, or drop --dnssec)');
     },
     async settings(flags, kit) {
       // The DNS engine (and its sockets, crypto, dns-packet) loads only when this command runs.

@@ -42,7 +42,6 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
     serverNamesMailServer: true,
     refuseRemote(flags, kit) {
       kit.refuseFanOut(flags, 'email');
-      if (kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor: the server validates from the root; run without --server');
     },
     async settings(flags, kit) {
       const f = flags as { type?: EmailTestType; host?: string; port?: number; smtp: boolean; dnssec: boolean; failOn?: FailOn };

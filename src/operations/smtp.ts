@@ -157,7 +157,7 @@ function recordsOf(results: readonly SmtpResult[]): Outcomes<SmtpResult> {
  * stay on this machine, and the server keeps its own deadlines and its own
  * relay-test policy.
  */
-async function refuseRemoteProbe(raw: Record<string, unknown>, kit: Pick<SettingsKit, 'env' | 'options'>): Promise<void> {
+async function refuseRemoteProbe(raw: Record<string, unknown>, kit: Pick<SettingsKit, 'env'>): Promise<void> {
   const flags = raw as SmtpFlags;
   const { parsePort } = await import('../engine/smtp/smtp-input.js');
   const refused: Array<[boolean, string]> = [
@@ -167,7 +167,6 @@ async function refuseRemoteProbe(raw: Record<string, unknown>, kit: Pick<Setting
     [flags.relayTest === true, '--relay-test'],
     [flags.from !== undefined || flags.to !== undefined, '--from/--to'],
     [flags.dane === true, '--dane'],
-    [kit.options.trustAnchor?.onCommandLine === true, '--trust-anchor'],
   ];
   const port = parsePort(flags.port ?? '25');
   // The API's tls=true means STARTTLS, or TLS on connect on port 465.

@@ -120,9 +120,8 @@ export const TLS = defineOperation<TlsSettings, TlsResult>()({
         .addHelpText('after', HELP)
         .addOption(kit.failOnOption());
     },
-    refuseRemote(flags, kit) {
+    refuseRemote(flags) {
       if (flags.ca !== undefined) throw new NetintelError('usage', 'remote mode cannot send --ca to the server: run netintel tls without --server for it');
-      if (kit.options.trustAnchor?.onCommandLine === true) throw new NetintelError('usage', 'remote mode cannot send --trust-anchor to the server: run netintel tls without --server for it');
     },
     settings: async (flags, kit) => ({
       starttls: (flags.starttls as StarttlsProtocol | undefined) ?? null,

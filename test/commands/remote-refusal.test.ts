@@ -26,3 +26,22 @@ describe('--server outside remote mode', () => {
     expect(result.stderr).not.toContain('NETINTEL_SERVER');
   });
 });
+
+describe('--trust-anchor in remote mode', () => {
+  // 127.0.0.1:9 (discard): nothing is asked, so no server need listen.
+  const server = ['--server', 'http://127.0.0.1:9'];
+
+  it('is refused on the command line before anything is asked or read, for every command that has a remote mode', async () => {
+    for (const argv of [['dns', 'example.com'], ['email', 'example.com'], ['smtp', 'mx.example.com'], ['tls', 'example.com'], ['ip', '8.8.8.8']]) {
+      const run = await runCli([...argv, '--trust-anchor', '/nonexistent/anchor.key', ...server]);
+      expect(run.code, argv[0]).toBe(2);
+      expect(run.stderr, argv[0]).toBe('netintel: remote mode cannot send --trust-anchor: the server validates DNSSEC from the IANA root; run without --server\n');
+    }
+  });
+
+  it('from NETINTEL_TRUST_ANCHOR is a setting of local runs: not read, not refused', async () => {
+    const run = await runCli(['email', 'example.com', '-f', 'json', '--timeout', '300', ...server], { env: { NETINTEL_TRUST_ANCHOR: '/nonexistent/anchor.key' } });
+    expect(run.stderr).not.toMatch(/trust anchor|NETINTEL_TRUST_ANCHOR/);
+    expect(JSON.parse(run.stdout).error.code).toBe('unreachable');
+  });
+});
