@@ -193,6 +193,8 @@ function settingValue(key: string, kind: Setting, value: unknown): unknown {
   if (kind.kind === 'integer') return integerIn(key, 1, kind.max!)(String(value));
   if (kind.kind === 'count') return integerIn(key, 0, kind.max!)(String(value));
   if (kind.kind === 'list') return resolverValues(key, value);
+  // A config file's number or object where a path or a word belongs would otherwise be dropped unseen.
+  if (kind.kind === 'text' && typeof value !== 'string') throw new InvalidArgumentError(`${key} must be a string, not ${JSON.stringify(value)}`);
   if (kind.kind === 'format' && !(OUTPUT_FORMATS as readonly string[]).includes(String(value))) {
     throw new InvalidArgumentError(`format must be one of ${OUTPUT_FORMATS.join(', ')}, not ${JSON.stringify(value)}`);
   }

@@ -136,6 +136,11 @@ describe('invalid settings', () => {
     const second = await runCli(['ip', '10.0.0.1'], { env: { XDG_CONFIG_HOME: timeout } });
     expect(second.code).toBe(2);
     expect(second.stderr).toContain('"timeout": timeout must be an integer from 1 to 600000, not "0"');
+    // A path given as something else is not dropped unseen (the IANA root would then apply without a word).
+    const anchor = writeConfigFile(join(scratch.path, 'bad-anchor'), { 'trust-anchor': 5 });
+    const third = await runCli(['dns', 'example.com', '--dnssec'], { env: { XDG_CONFIG_HOME: anchor } });
+    expect(third.code).toBe(2);
+    expect(third.stderr).toBe(`netintel: config file ${join(anchor, 'netintel', 'config.json')}: "trust-anchor": trust-anchor must be a string, not 5\n`);
   });
 
   it('exits 2 naming the variable for a bad NETINTEL_* value', async () => {
