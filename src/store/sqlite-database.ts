@@ -71,8 +71,33 @@ function connect(path: string): Connection {
     if (!memory) connections.set(fileKey(path), connection);
     return connection;
   } catch (error) {
-    throw new NetintelError('usage', `cannot open the key database ${path}: ${fileErrorReason(error)} (check the path and its permissions)`, { cause: error, details: { path } });
+    throw openFailure(path, error);
   }
+}
+
+/**
+ * Why a database file could not be opened, as one line with what to do. The
+ * driver's native module failing to load is not the file's fault: npm 12
+ * skips the install scripts of packages the installing project does not
+ * allow (package.json's allowScripts), which leaves better-sqlite3 without
+ * its compiled part, and a module built for another Node version does not
+ * load either (ERR_DLOPEN_FAILED).
+ */
+export function openFailure(path: string, error: unknown): NetintelError {
+  if (isDriverLoadFailure(error)) {
+    return new NetintelError(
+      'data_unavailable',
+      `cannot open the key database ${path}: better-sqlite3, the SQLite driver, has no native module built for this Node (${process.version}): run npm rebuild better-sqlite3 in the directory netintel is installed in`,
+      { cause: error, details: { path } },
+    );
+  }
+  return new NetintelError('usage', `cannot open the key database ${path}: ${fileErrorReason(error)} (check the path and its permissions)`, { cause: error, details: { path } });
+}
+
+function isDriverLoadFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // The first is the \`bindings\` package's message when no build of the module exists.
+  return error.message.startsWith('Could not locate the bindings file') || (error as NodeJS.ErrnoException).code === 'ERR_DLOPEN_FAILED';
 }
 
 /** The file's real path once it exists: one connection whatever path names it. */
