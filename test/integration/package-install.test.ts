@@ -1,8 +1,10 @@
 /**
  * netintel as a package: `npm pack` of the built tree, `npm install -g` of
  * the tarball into an empty prefix (its dependencies from the npm
- * registry), then the installed `netintel ip 8.8.8.8` answers from the data
- * it brought. Skipped, loudly, when the npm registry cannot be reached.
+ * registry) as the README says, allowing better-sqlite3's install script
+ * only, then the installed `netintel ip 8.8.8.8` answers from the data it
+ * brought and `netintel keys` opens a key database with the driver that
+ * script built. Skipped, loudly, when the npm registry cannot be reached.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -17,15 +19,14 @@ describe.skipIf(!registryUp)('the package', () => {
   const dir = tempDir('netintel-package-');
   afterAll(() => dir.remove());
 
-  it('packs without tests or TypeScript sources, installs globally into an empty prefix, and looks up 8.8.8.8', () => {
+  it('packs without tests or TypeScript sources, installs globally into an empty prefix, looks up 8.8.8.8 and keeps keys', () => {
     // The tree `npm test` built: packing runs no build of its own.
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir.path], { cwd: REPO_ROOT, encoding: 'utf8' })) as Array<{
-      filename: string;
-      size: number;
-      unpackedSize: number;
-      files: Array<{ path: string }>;
-    }>;
-    const { filename, size, unpackedSize, files } = packed[0]!;
+    type Packed = { filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> };
+    const report = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir.path], { cwd: REPO_ROOT, encoding: 'utf8' })) as
+      | Packed[]
+      | Record<string, Packed>;
+    // npm 11 reports an array of packages, npm 12 an object keyed by package name.
+    const { filename, size, unpackedSize, files } = (Array.isArray(report) ? report[0] : Object.values(report)[0])!;
     console.info(`package ${filename}: ${(size / 1e6).toFixed(1)} MB packed, ${(unpackedSize / 1e6).toFixed(1)} MB unpacked, ${files.length} files`);
     const paths = files.map((file) => file.path);
     expect(paths.filter((path) => path.startsWith('test/') || path.startsWith('src/') || /\.ts$/.test(path) && !path.endsWith('.d.ts'))).toEqual([]);
@@ -34,18 +35,26 @@ describe.skipIf(!registryUp)('the package', () => {
     const prefix = join(dir.path, 'prefix');
     const home = join(dir.path, 'home');
     mkdirSync(home);
-    execFileSync('npm', ['install', '-g', '--no-audit', '--no-fund', '--prefix', prefix, join(dir.path, filename)], {
+    execFileSync('npm', ['install', '-g', '--allow-scripts=better-sqlite3', '--no-audit', '--no-fund', '--prefix', prefix, join(dir.path, filename)], {
       encoding: 'utf8',
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 600_000,
     });
     expect(readdirSync(join(prefix, 'bin'))).toContain('netintel');
-    const run = spawnSync(join(prefix, 'bin', 'netintel'), ['ip', '8.8.8.8', '-f', 'json'], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: join(home, 'data') },
-      timeout: 30_000,
-    });
+    const netintel = (...args: string[]) =>
+      spawnSync(join(prefix, 'bin', 'netintel'), args, {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: join(home, 'data') },
+        timeout: 30_000,
+      });
+    const run = netintel('ip', '8.8.8.8', '-f', 'json');
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ ip: '8.8.8.8', location: { country_code: 'US' }, network: { asn: 15169 } });
+
+    const created = netintel('keys', 'create', '-f', 'json');
+    expect(created.status, created.stderr).toBe(0);
+    const listed = netintel('keys', 'list', '-f', 'json');
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: (JSON.parse(created.stdout) as { id: string }).id })]);
   }, 660_000);
 });
