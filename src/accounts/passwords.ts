@@ -14,6 +14,13 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * A password is normalised to Unicode NFKC before it is hashed or measured,
  * so the same password typed on two keyboards (full-width digits, ligatures,
  * composed or decomposed accents) gives the same hash.
+ *
+ * No password holds U+0000. scrypt keys HMAC-SHA-256 with the password
+ * (RFC 7914 §2, via PBKDF2), and HMAC pads a key shorter than its 64-byte
+ * block with zeros (RFC 2104 §2): `pass phrase` and `pass phrase\0` derive
+ * the same key. So a new password with a NUL is refused and a sign-in with
+ * one never matches; an older password that ended in NUL still signs in
+ * without it, the same key.
  */
 export interface ScryptParameters {
   /** log2 of the cost parameter N. */
@@ -54,9 +61,10 @@ function derive(password: Buffer, salt: Buffer, keyBytes: number, parameters: Sc
 
 /**
  * The reason a new password is refused, or null when it is acceptable:
- * 10 to 256 bytes of UTF-8 after NFKC, and not only whitespace.
+ * 10 to 256 bytes of UTF-8 after NFKC, not only whitespace, and no NUL.
  */
 export function passwordProblem(password: string): string | null {
+  if (password.includes('\0')) return 'a password cannot contain the NUL character (U+0000)';
   const bytes = normalise(password).length;
   const tooShort = bytes < PASSWORD_MIN_BYTES;
   const tooLong = bytes > PASSWORD_MAX_BYTES;
@@ -111,14 +119,15 @@ export function parseStoredHash(stored: string): StoredHash | null {
 
 /**
  * True when the password matches the stored hash. Never throws: a stored
- * string that is malformed, or has parameters out of bounds, gives false.
+ * string that is malformed, or has parameters out of bounds, gives false,
+ * and so does a password with a NUL (see above), after the same work.
  */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parsed = parseStoredHash(stored);
   if (parsed === null) return false;
   try {
     const key = await derive(normalise(password), parsed.salt, KEY_BYTES, parsed.parameters);
-    return timingSafeEqual(key, parsed.key);
+    return timingSafeEqual(key, parsed.key) && !password.includes('\0');
   } catch {
     return false;
   }

@@ -80,12 +80,23 @@ describe('password hashing', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 40 }), async (password, other) => {
         const stored = await hashPassword(password, CHEAP);
-        expect(await verifyPassword(password, stored)).toBe(true);
+        expect(await verifyPassword(password, stored)).toBe(!password.includes('\0'));
         const same = Buffer.from(password.normalize('NFKC')).equals(Buffer.from(other.normalize('NFKC')));
-        expect(await verifyPassword(other, stored)).toBe(same);
+        expect(await verifyPassword(other, stored)).toBe(same && !other.includes('\0'));
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('never matches a password with a NUL, though scrypt derives the same key with trailing NULs (HMAC pads its key with zeros)', async () => {
+    const stored = await hashPassword('pass phrase', CHEAP);
+    const parsed = parseStoredHash(stored)!;
+    const padded = scryptSync(Buffer.from('pass phrase\0\0'), parsed.salt, 32, { N: 2 ** 10, r: 1, p: 1 });
+    expect(padded.equals(parsed.key)).toBe(true);
+    expect(await verifyPassword('pass phrase', stored)).toBe(true);
+    for (const other of ['pass phrase\0', 'pass phrase\0\0', '\0pass phrase', 'pass\0phrase']) expect(await verifyPassword(other, stored)).toBe(false);
+    // An older password that ended in NUL signs in without it: the same key.
+    expect(await verifyPassword('pass phrase', await hashPassword('pass phrase\0', CHEAP))).toBe(true);
   });
 
   it('never throws on a malformed stored string, it answers false (property)', async () => {
@@ -149,6 +160,10 @@ describe('password rules', () => {
     expect(passwordProblem('é'.repeat(129))).toBe(MESSAGE); // 258 bytes
     expect(passwordProblem(' '.repeat(20))).toBe(MESSAGE);
     expect(passwordProblem('\t\n\u3000\u00a0\u2003 \t\n\u3000\u00a0')).toBe(MESSAGE);
+  });
+
+  it('refuses a NUL anywhere', () => {
+    for (const password of ['pass phrase\0', '\0pass phrase', 'pass\0phrase']) expect(passwordProblem(password)).toBe('a password cannot contain the NUL character (U+0000)');
   });
 
   it('measures the NFKC form', () => {

@@ -254,6 +254,9 @@ describe('sign-up, verification, log-in and the dashboard', () => {
     expect(page.body).toContain('value="not-an-address"');
     expect(page.body).toMatch(/aria-invalid="true"[^>]*>\s*<p class="field-error" id="field-email-error">Enter an e-mail address/);
     expect(page.body).toContain('id="field-password-error">A password must be 10 to 256 bytes long');
+    const nul = await browser.post('/signup', { email: 'nul@example.org', password: 'pass phrase\0' });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toContain('id="field-password-error">A password cannot contain the NUL character (U+0000)');
     expect(await mailCount()).toBe(0);
   });
 
