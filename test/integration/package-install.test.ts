@@ -10,7 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempDir } from '../support/cli.js';
+import { tempDir } from '../support/cli.js';
+import { npmPack } from '../support/npm-pack.js';
 
 const registryUp = spawnSync('npm', ['ping'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
 if (!registryUp) console.warn('SKIPPING test/integration/package-install.test.ts: the npm registry cannot be reached (npm ping failed)');
@@ -21,12 +22,7 @@ describe.skipIf(!registryUp)('the package', () => {
 
   it('packs without tests or TypeScript sources, installs globally into an empty prefix, looks up 8.8.8.8 and keeps keys', () => {
     // The tree `npm test` built: packing runs no build of its own.
-    type Packed = { filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> };
-    const report = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir.path], { cwd: REPO_ROOT, encoding: 'utf8' })) as
-      | Packed[]
-      | Record<string, Packed>;
-    // npm 11 reports an array of packages, npm 12 an object keyed by package name.
-    const { filename, size, unpackedSize, files } = (Array.isArray(report) ? report[0] : Object.values(report)[0])!;
+    const { filename, size, unpackedSize, files } = npmPack(['--pack-destination', dir.path]);
     console.info(`package ${filename}: ${(size / 1e6).toFixed(1)} MB packed, ${(unpackedSize / 1e6).toFixed(1)} MB unpacked, ${files.length} files`);
     const paths = files.map((file) => file.path);
     expect(paths.filter((path) => path.startsWith('test/') || path.startsWith('src/') || /\.ts$/.test(path) && !path.endsWith('.d.ts'))).toEqual([]);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseIpAddress } from '../../src/engine/address/ip-address.js';
 import { REPO_ROOT } from '../support/cli.js';
+import { npmPack } from '../support/npm-pack.js';
 
 const LOG = join(REPO_ROOT, 'examples', 'access.log');
 const COMBINED = /^(\S+) - - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d \+0000\] "GET \S+ HTTP\/1\.1" \d{3} \d+ "[^"]*" "[^"]*"$/;
@@ -52,10 +53,7 @@ describe('examples/access.log', () => {
   });
 
   it('is not in the npm package', () => {
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as Array<{
-      files: Array<{ path: string }>;
-    }>;
-    const paths = packed[0]!.files.map((file) => file.path);
+    const paths = npmPack(['--dry-run']).files.map((file) => file.path);
     expect(paths).toContain('README.md');
     expect(paths.filter((path) => path.startsWith('examples/') || path.startsWith('scripts/'))).toEqual([]);
   }, 60_000);
