@@ -53,6 +53,9 @@ export function seededTargets(count: number, seed = 20261127): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A trust anchor of example. alone: the test zones are outside it. */
+const UNRELATED_ANCHOR_FILE = 'test/fixtures/dnssec/example-anchor.ds';
+
 /** The relayed fixture message of `netintel headers`. */
 const HEADERS_MESSAGE_FILE = 'test/engine/mail/fixtures/headers-relayed.eml';
 
@@ -290,6 +293,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'smtp/dane', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', ...dns] },
     { id: 'smtp/dane-fields', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', '--fields', 'host,dane.verdict,dane.tlsa.name,dane.dnssec.status', '-f', 'json', ...dns] },
     { id: 'smtp/dane-no-starttls', argv: ['smtp', 'relay.example.test', '--port', relayPort, '--dane', ...dns] },
+    // No trust anchor covers the TLSA records (the anchor is example.'s): DANE not checked, exit 7, as tls says of such records.
+    { id: 'smtp/dane-undecided', argv: ['smtp', 'mx.mailhost.test', '--port', smtpPort, '--dane', '--trust-anchor', UNRELATED_ANCHOR_FILE, ...dns] },
     // A refused connection: said once (the table's finding, or stderr beside data).
     { id: 'smtp/refused', argv: ['smtp', '127.0.0.1', '--port', String(peers.closedPort), ...dns] },
     { id: 'smtp/refused-json', argv: ['smtp', '127.0.0.1', '--port', String(peers.closedPort), '--no-ptr', '-f', 'json', ...dns] },

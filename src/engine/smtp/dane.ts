@@ -24,9 +24,10 @@ export interface RrsetAuthentication {
   /**
    * netintel's own validation: a question it needed (the RRset, a DS or
    * DNSKEY of its chain) that got no answer, so the status is
-   * `indeterminate` for want of it: DNSSEC was not checked. Null otherwise,
-   * and always from a resolver's AD bit, whose SERVFAIL may be its verdict
-   * of bogus (RFC 4035 §5.5).
+   * `indeterminate` for want of it: DNSSEC was not checked. From a
+   * resolver's AD bit, its re-query that got no answer (a SERVFAIL may be
+   * its verdict of bogus, RFC 4035 §5.5: either way nothing was decided).
+   * Null otherwise.
    */
   error: FailureJson | null;
 }
@@ -64,8 +65,8 @@ export function adBitAuthenticator(ctx: EngineContext): Authenticate {
         : { status: 'insecure', reason: `${exchange.resolver} did not set the AD bit`, error: null };
     } catch (error) {
       const message = error instanceof NetintelError ? error.message : String(error);
-      // A validating resolver answers SERVFAIL to bogus data (RFC 4035 §5.5), as it does to other failures.
-      return { status: 'indeterminate', reason: message, error: null };
+      // A validating resolver answers SERVFAIL to bogus data (RFC 4035 §5.5), as it does to other failures: not checked.
+      return { status: 'indeterminate', reason: message, error: failureJson(error) };
     }
   };
 }
@@ -428,8 +429,9 @@ export interface DaneResult {
   /**
    * `matched`: a usable record matches (DANE senders deliver); `mismatch`:
    * none does; `unusable`: no record senders can use; `no-tls`: records but
-   * no certificate; `not-applicable`: no TLSA, or not DNSSEC-secure
-   * (senders ignore it); `failed`: the lookup failed.
+   * no certificate; `not-applicable`: no TLSA, or DNSSEC-insecure (senders
+   * ignore it); `failed`: the lookup failed, the records are DNSSEC-bogus,
+   * or their DNSSEC could not be decided (DANE was not checked).
    */
   verdict: 'matched' | 'mismatch' | 'unusable' | 'no-tls' | 'not-applicable' | 'failed';
   findings: Finding[];
@@ -502,6 +504,8 @@ function judgeDane(
   if (unanswered) return unanswered;
   const records = tlsa.records.map(presentTlsa);
   const findings = judgeRecords(tlsa, where, records);
+  // Records whose DNSSEC is undecided may be the ones DANE senders enforce, or ones they ignore: not checked, nothing more to judge.
+  if (tlsa.dnssec.status === 'indeterminate') return { verdict: 'failed', findings };
   const withoutTls = judgeTlsSession(where, records, chain, starttlsOffered, tlsa.dnssec.status === 'secure');
   if (withoutTls) return { verdict: withoutTls.verdict, findings: [...findings, ...withoutTls.findings] };
   if (tlsa.records.every((record) => record.unusable !== null)) return { verdict: 'unusable', findings };
@@ -552,18 +556,24 @@ function judgeRecords(tlsa: TlsaLookup, where: TlsaWhere, records: ReturnType<ty
       }),
     );
   } else if (dnssec.status !== 'secure') {
-    const indeterminate = dnssec.status === 'indeterminate';
-    findings.push(
-      finding(
-        indeterminate ? 'dane_dnssec_indeterminate' : 'dane_tlsa_insecure',
-        'warning',
-        indeterminate
-          ? `whether the TLSA records at ${tlsa.name} are DNSSEC-signed could not be decided (${dnssec.reason ?? 'unknown'})`
-          : `the TLSA records at ${tlsa.name} are not DNSSEC-authenticated${dnssec.reason ? ` (${dnssec.reason})` : ''}: senders ignore them; sign the zone`,
-        'RFC 7672 §2.2',
-        { ...where, records, dnssec },
-      ),
-    );
+    if (dnssec.status === 'indeterminate') {
+      // No trust anchor covers the name, or its chain cannot be followed: DANE was not checked (RFC 4033 §5).
+      findings.push(
+        finding('dane_dnssec_indeterminate', 'unknown', `whether the TLSA records at ${tlsa.name} are DNSSEC-signed could not be decided (${dnssec.reason ?? 'unknown'}): DANE was not checked`, 'RFC 7672 §2.2', {
+          ...where,
+          records,
+          dnssec,
+        }),
+      );
+    } else {
+      findings.push(
+        finding('dane_tlsa_insecure', 'warning', `the TLSA records at ${tlsa.name} are not DNSSEC-authenticated${dnssec.reason ? ` (${dnssec.reason})` : ''}: senders ignore them; sign the zone`, 'RFC 7672 §2.2', {
+          ...where,
+          records,
+          dnssec,
+        }),
+      );
+    }
   }
 
   const usable = tlsa.records.filter((record) => record.unusable === null);

@@ -203,9 +203,11 @@ const DANE_VERDICTS: Record<DaneHost['verdict'], string> = {
   failed: 'TLSA lookup failed',
 };
 
-/** A host's DANE verdict in words; `failed` covers a bogus answer too, which is not a lookup that failed. */
+/** A host's DANE verdict in words; `failed` covers a bogus answer and undecided DNSSEC too, which are not a lookup that failed. */
 function daneVerdictText(host: DaneHost): string {
-  return host.verdict === 'failed' && host.dnssec.status === 'bogus' ? 'TLSA records fail DNSSEC validation (bogus)' : DANE_VERDICTS[host.verdict];
+  if (host.verdict === 'failed' && host.dnssec.status === 'bogus') return 'TLSA records fail DNSSEC validation (bogus)';
+  if (host.verdict === 'failed' && host.tlsa.status !== 'failed' && host.dnssec.status === 'indeterminate') return "not checked: the TLSA records' DNSSEC could not be decided";
+  return DANE_VERDICTS[host.verdict];
 }
 
 export const EMAIL_VIEW: HumanView = {

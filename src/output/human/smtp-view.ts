@@ -47,7 +47,9 @@ function daneText(smtp: SmtpResult): string | null {
     case 'no-tls':
       return `no certificate to match (${count}, ${dnssec})`;
     case 'failed':
-      return dane.dnssec.status === 'bogus' ? `DNSSEC bogus at ${tlsa.name}${dane.dnssec.reason ? `: ${dane.dnssec.reason}` : ''}` : `TLSA lookup failed: ${tlsa.error?.message ?? 'unknown error'}`;
+      if (tlsa.status === 'failed') return `TLSA lookup failed: ${tlsa.error?.message ?? 'unknown error'}`;
+      if (dane.dnssec.status === 'bogus') return `DNSSEC bogus at ${tlsa.name}${dane.dnssec.reason ? `: ${dane.dnssec.reason}` : ''}`;
+      return `not checked: DNSSEC could not be decided (${count}: ${dane.dnssec.error?.message ?? dane.dnssec.reason ?? 'unknown'})`;
     case 'not-applicable':
       return tlsa.records.length === 0
         ? `not in use (no TLSA records at ${tlsa.name})`

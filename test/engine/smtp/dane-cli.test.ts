@@ -56,10 +56,15 @@ describe.skipIf(missing.length > 0)('DANE and DNSSEC from the command line, on s
     expect((await smtpJson('--port', '25', '--no-dane')).dane).toBeNull();
   });
 
-  it('without the anchor, the root is the start: the test zones are not under it, so nothing is secure', async () => {
+  it('without the anchor, the root is the start: the test zones are not under it, so nothing is secure, and DANE is not checked', async () => {
     const run = await runCli(['smtp', HOST, '--ip', '127.0.0.1', '--no-ptr', ...common(), '--port', '25']);
-    const record = JSON.parse(run.stdout) as { dane: { dnssec: { status: string } } };
-    expect(record.dane.dnssec.status).not.toBe('secure');
+    const record = JSON.parse(run.stdout) as { dane: { verdict: string; dnssec: { status: string } }; findings: Array<{ id: string; severity: string }> };
+    // NSD serves no root zone: the root's DNSKEY question is refused, so the TLSA records' DNSSEC is undecided.
+    expect(record.dane).toMatchObject({ verdict: 'failed', dnssec: { status: 'indeterminate' } });
+    expect(record.findings).toContainEqual(expect.objectContaining({ id: 'dane_dnssec_unchecked', severity: 'unknown' }));
+    expect(record.findings.map((item) => item.id)).not.toEqual(expect.arrayContaining(['dane_match']));
+    // Port 25 has no server here: the conversation failed, so the run exits with its failure, never 0.
+    expect(run.code).toBe(5);
   });
 
   it('the e-mail report judges DNSSEC of the MX records and host, and DANE of the host, from the same anchor', async () => {

@@ -342,6 +342,27 @@ describe('probeSmtp with dane: a real SMTP server presenting the test chain', ()
     expect(daneFinding(result, 'dane_tlsa_bogus').message).toContain('RRSIG expired');
   });
 
+  it('records whose DNSSEC is undecided (no trust anchor covers them) leave DANE unchecked: unknown, failed, never matched or ignored', async () => {
+    const authenticate: Authenticate = async () => ({ status: 'indeterminate', reason: 'no trust anchor covers _25._tcp.x', error: null });
+    const result = await probe(hostOf(3, 1, 1), { dane: { authenticate } });
+    expect(result.dane).toMatchObject({ verdict: 'failed', dnssec: { status: 'indeterminate', error: null } });
+    expect(daneFinding(result, 'dane_dnssec_indeterminate')).toMatchObject({ severity: 'unknown', message: expect.stringContaining('DANE was not checked') });
+    // The chain does match the record, but a match DANE senders may ignore is not a verdict.
+    expect(result.dane!.matches.some((match) => match.matched)).toBe(true);
+    expect(ids(result)).not.toContain('dane_match');
+    expect(result.findings.filter((item) => item.id.startsWith('dane_') && item.severity === 'warning')).toEqual([]);
+  });
+
+  it("the resolver's AD bit: a re-query that gets no answer is DNSSEC not checked, with the failure (a SERVFAIL may be its bogus)", async () => {
+    const verdict = await adBitAuthenticator(ctx)(`_25._tcp.broken.${ZONE}`, 'TLSA');
+    expect(verdict).toMatchObject({ status: 'indeterminate', error: { code: 'upstream', message: expect.stringContaining('SERVFAIL') } });
+    let asked = 0;
+    const flaky: Authenticate = async (name, type) => (asked++ === 0 ? verdict : adBitAuthenticator(ctx)(name, type));
+    const result = await probe(hostOf(3, 1, 1), { dane: { authenticate: flaky } });
+    expect(result.dane).toMatchObject({ verdict: 'failed', dnssec: { status: 'indeterminate', error: { code: 'upstream' } } });
+    expect(daneFinding(result, 'dane_dnssec_unchecked')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'upstream' } } });
+  });
+
   it('is off unless asked for, and skipped for an IP address', async () => {
     expect((await probe(hostOf(3, 1, 1), { dane: false })).dane).toBeNull();
     expect((await probe('127.0.0.1')).dane).toBeNull();
@@ -353,6 +374,7 @@ describe('DANE judged by netintel\'s own validator', () => {
     const anchor = parseTrustAnchors(readFileSync(new URL('../../fixtures/dnssec/Ktest.anchor.key', import.meta.url), 'utf8'));
     const result = await probe(hostOf(3, 1, 1), { dane: { authenticate: validatingAuthenticator(ctx, anchor) } });
     expect(result.dane!.dnssec).toMatchObject({ status: 'indeterminate', error: { code: 'timeout', message: expect.stringContaining('test DNSKEY') } });
+    expect(result.dane!.verdict).toBe('failed');
     expect(daneFinding(result, 'dane_dnssec_unchecked')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'timeout' } } });
     expect(ids(result)).not.toContain('dane_dnssec_indeterminate');
   });
