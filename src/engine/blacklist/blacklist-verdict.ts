@@ -56,9 +56,9 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
     message = withTail(`no list could be asked about ${target}`);
   } else if (checkedZones === 0) {
     status = 'unknown';
-    const head = zones === 1 ? 'the list asked did not answer' : `none of the ${lists(zones)} answered`;
-    // Why in a few words first (DNS did not answer), as the e-mail test says it, then which lists.
-    message = [`${target} could not be checked: ${failure ? `${failure.reason}; ` : ''}${head} (${uncheckedText})`, ...hostsPart].join('; ');
+    // Why in a few words first (DNS did not answer), as the e-mail test says it, then which lists; of one list, the why is all.
+    const head = zones === 1 ? (failure ? failure.reason : 'the list asked did not answer') : `${failure ? `${failure.reason}; ` : ''}none of the ${lists(zones)} answered`;
+    message = [`${target} could not be checked: ${head} (${uncheckedText})`, ...hostsPart].join('; ');
   } else if (uncheckedZones.length > 0 || hostsMissing) {
     status = 'incomplete';
     message = withTail(`${target} is not listed on the ${lists(checkedZones)} that answered`);

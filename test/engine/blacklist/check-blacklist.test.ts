@@ -133,7 +133,7 @@ describe('checkBlacklist: IP addresses', () => {
     expect(result.zones[0]).toMatchObject({ status: 'refused', canary: 'refused', return_codes: [] });
     expect(result.zones[0]!.detail).toMatch(/test point 127\.0\.0\.2 answered 127\.255\.255\.254/);
     expect(result.verdict).toMatchObject({ status: 'unknown', checked_zones: 0, unchecked_zones: 1 });
-    expect(result.verdict.message).toBe('192.0.2.10 could not be checked: DNS refused or gave no usable answer; the list asked did not answer (sbl.spamhaus.org: refused)');
+    expect(result.verdict.message).toBe('192.0.2.10 could not be checked: DNS refused or gave no usable answer (sbl.spamhaus.org: refused)');
     expect(result.verdict.failure).toEqual({ code: 'upstream', reason: 'DNS refused or gave no usable answer', message: expect.stringMatching(/^sbl\.spamhaus\.org: the list refused its test points/) });
   });
 
