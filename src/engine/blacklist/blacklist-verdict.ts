@@ -57,7 +57,8 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
   } else if (checkedZones === 0) {
     status = 'unknown';
     // Why in a few words first (DNS did not answer), as the e-mail test says it, then which lists; of one list, the why is all.
-    const head = zones === 1 ? (failure ? failure.reason : 'the list asked did not answer') : `${failure ? `${failure.reason}; ` : ''}none of the ${lists(zones)} answered`;
+    const why = failure?.reason ?? null;
+    const head = zones === 1 ? (why ?? 'the list asked did not answer') : [why, `none of the ${lists(zones)} answered`].filter((part) => part !== null).join('; ');
     message = [`${target} could not be checked: ${head} (${uncheckedText})`, ...hostsPart].join('; ');
   } else if (uncheckedZones.length > 0 || hostsMissing) {
     status = 'incomplete';

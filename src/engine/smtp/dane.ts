@@ -556,24 +556,13 @@ function judgeRecords(tlsa: TlsaLookup, where: TlsaWhere, records: ReturnType<ty
       }),
     );
   } else if (dnssec.status !== 'secure') {
-    if (dnssec.status === 'indeterminate') {
-      // No trust anchor covers the name, or its chain cannot be followed: DANE was not checked (RFC 4033 §5).
-      findings.push(
-        finding('dane_dnssec_indeterminate', 'unknown', `whether the TLSA records at ${tlsa.name} are DNSSEC-signed could not be decided (${dnssec.reason ?? 'unknown'}): DANE was not checked`, 'RFC 7672 §2.2', {
-          ...where,
-          records,
-          dnssec,
-        }),
-      );
-    } else {
-      findings.push(
-        finding('dane_tlsa_insecure', 'warning', `the TLSA records at ${tlsa.name} are not DNSSEC-authenticated${dnssec.reason ? ` (${dnssec.reason})` : ''}: senders ignore them; sign the zone`, 'RFC 7672 §2.2', {
-          ...where,
-          records,
-          dnssec,
-        }),
-      );
-    }
+    const evidence = { ...where, records, dnssec };
+    findings.push(
+      dnssec.status === 'indeterminate'
+        ? // No trust anchor covers the name, or its chain cannot be followed: DANE was not checked (RFC 4033 §5).
+          finding('dane_dnssec_indeterminate', 'unknown', `whether the TLSA records at ${tlsa.name} are DNSSEC-signed could not be decided (${dnssec.reason ?? 'unknown'}): DANE was not checked`, 'RFC 7672 §2.2', evidence)
+        : finding('dane_tlsa_insecure', 'warning', `the TLSA records at ${tlsa.name} are not DNSSEC-authenticated${dnssec.reason ? ` (${dnssec.reason})` : ''}: senders ignore them; sign the zone`, 'RFC 7672 §2.2', evidence),
+    );
   }
 
   const usable = tlsa.records.filter((record) => record.unusable === null);

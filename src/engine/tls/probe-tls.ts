@@ -234,12 +234,12 @@ async function checkTlsDane(ctx: EngineContext, target: TlsTarget, chainDer: rea
         ? (dane.tlsa.error?.message ?? null)
         : dane.dnssec.status === 'bogus'
           ? `DNSSEC validation fails: ${dane.dnssec.reason ?? 'bogus'}`
-          : // Records whose DNSSEC is undecided may be the ones DANE clients enforce: unchecked, not "not applicable".
+          : // The verdict is `failed` for each of these (dane.ts); this says which, in words.
             dane.dnssec.status === 'indeterminate' && dane.tlsa.records.length > 0
             ? `DNSSEC could not be decided: ${dane.dnssec.reason ?? 'unknown'}`
             : null;
     return {
-      summary: { verdict: error === null ? dane.verdict : 'failed', tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error },
+      summary: { verdict: dane.verdict, tlsa_name: dane.tlsa.name, records: dane.tlsa.records.length, dnssec: dane.dnssec.status, error },
       reasons: mismatchReasons(dane.matches),
     };
   } catch (error) {
