@@ -275,6 +275,8 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'email/no-smtp', argv: ['email', 'good.test', '--no-smtp', ...dns] },
     // Under a trust anchor for test., whose DNSKEY the DNS peer does not give (as a resolver that strips DNSSEC records): DNSSEC not checked, exit 7.
     { id: 'email/dnssec-not-checked', argv: ['email', 'good.test', '--no-smtp', ...dns], env: { NETINTEL_TRUST_ANCHOR: 'test/fixtures/dnssec/Ktest.anchor.key', COLUMNS: '80' } },
+    // No trust anchor covers the MX host's TLSA records: DANE not checked (exit 7), as smtp/dane-undecided.
+    { id: 'email/dane-undecided', argv: ['email', 'mailhost.test', '--no-smtp', '--trust-anchor', UNRELATED_ANCHOR_FILE, ...dns], env: { COLUMNS: '80' } },
     { id: 'email/type-spf', argv: ['email', 'good.test', '--type', 'spf', '-f', 'json', ...dns] },
     { id: 'email/type-mx', argv: ['email', 'good.test', '--type', 'mx', ...dns] },
     { id: 'email/type-smtp', argv: ['email', '--type', 'smtp', '--host', 'mx.mailhost.test', '--port', smtpPort, '-f', 'json', ...dns] },
