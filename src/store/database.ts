@@ -32,11 +32,15 @@ export interface Database extends Queryable {
    */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
-   * A value that changes whenever the data may have changed, by this process
-   * or another one; null when there is no cheap way to tell (PostgreSQL), and
-   * then nothing read may be kept in memory.
+   * A value that changes whenever keys or accounts may have changed, by this
+   * process or another one; null while there is no way to tell, and then
+   * nothing read may be kept in memory. SQLite asks PRAGMA data_version;
+   * PostgreSQL follows the changes its triggers announce (postgres-changes.ts),
+   * from the first time it is asked.
    */
   changeMark(): string | null;
+  /** How long a mark may be trusted before changeMark is asked again, in ms: 0 where asking costs nothing. */
+  readonly changeMarkMaxAgeMs: number;
   /** The clause that locks the rows a SELECT picks and skips rows another transaction holds ('' where one writer at a time is the rule). */
   readonly skipLocked: string;
   close(): Promise<void>;

@@ -152,8 +152,8 @@ export interface KeyStoreOptions {
    * How long a checked key is served from memory before the store looks
    * whether the database changed (`netintel keys revoke` while the server
    * runs), in milliseconds of real time; 0 looks every time. Changes made
-   * through this process take effect at once. A database that cannot tell
-   * cheaply whether it changed (PostgreSQL) is asked at every check.
+   * through this process take effect at once. Default: the database's
+   * changeMarkMaxAgeMs (1 s on SQLite; 0 on PostgreSQL, which hears changes).
    */
   recheckMs?: number;
 }
@@ -176,12 +176,12 @@ const CACHED_KEYS = 10_000;
 /**
  * The key store over the store's database. Holds only SHA-256 hashes of
  * keys. A key revoked through any process is refused from the next check
- * that looks at the database (at most `recheckMs` later on SQLite, at once
- * on PostgreSQL).
+ * that looks at the database (at most `recheckMs` later on SQLite; on
+ * PostgreSQL as soon as the change's notification arrives).
  */
 export function createKeyStore(db: Database, options: KeyStoreOptions = {}): KeyStore {
   const now = options.now ?? (() => new Date());
-  const recheckMs = options.recheckMs ?? 1000;
+  const recheckMs = options.recheckMs ?? db.changeMarkMaxAgeMs;
   const byId = (id: string) =>
     db.one<KeyRowWithAccount>(
       'SELECT k.*, a.disabled_at AS account_disabled_at FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.id = $1',
@@ -258,41 +258,64 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
 }
 
 /**
- * Checked keys by id, until the database changes (looked at every
- * `recheckMs` at most; at every check when it cannot tell cheaply).
+ * Checked keys by id, until the database changes: its change mark is
+ * looked at every `recheckMs` at most, and while it has none (PostgreSQL
+ * not yet, or no longer, hearing changes) nothing is kept.
  */
 function checkedKeys(db: Database, recheckMs: number, byId: (id: string) => Promise<KeyRowWithAccount | undefined>) {
   const cache = new Map<string, CheckedKey | null>();
-  let seenMark = db.changeMark();
-  let lastLook = performance.now();
+  /** Reads under way since the mark last moved: the checks of a burst share one. */
+  const reading = new Map<string, Promise<CheckedKey | null>>();
+  let seenMark: string | null = null;
+  let lastLook = 0;
 
-  const lookForChanges = (): void => {
+  /** Whether what is kept may be served; drops it when the database changed. */
+  const current = (): boolean => {
     const clock = performance.now();
-    if (clock - lastLook < recheckMs) return;
+    if (seenMark !== null && clock - lastLook < recheckMs) return true;
     lastLook = clock;
     const mark = db.changeMark();
     if (mark !== seenMark) {
       seenMark = mark;
       cache.clear();
+      reading.clear();
     }
+    return mark !== null;
+  };
+
+  const read = async (id: string): Promise<CheckedKey | null> => {
+    const before = db.changeMark();
+    const row = await byId(id);
+    const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
+    // Kept only when no change was announced while it was read: the row may be older than that change.
+    if (before !== null && before === seenMark && db.changeMark() === before) {
+      if (cache.size >= CACHED_KEYS) cache.delete(cache.keys().next().value!);
+      cache.set(id, entry);
+    }
+    return entry;
   };
 
   return {
     /** The entry of an id kept in memory (null: known not to exist), or undefined when the database must be asked. */
     cached(id: string): CheckedKey | null | undefined {
-      if (seenMark === null) return undefined;
-      lookForChanges();
-      return cache.get(id);
+      return current() ? cache.get(id) : undefined;
     },
-    /** The entry of an id read from the database, kept for the next checks. */
-    async load(id: string): Promise<CheckedKey | null> {
-      const row = await byId(id);
-      const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
-      if (seenMark !== null) {
-        if (cache.size >= CACHED_KEYS) cache.delete(cache.keys().next().value!);
-        cache.set(id, entry);
+    /**
+     * The entry of an id read from the database, kept for the next checks.
+     * While changes are heard, checks that miss at once share one read; one
+     * that starts after a change never joins a read from before it. Without a
+     * mark every check reads for itself.
+     */
+    load(id: string): Promise<CheckedKey | null> {
+      if (!current()) return read(id);
+      let pending = reading.get(id);
+      if (pending === undefined) {
+        pending = read(id).finally(() => {
+          if (reading.get(id) === pending) reading.delete(id);
+        });
+        reading.set(id, pending);
       }
-      return entry;
+      return pending;
     },
     delete(id: string): void {
       cache.delete(id);

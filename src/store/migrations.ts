@@ -52,6 +52,9 @@ const SESSION_EPOCH_POSTGRES = `
   );
   ALTER TABLE accounts ADD COLUMN session_epoch integer NOT NULL DEFAULT 0`;
 
+/** The PostgreSQL channel (LISTEN/NOTIFY) on which changes to keys and accounts are announced. */
+export const KEY_CHANGES_CHANNEL = 'netintel_keys';
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -191,6 +194,30 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: 'SELECT 1',
     postgres: 'SELECT 1',
     after: canonicalAddresses,
+  },
+  {
+    version: 7,
+    name: 'key changes announced (PostgreSQL)',
+    // Every change that can alter a key check (a key made, revoked, deleted or
+    // given other limits; an account disabled or deleted) announces itself on
+    // the channel servers listen on (postgres-changes.ts), whichever process or
+    // hand made it, in the transaction that made it: PostgreSQL delivers the
+    // notification at commit (NOTIFY). Usage (last_used_at) is not announced:
+    // no check reads it. SQLite needs none: its servers ask PRAGMA data_version.
+    sqlite: 'SELECT 1',
+    postgres: `
+      CREATE FUNCTION netintel_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('${KEY_CHANGES_CHANNEL}', TG_TABLE_NAME);
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER api_keys_changed
+        AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF key_hash, plan, limits, revoked_at, account_id ON api_keys
+        FOR EACH STATEMENT EXECUTE FUNCTION netintel_keys_changed();
+      CREATE TRIGGER accounts_changed
+        AFTER DELETE OR TRUNCATE OR UPDATE OF disabled_at ON accounts
+        FOR EACH STATEMENT EXECUTE FUNCTION netintel_keys_changed()`,
   },
 ];
 

@@ -2,6 +2,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import { NetintelError } from '../errors.js';
 import type { Database, Queryable, SqlValue } from './database.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { followKeyChanges, type ChangeFollower } from './postgres-changes.js';
 import { parsePostgresUrl, postgresEndpoint, postgresPassword, redactPostgresUrl } from './postgres-url.js';
 
 export interface PostgresOptions {
@@ -84,14 +85,20 @@ export async function openPostgresDatabase(url: string, options: PostgresOptions
     throw unavailable(error, 'cannot apply the schema migrations of');
   }
 
+  let follower: ChangeFollower | undefined;
   return {
     dialect: 'postgres',
     location: redactPostgresUrl(url),
     skipLocked: ' FOR UPDATE SKIP LOCKED',
     ...queries((text, values) => pool.query(text, values), unavailable),
     transaction,
-    changeMark: () => null,
-    close: () => pool.end(),
+    // Started by the first question, which only a server's key checks ask: a command opens no listening connection.
+    changeMark: () => (follower ??= followKeyChanges(pg, url, pool)).mark(),
+    changeMarkMaxAgeMs: 0,
+    async close() {
+      await follower?.close();
+      await pool.end();
+    },
   };
 }
 

@@ -144,6 +144,8 @@ function handle(connection: Connection): Database {
     },
     transaction: (work) => transaction(connection, work),
     changeMark: () => `${(connection.dataVersion.get() as { data_version: number }).data_version}:${connection.writes}`,
+    // A statement each time: a server's key checks ask at most once a second.
+    changeMarkMaxAgeMs: 1000,
     async close() {
       if (closed) return;
       closed = true;
