@@ -113,7 +113,7 @@ export function followKeyChanges(driver: typeof pg, url: string, pool: pg.Pool, 
   const ticker = setInterval(() => {
     if (!listening) return;
     if (probe === null) sendProbe();
-    else if (performance.now() - probe.sentAt > patienceMs) lose();
+    else if (performance.now() - probe.sentAt >= patienceMs) lose();
   }, probeEveryMs).unref();
 
   void listen();

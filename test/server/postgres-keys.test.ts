@@ -184,6 +184,26 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       }
     });
 
+    it('refuses on both servers, within a second, a key they had checked and that SQL typed by hand revoked', async () => {
+      const made = JSON.parse((await spawnCli(['keys', 'create', '--plan', 'pro', '--db', url, '-f', 'json'])).stdout);
+      const ask = (served: Served) => fetch(`${served.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': made.key } });
+      // Checked a few times on each: kept in memory from then on.
+      for (const served of servers) for (let round = 0; round < 3; round += 1) expect((await ask(served)).status).toBe(200);
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [made.id]);
+      } finally {
+        await admin.end();
+      }
+      const revokedAt = Date.now();
+      for (const served of servers) {
+        let status = 200;
+        while (status === 200 && Date.now() - revokedAt < 1000) status = (await ask(served)).status;
+        expect(status).toBe(401);
+      }
+    });
+
     it('says in one line, with exit 6 and no password, that a wrong password or a closed port cannot be connected to', async () => {
       const wrong = server.url('cli', 'Wr0ng-Passw0rd');
       for (const argv of [['keys', 'list', '--db', wrong], ['serve', '--port', '0', '--db', wrong]]) {
