@@ -288,7 +288,8 @@ function checkedKeys(db: Database, recheckMs: number, byId: (id: string) => Prom
     const row = await byId(id);
     const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
     // Kept only when no change was announced while it was read: the row may be older than that change.
-    if (before !== null && before === seenMark && db.changeMark() === before) {
+    // (A change before the read, not yet looked at, is in the row; the next look drops the row anyway.)
+    if (before !== null && db.changeMark() === before) {
       if (cache.size >= CACHED_KEYS) cache.delete(cache.keys().next().value!);
       cache.set(id, entry);
     }

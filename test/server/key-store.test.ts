@@ -93,6 +93,25 @@ describe('the SQLite key store', () => {
     await admin.close();
   });
 
+  it('reads a key once after a write between two looks at the database (usage is written every 2 s), not at every check', async () => {
+    const { openSqliteDatabase } = await import('../../src/store/sqlite-database.js');
+    const { createKeyStore } = await import('../../src/store/key-store.js');
+    const db = await openSqliteDatabase(dbPath());
+    let reads = 0;
+    const store = createKeyStore({ ...db, one: (sql, params) => ((reads += 1), db.one(sql, params)) });
+    const { key, record } = await store.create({ plan: 'pro' });
+    expect((await store.check(key)).ok).toBe(true);
+    await store.recordUsage([{ keyId: record.id, day: '2026-12-02', count: 1, lastUsedAt: new Date() }]);
+    reads = 0;
+    // All within the 1 s a look is trusted for: the write moved the mark, which the next look sees.
+    for (let round = 0; round < 500; round += 1) {
+      const check = store.check(key);
+      expect((check instanceof Promise ? await check : check).ok).toBe(true);
+    }
+    expect(reads).toBe(1);
+    await db.close();
+  });
+
   it('keeps an enterprise key\'s own limits, and says not_found for an unknown id', async () => {
     const store = await keyStoreAt(':memory:');
     const { record } = await store.create({ plan: 'enterprise', limits: { daily: 5_000_000, burst: 20_000 } });
