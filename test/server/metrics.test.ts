@@ -127,10 +127,12 @@ describe('the server\'s metrics', () => {
     const before = await scrape(metrics);
     expect(before.total('netintel_store_up', { store: 'keys', backend: 'sqlite' })).toBe(1);
     expect(before.total('netintel_store_up', { store: 'limits', backend: 'memory' })).toBe(1);
+    expect(before.total('netintel_keys_kept_in_memory', { backend: 'sqlite' })).toBe(1);
     await store.close();
     const after = await scrape(metrics);
     expect(after.total('netintel_store_up', { store: 'keys', backend: 'sqlite' })).toBe(0);
     expect(after.total('netintel_store_up', { store: 'limits' })).toBe(1);
+    expect(after.total('netintel_keys_kept_in_memory', { backend: 'sqlite' })).toBe(0);
   });
 
   it.skipIf(postgresPrograms === null || redisBinary === null)('say that PostgreSQL and Redis are down when they stop answering: a hung Redis within the scrape\'s second', async () => {
@@ -140,7 +142,12 @@ describe('the server\'s metrics', () => {
     const limits = await createRedisLimitStore(redis.url);
     const metrics = createServerMetrics({ version: '1', database: store.db, limits, dataDir: null });
     closers.push(() => store.close().catch(() => {}), () => limits.close(), () => metrics.close());
+    // The first scrape starts following PostgreSQL's changes; keys are kept once its probe came back.
+    expect((await scrape(metrics)).total('netintel_keys_kept_in_memory', { backend: 'postgres' })).toBe(0);
+    const start = Date.now();
+    while (store.db.changeMark() === null && Date.now() - start < 5000) await new Promise((resolve) => setTimeout(resolve, 10));
     const up = await scrape(metrics);
+    expect(up.total('netintel_keys_kept_in_memory', { backend: 'postgres' })).toBe(1);
     expect(up.total('netintel_store_up', { store: 'keys', backend: 'postgres' })).toBe(1);
     expect(up.total('netintel_store_up', { store: 'limits', backend: 'redis' })).toBe(1);
     redis.signal('SIGSTOP');
@@ -151,8 +158,11 @@ describe('the server\'s metrics', () => {
     expect(hung.total('netintel_store_up', { store: 'keys', backend: 'postgres' })).toBe(1);
     redis.signal('SIGCONT');
     await postgres.stop();
+    const stopped = Date.now();
+    while (store.db.changeMark() !== null && Date.now() - stopped < 5000) await new Promise((resolve) => setTimeout(resolve, 10));
     const down = await scrape(metrics);
     expect(down.total('netintel_store_up', { store: 'keys', backend: 'postgres' })).toBe(0);
+    expect(down.total('netintel_keys_kept_in_memory', { backend: 'postgres' })).toBe(0);
   }, 60_000);
 
   it('give each installed dataset\'s age from its own date, as data status does, and whether it is stale', async () => {

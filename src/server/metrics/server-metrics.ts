@@ -138,6 +138,22 @@ function healthGauge(registers: Registry[], sources: MetricSources): void {
       this.set({ store: 'limits', backend: limits.kind }, limiter ? 1 : 0);
     },
   });
+  new Gauge({
+    name: 'netintel_keys_kept_in_memory',
+    help: 'Whether checked API keys may be served from memory (1: the key database\'s changes are seen) or each check reads the database (0: PostgreSQL\'s change notifications are not proved to arrive)',
+    labelNames: ['backend'],
+    registers,
+    collect() {
+      let kept: boolean;
+      try {
+        kept = database.changeMark() !== null;
+      } catch {
+        // A database closed under the server: nothing is read from it, from memory or not.
+        kept = false;
+      }
+      this.set({ backend: database.dialect }, kept ? 1 : 0);
+    },
+  });
 }
 
 /** True when `check` resolves true within HEALTH_TIMEOUT_MS; false when it is late, false or fails. */
