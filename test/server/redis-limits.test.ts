@@ -8,6 +8,7 @@ import { createRedisLimitStore } from '../../src/server/limits/redis-limit-store
 import { manualClock, startTestServer, type TestServer } from './harness.js';
 import { findRedisServer, startRedisServer, type RedisTestServer } from './redis-server.js';
 import { openStore } from '../support/stores.js';
+import { freePort } from '../support/peers.js';
 
 const binary = findRedisServer();
 if (!binary) console.warn('SKIPPED: redis-server is not installed (apt-get install redis-server); the Redis-backed limit tests do not run');
@@ -143,6 +144,52 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
     } finally {
       await server.app.close();
       await server.store.close();
+    }
+  });
+});
+
+describe.skipIf(!binary)('the connection to Redis', () => {
+  const policy = { daily: 1000, perMinute: 600, burst: 100 };
+
+  it('is refused at start when Redis cannot be reached, in one line that names the URL without its password', async () => {
+    const port = await freePort();
+    const started = performance.now();
+    const refused = createRedisLimitStore(`redis://:Secr3t-pw@127.0.0.1:${port}`);
+    await expect(refused).rejects.toMatchObject({ code: 'unreachable', details: { redis: `redis://:***@127.0.0.1:${port}` } });
+    const message = (await refused.catch((error: Error) => error)).message;
+    expect(message).toMatch(new RegExp(`^cannot connect to Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    expect(message).not.toContain('Secr3t-pw');
+    expect(message).not.toContain('\n');
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('fails each call at once while Redis is down, and counts again once Redis is back (its script loaded anew)', async () => {
+    const first = await startRedisServer(binary!);
+    const port = Number(new URL(first.url).port);
+    const store = await createRedisLimitStore(first.url, { keyPrefix: 'restart:' });
+    let again: RedisTestServer | undefined;
+    try {
+      expect((await store.consume('s', policy, 1, Date.now())).allowed).toBe(true);
+      await first.stop();
+      const started = performance.now();
+      await expect(store.consume('s', policy, 1, Date.now())).rejects.toMatchObject({ code: 'unreachable' });
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(await store.ping()).toBe(false);
+
+      // A new redis-server on the same port knows neither the count nor the script.
+      again = await startRedisServer(binary!, port);
+      const back = performance.now();
+      let state = null;
+      while (state === null && performance.now() - back < 5000) {
+        state = await store.consume('s', policy, 1, Date.now()).catch(() => null);
+        if (state === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(state).toMatchObject({ allowed: true, dailyRemaining: policy.daily - 1 });
+      expect(await store.ping()).toBe(true);
+    } finally {
+      await store.close();
+      await again?.stop();
+      await first.stop();
     }
   });
 });

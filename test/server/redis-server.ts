@@ -29,8 +29,9 @@ export interface RedisTestServer {
   stop(): Promise<void>;
 }
 
-export async function startRedisServer(binary: string): Promise<RedisTestServer> {
-  const port = await freePort();
+/** A redis-server on `port` (a free one by default: give the port of one stopped to start it again). */
+export async function startRedisServer(binary: string, port?: number): Promise<RedisTestServer> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

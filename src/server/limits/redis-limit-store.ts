@@ -115,13 +115,17 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
     maxRetriesPerRequest: 1,
     enableAutoPipelining: true,
   });
-  // Errors reach the callers of each command; without a listener ioredis would print them.
-  client.on('error', () => {});
+  // Errors reach the callers of each command; without a listener ioredis would print them. The last one
+  // says why a first connection failed, where connect() says only "Connection is closed.".
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => {
+    lastError = error;
+  });
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new NetintelError('unreachable', `cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message}`, {
+    throw new NetintelError('unreachable', `cannot connect to Redis at ${redactUrl(url)}: ${(lastError ?? (error as Error)).message}`, {
       cause: error,
       details: { redis: redactUrl(url) },
     });
