@@ -113,7 +113,10 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
     commandTimeout: 300,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    enableAutoPipelining: true,
+    // Not autopipelining: each command is written when it is made, still pipelined on the one connection. ioredis's
+    // pipeline objects kept the requests waiting on them past the young generation, 4.7 KB promoted a request
+    // (bench/README.md, History).
+    enableAutoPipelining: false,
   });
   // Errors reach the callers of each command; without a listener ioredis would print them. The last one
   // says why a first connection failed, where connect() says only "Connection is closed.".

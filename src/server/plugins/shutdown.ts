@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { NetintelError } from '../../errors.js';
@@ -42,18 +41,15 @@ const shutdownPlugin: FastifyPluginCallback<ShutdownOptions> = (app, { callers }
   // A request's work, and the connections it opens, are known by its scope (see request-scope.ts).
   watchOutboundSockets();
   const outbound = new Set<Outbound>();
-  // The requests being answered, by their response; each leaves when its response closes.
-  const open = new Map<ServerResponse, FastifyRequest>();
-  function forget(this: ServerResponse): void {
-    open.delete(this);
-  }
+  // The requests being answered; each leaves when its response closes.
+  const open = new InFlight<FastifyRequest>();
   let closing = false;
 
   app.decorateRequest('reply', null as unknown as FastifyReply);
   app.decorateRequest('outbound', null as unknown as Set<Outbound>);
   app.decorate('abortInFlight', () => {
     closing = true;
-    for (const scope of open.values()) {
+    for (const scope of open) {
       const { reply } = scope;
       if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) continue;
       sendShuttingDown(reply, scope.url);
@@ -75,8 +71,8 @@ const shutdownPlugin: FastifyPluginCallback<ShutdownOptions> = (app, { callers }
     // the request itself, which knows its reply and the server's connections.
     request.reply = reply;
     request.outbound = outbound;
-    open.set(reply.raw, request);
-    reply.raw.on('close', forget);
+    const slot = open.add(request);
+    reply.raw.on('close', () => open.remove(slot));
     requestScope.run(request, done);
   });
 
@@ -108,6 +104,35 @@ function sendShuttingDown(reply: FastifyReply, url: string): void {
     .header('retry-after', 1)
     .header('connection', 'close')
     .send(JSON.stringify(problemOf(problem, { status: 503, instance: url.split('?')[0] })));
+}
+
+/**
+ * The requests in flight, in slots that are reused. Not a Map: V8 rehashes a
+ * Map whose entries come and go every few dozen of them and keeps each table
+ * it leaves, with the entries it held, until the next full collection. Once
+ * the Map is old, every request in flight at a rehash then outlives the young
+ * generation: with limits in Redis, where each request waits a turn, 2.7 KB
+ * were promoted a request, and collecting them cost more than Redis itself
+ * (bench/README.md, History).
+ */
+class InFlight<T> {
+  private readonly slots: Array<T | undefined> = [];
+  private readonly free: number[] = [];
+
+  add(item: T): number {
+    const slot = this.free.pop() ?? this.slots.length;
+    this.slots[slot] = item;
+    return slot;
+  }
+
+  remove(slot: number): void {
+    this.slots[slot] = undefined;
+    this.free.push(slot);
+  }
+
+  *[Symbol.iterator](): IterableIterator<T> {
+    for (const item of this.slots) if (item !== undefined) yield item;
+  }
 }
 
 /** Shutting down without leaving callers waiting (see shutdownPlugin); registered first, so that its scope holds every later hook. */

@@ -60,6 +60,40 @@ describe('the shutdown plugin', () => {
     expect(logs.filter((line) => (line.level as number) >= 40)).toEqual([]);
   });
 
+  it('answers 503 exactly the requests still in flight, after others came and went before them (their places taken again)', async () => {
+    const { app, logs } = withShutdown();
+    const answers = new Map<string, (value: { n: string }) => void>();
+    const entered = new Map<string, () => void>();
+    app.get('/wait/:n', async (request) => {
+      const { n } = request.params as { n: string };
+      const answer = deferred<{ n: string }>();
+      answers.set(n, answer.resolve);
+      entered.get(n)!();
+      return answer.promise;
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const start = async (n: string) => {
+      const inside = deferred();
+      entered.set(n, inside.resolve);
+      const response = fetch(`${address}/wait/${n}`).then(async (answer) => ({ status: answer.status, body: await answer.text() }));
+      await inside.promise;
+      // Wrapped, so that awaiting the start does not wait for the answer.
+      return { response };
+    };
+    const [a, b, c, d] = (await Promise.all(['a', 'b', 'c', 'd'].map(start))).map((started) => started.response);
+    answers.get('b')!({ n: 'b' });
+    answers.get('d')!({ n: 'd' });
+    expect(await b).toEqual({ status: 200, body: '{"n":"b"}' });
+    expect(await d).toEqual({ status: 200, body: '{"n":"d"}' });
+    await settle(20);
+    const [e, f] = (await Promise.all(['e', 'f'].map(start))).map((started) => started.response);
+    app.abortInFlight();
+    for (const response of [a, c, e, f]) expect((await response).status).toBe(503);
+    for (const answer of answers.values()) answer({ n: 'late' });
+    await settle(20);
+    expect(logs.filter((line) => (line.level as number) >= 40)).toEqual([]);
+  });
+
   it('answers 503 to a request that arrives after abortInFlight, with the caller known for its X-RateLimit-*', async () => {
     const { app } = withShutdown();
     void app.register(rateLimit, { limits: server.limits, now: server.now });
