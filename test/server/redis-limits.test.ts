@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLimitStore } from '../../src/server/limits/memory-limit-store.js';
 import { createRedisLimitStore } from '../../src/server/limits/redis-limit-store.js';
@@ -128,6 +129,45 @@ describe.skipIf(!binary)('rate limits in Redis, shared by two servers', () => {
         { numRuns: 40 },
       );
     } finally {
+      await store.close();
+    }
+  });
+
+  it('sends the calls made in one turn as one script call, deciding them exactly as the memory store does one after another', async () => {
+    const store = await createRedisLimitStore(redis.url, { keyPrefix: 'batch:' });
+    const memory = createMemoryLimitStore();
+    const observer = new Redis(redis.url);
+    const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await observer.info('commandstats'))?.[1] ?? 0);
+    const policies = [
+      { daily: 40, perMinute: 2, burst: 6 },
+      { daily: 25, perMinute: 1, burst: 4 },
+    ];
+    let now = Date.UTC(2030, 0, 5, 23, 40);
+    try {
+      await store.peek('warm-up', policies[0]!, now);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.subarray([0, 1], { minLength: 1 }), fc.constantFrom(0, 1, 1, 2, -1), fc.nat(20_000)), { minLength: 1, maxLength: 60 }),
+          fc.nat(1_000_000),
+          async (steps, run) => {
+            const calls = steps.map(([which, cost, wait]) => {
+              now += wait;
+              return { charges: which.map((index) => ({ subject: `${run}:${index}`, policy: policies[index]!, cost })), now };
+            });
+            const expected = [];
+            for (const { charges, now } of calls) expected.push(await memory.consumeAll(charges, now));
+            const before = await scriptCalls();
+            // All made before any is answered, as the requests read in one turn are.
+            const decided = await Promise.all(calls.map(({ charges, now }) => store.consumeAll(charges, now)));
+            const sent = (await scriptCalls()) - before;
+            expect(decided).toEqual(expected);
+            expect(sent).toBe(1);
+          },
+        ),
+        { numRuns: 30 },
+      );
+    } finally {
+      observer.disconnect();
       await store.close();
     }
   });

@@ -1,94 +1,115 @@
+import DataLoader from 'dataloader';
 import type { Redis as RedisClient } from 'ioredis';
 import { NetintelError } from '../../errors.js';
 import { EPSILON, nextUtcMidnight, utcDay, type LimitState } from './gcra.js';
 import type { CombinedLimitState, LimitCharge, LimitStore } from './limit-store.js';
 
 /**
- * gcra.ts's `decide` as one Lua script over one or more callers, so that the
- * checks and the charges are one atomic step in Redis whatever the number of
- * servers: every charge is taken, or (when one is refused) none. Time comes
- * from the caller (ARGV[1]), like the memory store, so every server must keep
- * its clock synchronised (NTP); the day index and reset time are computed by
- * the caller from the same clock.
+ * gcra.ts's `decide` as one Lua script over a batch of calls, each over one
+ * or more callers, so that each call's checks and charges are one atomic
+ * step in Redis whatever the number of servers: every charge of a call is
+ * taken, or (when one is refused) none. The calls of a batch are decided in
+ * turn, as if each had been sent alone. Time comes from the caller, like the
+ * memory store, so every server must keep its clock synchronised (NTP); the
+ * day index and reset time are computed by the caller from the same clock.
  *
- * ARGV: now, day, resetAt, epsilon, then per key interval, burst, daily, cost
- * (a negative cost is a refund). Returns allowed, limited (1 burst, 2 daily),
- * dailyRemaining, burstRemaining and retry (ms) of the key that refused, else
- * of the first, and the 1-based index of the key that refused (0: none).
+ * ARGV: epsilon, then per call its number of keys, now, day, resetAt, then
+ * per key interval, burst, daily, cost (a negative cost is a refund); KEYS:
+ * the keys of every call in turn. Returns per call allowed, limited (1 burst,
+ * 2 daily), dailyRemaining, burstRemaining and retry (ms) of the key that
+ * refused, else of the first, and the 1-based index of the key that refused
+ * (0: none).
  *
  * State: one hash per caller, t = GCRA tat (ms, 3 decimals), d = UTC day,
  * c = items charged that day; it expires once the bucket is full again and
  * the day is over.
  */
 const LIMIT_SCRIPT = `
-local now = tonumber(ARGV[1])
-local day = tonumber(ARGV[2])
-local resetAt = tonumber(ARGV[3])
-local eps = tonumber(ARGV[4])
-local decided = {}
-local refused = 0
-for i = 1, #KEYS do
-  local base = 4 + (i - 1) * 4
-  local interval = tonumber(ARGV[base + 1])
-  local burst = tonumber(ARGV[base + 2])
-  local daily = tonumber(ARGV[base + 3])
-  local cost = tonumber(ARGV[base + 4])
-  local tolerance = burst * interval
-  local rec = redis.call('HMGET', KEYS[i], 't', 'd', 'c')
-  local tat = tonumber(rec[1]) or 0
-  if tat < now then tat = now end
-  local count = 0
-  if tonumber(rec[2]) == day then count = tonumber(rec[3]) or 0 end
-  local newTat = tat + cost * interval
-  local burstOk = true
-  local dailyOk = true
-  if cost < 0 then
-    if newTat < now then newTat = now end
-  else
-    burstOk = (newTat - now) <= tolerance + eps
-    dailyOk = (count + cost) <= daily
+local eps = tonumber(ARGV[1])
+local function decideCall(firstKey, count, now, day, resetAt, firstArg)
+  local decided = {}
+  local refused = 0
+  for i = 1, count do
+    local base = firstArg + (i - 1) * 4
+    local interval = tonumber(ARGV[base])
+    local burst = tonumber(ARGV[base + 1])
+    local daily = tonumber(ARGV[base + 2])
+    local cost = tonumber(ARGV[base + 3])
+    local tolerance = burst * interval
+    local rec = redis.call('HMGET', KEYS[firstKey + i - 1], 't', 'd', 'c')
+    local tat = tonumber(rec[1]) or 0
+    if tat < now then tat = now end
+    local used = 0
+    if tonumber(rec[2]) == day then used = tonumber(rec[3]) or 0 end
+    local newTat = tat + cost * interval
+    local burstOk = true
+    local dailyOk = true
+    if cost < 0 then
+      if newTat < now then newTat = now end
+    else
+      burstOk = (newTat - now) <= tolerance + eps
+      dailyOk = (used + cost) <= daily
+    end
+    local newCount = used + cost
+    if newCount < 0 then newCount = 0 end
+    decided[i] = {rec[1] ~= false, tat, used, newTat, newCount, burstOk, dailyOk, tolerance, interval, daily, cost}
+    if refused == 0 and not (burstOk and dailyOk) then refused = i end
   end
-  local newCount = count + cost
-  if newCount < 0 then newCount = 0 end
-  decided[i] = {rec[1] ~= false, tat, count, newTat, newCount, burstOk, dailyOk, tolerance, interval, daily, cost}
-  if refused == 0 and not (burstOk and dailyOk) then refused = i end
-end
-if refused == 0 then
-  for i = 1, #KEYS do
-    local d = decided[i]
-    if d[11] > 0 or (d[11] < 0 and d[1]) then
-      redis.call('HSET', KEYS[i], 't', string.format('%.3f', d[4]), 'd', day, 'c', d[5])
-      redis.call('PEXPIRE', KEYS[i], math.ceil(math.max(d[4] - now, resetAt - now) + 60000))
+  if refused == 0 then
+    for i = 1, count do
+      local d = decided[i]
+      if d[11] > 0 or (d[11] < 0 and d[1]) then
+        local key = KEYS[firstKey + i - 1]
+        redis.call('HSET', key, 't', string.format('%.3f', d[4]), 'd', day, 'c', d[5])
+        redis.call('PEXPIRE', key, math.ceil(math.max(d[4] - now, resetAt - now) + 60000))
+      end
     end
   end
+  local shown = refused
+  if shown == 0 then shown = 1 end
+  local d = decided[shown]
+  local heldTat = d[2]
+  local heldCount = d[3]
+  if refused == 0 then
+    heldTat = d[4]
+    heldCount = d[5]
+  end
+  local retry = 0
+  if not d[6] then retry = d[4] - now - d[8] end
+  if not d[7] then retry = math.max(retry, resetAt - now) end
+  local limited = 0
+  if refused ~= 0 then
+    if not d[7] then limited = 2 else limited = 1 end
+  end
+  local burstRemaining = math.floor((d[8] - (heldTat - now)) / d[9] + eps)
+  if burstRemaining < 0 then burstRemaining = 0 end
+  local dailyRemaining = d[10] - heldCount
+  if dailyRemaining < 0 then dailyRemaining = 0 end
+  if retry < 0 then retry = 0 end
+  local allowed = 0
+  if refused == 0 then allowed = 1 end
+  return {allowed, limited, dailyRemaining, burstRemaining, math.ceil(retry), refused}
 end
-local shown = refused
-if shown == 0 then shown = 1 end
-local d = decided[shown]
-local heldTat = d[2]
-local heldCount = d[3]
-if refused == 0 then
-  heldTat = d[4]
-  heldCount = d[5]
+local replies = {}
+local arg = 2
+local key = 1
+while arg <= #ARGV do
+  local count = tonumber(ARGV[arg])
+  replies[#replies + 1] = decideCall(key, count, tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3]), arg + 4)
+  arg = arg + 4 + count * 4
+  key = key + count
 end
-local retry = 0
-if not d[6] then retry = d[4] - now - d[8] end
-if not d[7] then retry = math.max(retry, resetAt - now) end
-local limited = 0
-if refused ~= 0 then
-  if not d[7] then limited = 2 else limited = 1 end
-end
-local burstRemaining = math.floor((d[8] - (heldTat - now)) / d[9] + eps)
-if burstRemaining < 0 then burstRemaining = 0 end
-local dailyRemaining = d[10] - heldCount
-if dailyRemaining < 0 then dailyRemaining = 0 end
-if retry < 0 then retry = 0 end
-local allowed = 0
-if refused == 0 then allowed = 1 end
-return {allowed, limited, dailyRemaining, burstRemaining, math.ceil(retry), refused}
+return replies
 `;
 
-type LimitCommand = (keyCount: number, ...keysThenArgs: Array<string | number>) => Promise<[number, number, number, number, number, number]>;
+type LimitReply = [number, number, number, number, number, number];
+type LimitCommand = (keyCount: number, ...keysThenArgs: Array<string | number>) => Promise<LimitReply[]>;
+
+/** One call of the store: charges taken as one at `now`. */
+interface LimitCall {
+  charges: readonly LimitCharge[];
+  now: number;
+}
 
 export interface RedisLimitStoreOptions {
   /** Prefix of every key netintel writes (default `netintel:limit:`). */
@@ -133,40 +154,36 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
       details: { redis: redactUrl(url) },
     });
   }
-  // The number of keys is given with each call: one for an API request, several for a form's throttles.
   client.defineCommand('netintelLimit', { lua: LIMIT_SCRIPT });
   const limit = (client as unknown as { netintelLimit: LimitCommand }).netintelLimit.bind(client);
 
-  const run = async (charges: readonly LimitCharge[], now: number): Promise<CombinedLimitState> => {
-    let reply: [number, number, number, number, number, number];
-    try {
-      reply = await limit(
-        charges.length,
-        ...charges.map((charge) => prefix + charge.subject),
-        now,
-        utcDay(now),
-        nextUtcMidnight(now),
-        EPSILON,
-        ...charges.flatMap((charge) => [60_000 / charge.policy.perMinute, charge.policy.burst, charge.policy.daily, charge.cost]),
-      );
-    } catch (error) {
-      throw new NetintelError('unreachable', `the rate-limit store (Redis) did not answer: ${(error as Error).message}`, { cause: error });
-    }
-    const [allowed, limited, dailyRemaining, burstRemaining, retryAfterMs, refused] = reply;
-    const shown = charges[refused === 0 ? 0 : refused - 1]!.policy;
-    return {
-      allowed: allowed === 1,
-      limitedBy: limited === 2 ? 'daily' : limited === 1 ? 'burst' : null,
-      dailyLimit: shown.daily,
-      dailyRemaining,
-      resetAt: nextUtcMidnight(now),
-      burstCapacity: shown.burst,
-      burstRemaining,
-      perMinute: shown.perMinute,
-      retryAfterMs,
-      refusedIndex: refused === 0 ? null : refused - 1,
-    };
-  };
+  // The calls of one turn of the event loop (the requests read together) go to Redis as one script call: one
+  // command for Redis to run and for ioredis to make and parse, however many requests wait on it.
+  const batches = new DataLoader<LimitCall, CombinedLimitState>(
+    async (calls) => {
+      let replies: LimitReply[];
+      try {
+        replies = await limit(
+          calls.reduce((keys, call) => keys + call.charges.length, 0),
+          ...calls.flatMap((call) => call.charges.map((charge) => prefix + charge.subject)),
+          EPSILON,
+          ...calls.flatMap(({ charges, now }) => [
+            charges.length,
+            now,
+            utcDay(now),
+            nextUtcMidnight(now),
+            ...charges.flatMap((charge) => [60_000 / charge.policy.perMinute, charge.policy.burst, charge.policy.daily, charge.cost]),
+          ]),
+        );
+      } catch (error) {
+        throw new NetintelError('unreachable', `the rate-limit store (Redis) did not answer: ${(error as Error).message}`, { cause: error });
+      }
+      return calls.map((call, index) => stateOfReply(call, replies[index]!));
+    },
+    // Redis runs nothing else while a script runs, so a batch stays short.
+    { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 256 },
+  );
+  const run = (charges: readonly LimitCharge[], now: number): Promise<CombinedLimitState> => batches.load({ charges, now });
 
   return {
     kind: 'redis',
@@ -183,6 +200,22 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
     close: async () => {
       await client.quit().catch(() => client.disconnect());
     },
+  };
+}
+
+function stateOfReply({ charges, now }: LimitCall, [allowed, limited, dailyRemaining, burstRemaining, retryAfterMs, refused]: LimitReply): CombinedLimitState {
+  const shown = charges[refused === 0 ? 0 : refused - 1]!.policy;
+  return {
+    allowed: allowed === 1,
+    limitedBy: limited === 2 ? 'daily' : limited === 1 ? 'burst' : null,
+    dailyLimit: shown.daily,
+    dailyRemaining,
+    resetAt: nextUtcMidnight(now),
+    burstCapacity: shown.burst,
+    burstRemaining,
+    perMinute: shown.perMinute,
+    retryAfterMs,
+    refusedIndex: refused === 0 ? null : refused - 1,
   };
 }
 
