@@ -161,11 +161,12 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
   // command for Redis to run and for ioredis to make and parse, however many requests wait on it.
   const batches = new DataLoader<LimitCall, CombinedLimitState>(
     async (calls) => {
+      const keys = calls.flatMap((call) => call.charges.map((charge) => prefix + charge.subject));
       let replies: LimitReply[];
       try {
         replies = await limit(
-          calls.reduce((keys, call) => keys + call.charges.length, 0),
-          ...calls.flatMap((call) => call.charges.map((charge) => prefix + charge.subject)),
+          keys.length,
+          ...keys,
           EPSILON,
           ...calls.flatMap(({ charges, now }) => [
             charges.length,
