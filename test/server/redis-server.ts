@@ -63,3 +63,57 @@ export async function startRedisServer(binary: string, port?: number): Promise<R
       }),
   };
 }
+
+/** A RESP2 value a scripted peer answers with. */
+export type RespValue = { simple: string } | { error: string } | number | string | null | RespValue[];
+
+/** `value` in RESP2, as a Redis server writes it. */
+export function encodeResp(value: RespValue): Buffer {
+  if (value === null) return Buffer.from('$-1\r\n');
+  if (typeof value === 'number') return Buffer.from(`:${value}\r\n`);
+  if (typeof value === 'string') return Buffer.concat([Buffer.from(`$${Buffer.byteLength(value)}\r\n`), Buffer.from(value), Buffer.from('\r\n')]);
+  if (Array.isArray(value)) return Buffer.concat([Buffer.from(`*${value.length}\r\n`), ...value.map(encodeResp)]);
+  return Buffer.from('simple' in value ? `+${value.simple}\r\n` : `-${value.error}\r\n`);
+}
+
+export interface ScriptedRedis {
+  url: string;
+  /** The commands received, each as its words. */
+  commands: string[][];
+  stop(): Promise<void>;
+}
+
+/**
+ * A peer that speaks Redis's protocol and answers each command with what
+ * `answer` gives: a stand-in for a Redis, or something in front of one, that
+ * answers in forms a real server never would. The commands are read with
+ * redis-parser, the RESP reader ioredis itself uses.
+ */
+export async function startScriptedRedis(answer: (command: string[]) => RespValue): Promise<ScriptedRedis> {
+  const { default: Parser } = await import('redis-parser');
+  const commands: string[][] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    const parser = new Parser({
+      returnReply: (command: string[]) => {
+        commands.push(command);
+        socket.write(encodeResp(answer(command)));
+      },
+      returnError: () => socket.destroy(),
+    });
+    socket.on('data', (chunk) => parser.execute(chunk));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    commands,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -103,7 +103,7 @@ return replies
 `;
 
 type LimitReply = [number, number, number, number, number, number];
-type LimitCommand = (keyCount: number, ...keysThenArgs: Array<string | number>) => Promise<LimitReply[]>;
+type LimitCommand = (keyCount: number, ...keysThenArgs: Array<string | number>) => Promise<unknown>;
 
 /** One call of the store: charges taken as one at `now`. */
 interface LimitCall {
@@ -162,7 +162,7 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
   const batches = new DataLoader<LimitCall, CombinedLimitState>(
     async (calls) => {
       const keys = calls.flatMap((call) => call.charges.map((charge) => prefix + charge.subject));
-      let replies: LimitReply[];
+      let replies: unknown;
       try {
         replies = await limit(
           keys.length,
@@ -179,7 +179,7 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
       } catch (error) {
         throw new NetintelError('unreachable', `the rate-limit store (Redis) did not answer: ${(error as Error).message}`, { cause: error });
       }
-      return calls.map((call, index) => stateOfReply(call, replies[index]!));
+      return readReplies(replies, calls).map((reply, index) => stateOfReply(calls[index]!, reply));
     },
     // Redis runs nothing else while a script runs, so a batch stays short.
     { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 256 },
@@ -203,6 +203,30 @@ export async function createRedisLimitStore(url: string, options: RedisLimitStor
     },
   };
 }
+
+/**
+ * The script's replies, one per call, each as LIMIT_SCRIPT returns it. Anything else (another script loaded
+ * under the same name, a proxy that mangles replies) fails the batch's requests as a Redis that did not answer
+ * does, rather than as a bug in netintel or, worse, as a decision.
+ */
+function readReplies(replies: unknown, calls: readonly LimitCall[]): LimitReply[] {
+  if (!Array.isArray(replies) || replies.length !== calls.length) {
+    throw unreadable(`${Array.isArray(replies) ? `${replies.length} replies` : typeof replies} for ${calls.length} calls`);
+  }
+  replies.forEach((reply, index) => {
+    if (!isLimitReply(reply, calls[index]!.charges.length)) throw unreadable(`reply ${index + 1} is ${JSON.stringify(reply)?.slice(0, 80)}`);
+  });
+  return replies as LimitReply[];
+}
+
+function isLimitReply(reply: unknown, chargeCount: number): reply is LimitReply {
+  if (!Array.isArray(reply) || reply.length !== 6 || !reply.every((value) => Number.isSafeInteger(value) && value >= 0)) return false;
+  const [allowed, limited, , , , refused] = reply as LimitReply;
+  // Allowed, not limited and no refusing charge go together; a refusal names one of the call's charges.
+  return allowed <= 1 && limited <= 2 && refused <= chargeCount && (allowed === 1) === (limited === 0) && (allowed === 1) === (refused === 0);
+}
+
+const unreadable = (what: string) => new NetintelError('unreachable', `the rate-limit store (Redis) answered what netintel cannot read: ${what}`);
 
 function stateOfReply({ charges, now }: LimitCall, [allowed, limited, dailyRemaining, burstRemaining, retryAfterMs, refused]: LimitReply): CombinedLimitState {
   const shown = charges[refused === 0 ? 0 : refused - 1]!.policy;
