@@ -59,6 +59,8 @@ export function normaliseDomain(input: string): DomainName {
   if (typeof input !== 'string' || input.length === 0) {
     throw invalidName(String(input ?? ''), 'the name is empty');
   }
+  const misplaced = misplacedForm(input);
+  if (misplaced) throw invalidName(input, misplaced);
   const forbidden = FORBIDDEN.exec(input);
   if (forbidden) {
     throw invalidName(input, `it contains ${describeChar(forbidden[0])}`);
@@ -259,6 +261,20 @@ function invalidName(input: string, reason: string): NetintelError {
   return new NetintelError('invalid_input', `invalid domain name ${quoteForMessage(input)}: ${reason}`, {
     details: { input },
   });
+}
+
+/**
+ * The two things most often given where a domain is asked, an e-mail address
+ * and a URL, named with the domain to give instead.
+ */
+function misplacedForm(input: string): string | undefined {
+  const domain = /^[^@\s/]+@([^@\s/]+)$/.exec(input)?.[1];
+  if (domain !== undefined) return `it is an e-mail address: give its domain, ${quoteForMessage(domain)}`;
+  if (/^[a-z][a-z\d+.-]*:\/\//i.test(input) && URL.canParse(input)) {
+    const host = new URL(input).hostname;
+    if (host !== '') return `it is a URL: give its host name, ${quoteForMessage(host)}`;
+  }
+  return undefined;
 }
 
 function codePoint(char: string): string {
