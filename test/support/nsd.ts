@@ -23,10 +23,25 @@ export interface RunningNsd {
 
 /**
  * Starts NSD serving `zones` and resolves once `isReady(port)` says it
- * answers (polled every 50 ms for up to 5 s). Throws with NSD's output when
- * it exits or never answers.
+ * answers (polled every 50 ms for up to 20 s: NSD loads signed zones slowly
+ * on a machine busy with other tests). The port is free when chosen but
+ * another process may take it before NSD binds it, so an NSD that exits is
+ * started again on another port, three times at most. Throws with NSD's
+ * output when it exits every time or never answers.
  */
 export async function startNsd(nsdPath: string, zones: readonly NsdZone[], isReady: (port: number) => Promise<boolean>): Promise<RunningNsd> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNsdOnce(nsdPath, zones, isReady);
+    } catch (error) {
+      if (!(error instanceof NsdExited) || attempt === 3) throw error;
+    }
+  }
+}
+
+class NsdExited extends Error {}
+
+async function startNsdOnce(nsdPath: string, zones: readonly NsdZone[], isReady: (port: number) => Promise<boolean>): Promise<RunningNsd> {
   const dir = await mkdtemp(join(tmpdir(), 'netintel-nsd-'));
   const port = await freePort();
   for (const zone of zones) await writeFile(join(dir, `${zone.name}.zone`), zone.text);
@@ -58,17 +73,17 @@ ${zones.map((zone) => `zone:\n  name: "${zone.name}"\n  zonefile: "${zone.name}.
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const running: RunningNsd = { port, dir, stop: () => stopNsd(child, dir) };
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null) {
       const log = await readFile(join(dir, 'nsd.log'), 'utf8').catch(() => '');
       await running.stop();
-      throw new Error(`nsd exited with ${child.exitCode}:\n${output}\n${log}`);
+      throw new NsdExited(`nsd exited with ${child.exitCode}:\n${output}\n${log}`);
     }
     if (await isReady(port).catch(() => false)) return running;
     if (Date.now() > deadline) {
       await running.stop();
-      throw new Error(`nsd did not answer on port ${port} within 5 s:\n${output}`);
+      throw new Error(`nsd did not answer on port ${port} within 20 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
