@@ -29,7 +29,7 @@ export interface AsnResult {
   counts: { ipv4_prefixes: number; ipv6_prefixes: number; ipv4_addresses: number; ipv6_addresses: string } | null;
 }
 
-const ASN_PATTERN = /^(?:AS)?(\d{1,10})$/i;
+const ASN_PATTERN = /^(?:AS)?(\d+)$/i;
 
 /** True when the text names an AS number (`AS15169`, `as15169` or `15169`). */
 export function isAsnText(text: string): boolean {
@@ -73,7 +73,13 @@ export function lookupAsn(ctx: EngineContext, query: string, mode: AccessMode = 
     };
   }
   const number = ASN_PATTERN.exec(query);
-  if (!number || Number(number[1]) > 0xffff_ffff) {
+  if (number && Number(number[1]) > 0xffff_ffff) {
+    // AS numbers are four octets (RFC 6793).
+    throw new NetintelError('invalid_input', `${quoteInput(query)} is out of range: AS numbers run from 0 to 4294967295`, {
+      details: { input: query },
+    });
+  }
+  if (!number) {
     throw new NetintelError('invalid_input', `${quoteInput(query)} is neither an AS number (AS15169, 15169) nor an IP address`, {
       details: { input: query },
     });

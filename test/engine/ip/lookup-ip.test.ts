@@ -236,7 +236,13 @@ describe('lookupAsn on the installed data', () => {
     expect(error.details).toEqual({ input: query, asn });
   });
 
-  it.each(['garbage', 'AS', 'AS-1', 'AS4294967296', '15169x', 'AS 15169', '', '1.2.3', '\u0000'])(
+  it.each(['AS4294967296', '4294967296', `AS${'9'.repeat(40)}`])('throws invalid_input for %s, past the last four-octet AS number', (query) => {
+    const error = netintelErrorOf(() => lookupAsn(ctx, query));
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toBe(`${JSON.stringify(query)} is out of range: AS numbers run from 0 to 4294967295`);
+  });
+
+  it.each(['garbage', 'AS', 'AS-1', '15169x', 'AS 15169', '', '1.2.3', '\u0000'])(
     'throws invalid_input for %j, naming it',
     (query) => {
       const error = netintelErrorOf(() => lookupAsn(ctx, query));
