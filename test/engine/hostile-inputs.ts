@@ -52,6 +52,19 @@ export const hostileDomain: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 250, max: 260 }).map((length) => `${'a.'.repeat(Math.ceil(length / 2))}com`.slice(-length)) },
   { weight: 1, arbitrary: fc.constantFrom('a'.repeat(10_000), `${'a'.repeat(63)}.`.repeat(5), 'a.'.repeat(130)) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  // What people give where a domain is asked: an e-mail address, a URL.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.array(hostileLabel, { maxLength: 2 }), fc.array(hostileLabel, { minLength: 1, maxLength: 3 }))
+      .map(([local, domain]) => `${local.join('.')}@${domain.join('.')}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('http', 'HTTPS', 'ftp', 'x+y.z-1', 'file'), fc.array(hostileLabel, { maxLength: 3 }), fc.constantFrom('', '/', ':8443/a?b#c', '@evil.example', ':99999'))
+      .map(([scheme, labels, tail]) => `${scheme}://${labels.join('.')}${tail}`),
+  },
 );
 
 /** IP-like text: valid forms, shorthands resolvers read differently, zones, prefixes, mapped forms and junk. */

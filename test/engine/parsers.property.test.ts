@@ -23,6 +23,19 @@ describe('normaliseDomain on hostile names', () => {
     fc.assert(fc.property(hostileDomain, (input) => expectValueOrNetintelError(() => normaliseDomain(input))), fuzz(3000));
   });
 
+  it('refuses in one line, with no control, format or line-breaking character of the input left raw', () => {
+    fc.assert(
+      fc.property(hostileDomain, (input) => {
+        try {
+          normaliseDomain(input);
+        } catch (error) {
+          expect((error as Error).message).not.toMatch(/[\p{Cc}\p{Cf}\u2028\u2029]/u);
+        }
+      }),
+      fuzz(3000),
+    );
+  });
+
   it('accepts only well-formed names: ASCII, labels of 1 to 63 octets, at most 253, no numeric top label, nothing invisible', () => {
     fc.assert(
       fc.property(hostileDomain, (input) => {
