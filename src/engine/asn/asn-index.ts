@@ -78,6 +78,9 @@ export interface AsnPrefixes {
   v6: AsnRange[];
 }
 
+/** The last AS number: they are four octets (RFC 6793). */
+export const MAX_ASN = 0xffff_ffff;
+
 const NAMES = { kind: 'ASN index', remedy: 'build it with `npm run build:data`' };
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** Once its window is this many bytes or fewer, a pread search reads the window in one call. */
@@ -298,8 +301,8 @@ export class AsnIndex {
    */
   prefixesOf(asn: number): AsnPrefixes | null {
     this.assertOpen();
-    if (!Number.isInteger(asn) || asn < 0 || asn > 0xffff_ffff) {
-      throw new NetintelError('invalid_input', `${asn} is not an AS number (0 to 4294967295)`);
+    if (!Number.isInteger(asn) || asn < 0 || asn > MAX_ASN) {
+      throw new NetintelError('invalid_input', `${asn} is not an AS number (0 to ${MAX_ASN})`);
     }
     const count = this.header.asnCount;
     const memory = this.memory;

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { NetintelError } from '../../errors.js';
 import { writeFileAtomically } from '../../write-file-atomically.js';
-import { AsnIndex } from './asn-index.js';
+import { AsnIndex, MAX_ASN } from './asn-index.js';
 import { startSectionFile, StringTable } from '../dataset/section-file.js';
 import {
   ASN_INDEX_FORMAT,
@@ -86,7 +86,6 @@ const DEFAULT_MAX_MALFORMED_RATIO = 0.01;
 const MAX_SAMPLES = 5;
 /** A quoted field may span lines (RFC 4180), but no organisation name is this long. */
 const MAX_RECORD_CHARS = 4096;
-const MAX_ASN = 0xffff_ffff;
 
 /**
  * Streams both CSV files line by line, validates every row (wrong field
@@ -205,7 +204,7 @@ function emptyRows<K>(): Rows<K> {
 function addRow<K>(rows: Rows<K>, start: K, end: K, asnText: string, organization: string, orgs: StringTable): string | null {
   if (!/^\d{1,10}$/.test(asnText)) return 'ASN is not a decimal number';
   const asn = Number(asnText);
-  if (asn > MAX_ASN) return 'ASN above 4294967295';
+  if (asn > MAX_ASN) return `ASN above ${MAX_ASN}`;
   rows.starts.push(start);
   rows.ends.push(end);
   rows.asns.push(asn);

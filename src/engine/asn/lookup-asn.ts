@@ -1,6 +1,6 @@
 import type { EngineContext } from '../context.js';
 import { NetintelError } from '../../errors.js';
-import type { AsnIndex } from './asn-index.js';
+import { MAX_ASN, type AsnIndex } from './asn-index.js';
 import { ipDatabasesFor, type AccessMode } from '../ip/ip-databases.js';
 import { isIpAddress, parseIpAddress, quoteInput } from '../address/ip-address.js';
 import { specialPurposeOf } from '../address/special-ranges.js';
@@ -36,7 +36,7 @@ export function isAsnText(text: string): boolean {
   // Most texts a bulk run asks about are addresses: answered without the expression.
   if (text.length > 12 || text.includes('.') || text.includes(':')) return false;
   const match = ASN_PATTERN.exec(text);
-  return match !== null && Number(match[1]) <= 0xffff_ffff;
+  return match !== null && Number(match[1]) <= MAX_ASN;
 }
 
 /**
@@ -73,18 +73,17 @@ export function lookupAsn(ctx: EngineContext, query: string, mode: AccessMode = 
     };
   }
   const number = ASN_PATTERN.exec(query);
-  if (number && Number(number[1]) > 0xffff_ffff) {
-    // AS numbers are four octets (RFC 6793).
-    throw new NetintelError('invalid_input', `${quoteInput(query)} is out of range: AS numbers run from 0 to 4294967295`, {
-      details: { input: query },
-    });
-  }
   if (!number) {
     throw new NetintelError('invalid_input', `${quoteInput(query)} is neither an AS number (AS15169, 15169) nor an IP address`, {
       details: { input: query },
     });
   }
   const asn = Number(number[1]);
+  if (asn > MAX_ASN) {
+    throw new NetintelError('invalid_input', `${quoteInput(query)} is out of range: AS numbers run from 0 to ${MAX_ASN}`, {
+      details: { input: query },
+    });
+  }
   const record = asRecord(index, asn);
   if (!record) throw new NetintelError('not_found', `AS${asn} announces no prefix in the ASN data`, { details: { input: query, asn } });
   return {
