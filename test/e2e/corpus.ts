@@ -107,6 +107,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     { id: 'asn/number-json', argv: ['asn', 'AS15169', '-f', 'json'], digestStdout: true },
     { id: 'asn/unknown', argv: ['asn', 'AS4199999999'] },
     { id: 'asn/invalid', argv: ['asn', 'ASX'] },
+    { id: 'asn/out-of-range', argv: ['asn', 'AS4294967296'] },
     { id: 'asn/zero', argv: ['asn', 'AS0', '-f', 'json'] },
     { id: 'asn/missing-argument', argv: ['asn'] },
 
@@ -273,6 +274,7 @@ export function goldenCorpus(peers: Peers): GoldenCase[] {
     // email: the general test with and without SMTP, and one test at a time
     ...everyFormat('email/general', ['email', 'mailhost.test', '--port', smtpPort, ...dns]),
     { id: 'email/no-smtp', argv: ['email', 'good.test', '--no-smtp', ...dns] },
+    { id: 'email/address-given', argv: ['email', 'postmaster@good.test', ...dns] },
     // Under a trust anchor for test., whose DNSKEY the DNS peer does not give (as a resolver that strips DNSSEC records): DNSSEC not checked, exit 7.
     { id: 'email/dnssec-not-checked', argv: ['email', 'good.test', '--no-smtp', ...dns], env: { NETINTEL_TRUST_ANCHOR: 'test/fixtures/dnssec/Ktest.anchor.key', COLUMNS: '80' } },
     // No trust anchor covers the MX host's TLSA records: DANE not checked (exit 7), as smtp/dane-undecided.
