@@ -5,21 +5,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { PeerExited, startOnFreePort } from '../support/peers.js';
 
 export function findRedisServer(): string | null {
   const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   return found.status === 0 ? found.stdout.trim() : null;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export interface RedisTestServer {
@@ -29,9 +19,16 @@ export interface RedisTestServer {
   stop(): Promise<void>;
 }
 
-/** A redis-server on `port` (a free one by default: give the port of one stopped to start it again). */
+/**
+ * A redis-server on `port`, or on a free one (started again on another if
+ * the port is taken before it binds; give the port of one stopped to start
+ * it again there).
+ */
 export async function startRedisServer(binary: string, port?: number): Promise<RedisTestServer> {
-  port ??= await freePort();
+  return port === undefined ? startOnFreePort((free) => startRedisServerOn(binary, free)) : startRedisServerOn(binary, port);
+}
+
+async function startRedisServerOn(binary: string, port: number): Promise<RedisTestServer> {
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,7 +44,7 @@ export async function startRedisServer(binary: string, port?: number): Promise<R
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${code}: ${output}`));
+      reject(new PeerExited(`redis-server exited with ${code}: ${output}`));
     });
   });
   return {

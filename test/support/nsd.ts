@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './peers.js';
+import { PeerExited, startOnFreePort } from './peers.js';
 
 export interface NsdZone {
   name: string;
@@ -30,20 +30,11 @@ export interface RunningNsd {
  * output when it exits every time or never answers.
  */
 export async function startNsd(nsdPath: string, zones: readonly NsdZone[], isReady: (port: number) => Promise<boolean>): Promise<RunningNsd> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startNsdOnce(nsdPath, zones, isReady);
-    } catch (error) {
-      if (!(error instanceof NsdExited) || attempt === 3) throw error;
-    }
-  }
+  return startOnFreePort((port) => startNsdOn(port, nsdPath, zones, isReady));
 }
 
-class NsdExited extends Error {}
-
-async function startNsdOnce(nsdPath: string, zones: readonly NsdZone[], isReady: (port: number) => Promise<boolean>): Promise<RunningNsd> {
+async function startNsdOn(port: number, nsdPath: string, zones: readonly NsdZone[], isReady: (port: number) => Promise<boolean>): Promise<RunningNsd> {
   const dir = await mkdtemp(join(tmpdir(), 'netintel-nsd-'));
-  const port = await freePort();
   for (const zone of zones) await writeFile(join(dir, `${zone.name}.zone`), zone.text);
   await writeFile(
     join(dir, 'nsd.conf'),
@@ -78,7 +69,7 @@ ${zones.map((zone) => `zone:\n  name: "${zone.name}"\n  zonefile: "${zone.name}.
     if (child.exitCode !== null) {
       const log = await readFile(join(dir, 'nsd.log'), 'utf8').catch(() => '');
       await running.stop();
-      throw new NsdExited(`nsd exited with ${child.exitCode}:\n${output}\n${log}`);
+      throw new PeerExited(`nsd exited with ${child.exitCode}:\n${output}\n${log}`);
     }
     if (await isReady(port).catch(() => false)) return running;
     if (Date.now() > deadline) {

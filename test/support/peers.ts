@@ -36,6 +36,25 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/** A peer that exited before it was ready: on a port found free, most likely because another process bound it first. */
+export class PeerExited extends Error {}
+
+/**
+ * Starts a peer on a free loopback port. A port found free can be taken by
+ * another process (another test worker's peer) before the peer binds it;
+ * the peer then exits, and `start` throws PeerExited: it is started again on
+ * another port, `attempts` times at most. Any other error is thrown at once.
+ */
+export async function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      if (!(error instanceof PeerExited) || attempt === attempts) throw error;
+    }
+  }
+}
+
 /**
  * A loopback port nothing listens on, for tests of refused connections and
  * silent resolvers: one this process opened (TCP and UDP) and closed again.

@@ -15,7 +15,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { findExecutable, freePort } from './peers.js';
+import { findExecutable, PeerExited, startOnFreePort } from './peers.js';
 
 const run = promisify(execFile);
 
@@ -92,43 +92,51 @@ export async function startPostgresServer(programs: PostgresPrograms): Promise<P
     programs.initdb, '-D', data, '-U', 'postgres', '--pwfile', passwordFile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync',
   ]);
   await run(initdb, initdbArgs, { env: environment });
-  const port = await freePort();
-  const [postgres, postgresArgs] = asUser(user, [programs.postgres, '-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off']);
-  const child: ChildProcess = spawn(postgres, postgresArgs, { env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const launch = async (port: number) => {
+    const [postgres, postgresArgs] = asUser(user, [programs.postgres, '-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off']);
+    const child: ChildProcess = spawn(postgres, postgresArgs, { env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const url = (database: string, pass = password) => `postgres://postgres:${encodeURIComponent(pass)}@127.0.0.1:${port}/${database}`;
+    const halt = async () => {
+      // SIGINT to the postmaster itself (runuser may not pass signals on): fast shutdown, sessions ended.
+      try {
+        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        if (pid > 0) process.kill(pid, 'SIGINT');
+      } catch {
+        // Already stopped: its pid file is gone.
+      }
+      if (child.exitCode === null) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    };
 
-  const url = (database: string, pass = password) => `postgres://postgres:${encodeURIComponent(pass)}@127.0.0.1:${port}/${database}`;
-  const stop = async () => {
-    // SIGINT to the postmaster itself (runuser may not pass signals on): fast shutdown, sessions ended.
-    try {
-      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      if (pid > 0) process.kill(pid, 'SIGINT');
-    } catch {
-      // Already stopped: its pid file is gone.
+    // Ready once a connection is accepted.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const client = new pg.Client({ connectionString: url('postgres') });
+      try {
+        await client.connect();
+        await client.end();
+        return { port, url, halt };
+      } catch (error) {
+        await client.end().catch(() => {});
+        if (child.exitCode !== null) throw new PeerExited(`PostgreSQL exited: ${(error as Error).message}\n${log}`);
+        if (Date.now() > deadline) {
+          await halt().catch(() => {});
+          throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
-    if (child.exitCode === null) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  };
+  const { port, url, halt } = await startOnFreePort(launch).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  const stop = async () => {
+    await halt();
     rmSync(dir, { recursive: true, force: true });
   };
-
-  // Ready once a connection is accepted.
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url('postgres') });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => {});
-      if (child.exitCode !== null || Date.now() > deadline) {
-        await stop().catch(() => {});
-        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   return {
     port,
