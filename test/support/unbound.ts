@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import packet, { type RecordType } from 'dns-packet';
-import { freePort } from './peers.js';
+import { PeerExited, startOnFreePort } from './peers.js';
 
 export interface RunningUnbound {
   port: number;
@@ -35,11 +35,15 @@ export interface UnboundOptions {
 
 /**
  * Starts Unbound and resolves once it answers a question for the root.
- * Throws with its log when it exits or never answers (polled every 50 ms for up to 5 s).
+ * Throws with its log when it never answers (polled every 50 ms for up to
+ * 5 s) or exits on every port it is given (startOnFreePort).
  */
 export async function startUnbound(unboundPath: string, options: UnboundOptions): Promise<RunningUnbound> {
+  return startOnFreePort((port) => startUnboundOn(port, unboundPath, options));
+}
+
+async function startUnboundOn(port: number, unboundPath: string, options: UnboundOptions): Promise<RunningUnbound> {
   const dir = await mkdtemp(join(tmpdir(), 'netintel-unbound-'));
-  const port = await freePort();
   await writeFile(join(dir, 'anchor.key'), options.trustAnchor);
   await writeFile(
     join(dir, 'unbound.conf'),
@@ -133,7 +137,7 @@ forward-zone:
     if (child.exitCode !== null) {
       const log = await readFile(join(dir, 'unbound.log'), 'utf8').catch(() => '');
       await stop();
-      throw new Error(`unbound exited with ${child.exitCode}:\n${output}\n${log}`);
+      throw new PeerExited(`unbound exited with ${child.exitCode}:\n${output}\n${log}`);
     }
     if ((await ask('.', 'SOA', 200)) !== null) break;
     if (Date.now() > deadline) {
