@@ -89,8 +89,15 @@ export interface AccountOperations {
   /** The account a link would act for, without using it: null when it is unknown, used, expired, replaced or of another purpose. */
   linkHolder(token: string, purpose: LinkPurpose): Promise<AccountRecord | null>;
   keysOf(id: string): Promise<ApiKeyRecord[]>;
-  /** Starts a session of the account, `lifetimeMs` long; returns its id (for the cookie: the store keeps its SHA-256). */
-  startSession(accountId: string, lifetimeMs: number): Promise<string>;
+  /**
+   * Starts a session of the account, `lifetimeMs` long; returns its id (for
+   * the cookie: the store keeps its SHA-256). With `whilePasswordIs`, the
+   * session starts only if that is still the account's password hash, and
+   * null is returned if it is not: a sign-in checked against a password
+   * that a change or a reset replaced meanwhile starts no session that the
+   * change's ending of sessions has already missed.
+   */
+  startSession(accountId: string, lifetimeMs: number, whilePasswordIs?: string): Promise<string | null>;
   /** The account a session id belongs to, while the session lasts and the account is enabled; else null. */
   sessionAccount(sessionId: string): Promise<AccountRecord | null>;
   /** Ends one session (logging out). */
@@ -130,8 +137,8 @@ export function createAccountStore(db: Database, options: { now?: () => Date } =
   const now = options.now ?? (() => new Date());
   return {
     location: db.location,
-    ...accountOperations(db, now),
-    atomically: (work) => db.transaction((tx) => work(accountOperations(tx, now))),
+    ...accountOperations(db, db.dialect, now),
+    atomically: (work) => db.transaction((tx) => work(accountOperations(tx, db.dialect, now))),
     async sessionKey() {
       await db.run("INSERT INTO settings (name, value) VALUES ('session_key', $1) ON CONFLICT (name) DO NOTHING", [randomBytes(32).toString('base64')]);
       const row = await db.one<{ value: string }>("SELECT value FROM settings WHERE name = 'session_key'");
@@ -140,12 +147,12 @@ export function createAccountStore(db: Database, options: { now?: () => Date } =
   };
 }
 
-function accountOperations(q: Queryable, now: () => Date): AccountOperations {
+function accountOperations(q: Queryable, dialect: Database['dialect'], now: () => Date): AccountOperations {
   const rows = accountRows(q);
   return {
     ...accountRecords(q, now, rows),
     ...linkOperations(q, now, rows),
-    ...sessionOperations(q, now),
+    ...sessionOperations(q, dialect, now),
     async keysOf(id) {
       await rows.row(id);
       return (await q.all<KeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [id])).map(keyRecordOf);
@@ -281,22 +288,32 @@ function linkOperations(q: Queryable, now: () => Date, { row }: AccountRows): Pi
 /** Log-in sessions, kept as hashes of their ids. */
 function sessionOperations(
   q: Queryable,
+  dialect: Database['dialect'],
   now: () => Date,
 ): Pick<AccountOperations, 'startSession' | 'sessionAccount' | 'endSession' | 'endSessions' | 'sessionCount'> {
   const sessionHash = (sessionId: string) => hashLinkToken(sessionId);
+  // On PostgreSQL the account's row is held while the session is added: a
+  // password change's UPDATE either waits for the new session (and its
+  // DELETE of sessions, a later statement, sees it) or is waited for (and
+  // the changed hash no longer matches). SQLite writes one at a time.
+  const holdAccount = dialect === 'postgres' ? ' FOR SHARE' : '';
   return {
-    async startSession(accountId, lifetimeMs) {
+    async startSession(accountId, lifetimeMs, whilePasswordIs) {
       const at = now();
       const sessionId = randomBytes(32).toString('base64url');
       // Sessions past their end are dropped as new ones start, so the table holds only live ones and a few stale.
       await q.run('DELETE FROM sessions WHERE expires_at <= $1', [at]);
-      await q.run('INSERT INTO sessions (id_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
-        sessionHash(sessionId),
-        accountId,
-        at,
-        new Date(at.getTime() + lifetimeMs),
-      ]);
-      return sessionId;
+      const session = [sessionHash(sessionId), accountId, at, new Date(at.getTime() + lifetimeMs)];
+      if (whilePasswordIs === undefined) {
+        await q.run('INSERT INTO sessions (id_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', session);
+        return sessionId;
+      }
+      const started = await q.run(
+        `INSERT INTO sessions (id_hash, account_id, created_at, expires_at)
+         SELECT $1, id, $3, $4 FROM accounts WHERE id = $2 AND password_hash = $5${holdAccount}`,
+        [...session, whilePasswordIs],
+      );
+      return started === 1 ? sessionId : null;
     },
     async sessionAccount(sessionId) {
       const found = await q.one<AccountRow>(

@@ -43,8 +43,13 @@ export interface PagesContext {
   client(request: FastifyRequest): string;
   /** The signed-in account, or null; a session that no longer holds (ended, expired, account deleted or disabled) is cleared. */
   signedIn(request: FastifyRequest): Promise<AccountRecord | null>;
-  /** Starts a session for `account` in a new cookie, and marks this browser as one the account knows. */
-  signIn(request: FastifyRequest, reply: FastifyReply, account: AccountRecord): Promise<void>;
+  /**
+   * Starts a session for `account` in a new cookie, and marks this browser
+   * as one the account knows; true when it did. With `checkedPassword` (the
+   * hash the password was checked against) it does neither, and says false,
+   * when a change or reset has replaced that password meanwhile.
+   */
+  signIn(request: FastifyRequest, reply: FastifyReply, account: AccountRecord, checkedPassword?: string): Promise<boolean>;
   /** The device cookie of the browser, when it names `account`. */
   knownDevice(request: FastifyRequest, account: AccountRecord | null): Device | null;
   /** The throttles of a message to `email` caused by this request. */
@@ -86,12 +91,15 @@ export function createPagesContext(pages: FastifyInstance, deps: AccountPagesDep
       if (account === null) request.session.set('sid', undefined);
       return account;
     },
-    signIn: async (request, reply, account) => {
+    signIn: async (request, reply, account, checkedPassword) => {
+      const sid = await accounts.startSession(account.id, SESSION_SECONDS * 1000, checkedPassword);
+      if (sid === null) return false;
       // A new session at sign-in, so one planted before it (session fixation) holds nothing afterwards.
       request.session.regenerate();
-      request.session.set('sid', await accounts.startSession(account.id, SESSION_SECONDS * 1000));
+      request.session.set('sid', sid);
       // This browser is now one the account knows: failures elsewhere do not block it (throttles.ts).
       reply.setCookie(deviceCookie, devices.issue(account.id), { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge: DEVICE_COOKIE_SECONDS });
+      return true;
     },
     knownDevice,
     mailChecks: (request, email, account) => {

@@ -206,6 +206,33 @@ for (const backend of backends) {
       expect(await stores.accounts.sessionAccount('no such session')).toBeNull();
     });
 
+    it('starts a session checked against a password only while that is still the password', async () => {
+      const account = await stores.accounts.create({ email: 'while-password@example.org', passwordHash: 'scrypt$old' });
+      const kept = await stores.accounts.startSession(account.id, 3_600_000, 'scrypt$old');
+      expect(await stores.other.accounts.sessionAccount(kept!)).toEqual(account);
+      await stores.accounts.setPasswordHash(account.id, 'scrypt$new');
+      expect(await stores.accounts.startSession(account.id, 3_600_000, 'scrypt$old')).toBeNull();
+      expect(await stores.accounts.sessionCount(account.id)).toBe(1);
+      expect(await stores.accounts.startSession(account.id, 3_600_000, 'scrypt$new')).toEqual(expect.any(String));
+    });
+
+    it('leaves no session checked against the old password once a change that ends sessions has run, however the two interleave', async () => {
+      for (let round = 0; round < 50; round++) {
+        const account = await stores.accounts.create({ email: `race-${round}@example.org`, passwordHash: 'scrypt$old' });
+        const owner = (await stores.accounts.startSession(account.id, 3_600_000, 'scrypt$old'))!;
+        // Sign-ins from a second server, checked against the old password, racing the owner's change on the first.
+        const signIns = Array.from({ length: 6 }, () => stores.other.accounts.startSession(account.id, 3_600_000, 'scrypt$old'));
+        const change = stores.accounts.atomically(async (tx) => {
+          await tx.setPasswordHash(account.id, 'scrypt$new');
+          return tx.endSessions(account.id, owner);
+        });
+        const started = await Promise.all(signIns);
+        await change;
+        for (const session of started) if (session !== null) expect(await stores.accounts.sessionAccount(session)).toBeNull();
+        expect(await stores.accounts.sessionCount(account.id)).toBe(1);
+      }
+    });
+
     it('writes an account and its message together or not at all', async () => {
       const pending = await stores.outbox.pending();
       await expect(

@@ -123,6 +123,62 @@ for (const setup of setups) {
   });
 }
 
+for (const setup of setups) {
+  describe.skipIf(setup.skip)(`sign-ins with the old password racing a password change or a reset, ${setup.name}`, () => {
+    let target: Fleet;
+    afterEach(async () => {
+      await target?.close();
+    });
+
+    /** Browsers (one client each) with their log-in form, on the servers in turn. */
+    const browsersAt = (count: number, prefix: string) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, index) => {
+          const browser = new PageClient(target.servers[index % target.servers.length]!.app, { 'x-forwarded-for': `${prefix}.${index + 1}` });
+          await browser.get('/login');
+          return browser;
+        }),
+      );
+    /** Sign-ins sent while the change is under way (its own two hashes take far longer than the delay). */
+    const signInsDuring = async (change: Promise<unknown>, browsers: PageClient[], password: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const statuses = await Promise.all(browsers.map((browser) => browser.post('/login', { email: EMAIL, password })));
+      await change;
+      return statuses.map((page) => page.status);
+    };
+
+    it('a password change: no session signed in with the old password outlives it, and the owner keeps theirs', async () => {
+      target = await fleet(setup.servers, setup.limits('change-race:'));
+      const owner = new PageClient(target.servers[0]!.app, { 'x-forwarded-for': '203.0.113.200' });
+      await owner.get('/login');
+      expect((await owner.post('/login', { email: EMAIL, password: PASSWORD })).status).toBe(303);
+      await owner.get('/dashboard');
+      const others = await browsersAt(3, '203.0.113');
+      const change = owner.post('/account/password', { current: PASSWORD, password: 'a brand new passphrase' });
+      const statuses = await signInsDuring(change, others, PASSWORD);
+      expect(await change).toMatchObject({ status: 303, location: '/dashboard' });
+      expect(statuses.every((status) => status === 303 || status === 401)).toBe(true);
+      for (const other of others) expect(await other.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+      expect((await owner.get('/dashboard')).body).toContain('This is the only session open.');
+    });
+
+    it('a reset: no session signed in with the old password outlives it', async () => {
+      target = await fleet(setup.servers, setup.limits('reset-race:'));
+      const accounts = target.servers[0]!.store.accounts;
+      const { token } = await accounts.issueLink((await accounts.byEmail(EMAIL))!.id, 'reset-password');
+      const resetter = new PageClient(target.servers[0]!.app, { 'x-forwarded-for': '198.51.100.200' });
+      expect((await resetter.get(`/reset/${token}`)).status).toBe(200);
+      const others = await browsersAt(3, '198.51.100');
+      const reset = resetter.post('/reset', { token, password: 'a brand new passphrase' });
+      const statuses = await signInsDuring(reset, others, PASSWORD);
+      expect(await reset).toMatchObject({ status: 303, location: '/login' });
+      expect(statuses.every((status) => status === 303 || status === 401)).toBe(true);
+      for (const other of others) expect(await other.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+      expect(await accounts.sessionCount((await accounts.byEmail(EMAIL))!.id)).toBe(0);
+    });
+  });
+}
+
 describe.skipIf(!redisBinary)('a Redis that does not answer', () => {
   it('gives the forms a 503 "try again shortly" page within a second, hung or down; awake again, they work', async () => {
     const own = await startRedisServer(redisBinary!);

@@ -34,15 +34,16 @@ export function logInFlow(context: PagesContext): void {
     // An address without an account (or without a password) costs what a wrong password does.
     const matches = await hashing(request, reservation, () => (stored === null ? dummyVerify(body.password) : verifyPassword(body.password, stored)));
     if (matches === null) return throttledPage(reply, null, null);
-    if (!matches || account === null) {
-      return sendPage(reply, 401, logInPage(base(reply, null), { providers: providers(), email: body.email.trim(), error: 'Wrong e-mail address or password.' }));
-    }
-    // The right password: the attempt is given back, so the owner's own sign-ins never use up a throttle.
-    await reservation.refund();
+    const wrong = () => sendPage(reply, 401, logInPage(base(reply, null), { providers: providers(), email: body.email.trim(), error: 'Wrong e-mail address or password.' }));
+    if (!matches || account === null || stored === null) return wrong();
     if (account.disabled_at !== null) {
+      await reservation.refund();
       return sendPage(reply, 403, logInPage(base(reply, null), { providers: providers(), error: 'This account has been disabled by the operator of this server.' }));
     }
-    await signIn(request, reply, account);
+    // Changed or reset while it was being checked, the password checked is no longer the account's: a wrong one.
+    if (!(await signIn(request, reply, account, stored))) return wrong();
+    // The right password: the attempt is given back, so the owner's own sign-ins never use up a throttle.
+    await reservation.refund();
     return reply.redirect('/dashboard', 303);
   });
 
