@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { addressSubject } from '../server/client-address.js';
 import type { AccountRecord } from '../store/account-store.js';
 import type { AccountPagesDeps } from './account-pages.js';
 import { DEVICE_COOKIE_SECONDS, DeviceCookies, type Device } from './device-cookie.js';
@@ -39,7 +40,7 @@ export interface PagesContext {
   deviceCookie: string;
   /** Route options of a form's POST: its CSRF token is checked first. */
   protect: { preHandler: preHandlerHookHandler };
-  /** The caller's address (the API's, trusted proxies applied). */
+  /** The caller as the throttles count it: its address (the API's, trusted proxies applied), or its /64 for IPv6, as the API's limits count callers. */
   client(request: FastifyRequest): string;
   /** The signed-in account, or null; a session that no longer holds (ended, expired, account deleted or disabled) is cleared. */
   signedIn(request: FastifyRequest): Promise<AccountRecord | null>;
@@ -52,6 +53,11 @@ export interface PagesContext {
   signIn(request: FastifyRequest, reply: FastifyReply, account: AccountRecord, checkedPassword?: string): Promise<boolean>;
   /** The device cookie of the browser, when it names `account`. */
   knownDevice(request: FastifyRequest, account: AccountRecord | null): Device | null;
+  /**
+   * The throttles of one password attempt for `email` by this request: the log-in form's, and the
+   * dashboard's when it asks for the current password, so that a stolen session guesses no faster.
+   */
+  passwordChecks(request: FastifyRequest, email: string | null, account: AccountRecord | null): ThrottleCheck[];
   /** The throttles of a message to `email` caused by this request. */
   mailChecks(request: FastifyRequest, email: string, account: AccountRecord | null): ThrottleCheck[];
   /** Hashing in its turn (hash-gate.ts); null when too much is waiting, after giving back what the request reserved. */
@@ -69,7 +75,8 @@ export function createPagesContext(pages: FastifyInstance, deps: AccountPagesDep
   const gate = deps.hashGate ?? new HashGate();
   const devices = new DeviceCookies(deps.sessionKey);
   const deviceCookie = https ? '__Host-netintel-device' : 'netintel-device';
-  const client = (request: FastifyRequest) => request.netintel.client;
+  // One subscriber holds a whole IPv6 /64: counted per address, a client would pass every throttle by rotating through it.
+  const client = (request: FastifyRequest) => addressSubject(request.netintel.client);
   const base = (reply: FastifyReply, account: AccountRecord | null): PageBase => ({ csrf: reply.generateCsrf(), signedIn: account?.email ?? null });
 
   const knownDevice = (request: FastifyRequest, account: AccountRecord | null): Device | null => {
@@ -102,6 +109,11 @@ export function createPagesContext(pages: FastifyInstance, deps: AccountPagesDep
       return true;
     },
     knownDevice,
+    passwordChecks: (request, email, account) => {
+      const device = knownDevice(request, account);
+      if (device) return [['signInByDevice', device.id]];
+      return [['signInByClient', client(request)], ...(email === null ? [] : ([['signInByAddressAndClient', `${email} ${client(request)}`], ['signInByAddress', email]] as const))];
+    },
     mailChecks: (request, email, account) => {
       const device = knownDevice(request, account);
       return [['mailByAddressAndClient', `${email} ${client(request)}`], device ? ['mailByDevice', device.id] : ['mailByAddress', email]];

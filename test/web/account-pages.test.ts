@@ -458,6 +458,35 @@ describe('throttles', () => {
     expect((await other.post('/login', { email: 'another@example.org', password: 'wrong password here' })).status).toBe(401);
   });
 
+  it('count an IPv6 client by its /64, as the API counts callers: rotating through it passes no throttle', async () => {
+    const statuses: number[] = [];
+    for (let index = 1; index <= 3 * THROTTLES.signUpsByClient.burst; index++) {
+      const browser = client(`2001:db8:77:1::${index.toString(16)}`);
+      statuses.push((await signUp(browser, `rotating${index}@example.org`)).status);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(THROTTLES.signUpsByClient.burst);
+    expect(statuses.slice(THROTTLES.signUpsByClient.burst).every((status) => status === 429)).toBe(true);
+    // Another /64 is another client.
+    expect((await signUp(client('2001:db8:77:2::1'), 'next-net@example.org')).status).toBe(200);
+  });
+
+  it('let a stolen session guess the current password no faster than the log-in form (five from one client)', async () => {
+    const owner = await verifiedAccount('ada@example.org', '192.0.2.10');
+    await owner.get('/dashboard');
+    const thief = client('203.0.113.66');
+    for (const [name, value] of owner.cookies) if (!name.endsWith('netintel-device')) thief.cookies.set(name, value);
+    await thief.get('/dashboard');
+    const guesses = await Promise.all(
+      Array.from({ length: 3 * THROTTLES.signInByAddressAndClient.burst }, (_, index) => thief.post('/account/password', { current: `guess number ${index}`, password: 'a brand new passphrase' })),
+    );
+    const statuses = guesses.map((page) => page.status);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(THROTTLES.signInByAddressAndClient.burst);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2 * THROTTLES.signInByAddressAndClient.burst);
+    // The delete form's password counts against the same throttles.
+    await thief.get('/account/delete');
+    expect((await thief.post('/account/delete', { password: 'one more guess' })).status).toBe(429);
+  });
+
   it('give the attempts back when the password is right, so the owner never uses up a throttle', async () => {
     const browser = await verifiedAccount('ada@example.org', '203.0.113.9');
     for (let round = 0; round < THROTTLES.signInByClient.burst * 2; round++) {

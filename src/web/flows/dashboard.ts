@@ -83,7 +83,7 @@ function keyRoutes(context: PagesContext, dashboard: DrawDashboard): void {
 
 /** A new password from the dashboard: the current one is checked as a sign-in is, and every other session ends. */
 function passwordRoute(context: PagesContext, dashboard: DrawDashboard): void {
-  const { pages, throttles, protect, signedIn, throttledPage, hashing, client } = context;
+  const { pages, throttles, protect, signedIn, throttledPage, hashing, passwordChecks } = context;
   const { accounts } = context.deps;
 
   pages.post('/account/password', protect, async (request, reply) => {
@@ -95,7 +95,7 @@ function passwordRoute(context: PagesContext, dashboard: DrawDashboard): void {
     if (stored === null) return dashboard(request, reply, account, { passwordError: 'This account has no password: set one with a link from the forgotten-password page.' }, 400);
     if (problem !== null) return dashboard(request, reply, account, { passwordError: `${capitalise(problem)}.` }, 400);
     // The current password is a sign-in attempt: a stolen session cannot guess it faster than the log-in form allows.
-    const reservation = await throttles.reserve([['signInByClient', client(request)], ['signInByAddress', account.email]]);
+    const reservation = await throttles.reserve(passwordChecks(request, account.email, account));
     if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
     const outcome = await hashing(request, reservation, async () => ((await verifyPassword(body.current, stored)) ? { hashed: await hashPassword(body.password) } : 'wrong'));
     if (outcome === null) return throttledPage(reply, null, account);
@@ -116,7 +116,7 @@ function passwordRoute(context: PagesContext, dashboard: DrawDashboard): void {
 
 /** Deleting the account, confirmed by its password (or its address, for an account without one). */
 function deleteRoutes(context: PagesContext): void {
-  const { pages, throttles, protect, base, signedIn, throttledPage, hashing, client, deviceCookie } = context;
+  const { pages, throttles, protect, base, signedIn, throttledPage, hashing, passwordChecks, deviceCookie } = context;
   const { accounts } = context.deps;
 
   pages.get('/account/delete', async (request, reply) => {
@@ -131,7 +131,7 @@ function deleteRoutes(context: PagesContext): void {
     const body = formFields(request.body);
     let confirmed: boolean;
     if (account.has_password) {
-      const reservation = await throttles.reserve([['signInByClient', client(request)], ['signInByAddress', account.email]]);
+      const reservation = await throttles.reserve(passwordChecks(request, account.email, account));
       if (isThrottled(reservation)) return throttledPage(reply, reservation, account);
       const stored = (await accounts.passwordHash(account.id)) ?? '';
       const matches = await hashing(request, reservation, () => verifyPassword(body.password, stored));

@@ -2,11 +2,11 @@ import { canonicalEmailOrNull } from '../../accounts/email-address.js';
 import { dummyVerify, verifyPassword } from '../../accounts/passwords.js';
 import { logInPage } from '../pages.js';
 import { formFields, sendPage, type PagesContext } from '../pages-context.js';
-import { isThrottled, type ThrottleCheck } from '../throttles.js';
+import { isThrottled } from '../throttles.js';
 
 /** Logging in with a password (a session and a device cookie), and logging out here or everywhere. */
 export function logInFlow(context: PagesContext): void {
-  const { pages, deps, throttles, protect, base, providers, signedIn, signIn, knownDevice, throttledPage, hashing, client } = context;
+  const { pages, deps, throttles, protect, base, providers, signedIn, signIn, passwordChecks, throttledPage, hashing } = context;
   const { accounts } = deps;
 
   pages.get('/', async (request, reply) => reply.redirect((await signedIn(request)) ? '/dashboard' : '/login', 303));
@@ -23,12 +23,8 @@ export function logInFlow(context: PagesContext): void {
     const body = formFields(request.body);
     const email = canonicalEmailOrNull(body.email);
     const account = email === null ? null : await accounts.byEmail(email);
-    const device = knownDevice(request, account);
     // Taken before the password is checked: of any burst, only as many passwords are checked as the throttles allow.
-    const checks: ThrottleCheck[] = device
-      ? [['signInByDevice', device.id]]
-      : [['signInByClient', client(request)], ...(email === null ? [] : ([['signInByAddressAndClient', `${email} ${client(request)}`], ['signInByAddress', email]] as const))];
-    const reservation = await throttles.reserve(checks);
+    const reservation = await throttles.reserve(passwordChecks(request, email, account));
     if (isThrottled(reservation)) return throttledPage(reply, reservation, null);
     const stored = account === null ? null : await accounts.passwordHash(account.id);
     // An address without an account (or without a password) costs what a wrong password does.
