@@ -132,13 +132,36 @@ interface AccountRow {
   disabled_at: string | null;
 }
 
+/** What the account store is given besides its database. */
+export interface AccountStoreOptions {
+  now?: () => Date;
+  /** Called after a change to an account that changes what its keys allow (deleted, disabled, another plan): the key store's forgetChecked. */
+  keysChanged?: () => void;
+}
+
 /** The account store over the store's database. */
-export function createAccountStore(db: Database, options: { now?: () => Date } = {}): AccountStore {
+export function createAccountStore(db: Database, options: AccountStoreOptions = {}): AccountStore {
   const now = options.now ?? (() => new Date());
+  const keysChanged = options.keysChanged ?? (() => {});
+  /** After a change of what an account's keys allow (committed or not), their next checks read them afresh. */
+  const changingKeys = async <T>(work: Promise<T>): Promise<T> => {
+    try {
+      return await work;
+    } finally {
+      keysChanged();
+    }
+  };
+  const atomically: AccountStore['atomically'] = (work) => db.transaction((tx) => work(accountOperations(tx, db.dialect, now)));
   return {
     location: db.location,
     ...accountOperations(db, db.dialect, now),
-    atomically: (work) => db.transaction((tx) => work(accountOperations(tx, db.dialect, now))),
+    // Each of these writes several tables: one transaction, so that a failure half way (a full disk,
+    // a lost connection) leaves the account as it was, never its keys gone and the account still there.
+    setPasswordHash: (id, hash) => atomically((tx) => tx.setPasswordHash(id, hash)),
+    setPlan: (id, plan, plans) => changingKeys(atomically((tx) => tx.setPlan(id, plan, plans))),
+    disable: (id) => changingKeys(atomically((tx) => tx.disable(id))),
+    delete: (id) => changingKeys(atomically((tx) => tx.delete(id))),
+    atomically,
     async sessionKey() {
       await db.run("INSERT INTO settings (name, value) VALUES ('session_key', $1) ON CONFLICT (name) DO NOTHING", [randomBytes(32).toString('base64')]);
       const row = await db.one<{ value: string }>("SELECT value FROM settings WHERE name = 'session_key'");

@@ -82,6 +82,8 @@ export interface KeyStore {
    * requests) are skipped.
    */
   recordUsage(entries: readonly KeyUsageEntry[]): Promise<void>;
+  /** Drops the keys kept in memory, after this process changed keys through another store (an account deleted, disabled or given another plan). */
+  forgetChecked(): void;
   /** Usage of each key on the UTC day of `now` and in its UTC month; 0 and 0 for a key without any. */
   usage(keyIds: readonly string[], now: Date): Promise<Map<string, KeyUsage>>;
 }
@@ -254,6 +256,7 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
       for (const id of known) cache.delete(id);
     },
     usage: (keyIds: readonly string[], at: Date) => readUsage(db, keyIds, at),
+    forgetChecked: () => cache.clear(),
   };
 }
 
@@ -320,6 +323,10 @@ function checkedKeys(db: Database, recheckMs: number, byId: (id: string) => Prom
     },
     delete(id: string): void {
       cache.delete(id);
+    },
+    clear(): void {
+      cache.clear();
+      reading.clear();
     },
   };
 }

@@ -36,10 +36,12 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
     ? await (await import('./postgres-database.js')).openPostgresDatabase(target, { maxConnections: options.connections ?? 10 })
     : await (await import('./sqlite-database.js')).openSqliteDatabase(target);
   const clock = options.now === undefined ? {} : { now: options.now };
+  const keys = createKeyStore(db, { ...clock, ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }) });
   return {
     db,
-    keys: createKeyStore(db, { ...clock, ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }) }),
-    accounts: createAccountStore(db, clock),
+    keys,
+    // What an account change does to its keys holds at once in this process, as a revoked key does.
+    accounts: createAccountStore(db, { ...clock, keysChanged: () => keys.forgetChecked() }),
     outbox: createMailOutboxStore(db, clock),
     location: db.location,
     close: () => db.close(),

@@ -23,6 +23,10 @@ interface Stores {
   outbox: MailOutboxStore;
   /** A second server on the same database: its own connections (PostgreSQL) or handle (SQLite). */
   other: { accounts: AccountStore; outbox: MailOutboxStore };
+  /** The SQLite file or PostgreSQL URL the stores are on. */
+  target: string;
+  /** Runs SQL on the database behind the stores' backs (a trigger standing in for a failing disk). */
+  exec(sql: { sqlite: string; postgres: string }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,22 @@ async function bothOn(target: string): Promise<Stores> {
     accounts: store.accounts,
     outbox: store.outbox,
     other: { accounts: other.accounts, outbox: other.outbox },
+    target,
+    async exec(sql) {
+      if (!target.startsWith('postgres')) {
+        const raw = new Database(target);
+        raw.exec(sql.sqlite);
+        raw.close();
+        return;
+      }
+      const raw = new pg.Client({ connectionString: target });
+      await raw.connect();
+      try {
+        await raw.query(sql.postgres);
+      } finally {
+        await raw.end();
+      }
+    },
     close: async () => void (await Promise.all([store.close(), other.close()])),
   };
 }
@@ -149,6 +169,47 @@ for (const backend of backends) {
       await expect(stores.accounts.delete(account.id)).rejects.toMatchObject({ code: 'not_found' });
       // The address is free again.
       expect((await stores.accounts.create({ email: 'delete@example.org', passwordHash: null })).id).not.toBe(account.id);
+    });
+
+    it('refuses the keys of an account deleted, disabled or moved to another plan at once in this process, though checked keys are kept', async () => {
+      // The stores as a server opens them: checked keys kept in memory (SQLite looks for changes once a second).
+      const served = await openStore(stores.target, { now });
+      try {
+        const plans = loadPlanTable();
+        const [gone, off, moved] = await Promise.all(['kept-gone', 'kept-off', 'kept-moved'].map((name) => served.accounts.create({ email: `${name}@example.org`, passwordHash: null })));
+        const [goneKey, offKey, movedKey] = await Promise.all([gone!, off!, moved!].map((account) => served.keys.create({ plan: 'free', accountId: account.id })));
+        for (const key of [goneKey!, offKey!, movedKey!]) expect(await served.keys.check(key.key)).toMatchObject({ ok: true });
+        await served.accounts.delete(gone!.id);
+        expect(await served.keys.check(goneKey!.key)).toMatchObject({ ok: false, reason: 'unknown' });
+        await served.accounts.disable(off!.id);
+        expect(await served.keys.check(offKey!.key)).toMatchObject({ ok: false, reason: 'revoked' });
+        await served.accounts.setPlan(moved!.id, 'pro', plans);
+        expect(await served.keys.check(movedKey!.key)).toMatchObject({ ok: true, record: { plan: 'pro' } });
+      } finally {
+        await served.close();
+      }
+    });
+
+    it('deletes an account whole or not at all: a failure at its last step leaves its keys, sessions and links', async () => {
+      const account = await stores.accounts.create({ email: 'atomic@example.org', passwordHash: null });
+      const own = await stores.keys.create({ plan: 'free', accountId: account.id });
+      const session = (await stores.accounts.startSession(account.id, 60_000))!;
+      const link = await stores.accounts.issueLink(account.id, 'verify-email');
+      await stores.exec({
+        sqlite: "CREATE TRIGGER full_disk BEFORE DELETE ON accounts WHEN OLD.email = 'atomic@example.org' BEGIN SELECT RAISE(ABORT, 'the disk is full'); END",
+        postgres: `CREATE FUNCTION full_disk() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.email = 'atomic@example.org' THEN RAISE EXCEPTION 'the disk is full'; END IF; RETURN OLD; END $$;
+                   CREATE TRIGGER full_disk BEFORE DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION full_disk()`,
+      });
+      try {
+        await expect(stores.accounts.delete(account.id)).rejects.toThrow(/the disk is full/);
+        expect(await stores.accounts.byId(account.id)).toEqual(account);
+        expect(await stores.keys.check(own.key)).toMatchObject({ ok: true });
+        expect(await stores.accounts.sessionAccount(session)).toEqual(account);
+        expect(await stores.accounts.linkHolder(link.token, 'verify-email')).toEqual(account);
+      } finally {
+        await stores.exec({ sqlite: 'DROP TRIGGER full_disk', postgres: 'DROP TRIGGER full_disk ON accounts; DROP FUNCTION full_disk()' });
+      }
+      expect(await stores.accounts.delete(account.id)).toEqual(account);
     });
 
     it('lets exactly one of two consumers at once use a link, and none use an expired one or another purpose; shows its holder until then', async () => {

@@ -14,9 +14,15 @@ export function verifyFlow(context: PagesContext): void {
   pages.post('/verify', protect, async (request, reply) => {
     const token = formFields(request.body).token;
     const current = await signedIn(request);
-    const id = LINK_TOKEN_PATTERN.test(token) ? await accounts.consumeLink(token, 'verify-email') : null;
+    // The link is spent and the address verified together: a crash between the two would spend the link for nothing.
+    const id = !LINK_TOKEN_PATTERN.test(token)
+      ? null
+      : await accounts.atomically(async (tx) => {
+          const holder = await tx.consumeLink(token, 'verify-email');
+          if (holder !== null) await tx.markVerified(holder);
+          return holder;
+        });
     if (id === null) return sendPage(reply, 400, linkNotValidPage(base(reply, current), 'verify'));
-    await accounts.markVerified(id);
     if (current?.id === id) {
       request.session.set('flash', 'Your e-mail address is verified. You can make API keys now.');
       return reply.redirect('/dashboard', 303);
