@@ -116,7 +116,10 @@ export function createPagesContext(pages: FastifyInstance, deps: AccountPagesDep
     },
     mailChecks: (request, email, account) => {
       const device = knownDevice(request, account);
-      return [['mailByAddressAndClient', `${email} ${client(request)}`], device ? ['mailByDevice', device.id] : ['mailByAddress', email]];
+      // Counted per mailbox as mail systems deliver: the local part's case, which accounts keep (RFC 5321 §2.4),
+      // reaches one inbox at nearly every provider, so spelling it differently must not multiply the messages.
+      const mailbox = email.toLowerCase();
+      return [['mailByAddressAndClient', `${mailbox} ${client(request)}`], device ? ['mailByDevice', device.id] : ['mailByAddress', mailbox]];
     },
     hashing: async (request, reservation, work) => {
       const result = await gate.run(client(request), work);

@@ -536,6 +536,18 @@ describe('throttles', () => {
     expect((await forged.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(429);
   });
 
+  it('limit the mail one mailbox is sent however its local part is spelled', async () => {
+    const spellings = ['victim2', 'VICTIM2', 'Victim2', 'vIcTiM2', 'victiM2', 'VICtim2', 'vicTIM2'];
+    const statuses: number[] = [];
+    for (const [index, local] of spellings.entries()) {
+      const browser = client(`203.0.113.${100 + index}`);
+      await browser.get('/forgot');
+      statuses.push((await browser.post('/forgot', { email: `${local}@example.org` })).status);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(THROTTLES.mailByAddress.burst);
+    expect(statuses.slice(THROTTLES.mailByAddress.burst).every((status) => status === 429)).toBe(true);
+  });
+
   it('limit the mail one address can be sent through the forms, and say that the newest message holds the link', async () => {
     for (let attempt = 0; attempt < THROTTLES.mailByAddress.burst; attempt++) {
       const browser = client(`203.0.113.${50 + attempt}`);
