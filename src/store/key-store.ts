@@ -49,7 +49,8 @@ export interface CreateKeyInput {
 }
 
 export type KeyCheck =
-  | { ok: true; record: ApiKeyRecord }
+  /** `accountId`: the account the key belongs to, whose plan's allowance its requests share; null for an operator's key. */
+  | { ok: true; record: ApiKeyRecord; accountId: string | null }
   | { ok: false; reason: 'malformed' | 'unknown' | 'revoked'; id: string | null };
 
 /**
@@ -166,6 +167,7 @@ type KeyRowWithAccount = KeyRow & { account_disabled_at: string | null };
 interface CheckedKey {
   hash: Buffer;
   record: ApiKeyRecord;
+  accountId: string | null;
   accountDisabled: boolean;
 }
 
@@ -200,7 +202,7 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
     if (!entry || !matches) return { ok: false, reason: 'unknown', id };
     // A disabled account's keys are refused as revoked ones are.
     if (entry.record.revoked_at !== null || entry.accountDisabled) return { ok: false, reason: 'revoked', id };
-    return { ok: true, record: entry.record };
+    return { ok: true, record: entry.record, accountId: entry.accountId };
   };
 
   return {
@@ -289,7 +291,7 @@ function checkedKeys(db: Database, recheckMs: number, byId: (id: string) => Prom
   const read = async (id: string): Promise<CheckedKey | null> => {
     const before = db.changeMark();
     const row = await byId(id);
-    const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountDisabled: row.account_disabled_at !== null } : null;
+    const entry = row ? { hash: row.key_hash, record: keyRecordOf(row), accountId: row.account_id, accountDisabled: row.account_disabled_at !== null } : null;
     // Kept only when no change was announced while it was read: the row may be older than that change.
     // (A change before the read, not yet looked at, is in the row; the next look drops the row anyway.)
     if (before !== null && db.changeMark() === before) {

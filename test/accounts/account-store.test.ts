@@ -142,7 +142,7 @@ for (const backend of backends) {
       const account = await stores.accounts.create({ email: 'disable@example.org', passwordHash: null });
       const own = await stores.keys.create({ plan: 'free', accountId: account.id });
       const operators = await stores.keys.create({ plan: 'pro' });
-      expect(await stores.keys.check(own.key)).toEqual({ ok: true, record: own.record });
+      expect(await stores.keys.check(own.key)).toEqual({ ok: true, record: own.record, accountId: account.id });
       expect(await stores.accounts.keysOf(account.id)).toEqual([own.record]);
       await expect(stores.keys.create({ plan: 'free', accountId: 'nosuchaccnt2' })).rejects.toMatchObject({ code: 'not_found' });
       const disabled = await stores.accounts.disable(account.id);
@@ -353,7 +353,7 @@ describe('a keys database of the previous schema', () => {
     const keys = await keyStoreAt(path, { recheckMs: 0 });
     const accounts = await accountStoreAt(path);
     try {
-      expect(await keys.check(key)).toEqual({ ok: true, record });
+      expect(await keys.check(key)).toEqual({ ok: true, record, accountId: null });
       expect(await keys.list()).toEqual([record]);
       const check = new Database(path, { readonly: true });
       expect(check.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
@@ -389,7 +389,7 @@ describe('a keys database of the previous schema', () => {
     const keys = await keyStoreAt(url);
     const accounts = await accountStoreAt(url);
     try {
-      expect(await keys.check(made.key)).toEqual({ ok: true, record: made.record });
+      expect(await keys.check(made.key)).toEqual({ ok: true, record: made.record, accountId: null });
       const account = await accounts.create({ email: 'pg@example.org', passwordHash: null });
       const own = await keys.create({ plan: 'free', accountId: account.id });
       expect(await accounts.keysOf(account.id)).toEqual([own.record]);

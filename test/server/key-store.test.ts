@@ -68,7 +68,7 @@ describe('the SQLite key store', () => {
     const store = await keyStoreAt(':memory:');
     const { key, record } = await store.create({ plan: 'pro' });
     crypto.compared = 0;
-    expect(await store.check(key)).toEqual({ ok: true, record });
+    expect(await store.check(key)).toEqual({ ok: true, record, accountId: null });
     expect(crypto.compared).toBe(1);
     expect(await store.check(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toEqual({ ok: false, reason: 'unknown', id: record.id });
     // An unknown id is compared too (against a stand-in), so it costs what a wrong secret does.

@@ -83,4 +83,28 @@ describe('the plans file', () => {
       await server.close();
     }
   });
+
+  it('gives an account its plan\'s allowance once, whatever keys it makes or revokes; an operator\'s keys each their own', async () => {
+    const server = await startTestServer({
+      plans: { ...base, plans: { ...base.plans, team: { daily: 5, perMinute: 1, burst: 100, batch: 3, features: [] } } },
+    });
+    try {
+      const ask = async (key: string) => (await server.app.inject({ url: '/api/ipinfo?ip=8.8.8.8', headers: { 'x-api-key': key } })).statusCode;
+      const account = await server.store.accounts.create({ email: 'team@example.org', passwordHash: null, plan: 'team' });
+      const [first, second] = await Promise.all([1, 2].map(() => server.store.keys.create({ plan: 'team', accountId: account.id })));
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, index) => ask((index % 2 === 0 ? first : second)!.key)));
+      expect(answers.filter((status) => status === 200)).toHaveLength(5);
+      expect(answers.filter((status) => status === 429)).toHaveLength(3);
+      await server.store.keys.revoke(first!.record.id);
+      const third = await server.store.keys.create({ plan: 'team', accountId: account.id });
+      expect(await ask(third.key)).toBe(429);
+      // Keys without an account (the operator's, from `netintel keys create`) are counted one by one.
+      const [own, other] = await Promise.all([1, 2].map(() => server.key('team')));
+      for (let i = 0; i < 5; i++) expect(await ask(own!)).toBe(200);
+      expect(await ask(own!)).toBe(429);
+      expect(await ask(other!)).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -108,7 +108,7 @@ describe.skipIf(programs === null)('keys in PostgreSQL', () => {
       });
       expect(await store.list()).toEqual([record]);
       crypto.compared = 0;
-      expect(await store.check(key)).toEqual({ ok: true, record });
+      expect(await store.check(key)).toEqual({ ok: true, record, accountId: null });
       expect(await store.check(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toEqual({ ok: false, reason: 'unknown', id: record.id });
       expect(await store.check(`ni_zzzzzzzzzzzz_${key.slice(16)}`)).toEqual({ ok: false, reason: 'unknown', id: 'zzzzzzzzzzzz' });
       expect(crypto.compared).toBe(3);

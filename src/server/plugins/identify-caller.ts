@@ -50,7 +50,10 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
     let key = served.get(check.record);
     if (key === undefined) {
       try {
-        key = { plan: planOfKey(plans, check.record.plan, check.record.limits), subject: `key:${check.record.id}` };
+        // An account's plan is the account's (docs/accounts.md): its keys share one allowance, so that
+        // making more keys, or revoking one and making another, gives an account no more than its plan.
+        const subject = check.accountId === null ? `key:${check.record.id}` : `account:${check.accountId}`;
+        key = { plan: planOfKey(plans, check.record.plan, check.record.limits), subject };
       } catch (error) {
         request.netintel = callers.anonymous(client);
         return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { key_id: check.record.id } });

@@ -30,8 +30,8 @@ describe('the identify-caller plugin', () => {
   const keys = {
     check: async (key: string): Promise<KeyCheck> => {
       checked.push(key);
-      if (key === 'good') return { ok: true, record: record('goodgoodgood', 'pro') };
-      if (key === 'gone') return { ok: true, record: record('gonegonegone', 'retired') };
+      if (key === 'good') return { ok: true, record: record('goodgoodgood', 'pro'), accountId: null };
+      if (key === 'gone') return { ok: true, record: record('gonegonegone', 'retired'), accountId: null };
       if (key === 'down') throw new Error('connect ECONNREFUSED 10.0.0.5:5432');
       return { ok: false, reason: 'unknown', id: null };
     },
