@@ -55,3 +55,12 @@ export function createCallers(options: CallersOptions): Callers {
     },
   };
 }
+
+/**
+ * What a key's limits are counted under. An account's plan is the account's (docs/accounts.md): its
+ * keys share one allowance, so that making more keys, or revoking one and making another, gives an
+ * account no more than its plan. A key without an account (the operator's) is counted on its own.
+ */
+export function keySubject(keyId: string, accountId: string | null): string {
+  return accountId === null ? `key:${keyId}` : `account:${accountId}`;
+}

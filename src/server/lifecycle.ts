@@ -5,6 +5,7 @@ import { NetintelError } from '../errors.js';
 import { loadOperations } from '../operations/operations.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { buildServer, type ServerDeps } from './build-server.js';
+import { keySubject } from './callers.js';
 import { installCrashNet, type ProcessEvents } from './crash-net.js';
 import type { LimitStore } from './limits/limit-store.js';
 import { openAccountPages, type AccountPagesEvents, type AccountPagesSettings, type OpenedAccountPages } from './open-account-pages.js';
@@ -156,7 +157,7 @@ async function openParts(settings: ServeSettings, events: AccountPagesEvents): P
   const store = await openStore(settings.db, { connections: KEY_DB_CONNECTIONS });
   let limits: LimitStore;
   try {
-    limits = await openLimits(settings.redisUrl);
+    limits = await openLimits(settings.redisUrl, store);
   } catch (error) {
     await store.close();
     throw error;
@@ -171,11 +172,20 @@ async function openParts(settings: ServeSettings, events: AccountPagesEvents): P
   }
 }
 
-/** The limit store: Redis, shared by every server given the URL, else this process's memory. */
-async function openLimits(redisUrl: string | undefined): Promise<LimitStore> {
-  return redisUrl
-    ? (await import('./limits/redis-limit-store.js')).createRedisLimitStore(redisUrl)
-    : (await import('./limits/memory-limit-store.js')).createMemoryLimitStore();
+/**
+ * The limit store: Redis, shared by every server given the URL, else this
+ * process's memory, starting from the day's use the key database recorded
+ * (a restart would otherwise give every key its daily allowance again).
+ */
+async function openLimits(redisUrl: string | undefined, store: Store): Promise<LimitStore> {
+  if (redisUrl) return (await import('./limits/redis-limit-store.js')).createRedisLimitStore(redisUrl);
+  const at = Date.now();
+  const counts = new Map<string, number>();
+  for (const { keyId, accountId, count } of await store.keys.usedOn(new Date(at))) {
+    const subject = keySubject(keyId, accountId);
+    counts.set(subject, (counts.get(subject) ?? 0) + count);
+  }
+  return (await import('./limits/memory-limit-store.js')).createMemoryLimitStore({ at, counts });
 }
 
 /** The mail sender's news, in the server's log. */

@@ -87,6 +87,8 @@ export interface KeyStore {
   forgetChecked(): void;
   /** Usage of each key on the UTC day of `now` and in its UTC month; 0 and 0 for a key without any. */
   usage(keyIds: readonly string[], now: Date): Promise<Map<string, KeyUsage>>;
+  /** Every key used on the UTC day of `now` (as written so far), with its account and its count that day. */
+  usedOn(now: Date): Promise<Array<{ keyId: string; accountId: string | null; count: number }>>;
 }
 
 /** An enterprise key's own limits as a store keeps them: JSON text, or null when there are none. */
@@ -258,6 +260,13 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
       for (const id of known) cache.delete(id);
     },
     usage: (keyIds: readonly string[], at: Date) => readUsage(db, keyIds, at),
+    async usedOn(at) {
+      const rows = await db.all<{ key_id: string; account_id: string | null; count: number | string }>(
+        'SELECT u.key_id, k.account_id, u.count FROM key_usage u JOIN api_keys k ON k.id = u.key_id WHERE u.day = $1',
+        [utcDay(at)],
+      );
+      return rows.map((row) => ({ keyId: row.key_id, accountId: row.account_id, count: Number(row.count) }));
+    },
     forgetChecked: () => cache.clear(),
   };
 }

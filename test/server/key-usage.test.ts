@@ -3,6 +3,7 @@
  * real PostgreSQL (test/support/postgres.ts); the usage recorder over a
  * real SQLite store; and the server counting a key's accepted items.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -475,6 +476,46 @@ describe('netintel serve records usage (built CLI)', () => {
       expect((await keys.usage([made.id], new Date(lastUsed))).get(made.id)).toEqual({ today: 4, month: 4 });
     } finally {
       await keys.close();
+    }
+  }, 60_000);
+});
+
+describe('netintel serve, its limits in memory, restarted (built CLI)', () => {
+  it('starts the day where the key database says it stood, after a kill -9 too: a restart gives no allowance again', async () => {
+    const dir = tempDir('netintel-restart-');
+    dirs.push(dir);
+    const db = join(dir.path, 'keys.db');
+    const plans = join(dir.path, 'plans.json');
+    writeFileSync(plans, JSON.stringify({ anonymous: 'free', bulkMax: 100, plans: { free: { daily: 1000, perMinute: 10, burst: 20, batch: 10, features: [] }, small: { daily: 5, perMinute: 60, burst: 100, batch: 5, features: [] } } }));
+    const made = JSON.parse((await spawnCli(['keys', 'create', '--db', db, '--plans', plans, '--plan', 'small', '-f', 'json'])).stdout) as { id: string; key: string };
+    const ask = async (url: string) => {
+      const response = await fetch(`${url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': made.key } });
+      await response.arrayBuffer();
+      return { status: response.status, remaining: response.headers.get('x-ratelimit-remaining') };
+    };
+    const first = await serve(['--db', db, '--plans', plans, '--log-level', 'silent']);
+    try {
+      for (let i = 0; i < 3; i++) expect((await ask(first.url)).status).toBe(200);
+      // Killed once the usage is written (every 2 s), with no chance to write more.
+      const keys = await keyStoreAt(db);
+      try {
+        const deadline = Date.now() + 10_000;
+        while ((await keys.usage([made.id], new Date())).get(made.id)!.today < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        await keys.close();
+      }
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+    expect((await first.exit).signal).toBe('SIGKILL');
+    const second = await serve(['--db', db, '--plans', plans, '--log-level', 'silent']);
+    try {
+      expect(await ask(second.url)).toEqual({ status: 200, remaining: '1' });
+      expect(await ask(second.url)).toEqual({ status: 200, remaining: '0' });
+      expect((await ask(second.url)).status).toBe(429);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exit;
     }
   }, 60_000);
 });

@@ -1,16 +1,32 @@
-import { decide, recordLifetimeMs, type LimitPolicy, type LimitRecord, type LimitState } from './gcra.js';
+import { decide, recordLifetimeMs, utcDay, type LimitPolicy, type LimitRecord, type LimitState } from './gcra.js';
 import type { CombinedLimitState, LimitCharge, LimitStore } from './limit-store.js';
 
 /** How often (server clock) records that no longer matter are dropped. */
 const SWEEP_EVERY_MS = 60_000;
 
+/** Items already charged to subjects today, as the key database recorded them before this process started. */
+export interface ChargedToday {
+  /** The time they were read, ms since the epoch: the UTC day they count for. */
+  at: number;
+  counts: ReadonlyMap<string, number>;
+}
+
 /**
  * Limits in process memory. Decisions are synchronous, so each is atomic:
- * no request can slip between the check and the charge.
+ * no request can slip between the check and the charge. `charged` starts
+ * each subject's day where the key database says it stood, so a restart
+ * does not give every key its daily allowance again (its burst bucket
+ * starts full: the database does not keep it).
  */
-export function createMemoryLimitStore(): LimitStore {
+export function createMemoryLimitStore(charged?: ChargedToday): LimitStore {
   const records = new Map<string, { record: LimitRecord; expiresAt: number }>();
   let lastSweep = -Infinity;
+  if (charged) {
+    for (const [subject, count] of charged.counts) {
+      const record = { tat: 0, day: utcDay(charged.at), count };
+      records.set(subject, { record, expiresAt: charged.at + recordLifetimeMs(record, charged.at) });
+    }
+  }
 
   const sweep = (now: number) => {
     if (now - lastSweep < SWEEP_EVERY_MS) return;

@@ -4,7 +4,7 @@ import { NetintelError } from '../../errors.js';
 import { planOfKey, type Plan, type PlanTable } from '../../keys/plans.js';
 import type { ApiKeyRecord, KeyCheck, KeyStore } from '../../store/key-store.js';
 import type { RequestState } from '../api-route.js';
-import type { Callers } from '../callers.js';
+import { keySubject, type Callers } from '../callers.js';
 import { withoutStack } from '../problem.js';
 
 /** The scheme of 401 answers (RFC 9110 §11.6.1): the key goes in the X-API-Key header. */
@@ -50,10 +50,7 @@ const identifyCallerPlugin: FastifyPluginCallback<IdentifyCallerOptions> = (app,
     let key = served.get(check.record);
     if (key === undefined) {
       try {
-        // An account's plan is the account's (docs/accounts.md): its keys share one allowance, so that
-        // making more keys, or revoking one and making another, gives an account no more than its plan.
-        const subject = check.accountId === null ? `key:${check.record.id}` : `account:${check.accountId}`;
-        key = { plan: planOfKey(plans, check.record.plan, check.record.limits), subject };
+        key = { plan: planOfKey(plans, check.record.plan, check.record.limits), subject: keySubject(check.record.id, check.accountId) };
       } catch (error) {
         request.netintel = callers.anonymous(client);
         return new NetintelError('forbidden', `the key's plan cannot be served: ${(error as Error).message}`, { details: { key_id: check.record.id } });
