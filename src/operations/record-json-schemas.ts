@@ -303,7 +303,7 @@ export const SMTP_RECORD = record<SmtpResult>({
     }),
   ),
   tls: record<SmtpTls>({
-    offered: bool,
+    offered: nullable(bool),
     method: nullable(oneOfStrings(['starttls', 'implicit'])),
     established: bool,
     protocol: nullable(str),

@@ -278,7 +278,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
     banner: null,
     ehlo: null,
     extensions: null,
-    tls: { offered: false, method: null, established: false, protocol: null, cipher: null, error: null, certificate: null },
+    tls: { offered: null, method: null, established: false, protocol: null, cipher: null, error: null, certificate: null },
     auth: { mechanisms_before_tls: null, mechanisms_after_tls: null, tested: null, result: null, reply: null, skipped_reason: null },
     envelope: null,
     reverse_dns: null,
@@ -352,7 +352,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
  */
 function starttlsOffered(result: SmtpResult): boolean | null {
   if (result.extensions === null) return null;
-  if (!result.tls.offered) return false;
+  if (result.tls.offered !== true) return false;
   return result.tls.method !== null ? true : null;
 }
 

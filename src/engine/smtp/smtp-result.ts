@@ -107,8 +107,11 @@ export interface SmtpCertificate {
 }
 
 export interface SmtpTls {
-  /** STARTTLS was advertised (always true under implicit TLS, where TLS is not negotiated). */
-  offered: boolean;
+  /**
+   * STARTTLS was advertised in the EHLO reply (always true under implicit TLS, where TLS is not
+   * negotiated); null when no EHLO reply was read (the conversation ended before it): not known.
+   */
+  offered: boolean | null;
   /** How TLS was attempted: `starttls`, `implicit`, or null when it was not attempted. */
   method: 'starttls' | 'implicit' | null;
   /** The handshake completed (judged without certificate verification). */

@@ -119,7 +119,7 @@ export const SMTP_VIEW: HumanView = {
     ],
     cells: (value) => {
       const smtp = value as SmtpResult;
-      const tls = smtp.tls.established ? smtp.tls.protocol ?? 'yes' : smtp.tls.offered ? 'failed' : 'no';
+      const tls = smtp.tls.established ? smtp.tls.protocol ?? 'yes' : smtp.tls.offered === null ? 'unknown' : smtp.tls.offered ? 'failed' : 'no';
       const verdict = smtp.failure ? `${smtp.failure.code} at ${smtp.failure.stage}` : findingCounts(smtp.findings).text;
       return [smtp.host, String(smtp.port), smtp.address ?? '', tls, verdict];
     },

@@ -25,9 +25,11 @@ export function presentMailServers(servers: readonly MailServerCheck[]): string 
       const banner = probe.banner ? `${probe.banner.code}${probe.banner.hostname ? ` ${probe.banner.hostname}` : ''}` : 'no banner';
       const tls = probe.tls.established
         ? `STARTTLS ${probe.tls.protocol ?? ''}`.trim()
-        : probe.tls.offered
-          ? `STARTTLS failed${probe.tls.error ? ` (${probe.tls.error})` : ''}`
-          : 'no STARTTLS';
+        : probe.tls.offered === null
+          ? 'STARTTLS not learnt (no EHLO reply)'
+          : probe.tls.offered
+            ? `STARTTLS failed${probe.tls.error ? ` (${probe.tls.error})` : ''}`
+            : 'no STARTTLS';
       return `${where}: banner ${banner}, ${tls}`;
     })
     .join('\n');

@@ -12,6 +12,7 @@ import { SEVERITIES } from '../../../src/engine/findings.js';
 import { NetintelError } from '../../../src/errors.js';
 import { probeSmtp, probeSmtpAll, type ProbeSmtpOptions } from '../../../src/engine/smtp/probe-smtp.js';
 import type { SmtpResult } from '../../../src/engine/smtp/smtp-result.js';
+import { presentMailServers } from '../../../src/output/schemas/email-schema.js';
 import {
   closedPort,
   createCertificateAuthority,
@@ -391,6 +392,9 @@ describe.concurrent('servers that misbehave', () => {
     const result = await withServer(server, () => probe(server.port, { stageTimeoutMs: 300 }));
     expect(result).toMatchObject({ failure: null, banner: { code: 220 }, ehlo: null, stopped_at: 'ehlo' });
     expect(findingOf(result, 'smtp_stage_timeout').evidence).toEqual({ stage: 'ehlo', timeout_ms: 300 });
+    // No EHLO reply was read: whether STARTTLS is offered is not known, and not said to be "no".
+    expect(result.tls).toMatchObject({ offered: null, established: false, method: null });
+    expect(presentMailServers([{ host: HOST, preference: 10, address: '127.0.0.1', port: server.port, probe: result, error: null }])).toContain('STARTTLS not learnt (no EHLO reply)');
   });
 
   it('falls back to HELO when EHLO is refused', async () => {
