@@ -1,4 +1,5 @@
 import { presentDnsData } from '../dns-presentation.js';
+import type { DnssecChainLink } from '../../engine/dns/dnssec/validate.js';
 import type { Finding } from '../../engine/findings.js';
 import { factList, findingsBlock, headline, safe, sections, type Fact } from './blocks.js';
 import { displayWidth } from './display-width.js';
@@ -13,15 +14,6 @@ interface DnsAnswer {
   data: unknown;
 }
 
-interface DnssecLink {
-  zone: string;
-  ds: Array<{ keyTag: number; algorithm: number; digestType: number }>;
-  dnskeys: Array<{ tag: number; algorithm: number; flags: number }>;
-  signer: string | null;
-  status: string;
-  reason: string | null;
-}
-
 /** The `--dnssec` part of a record (engine/dns/dnssec/dnssec-report.ts). */
 interface DnssecPart {
   status: string;
@@ -30,7 +22,7 @@ interface DnssecPart {
   authentic_data: boolean | null;
   /** A chain question that got no answer (older servers' records lack it). */
   error?: { code: string; message: string } | null;
-  chain: DnssecLink[];
+  chain: DnssecChainLink[];
   findings: Finding[];
 }
 
@@ -101,8 +93,8 @@ function emptyVerdict(dns: DnsRecord): { text: string; tone: Tone } {
 const DNSSEC_TONE: Record<string, Tone> = { secure: 'good', insecure: 'warn', bogus: 'bad', indeterminate: 'warn' };
 
 /** One zone of the chain: `child.test.  secure  DS 34979/8/2 by test.; keys 257:34979/8 256:41983/8`. */
-function chainLine(link: DnssecLink, said: (text: string) => boolean): string {
-  const ds = link.ds.length > 0 ? `DS ${link.ds.map((d) => `${d.keyTag}/${d.algorithm}/${d.digestType}`).join(' ')}` : null;
+function chainLine(link: DnssecChainLink, said: (text: string) => boolean): string {
+  const ds = link.ds.length > 0 ? `DS ${link.ds.map((d) => `${d.key_tag}/${d.algorithm}/${d.digest_type}`).join(' ')}` : null;
   const from = link.signer === null ? 'trust anchor' : ds === null ? `no DS from ${link.signer}` : `${ds} from ${link.signer}`;
   const keys = link.dnskeys.length > 0 ? `keys ${link.dnskeys.map((k) => `${k.flags}:${k.tag}/${k.algorithm}`).join(' ')}` : null;
   return [`${link.zone} ${link.status}`, from, keys, link.reason !== null && said(link.reason) ? null : link.reason].filter((part) => part !== null).join('; ');

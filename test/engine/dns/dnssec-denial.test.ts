@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { base32hexDecode, nsec3Hash, proveDenial, proveExpansion } from '../../../src/engine/dns/dnssec/denial.js';
 import type { SignedRrset } from '../../../src/engine/dns/dnssec/rrset.js';
 import { readTypeBitmap } from '../../../src/engine/dns/dnssec/dnssec-records.js';
-import { compareNames, parseName, presentName } from '../../../src/engine/dns/dnssec/wire.js';
+import { compareNames, nameWire, parseName, presentName } from '../../../src/engine/dns/dnssec/wire.js';
 
 describe('NSEC3 hashing (RFC 5155 Appendix A: salt aabbccdd, 12 iterations)', () => {
   it.each([
@@ -103,4 +103,111 @@ function base32hex(bytes: Buffer): string {
     }
   }
   return bits > 0 ? out + alphabet[(buffer << (5 - bits)) & 31] : out;
+}
+
+/**
+ * Records of a parent zone replayed as the denial of names in its signed
+ * child: the parent's NSEC or NSEC3 at the delegation (NS and DS, no SOA)
+ * must deny nothing there but the DS, and nothing below it (RFC 6840 §4.1,
+ * RFC 5155 §8.3); likewise nothing below a DNAME.
+ */
+describe('ancestor delegations and DNAMEs in denial proofs (RFC 6840 §4.1, RFC 5155 §8.3)', () => {
+  const A = 1, NS = 2, SOA = 6, MX = 15, DNAME = 39, DS = 43, RRSIG = 46, NSEC = 47, DNSKEY = 48;
+  // The parent q. (or p.): a signed child c., an unsigned child u., a DNAME at d., data at www.
+  const parentTypes = (zone: string): Array<[string, number[]]> => [
+    [zone, [NS, SOA, RRSIG, NSEC, DNSKEY]],
+    [`c.${zone}`, [NS, DS, RRSIG, NSEC]],
+    [`d.${zone}`, [DNAME, RRSIG, NSEC]],
+    [`u.${zone}`, [NS, RRSIG, NSEC]],
+    [`www.${zone}`, [A, RRSIG, NSEC]],
+  ];
+
+  function nsecChain(names: Array<[string, number[]]>): SignedRrset[] {
+    const owners = names.map(([name]) => parseName(name)).sort(compareNames);
+    return owners.map((owner, i) => {
+      const types = names.find(([name]) => compareNames(parseName(name), owner) === 0)![1];
+      const next = owners[(i + 1) % owners.length]!;
+      return rrset(owner, NSEC, Buffer.concat([nameWire(next), typeBitmap(types)]));
+    });
+  }
+
+  function nsec3Chain(zone: string, names: Array<[string, number[]]>): SignedRrset[] {
+    const salt = Buffer.alloc(0);
+    const hashed = names.map(([name, types]) => ({ hash: nsec3Hash(parseName(name), salt, 0), types })).sort((a, b) => Buffer.compare(a.hash, b.hash));
+    return hashed.map(({ hash, types }, i) => {
+      const next = hashed[(i + 1) % hashed.length]!.hash;
+      const rdata = Buffer.concat([Buffer.from([1, 0, 0, 0, 0, next.length]), next, typeBitmap(types)]);
+      return rrset([Buffer.from(base32hex(hash)), ...parseName(zone)], 50, rdata);
+    });
+  }
+
+  const nsecParent = nsecChain(parentTypes('q.'));
+  const nsec3Parent = nsec3Chain('p.', parentTypes('p.'));
+
+  it.each([
+    ['NSEC', nsecParent, 'c.q.'],
+    ['NSEC3', nsec3Parent, 'c.p.'],
+  ])('%s: the parent record at a signed delegation denies no type at the child apex but DS', (_, sets, child) => {
+    for (const qtype of [MX, SOA, DNSKEY, A]) {
+      expect(proveDenial(sets, parseName(child), qtype, false)).toEqual({ kind: 'none', reason: expect.stringMatching(/is the parent side of a delegation, RFC 6840 §4\.1\)$/) });
+    }
+    expect(proveDenial(sets, parseName(child), DS, false)).toEqual({ kind: 'none', reason: expect.stringMatching(/lists the type/) });
+  });
+
+  it.each([
+    ['NSEC', nsecParent, 'q.'],
+    ['NSEC3', nsec3Parent, 'p.'],
+  ])('%s: the parent record at a delegation denies no name below it', (_, sets, zone) => {
+    expect(proveDenial(sets, parseName(`www.c.${zone}`), A, true)).toMatchObject({ kind: 'none' });
+    expect(proveDenial(sets, parseName(`www.c.${zone}`), A, false)).toMatchObject({ kind: 'none' });
+    expect(proveDenial(sets, parseName(`x.www.u.${zone}`), A, true)).toMatchObject({ kind: 'none' });
+  });
+
+  it('NSEC3: a closest encloser at a delegation or a DNAME proves nothing below it', () => {
+    expect(proveDenial(nsec3Parent, parseName('www.c.p.'), A, true)).toEqual({
+      kind: 'none',
+      reason: 'denial not proven (the closest encloser c.p. is a delegation: the names below it are in the child zone, RFC 6840 §4.1)',
+    });
+    expect(proveDenial(nsec3Parent, parseName('x.d.p.'), A, true)).toEqual({
+      kind: 'none',
+      reason: 'denial not proven (the closest encloser d.p. is a DNAME: the names below it are redirected, RFC 6840 §4.1)',
+    });
+  });
+
+  it('NSEC: a DNAME denies no name below it', () => {
+    expect(proveDenial(nsecParent, parseName('x.d.q.'), A, true)).toMatchObject({ kind: 'none' });
+  });
+
+  it.each([
+    ['NSEC', nsecParent, 'q.'],
+    ['NSEC3', nsec3Parent, 'p.'],
+  ])('%s: still proves the DS absent at an unsigned delegation, NODATA at the DNAME owner and at data, and NXDOMAIN beside them', (_, sets, zone) => {
+    expect(proveDenial(sets, parseName(`u.${zone}`), DS, false)).toEqual({ kind: 'insecure-delegation' });
+    expect(proveDenial(sets, parseName(`www.${zone}`), DS, false)).toEqual({ kind: 'nodata' });
+    expect(proveDenial(sets, parseName(`www.${zone}`), MX, false)).toEqual({ kind: 'nodata' });
+    expect(proveDenial(sets, parseName(`d.${zone}`), MX, false)).toEqual({ kind: 'nodata' });
+    expect(proveDenial(sets, parseName(`nx.${zone}`), A, true)).toEqual({ kind: 'nxdomain' });
+  });
+
+  it.each([
+    ['NSEC', nsecChain([['c.q.', [NS, SOA, RRSIG, NSEC, DNSKEY]], ['www.c.q.', [A, RRSIG, NSEC]]])],
+    ['NSEC3', nsec3Chain('c.p.', [['c.p.', [NS, SOA, RRSIG, NSEC, DNSKEY]], ['www.c.p.', [A, RRSIG, NSEC]]])],
+  ])('%s: the child apex record cannot deny the DS, which lives in the parent (RFC 4035 §3.1.4.1); the root has no parent', (kind, sets) => {
+    const apex = kind === 'NSEC' ? 'c.q.' : 'c.p.';
+    expect(proveDenial(sets, parseName(apex), DS, false)).toEqual({ kind: 'none', reason: expect.stringMatching(/is the child side of a delegation, which cannot deny its DS/) });
+    expect(proveDenial(nsecChain([['.', [NS, SOA, RRSIG, NSEC, DNSKEY]], ['q.', [NS, DS, RRSIG, NSEC]]]), [], DS, false)).toEqual({ kind: 'nodata' });
+  });
+
+  function rrset(owner: Buffer[], type: number, rdata: Buffer): SignedRrset {
+    return { owner, type, records: [{ owner, type, klass: 1, ttl: 300, rdata }], signatures: [] };
+  }
+});
+
+/** A type bit map (RFC 4034 §4.1.2) of types below 256. */
+function typeBitmap(types: readonly number[]): Buffer {
+  const bits = Buffer.alloc(32);
+  for (const type of types) bits[type >> 3]! |= 0x80 >> (type & 7);
+  let length = 32;
+  while (length > 0 && bits[length - 1] === 0) length--;
+  return Buffer.concat([Buffer.from([0, length]), bits.subarray(0, length)]);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { OPT_OUT_FLAG, readNsec, readNsec3, TYPE, type Nsec, type Nsec3 } from './dnssec-records.js';
 import type { SignedRrset } from './rrset.js';
-import { compareNames, isAtOrBelow, lowerAscii, nameWire, sameName, type WireName } from './wire.js';
+import { compareNames, isAtOrBelow, lowerAscii, nameWire, presentName, sameName, type WireName } from './wire.js';
 
 /**
  * Authenticated denial of existence from NSEC (RFC 4035 §5.4) and NSEC3
@@ -52,14 +52,14 @@ interface Nsec3Entry { owner: WireName; hash: Buffer; nsec3: Nsec3 }
 export function proveExpansion(sets: readonly SignedRrset[], nextCloser: WireName): ExpansionProof {
   const { nsecs, nsec3s } = denialEntries(sets);
   if (nsecs.length > 0) {
-    return nsecs.some((e) => nsecCovers(e, nextCloser) && !isAncestorDelegation(e, nextCloser))
+    return nsecs.some((e) => nsecProvesAbsent(e, nextCloser))
       ? { kind: 'absent' }
-      : { kind: 'none', reason: 'denial not proven (no NSEC covers the next closer name)' };
+      : notProven('no NSEC covers the next closer name');
   }
   const usable = usableNsec3s(nsec3s);
   if ('kind' in usable) return usable;
   const cover = usable.covering(nextCloser);
-  if (!cover) return { kind: 'none', reason: 'denial not proven (no NSEC3 covers the next closer name)' };
+  if (!cover) return notProven('no NSEC3 covers the next closer name');
   if (isOptOut(cover)) return { kind: 'opt-out', nextCloser };
   return { kind: 'absent' };
 }
@@ -88,48 +88,82 @@ export function proveDenial(sets: readonly SignedRrset[], qname: WireName, qtype
   const { nsecs, nsec3s } = denialEntries(sets);
   if (nsecs.length > 0) return proveWithNsec(nsecs, qname, qtype, nxdomain);
   if (nsec3s.length > 0) return proveWithNsec3(nsec3s, qname, qtype, nxdomain);
-  return { kind: 'none', reason: 'denial not proven (no NSEC or NSEC3 records)' };
+  return notProven('no NSEC or NSEC3 records');
 }
 
 function proveWithNsec(entries: NsecEntry[], qname: WireName, qtype: number, nxdomain: boolean): DenialProof {
   const match = entries.find((e) => sameName(e.owner, qname));
   if (match) {
-    if (nxdomain) return { kind: 'none', reason: 'denial not proven (NSEC shows the name exists)' };
-    const types = match.nsec.types;
-    if (types.has(qtype) || types.has(TYPE.CNAME)) return { kind: 'none', reason: 'denial not proven (NSEC lists the type)' };
-    if (qtype === TYPE.DS && types.has(TYPE.NS) && !types.has(TYPE.SOA)) return { kind: 'insecure-delegation' };
-    return { kind: 'nodata' };
+    if (nxdomain) return notProven('NSEC shows the name exists');
+    const flaw = nodataFlaw(match.nsec.types, qname, qtype);
+    if (flaw) return notProven(`the NSEC at ${presentName(qname)} ${flaw}`);
+    return qtype === TYPE.DS && isDelegation(match.nsec.types) ? { kind: 'insecure-delegation' } : { kind: 'nodata' };
   }
-  const covering = entries.find((e) => nsecCovers(e, qname) && !isAncestorDelegation(e, qname));
-  if (!covering) return { kind: 'none', reason: 'denial not proven (no NSEC covers the name)' };
+  const covering = entries.find((e) => nsecProvesAbsent(e, qname));
+  if (!covering) return notProven('no NSEC covers the name');
   // RFC 4035 §3.1.3.2: an empty non-terminal is covered by an NSEC whose next name is below it.
   if (isAtOrBelow(covering.nsec.next, qname) && !sameName(covering.nsec.next, qname)) {
-    return nxdomain ? { kind: 'none', reason: 'denial not proven (the name is an empty non-terminal)' } : { kind: 'nodata' };
+    return nxdomain ? notProven('the name is an empty non-terminal') : { kind: 'nodata' };
   }
   const encloser = closestEncloser(qname, covering);
   const wildcard = [Buffer.from('*'), ...encloser];
   if (!nxdomain) {
     // RFC 4035 §3.1.3.4: NODATA from a wildcard, the name covered and the wildcard without the type.
     const atWildcard = entries.find((e) => sameName(e.owner, wildcard));
-    if (atWildcard && !atWildcard.nsec.types.has(qtype) && !atWildcard.nsec.types.has(TYPE.CNAME)) return { kind: 'nodata' };
-    return { kind: 'none', reason: 'denial not proven (NSEC shows NXDOMAIN for a NOERROR answer)' };
+    if (atWildcard && !nodataFlaw(atWildcard.nsec.types, wildcard, qtype)) return { kind: 'nodata' };
+    return notProven('NSEC shows NXDOMAIN for a NOERROR answer');
   }
   // RFC 4035 §5.4: NXDOMAIN also needs proof that no wildcard at the closest encloser exists.
-  if (!entries.some((e) => nsecCovers(e, wildcard))) return { kind: 'none', reason: 'denial not proven (no NSEC denies the wildcard)' };
+  if (!entries.some((e) => nsecProvesAbsent(e, wildcard))) return notProven('no NSEC denies the wildcard');
   return { kind: 'nxdomain' };
 }
 
-/**
- * RFC 6840 §4.1: an NSEC at a delegation point (NS without SOA) or at a
- * DNAME says nothing about the names below it, which belong to the child.
- */
-function isAncestorDelegation(entry: NsecEntry, name: WireName): boolean {
-  const types = entry.nsec.types;
-  const cut = (types.has(TYPE.NS) && !types.has(TYPE.SOA)) || types.has(DNAME);
-  return cut && isAtOrBelow(name, entry.owner) && !sameName(name, entry.owner);
+function notProven(why: string): Extract<DenialProof, { kind: 'none' }> {
+  return { kind: 'none', reason: `denial not proven (${why})` };
 }
 
-const DNAME = 39;
+/** A zone cut as the parent's NSEC or NSEC3 there shows it: NS without SOA. */
+function isDelegation(types: ReadonlySet<number>): boolean {
+  return types.has(TYPE.NS) && !types.has(TYPE.SOA);
+}
+
+/**
+ * Why the NSEC or NSEC3 at `name`, with type bit map `types`, fails to prove
+ * that `name` has no `qtype` RRset (a NODATA answer); null when it proves it.
+ */
+function nodataFlaw(types: ReadonlySet<number>, name: WireName, qtype: number): string | null {
+  if (types.has(qtype) || types.has(TYPE.CNAME)) return 'lists the type';
+  // RFC 6840 §4.1: the parent's record at a zone cut (an "ancestor
+  // delegation") denies nothing at that name but its DS; the other RRsets
+  // there are the child's apex, which a replayed parent record would hide.
+  if (qtype !== TYPE.DS && isDelegation(types)) return 'is the parent side of a delegation, RFC 6840 §4.1';
+  // RFC 4035 §3.1.4.1: DS exists only on the parent side of a zone cut, so
+  // the child's apex record cannot deny it; the root alone has no parent.
+  if (qtype === TYPE.DS && types.has(TYPE.SOA) && name.length > 0) return 'is the child side of a delegation, which cannot deny its DS, RFC 4035 §3.1.4.1';
+  return null;
+}
+
+/**
+ * Why names below an existing name, whose NSEC or NSEC3 has type bit map
+ * `types`, cannot be denied by this zone's records; null when they can.
+ * RFC 6840 §4.1 and RFC 5155 §8.3: below a delegation the names are the
+ * child zone's, and below a DNAME they are redirected (RFC 6672 §2.3).
+ */
+function enclosedNamesFlaw(types: ReadonlySet<number>): string | null {
+  if (isDelegation(types)) return 'is a delegation: the names below it are in the child zone, RFC 6840 §4.1';
+  if (types.has(TYPE.DNAME)) return 'is a DNAME: the names below it are redirected, RFC 6840 §4.1';
+  return null;
+}
+
+/** The NSEC proves `name` absent: it covers the name and is not at a cut above it (RFC 6840 §4.1). */
+function nsecProvesAbsent(entry: NsecEntry, name: WireName): boolean {
+  return nsecCovers(entry, name) && !isAncestorCut(entry, name);
+}
+
+/** The NSEC is at a delegation or DNAME strictly above `name`, so it says nothing about `name`. */
+function isAncestorCut(entry: NsecEntry, name: WireName): boolean {
+  return enclosedNamesFlaw(entry.nsec.types) !== null && isAtOrBelow(name, entry.owner) && !sameName(name, entry.owner);
+}
 
 /** True when `name` falls strictly between an NSEC's owner and next name, in canonical order, wrapping at the apex. */
 function nsecCovers(entry: NsecEntry, name: WireName): boolean {
@@ -164,7 +198,7 @@ interface Nsec3Chain {
  */
 function usableNsec3s(entries: readonly Nsec3Entry[]): Nsec3Chain | Extract<DenialProof, { kind: 'too-many-iterations' | 'none' }> {
   const usable = entries.filter((e) => e.nsec3.hashAlgorithm === 1);
-  if (usable.length === 0) return { kind: 'none', reason: 'denial not proven (unknown NSEC3 hash algorithm)' };
+  if (usable.length === 0) return notProven('unknown NSEC3 hash algorithm');
   const highest = Math.max(...usable.map((e) => e.nsec3.iterations));
   if (highest > MAX_NSEC3_ITERATIONS) return { kind: 'too-many-iterations', iterations: highest };
   const zone = usable[0]!.owner.slice(1);
@@ -192,19 +226,21 @@ function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, n
 
   const match = matching(qname);
   if (match) {
-    if (nxdomain) return { kind: 'none', reason: 'denial not proven (NSEC3 shows the name exists)' };
-    const types = match.nsec3.types;
-    if (types.has(qtype) || types.has(TYPE.CNAME)) return { kind: 'none', reason: 'denial not proven (NSEC3 lists the type)' };
-    if (qtype === TYPE.DS && types.has(TYPE.NS) && !types.has(TYPE.SOA)) return { kind: 'insecure-delegation' };
-    return { kind: 'nodata' };
+    if (nxdomain) return notProven('NSEC3 shows the name exists');
+    const flaw = nodataFlaw(match.nsec3.types, qname, qtype);
+    if (flaw) return notProven(`the NSEC3 of ${presentName(qname)} ${flaw}`);
+    return qtype === TYPE.DS && isDelegation(match.nsec3.types) ? { kind: 'insecure-delegation' } : { kind: 'nodata' };
   }
   // RFC 5155 §8.3: the closest encloser proof.
   for (let i = 1; i <= qname.length; i++) {
     const encloser = qname.slice(i);
-    if (!isAtOrBelow(encloser, zone) || !matching(encloser)) continue;
+    const atEncloser = isAtOrBelow(encloser, zone) ? matching(encloser) : undefined;
+    if (!atEncloser) continue;
+    const flaw = enclosedNamesFlaw(atEncloser.nsec3.types);
+    if (flaw) return notProven(`the closest encloser ${presentName(encloser)} ${flaw}`);
     const nextCloser = qname.slice(i - 1);
     const cover = covering(nextCloser);
-    if (!cover) return { kind: 'none', reason: 'denial not proven (no NSEC3 covers the next closer name)' };
+    if (!cover) return notProven('no NSEC3 covers the next closer name');
     // RFC 5155 §9.2: a closest encloser proof whose next closer name lies in an
     // opt-out span proves nothing about names there, which may be unsigned
     // delegations; the answer is not secure, whatever else the proof holds.
@@ -213,16 +249,16 @@ function proveWithNsec3(entries: Nsec3Entry[], qname: WireName, qtype: number, n
     if (!nxdomain) {
       // RFC 5155 §8.7: NODATA from a wildcard, which matches an NSEC3 without the type.
       const atWildcard = matching(wildcard);
-      if (atWildcard && !atWildcard.nsec3.types.has(qtype) && !atWildcard.nsec3.types.has(TYPE.CNAME)) return optOut ?? { kind: 'nodata' };
+      if (atWildcard && !nodataFlaw(atWildcard.nsec3.types, wildcard, qtype)) return optOut ?? { kind: 'nodata' };
       // RFC 5155 §8.6: no NSEC3 at the name, only an opt-out span over it (a DS
       // question for an unsigned delegation, or an empty non-terminal above one).
       if (optOut) return optOut;
-      return { kind: 'none', reason: 'denial not proven (no NSEC3 matches the name)' };
+      return notProven('no NSEC3 matches the name');
     }
-    if (!covering(wildcard)) return { kind: 'none', reason: 'denial not proven (no NSEC3 denies the wildcard)' };
+    if (!covering(wildcard)) return notProven('no NSEC3 denies the wildcard');
     return optOut ?? { kind: 'nxdomain' };
   }
-  return { kind: 'none', reason: 'denial not proven (no closest encloser)' };
+  return notProven('no closest encloser');
 }
 
 function nsec3Covers(entry: Nsec3Entry, hash: Buffer): boolean {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { nameWire, readName, WireFormatError, type WireName } from './wire.js';
 
 /** Type numbers of the DNSSEC records (RFC 4034 §2-§5, RFC 5155 §3). */
-export const TYPE = { NS: 2, CNAME: 5, SOA: 6, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50 } as const;
+export const TYPE = { NS: 2, CNAME: 5, SOA: 6, DNAME: 39, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50 } as const;
 
 /** DNSKEY rdata (RFC 4034 §2.1). */
 export interface Dnskey {

@@ -274,14 +274,15 @@ async function validateAnswer(lookup: Lookup, anchor: TrustAnchor, message: Wire
 
 /**
  * The zone that signed the response: the signer of an RRSIG over the answer
- * (or the CNAME at the name), else of the denial records or SOA in the
- * authority section, else the SOA's owner. Only names between the anchor
- * and the question count.
+ * (or the CNAME at the name, or a DNAME above it), else of the denial records
+ * or SOA in the authority section, else the SOA's owner. Only names between
+ * the anchor and the question count.
  */
 function signerOf(message: WireMessage, qname: WireName, qtype: number, top: WireName): WireName | null {
   const plausible = (signer: WireName): boolean => isAtOrBelow(qname, signer) && isAtOrBelow(signer, top);
+  const answers = (set: SignedRrset): boolean => (sameName(set.owner, qname) && (set.type === qtype || set.type === TYPE.CNAME)) || isDnameAbove(set, qname);
   for (const set of rrsetsOf(message.answer)) {
-    if (!sameName(set.owner, qname) || (set.type !== qtype && set.type !== TYPE.CNAME)) continue;
+    if (!answers(set)) continue;
     const signer = set.signatures.find((s) => plausible(s.signer))?.signer;
     if (signer) return signer;
   }
@@ -422,24 +423,15 @@ function signedDenial(message: WireMessage, zone: WireName, keys: Dnskey[], now:
 
 /**
  * The answer RRset's signatures, or the denial of it, in the zone whose keys
- * are known; the CNAME's target when the answer is a CNAME to follow.
+ * are known; the CNAME's target (or the DNAME's) when there is one to follow.
  */
 function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname: WireName, qtype: number, now: Date): WireName | null {
   const sets = rrsetsOf(message.answer);
+  const dname = qtype === TYPE.DNAME ? undefined : sets.find((set) => isDnameAbove(set, qname) && set.records.length > 0);
+  if (dname) return followDname(message, sets, dname, zone, keys, qname, qtype, now);
   const answerSet = findRrset(sets, qname, qtype) ?? (qtype === TYPE.CNAME ? null : findRrset(sets, qname, TYPE.CNAME));
-  const what = (set: SignedRrset): string => `${presentName(set.owner)} ${typeName(set.type)}`;
   if (answerSet) {
-    const check = checkRrsetSignatures(answerSet, zone, keys, now);
-    if (!check.ok) throw new Verdict('bogus', `${check.unsupported ? 'no RRSIG with a supported algorithm' : check.reason} on ${what(answerSet)}`);
-    if (check.signature.labels < ownerLabelCount(qname)) {
-      // RFC 4035 §5.3.4: a wildcard expansion is valid only with proof that the name itself does not exist.
-      const denial = signedDenial(message, zone, keys, now, `the wildcard answer ${what(answerSet)}`);
-      if (denial.error) throw new Verdict('bogus', `wildcard answer: ${denial.error}`);
-      const expansion = proveExpansion(denial.sets, qname.slice(qname.length - check.signature.labels - 1));
-      if (expansion.kind === 'too-many-iterations') throw new Verdict('insecure', `wildcard answer: ${tooManyIterations(expansion.iterations)}`);
-      if (expansion.kind === 'opt-out') throw new Verdict('insecure', `wildcard answer: ${optOutSpan(expansion)}`);
-      if (expansion.kind === 'none') throw new Verdict('bogus', `wildcard answer: ${expansion.reason} for ${presentName(qname)}`);
-    }
+    checkSignedAnswer(message, answerSet, zone, keys, qname, now);
     if (answerSet.type === TYPE.CNAME && qtype !== TYPE.CNAME) return readName(answerSet.records[0]!.rdata, 0).name;
     return null;
   }
@@ -452,4 +444,42 @@ function checkAnswer(message: WireMessage, zone: WireName, keys: Dnskey[], qname
   if (proof.kind === 'none') throw new Verdict('bogus', `${proof.reason} for ${presentName(qname)} ${typeName(qtype)}`);
   if (proof.kind === 'nxdomain' && !nxdomain) throw new Verdict('bogus', `denial not proven (NXDOMAIN proof in a NOERROR answer)`);
   return null;
+}
+
+/**
+ * Checks the RRSIGs over one RRset of the answer, which `name` led to; an
+ * RRset expanded from a wildcard also needs proof that `name` itself does
+ * not exist (RFC 4035 §5.3.4).
+ */
+function checkSignedAnswer(message: WireMessage, set: SignedRrset, zone: WireName, keys: Dnskey[], name: WireName, now: Date): void {
+  const what = `${presentName(set.owner)} ${typeName(set.type)}`;
+  const check = checkRrsetSignatures(set, zone, keys, now);
+  if (!check.ok) throw new Verdict('bogus', `${check.unsupported ? 'no RRSIG with a supported algorithm' : check.reason} on ${what}`);
+  if (check.signature.labels >= ownerLabelCount(set.owner)) return;
+  const denial = signedDenial(message, zone, keys, now, `the wildcard answer ${what}`);
+  if (denial.error) throw new Verdict('bogus', `wildcard answer: ${denial.error}`);
+  const expansion = proveExpansion(denial.sets, name.slice(name.length - check.signature.labels - 1));
+  if (expansion.kind === 'too-many-iterations') throw new Verdict('insecure', `wildcard answer: ${tooManyIterations(expansion.iterations)}`);
+  if (expansion.kind === 'opt-out') throw new Verdict('insecure', `wildcard answer: ${optOutSpan(expansion)}`);
+  if (expansion.kind === 'none') throw new Verdict('bogus', `wildcard answer: ${expansion.reason} for ${presentName(name)}`);
+}
+
+/** A DNAME RRset whose owner is a proper ancestor of `name`, so redirects it (RFC 6672 §2.2). */
+function isDnameAbove(set: SignedRrset, name: WireName): boolean {
+  return set.type === TYPE.DNAME && isAtOrBelow(name, set.owner) && !sameName(name, set.owner);
+}
+
+/**
+ * A name below a signed DNAME: the CNAME beside it is synthesised and
+ * unsigned, so the DNAME's signatures vouch for it, and it must be the one
+ * the DNAME synthesises (RFC 6672 §5.3.1, RFC 4035 §5.3.3). Gives the name to
+ * follow, or null when the CNAME itself was asked for.
+ */
+function followDname(message: WireMessage, sets: readonly SignedRrset[], dname: SignedRrset, zone: WireName, keys: Dnskey[], qname: WireName, qtype: number, now: Date): WireName | null {
+  checkSignedAnswer(message, dname, zone, keys, dname.owner, now);
+  const target = [...qname.slice(0, qname.length - dname.owner.length), ...readName(dname.records[0]!.rdata, 0).name];
+  const cname = findRrset(sets, qname, TYPE.CNAME);
+  const synthesised = cname?.records.every((record) => sameName(readName(record.rdata, 0).name, target)) ?? true;
+  if (!synthesised) throw new Verdict('bogus', `the CNAME at ${presentName(qname)} is not the one the DNAME at ${presentName(dname.owner)} synthesises (${presentName(target)})`);
+  return qtype === TYPE.CNAME ? null : target;
 }
