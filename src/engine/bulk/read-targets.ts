@@ -17,28 +17,37 @@ export type SourcedTarget = Target & { source: string | null };
  */
 export async function* readTargetBatches(chunks: AsyncIterable<string | Uint8Array>, source: string | null = null): AsyncGenerator<SourcedTarget[]> {
   const decoder = new TextDecoder('utf-8');
-  let pending = '';
+  // The start of a line that has not ended yet, in pieces: each chunk is
+  // searched for line ends once, so a line spread over many chunks costs
+  // time in proportion to its length, not its square.
+  let pending: string[] = [];
   let line = 0;
   const collect = (text: string, batch: SourcedTarget[]) => {
     line += 1;
     const trimmed = text.trim();
     if (trimmed.length > 0 && !trimmed.startsWith('#')) batch.push({ text: trimmed, line, source });
   };
+  const rest = (piece: string) => {
+    if (pending.length === 0) return piece;
+    const whole = pending.join('') + piece;
+    pending = [];
+    return whole;
+  };
   for await (const chunk of chunks) {
-    const text = pending + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
     const batch: SourcedTarget[] = [];
     let start = 0;
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      collect(text.slice(start, newline), batch);
+      collect(rest(text.slice(start, newline)), batch);
       start = newline + 1;
     }
-    pending = text.slice(start);
+    if (start < text.length) pending.push(text.slice(start));
     if (batch.length > 0) yield batch;
   }
-  pending += decoder.decode();
-  if (pending.length > 0) {
+  const last = rest(decoder.decode());
+  if (last.length > 0) {
     const batch: SourcedTarget[] = [];
-    collect(pending, batch);
+    collect(last, batch);
     if (batch.length > 0) yield batch;
   }
 }

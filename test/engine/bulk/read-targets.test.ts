@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTargetBatches, targetsFromArguments, type Target } from '../../../src/engine/bulk/read-targets.js';
 
@@ -130,5 +131,22 @@ describe('targetsFromArguments', () => {
       { text: '8.8.8.8', line: 1 },
       { text: '1.1.1.1', line: 2 },
     ]);
+  });
+
+  it('reads any text cut into any chunks, as strings or as UTF-8 bytes, as the lines of the whole text', async () => {
+    const texts = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '#', '\n', '\r', '\t', 'é', '😀', '8', '.'), maxLength: 200 });
+    await fc.assert(
+      fc.asyncProperty(texts, fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), async (text, cuts, asBytes) => {
+        const whole = asBytes ? new TextEncoder().encode(text) : text;
+        const points = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
+        const chunks = [0, ...points].map((from, index, all) => whole.slice(from, all[index + 1] ?? whole.length));
+        const expected = text.split('\n').flatMap((lineText, index) => {
+          const trimmed = lineText.trim();
+          return trimmed.length > 0 && !trimmed.startsWith('#') ? [{ text: trimmed, line: index + 1 }] : [];
+        });
+        expect(await readAll(...chunks)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
