@@ -6,7 +6,7 @@ import { finding, type Finding } from '../findings.js';
 import { parseIpAddress } from '../address/ip-address.js';
 import { specialPurposeOf } from '../address/special-ranges.js';
 import { createMailDns, type MailDns, type MailLookup } from './mail-dns.js';
-import { failureJson, withContext } from './mail-errors.js';
+import { failureJson, withContext, type FailureJson } from './mail-errors.js';
 import { capEvidence, capList, capMessage, fanOutLimits, type FanOutLimits } from '../fan-out.js';
 
 /** One address of a mail exchanger, with its reverse DNS. */
@@ -303,8 +303,9 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
     return { host, findings };
   }
   if (capped.finding) findings.push(capped.finding);
-  host.addresses = await Promise.all(addresses.map((address) => describeAddress(dns, address)));
-  for (const item of host.addresses) {
+  const described = await Promise.all(addresses.map((address) => describeAddress(dns, address)));
+  host.addresses = described.map(({ address }) => address);
+  for (const { address: item, ptrError } of described) {
     if (item.reserved !== null) {
       findings.push(
         finding('mx_reserved_address', 'error', `The MX host ${exchange} resolves to ${item.address}, a ${item.reserved} address that other networks cannot reach`, 'RFC 6890', {
@@ -315,8 +316,13 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
       );
     }
     if (item.ptr === null) {
+      // A part of the check that could not run (docs/exit-codes.md), not a fault of the host.
       findings.push(
-        finding('mx_ptr_lookup_failed', 'warning', `The PTR lookup of ${item.address} (${exchange}) failed, so its reverse DNS is unknown`, 'RFC 1912 §2.1', { exchange, address: item.address }),
+        finding('mx_ptr_lookup_failed', 'unknown', `The PTR lookup of ${item.address} (${exchange}) failed, so its reverse DNS is unknown, not absent`, 'RFC 1912 §2.1', {
+          exchange,
+          address: item.address,
+          error: ptrError,
+        }),
       );
     } else if (item.ptr.length === 0) {
       findings.push(
@@ -342,27 +348,29 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
   return { host, findings };
 }
 
-async function describeAddress(dns: MailDns, address: string): Promise<MxAddress> {
+/** An address of an MX host with its reverse DNS; `ptrError` says why the PTR lookup failed, when it did. */
+async function describeAddress(dns: MailDns, address: string): Promise<{ address: MxAddress; ptrError: FailureJson | null }> {
   const parsed = parseIpAddress(address);
   const family = parsed.version;
   const reserved = specialPurposeOf(parsed);
-  let ptr: string[] | null;
+  const described = (ptr: string[] | null, fcrdns: boolean | null, ptrError: FailureJson | null = null) => ({ address: { address, family, reserved, ptr, fcrdns }, ptrError });
+  let ptr: string[];
   try {
     ptr = (await dns.lookup(reverseName(address), 'PTR')).records.map((name) => name.toLowerCase());
-  } catch {
-    return { address, family, reserved, ptr: null, fcrdns: null };
+  } catch (error) {
+    return described(null, null, failureJson(error));
   }
-  if (ptr.length === 0) return { address, family, reserved, ptr, fcrdns: false };
+  if (ptr.length === 0) return described(ptr, false);
   let unknown = false;
   for (const name of ptr.slice(0, PTR_NAME_LIMIT)) {
     try {
       const forward = await dns.lookup(name, family === 4 ? 'A' : 'AAAA');
-      if (forward.records.some((value) => sameAddress(value, parsed.text))) return { address, family, reserved, ptr, fcrdns: true };
+      if (forward.records.some((value) => sameAddress(value, parsed.text))) return described(ptr, true);
     } catch {
       unknown = true;
     }
   }
-  return { address, family, reserved, ptr, fcrdns: unknown ? null : false };
+  return described(ptr, unknown ? null : false);
 }
 
 function sameAddress(a: string, b: string): boolean {

@@ -17,6 +17,7 @@ import { SMTP_AUTH_MECHANISMS, SMTP_STAGES } from './smtp-result.js';
 import { daneFromLookup, lookupTlsa, type Authenticate, type DaneOptions } from './dane.js';
 import type { TrustAnchor } from '../dns/dnssec/trust-anchor.js';
 import { resolveReverseDns } from './reverse-dns.js';
+import { failureJson, type FailureJson } from '../mail/mail-errors.js';
 import { converse, roundMs, type ProbeState } from './smtp-conversation.js';
 
 export type { SmtpResult } from './smtp-result.js';
@@ -302,7 +303,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
   const reverse = input.reverseDns
     ? resolveReverseDns(ctx, address).then(
         (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, error: error instanceof NetintelError ? error.message : String(error) }),
+        (error: unknown) => ({ ok: false as const, error: failureJson(error) }),
       )
     : null;
 
@@ -322,7 +323,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
   result.timings.total_ms = roundMs(performance.now() - startedAt);
   ctx.debug(`smtp ${result.host} ${address} port ${input.port}: stopped at ${result.stopped_at} after ${result.timings.total_ms} ms`);
 
-  let reverseError: string | null = null;
+  let reverseError: FailureJson | null = null;
   if (reverse) {
     const outcome = await reverse;
     if (outcome.ok) result.reverse_dns = outcome.value;

@@ -1,6 +1,7 @@
 import { finding, type Finding } from '../findings.js';
 import { pathFaultText } from '../tls/path-faults.js';
 import type { SmtpResult } from './smtp-result.js';
+import type { FailureJson } from '../mail/mail-errors.js';
 
 /** A greeting slower than this is reported as a (probably deliberate) delay. */
 export const GREETING_DELAY_MS = 5000;
@@ -15,7 +16,8 @@ const PLAINTEXT_MECHANISMS = new Set(['PLAIN', 'LOGIN']);
 
 export interface JudgeContext {
   /** Why the PTR lookup failed, or null. */
-  reverseError: string | null;
+  /** Why the PTR lookup of the address failed, when it did. */
+  reverseError: FailureJson | null;
   /** A greeting at least this slow is reported (default GREETING_DELAY_MS). */
   greetingDelayMs?: number;
   /** A stage at least this slow is reported (default SLOW_STAGE_MS). */
@@ -93,7 +95,13 @@ function judgeBanner(result: SmtpResult, delayMs: number, findings: Finding[]): 
 function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Finding[]): void {
   if (!result.connected) return;
   if (context.reverseError !== null) {
-    findings.push(finding('smtp_ptr_lookup_failed', 'info', `the PTR lookup of ${result.address} failed: ${context.reverseError}`, null, { address: result.address }));
+    // The reverse DNS could not be learnt, so the host-name checks beside it could not run (docs/exit-codes.md).
+    findings.push(
+      finding('smtp_ptr_lookup_failed', 'unknown', `the PTR lookup of ${result.address} failed: ${context.reverseError.message}; its reverse DNS is unknown, not absent`, null, {
+        address: result.address,
+        error: context.reverseError,
+      }),
+    );
   }
   const reverse = result.reverse_dns;
   const bannerHost = result.banner?.code === 220 ? result.banner.hostname : null;

@@ -103,7 +103,7 @@ describe('resolveMx', () => {
     expect(byId(result.findings, 'mx_no_address')).toBeUndefined();
     const ptr = await resolveMx(ctx, 'ptrslow.test');
     expect(ptr.records[0]!.addresses[0]).toMatchObject({ ptr: null, fcrdns: null });
-    expect(byId(ptr.findings, 'mx_ptr_lookup_failed')).toMatchObject({ severity: 'warning' });
+    expect(byId(ptr.findings, 'mx_ptr_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error: { code: 'timeout' } } });
     expect(byId(ptr.findings, 'mx_no_ptr')).toBeUndefined();
   });
 

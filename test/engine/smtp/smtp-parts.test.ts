@@ -288,9 +288,10 @@ describe('findings judged from a record', () => {
     expect(ids).not.toContain('smtp_hostnames_consistent');
   });
 
-  it('notes a failed PTR lookup without failing the probe', () => {
-    const findings = judgeSmtpResult(record({ reverse_dns: null }), { reverseError: 'no answer from 192.0.2.53:53 within 5000 ms' });
-    expect(findings.find((item) => item.id === 'smtp_ptr_lookup_failed')?.severity).toBe('info');
+  it('says a failed PTR lookup left the host-name checks unchecked (severity unknown, with the error), without failing the probe', () => {
+    const error = { code: 'timeout', message: 'no answer from 192.0.2.53:53 within 5000 ms' };
+    const findings = judgeSmtpResult(record({ reverse_dns: null }), { reverseError: error });
+    expect(findings.find((item) => item.id === 'smtp_ptr_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error } });
   });
 
   it('reports a slow stage and a delayed greeting with the thresholds given', () => {
