@@ -18,25 +18,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { buildSignedHierarchy, type HierarchyQuestion, type SignedHierarchy } from '../support/dnssec-hierarchy.js';
 import { startDoDroppingProxy, type DoDroppingProxy } from '../support/do-dropping-proxy.js';
+import { DNSSEC_TOOLS, askDelv, delvVerdict, missingDnssecTools, type ValidationStatus } from '../support/delv.js';
 import { startNsd, type RunningNsd } from '../support/nsd.js';
-import { findExecutable } from '../support/peers.js';
 import { startUnbound, type RunningUnbound } from '../support/unbound.js';
 import { createDnsTransport } from '../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 
 const run = promisify(execFile);
-const TOOLS = {
-  nsd: findExecutable('nsd'),
-  'dnssec-keygen': findExecutable('dnssec-keygen'),
-  'dnssec-signzone': findExecutable('dnssec-signzone'),
-  'dnssec-dsfromkey': findExecutable('dnssec-dsfromkey'),
-  delv: findExecutable('delv'),
-  unbound: findExecutable('unbound'),
-};
-const missing = Object.entries(TOOLS).filter(([, path]) => !path).map(([name]) => name);
-if (missing.length > 0) console.warn(`SKIPPING test/interop/dnssec-delv-unbound.test.ts: ${missing.join(', ')} not found (Debian nsd, bind9-utils, bind9-dnsutils, unbound)`);
+const TOOLS = DNSSEC_TOOLS;
+const missing = missingDnssecTools('test/interop/dnssec-delv-unbound.test.ts');
 
-type Status = 'secure' | 'insecure' | 'bogus' | 'indeterminate';
+type Status = ValidationStatus;
 
 interface Verdicts {
   question: HierarchyQuestion;
@@ -168,12 +160,8 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
   }
 
   /** delv's verdict: its own comment lines say how the answer validated. */
-  async function delvVerdict(question: HierarchyQuestion): Promise<Status> {
-    const output = await run(TOOLS.delv!, ['@127.0.0.1', '-p', String(nsd.port), '-a', delvAnchorFile, question.name, question.type], { timeout: 15_000 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-    );
-    return readDelv(`${output.stdout}\n${output.stderr}`);
-  }
+  const delvOf = (question: HierarchyQuestion): Promise<Status> => delvVerdict(nsd.port, delvAnchorFile, question.name, question.type);
+
 
   let rows: Verdicts[] = [];
 
@@ -181,7 +169,7 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
   beforeAll(async () => {
     const questions = tree.questions;
     const ours = await netintelVerdicts(questions);
-    const [delvs, unbounds] = await Promise.all([mapLimited(questions, 4, delvVerdict), mapLimited(questions, 8, (q) => unbound.verdict(q.name, q.type).then((v) => v.status))]);
+    const [delvs, unbounds] = await Promise.all([mapLimited(questions, 4, delvOf), mapLimited(questions, 8, (q) => unbound.verdict(q.name, q.type).then((v) => v.status))]);
     rows = questions.map((question, i) => {
       const mine = ours.get(`${cliName(question.name)} ${question.type}`);
       return { question, netintel: mine?.status ?? 'indeterminate', reason: mine ? mine.reason : 'no record from the CLI', delv: delvs[i]!, unbound: unbounds[i]! };
@@ -255,10 +243,8 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
         expect(record.dnssec.findings.map((item) => item.id)).toEqual(['dnssec_unchecked']);
       }
       for (const question of QUESTIONS) {
-        const delv = await run(TOOLS.delv!, ['@127.0.0.1', '-p', String(proxy.port), '-a', delvAnchorFile, question.name, question.type], { timeout: 15_000 }).catch(
-          (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-        );
-        expect(`${delv.stdout}\n${delv.stderr}`, `delv ${question.name}`).toMatch(/resolution failed|no valid RRSIG|broken trust chain/);
+        const delv = await askDelv(proxy.port, delvAnchorFile, question.name, question.type);
+        expect(delv, `delv ${question.name}`).toMatch(/resolution failed|no valid RRSIG|broken trust chain/);
         expect(await blindUnbound.verdict(question.name, question.type), `unbound ${question.name}`).toMatchObject({ rcode: 'SERVFAIL' });
       }
     });
@@ -279,21 +265,6 @@ function cliName(name: string): string {
   return name === '.' ? '.' : name.replace(/\.$/, '');
 }
 
-/**
- * delv's verdict from its output: `; fully validated`, `; unsigned answer`,
- * `; negative response, fully validated` or `; negative response, unsigned
- * answer` when it resolved; `resolution failed` with a validation error
- * otherwise (a proven NXDOMAIN or NODATA also prints "resolution failed:
- * ncache ..." before its negative-response line).
- */
-function readDelv(text: string): Status {
-  if (/; negative response, fully validated/.test(text)) return 'secure';
-  if (/; negative response, unsigned answer/.test(text)) return 'insecure';
-  if (/resolution failed|validation failed|broken trust chain|no valid (RRSIG|DS|KEY)|insecurity proof failed/.test(text)) return 'bogus';
-  if (/; fully validated/.test(text)) return 'secure';
-  if (/; unsigned answer/.test(text)) return 'insecure';
-  return 'indeterminate';
-}
 
 /** `fn` over `items` with at most `limit` in flight, results in input order. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -19,25 +19,17 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { nsec3Owner, signedRrset, startForgingProxy, type ForgedAnswer, type ForgingProxy } from '../support/forging-proxy.js';
+import { DNSSEC_TOOLS, delvVerdict, missingDnssecTools, type ValidationStatus } from '../support/delv.js';
 import { startNsd, type NsdZone, type RunningNsd } from '../support/nsd.js';
-import { findExecutable } from '../support/peers.js';
 import { startUnbound, type RunningUnbound } from '../support/unbound.js';
 import { createDnsTransport } from '../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 
 const run = promisify(execFile);
-const TOOLS = {
-  nsd: findExecutable('nsd'),
-  'dnssec-keygen': findExecutable('dnssec-keygen'),
-  'dnssec-signzone': findExecutable('dnssec-signzone'),
-  'dnssec-dsfromkey': findExecutable('dnssec-dsfromkey'),
-  delv: findExecutable('delv'),
-  unbound: findExecutable('unbound'),
-};
-const missing = Object.entries(TOOLS).filter(([, path]) => !path).map(([name]) => name);
-if (missing.length > 0) console.warn(`SKIPPING test/interop/dnssec-forged-denial.test.ts: ${missing.join(', ')} not found (Debian nsd, bind9-utils, bind9-dnsutils, unbound)`);
+const TOOLS = DNSSEC_TOOLS;
+const missing = missingDnssecTools('test/interop/dnssec-forged-denial.test.ts');
 
-type Status = 'secure' | 'insecure' | 'bogus' | 'indeterminate';
+type Status = ValidationStatus;
 
 /**
  * The tree: the root (NSEC) delegates p. (NSEC3, no salt, 0 iterations) and
@@ -201,13 +193,11 @@ describe.skipIf(missing.length > 0)('denial proofs replayed from the parent zone
     return verdicts;
   }
 
-  async function delvVerdict(question: string): Promise<Status> {
+  const delvOf = (question: string): Promise<Status> => {
     const [name, type] = question.split(' ') as [string, string];
-    const output = await run(TOOLS.delv!, ['@127.0.0.1', '-p', String(proxy.port), '-a', delvAnchorFile, name, type], { timeout: 15_000 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-    );
-    return readDelv(`${output.stdout}\n${output.stderr}`);
-  }
+    return delvVerdict(proxy.port, delvAnchorFile, name, type);
+  };
+
 
   let rows: Array<{ question: string; rcode: string | undefined; netintel: string; delv: Status; unbound: Status }> = [];
 
@@ -218,7 +208,7 @@ describe.skipIf(missing.length > 0)('denial proofs replayed from the parent zone
     for (const question of questions) {
       const [name, type] = question.split(' ') as [string, string];
       const mine = ours.get(question);
-      rows.push({ question, rcode: mine?.rcode, netintel: mine?.verdict ?? 'no record from the CLI', delv: await delvVerdict(question), unbound: (await unbound.verdict(name, type)).status });
+      rows.push({ question, rcode: mine?.rcode, netintel: mine?.verdict ?? 'no record from the CLI', delv: await delvOf(question), unbound: (await unbound.verdict(name, type)).status });
     }
     console.log(['forged and genuine denials (netintel | delv | unbound):', ...rows.map((row) => `  ${forged.has(row.question) ? 'forged ' : 'genuine'} ${row.question}: ${row.netintel} | ${row.delv} | ${row.unbound}`)].join('\n'));
   }, 300_000);
@@ -250,12 +240,3 @@ describe.skipIf(missing.length > 0)('denial proofs replayed from the parent zone
   });
 });
 
-/** delv's verdict from its output, as test/interop/dnssec-delv-unbound.test.ts reads it. */
-function readDelv(text: string): Status {
-  if (/; negative response, fully validated/.test(text)) return 'secure';
-  if (/; negative response, unsigned answer/.test(text)) return 'insecure';
-  if (/resolution failed|validation failed|broken trust chain|no valid (RRSIG|DS|KEY)|insecurity proof failed/.test(text)) return 'bogus';
-  if (/; fully validated/.test(text)) return 'secure';
-  if (/; unsigned answer/.test(text)) return 'insecure';
-  return 'indeterminate';
-}
