@@ -175,7 +175,7 @@ async function remoteRows(remote: RemoteCall, group: readonly SourcedTarget[], s
 async function ipRows(remote: RemoteCall, batch: readonly string[], plan: { bulkMax: number | null }): Promise<Outcomes<unknown>> {
   if (plan.bulkMax !== null) {
     const answer = remote.bulkAnswer('IpBulkAnswer', 'ip bulk answer');
-    return failingAll(batch, async () => remote.bulkOutcomes<IpInfoRecord>((await remote.post('/api/bulk', { ips: batch }, answer)).body, batch, answer.name));
+    return failingAll(batch, async () => remote.bulkOutcomes<IpInfoRecord>((await remote.post('/api/bulk', { ips: batch }, answer)).body, batch, answer.name, 'ip'));
   }
   const ipApi = IP.api;
   const record = async (ip: string) => ipApi.record!(await remote.get(ipApi.path, ipApi.query!(ip, { maxExpand: 0 }), ipApi.expected!(remote)), remote, ip, { maxExpand: 0 });

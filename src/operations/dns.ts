@@ -95,9 +95,14 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
       const asked = settings.asked === null || settings.asked.length === 0 ? null : settings.asked;
       try {
         const response = await remote.get('/api/dns-lookup', { domain: query, type: asked?.join(',') }, remote.answerOf('GET', '/api/dns-lookup', 'dns answer'));
-        if (!Array.isArray(response.body)) return [{ ok: true, query, value: response.body as DnsResult }];
+        // Each record must be of the name asked: another name's records would print as this one's.
+        const answering = (record: DnsResult): DnsResult => {
+          remote.answering('dns answer', record, query, 'domain');
+          return record;
+        };
+        if (!Array.isArray(response.body)) return [{ ok: true, query, value: answering(response.body as DnsResult) }];
         return (response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>).map(
-          (item): Outcomes<DnsResult>[number] => ('error' in item ? { ok: false, query: item.query, error: remote.itemError(item.error) } : { ok: true, query, value: item }),
+          (item): Outcomes<DnsResult>[number] => ('error' in item ? { ok: false, query: item.query, error: remote.itemError(item.error) } : { ok: true, query, value: answering(item) }),
         );
       } catch (error) {
         const failure = toNetintelError(error);

@@ -73,10 +73,12 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>()({
     feature: null,
     query: (ip) => ({ ip: ip ?? undefined }),
     expected: (remote) => remote.recordAnswer('IpInfoRecord', 'ip record'),
-    record({ body, headers }, remote) {
+    record({ body, headers }, remote, target) {
+      const record = body as Record<string, unknown>;
+      // The record of the address asked, not another's (a host name is asked by each of its addresses; the caller's own is whatever the server sees).
+      if (target !== null) remote.answering('ip record', record, target, 'ip');
       const withheld = headers.get('x-netintel-withheld');
       if (withheld) remote.withheld(withheld);
-      const record = body as Record<string, unknown>;
       // The schema lets POST /api/bulk's `fields` leave location out; GET /api/ipinfo always has it, and the views read it.
       if (record.location === undefined) throw remote.unfit('ip record', 'it has no location group');
       // A free-tier answer's extra member, taken off so the record prints as locally.

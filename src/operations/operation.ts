@@ -11,6 +11,7 @@ import type { HumanView } from '../output/human/view.js';
 import type { RecordSchema } from '../output/record-schema.js';
 import type { ApiResponse } from '../remote/api-client.js';
 import type { ExpectedAnswer } from '../remote/answer-check.js';
+import type { AnswerSubject } from '../remote/answer-subject.js';
 import type { ApiRoute } from '../server/api-route.js';
 import type { CommandRun } from './command-run.js';
 import type { ManyTargets, PreparedRows, TargetSource } from './engine.js';
@@ -91,8 +92,16 @@ export interface RemoteCall {
   hostAddresses(name: string): Promise<string[]>;
   /** The batch sizes of the key's plan (GET /api/quota, asked once). */
   plan(): Promise<PlanSizes>;
-  /** A bulk answer's items as outcomes, after checking that they answer the batch sent, in order. */
-  bulkOutcomes<R>(answer: unknown, batch: readonly string[], name: string): Outcomes<R>;
+  /**
+   * A bulk answer's items as outcomes, after checking that they answer the batch sent, in order;
+   * with `subject`, each record must also name its query as `answering` checks.
+   */
+  bulkOutcomes<R>(answer: unknown, batch: readonly string[], name: string, subject?: AnswerSubject): Outcomes<R>;
+  /**
+   * Checks that `record` answers the question about `asked`: its `ip` is that address (`ip`, when `asked`
+   * is an address), or its `domain` names that domain (`domain`). @throws NetintelError `upstream` (`unfit`) naming both
+   */
+  answering(name: string, record: unknown, asked: string, subject: AnswerSubject): void;
   /** An error item of an answer as the error it stands for. */
   itemError(item: { code: string; message: string; details?: Record<string, unknown> }): NetintelError;
   /** An answer that passed its schema but does not fit the question asked. */

@@ -4,6 +4,7 @@ import type { Engine } from '../operations/engine.js';
 import type { Lookup, Outcomes, PlanSizes, RemoteCall, RemoteOperation } from '../operations/operation.js';
 import { createApiClient, itemError, type ApiClient, type ApiClientOptions } from './api-client.js';
 import { bulkAnswer, recordAnswer } from './answer-check.js';
+import { subjectProblem, type AnswerSubject } from './answer-subject.js';
 import { REMOTE_LIMITS } from './remote-limits.js';
 import { remoteLookup } from './remote-lookup.js';
 
@@ -85,6 +86,7 @@ function remoteCall(client: ApiClient, options: RemoteEngineOptions): RemoteCall
       if (!Array.isArray(response.body) || response.body.length !== 2) throw unfit('dns answer', 'asked for A and AAAA, it did not give one item for each');
       const items = response.body as DnsItem[];
       for (const item of items) if ('error' in item) throw itemError(item.error);
+      for (const item of items) call.answering('dns answer', item, name, 'domain');
       const [a, aaaa] = items as DnsResult[];
       const addresses = [a!, aaaa!].flatMap((result, i) =>
         result.answers.filter((answer) => answer.type === (i === 0 ? 'A' : 'AAAA')).flatMap((answer) => (typeof answer.data === 'string' ? [answer.data] : [])),
@@ -93,12 +95,23 @@ function remoteCall(client: ApiClient, options: RemoteEngineOptions): RemoteCall
       const why = a!.status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
       throw new NetintelError('not_found', `${a!.domain} ${why} at ${a!.resolver}`, { details: { input: name, rcode: a!.rcode } });
     },
-    bulkOutcomes<R>(answer: unknown, batch: readonly string[], name: string): Outcomes<R> {
+    answering(name: string, record: unknown, asked: string, subject: AnswerSubject): void {
+      const problem = subjectProblem(record, asked, subject);
+      if (problem !== null) throw unfit(name, problem);
+    },
+    bulkOutcomes<R>(answer: unknown, batch: readonly string[], name: string, subject?: AnswerSubject): Outcomes<R> {
       const { results } = answer as BulkAnswerJson;
       // One item per query sent, in the same order, each echoing its query: anything else would pin one target's record on another.
       if (results.length !== batch.length) throw unfit(name, `${results.length} items for the ${batch.length} queries sent`);
       const stray = results.findIndex((item, i) => item.query !== batch[i] && item.query !== batch[i]!.trim());
       if (stray !== -1) throw unfit(name, `item ${stray + 1} is for ${JSON.stringify(results[stray]!.query.slice(0, 100))}, not ${JSON.stringify(batch[stray])}`);
+      // The label alone proves nothing: each record must name its query too (a swapped record keeps the label it was put under).
+      if (subject !== undefined) {
+        results.forEach((item, i) => {
+          const problem = item.error ? null : subjectProblem(item.record, batch[i]!.trim(), subject);
+          if (problem !== null) throw unfit(name, `item ${i + 1}: ${problem}`);
+        });
+      }
       return results.map((item) => (item.error ? { ok: false, query: item.query, error: itemError(item.error) } : { ok: true, query: item.query, value: item.record as R }));
     },
     itemError,
