@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { createReadStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, createReadStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,54 @@ describe('writeFileAtomically', () => {
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(real, 'utf8')).toBe('new');
     expect(readdirSync(dir).sort()).toEqual(['link.svg', 'real.svg']);
+  });
+
+  it('keeps the permissions of the file it replaces: a private file stays private', async () => {
+    const path = join(dir, 'private.svg');
+    writeFileSync(path, 'secret', { mode: 0o600 });
+    chmodSync(path, 0o600);
+    await writeFileAtomically(path, '<svg/>');
+    expect(readFileSync(path, 'utf8')).toBe('<svg/>');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    chmodSync(path, 0o640);
+    await writeFileAtomically(path, 'again');
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+  });
+
+  it('gives a new file the default mode, as fs.writeFile does, under the umask in force', async () => {
+    const before = process.umask(0o002);
+    try {
+      const ours = join(dir, 'new.svg');
+      const theirs = join(dir, 'reference.svg');
+      await writeFileAtomically(ours, '<svg/>');
+      writeFileSync(theirs, '<svg/>');
+      expect(statSync(ours).mode & 0o777).toBe(0o664);
+      expect(statSync(ours).mode & 0o777).toBe(statSync(theirs).mode & 0o777);
+    } finally {
+      process.umask(before);
+    }
+  });
+
+  it('follows a dangling symbolic link (relative, through another link) to create the file it names, and keeps the links', async () => {
+    mkdirSync(join(dir, 'out'));
+    const outer = join(dir, 'link.svg');
+    symlinkSync('out/inner-link.svg', outer);
+    symlinkSync('target.svg', join(dir, 'out', 'inner-link.svg'));
+    await writeFileAtomically(outer, '<svg/>');
+    expect(lstatSync(outer).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(dir, 'out', 'inner-link.svg')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(dir, 'out', 'target.svg')).isFile()).toBe(true);
+    expect(readFileSync(join(dir, 'out', 'target.svg'), 'utf8')).toBe('<svg/>');
+    expect(readdirSync(dir).sort()).toEqual(['link.svg', 'out']);
+    expect(readdirSync(join(dir, 'out')).sort()).toEqual(['inner-link.svg', 'target.svg']);
+  });
+
+  it('fails with ELOOP on a loop of symbolic links, leaving them as they were', async () => {
+    symlinkSync('b.svg', join(dir, 'a.svg'));
+    symlinkSync('a.svg', join(dir, 'b.svg'));
+    await expect(writeFileAtomically(join(dir, 'a.svg'), 'x')).rejects.toMatchObject({ code: 'ELOOP' });
+    expect(readdirSync(dir).sort()).toEqual(['a.svg', 'b.svg']);
+    expect(lstatSync(join(dir, 'a.svg')).isSymbolicLink()).toBe(true);
   });
 
   it('writes into a FIFO in place instead of renaming a file over it', async () => {
@@ -76,6 +124,6 @@ describe('writeOutputFile', () => {
     const path = join(dir, 'map.svg');
     await writeOutputFile(path, '<svg/>', 'the map');
     expect(readFileSync(path, 'utf8')).toBe('<svg/>');
-    expect(statSync(path).mode & 0o777).toBe(0o644 & ~process.umask());
+    expect(statSync(path).mode & 0o777).toBe(0o666 & ~process.umask());
   });
 });
