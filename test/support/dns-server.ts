@@ -22,6 +22,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Answer, DecodedPacket, Packet, RecordType } from 'dns-packet';
+import { listenOnSamePort } from './peers.js';
 import { keyAnswer, rootAnswer, withSignatures, type ZoneKey } from './signed-root.js';
 
 export interface ZoneRecord {
@@ -288,6 +289,13 @@ export async function startDnsServer(options: DnsServerOptions = {}): Promise<Dn
   });
 
   const { udp, port } = await listenOnSamePort(host, createUdp, tcp);
+  try {
+    // Bulk tests send bursts of queries; the default buffer drops them.
+    udp.setRecvBufferSize(4 * 1024 * 1024);
+    udp.setSendBufferSize(4 * 1024 * 1024);
+  } catch {
+    // Keep the system default.
+  }
   return {
     host,
     port,
@@ -354,42 +362,4 @@ function toAnswer(record: ZoneRecord): Answer {
 function lower(name: string): string {
   const lowered = name.toLowerCase();
   return lowered.length > 1 && lowered.endsWith('.') ? lowered.slice(0, -1) : lowered;
-}
-
-async function listenOnSamePort(
-  host: string,
-  createUdp: () => dgram.Socket,
-  tcp: net.Server,
-): Promise<{ udp: dgram.Socket; port: number }> {
-  for (let attempt = 0; ; attempt++) {
-    const udp = createUdp();
-    const port = await new Promise<number>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind(0, host, () => {
-        udp.off('error', reject);
-        try {
-          // Bulk tests send bursts of queries; the default buffer drops them.
-          udp.setRecvBufferSize(4 * 1024 * 1024);
-          udp.setSendBufferSize(4 * 1024 * 1024);
-        } catch {
-          // Keep the system default.
-        }
-        resolve(udp.address().port);
-      });
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        tcp.once('error', reject);
-        tcp.listen(port, host, () => {
-          tcp.off('error', reject);
-          resolve();
-        });
-      });
-      return { udp, port };
-    } catch (error) {
-      // The TCP side of that port is taken: start again with a fresh UDP port.
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
-      if (attempt >= 10) throw error;
-    }
-  }
 }

@@ -5,37 +5,16 @@
  * old forwarders do. The upstream then leaves out RRSIG, NSEC and NSEC3
  * records, and answers DNSKEY and DS questions with unsigned RRsets.
  */
-import dgram from 'node:dgram';
 import dnsPacket from 'dns-packet';
+import { startDnsProxy, type DnsProxy } from './dns-proxy.js';
 
-export interface DoDroppingProxy {
-  /** `127.0.0.1:<port>`, the form resolver options take. */
-  address: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type DoDroppingProxy = DnsProxy;
 
-export async function startDoDroppingProxy(upstreamPort: number): Promise<DoDroppingProxy> {
-  const socket = dgram.createSocket('udp4');
-  socket.on('message', (message, client) => {
-    let query: dnsPacket.DecodedPacket;
-    try {
-      query = dnsPacket.decode(message);
-    } catch {
-      return;
-    }
-    const additionals = (query.additionals ?? []).map((record) => (record.type === 'OPT' ? { ...record, flags: 0, flag_do: false } : record));
-    const upstream = dgram.createSocket('udp4');
-    const done = (): void => upstream.close();
-    const timer = setTimeout(done, 5000);
-    upstream.on('message', (reply) => {
-      clearTimeout(timer);
-      socket.send(reply, client.port, client.address);
-      done();
-    });
-    upstream.send(dnsPacket.encode({ ...query, additionals } as dnsPacket.Packet), upstreamPort, '127.0.0.1');
+export function startDoDroppingProxy(upstreamPort: number): Promise<DoDroppingProxy> {
+  return startDnsProxy(upstreamPort, {
+    rewrite(query) {
+      const additionals = (query.additionals ?? []).map((record) => (record.type === 'OPT' ? { ...record, flags: 0, flag_do: false } : record));
+      return dnsPacket.encode({ ...query, additionals } as dnsPacket.Packet);
+    },
   });
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const port = socket.address().port;
-  return { address: `127.0.0.1:${port}`, port, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
 }

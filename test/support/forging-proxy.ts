@@ -7,11 +7,10 @@
  * TCP on the same port is passed through untouched, for the answers too
  * large for UDP (the forged ones are small and go over UDP).
  */
-import dgram from 'node:dgram';
-import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { base32hexDecode, nsec3Hash } from '../../src/engine/dns/dnssec/denial.js';
 import { parseName } from '../../src/engine/dns/dnssec/wire.js';
+import { startDnsProxy, type DnsProxy } from './dns-proxy.js';
 import { zoneLines, type ZoneLine } from './zone-edit.js';
 
 export interface ForgedAnswer {
@@ -19,56 +18,18 @@ export interface ForgedAnswer {
   authority: dnsPacket.Answer[];
 }
 
-export interface ForgingProxy {
-  /** `127.0.0.1:<port>`, the form resolver options take. */
-  address: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type ForgingProxy = DnsProxy;
 
 /** `forged` maps `name type` (absolute, lower case: `www.c.p. A`) to the answer to give instead of the upstream's. */
-export async function startForgingProxy(upstreamPort: number, forged: ReadonlyMap<string, ForgedAnswer>): Promise<ForgingProxy> {
-  const socket = dgram.createSocket('udp4');
-  socket.on('message', (message, client) => {
-    let query: dnsPacket.DecodedPacket;
-    try {
-      query = dnsPacket.decode(message);
-    } catch {
-      return;
-    }
-    const question = query.questions?.[0];
-    const forgery = question ? forged.get(`${absolute(question.name).toLowerCase()} ${question.type}`) : undefined;
-    if (forgery) {
-      socket.send(forgedResponse(query, forgery), client.port, client.address);
-      return;
-    }
-    const upstream = dgram.createSocket('udp4');
-    const done = (): void => upstream.close();
-    const timer = setTimeout(done, 5000);
-    upstream.on('message', (reply) => {
-      clearTimeout(timer);
-      socket.send(reply, client.port, client.address);
-      done();
-    });
-    upstream.send(message, upstreamPort, '127.0.0.1');
+export function startForgingProxy(upstreamPort: number, forged: ReadonlyMap<string, ForgedAnswer>): Promise<ForgingProxy> {
+  return startDnsProxy(upstreamPort, {
+    tcp: true,
+    answer(query) {
+      const question = query.questions?.[0];
+      const forgery = question ? forged.get(`${absolute(question.name).toLowerCase()} ${question.type}`) : undefined;
+      return forgery ? forgedResponse(query, forgery) : undefined;
+    },
   });
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const port = socket.address().port;
-  const tcp = net.createServer((client) => {
-    const upstream = net.connect(upstreamPort, '127.0.0.1');
-    const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve, reject) => tcp.once('error', reject).listen(port, '127.0.0.1', resolve));
-  const close = async (): Promise<void> => {
-    await Promise.all([new Promise<void>((resolve) => socket.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
-  };
-  return { address: `127.0.0.1:${port}`, port, close };
 }
 
 const RCODE = { NOERROR: 0, NXDOMAIN: 3 } as const;

@@ -64,3 +64,35 @@ export async function startOnFreePort<T>(start: (port: number) => Promise<T>, at
  * answer where it expected none.
  */
 export const closedPort: () => Promise<number> = freePort;
+
+/**
+ * Binds `udp` (made by `createUdp`) to a port the system picks and `tcp` to
+ * the same port, as a DNS server listens. The TCP side of that port may be
+ * taken by another process (another test worker's peer): both are then
+ * given up and tried again on a fresh port.
+ */
+export async function listenOnSamePort(host: string, createUdp: () => dgram.Socket, tcp: net.Server, attempts = 10): Promise<{ udp: dgram.Socket; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = createUdp();
+    const port = await new Promise<number>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(0, host, () => {
+        udp.off('error', reject);
+        resolve(udp.address().port);
+      });
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, host, () => {
+          tcp.off('error', reject);
+          resolve();
+        });
+      });
+      return { udp, port };
+    } catch (error) {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= attempts) throw error;
+    }
+  }
+}

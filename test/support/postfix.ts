@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { findExecutable, freePort } from './peers.js';
+import { findExecutable, PeerExited, startOnFreePort } from './peers.js';
 
 const run = promisify(execFile);
 
@@ -95,10 +95,18 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 export async function startPostfix(options: PostfixOptions): Promise<PostfixInstance> {
   if (POSTFIX_SKIP_REASON !== null || POSTFIX === null) throw new Error(`cannot start Postfix: ${POSTFIX_SKIP_REASON}`);
   const postfix = POSTFIX;
+  return startOnFreePort((port) => startPostfixOn(postfix, port, options));
+}
+
+/**
+ * One instance on `port`. `postfix start` waits for the master to set up
+ * its listeners and fails when it could not; a port taken meanwhile by
+ * another process is a PeerExited, for startOnFreePort to try another.
+ */
+export async function startPostfixOn(postfix: string, port: number, options: PostfixOptions): Promise<PostfixInstance> {
   const dir = await mkdtemp(join(tmpdir(), 'netintel-postfix-'));
   // The postfix user must reach its queue and data directories below this one.
   await chmod(dir, 0o755);
-  const port = await freePort();
   await mkdir(join(dir, 'spool'));
   await mkdir(join(dir, 'data'));
   const { stdout: uid } = await run('id', ['-u', 'postfix']);
@@ -136,7 +144,10 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixInst
   await writeFile(join(dir, 'master.cf'), `127.0.0.1:${port} inet n - n - - smtpd\n${MASTER_CF.trimStart()}`);
   const maillog = () => readFile(join(dir, 'maillog'), 'utf8').catch(() => '');
   await run(postfix, ['-c', dir, 'start']).catch(async (error: Error) => {
-    throw new Error(`postfix -c ${dir} start failed: ${error.message}\n${await maillog()}`);
+    const log = await maillog();
+    await rm(dir, { recursive: true, force: true });
+    const failure = `postfix -c ${dir} start failed: ${error.message}\n${log}`;
+    throw /Address already in use/.test(log) ? new PeerExited(failure) : new Error(failure);
   });
   await waitForPort(port, 10_000);
   return {
