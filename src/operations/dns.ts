@@ -140,15 +140,15 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
 });
 
 /**
- * A record whose answer held records for names off the question's chain:
- * they were ignored (RFC 2181 §5.4.1), and a person should know the
+ * A record whose answer held records for names off the question's chain,
+ * or of another type: they were ignored (RFC 2181 §5.4.1), and a person should know the
  * resolver sent them.
  */
 function ignoredAnswers(record: DnsResult): string | null {
   if (!(record.ignored_answers > 0)) return null;
   const { domain, type, ignored_answers: count, resolver } = record;
   const records = count === 1 ? '1 record' : `${count} records`;
-  return `${domain} ${type}: ${resolver} also sent ${records} for other names, not ${domain} nor an alias of it; ignored, not an answer`;
+  return `${domain} ${type}: ${resolver} also sent ${records} of another name or type, not ${domain} ${type} nor its aliases; ignored, not an answer`;
 }
 
 /** `--dnssec`: a verdict left undecided because a question of the chain got no answer was checked in part (exit 7), never in full. */

@@ -232,7 +232,7 @@ export const DNS_RECORD = record<DnsResult>({
   status: oneOfStrings(['answer', 'nodata', 'nxdomain']),
   rcode: str,
   answers: arrayOf(record<OtherDnsAnswer>({ name: str, type: str, ttl_seconds: int, data: DNS_DATA })),
-  ignored_answers: described(int, 'Records of the answer section for names off the CNAME/DNAME chain of the name asked: not answers, left out of `answers`.'),
+  ignored_answers: described(int, 'Records of the answer section for names off the CNAME/DNAME chain of the name asked, or of a type not asked (neither the type nor a CNAME, nor an RRSIG over them): not answers, left out of `answers`.'),
   resolver: eg(str, '192.0.2.53:53'),
   transport: oneOfStrings(['udp', 'tcp', 'https', 'tls']),
   latency_ms: num,

@@ -403,6 +403,54 @@ describe('netintel dns: answers and errors', () => {
   });
 });
 
+describe('netintel dns: a reply holds only what answers the question', () => {
+  // A resolver that sends what was not asked: records of another type, or a reply of another OPCODE.
+  let odd: DnsTestServer;
+  const reply = (query: DecodedPacket, fields: Partial<dnsPacket.Packet>): { message: Buffer }[] => [
+    { message: dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE, questions: query.questions, ...fields }) },
+  ];
+  beforeAll(async () => {
+    odd = await startDnsServer({
+      script: (query) => {
+        const name = query.questions![0]!.name;
+        if (name === 'nx.odd.test') return reply(query, { flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 3, answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.9' }] });
+        if (name === 'gone.odd.test') return reply(query, { flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 3, answers: [{ name, type: 'CNAME', ttl: 60, data: 'nowhere.odd.test' }] });
+        // OPCODE 4 (NOTIFY) in bits 11-14, QR set by `type: 'response'`.
+        if (name === 'notify.odd.test') return reply(query, { flags: (4 << 11) | dnsPacket.RECURSION_AVAILABLE, answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.7' }] });
+        return undefined;
+      },
+    });
+  });
+  afterAll(() => odd.close());
+
+  it('leaves out a record of another type, counts it, and says so: an NXDOMAIN that carries an A record is no TXT answer', async () => {
+    const shown = await runCli(['dns', 'nx.odd.test', '--type', 'TXT', '--resolver', odd.address, '--retries', '0']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^nx\.odd\.test TXT: no such domain \(NXDOMAIN\)\n/);
+    expect(shown.stdout).not.toContain('192.0.2.9');
+    expect(shown.stderr).toBe(`netintel: nx.odd.test TXT: ${odd.address} also sent 1 record of another name or type, not nx.odd.test TXT nor its aliases; ignored, not an answer\n`);
+    const result = await runCli(['dns', 'nx.odd.test', '--type', 'TXT', '--resolver', odd.address, '--retries', '0', '-f', 'json', '-q']);
+    expect(json(result)).toMatchObject({ status: 'nxdomain', rcode: 'NXDOMAIN', answers: [], ignored_answers: 1 });
+  });
+
+  it('shows an alias that leads to a name that does not exist as what it is, not as an answer', async () => {
+    const shown = await runCli(['dns', 'gone.odd.test', '--resolver', odd.address, '--retries', '0']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^gone\.odd\.test A: no such domain \(NXDOMAIN\), after 1 alias\n/);
+    expect(shown.stdout).toContain('nowhere.odd.test');
+    const table = await runCli(['dns', 'gone.odd.test', 'nx.odd.test', '--resolver', odd.address, '--retries', '0', '-q']);
+    expect(table.stdout).toContain('0 answers in 0 types');
+    expect(table.stdout).toContain('gone.odd.test A: no such domain (NXDOMAIN), after 1 alias');
+  });
+
+  it('ignores a reply of another OPCODE (a NOTIFY is no answer to a query): the lookup times out, the reply counted as mismatched', async () => {
+    const result = await runCli(['dns', 'notify.odd.test', '--resolver', odd.address, '--retries', '0', '-t', '300', '-f', 'json']);
+    expect(result.code).toBe(4);
+    expect(result.stdout).not.toContain('192.0.2.7');
+    expect(result.stderr).toContain('1 mismatched reply ignored');
+  });
+});
+
 describe('netintel dns: resolvers and transports', () => {
   it('fails over to the second --resolver when the first is silent and reports the one that answered', async () => {
     const result = await runCli(['dns', 'example.test', '-f', 'json', '--resolver', silent.address, '--resolver', server.address, '-t', '150', '--retries', '0']);

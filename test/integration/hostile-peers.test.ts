@@ -183,7 +183,7 @@ describe('records for names that were not asked are not answers', () => {
     const record = JSON.parse(run.stdout);
     expect(record).toMatchObject({ status: 'nodata', answers: [], ignored_answers: 1 });
     expect(run.stdout).not.toContain(VICTIM_ADDRESS);
-    expect(run.stderr).toContain(`${HOSTILE_NAMES.unrelated} A: ${dns.address} also sent 1 record for other names`);
+    expect(run.stderr).toContain(`${HOSTILE_NAMES.unrelated} A: ${dns.address} also sent 1 record of another name or type`);
     const table = await runCli(['dns', HOSTILE_NAMES.unrelated, ...dnsFlags]);
     expect(table.stdout).toContain('no A records');
     expect(table.stdout).not.toContain(VICTIM_ADDRESS);

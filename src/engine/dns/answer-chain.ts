@@ -2,11 +2,13 @@
  * Which records of an answer section answer the question. A resolver
  * answers a name by following its aliases (RFC 1034 §4.3.2 step 3): the
  * answer holds records owned by the name asked, by the targets of the
- * CNAMEs met on the way, and the DNAMEs (RFC 6672 §2.2) that rewrote it.
+ * CNAMEs met on the way, and the DNAMEs (RFC 6672 §2.2) that rewrote it;
+ * of the type asked, or the CNAMEs themselves (and the RRSIGs over those).
  * Anything else in the answer section is data nobody asked for: RFC 2181
  * §5.4.1 ranks it below any answer, and a client that read it as the
  * answer would let a reply about `mx.evil.test` name the address of
- * `victim.example`. Those records are left out and counted.
+ * `victim.example`, or an A record stand as the TXT asked. Those records
+ * are left out and counted.
  */
 
 /** The fields of a record the rule reads (dns-packet's decoded answers and netintel's typed ones both have them). */
@@ -22,18 +24,26 @@ export interface ChainRecords<R> {
   ignored: number;
 }
 
+/** The question an answer section answers: its name and its type as dns-packet spells it. */
+export interface ChainQuestion {
+  name: string;
+  type: string;
+}
+
 /**
- * Splits an answer section into the records owned by `qname` or by a name
- * on its CNAME/DNAME chain (RRSIGs of those owners included; at a DNAME's
- * owner only the DNAME and its RRSIG), and the rest.
+ * Splits an answer section into the records that answer `question` and the
+ * rest. Those that answer are owned by the name asked or by a name on its
+ * CNAME/DNAME chain, and are of the type asked or CNAMEs, or RRSIGs over
+ * those; at a DNAME's owner only the DNAME and its RRSIG.
  * Names are compared case-insensitively without a trailing dot (RFC 4343).
  */
-export function chainRecords<R extends ChainRecord>(qname: string, records: readonly R[]): ChainRecords<R> {
-  const asked = bareName(qname);
-  // The usual answer: every record is owned by the name asked.
+export function chainRecords<R extends ChainRecord>(question: ChainQuestion, records: readonly R[]): ChainRecords<R> {
+  const asked = bareName(question.name);
+  const answersType = (record: ChainRecord): boolean => ofTypeAsked(record, question.type);
+  // The usual answer: every record is of the name and type asked.
   let allAsked = true;
   for (const record of records) {
-    if (bareName(record.name) !== asked) {
+    if (bareName(record.name) !== asked || !answersType(record)) {
       allAsked = false;
       break;
     }
@@ -64,14 +74,22 @@ export function chainRecords<R extends ChainRecord>(qname: string, records: read
   }
   const related = records.filter((record) => {
     const owner = bareName(record.name);
-    return owners.has(owner) || (dnameOwners.has(owner) && (record.type === 'DNAME' || coversDname(record)));
+    return (owners.has(owner) && answersType(record)) || (dnameOwners.has(owner) && (record.type === 'DNAME' || typeCovered(record) === 'DNAME'));
   });
   return { related, ignored: records.length - related.length };
 }
 
-/** An RRSIG over a DNAME (dns-packet's decoded form names the type covered). */
-function coversDname(record: ChainRecord): boolean {
-  return record.type === 'RRSIG' && typeof record.data === 'object' && record.data !== null && (record.data as { typeCovered?: unknown }).typeCovered === 'DNAME';
+/** A record of the type asked, a CNAME of the chain, or an RRSIG over either (any RRSIG when RRSIGs are asked). */
+function ofTypeAsked(record: ChainRecord, type: string): boolean {
+  if (record.type === type || record.type === 'CNAME') return true;
+  if (record.type !== 'RRSIG') return false;
+  const covered = typeCovered(record);
+  return type === 'RRSIG' || covered === type || covered === 'CNAME';
+}
+
+/** The type an RRSIG covers (dns-packet's decoded form names it), or undefined. */
+function typeCovered(record: ChainRecord): unknown {
+  return record.type === 'RRSIG' && typeof record.data === 'object' && record.data !== null ? (record.data as { typeCovered?: unknown }).typeCovered : undefined;
 }
 
 function add(set: Set<string>, name: string): boolean {

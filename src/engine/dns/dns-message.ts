@@ -88,7 +88,7 @@ export interface DnsReply {
   readonly answers: DnsAnswer[];
   /** The records of `answers` in dns-packet's form, for readers of types netintel does not model (the SPF type). */
   readonly answerRecords: Answer[];
-  /** Records of the answer section for names off the question's chain: left out of `answers`. */
+  /** Records of the answer section for names off the question's chain, or of another type: left out of `answers`. */
   readonly ignored_answers: number;
   /**
    * The name servers of a referral, null for any other reply: NOERROR, no
@@ -128,7 +128,7 @@ export function judgeReply(message: Buffer, query: PreparedQuery): DnsReply | Ma
     packet = dnsPacket.decode(questionPart(message));
   }
   if (!answersQuestion(packet, query.question)) return null;
-  const { related, ignored } = chainRecords(query.question.name, packet.answers ?? []);
+  const { related, ignored } = chainRecords(query.question, packet.answers ?? []);
   const answers: DnsAnswer[] = [];
   for (const rr of related) {
     const answer = toDnsAnswer(rr);
@@ -169,16 +169,25 @@ export function decodeMessage(message: Buffer): DecodedPacket | null {
 }
 
 /**
- * True when `packet` is a response to `question`: QR set, exactly one
- * question, same type, class IN, and the same name compared
+ * True when `packet` is a response to `question`: QR set, the opcode of the
+ * query (QUERY; a NOTIFY or UPDATE reply answers no question asked here),
+ * exactly one question, same type, class IN, and the same name compared
  * case-insensitively (RFC 4343). Together with the id this is what RFC 5452
  * §9.1 asks a resolver to check before accepting a reply.
  */
 export function answersQuestion(packet: DecodedPacket, question: DnsQuestion): boolean {
-  if (!packet.flag_qr || packet.questions?.length !== 1) return false;
+  if (!packet.flag_qr || opcodeOf(packet) !== QUERY_OPCODE || packet.questions?.length !== 1) return false;
   const asked = packet.questions[0];
   if (!asked || asked.type !== question.type || (asked.class ?? 'IN') !== 'IN') return false;
   return sameName(asked.name, question.name);
+}
+
+/** OPCODE 0, a standard query (RFC 1035 §4.1.1), the only kind netintel asks. */
+const QUERY_OPCODE = 0;
+
+/** The OPCODE of a message: bits 11 to 14 of its flags. */
+function opcodeOf(packet: DecodedPacket): number {
+  return ((packet.flags ?? 0) >> 11) & 0x0f;
 }
 
 /**

@@ -67,7 +67,7 @@ export interface DnsExchange {
   /**
    * The answer section as typed answers (see toDnsAnswer): the records of the
    * name asked and of the names on its CNAME/DNAME chain, in answer order;
-   * records for other names are left out (answer-chain.ts).
+   * records for other names or of another type are left out (answer-chain.ts).
    */
   answers: DnsAnswer[];
   /** `answers` in dns-packet's form, for types netintel does not model. */

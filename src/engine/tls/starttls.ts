@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import { addressLiteral } from '../smtp/smtp-input.js';
-import { SmtpSession, type ReplyOutcome } from '../smtp/smtp-session.js';
+import { escapeControls, SmtpSession, type ReplyOutcome } from '../smtp/smtp-session.js';
 import { PeerReader } from './peer-reader.js';
 import type { StarttlsProtocol } from './tls-result.js';
 
@@ -32,7 +32,12 @@ export const PREAMBLES: Readonly<Record<StarttlsProtocol, Preamble>> = {
   postgres: postgresPreamble,
 };
 
-const shown = (text: string) => JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text);
+/**
+ * A peer's words in quotes, cut at 120 characters, its control characters
+ * escaped once (an SMTP reply comes escaped from SmtpSession already, and
+ * escapeControls leaves what it wrote as it is).
+ */
+const shown = (text: string) => `"${escapeControls(text.length > 120 ? `${text.slice(0, 120)}...` : text)}"`;
 
 /** Runs a preamble over a PeerReader: its read failures become PreambleErrors, the socket is released on success. */
 async function over(socket: Socket, deadline: number, talk: (reader: PeerReader) => Promise<void>): Promise<Socket> {

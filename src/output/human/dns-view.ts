@@ -90,6 +90,18 @@ function emptyVerdict(dns: DnsRecord): { text: string; tone: Tone } {
   }
 }
 
+/**
+ * The headline of one lookup: its answers counted, or what it found without
+ * one. A CNAME chain that leads to no record of the type (or to a name that
+ * does not exist) is listed, but is not an answer (RFC 2308 §2.1, RFC 6604).
+ */
+function lookupVerdict(dns: DnsRecord): { text: string; tone: Tone } {
+  if (dns.status === 'answer') return { text: plural(dns.answers.length, 'answer'), tone: 'good' };
+  const empty = emptyVerdict(dns);
+  const aliases = dns.answers.filter((answer) => answer.type === 'CNAME' || answer.type === 'DNAME').length;
+  return aliases === 0 ? empty : { ...empty, text: `${empty.text}, after ${plural(aliases, 'alias', 'aliases')}` };
+}
+
 const DNSSEC_TONE: Record<string, Tone> = { secure: 'good', insecure: 'warn', bogus: 'bad', indeterminate: 'warn' };
 
 /** One zone of the chain: `child.test.  secure  DS 34979/8/2 by test.; keys 257:34979/8 256:41983/8`. */
@@ -102,7 +114,7 @@ function chainLine(link: DnssecChainLink, said: (text: string) => boolean): stri
 
 /** `--dnssec`: the verdict first, the answers with their RRSIGs, the chain of trust, the findings. */
 function dnssecBlock(ctx: ViewContext, dns: DnsRecord, dnssec: DnssecPart): string {
-  const answers = dns.answers.length > 0 ? plural(dns.answers.length, 'answer') : emptyVerdict(dns).text;
+  const answers = lookupVerdict(dns).text;
   // Each reason once: the finding that gives it (with its id and RFC) stands for the verdict's and the chain's.
   const inFindings = (text: string) => dnssec.findings.some((item) => item.message.includes(text));
   // Undecided for want of an answer: not a verdict, so the view does not give the status as one.
@@ -126,7 +138,7 @@ function dnssecBlock(ctx: ViewContext, dns: DnsRecord, dnssec: DnssecPart): stri
 function dnsBlock(ctx: ViewContext, value: unknown): string {
   const dns = value as DnsRecord;
   if (dns.dnssec) return dnssecBlock(ctx, dns, dns.dnssec);
-  const verdict = dns.answers.length > 0 ? { text: plural(dns.answers.length, 'answer'), tone: 'good' as Tone } : emptyVerdict(dns);
+  const verdict = lookupVerdict(dns);
   const facts: Fact[] = [
     ['name', dns.domain_unicode !== dns.domain ? `${dns.domain_unicode} (${dns.domain})` : null],
     ['asked', dns.target !== dns.domain && dns.target !== dns.domain_unicode ? dns.target : null],
@@ -149,8 +161,10 @@ function dnssecVerdicts(records: readonly DnsRecord[]): string[] {
 /** The answers of every record in one list; the types without answers and the failed lookups under it. */
 function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   const records = rows.filter((row) => row.error === null).map((row) => row.record as DnsRecord);
-  const answers = records.flatMap((dns) => dns.answers);
-  const empty = records.filter((dns) => dns.answers.length === 0).map((dns) => `${dns.domain_unicode} ${dns.type}: ${emptyVerdict(dns).text}`);
+  // Every record is listed (a chain that led nowhere too); only the lookups that found the type count as answered.
+  const listed = records.flatMap((dns) => dns.answers);
+  const answers = records.flatMap((dns) => (dns.status === 'answer' ? dns.answers : []));
+  const empty = records.filter((dns) => dns.status !== 'answer').map((dns) => `${dns.domain_unicode} ${dns.type}: ${lookupVerdict(dns).text}`);
   const failed = rows.filter((row) => row.error !== null).map(failureText);
   const names = [...new Set([...records.map((dns) => dns.domain_unicode), ...rows.filter((row) => row.error !== null).map((row) => row.query)])];
   const title = names.length === 1 ? names[0]! : plural(rows.length, 'lookup');
@@ -163,7 +177,7 @@ function dnsMany(ctx: ViewContext, rows: readonly ViewRow[]): string {
   return sections(
     headline(ctx, title, verdict, failed.length > 0 ? 'bad' : answers.length > 0 ? 'good' : 'warn', ': '),
     verdicts.length > 0 ? `${ctx.chalk.bold('DNSSEC')}\n${list(verdicts)}` : '',
-    answerList(ctx, answers),
+    answerList(ctx, listed),
     empty.length > 0 ? `${ctx.chalk.bold('No answer')}\n${list(empty)}` : '',
     failed.length > 0 ? `${ctx.chalk.red.bold('Failed')}\n${list(failed)}` : '',
     factList(ctx, [['resolver', resolvers.length > 0 ? `${resolvers.join(', ')}, ${timing}` : null]]),
@@ -181,7 +195,7 @@ export const DNS_VIEW: HumanView = {
     cells: (value) => {
       const dns = value as DnsRecord;
       const answers = dns.answers.map((answer) => presentDnsData(answer.type, answer.data)).join('\n');
-      return [dns.domain_unicode, dns.type, dns.answers.length > 0 ? answers : emptyVerdict(dns).text];
+      return [dns.domain_unicode, dns.type, dns.status === 'answer' ? answers : [answers, lookupVerdict(dns).text].filter(Boolean).join('\n')];
     },
     key: (value) => (value as DnsRecord).target,
   },

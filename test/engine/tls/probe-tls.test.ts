@@ -291,6 +291,26 @@ describe('hostile STARTTLS peers', () => {
     expect(result).toMatchObject({ established: true, failure: null });
   });
 
+  it('quotes a refusal that carries control characters escaped once, whatever the protocol', async () => {
+    const smtp = await scripted(async (connection) => {
+      connection.send('220 mx.test ESMTP');
+      await connection.readLine();
+      connection.send('250-mx.test\r\n250 STARTTLS');
+      await connection.readLine();
+      connection.send('454 4.7.0 \u001b[31mTLS not available');
+    });
+    const imap = await scripted(async (connection) => {
+      connection.send('* OK ready');
+      await connection.readLine();
+      connection.send('a1 NO \u001b[31mnot now');
+    });
+    const refusedSmtp = await probe(smtp.port, { starttls: 'smtp', versions: false });
+    const reason = (message: string) => message.slice(message.indexOf(' failed: ') + ' failed: '.length);
+    expect(reason(refusedSmtp.failure!.message)).toBe(String.raw`the SMTP server answered STARTTLS with 454 "4.7.0 \x1b[31mTLS not available"`);
+    const refusedImap = await probe(imap.port, { starttls: 'imap', versions: false });
+    expect(reason(refusedImap.failure!.message)).toBe(String.raw`the IMAP server refused STARTTLS: "a1 NO \x1b[31mnot now"`);
+  });
+
   it('refuses an LDAP answer whose BER length no StartTLS answer needs', async () => {
     const server = await scripted(async (connection) => {
       connection.socket.once('data', () => connection.socket.write(Buffer.from([0x30, 0x84, 0x7f, 0xff, 0xff, 0xff, 0x02])));
