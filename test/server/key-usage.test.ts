@@ -520,6 +520,60 @@ describe('netintel serve, its limits in memory, restarted (built CLI)', () => {
   }, 60_000);
 });
 
+describe('netintel serve killed at a random point under load (built CLI)', () => {
+  it('never counts a request it did not serve, loses at most the last write interval, and keeps the key database whole', async () => {
+    const dir = tempDir('netintel-kill-');
+    dirs.push(dir);
+    const db = join(dir.path, 'keys.db');
+    const plans = join(dir.path, 'plans.json');
+    const daily = 100_000;
+    writeFileSync(plans, JSON.stringify({ anonymous: 'free', bulkMax: 100, plans: { free: { daily: 1000, perMinute: 10, burst: 20, batch: 10, features: [] }, big: { daily, perMinute: 1_000_000, burst: 1_000_000, batch: 5, features: [] } } }));
+    const made = JSON.parse((await spawnCli(['keys', 'create', '--db', db, '--plans', plans, '--plan', 'big', '-f', 'json'])).stdout) as { id: string; key: string };
+    // Each request's answer time; the kill lands 4 to 7 s in, at a point chosen at random (printed for a rerun).
+    const served: number[] = [];
+    const killAfter = 4000 + Math.floor(Math.random() * 3000);
+    console.info(`killing the server ${killAfter} ms after its first request`);
+    const first = await serve(['--db', db, '--plans', plans, '--log-level', 'silent']);
+    const started = Date.now();
+    let killedAt = 0;
+    const load = (async () => {
+      while (killedAt === 0) {
+        try {
+          const response = await fetch(`${first.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': made.key } });
+          await response.arrayBuffer();
+          if (response.status === 200) served.push(Date.now());
+        } catch {
+          // The connection the kill cut: that request was not served.
+        }
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, killAfter - (Date.now() - started)));
+    first.child.kill('SIGKILL');
+    killedAt = Date.now();
+    await load;
+    expect((await first.exit).signal).toBe('SIGKILL');
+
+    const second = await serve(['--db', db, '--plans', plans, '--log-level', 'silent']);
+    try {
+      const response = await fetch(`${second.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': made.key } });
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      // The day as the restarted server starts it: what the database kept of the first server's requests.
+      const counted = daily - Number(response.headers.get('x-ratelimit-remaining')) - 1;
+      // One request at a time: the one in flight at the kill may have been counted, and written, without its answer arriving.
+      expect(counted).toBeLessThanOrEqual(served.length + 1);
+      // Usage is written every 2 s: what was answered well before the kill (4 s, for a loaded machine) was written.
+      expect(counted).toBeGreaterThanOrEqual(served.filter((at) => at < killedAt - 4000).length);
+      expect(served.filter((at) => at < killedAt - 4000).length).toBeGreaterThan(0);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exit;
+    }
+    const listed = JSON.parse((await spawnCli(['keys', 'list', '--db', db, '-f', 'json'])).stdout) as Array<{ id: string }>;
+    expect(listed.map((record) => record.id)).toContain(made.id);
+  }, 60_000);
+});
+
 describe.skipIf(programs === null)('netintel serve records usage in a shared PostgreSQL (built CLI)', () => {
   it('adds the counts of two servers sharing the database, each written by its timer', async () => {
     const url = await postgres!.createDatabase('usage_servers');
