@@ -8,10 +8,18 @@ import type { DnsblZone } from './dnsbl-registry.js';
 export interface CanaryReport {
   status: CanaryStatus;
   detail: string | null;
+  /**
+   * The resolver that answered both test points, or null (they were not
+   * both answered, or two resolvers answered them): a passed self-test
+   * vouches for this resolver's view of the zone only. A resolver that
+   * filters the zone (a public one Spamhaus answers NXDOMAIN) would read
+   * every address as not listed.
+   */
+  resolver: string | null;
 }
 
-/** Asks the A records of a name; rejects with a NetintelError (timeout, upstream, unreachable...). */
-export type AskA = (name: string) => Promise<{ status: 'answer' | 'nodata' | 'nxdomain'; records: string[] }>;
+/** Asks the A records of a name; rejects with a NetintelError (timeout, upstream, unreachable...). `resolver` names the one that answered. */
+export type AskA = (name: string) => Promise<{ status: 'answer' | 'nodata' | 'nxdomain'; records: string[]; resolver?: string }>;
 
 /**
  * Runs and remembers the test points of each zone for one run: every
@@ -45,7 +53,7 @@ export function createCanaryCache(): CanaryCache {
   };
 }
 
-type PointOutcome = { ok: true; reading: DnsblReading } | { ok: false; error: NetintelError };
+type PointOutcome = { ok: true; reading: DnsblReading; resolver: string | null } | { ok: false; error: NetintelError };
 
 /**
  * Asks both test points of a zone at once: the listed one must be listed
@@ -63,12 +71,12 @@ export async function runCanaries(zone: DnsblZone, ask: AskA): Promise<CanaryRep
     // A zone (from a user's zone list) whose test points cannot be put on
     // the wire: its self-test fails, the check goes on. The report is often
     // started and not awaited, so it must never reject.
-    return { status: 'error', detail: `the test points cannot be asked: ${error instanceof Error ? error.message : String(error)}` };
+    return { status: 'error', detail: `the test points cannot be asked: ${error instanceof Error ? error.message : String(error)}`, resolver: null };
   }
   const askPoint = async (name: string): Promise<PointOutcome> => {
     try {
       const answer = await ask(name);
-      return { ok: true, reading: readDnsblAnswer(zone, answer.status, answer.records) };
+      return { ok: true, reading: readDnsblAnswer(zone, answer.status, answer.records), resolver: answer.resolver ?? null };
     } catch (error) {
       return {
         ok: false,
@@ -79,14 +87,15 @@ export async function runCanaries(zone: DnsblZone, ask: AskA): Promise<CanaryRep
   const [listed, notListed] = await Promise.all([askPoint(listedName), askPoint(notListedName)]);
   const positive = judge(zone.canaries.listed, listed, true);
   const negative = judge(zone.canaries.notListed, notListed, false);
+  const resolver = listed.ok && notListed.ok && listed.resolver === notListed.resolver ? listed.resolver : null;
   for (const status of ['refused', 'failed', 'error', 'timeout'] as const) {
     const hits = [positive, negative].filter((report) => report.status === status);
-    if (hits.length > 0) return { status, detail: hits.map((report) => report.detail).join('; ') };
+    if (hits.length > 0) return { status, detail: hits.map((report) => report.detail).join('; '), resolver };
   }
-  return { status: 'passed', detail: null };
+  return { status: 'passed', detail: null, resolver };
 }
 
-function judge(point: string, outcome: PointOutcome, mustBeListed: boolean): CanaryReport {
+function judge(point: string, outcome: PointOutcome, mustBeListed: boolean): Omit<CanaryReport, 'resolver'> {
   if (!outcome.ok) {
     const status: CanaryStatus = outcome.error.code === 'timeout' ? 'timeout' : 'error';
     return { status, detail: `test point ${point}: ${outcome.error.message}` };

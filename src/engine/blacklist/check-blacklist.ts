@@ -325,7 +325,7 @@ async function checkZone(
     return { row: makeRow({ query: '', status: 'error', return_codes: [], detail: messageOf(error), canary: 'error', latency_ms: 0, resolver: null }), code: 'invalid_input' };
   }
   const canaryOutcome = deadline.race(canaryReport, `the test points of ${zone.zone}`).catch(
-    (error: unknown): CanaryReport => ({ status: 'timeout', detail: `the test points did not answer in time: ${messageOf(error)}` }),
+    (error: unknown): CanaryReport => ({ status: 'timeout', detail: `the test points did not answer in time: ${messageOf(error)}`, resolver: null }),
   );
   const started = performance.now();
   let reading: DnsblReading | null = null;
@@ -353,6 +353,11 @@ async function checkZone(
   if (canary.status === 'timeout') return row('timeout', `the zone's RFC 5782 test points did not answer in time, so its answer cannot be trusted (${canary.detail})`, 'timeout');
   if (canary.status === 'error') return row('error', `the zone's RFC 5782 test points could not be asked, so its answer cannot be trusted (${canary.detail})`, 'upstream');
   if (canary.status === 'failed') return row('error', `the zone failed its RFC 5782 test points, so its answer cannot be trusted: ${canary.detail}`, 'upstream');
+  // The test points vouch for the resolver that answered them; another one (a failover to a public resolver the list filters) was not tested.
+  if (resolver !== canary.resolver) {
+    const tested = canary.resolver === null ? 'were not both answered by one resolver' : `were answered by ${canary.resolver}`;
+    return row('error', `the answer came from ${resolver ?? 'no resolver'}, but the zone's RFC 5782 test points ${tested}, so this answer cannot be trusted`, 'upstream');
+  }
   if (reading === null || reading.status === 'error') return row('error', reading?.detail ?? 'no answer', 'upstream');
   if (reading.status === 'clean') return row('clean', null);
 

@@ -13,7 +13,8 @@ export interface DnsblReturnCode {
  * - `clean`: NXDOMAIN, or the name exists without A records;
  * - `refused`: a refusal or query-error code of the zone (never a listing);
  * - `error`: an answer outside 127.0.0.0/8 (a resolver rewriting NXDOMAIN,
- *   or a broken zone), which is neither a listing nor a clean answer.
+ *   or a broken zone), or an NXDOMAIN that holds A records, which is
+ *   neither a listing nor a clean answer.
  */
 export type DnsblReading =
   | { status: 'listed'; codes: DnsblReturnCode[]; detail: null }
@@ -49,6 +50,14 @@ export function reversedAddress(address: IpAddress): string {
  * URIBL/SURBL 127.0.0.1).
  */
 export function readDnsblAnswer(zone: DnsblZone, status: 'answer' | 'nodata' | 'nxdomain', addresses: readonly string[]): DnsblReading {
+  if (status === 'nxdomain' && addresses.length > 0) {
+    // NXDOMAIN says the name that owns these records does not exist (RFC 1035 §4.1.1, RFC 6604 §2): neither a listing nor a clean answer.
+    return {
+      status: 'error',
+      codes: [...new Set(addresses)].map((address) => ({ address, meaning: null })),
+      detail: `the answer is NXDOMAIN and yet holds A records (${[...new Set(addresses)].join(', ')}), which contradict each other: the resolver or the zone is broken`,
+    };
+  }
   if (status !== 'answer' || addresses.length === 0) return { status: 'clean', codes: [], detail: null };
   const unique = [...new Set(addresses)];
   const refusals: DnsblReturnCode[] = [];

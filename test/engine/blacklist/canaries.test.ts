@@ -24,6 +24,13 @@ function answers(table: Record<string, Answer | Error>) {
 }
 
 describe('RFC 5782 test points', () => {
+  it('names the resolver that answered both test points, and none when two resolvers shared them', async () => {
+    const from = (resolverOf: (name: string) => string) => async (name: string) => ({ ...(name.startsWith('2.0.0.127.') ? listed() : nxdomain), resolver: resolverOf(name) });
+    expect(await runCanaries(ipList, from(() => '192.0.2.53:53'))).toEqual({ status: 'passed', detail: null, resolver: '192.0.2.53:53' });
+    const shared = await runCanaries(ipList, from((name) => (name.startsWith('2.') ? '192.0.2.53:53' : '8.8.8.8:53')));
+    expect(shared).toEqual({ status: 'passed', detail: null, resolver: null });
+  });
+
   it('asks 127.0.0.2 and 127.0.0.1 of IP lists, TEST and INVALID (or the registry\'s names) of domain lists', () => {
     expect(canaryQueryName(ipList, ipList.canaries.listed)).toBe('2.0.0.127.bl.example.net');
     expect(canaryQueryName(ipList, ipList.canaries.notListed)).toBe('1.0.0.127.bl.example.net');
@@ -33,7 +40,7 @@ describe('RFC 5782 test points', () => {
 
   it('passes a zone that lists 127.0.0.2 and not 127.0.0.1', async () => {
     const { ask } = answers({ '2.0.0.127.bl.example.net': listed() });
-    expect(await runCanaries(ipList, ask)).toEqual({ status: 'passed', detail: null });
+    expect(await runCanaries(ipList, ask)).toEqual({ status: 'passed', detail: null, resolver: null });
   });
 
   it('fails a zone that does not list 127.0.0.2, and one that lists 127.0.0.1', async () => {

@@ -4,9 +4,11 @@
  * registry's return codes, refusal codes and test points are exercised over
  * the wire. Nothing here leaves the machine.
  */
+import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBlacklist, createBlacklistChecker } from '../../../src/engine/blacklist/check-blacklist.js';
 import { findingFailures } from '../../../src/engine/check-failure.js';
+import { createEngineContext } from '../../../src/engine/context.js';
 import { createDnsTransport } from '../../../src/engine/dns/dns-transport.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { NetintelError } from '../../../src/errors.js';
@@ -239,6 +241,44 @@ describe('checkBlacklist: IP addresses', () => {
       expect(server.queries.filter((query) => query.name === canary).length - before).toBe(1);
     } finally {
       await checker.close();
+    }
+  });
+
+  it('does not take an answer from a resolver the test points did not vouch for: a failover to one that filters the list is no "clean"', async () => {
+    // The first resolver serves the list but loses the one query (a dropped datagram; each attempt gets a
+    // third of the 3 s, and the next attempt goes to the next resolver); the second answers NXDOMAIN to
+    // everything, as Google does for Spamhaus. The test points went through the first.
+    const query = listedName('192.0.2.10', 'zen.spamhaus.org');
+    const lossy = await startDnsServer({ records: RECORDS, behaviours: { [query]: 'silent' } });
+    const filtering = await startDnsServer({ records: [] });
+    try {
+      const ctx = createEngineContext({ resolvers: [parseResolverAddress(lossy.address), parseResolverAddress(filtering.address)], timeoutMs: 3000, dnsRetries: 2 });
+      const result = await checkBlacklist(ctx, '192.0.2.10', { zones: 'zen.spamhaus.org' });
+      expect(filtering.queries.map((asked) => asked.name.toLowerCase())).toContain(query);
+      expect(result.zones[0]).toMatchObject({ status: 'error', canary: 'passed', resolver: filtering.address });
+      expect(result.zones[0]!.detail).toBe(`the answer came from ${filtering.address}, but the zone's RFC 5782 test points were answered by ${lossy.address}, so this answer cannot be trusted`);
+      expect(result.verdict.status).not.toBe('clean');
+    } finally {
+      await Promise.all([lossy.close(), filtering.close()]);
+    }
+  });
+
+  it('reads an NXDOMAIN that holds A records as a broken answer, neither listed nor clean', async () => {
+    const query = listedName('192.0.2.10', 'zen.spamhaus.org');
+    const contradicting = await startDnsServer({
+      records: RECORDS,
+      script: (asked) => {
+        if (asked.questions![0]!.name.toLowerCase() !== query) return undefined;
+        const reply = dnsPacket.encode({ id: asked.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 3, questions: asked.questions, answers: [{ name: query, type: 'A', ttl: 60, data: '127.0.0.2' }] });
+        return [{ message: reply }];
+      },
+    });
+    try {
+      const result = await checkBlacklist(contextFor(contradicting.address), '192.0.2.10', { zones: 'zen.spamhaus.org' });
+      expect(result.zones[0]).toMatchObject({ status: 'error', return_codes: [{ address: '127.0.0.2', meaning: null }] });
+      expect(result.zones[0]!.detail).toContain('NXDOMAIN and yet holds A records (127.0.0.2)');
+    } finally {
+      await contradicting.close();
     }
   });
 
