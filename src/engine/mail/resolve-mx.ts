@@ -305,7 +305,7 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
   if (capped.finding) findings.push(capped.finding);
   const described = await Promise.all(addresses.map((address) => describeAddress(dns, address)));
   host.addresses = described.map(({ address }) => address);
-  for (const { address: item, ptrError } of described) {
+  for (const { address: item, ptrError, forwardError } of described) {
     if (item.reserved !== null) {
       findings.push(
         finding('mx_reserved_address', 'error', `The MX host ${exchange} resolves to ${item.address}, a ${item.reserved} address that other networks cannot reach`, 'RFC 6890', {
@@ -331,6 +331,17 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
           address: item.address,
         }),
       );
+    } else if (item.fcrdns === null && forwardError !== null) {
+      // A part of the check that could not run: neither a confirmation nor a mismatch.
+      findings.push(
+        finding(
+          'mx_fcrdns_lookup_failed',
+          'unknown',
+          `The forward lookup of the reverse DNS of ${item.address} (${exchange}), ${item.ptr.join(', ')}, failed, so whether it resolves back is unknown`,
+          'RFC 8601 §3',
+          { exchange, address: item.address, ptr: item.ptr, error: forwardError },
+        ),
+      );
     } else if (item.fcrdns === false) {
       findings.push(
         finding(
@@ -348,12 +359,20 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
   return { host, findings };
 }
 
-/** An address of an MX host with its reverse DNS; `ptrError` says why the PTR lookup failed, when it did. */
-async function describeAddress(dns: MailDns, address: string): Promise<{ address: MxAddress; ptrError: FailureJson | null }> {
+/**
+ * An address of an MX host with its reverse DNS; `ptrError` says why the
+ * PTR lookup failed, `forwardError` why a forward lookup of a PTR name
+ * failed when no name confirmed the address (FCrDNS unknown, null).
+ */
+async function describeAddress(dns: MailDns, address: string): Promise<{ address: MxAddress; ptrError: FailureJson | null; forwardError: FailureJson | null }> {
   const parsed = parseIpAddress(address);
   const family = parsed.version;
   const reserved = specialPurposeOf(parsed);
-  const described = (ptr: string[] | null, fcrdns: boolean | null, ptrError: FailureJson | null = null) => ({ address: { address, family, reserved, ptr, fcrdns }, ptrError });
+  const described = (ptr: string[] | null, fcrdns: boolean | null, ptrError: FailureJson | null = null, forwardError: FailureJson | null = null) => ({
+    address: { address, family, reserved, ptr, fcrdns },
+    ptrError,
+    forwardError,
+  });
   let ptr: string[];
   try {
     ptr = (await dns.lookup(reverseName(address), 'PTR')).records.map((name) => name.toLowerCase());
@@ -361,16 +380,16 @@ async function describeAddress(dns: MailDns, address: string): Promise<{ address
     return described(null, null, failureJson(error));
   }
   if (ptr.length === 0) return described(ptr, false);
-  let unknown = false;
+  let forwardError: FailureJson | null = null;
   for (const name of ptr.slice(0, PTR_NAME_LIMIT)) {
     try {
       const forward = await dns.lookup(name, family === 4 ? 'A' : 'AAAA');
       if (forward.records.some((value) => sameAddress(value, parsed.text))) return described(ptr, true);
-    } catch {
-      unknown = true;
+    } catch (error) {
+      forwardError ??= failureJson(error);
     }
   }
-  return described(ptr, unknown ? null : false);
+  return forwardError === null ? described(ptr, false) : described(ptr, null, null, forwardError);
 }
 
 function sameAddress(a: string, b: string): boolean {

@@ -324,10 +324,13 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
   ctx.debug(`smtp ${result.host} ${address} port ${input.port}: stopped at ${result.stopped_at} after ${result.timings.total_ms} ms`);
 
   let reverseError: FailureJson | null = null;
+  let forwardError: FailureJson | null = null;
   if (reverse) {
     const outcome = await reverse;
-    if (outcome.ok) result.reverse_dns = outcome.value;
-    else reverseError = outcome.error;
+    if (outcome.ok) {
+      result.reverse_dns = outcome.value.reverse;
+      forwardError = outcome.value.forwardError;
+    } else reverseError = outcome.error;
   }
   const daneFindings: Finding[] = [];
   if (tlsa) {
@@ -341,7 +344,7 @@ async function runProbe(ctx: EngineContext, input: ProbeInput, address: string, 
   if (input.transcript && state.session) result.transcript = state.session.transcript;
   else if (input.transcript) result.transcript = [];
   // Most serious first; within a severity, in the order the conversation met them.
-  result.findings = [...state.findings, ...judgeSmtpResult(result, { reverseError, ...input.thresholds }), ...daneFindings].sort(
+  result.findings = [...state.findings, ...judgeSmtpResult(result, { reverseError, forwardError, ...input.thresholds }), ...daneFindings].sort(
     (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity),
   );
   return result;

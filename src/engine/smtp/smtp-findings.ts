@@ -15,9 +15,10 @@ export const COMMON_EXTENSIONS = ['PIPELINING', '8BITMIME', 'SIZE', 'ENHANCEDSTA
 const PLAINTEXT_MECHANISMS = new Set(['PLAIN', 'LOGIN']);
 
 export interface JudgeContext {
-  /** Why the PTR lookup failed, or null. */
   /** Why the PTR lookup of the address failed, when it did. */
   reverseError: FailureJson | null;
+  /** Why a forward lookup of its PTR names failed, when that left FCrDNS unknown. */
+  forwardError?: FailureJson | null;
   /** A greeting at least this slow is reported (default GREETING_DELAY_MS). */
   greetingDelayMs?: number;
   /** A stage at least this slow is reported (default SLOW_STAGE_MS). */
@@ -116,6 +117,18 @@ function judgeHostnames(result: SmtpResult, context: JudgeContext, findings: Fin
         }),
       );
     } else {
+      if (reverse.forward_confirmed !== true) consistent = false;
+      if (reverse.forward_confirmed === null && context.forwardError) {
+        findings.push(
+          finding(
+            'smtp_fcrdns_lookup_failed',
+            'unknown',
+            `the forward lookup of the PTR of ${result.address} (${reverse.names.join(', ')}) failed: ${context.forwardError.message}; whether it resolves back is unknown`,
+            'RFC 8601 §3',
+            { address: result.address, names: reverse.names, error: context.forwardError },
+          ),
+        );
+      }
       if (reverse.forward_confirmed === false) {
         consistent = false;
         findings.push(

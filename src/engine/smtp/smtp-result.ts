@@ -161,7 +161,7 @@ export interface SmtpEnvelope {
 export interface SmtpReverseDns {
   /** The PTR names of the address, lower case, no trailing dot ([] when there are none). */
   names: string[];
-  /** One of `names` resolves back to the address (FCrDNS); null when there are no names. */
+  /** One of `names` resolves back to the address (FCrDNS); null when there are no names, or when none confirmed and a forward lookup failed (unknown). */
   forward_confirmed: boolean | null;
 }
 

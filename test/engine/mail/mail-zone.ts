@@ -91,7 +91,7 @@ export const SILENT_NAMES = [
   'late.test._report._dmarc.silentreport.example',
   '170.32.33.45.in-addr.arpa',
 ];
-export const SERVFAIL_NAMES = ['failing.test', 'servfail.test', 'ghostfail.rfc9989.test', '_dmarc.brokenwalk', 'mta-sts.stsdown.test'];
+export const SERVFAIL_NAMES = ['failing.test', 'servfail.test', 'ghostfail.rfc9989.test', '_dmarc.brokenwalk', 'mta-sts.stsdown.test', 'host.fwdfail.example'];
 
 export const MX_ZONE: ZoneRecord[] = [
   mx('good.test', 10, 'mx1.good.test'),
@@ -120,6 +120,10 @@ export const MX_ZONE: ZoneRecord[] = [
   mx('nullpref.test', 10, '.'),
   mx('ptrslow.test', 10, 'mx.ptrslow.test'),
   a('mx.ptrslow.test', '45.33.32.170'),
+  // The PTR name's own A lookup gets SERVFAIL (SERVFAIL_NAMES): FCrDNS unknown, not a mismatch.
+  mx('fwdfail.test', 10, 'mx.fwdfail.test'),
+  a('mx.fwdfail.test', '45.33.32.171'),
+  ptr('171.32.33.45.in-addr.arpa', 'host.fwdfail.example'),
 ];
 
 export const MX_SILENT = ['silentmx.test', 'silentmxroot.test'];

@@ -107,6 +107,14 @@ describe('resolveMx', () => {
     expect(byId(ptr.findings, 'mx_no_ptr')).toBeUndefined();
   });
 
+  it('keeps FCrDNS unknown when the forward lookup of the PTR name failed: a part that could not run, not a pass nor a mismatch', async () => {
+    const result = await resolveMx(ctx, 'fwdfail.test');
+    expect(result.records[0]!.addresses[0]).toMatchObject({ address: '45.33.32.171', ptr: ['host.fwdfail.example'], fcrdns: null });
+    expect(byId(result.findings, 'mx_fcrdns_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { ptr: ['host.fwdfail.example'], error: { code: 'upstream' } } });
+    expect(byId(result.findings, 'mx_fcrdns_mismatch')).toBeUndefined();
+    expect(byId(result.findings, 'mx_fcrdns')).toBeUndefined();
+  });
+
   it('throws when the MX lookup itself fails, never answering "no MX"', async () => {
     await expect(resolveMx(ctx, 'silentmxroot.test')).rejects.toMatchObject({ code: 'timeout' });
     await expect(resolveMx(ctx, 'bad name.test')).rejects.toMatchObject({ code: 'invalid_input' });

@@ -8,12 +8,16 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { leadingHostname, parseEhloExtensions } from '../../../src/engine/smtp/ehlo-extensions.js';
+import { createEngineContext } from '../../../src/engine/context.js';
+import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
+import { resolveReverseDns } from '../../../src/engine/smtp/reverse-dns.js';
 import { judgeSmtpResult } from '../../../src/engine/smtp/smtp-findings.js';
 import { addressLiteral, normaliseEhloName, normaliseMailbox, normaliseSmtpHost, parsePort } from '../../../src/engine/smtp/smtp-input.js';
 import type { SmtpCertificate, SmtpResult } from '../../../src/engine/smtp/smtp-result.js';
 import { SmtpSession, type ReplyOutcome } from '../../../src/engine/smtp/smtp-session.js';
 import { NetintelError } from '../../../src/errors.js';
 import { presentFindings, presentTranscript, SMTP_SCHEMA } from '../../../src/output/schemas/smtp-schema.js';
+import { startDnsServer } from '../../support/dns-server.js';
 
 /** A session reading what `serve` writes on the other end of a real TCP connection. */
 async function sessionAgainst(serve: (socket: net.Socket) => void): Promise<{ session: SmtpSession; close: () => Promise<void> }> {
@@ -292,6 +296,24 @@ describe('findings judged from a record', () => {
     const error = { code: 'timeout', message: 'no answer from 192.0.2.53:53 within 5000 ms' };
     const findings = judgeSmtpResult(record({ reverse_dns: null }), { reverseError: error });
     expect(findings.find((item) => item.id === 'smtp_ptr_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { error } });
+  });
+
+  it('keeps FCrDNS unknown when the forward lookup of the PTR name fails: an unknown finding, never "not confirmed" nor "resolves back"', async () => {
+    const dns = await startDnsServer({ records: [{ name: '25.2.0.192.in-addr.arpa', type: 'PTR', data: 'mx.broken.example' }], behaviours: { 'mx.broken.example': 'servfail' } });
+    try {
+      const ctx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1000, dnsRetries: 0 });
+      const outcome = await resolveReverseDns(ctx, '192.0.2.25');
+      expect(outcome.reverse).toEqual({ names: ['mx.broken.example'], forward_confirmed: null });
+      expect(outcome.forwardError).toMatchObject({ code: 'upstream' });
+      const findings = judgeSmtpResult(record({ reverse_dns: outcome.reverse, banner: { code: 220, text: 'mx.broken.example ESMTP', hostname: 'mx.broken.example' }, ehlo: { command: 'EHLO', code: 250, hostname: 'mx.broken.example', text: 'mx.broken.example' } }), { reverseError: null, forwardError: outcome.forwardError });
+      expect(findings.find((item) => item.id === 'smtp_fcrdns_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { names: ['mx.broken.example'], error: { code: 'upstream' } } });
+      const ids = findings.map((item) => item.id);
+      expect(ids).not.toContain('smtp_ptr_not_confirmed');
+      expect(ids).not.toContain('smtp_hostnames_consistent');
+      await ctx.close();
+    } finally {
+      await dns.close();
+    }
   });
 
   it('reports a slow stage and a delayed greeting with the thresholds given', () => {
