@@ -5,7 +5,7 @@ import { NetintelError } from '../errors.js';
 import { embeddedIpv4 } from './address/embedded-ipv4.js';
 import { v4ToText } from './address/ip-address.js';
 import { ipv6ToText, parseIpv4Fast, parseIpv6Text } from './address/ip-text.js';
-import { specialPurposeOf, specialPurposeOfV4 } from './address/special-ranges.js';
+import { unprobedBlockOf, unprobedBlockOfV4 } from './address/special-ranges.js';
 
 /**
  * Where a socket is about to go: what it is for (`SMTP server`, `MTA-STS
@@ -79,8 +79,8 @@ export function targetRefusal(address: string): TargetRefusal | null {
   // IANA lists 64:ff9b::/96 as globally reachable: it stands for the IPv4
   // address inside it (RFC 6052 §3.1), which is judged below instead.
   const nat64 = bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && bytes.subarray(4, 12).every((byte) => byte === 0);
-  const own = nat64 ? null : specialPurposeOf({ text: canonical, version: 6, bytes, v4: 0 });
-  if (own !== null) return { address: canonical, reason: own, embedded: null };
+  // An IPv4 address inside that is refused is named first: "the IPv4-compatible form of 127.0.0.1,
+  // loopback" says more than the reserved block the form lies in.
   for (const inside of embeddedIpv4(bytes)) {
     const reason = v4Refusal(inside.v4);
     if (reason !== null) {
@@ -88,7 +88,8 @@ export function targetRefusal(address: string): TargetRefusal | null {
       return { address: canonical, reason: `the ${inside.via} form of ${embedded}, ${reason}`, embedded };
     }
   }
-  return null;
+  const own = nat64 ? null : unprobedBlockOf({ text: canonical, version: 6, bytes, v4: 0 });
+  return own === null ? null : { address: canonical, reason: own, embedded: null };
 }
 
 /**
@@ -165,7 +166,7 @@ type GuardedLookup = (
 ) => void;
 
 function v4Refusal(v4: number): string | null {
-  return specialPurposeOfV4(v4) ?? METADATA_ADDRESSES.get(v4) ?? null;
+  return unprobedBlockOfV4(v4) ?? METADATA_ADDRESSES.get(v4) ?? null;
 }
 
 /**

@@ -187,12 +187,29 @@ describe('targetRefusal: IPv6 forms that carry a special-purpose IPv4 address', 
   });
 
   it('lets the same embeddings of a public IPv4 address through (NAT64, 6to4 and Teredo reach the public Internet)', () => {
+    // IPv4-compatible and IPv4-translated addresses lie in space the IETF keeps reserved (outside 2000::/3): refused below.
+    const routed = (form: string) => form !== 'IPv4-compatible' && form !== 'IPv4-translated';
     fc.assert(
-      fc.property(publicV4.chain((v4) => v6Embeddings(v4).chain(([, text]) => v6Dressing(text))), (text) => {
+      fc.property(publicV4.chain((v4) => v6Embeddings(v4).filter(([form]) => routed(form)).chain(([, text]) => v6Dressing(text))), (text) => {
         expect(targetRefusal(text), text).toBeNull();
       }),
       RUNS,
     );
+    fc.assert(
+      fc.property(publicV4.chain((v4) => v6Embeddings(v4).filter(([form]) => !routed(form)).chain(([, text]) => v6Dressing(text))), (text) => {
+        expect(targetRefusal(text)?.reason, text).toMatch(/^reserved by the IETF/);
+      }),
+      RUNS,
+    );
+  });
+
+  it('refuses the anycast services of the nearest operator and IPv6 outside global unicast, and lets Teredo, AMT and AS112 through (IANA "Globally Reachable")', () => {
+    for (const text of ['192.0.0.9', '192.0.0.10', '192.88.99.1', '2001:1::1', '2001:1::3', '2001:20::1', '2001:100::1', '4000::1', 'dead::beef', '::2']) {
+      expect(targetRefusal(text), text).not.toBeNull();
+    }
+    for (const text of ['2001:3::1', '2001:4:112::1', '2001:30::1', '2a00:1450::1']) {
+      expect(targetRefusal(text), text).toBeNull();
+    }
   });
 
   it('keeps the address a probe connects to: canonicalIp gives the guard\'s and the kernel\'s reading of every embedding (::1.2.3.4 is not ::ffff:1.2.3.4)', () => {

@@ -6,6 +6,8 @@ import { specialPurposeOf, specialPurposeOfV4 } from '../../../src/engine/addres
 
 const ctx = createEngineContext();
 
+const RESERVED_V6 = 'reserved by the IETF, outside global unicast 2000::/3 (RFC 4291 §2.4)';
+
 const NULL_LOCATION = {
   country: null,
   country_code: null,
@@ -89,7 +91,44 @@ describe('special-purpose addresses', () => {
   );
 
   it.each(['2001:db9::1', 'fbff:ffff::1', 'fec0::1', '2606:4700::1111'])('labels %s only when it is in a block', (input) => {
-    const expected = input === 'fec0::1' ? 'deprecated site-local (RFC 3879)' : null;
+    const expected = input === 'fec0::1' ? 'deprecated site-local (RFC 3879)' : input === 'fbff:ffff::1' ? RESERVED_V6 : null;
+    expect(specialPurposeOf(parseIpAddress(input))).toBe(expected);
+  });
+
+  // The IANA registries' "Globally Reachable" column decides, as Python's ipaddress (3.13) reads it.
+  it.each([
+    ['192.0.0.8', 'IETF protocol assignments (RFC 6890)'],
+    ['192.0.0.9', null],
+    ['192.0.0.10', null],
+    ['192.0.0.11', 'IETF protocol assignments (RFC 6890)'],
+    ['192.88.99.1', null],
+    ['2001:100::1', 'IETF protocol assignments (RFC 2928)'],
+    ['2001:1::4', 'IETF protocol assignments (RFC 2928)'],
+    ['2001:1ff:ffff::1', 'IETF protocol assignments (RFC 2928)'],
+    ['2001::1', null],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', null],
+    ['2001:1::1', null],
+    ['2001:1::2', null],
+    ['2001:1::3', null],
+    ['2001:2::1', 'benchmarking (RFC 5180)'],
+    ['2001:3::1', null],
+    ['2001:4:112::1', null],
+    ['2001:4:113::1', 'IETF protocol assignments (RFC 2928)'],
+    ['2001:10::1', 'deprecated ORCHID (RFC 4843)'],
+    ['2001:20::1', null],
+    ['2001:30::1', null],
+    ['2001:200::1', null],
+    ['::2', RESERVED_V6],
+    ['::1.2.3.4', RESERVED_V6],
+    ['::ffff:0:1.2.3.4', RESERVED_V6],
+    ['100:0:0:1::', RESERVED_V6],
+    ['4000::1', RESERVED_V6],
+    ['dead::beef', RESERVED_V6],
+    ['fe00::', RESERVED_V6],
+    ['1fff:ffff::1', RESERVED_V6],
+    ['2000::1', null],
+    ['3fff:ffff::1', null],
+  ])('follows IANA for %s', (input, expected) => {
     expect(specialPurposeOf(parseIpAddress(input))).toBe(expected);
   });
 
