@@ -51,6 +51,10 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
   if (listings > 0) {
     status = 'listed';
     message = withTail(`${target} is listed on ${listedZones.length} of ${lists(zones)} (${listedZones.join(', ')})`);
+  } else if (zones === 0 && failure !== null) {
+    // Nothing was asked because the mail hosts could not be learnt: a check that could not run, not one with no list to ask.
+    status = 'unknown';
+    message = `${target} could not be checked: ${failure.reason}; its mail hosts could not be resolved, so no list was asked about their addresses`;
   } else if (zones === 0) {
     status = 'unknown';
     message = withTail(`no list could be asked about ${target}`);
@@ -205,7 +209,8 @@ export function blacklistFindings(input: FindingsInput): Finding[] {
     );
   }
   if (input.verdict.status === 'clean') findings.push(finding('blacklist_clean', 'pass', input.verdict.message, null, { zones: input.verdict.zones }));
-  if (input.verdict.zones === 0) {
+  // No list applies (an IPv6 address and IPv4-only lists); not when the lookups before the lists failed (their findings say so).
+  if (input.verdict.zones === 0 && input.verdict.failure === null) {
     findings.push(finding('blacklist_no_zones', 'warning', input.verdict.message, null, { skipped: input.skipped.length }));
   }
   return findings;

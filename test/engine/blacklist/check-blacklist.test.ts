@@ -373,6 +373,16 @@ describe('checkBlacklist: domains', () => {
     expect(findingFailures(unresolved)).toEqual([result.mx!.error]);
   });
 
+  it('says a domain whose MX lookup failed, asked of IP lists only, could not be checked: not "no list could be asked", no blacklist_no_zones', async () => {
+    const result = await checkBlacklist(contextFor(server.address), 'brokenmx.example', { zones: 'zen.spamhaus.org' });
+    expect(result.zones).toEqual([]);
+    expect(result.verdict).toMatchObject({ status: 'unknown', failure: { code: 'upstream' } });
+    expect(result.verdict.message).toBe('brokenmx.example could not be checked: DNS refused or gave no usable answer; its mail hosts could not be resolved, so no list was asked about their addresses');
+    const ids = result.findings.map((item) => item.id);
+    expect(ids).toContain('blacklist_mx_unresolved');
+    expect(ids).not.toContain('blacklist_no_zones');
+  });
+
   it('says which MX host could not be resolved, with the code and every failed lookup, and checks the others', async () => {
     const result = await checkBlacklist(contextFor(server.address), 'halfmx.example', { zones: 'zen.spamhaus.org' });
     const broken = result.mx!.hosts.find((host) => host.exchange === 'broken.halfmx.example')!;
