@@ -146,16 +146,28 @@ function isNullExchange(exchange: string): boolean {
  * §5.1), capped at the addresses per host; none means it takes no mail.
  */
 async function implicitMx(dns: MailDns, name: DomainName, limits: FanOutLimits, findings: Finding[]): Promise<string[]> {
-  let addresses: string[];
-  let capped: Finding | null;
-  try {
-    const [a, aaaa] = await Promise.all([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
-    ({ kept: addresses, finding: capped } = capList([...a.records, ...aaaa.records], limits.maxAddresses, (total) =>
-      finding('mx_addresses_limited', 'warning', capMessage(total, limits.maxAddresses, `addresses of ${name.ascii}`, 'addresses per host'), null, capEvidence(total, limits.maxAddresses, { exchange: name.ascii })),
-    ));
-  } catch (error) {
-    throw withContext(error, `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
+  const [a, aaaa] = await Promise.allSettled([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
+  const answered = [a, aaaa].flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const failed = [a, aaaa].flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  // Nothing learnt (a family failed, the other has no address): whether mail has anywhere to go is unknown.
+  if (failed.length > 0 && answered.every((set) => set.records.length === 0)) {
+    throw withContext(failed[0], `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
   }
+  if (failed.length > 0) {
+    // One family answered: the implicit MX is checked with its addresses, the other family is a part that could not run.
+    const error = failureJson(failed[0]);
+    findings.push(
+      finding('mx_lookup_failed', 'unknown', `Could not resolve all the addresses of ${name.ascii} for its implicit MX: ${error.code} (${error.message}); those addresses are unknown, not absent`, 'RFC 5321 §5.1', {
+        exchange: name.ascii,
+        error,
+      }),
+    );
+  }
+  const { kept: addresses, finding: capped } = capList(
+    answered.flatMap((set) => set.records),
+    limits.maxAddresses,
+    (total) => finding('mx_addresses_limited', 'warning', capMessage(total, limits.maxAddresses, `addresses of ${name.ascii}`, 'addresses per host'), null, capEvidence(total, limits.maxAddresses, { exchange: name.ascii })),
+  );
   if (addresses.length > 0) {
     findings.push(
       finding(

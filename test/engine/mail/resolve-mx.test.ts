@@ -1,4 +1,5 @@
 /** resolveMx() against a real DNS server on 127.0.0.1 serving the MX zone of mail-zone.ts. */
+import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
@@ -118,5 +119,30 @@ describe('resolveMx', () => {
   it('throws when the MX lookup itself fails, never answering "no MX"', async () => {
     await expect(resolveMx(ctx, 'silentmxroot.test')).rejects.toMatchObject({ code: 'timeout' });
     await expect(resolveMx(ctx, 'bad name.test')).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
+
+describe('resolveMx: an implicit MX one family of which could not be resolved', () => {
+  it('checks the addresses that answered and says the others are unknown (exit 7), rather than failing the domain; fails it when nothing was learnt', async () => {
+    // AAAA questions get SERVFAIL; A questions are answered from the zone.
+    const dns = await startDnsServer({
+      records: [
+        { name: 'half.test', type: 'A', data: '45.33.32.180' },
+        { name: 'none.test', type: 'TXT', data: 'no address' },
+      ],
+      script: (query) => (query.questions![0]!.type === 'AAAA' ? [{ message: dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 2, questions: query.questions }) }] : undefined),
+    });
+    const own = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1000, dnsRetries: 0 });
+    try {
+      const half = await resolveMx(own, 'half.test');
+      expect(half).toMatchObject({ status: 'implicit', implicit_addresses: ['45.33.32.180'] });
+      expect(byId(half.findings, 'mx_lookup_failed')).toMatchObject({ severity: 'unknown', evidence: { exchange: 'half.test', error: { code: 'upstream' } } });
+      expect(byId(half.findings, 'mx_missing_implicit')).toBeDefined();
+      // No address from the family that answered: nothing is known, and "no addresses" would be a guess.
+      await expect(resolveMx(own, 'none.test')).rejects.toMatchObject({ code: 'upstream', message: expect.stringContaining('none.test has no MX records, and the A/AAAA lookup for the implicit MX failed') });
+    } finally {
+      await own.close();
+      await dns.close();
+    }
   });
 });
