@@ -19,13 +19,14 @@ export type RecordCoverage = 'complete' | 'partial' | ErrorCode;
  * The exit code of a run over several targets: 0 when all succeeded, 7
  * (`partial`) when some failed or some records could only be checked in
  * part, and the failure's own code when all failed (the most frequent one
- * when they differ). A record none of whose checks could run counts as a
- * failure with its failure's code.
+ * when they differ, the lowest exit code of the most frequent when they
+ * tie, so that the order of the input does not change it). A record none
+ * of whose checks could run counts as a failure with its failure's code.
  */
 export function exitCodeForRun(succeeded: number, failures: ReadonlyMap<ErrorCode, number>, partial = 0): number {
   const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
   if (failed === 0 && partial === 0) return EXIT_OK;
   if (succeeded > 0 || partial > 0) return exitCodeFor('partial');
-  const [mostFrequent] = [...failures.entries()].sort((a, b) => b[1] - a[1])[0]!;
+  const [mostFrequent] = [...failures.entries()].sort((a, b) => b[1] - a[1] || exitCodeFor(a[0]) - exitCodeFor(b[0]))[0]!;
   return exitCodeFor(mostFrequent);
 }

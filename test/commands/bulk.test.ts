@@ -14,6 +14,13 @@ afterAll(() => scratch.remove());
 const MIXED = ['# resolvers', '8.8.8.8', '', 'AS15169', 'bad', '  1.1.1.1  ', '# private', '10.0.0.1'].join('\r\n');
 
 describe('netintel bulk', () => {
+  it('exits with the same code whatever the order of the lines when every line fails as often with two codes (the lowest exit code)', async () => {
+    const forward = await runCli(['bulk', '-q', '-f', 'ndjson'], { stdin: 'bad\nAS0\n' });
+    const backward = await runCli(['bulk', '-q', '-f', 'ndjson'], { stdin: 'AS0\nbad\n' });
+    expect(forward.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { error: { code: string } }).error.code)).toEqual(['invalid_input', 'not_found']);
+    expect([forward.code, backward.code]).toEqual([2, 2]);
+  });
+
   it('prints one row per non-comment line in input order, error rows included, with line numbers', async () => {
     const result = await runCli(['bulk', '-f', 'csv'], { stdin: MIXED });
     expect(result.code).toBe(7);
