@@ -11,7 +11,7 @@
  * goes to a port this process closed, and one that would leave the machine
  * is refused and said on stderr ("loopback-only: blocked").
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { BIN, REPO_ROOT, tempDir } from '../support/cli.js';
 import { startDnsServer, type DnsTestServer, type ZoneRecord } from '../support/dns-server.js';
 import { TEST_ROOT_ANCHOR_FILE, type ZoneKey } from '../support/signed-root.js';
 import { LOOPBACK_ONLY_MODULE } from '../support/loopback-only.js';
-import { closedPort } from '../support/peers.js';
+import { closedPort, PeerExited } from '../support/peers.js';
 import { zoneRecords } from '../engine/blacklist/dnsbl-fixtures.js';
 
 export interface ReadmePeers {
@@ -124,8 +124,11 @@ export function runLine(line: string, cwd: string, env: Record<string, string>):
 }
 
 /** Resolves once something accepts connections on 127.0.0.1:port (10 s at most). */
-export async function waitForPort(port: number): Promise<void> {
+export async function waitForPort(port: number, server?: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
+    // A server that exited before it listened could not bind the port (another process took it in the
+    // moment after it was found free): PeerExited, for the caller to start again on another port.
+    if (server !== undefined && server.exitCode !== null) throw new PeerExited(`the server meant for port ${port} exited (${server.exitCode}) before it listened`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
       socket.on('error', () => resolve(false));
@@ -134,6 +137,17 @@ export async function waitForPort(port: number): Promise<void> {
     await sleep(100);
   }
   throw new Error(`nothing listens on port ${port}`);
+}
+
+/** Runs `attempt` again (3 times at most) when a server it starts exits before listening (see waitForPort). */
+export async function againOnPeerExit<T>(attempt: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof PeerExited) || tried === attempts) throw error;
+    }
+  }
 }
 
 /** No line may crash, print a stack trace, or try to reach a host off this machine. */

@@ -27,7 +27,7 @@ import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { startRdapServer, writeBootstrap } from '../support/rdap-server.js';
 import { shellBlocks } from './shell-blocks.js';
-import { problemsOf, runLine, scratchFor, startReadmePeers, waitForPort, type LineResult, type ReadmePeers } from './readme-shell.js';
+import { againOnPeerExit, problemsOf, runLine, scratchFor, startReadmePeers, waitForPort, type LineResult, type ReadmePeers } from './readme-shell.js';
 
 interface Recipe {
   title: string;
@@ -74,8 +74,16 @@ interface RecipeRun {
   during?: (port: number, env: Record<string, string>, dir: string) => Promise<void>;
 }
 
-/** Runs a recipe's lines in order in a new directory; background lines are stopped at the end. */
-async function runRecipe(recipe: Recipe, prepareOrRun: ((dir: string) => void) | RecipeRun = {}): Promise<{ results: LineResult[]; dir: string }> {
+/**
+ * Runs a recipe's lines in order in a new directory; background lines are
+ * stopped at the end. A recipe whose server lost its port to another
+ * process starts again, in a new directory, on another port.
+ */
+function runRecipe(recipe: Recipe, prepareOrRun: ((dir: string) => void) | RecipeRun = {}): Promise<{ results: LineResult[]; dir: string }> {
+  return againOnPeerExit(() => runRecipeOnce(recipe, prepareOrRun));
+}
+
+async function runRecipeOnce(recipe: Recipe, prepareOrRun: ((dir: string) => void) | RecipeRun): Promise<{ results: LineResult[]; dir: string }> {
   const run: RecipeRun = typeof prepareOrRun === 'function' ? { prepare: prepareOrRun } : prepareOrRun;
   const scratch = scratchFor(peers);
   scratches.push(scratch);
@@ -89,8 +97,9 @@ async function runRecipe(recipe: Recipe, prepareOrRun: ((dir: string) => void) |
     for (const [index, written] of recipe.lines.entries()) {
       const line = Object.entries(run.replace ?? {}).reduce((text, [from, to]) => text.replaceAll(from, to), written.replaceAll('8080', String(port)));
       if (line.trimEnd().endsWith('&')) {
-        background.push(spawn('bash', ['-c', `exec env ${line.trimEnd().slice(0, -1)}`], { cwd: dir, env, stdio: 'ignore' }));
-        await waitForPort(port);
+        const server = spawn('bash', ['-c', `exec env ${line.trimEnd().slice(0, -1)}`], { cwd: dir, env, stdio: 'ignore' });
+        background.push(server);
+        await waitForPort(port, server);
         continue;
       }
       const result = { ...(await runLine(line, dir, env)), line: written };
@@ -311,7 +320,7 @@ describe.skipIf(!teamPeers)('README recipe: run the API for a team', () => {
           const line = Object.entries(replace).reduce((text, [from, to]) => text.replaceAll(from, to), recipeLine.replaceAll('8080', String(second)).replace('--metrics-port 9464', `--metrics-port ${metricsTwo}`)).trimEnd().slice(0, -1);
           const other = spawn('bash', ['-c', `exec env ${line}`], { cwd: dir, env, stdio: 'ignore' });
           try {
-            await waitForPort(second);
+            await waitForPort(second, other);
             const [one, two] = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${second}`];
             const browser = new PageClient(one, { 'x-forwarded-for': '10.1.2.3' });
             const login = await browser.get('/login');

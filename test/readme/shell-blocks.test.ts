@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vi
 import { BIN } from '../support/cli.js';
 import { findExecutable, freePort } from '../support/peers.js';
 import { serve, type Served } from '../support/served.js';
-import { problemsOf, runLine, waitForPort } from './readme-shell.js';
+import { againOnPeerExit, problemsOf, runLine, waitForPort } from './readme-shell.js';
 import { docsScratch, startDocsPeers, type DocsPeers } from './docs-peers.js';
 import { documentFiles, shellBlocks, shellBlocksIn, type ShellBlock } from './shell-blocks.js';
 
@@ -101,7 +101,12 @@ describe('the shell blocks of README.md, docs/*.md and docs/commands/*.md', () =
 });
 
 /** Runs a block's commands in order in a scratch directory of its own, checking each one's exit status. */
-async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> {
+function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> {
+  // A block that starts its own server starts again, from a new scratch, when the server lost its port.
+  return againOnPeerExit(() => runBlockOnce(block, expect));
+}
+
+async function runBlockOnce(block: ShellBlock, expect: ExpectStatic): Promise<void> {
   const scratch = await docsScratch(peers);
   const { dir, env } = scratch;
   const background: ChildProcess[] = [];
@@ -125,8 +130,9 @@ async function runBlock(block: ShellBlock, expect: ExpectStatic): Promise<void> 
       let text = replace.reduce((out, [from, to]) => out.replaceAll(from, to), command).replaceAll('ni_…', key.value || 'ni_…');
       if (text.includes('abcdefghijkl')) text = text.replaceAll('abcdefghijkl', await firstId(text, dir, env));
       if (startsServer(command)) {
-        background.push(spawn('bash', ['-c', `exec ${text.replace(/^netintel serve\b/, `netintel serve --port ${port}`)}`], { cwd: dir, env, stdio: 'ignore' }));
-        await waitForPort(port);
+        const server = spawn('bash', ['-c', `exec ${text.replace(/^netintel serve\b/, `netintel serve --port ${port}`)}`], { cwd: dir, env, stdio: 'ignore' });
+        background.push(server);
+        await waitForPort(port, server);
         continue;
       }
       // The page gives the AUTH password in NETINTEL_SMTP_PASS; without --auth-user it would be a usage error.

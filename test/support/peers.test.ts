@@ -4,7 +4,7 @@ import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { findRedisServer, startRedisServer } from '../server/redis-server.js';
 import { startDnsProxy } from './dns-proxy.js';
-import { listenOnSamePort, PeerExited, startOnFreePort } from './peers.js';
+import { freePort, listenOnSamePort, PeerExited, startOnFreePort } from './peers.js';
 
 describe('starting a test peer on a free port (peers.ts)', () => {
   it('starts the peer again on another port when it exits, and gives up after the attempts', async () => {
@@ -99,5 +99,20 @@ describe('starting a test peer on a free port (peers.ts)', () => {
       await proxy.close();
       await Promise.all([new Promise<void>((resolve) => upstreamUdp.close(() => resolve())), new Promise<void>((resolve) => upstreamTcp.close(() => resolve()))]);
     }
+  });
+
+  it('a documentation server that exits before it listens is PeerExited, and the block or recipe is run again', async () => {
+    const { againOnPeerExit, waitForPort } = await import('../readme/readme-shell.js');
+    const { spawn } = await import('node:child_process');
+    const port = await freePort();
+    const server = spawn(process.execPath, ['-e', 'process.exit(3)'], { stdio: 'ignore' });
+    await expect(waitForPort(port, server)).rejects.toBeInstanceOf(PeerExited);
+    let runs = 0;
+    await expect(againOnPeerExit(async () => {
+      runs++;
+      if (runs < 3) throw new PeerExited('lost its port');
+      return 'ran';
+    })).resolves.toBe('ran');
+    expect(runs).toBe(3);
   });
 });
