@@ -59,7 +59,9 @@ function distinctAddresses(seed: number): Listed[] {
       entry = { written: random() < 0.15 ? `::ffff:${v4}` : v4, file: 'cityV4', asked: v4 };
     } else {
       const top = [0x2001, 0x2400 + int(16), 0x2600 + int(16), 0x2800 + int(16), 0x2a00 + int(16), 0x2c0f][int(6)]!.toString(16);
-      const v6 = `${top}:${hex()}:${hex()}:${hex()}::${hex()}`;
+      // In 2001::/16 the RIRs allocate from 2001:200::/23 up; 2001::/23 is the IETF's (special-purpose, IANA).
+      const second = top === '2001' ? (0x200 + int(0x10000 - 0x200)).toString(16) : hex();
+      const v6 = `${top}:${second}:${hex()}:${hex()}::${hex()}`;
       entry = { written: random() < 0.2 ? v6.toUpperCase() : v6, file: 'cityV6', asked: v6 };
     }
     if (seen.has(entry.asked)) continue;

@@ -480,14 +480,20 @@ describe('netintel serve records usage (built CLI)', () => {
   }, 60_000);
 });
 
+/** A key database in a scratch directory of its own, a plans file whose plan `own` has `limits`, and a key on it made with the built CLI. */
+async function keyOnPlan(prefix: string, limits: { daily: number; perMinute: number; burst: number }): Promise<{ db: string; plans: string; made: { id: string; key: string } }> {
+  const dir = tempDir(prefix);
+  dirs.push(dir);
+  const db = join(dir.path, 'keys.db');
+  const plans = join(dir.path, 'plans.json');
+  writeFileSync(plans, JSON.stringify({ anonymous: 'free', bulkMax: 100, plans: { free: { daily: 1000, perMinute: 10, burst: 20, batch: 10, features: [] }, own: { ...limits, batch: 5, features: [] } } }));
+  const made = JSON.parse((await spawnCli(['keys', 'create', '--db', db, '--plans', plans, '--plan', 'own', '-f', 'json'])).stdout) as { id: string; key: string };
+  return { db, plans, made };
+}
+
 describe('netintel serve, its limits in memory, restarted (built CLI)', () => {
   it('starts the day where the key database says it stood, after a kill -9 too: a restart gives no allowance again', async () => {
-    const dir = tempDir('netintel-restart-');
-    dirs.push(dir);
-    const db = join(dir.path, 'keys.db');
-    const plans = join(dir.path, 'plans.json');
-    writeFileSync(plans, JSON.stringify({ anonymous: 'free', bulkMax: 100, plans: { free: { daily: 1000, perMinute: 10, burst: 20, batch: 10, features: [] }, small: { daily: 5, perMinute: 60, burst: 100, batch: 5, features: [] } } }));
-    const made = JSON.parse((await spawnCli(['keys', 'create', '--db', db, '--plans', plans, '--plan', 'small', '-f', 'json'])).stdout) as { id: string; key: string };
+    const { db, plans, made } = await keyOnPlan('netintel-restart-', { daily: 5, perMinute: 60, burst: 100 });
     const ask = async (url: string) => {
       const response = await fetch(`${url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': made.key } });
       await response.arrayBuffer();
@@ -522,13 +528,8 @@ describe('netintel serve, its limits in memory, restarted (built CLI)', () => {
 
 describe('netintel serve killed at a random point under load (built CLI)', () => {
   it('never counts a request it did not serve, loses at most the last write interval, and keeps the key database whole', async () => {
-    const dir = tempDir('netintel-kill-');
-    dirs.push(dir);
-    const db = join(dir.path, 'keys.db');
-    const plans = join(dir.path, 'plans.json');
     const daily = 100_000;
-    writeFileSync(plans, JSON.stringify({ anonymous: 'free', bulkMax: 100, plans: { free: { daily: 1000, perMinute: 10, burst: 20, batch: 10, features: [] }, big: { daily, perMinute: 1_000_000, burst: 1_000_000, batch: 5, features: [] } } }));
-    const made = JSON.parse((await spawnCli(['keys', 'create', '--db', db, '--plans', plans, '--plan', 'big', '-f', 'json'])).stdout) as { id: string; key: string };
+    const { db, plans, made } = await keyOnPlan('netintel-kill-', { daily, perMinute: 1_000_000, burst: 1_000_000 });
     // Each request's answer time; the kill lands 4 to 7 s in, at a point chosen at random (printed for a rerun).
     const served: number[] = [];
     const killAfter = 4000 + Math.floor(Math.random() * 3000);
