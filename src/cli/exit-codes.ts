@@ -18,8 +18,8 @@ export type RecordCoverage = 'complete' | 'partial' | ErrorCode;
 /**
  * The exit code of a run over several targets: 0 when all succeeded, 7
  * (`partial`) when some failed or some records could only be checked in
- * part, and the failure's own code when all failed (the most frequent one
- * when they differ, the lowest exit code of the most frequent when they
+ * part, and the failures' own exit code when all failed (the most frequent
+ * exit code when they differ, the lowest of those as frequent when they
  * tie, so that the order of the input does not change it). A record none
  * of whose checks could run counts as a failure with its failure's code.
  */
@@ -27,6 +27,8 @@ export function exitCodeForRun(succeeded: number, failures: ReadonlyMap<ErrorCod
   const failed = [...failures.values()].reduce((sum, count) => sum + count, 0);
   if (failed === 0 && partial === 0) return EXIT_OK;
   if (succeeded > 0 || partial > 0) return exitCodeFor('partial');
-  const [mostFrequent] = [...failures.entries()].sort((a, b) => b[1] - a[1] || exitCodeFor(a[0]) - exitCodeFor(b[0]))[0]!;
-  return exitCodeFor(mostFrequent);
+  // Counted by exit code: `upstream`, `unreachable` and `tls` are all exit 5.
+  const byExit = new Map<number, number>();
+  for (const [code, count] of failures) byExit.set(exitCodeFor(code), (byExit.get(exitCodeFor(code)) ?? 0) + count);
+  return [...byExit.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
 }

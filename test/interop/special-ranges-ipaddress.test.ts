@@ -37,10 +37,11 @@ const DIFFERENCES: ReadonlyArray<{ block: string; ours: 'special' | 'public'; wh
   { block: '255.255.255.255/32', ours: 'special', why: 'limited broadcast: special here; Python < 3.13 calls it global' },
   { block: '64:ff9b::/96', ours: 'special', why: 'NAT64 well-known prefix: netintel names the prefix (docs/commands/ip.md) rather than look up the IPv4 address inside; IANA and Python: global' },
   { block: '64:ff9b:1::/48', ours: 'special', why: 'IANA: not globally reachable (RFC 8215); Python < 3.13 calls it global' },
-  ...['2001::/32', '2001:1::1/128', '2001:1::2/128', '2001:1::3/128', '2001:3::/32', '2001:4:112::/48', '2001:20::/28', '2001:30::/28'].map((block) => ({
+  { block: '2001::/32', ours: 'public', why: 'Teredo (RFC 4380): IANA marks it N/A; public here, as 6to4 is (its addresses embed a public server and client); Python calls it private' },
+  ...['2001:1::1/128', '2001:1::2/128', '2001:1::3/128', '2001:3::/32', '2001:4:112::/48', '2001:20::/28', '2001:30::/28'].map((block) => ({
     block,
     ours: 'public' as const,
-    why: 'IANA: globally reachable inside 2001::/23 (Teredo, PCP/TURN/DNS-SD anycast, AMT, AS112, ORCHIDv2, drone remote ID); Python < 3.13 calls it private',
+    why: 'IANA: globally reachable inside 2001::/23 (PCP/TURN/DNS-SD anycast, AMT, AS112, ORCHIDv2, drone remote ID); Python < 3.13 calls it private',
   })),
   { block: '2002::/16', ours: 'public', why: '6to4 (RFC 3056): globally routed, each prefix the IPv4 address of its owner (IANA: N/A); Python < 3.13 lists it as private' },
   { block: '3fff::/20', ours: 'special', why: 'IANA: documentation (RFC 9637); Python < 3.13 calls it global' },

@@ -13,11 +13,12 @@ import { parseIpv4Fast, parseIpv6Text } from './ip-text.js';
  * `reach` follows the registries' "Globally Reachable" column:
  * - `none`: not globally reachable (a special-purpose address);
  * - `service`: globally reachable, but an anycast service of whichever
- *   operator is nearest (PCP, TURN, the 6to4 relays), or an identifier
- *   nothing routes (ORCHIDv2): public for a lookup, yet no host a server
- *   probes for others (connect-guard.ts);
- * - `global`: a globally reachable block inside one that is not (Teredo,
- *   AMT, AS112 inside 2001::/23): public for both.
+ *   operator is nearest (PCP, TURN, the 6to4 relays), or identifiers
+ *   nothing routes (ORCHIDv2, drone remote IDs): public for a lookup, yet
+ *   no host a server probes for others (connect-guard.ts) nor a mail host;
+ * - `global`: a block inside one that is not globally reachable, routed on
+ *   the public Internet (AMT, AS112-v6; Teredo, which IANA marks N/A, read
+ *   as public as 6to4 is): public for both.
  * The first block that holds an address decides, so a block inside
  * another comes before it. Globally routed special blocks outside such a
  * block (6to4 2002::/16, AS112 IPv4) are absent: they have real owners.
@@ -57,7 +58,7 @@ const SPECIAL_RANGES: ReadonlyArray<readonly [cidr: string, label: string, reach
   ['2001:4:112::/48', 'AS112-v6 (RFC 7535)', 'global'],
   ['2001:10::/28', 'deprecated ORCHID (RFC 4843)', 'none'],
   ['2001:20::/28', 'ORCHIDv2 (RFC 7343)', 'service'],
-  ['2001:30::/28', 'drone remote ID (RFC 9374)', 'global'],
+  ['2001:30::/28', 'drone remote ID (RFC 9374)', 'service'],
   ['2001::/23', 'IETF protocol assignments (RFC 2928)', 'none'],
   ['2001:db8::/32', 'documentation (RFC 3849)', 'none'],
   ['3fff::/20', 'documentation (RFC 9637)', 'none'],

@@ -54,7 +54,10 @@ export function blacklistVerdict(target: string, rows: readonly BlacklistZoneRes
   } else if (zones === 0 && failure !== null) {
     // Nothing was asked because the mail hosts could not be learnt: a check that could not run, not one with no list to ask.
     status = 'unknown';
-    message = `${target} could not be checked: ${failure.reason}; its mail hosts could not be resolved, so no list was asked about their addresses`;
+    message =
+      mx?.status === 'error'
+        ? `${target} could not be checked: ${failure.reason}; its mail hosts could not be resolved, so no list was asked about their addresses`
+        : `${target} could not be checked: ${failure.reason}; some of its mail hosts could not be resolved, and no list asked applies to the others' addresses`;
   } else if (zones === 0) {
     status = 'unknown';
     message = withTail(`no list could be asked about ${target}`);

@@ -24,31 +24,45 @@ export type AskA = (name: string) => Promise<{ status: 'answer' | 'nodata' | 'nx
 /**
  * Runs and remembers the test points of each zone for one run: every
  * target of a bulk run shares one self-test per zone. Definite outcomes
- * (passed, failed, refused) are kept for the run; a timeout or an error is
- * forgotten once settled, so that a later target asks again.
+ * (passed through one resolver, failed, refused) are kept for the run; a
+ * timeout, an error or a pass split between two resolvers is forgotten
+ * once settled, so that a later target asks again.
  */
 export interface CanaryCache {
   /** The zone's self-test, started on first call; `ask` sends the queries (with their own deadline). */
   check(zone: DnsblZone, ask: AskA): Promise<CanaryReport>;
+  /**
+   * Forgets `report`, the zone's self-test, when it is still the one kept:
+   * a zone answer came from a resolver it does not vouch for (a failover),
+   * so the next target tests the zone again, through the resolvers as they
+   * now stand.
+   */
+  forget(zone: DnsblZone, report: Promise<CanaryReport>): void;
 }
 
 export function createCanaryCache(): CanaryCache {
   const reports = new Map<string, Promise<CanaryReport>>();
+  const keyOf = (zone: DnsblZone) => `${zone.kind}:${zone.zone}`;
   return {
     check(zone, ask) {
-      const key = `${zone.kind}:${zone.zone}`;
+      const key = keyOf(zone);
       let report = reports.get(key);
       if (!report) {
-        report = runCanaries(zone, ask);
-        reports.set(key, report);
-        report.then(
-          (outcome) => {
-            if (outcome.status === 'timeout' || outcome.status === 'error') reports.delete(key);
-          },
-          () => reports.delete(key),
-        );
+        const started = runCanaries(zone, ask);
+        report = started;
+        reports.set(key, started);
+        // Kept for the run only when definite: a pass that no single resolver gave vouches for none.
+        const drop = () => {
+          if (reports.get(key) === started) reports.delete(key);
+        };
+        started.then((outcome) => {
+          if (outcome.status === 'timeout' || outcome.status === 'error' || (outcome.status === 'passed' && outcome.resolver === null)) drop();
+        }, drop);
       }
       return report;
+    },
+    forget(zone, report) {
+      if (reports.get(keyOf(zone)) === report) reports.delete(keyOf(zone));
     },
   };
 }

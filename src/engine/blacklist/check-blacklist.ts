@@ -157,7 +157,7 @@ async function runCheck(
       const canary = canaries.check(zone, askCanary);
       // Settles to a row whatever happens: the tasks wait unobserved while
       // the MX hosts are looked up, so a rejection here would be unhandled.
-      const promise = checkZone(zone, subject, mxHosts, canary, ask, deadline).catch(
+      const promise = checkZone(zone, subject, mxHosts, canary, ask, deadline, () => canaries.forget(zone, canary)).catch(
         (error: unknown): ZoneOutcome => ({ row: zoneErrorRow(zone, subject, mxHosts, error), code: 'internal' }),
       );
       tasks.push({ zoneIndex, subjectIndex, promise });
@@ -299,6 +299,7 @@ async function checkZone(
   canaryReport: Promise<CanaryReport>,
   ask: AskRecords,
   deadline: Deadline,
+  untested: () => void,
 ): Promise<ZoneOutcome> {
   const subjectText = typeof subject === 'string' ? subject : subject.text;
   // Built in one place so that every row has the same keys in the same order.
@@ -355,6 +356,7 @@ async function checkZone(
   if (canary.status === 'failed') return row('error', `the zone failed its RFC 5782 test points, so its answer cannot be trusted: ${canary.detail}`, 'upstream');
   // The test points vouch for the resolver that answered them; another one (a failover to a public resolver the list filters) was not tested.
   if (resolver !== canary.resolver) {
+    untested();
     const tested = canary.resolver === null ? 'were not both answered by one resolver' : `were answered by ${canary.resolver}`;
     return row('error', `the answer came from ${resolver ?? 'no resolver'}, but the zone's RFC 5782 test points ${tested}, so this answer cannot be trusted`, 'upstream');
   }

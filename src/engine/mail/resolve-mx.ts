@@ -4,7 +4,7 @@ import { normaliseDomain, reverseName, type DomainName } from '../dns/dns-name.j
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { parseIpAddress } from '../address/ip-address.js';
-import { specialPurposeOf } from '../address/special-ranges.js';
+import { unprobedBlockOf } from '../address/special-ranges.js';
 import { createMailDns, type MailDns, type MailLookup } from './mail-dns.js';
 import { failureJson, withContext, type FailureJson } from './mail-errors.js';
 import { capEvidence, capList, capMessage, fanOutLimits, type FanOutLimits } from '../fan-out.js';
@@ -379,7 +379,8 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
 async function describeAddress(dns: MailDns, address: string): Promise<{ address: MxAddress; ptrError: FailureJson | null; forwardError: FailureJson | null }> {
   const parsed = parseIpAddress(address);
   const family = parsed.version;
-  const reserved = specialPurposeOf(parsed);
+  // Globally reachable anycast services (PCP, TURN, the 6to4 relays) and ORCHIDs are no mail host either.
+  const reserved = unprobedBlockOf(parsed);
   const described = (ptr: string[] | null, fcrdns: boolean | null, ptrError: FailureJson | null = null, forwardError: FailureJson | null = null) => ({
     address: { address, family, reserved, ptr, fcrdns },
     ptrError,

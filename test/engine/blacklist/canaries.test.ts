@@ -11,19 +11,44 @@ type Answer = { status: 'answer' | 'nodata' | 'nxdomain'; records: string[] };
 const listed = (code = '127.0.0.2'): Answer => ({ status: 'answer', records: [code] });
 const nxdomain: Answer = { status: 'nxdomain', records: [] };
 
-/** A fake resolver: answers from a table of query names, counting the questions. */
+/** A fake resolver (192.0.2.53:53): answers from a table of query names, counting the questions. */
 function answers(table: Record<string, Answer | Error>) {
   const asked: string[] = [];
   const ask = async (name: string) => {
     asked.push(name);
     const answer = table[name] ?? nxdomain;
     if (answer instanceof Error) throw answer;
-    return answer;
+    return { ...answer, resolver: '192.0.2.53:53' };
   };
   return { ask, asked };
 }
 
 describe('RFC 5782 test points', () => {
+  it('keeps a pass for the run only when one resolver gave it, and tests again once told the pass did not vouch for an answer', async () => {
+    let asked = 0;
+    const via = (resolverOf: (name: string) => string) => async (name: string) => {
+      asked++;
+      return { ...(name.startsWith('2.0.0.127.') ? listed() : nxdomain), resolver: resolverOf(name) };
+    };
+    const split = createCanaryCache();
+    const shared = via((name) => (name.startsWith('2.') ? '192.0.2.53:53' : '8.8.8.8:53'));
+    expect((await split.check(ipList, shared)).resolver).toBeNull();
+    await split.check(ipList, shared);
+    expect(asked).toBe(4);
+
+    asked = 0;
+    const cache = createCanaryCache();
+    const one = via(() => '192.0.2.53:53');
+    const first = cache.check(ipList, one);
+    expect((await first).resolver).toBe('192.0.2.53:53');
+    expect(await cache.check(ipList, one)).toEqual(await first);
+    expect(asked).toBe(2);
+    cache.forget(ipList, first);
+    await cache.check(ipList, via(() => '8.8.8.8:53'));
+    expect(asked).toBe(4);
+    expect((await cache.check(ipList, one)).resolver).toBe('8.8.8.8:53');
+  });
+
   it('names the resolver that answered both test points, and none when two resolvers shared them', async () => {
     const from = (resolverOf: (name: string) => string) => async (name: string) => ({ ...(name.startsWith('2.0.0.127.') ? listed() : nxdomain), resolver: resolverOf(name) });
     expect(await runCanaries(ipList, from(() => '192.0.2.53:53'))).toEqual({ status: 'passed', detail: null, resolver: '192.0.2.53:53' });
@@ -40,7 +65,7 @@ describe('RFC 5782 test points', () => {
 
   it('passes a zone that lists 127.0.0.2 and not 127.0.0.1', async () => {
     const { ask } = answers({ '2.0.0.127.bl.example.net': listed() });
-    expect(await runCanaries(ipList, ask)).toEqual({ status: 'passed', detail: null, resolver: null });
+    expect(await runCanaries(ipList, ask)).toEqual({ status: 'passed', detail: null, resolver: '192.0.2.53:53' });
   });
 
   it('fails a zone that does not list 127.0.0.2, and one that lists 127.0.0.1', async () => {

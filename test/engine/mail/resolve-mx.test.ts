@@ -146,3 +146,27 @@ describe('resolveMx: an implicit MX one family of which could not be resolved', 
     }
   });
 });
+
+describe('resolveMx: a mail host at an address no mail goes to', () => {
+  it('flags an anycast service address (PCP, RFC 7723) and an ORCHIDv2 identifier as reserved, though IANA calls them globally reachable', async () => {
+    const dns = await startDnsServer({
+      records: [
+        { name: 'anycast.test', type: 'MX', data: { preference: 10, exchange: 'mx.anycast.test' } },
+        { name: 'mx.anycast.test', type: 'A', data: '192.0.0.9' },
+        { name: 'mx.anycast.test', type: 'AAAA', data: '2001:20::25' },
+      ],
+    });
+    const own = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1000, dnsRetries: 0 });
+    try {
+      const result = await resolveMx(own, 'anycast.test');
+      expect(result.records[0]!.addresses.map((item) => [item.address, item.reserved])).toEqual([
+        ['192.0.0.9', 'Port Control Protocol anycast (RFC 7723)'],
+        ['2001:20::25', 'ORCHIDv2 (RFC 7343)'],
+      ]);
+      expect(result.findings.filter((item) => item.id === 'mx_reserved_address')).toHaveLength(2);
+    } finally {
+      await own.close();
+      await dns.close();
+    }
+  });
+});

@@ -43,9 +43,9 @@ export interface DnssecAnswer {
   name: string;
   type: string;
   rcode: string;
-  /** The answer section, RRSIG records included (records for names off the question's chain left out). */
+  /** The answer section, RRSIG records included (records for names off the question's chain, or of another type, left out). */
   records: DnsAnswer[];
-  /** Records of the answer section for names off the question's chain, left out of `records`. */
+  /** Records of the answer section for names off the question's chain, or of another type, left out of `records`. */
   ignoredRecords: number;
   /** The resolver's AD bit on a query without CD; null when that query failed. */
   authentic_data: boolean | null;
