@@ -18,24 +18,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { buildSignedHierarchy, type HierarchyQuestion, type SignedHierarchy } from '../support/dnssec-hierarchy.js';
 import { startDoDroppingProxy, type DoDroppingProxy } from '../support/do-dropping-proxy.js';
-import { DNSSEC_TOOLS, askDelv, delvVerdict, missingDnssecTools, type ValidationStatus } from '../support/delv.js';
+import { DNSSEC_TOOLS, askDelv, delvVerdict, missingDnssecTools, servesRoot, type ValidationStatus } from '../support/delv.js';
 import { startNsd, type RunningNsd } from '../support/nsd.js';
 import { startUnbound, type RunningUnbound } from '../support/unbound.js';
-import { createDnsTransport } from '../../src/engine/dns/dns-transport.js';
-import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 
 const run = promisify(execFile);
-const TOOLS = DNSSEC_TOOLS;
 const missing = missingDnssecTools('test/interop/dnssec-delv-unbound.test.ts');
-
-type Status = ValidationStatus;
 
 interface Verdicts {
   question: HierarchyQuestion;
-  netintel: Status;
+  netintel: ValidationStatus;
   reason: string | null;
-  delv: Status;
-  unbound: Status;
+  delv: ValidationStatus;
+  unbound: ValidationStatus;
 }
 
 /**
@@ -46,9 +41,9 @@ interface Verdicts {
 interface Difference {
   id: string;
   covers(question: HierarchyQuestion): boolean;
-  netintel: Status;
-  delv?: Status;
-  unbound?: Status;
+  netintel: ValidationStatus;
+  delv?: ValidationStatus;
+  unbound?: ValidationStatus;
 }
 
 const DIFFERENCES: Difference[] = [
@@ -125,18 +120,11 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
 
   beforeAll(async () => {
     tree = await buildSignedHierarchy();
-    nsd = await startNsd(TOOLS.nsd!, tree.zones, async (port) => {
-      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
-      try {
-        return (await transport.query('.', 'SOA')).rcode === 'NOERROR';
-      } finally {
-        await transport.close();
-      }
-    });
+    nsd = await startNsd(DNSSEC_TOOLS.nsd!, tree.zones, servesRoot);
     anchorFile = join(tree.dir, 'root.key');
     delvAnchorFile = join(tree.dir, 'delv-anchor.conf');
     await Promise.all([writeFile(anchorFile, tree.anchorKeyFile), writeFile(delvAnchorFile, tree.delvAnchor)]);
-    unbound = await startUnbound(TOOLS.unbound!, { upstreamPort: nsd.port, trustAnchor: tree.anchorKeyFile });
+    unbound = await startUnbound(DNSSEC_TOOLS.unbound!, { upstreamPort: nsd.port, trustAnchor: tree.anchorKeyFile });
   }, 180_000);
 
   afterAll(async () => {
@@ -146,13 +134,13 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
   });
 
   /** netintel's verdicts, one CLI run per type over all the names asked with it. */
-  async function netintelVerdicts(questions: readonly HierarchyQuestion[]): Promise<Map<string, { status: Status; reason: string | null }>> {
-    const verdicts = new Map<string, { status: Status; reason: string | null }>();
+  async function netintelVerdicts(questions: readonly HierarchyQuestion[]): Promise<Map<string, { status: ValidationStatus; reason: string | null }>> {
+    const verdicts = new Map<string, { status: ValidationStatus; reason: string | null }>();
     for (const type of new Set(questions.map((q) => q.type))) {
       const names = questions.filter((q) => q.type === type).map((q) => cliName(q.name));
       const result = await runCli(['dns', ...names, '--type', type, '--dnssec', '--trust-anchor', anchorFile, '--resolver', `127.0.0.1:${nsd.port}`, '--concurrency', '8', '-f', 'ndjson']);
       for (const line of result.stdout.trim().split('\n')) {
-        const record = JSON.parse(line) as { domain?: string; type?: string; dnssec?: { status: Status; reason: string | null }; target?: string; message?: string };
+        const record = JSON.parse(line) as { domain?: string; type?: string; dnssec?: { status: ValidationStatus; reason: string | null }; target?: string; message?: string };
         if (record.dnssec) verdicts.set(`${record.domain} ${record.type}`, record.dnssec);
       }
     }
@@ -160,7 +148,7 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
   }
 
   /** delv's verdict: its own comment lines say how the answer validated. */
-  const delvOf = (question: HierarchyQuestion): Promise<Status> => delvVerdict(nsd.port, delvAnchorFile, question.name, question.type);
+  const delvOf = (question: HierarchyQuestion): Promise<ValidationStatus> => delvVerdict(nsd.port, delvAnchorFile, question.name, question.type);
 
 
   let rows: Verdicts[] = [];
@@ -218,7 +206,7 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
     let blindUnbound: RunningUnbound;
     beforeAll(async () => {
       proxy = await startDoDroppingProxy(nsd.port);
-      blindUnbound = await startUnbound(TOOLS.unbound!, { upstreamPort: proxy.port, trustAnchor: tree.anchorKeyFile });
+      blindUnbound = await startUnbound(DNSSEC_TOOLS.unbound!, { upstreamPort: proxy.port, trustAnchor: tree.anchorKeyFile });
     });
     afterAll(async () => {
       await blindUnbound?.stop();
@@ -236,7 +224,7 @@ describe.skipIf(missing.length > 0)('DNSSEC verdicts of netintel, delv and Unbou
     it('gives no verdict where delv and Unbound give none: DNSSEC not checked (exit 7), never secure, insecure or bogus', async () => {
       const result = await runCli(['dns', ...QUESTIONS.map((q) => cliName(q.name)), '--dnssec', '--trust-anchor', anchorFile, '--resolver', proxy.address, '-f', 'ndjson']);
       expect(result.code).toBe(7);
-      const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { dnssec: { status: Status; error: { code: string; message: string } | null; findings: Array<{ id: string }> } });
+      const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { dnssec: { status: ValidationStatus; error: { code: string; message: string } | null; findings: Array<{ id: string }> } });
       expect(records).toHaveLength(QUESTIONS.length);
       for (const record of records) {
         expect(record.dnssec).toMatchObject({ status: 'indeterminate', error: { code: 'upstream', message: expect.stringMatching(/without its RRSIG: it does not pass DNSSEC records on/) } });

@@ -19,17 +19,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { nsec3Owner, signedRrset, startForgingProxy, type ForgedAnswer, type ForgingProxy } from '../support/forging-proxy.js';
-import { DNSSEC_TOOLS, delvVerdict, missingDnssecTools, type ValidationStatus } from '../support/delv.js';
+import { DNSSEC_TOOLS, delvVerdict, missingDnssecTools, servesRoot, type ValidationStatus } from '../support/delv.js';
 import { startNsd, type NsdZone, type RunningNsd } from '../support/nsd.js';
 import { startUnbound, type RunningUnbound } from '../support/unbound.js';
-import { createDnsTransport } from '../../src/engine/dns/dns-transport.js';
-import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 
 const run = promisify(execFile);
-const TOOLS = DNSSEC_TOOLS;
 const missing = missingDnssecTools('test/interop/dnssec-forged-denial.test.ts');
-
-type Status = ValidationStatus;
 
 /**
  * The tree: the root (NSEC) delegates p. (NSEC3, no salt, 0 iterations) and
@@ -79,7 +74,7 @@ function forgeries(signed: ReadonlyMap<string, string>): Map<string, ForgedAnswe
 }
 
 /** The genuine answers, passed through from NSD: what the forged ones must not break. */
-const GENUINE: Record<string, Status> = {
+const GENUINE: Record<string, ValidationStatus> = {
   'mx.c.p. A': 'secure',
   'c.p. DS': 'secure',
   'u.p. DS': 'secure',
@@ -126,16 +121,16 @@ async function buildTree(): Promise<SignedTree> {
     }
     const keyDir = join(dir, label);
     await mkdir(keyDir, { recursive: true });
-    const keygen = (ksk: boolean): Promise<string> => tool(TOOLS['dnssec-keygen']!, ['-q', '-K', keyDir, '-a', 'ECDSAP256SHA256', ...(ksk ? ['-f', 'KSK'] : []), '-n', 'ZONE', plan.zone]);
+    const keygen = (ksk: boolean): Promise<string> => tool(DNSSEC_TOOLS['dnssec-keygen']!, ['-q', '-K', keyDir, '-a', 'ECDSAP256SHA256', ...(ksk ? ['-f', 'KSK'] : []), '-n', 'ZONE', plan.zone]);
     const ksk = join(keyDir, `${(await keygen(true)).trim()}.key`);
     await keygen(false);
     const unsigned = join(dir, `${label}.unsigned`);
     await writeFile(unsigned, text);
-    await tool(TOOLS['dnssec-signzone']!, ['-q', '-K', keyDir, '-d', keyDir, '-S', '-O', 'full', ...plan.sign, '-o', plan.zone, '-f', `${unsigned}.signed`, unsigned]);
+    await tool(DNSSEC_TOOLS['dnssec-signzone']!, ['-q', '-K', keyDir, '-d', keyDir, '-S', '-O', 'full', ...plan.sign, '-o', plan.zone, '-f', `${unsigned}.signed`, unsigned]);
     const zone = await readFile(`${unsigned}.signed`, 'utf8');
     signed.set(plan.zone, zone);
     zones.push({ name: nsdName, text: zone });
-    dsLines.set(plan.zone, await tool(TOOLS['dnssec-dsfromkey']!, ['-2', ksk]));
+    dsLines.set(plan.zone, await tool(DNSSEC_TOOLS['dnssec-dsfromkey']!, ['-2', ksk]));
     if (plan.zone === '.') anchorKeyFile = await readFile(ksk, 'utf8');
   }
   const keyLine = anchorKeyFile.split('\n').find((line) => /\sDNSKEY\s/.test(line) && !line.startsWith(';'))!;
@@ -155,20 +150,13 @@ describe.skipIf(missing.length > 0)('denial proofs replayed from the parent zone
 
   beforeAll(async () => {
     tree = await buildTree();
-    nsd = await startNsd(TOOLS.nsd!, tree.zones, async (port) => {
-      const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
-      try {
-        return (await transport.query('.', 'SOA')).rcode === 'NOERROR';
-      } finally {
-        await transport.close();
-      }
-    });
+    nsd = await startNsd(DNSSEC_TOOLS.nsd!, tree.zones, servesRoot);
     forged = forgeries(tree.signed);
     proxy = await startForgingProxy(nsd.port, forged);
     anchorFile = join(tree.dir, 'root.key');
     delvAnchorFile = join(tree.dir, 'delv-anchor.conf');
     await Promise.all([writeFile(anchorFile, tree.anchorKeyFile), writeFile(delvAnchorFile, tree.delvAnchor)]);
-    unbound = await startUnbound(TOOLS.unbound!, { upstreamPort: proxy.port, trustAnchor: tree.anchorKeyFile });
+    unbound = await startUnbound(DNSSEC_TOOLS.unbound!, { upstreamPort: proxy.port, trustAnchor: tree.anchorKeyFile });
   }, 120_000);
 
   afterAll(async () => {
@@ -185,7 +173,7 @@ describe.skipIf(missing.length > 0)('denial proofs replayed from the parent zone
       const names = questions.filter((question) => question.endsWith(` ${type}`)).map((question) => question.split(' ')[0]!.replace(/\.$/, ''));
       const result = await runCli(['dns', ...names, '--type', type, '--dnssec', '--trust-anchor', anchorFile, '--resolver', proxy.address, '-f', 'ndjson']);
       for (const line of result.stdout.trim().split('\n')) {
-        const record = JSON.parse(line) as { domain?: string; type?: string; rcode?: string; dnssec?: { status: Status; reason: string | null } };
+        const record = JSON.parse(line) as { domain?: string; type?: string; rcode?: string; dnssec?: { status: ValidationStatus; reason: string | null } };
         if (!record.dnssec) continue;
         verdicts.set(`${record.domain}. ${record.type}`, { verdict: `${record.dnssec.status}${record.dnssec.reason ? `: ${record.dnssec.reason}` : ''}`, rcode: record.rcode });
       }
@@ -193,13 +181,13 @@ describe.skipIf(missing.length > 0)('denial proofs replayed from the parent zone
     return verdicts;
   }
 
-  const delvOf = (question: string): Promise<Status> => {
+  const delvOf = (question: string): Promise<ValidationStatus> => {
     const [name, type] = question.split(' ') as [string, string];
     return delvVerdict(proxy.port, delvAnchorFile, name, type);
   };
 
 
-  let rows: Array<{ question: string; rcode: string | undefined; netintel: string; delv: Status; unbound: Status }> = [];
+  let rows: Array<{ question: string; rcode: string | undefined; netintel: string; delv: ValidationStatus; unbound: ValidationStatus }> = [];
 
   beforeAll(async () => {
     const questions = [...forged.keys(), ...Object.keys(GENUINE)];

@@ -5,6 +5,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { createDnsTransport } from '../../src/engine/dns/dns-transport.js';
+import { parseResolverAddress } from '../../src/engine/dns/resolver-address.js';
 import { findExecutable } from './peers.js';
 
 const run = promisify(execFile);
@@ -20,6 +22,16 @@ export const DNSSEC_TOOLS = {
   delv: findExecutable('delv'),
   unbound: findExecutable('unbound'),
 };
+
+/** NSD's readiness for startNsd: the signed root it serves on `port` answers its SOA. */
+export async function servesRoot(port: number): Promise<boolean> {
+  const transport = createDnsTransport({ resolvers: [parseResolverAddress(`127.0.0.1:${port}`)], timeoutMs: 200, retries: 0 });
+  try {
+    return (await transport.query('.', 'SOA')).rcode === 'NOERROR';
+  } finally {
+    await transport.close();
+  }
+}
 
 /** The names of the programs missing; says so once, loudly, for `testFile`, which then skips. */
 export function missingDnssecTools(testFile: string): string[] {
