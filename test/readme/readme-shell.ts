@@ -139,17 +139,6 @@ export async function waitForPort(port: number, server?: ChildProcess): Promise<
   throw new Error(`nothing listens on port ${port}`);
 }
 
-/** Runs `attempt` again (3 times at most) when a server it starts exits before listening (see waitForPort). */
-export async function againOnPeerExit<T>(attempt: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof PeerExited) || tried === attempts) throw error;
-    }
-  }
-}
-
 /** No line may crash, print a stack trace, or try to reach a host off this machine. */
 export function problemsOf(result: LineResult): string[] {
   const problems: string[] = [];

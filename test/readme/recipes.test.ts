@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli.js';
-import { findExecutable, freePort } from '../support/peers.js';
+import { againOnPeerExit, findExecutable, freePort } from '../support/peers.js';
 import { startTestRelay, type TestRelay } from '../accounts/relay.js';
 import { findRedisServer, startRedisServer } from '../server/redis-server.js';
 import { findPostgres, startPostgresServer } from '../support/postgres.js';
@@ -27,7 +27,7 @@ import { simpleParser } from 'mailparser';
 import pg from 'pg';
 import { startRdapServer, writeBootstrap } from '../support/rdap-server.js';
 import { shellBlocks } from './shell-blocks.js';
-import { againOnPeerExit, problemsOf, runLine, scratchFor, startReadmePeers, waitForPort, type LineResult, type ReadmePeers } from './readme-shell.js';
+import { problemsOf, runLine, scratchFor, startReadmePeers, waitForPort, type LineResult, type ReadmePeers } from './readme-shell.js';
 
 interface Recipe {
   title: string;

@@ -24,9 +24,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { BIN } from '../support/cli.js';
-import { findExecutable, freePort } from '../support/peers.js';
+import { againOnPeerExit, findExecutable, freePort } from '../support/peers.js';
 import { serve, type Served } from '../support/served.js';
-import { againOnPeerExit, problemsOf, runLine, waitForPort } from './readme-shell.js';
+import { problemsOf, runLine, waitForPort } from './readme-shell.js';
 import { docsScratch, startDocsPeers, type DocsPeers } from './docs-peers.js';
 import { documentFiles, shellBlocks, shellBlocksIn, type ShellBlock } from './shell-blocks.js';
 

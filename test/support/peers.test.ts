@@ -4,7 +4,7 @@ import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { findRedisServer, startRedisServer } from '../server/redis-server.js';
 import { startDnsProxy } from './dns-proxy.js';
-import { freePort, listenOnSamePort, PeerExited, startOnFreePort } from './peers.js';
+import { againOnPeerExit, freePort, listenOnSamePort, PeerExited, startOnFreePort } from './peers.js';
 
 describe('starting a test peer on a free port (peers.ts)', () => {
   it('starts the peer again on another port when it exits, and gives up after the attempts', async () => {
@@ -102,7 +102,7 @@ describe('starting a test peer on a free port (peers.ts)', () => {
   });
 
   it('a documentation server that exits before it listens is PeerExited, and the block or recipe is run again', async () => {
-    const { againOnPeerExit, waitForPort } = await import('../readme/readme-shell.js');
+    const { waitForPort } = await import('../readme/readme-shell.js');
     const { spawn } = await import('node:child_process');
     const port = await freePort();
     const server = spawn(process.execPath, ['-e', 'process.exit(3)'], { stdio: 'ignore' });

@@ -45,12 +45,17 @@ export class PeerExited extends Error {}
  * the peer then exits, and `start` throws PeerExited: it is started again on
  * another port, `attempts` times at most. Any other error is thrown at once.
  */
-export async function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+export function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  return againOnPeerExit(async () => start(await freePort()), attempts);
+}
+
+/** Runs `attempt` again, `attempts` times at most, while it throws PeerExited; any other error is thrown at once. */
+export async function againOnPeerExit<T>(attempt: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let tried = 1; ; tried++) {
     try {
-      return await start(await freePort());
+      return await attempt();
     } catch (error) {
-      if (!(error instanceof PeerExited) || attempt === attempts) throw error;
+      if (!(error instanceof PeerExited) || tried === attempts) throw error;
     }
   }
 }
