@@ -35,9 +35,10 @@ export const PREAMBLES: Readonly<Record<StarttlsProtocol, Preamble>> = {
 /**
  * A peer's words in quotes, cut at 120 characters, its control characters
  * escaped once (an SMTP reply comes escaped from SmtpSession already, and
- * escapeControls leaves what it wrote as it is).
+ * escapeControls leaves what it wrote as it is) and its own quotes escaped,
+ * so the quoted text ends where the peer's words end.
  */
-const shown = (text: string) => `"${escapeControls(text.length > 120 ? `${text.slice(0, 120)}...` : text)}"`;
+const shown = (text: string) => `"${escapeControls(text.length > 120 ? `${text.slice(0, 120)}...` : text).replaceAll('"', '\\"')}"`;
 
 /** Runs a preamble over a PeerReader: its read failures become PreambleErrors, the socket is released on success. */
 async function over(socket: Socket, deadline: number, talk: (reader: PeerReader) => Promise<void>): Promise<Socket> {

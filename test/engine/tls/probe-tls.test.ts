@@ -291,7 +291,7 @@ describe('hostile STARTTLS peers', () => {
     expect(result).toMatchObject({ established: true, failure: null });
   });
 
-  it('quotes a refusal that carries control characters escaped once, whatever the protocol', async () => {
+  it('quotes a refusal that carries control characters escaped once and its own quotes escaped, whatever the protocol', async () => {
     const smtp = await scripted(async (connection) => {
       connection.send('220 mx.test ESMTP');
       await connection.readLine();
@@ -302,13 +302,13 @@ describe('hostile STARTTLS peers', () => {
     const imap = await scripted(async (connection) => {
       connection.send('* OK ready');
       await connection.readLine();
-      connection.send('a1 NO \u001b[31mnot now');
+      connection.send('a1 NO \u001b[31mnot "now"');
     });
     const refusedSmtp = await probe(smtp.port, { starttls: 'smtp', versions: false });
     const reason = (message: string) => message.slice(message.indexOf(' failed: ') + ' failed: '.length);
     expect(reason(refusedSmtp.failure!.message)).toBe(String.raw`the SMTP server answered STARTTLS with 454 "4.7.0 \x1b[31mTLS not available"`);
     const refusedImap = await probe(imap.port, { starttls: 'imap', versions: false });
-    expect(reason(refusedImap.failure!.message)).toBe(String.raw`the IMAP server refused STARTTLS: "a1 NO \x1b[31mnot now"`);
+    expect(reason(refusedImap.failure!.message)).toBe(String.raw`the IMAP server refused STARTTLS: "a1 NO \x1b[31mnot \"now\""`);
   });
 
   it('refuses an LDAP answer whose BER length no StartTLS answer needs', async () => {
