@@ -61,7 +61,7 @@ export async function checkMailServers(ctx: EngineContext, mx: MxResult, options
       if (record.exchange === '.' || seen.has(key)) continue;
       seen.add(key);
       // An IP literal is not probed: senders look it up as a name and find nothing (see mx_ip_literal).
-      targets.push({ host: record.exchange, preference: record.preference, addresses: record.ip_literal ? [] : record.error ? null : record.addresses.map((item) => item.address) });
+      targets.push({ host: record.exchange, preference: record.preference, addresses: record.ip_literal ? [] : record.error && record.addresses.length === 0 ? null : record.addresses.map((item) => item.address) });
     }
   }
   // One connection per server probed (its first address); the servers past the check's budget are listed, not probed.

@@ -33,7 +33,7 @@ export interface MxHost {
   ip_literal: boolean;
   /** A and AAAA addresses, IPv4 first. */
   addresses: MxAddress[];
-  /** Why the addresses could not be told (a lookup failed), else null. */
+  /** Why some or all of the addresses could not be told (a lookup failed; `addresses` then holds the family that answered), else null. */
   error: { code: string; message: string } | null;
 }
 
@@ -281,21 +281,30 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
     );
     return { host, findings };
   }
-  let a;
-  let aaaa;
-  try {
-    [a, aaaa] = await Promise.all([dns.lookup(exchange, 'A'), dns.lookup(exchange, 'AAAA')]);
-  } catch (error) {
-    host.error = failureJson(error);
+  const families = await Promise.allSettled([dns.lookup(exchange, 'A'), dns.lookup(exchange, 'AAAA')]);
+  const answered = families.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const failed = families.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  if (failed.length > 0) {
+    host.error = failureJson(failed[0]);
+    // Nothing learnt (a family failed, the other has no address): the host's addresses are unknown.
+    if (answered.every((set) => set.records.length === 0)) {
+      findings.push(
+        finding('mx_lookup_failed', 'unknown', `Could not resolve the MX host ${exchange}: ${host.error.code} (${host.error.message}); its addresses are unknown, not absent`, 'RFC 5321 §5.1', {
+          exchange,
+          error: host.error,
+        }),
+      );
+      return { host, findings };
+    }
+    // One family answered: the host is checked with its addresses, the other family is a part that could not run.
     findings.push(
-      finding('mx_lookup_failed', 'unknown', `Could not resolve the MX host ${exchange}: ${host.error.code} (${host.error.message}); its addresses are unknown, not absent`, 'RFC 5321 §5.1', {
+      finding('mx_lookup_failed', 'unknown', `Could not resolve all the addresses of the MX host ${exchange}: ${host.error.code} (${host.error.message}); those addresses are unknown, not absent`, 'RFC 5321 §5.1', {
         exchange,
         error: host.error,
       }),
     );
-    return { host, findings };
   }
-  const alias = [...a.answers, ...aaaa.answers].find((answer) => answer.type === 'CNAME' && answer.name.toLowerCase() === exchange.toLowerCase());
+  const alias = answered.flatMap((set) => set.answers).find((answer) => answer.type === 'CNAME' && answer.name.toLowerCase() === exchange.toLowerCase());
   if (alias) {
     host.cname = String(alias.data);
     findings.push(
@@ -305,13 +314,15 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
       }),
     );
   }
-  const capped = capList([...a.records, ...aaaa.records], maxAddresses, (total) =>
+  const capped = capList(answered.flatMap((set) => set.records), maxAddresses, (total) =>
     finding('mx_addresses_limited', 'warning', capMessage(total, maxAddresses, `addresses of the MX host ${exchange}`, 'addresses per host'), null, capEvidence(total, maxAddresses, { exchange })),
   );
   const addresses = capped.kept;
   if (addresses.length === 0) {
-    const why = a.status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
-    findings.push(finding('mx_no_address', 'error', `The MX host ${exchange} ${why}: mail cannot be delivered to it`, 'RFC 5321 §5.1', { exchange, status: a.status }));
+    // Both families answered (a failed one returned above).
+    const status = answered[0]!.status;
+    const why = status === 'nxdomain' ? 'does not exist (NXDOMAIN)' : 'has no A or AAAA records';
+    findings.push(finding('mx_no_address', 'error', `The MX host ${exchange} ${why}: mail cannot be delivered to it`, 'RFC 5321 §5.1', { exchange, status }));
     return { host, findings };
   }
   if (capped.finding) findings.push(capped.finding);

@@ -12,7 +12,7 @@ export function presentMxHosts(hosts: readonly MxHost[]): string {
     .map((host) => {
       const head = `${host.preference} ${host.exchange === '.' ? '. (null MX)' : host.exchange}${host.cname ? ` (CNAME ${host.cname})` : ''}`;
       if (host.exchange === '.') return head;
-      if (host.error) return `${head} -> lookup failed: ${host.error.code}`;
+      if (host.error && host.addresses.length === 0) return `${head} -> lookup failed: ${host.error.code}`;
       if (host.ip_literal) return `${head} -> IP literal`;
       if (host.addresses.length === 0) return `${head} -> no address`;
       const addresses = host.addresses.map((item) => {
@@ -20,7 +20,7 @@ export function presentMxHosts(hosts: readonly MxHost[]): string {
         const fcrdns = item.fcrdns === true ? ' FCrDNS ok' : item.fcrdns === false && item.ptr?.length ? ' FCrDNS mismatch' : '';
         return `${item.address} (${ptr}${fcrdns}${item.reserved ? `; ${item.reserved}` : ''})`;
       });
-      return `${head} -> ${addresses.join(', ')}`;
+      return `${head} -> ${addresses.join(', ')}${host.error ? `; others: lookup failed: ${host.error.code}` : ''}`;
     })
     .join('\n');
 }

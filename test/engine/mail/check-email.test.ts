@@ -6,11 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import dnsPacket from 'dns-packet';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineContext, type EngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { checkEmail, runEmailTests } from '../../../src/engine/mail/check-email.js';
+import { presentMxHosts } from '../../../src/output/schemas/mx-schema.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { testRootTrustAnchor } from '../../support/signed-root.js';
 import { MAIL_BEHAVIOURS, MAIL_ZONE } from './mail-zone.js';
@@ -240,6 +242,50 @@ describe('checkEmail when checks cannot run', () => {
     } finally {
       await run.close();
       await stripping.close();
+    }
+  });
+});
+
+describe('checkEmail: an MX host one address family of which could not be resolved', () => {
+  it('probes the addresses that answered and says the others are unknown, where the whole host was left unchecked before', async () => {
+    // AAAA questions for mx.halfmx.test get SERVFAIL; everything else is answered from the zone.
+    const own = await startDnsServer({
+      records: [
+        { name: 'halfmx.test', type: 'MX', data: { preference: 10, exchange: 'mx.halfmx.test' } },
+        { name: 'mx.halfmx.test', type: 'A', data: '127.0.0.1' },
+        { name: 'nonemx.test', type: 'MX', data: { preference: 10, exchange: 'mx.nonemx.test' } },
+        { name: 'mx.nonemx.test', type: 'TXT', data: 'no address' },
+      ],
+      script: (query) => {
+        const question = query.questions![0]!;
+        if (question.type !== 'AAAA' || !/^mx\.(half|none)mx\.test$/i.test(question.name)) return undefined;
+        return [{ message: dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 2, questions: query.questions }) }];
+      },
+    });
+    const ownCtx = createEngineContext({ resolvers: [parseResolverAddress(own.address)], timeoutMs: 1500, dnsRetries: 0 });
+    try {
+      const report = await checkEmail(ownCtx, 'halfmx.test', { smtp: smtpOptions(), skipDnssec: true });
+      expect(report.mx?.records[0]).toMatchObject({ exchange: 'mx.halfmx.test', addresses: [{ address: '127.0.0.1' }], error: { code: 'upstream' } });
+      expect(report.findings.find((item) => item.id === 'mx_lookup_failed')).toMatchObject({
+        severity: 'unknown',
+        message: expect.stringContaining('Could not resolve all the addresses of the MX host mx.halfmx.test'),
+      });
+      expect(presentMxHosts(report.mx!.records)).toMatch(/^10 mx\.halfmx\.test -> 127\.0\.0\.1 \(.*\); others: lookup failed: upstream$/);
+      // The IPv4 address was probed: the SMTP check ran on what could be learnt.
+      expect(report.smtp).toEqual([expect.objectContaining({ host: 'mx.halfmx.test', address: '127.0.0.1', error: null })]);
+      expect(report.smtp![0]!.probe).toMatchObject({ connected: true });
+      // The AAAA half is still a part that could not run.
+      expect(report).toMatchObject({ checked: 'some' });
+
+      // Nothing learnt: the host stays unknown as a whole, not "no address".
+      const none = await checkEmail(ownCtx, 'nonemx.test', { smtp: smtpOptions(), skipDnssec: true });
+      expect(none.mx?.records[0]).toMatchObject({ exchange: 'mx.nonemx.test', addresses: [], error: { code: 'upstream' } });
+      expect(none.findings.find((item) => item.id === 'mx_lookup_failed')?.message).toContain('Could not resolve the MX host mx.nonemx.test');
+      expect(none.findings.find((item) => item.id === 'mx_no_address')).toBeUndefined();
+      expect(none.smtp).toEqual([expect.objectContaining({ host: 'mx.nonemx.test', address: null, probe: null })]);
+    } finally {
+      await ownCtx.close();
+      await own.close();
     }
   });
 });
