@@ -1,6 +1,7 @@
 import { ipVersionOf } from '../address/ip-text.js';
 import type { EngineContext } from '../context.js';
-import { normaliseDomain, reverseName, type DomainName } from '../dns/dns-name.js';
+import { normaliseDomain, type DomainName } from '../dns/dns-name.js';
+import { confirmReverseDns } from '../smtp/reverse-dns.js';
 import { normaliseMailDomain } from './mail-domain.js';
 import { finding, type Finding } from '../findings.js';
 import { parseIpAddress } from '../address/ip-address.js';
@@ -65,8 +66,6 @@ export interface ResolveMxOptions {
   dns?: MailDns;
 }
 
-/** PTR names checked per address, as for SPF (RFC 7208 §4.6.4). */
-const PTR_NAME_LIMIT = 10;
 
 /**
  * The mail exchangers of `domain`: MX records by preference, each exchange
@@ -392,34 +391,10 @@ async function describeAddress(dns: MailDns, address: string): Promise<{ address
   const family = parsed.version;
   // Globally reachable anycast services (PCP, TURN, the 6to4 relays) and ORCHIDs are no mail host either.
   const reserved = unprobedBlockOf(parsed);
-  const described = (ptr: string[] | null, fcrdns: boolean | null, ptrError: FailureJson | null = null, forwardError: FailureJson | null = null) => ({
-    address: { address, family, reserved, ptr, fcrdns },
-    ptrError,
-    forwardError,
-  });
-  let ptr: string[];
   try {
-    ptr = (await dns.lookup(reverseName(address), 'PTR')).records.map((name) => name.toLowerCase());
+    const { names, confirmed, forwardError } = await confirmReverseDns((name, type) => dns.lookup(name, type), address);
+    return { address: { address, family, reserved, ptr: names, fcrdns: confirmed }, ptrError: null, forwardError };
   } catch (error) {
-    return described(null, null, failureJson(error));
-  }
-  if (ptr.length === 0) return described(ptr, false);
-  let forwardError: FailureJson | null = null;
-  for (const name of ptr.slice(0, PTR_NAME_LIMIT)) {
-    try {
-      const forward = await dns.lookup(name, family === 4 ? 'A' : 'AAAA');
-      if (forward.records.some((value) => sameAddress(value, parsed.text))) return described(ptr, true);
-    } catch (error) {
-      forwardError ??= failureJson(error);
-    }
-  }
-  return forwardError === null ? described(ptr, false) : described(ptr, null, null, forwardError);
-}
-
-function sameAddress(a: string, b: string): boolean {
-  try {
-    return parseIpAddress(a).text === parseIpAddress(b).text;
-  } catch {
-    return false;
+    return { address: { address, family, reserved, ptr: null, fcrdns: null }, ptrError: failureJson(error), forwardError: null };
   }
 }

@@ -11,6 +11,7 @@ import { leadingHostname, parseEhloExtensions } from '../../../src/engine/smtp/e
 import { createEngineContext } from '../../../src/engine/context.js';
 import { parseResolverAddress } from '../../../src/engine/dns/resolver-address.js';
 import { resolveReverseDns } from '../../../src/engine/smtp/reverse-dns.js';
+import { resolveMx } from '../../../src/engine/mail/resolve-mx.js';
 import { judgeSmtpResult } from '../../../src/engine/smtp/smtp-findings.js';
 import { addressLiteral, normaliseEhloName, normaliseMailbox, normaliseSmtpHost, parsePort } from '../../../src/engine/smtp/smtp-input.js';
 import type { SmtpCertificate, SmtpResult } from '../../../src/engine/smtp/smtp-result.js';
@@ -312,6 +313,32 @@ describe('findings judged from a record', () => {
       expect(ids).not.toContain('smtp_hostnames_consistent');
       await ctx.close();
     } finally {
+      await dns.close();
+    }
+  });
+
+  it('gives the same FCrDNS as the mx check: up to ten PTR names asked forward, each name once', async () => {
+    // Six PTR names (two written twice, one in capitals), only the sixth of which resolves back.
+    const names = ['a.six.example', 'b.six.example', 'c.six.example', 'd.six.example', 'e.six.example', 'F.six.example'];
+    const dns = await startDnsServer({
+      records: [
+        ...[...names, 'a.six.example', 'B.six.example.'].map((data) => ({ name: '26.2.0.192.in-addr.arpa', type: 'PTR' as const, data })),
+        ...names.slice(0, 5).map((name) => ({ name, type: 'A' as const, data: '192.0.2.99' })),
+        { name: 'f.six.example', type: 'A', data: '192.0.2.26' },
+        { name: 'mx.six.example', type: 'A', data: '192.0.2.26' },
+        { name: 'six.example', type: 'MX', data: { preference: 10, exchange: 'mx.six.example' } },
+      ],
+    });
+    const ctx = createEngineContext({ resolvers: [parseResolverAddress(dns.address)], timeoutMs: 1000, dnsRetries: 0 });
+    try {
+      const smtp = await resolveReverseDns(ctx, '192.0.2.26');
+      expect(smtp.reverse.forward_confirmed).toBe(true);
+      expect([...smtp.reverse.names].sort()).toEqual(names.map((name) => name.toLowerCase()));
+      const mx = await resolveMx(ctx, 'six.example');
+      expect(mx.records[0]!.addresses[0]).toMatchObject({ address: '192.0.2.26', fcrdns: true });
+      expect([...mx.records[0]!.addresses[0]!.ptr!].sort()).toEqual([...smtp.reverse.names].sort());
+    } finally {
+      await ctx.close();
       await dns.close();
     }
   });
