@@ -104,6 +104,16 @@ export interface AccountOperations {
   endSession(sessionId: string): Promise<void>;
   /** Ends every session of the account but `keep` (when given); returns how many ended. */
   endSessions(accountId: string, keep?: string): Promise<number>;
+  /**
+   * The holder's own change of password, from the session `keep`: sets
+   * `hash` only while `whilePasswordIs` is still the stored hash and `keep`
+   * is still a live session of the account, then ends every unused link and
+   * every other session. Returns how many sessions ended, or null, changing
+   * nothing, when a reset, another change or the end of `keep` came first:
+   * a change checked against a password the account no longer has must not
+   * undo the newer one (a stolen session racing the owner's reset).
+   */
+  changePassword(accountId: string, change: { keep: string; whilePasswordIs: string; hash: string }): Promise<number | null>;
   /** Sessions of the account that have not ended or expired. */
   sessionCount(accountId: string): Promise<number>;
   /** Queues a message in the outbox (the mail sender makes and sends it); returns its id, which is also its Message-ID's. */
@@ -158,6 +168,7 @@ export function createAccountStore(db: Database, options: AccountStoreOptions = 
     // Each of these writes several tables: one transaction, so that a failure half way (a full disk,
     // a lost connection) leaves the account as it was, never its keys gone and the account still there.
     setPasswordHash: (id, hash) => atomically((tx) => tx.setPasswordHash(id, hash)),
+    changePassword: (id, change) => atomically((tx) => tx.changePassword(id, change)),
     setPlan: (id, plan, plans) => changingKeys(atomically((tx) => tx.setPlan(id, plan, plans))),
     disable: (id) => changingKeys(atomically((tx) => tx.disable(id))),
     delete: (id) => changingKeys(atomically((tx) => tx.delete(id))),
@@ -313,7 +324,7 @@ function sessionOperations(
   q: Queryable,
   dialect: Database['dialect'],
   now: () => Date,
-): Pick<AccountOperations, 'startSession' | 'sessionAccount' | 'endSession' | 'endSessions' | 'sessionCount'> {
+): Pick<AccountOperations, 'startSession' | 'sessionAccount' | 'endSession' | 'endSessions' | 'sessionCount' | 'changePassword'> {
   const sessionHash = (sessionId: string) => hashLinkToken(sessionId);
   // On PostgreSQL the account's row is held while the session is added: a
   // password change's UPDATE either waits for the new session (and its
@@ -352,6 +363,18 @@ function sessionOperations(
       keep === undefined
         ? q.run('DELETE FROM sessions WHERE account_id = $1', [accountId])
         : q.run('DELETE FROM sessions WHERE account_id = $1 AND id_hash <> $2', [accountId, sessionHash(keep)]),
+    async changePassword(accountId, { keep, whilePasswordIs, hash }) {
+      // One statement checks both and writes: on PostgreSQL a reset or change
+      // that updated the row first makes this one re-read it, and fail.
+      const changed = await q.run(
+        `UPDATE accounts SET password_hash = $1 WHERE id = $2 AND password_hash = $3
+           AND EXISTS (SELECT 1 FROM sessions WHERE id_hash = $4 AND account_id = $2 AND expires_at > $5)`,
+        [hash, accountId, whilePasswordIs, sessionHash(keep), now()],
+      );
+      if (changed === 0) return null;
+      await q.run('DELETE FROM account_links WHERE account_id = $1 AND used_at IS NULL', [accountId]);
+      return q.run('DELETE FROM sessions WHERE account_id = $1 AND id_hash <> $2', [accountId, sessionHash(keep)]);
+    },
     async sessionCount(accountId) {
       const counted = await q.one<{ sessions: number | string }>('SELECT count(*) AS sessions FROM sessions WHERE account_id = $1 AND expires_at > $2', [accountId, now()]);
       return Number(counted?.sessions ?? 0);

@@ -23,6 +23,8 @@ export const THROTTLES = {
   signInByAddress: { burst: 10, perMinute: 1, daily: 100 },
   /** Password attempts from one browser carrying the account's device cookie (instead of the three above). */
   signInByDevice: { burst: 10, perMinute: 2, daily: 100 },
+  /** Password changes of one account from its dashboard (not given back): a stolen session cannot end the owner's reset links one after another. */
+  passwordChangesByAccount: { burst: 3, perMinute: 1 / 60, daily: 10 },
   /** Sign-ups from one client address. */
   signUpsByClient: { burst: 5, perMinute: 0.5, daily: 50 },
   /** Reset requests from one client address. */

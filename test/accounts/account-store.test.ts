@@ -294,6 +294,51 @@ for (const backend of backends) {
       }
     });
 
+    it("changes the holder's password only while it is still the one checked and the holder's session lives", async () => {
+      const account = await stores.accounts.create({ email: 'holder-change@example.org', passwordHash: 'scrypt$old' });
+      const holder = (await stores.accounts.startSession(account.id, 3_600_000))!;
+      const other = (await stores.accounts.startSession(account.id, 3_600_000))!;
+      const { token } = await stores.accounts.issueLink(account.id, 'reset-password');
+      // Checked against a password that is not the stored one: nothing changes.
+      expect(await stores.accounts.changePassword(account.id, { keep: holder, whilePasswordIs: 'scrypt$stale', hash: 'scrypt$mine' })).toBeNull();
+      expect(await stores.accounts.passwordHash(account.id)).toBe('scrypt$old');
+      expect(await stores.accounts.sessionCount(account.id)).toBe(2);
+      expect(await stores.accounts.linkHolder(token, 'reset-password')).not.toBeNull();
+      // From a session that has ended: nothing changes.
+      await stores.accounts.endSession(other);
+      expect(await stores.accounts.changePassword(account.id, { keep: other, whilePasswordIs: 'scrypt$old', hash: 'scrypt$mine' })).toBeNull();
+      expect(await stores.accounts.passwordHash(account.id)).toBe('scrypt$old');
+      // The holder's change: the other sessions and the unused links end, the holder's session stays.
+      const third = (await stores.accounts.startSession(account.id, 3_600_000))!;
+      expect(await stores.accounts.changePassword(account.id, { keep: holder, whilePasswordIs: 'scrypt$old', hash: 'scrypt$mine' })).toBe(1);
+      expect(await stores.accounts.passwordHash(account.id)).toBe('scrypt$mine');
+      expect(await stores.accounts.sessionAccount(third)).toBeNull();
+      expect(await stores.accounts.sessionAccount(holder)).toMatchObject({ id: account.id });
+      expect(await stores.accounts.linkHolder(token, 'reset-password')).toBeNull();
+    });
+
+    it("never lets a holder's change checked against the old password undo a reset or another change, however they interleave", async () => {
+      for (let round = 0; round < 30; round++) {
+        const account = await stores.accounts.create({ email: `change-race-${round}@example.org`, passwordHash: 'scrypt$old' });
+        const thief = (await stores.accounts.startSession(account.id, 3_600_000))!;
+        const holder = (await stores.accounts.startSession(account.id, 3_600_000))!;
+        // The owner's reset on one server, a stolen session's change and the holder's change on the other, all checked against the old password.
+        const reset = stores.accounts.atomically(async (tx) => {
+          await tx.setPasswordHash(account.id, 'scrypt$reset');
+          return tx.endSessions(account.id);
+        });
+        const changes = [
+          stores.other.accounts.changePassword(account.id, { keep: thief, whilePasswordIs: 'scrypt$old', hash: 'scrypt$thief' }),
+          stores.other.accounts.changePassword(account.id, { keep: holder, whilePasswordIs: 'scrypt$old', hash: 'scrypt$holder' }),
+        ];
+        const [, thiefs, holders] = await Promise.all([reset, ...changes]);
+        // At most one change went through, and only before the reset, which then replaced it and ended every session.
+        expect([thiefs, holders].filter((ended) => ended !== null).length).toBeLessThanOrEqual(1);
+        expect(await stores.accounts.passwordHash(account.id)).toBe('scrypt$reset');
+        expect(await stores.accounts.sessionCount(account.id)).toBe(0);
+      }
+    });
+
     it('writes an account and its message together or not at all', async () => {
       const pending = await stores.outbox.pending();
       await expect(

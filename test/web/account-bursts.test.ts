@@ -162,6 +162,55 @@ for (const setup of setups) {
       expect((await owner.get('/dashboard')).body).toContain('This is the only session open.');
     });
 
+    it("a stolen session's password change racing the owner's reset: the reset's password is the one that works", async () => {
+      target = await fleet(setup.servers, setup.limits('thief-reset:'));
+      const accounts = target.servers[0]!.store.accounts;
+      const thief = new PageClient(target.servers[setup.servers - 1]!.app, { 'x-forwarded-for': '192.0.2.66' });
+      await thief.get('/login');
+      expect((await thief.post('/login', { email: EMAIL, password: PASSWORD })).status).toBe(303);
+      await thief.get('/dashboard');
+      const { token } = await accounts.issueLink((await accounts.byEmail(EMAIL))!.id, 'reset-password');
+      const owner = new PageClient(target.servers[0]!.app, { 'x-forwarded-for': '198.51.100.7' });
+      expect((await owner.get(`/reset/${token}`)).status).toBe(200);
+      const change = thief.post('/account/password', { current: PASSWORD, password: 'the thief keeps this one' });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const reset = await owner.post('/reset', { token, password: 'the owner chose this one' });
+      const changed = await change;
+      expect(reset).toMatchObject({ status: 303, location: '/login' });
+      // The change was checked against the password the reset replaced: not made, and the thief is logged out.
+      expect(changed).toMatchObject({ status: 303, location: '/login' });
+      const signIn = async (password: string) => {
+        const browser = new PageClient(target.servers[0]!.app, { 'x-forwarded-for': '198.51.100.8' });
+        await browser.get('/login');
+        return (await browser.post('/login', { email: EMAIL, password })).status;
+      };
+      expect(await signIn('the owner chose this one')).toBe(303);
+      expect(await signIn('the thief keeps this one')).toBe(401);
+      expect(await thief.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
+    });
+
+    it('two password changes at once from two sessions: one is made, the other says it was not', async () => {
+      target = await fleet(setup.servers, setup.limits('two-changes:'));
+      const sessions = await Promise.all(
+        [0, 1].map(async (index) => {
+          const browser = new PageClient(target.servers[index % setup.servers]!.app, { 'x-forwarded-for': `192.0.2.${70 + index}` });
+          await browser.get('/login');
+          expect((await browser.post('/login', { email: EMAIL, password: PASSWORD })).status).toBe(303);
+          await browser.get('/dashboard');
+          return browser;
+        }),
+      );
+      const pages = await Promise.all(sessions.map((browser, index) => browser.post('/account/password', { current: PASSWORD, password: `new passphrase number ${index}` })));
+      const made = pages.findIndex((page) => page.status === 303 && page.location === '/dashboard');
+      expect(made).toBeGreaterThanOrEqual(0);
+      // The other was checked against the password the first replaced: its session ended with the change, so it is sent to log in; never told "changed".
+      expect(pages[1 - made]).toMatchObject({ status: 303, location: '/login' });
+      expect((await sessions[made]!.get('/dashboard')).status).toBe(200);
+      const browser = new PageClient(target.servers[0]!.app, { 'x-forwarded-for': '192.0.2.80' });
+      await browser.get('/login');
+      expect((await browser.post('/login', { email: EMAIL, password: `new passphrase number ${made}` })).status).toBe(303);
+    });
+
     it('a reset: no session signed in with the old password outlives it', async () => {
       target = await fleet(setup.servers, setup.limits('reset-race:'));
       const accounts = target.servers[0]!.store.accounts;

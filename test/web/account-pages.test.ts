@@ -275,6 +275,15 @@ describe('sign-up, verification, log-in and the dashboard', () => {
     expect(await browser.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
   });
 
+  it('delete the account once when the form is sent twice at once: both answers say it is deleted, none is an error page', async () => {
+    const browser = await verifiedAccount();
+    await browser.get('/account/delete');
+    const pages = await Promise.all([1, 2, 3].map(() => browser.post('/account/delete', { password: PASSWORD })));
+    for (const page of pages) expect(page.status === 200 ? page.body : page).toEqual(page.status === 200 ? expect.stringContaining('Account deleted') : { status: 303, location: '/login' });
+    expect(pages.some((page) => page.status === 200)).toBe(true);
+    expect(await setup.accounts.byEmail('ada@example.org')).toBeNull();
+  });
+
   it("revoke only the account's own keys", async () => {
     const ada = await verifiedAccount('ada@example.org', '192.0.2.10');
     const bo = await verifiedAccount('bo@example.org', '192.0.2.11');
@@ -613,6 +622,30 @@ describe('sessions end on the server', () => {
     await fresh.get('/login');
     expect((await fresh.post('/login', { email: 'ada@example.org', password: PASSWORD })).status).toBe(401);
     expect((await fresh.post('/login', { email: 'ada@example.org', password: 'a brand new passphrase' })).status).toBe(303);
+  });
+
+  it("counts password changes, so a stolen session that knows the password cannot end the owner's reset links one after another", async () => {
+    const thief = await verifiedAccount();
+    await thief.get('/dashboard');
+    let current = PASSWORD;
+    for (let change = 1; change <= THROTTLES.passwordChangesByAccount.burst; change++) {
+      const next = `stolen passphrase number ${change}`;
+      expect(await thief.post('/account/password', { current, password: next })).toMatchObject({ status: 303, location: '/dashboard' });
+      current = next;
+    }
+    // The owner asks for a reset link; the next change is refused, so the link still works.
+    const owner = client('198.51.100.90');
+    await owner.get('/forgot');
+    await owner.post('/forgot', { email: 'ada@example.org' });
+    const resetPath = linkIn((await mails(2))[1]!.text, 'reset');
+    await thief.get('/dashboard');
+    const refused = await thief.post('/account/password', { current, password: 'one more stolen passphrase' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toContain('was changed several times lately');
+    expect((await owner.get(resetPath)).status).toBe(200);
+    expect(await owner.post('/reset', { token: resetPath.split('/').at(-1)!, password: 'the owner is back' })).toMatchObject({ status: 303, location: '/login' });
+    expect(await thief.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
   });
 
   it('a session expires on the server after seven days, whatever the cookie says', async () => {

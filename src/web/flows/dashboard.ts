@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalEmailOrNull } from '../../accounts/email-address.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../accounts/passwords.js';
 import { planOfKey } from '../../keys/plans.js';
+import { NetintelError } from '../../errors.js';
 import type { AccountRecord } from '../../store/account-store.js';
 import { dashboardPage, deleteAccountPage, messagePage, type KeyRow } from '../pages.js';
 import { capitalise, formFields, sendPage, type PagesContext } from '../pages-context.js';
@@ -102,12 +103,22 @@ function passwordRoute(context: PagesContext, dashboard: DrawDashboard): void {
     if (outcome === 'wrong') return dashboard(request, reply, account, { passwordError: 'That is not the current password of this account.' }, 403);
     const { hashed } = outcome;
     await reservation.refund();
+    // A change ends every unused link, the owner's reset links too: changes are counted so that a stolen session cannot keep doing it.
+    const change = await throttles.reserve([['passwordChangesByAccount', account.id]]);
+    if (isThrottled(change)) {
+      reply.header('retry-after', change.retryAfterSeconds);
+      const minutes = Math.ceil(change.retryAfterSeconds / 60);
+      return dashboard(request, reply, account, { passwordError: `The password of this account was changed several times lately. Wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.` }, 429);
+    }
     const sid = request.session.get('sid')!;
-    const ended = await accounts.atomically(async (tx) => {
-      // Setting it ends every unused link; every other session ends too.
-      await tx.setPasswordHash(account.id, hashed);
-      return tx.endSessions(account.id, sid);
-    });
+    const ended = await accounts.changePassword(account.id, { keep: sid, whilePasswordIs: stored, hash: hashed });
+    if (ended === null) {
+      await change.refund();
+      request.log.info({ account: account.id }, 'password change refused: the password or the session changed meanwhile');
+      const still = await signedIn(request);
+      if (still === null) return reply.redirect('/login', 303);
+      return dashboard(request, reply, still, { passwordError: 'The password was changed meanwhile (from another session, or with a reset link), so this change was not made. Enter the password as it is now to change it.' }, 409);
+    }
     request.log.info({ account: account.id, sessions: ended }, 'password changed by its holder');
     request.session.set('flash', `Your password is changed. ${ended === 0 ? 'No other session was open.' : `${ended} other ${ended === 1 ? 'session is' : 'sessions are'} logged out.`}`);
     return reply.redirect('/dashboard', 303);
@@ -144,8 +155,13 @@ function deleteRoutes(context: PagesContext): void {
     if (!confirmed) {
       return sendPage(reply, 403, deleteAccountPage(base(reply, account), { account, error: account.has_password ? 'That is not the password of this account.' : 'That is not the address of this account.' }));
     }
-    await accounts.delete(account.id);
-    request.log.info({ account: account.id }, 'account deleted by its holder');
+    try {
+      await accounts.delete(account.id);
+      request.log.info({ account: account.id }, 'account deleted by its holder');
+    } catch (error) {
+      // The form sent twice at once: the other request deleted it, which is what this one asked for.
+      if (!(error instanceof NetintelError && error.code === 'not_found')) throw error;
+    }
     request.session.delete();
     reply.clearCookie(deviceCookie, { path: '/' });
     return sendPage(reply, 200, messagePage({ csrf: '', signedIn: null }, { title: 'Account deleted', text: 'The account and its keys are deleted.', next: { href: '/signup', label: 'Sign up again' } }));
