@@ -65,3 +65,14 @@ export function toNetintelError(error: unknown): NetintelError {
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);
 }
+
+/**
+ * The code of a failure another netintel hands over (a server's problem
+ * document, a record's `failure`, a report's `errors`), or null: a known
+ * code a request can fail with (it has an HTTP status), never one of the
+ * run's own verdicts (`partial`, `findings`, `output_failed`), which a peer
+ * must not choose for this run.
+ */
+export function peerErrorCode(value: unknown): ErrorCode | null {
+  return typeof value === 'string' && isErrorCode(value) && ERROR_CODES[value].http !== null ? value : null;
+}

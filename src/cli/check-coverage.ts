@@ -1,4 +1,4 @@
-import { isErrorCode } from '../errors.js';
+import { peerErrorCode } from '../errors.js';
 import type { RecordCoverage } from './exit-codes.js';
 
 /** What the coverage of a record is read from: how much could be checked, and the failure that stopped the rest. */
@@ -13,11 +13,13 @@ export interface CoverageFacts {
  * A record's coverage for the exit code (exit-codes.ts): complete, partial,
  * or the code of the failure that kept every check from running. A record
  * from a server that does not say (an older version) is complete; a code
- * this version does not know counts as `upstream`, the server's failure.
+ * this version does not know, or one no check can fail with (`findings`,
+ * `output_failed`, `partial`: the run's own verdicts, which a server's record
+ * must not choose), counts as `upstream`, the server's failure.
  */
 export function coverageOf(facts: CoverageFacts): RecordCoverage {
   if (facts.checked === 'some') return 'partial';
   if (facts.checked !== 'none') return 'complete';
   const code = facts.failure?.code;
-  return code !== undefined && isErrorCode(code) ? code : 'upstream';
+  return peerErrorCode(code) ?? 'upstream';
 }

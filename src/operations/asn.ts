@@ -60,6 +60,7 @@ export const ASN = defineOperation<Record<string, never>, AsnResult>()({
     method: 'GET',
     path: '/api/asn-lookup',
     feature: null,
+    subject: () => 'asn',
     // Every run asks in batches of the plan's size, through the bulk form.
     batch: {
       applies: () => true,

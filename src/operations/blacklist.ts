@@ -84,6 +84,7 @@ export const BLACKLIST = defineOperation<BlacklistSettings, BlacklistResult>()({
     feature: null,
     // The server's resolvers and registry answer, with --zones as `zones`.
     query: (target, settings) => ({ ...(target !== null && isIpAddress(target) ? { ip: target } : { domain: target ?? undefined }), zones: settings.zones ?? undefined }),
+    subject: () => 'target',
     route: () => ({
       group: 'mail',
       network: true,

@@ -10,6 +10,9 @@ import { DNS_SCHEMA } from '../output/schemas/dns-schema.js';
 import { lazyHandler } from './lazy-handler.js';
 import { defineOperation, type Outcomes } from './operation.js';
 
+/** An item of GET /api/dns-lookup's answer: a type's record, or why that type failed. */
+type DnsItem = DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
+
 interface DnsSettings {
   /** `--type` as read (ALL not expanded), or null for the default (A, PTR for an address). */
   types: readonly DnsQueryType[] | null;
@@ -95,15 +98,23 @@ export const DNS = defineOperation<DnsSettings, DnsResult>()({
       const asked = settings.asked === null || settings.asked.length === 0 ? null : settings.asked;
       try {
         const response = await remote.get('/api/dns-lookup', { domain: query, type: asked?.join(',') }, remote.answerOf('GET', '/api/dns-lookup', 'dns answer'));
-        // Each record must be of the name asked: another name's records would print as this one's.
-        const answering = (record: DnsResult): DnsResult => {
-          remote.answering('dns answer', record, query, 'domain');
-          return record;
-        };
-        if (!Array.isArray(response.body)) return [{ ok: true, query, value: answering(response.body as DnsResult) }];
-        return (response.body as Array<DnsResult | { query: string; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }>).map(
-          (item): Outcomes<DnsResult>[number] => ('error' in item ? { ok: false, query: item.query, error: remote.itemError(item.error) } : { ok: true, query, value: answering(item) }),
-        );
+        // One item per type asked, in the order asked, each of the name and the type it stands for: another name's or
+        // type's records (or a type left out) would print as this question's answer.
+        const types = asked ?? [isIpAddress(query) ? 'PTR' : 'A'];
+        const items = Array.isArray(response.body) ? (response.body as DnsItem[]) : [response.body as DnsItem];
+        if (Array.isArray(response.body) !== types.length > 1 || items.length !== types.length) {
+          throw remote.unfit('dns answer', `asked for ${types.join(',')}, it gave ${Array.isArray(response.body) ? `${items.length} items` : 'one record'}`);
+        }
+        return items.map((item, i): Outcomes<DnsResult>[number] => {
+          const type = types[i]!;
+          if ('error' in item) {
+            if (item.query.split(' ').at(-1)?.toUpperCase() !== type) throw remote.unfit('dns answer', `item ${i + 1} is for ${JSON.stringify(item.query.slice(0, 100))}, not the ${type} records asked`);
+            return { ok: false, query: types.length > 1 ? `${query} ${type}` : query, error: remote.itemError(item.error) };
+          }
+          remote.answering('dns answer', item, query, 'domain');
+          if (item.type !== type) throw remote.unfit('dns answer', `item ${i + 1} holds ${JSON.stringify(String(item.type).slice(0, 20))} records, not the ${type} records asked`);
+          return { ok: true, query, value: item };
+        });
       } catch (error) {
         const failure = toNetintelError(error);
         // Locally a bad name fails once under its own text, a failed lookup under "name TYPE".

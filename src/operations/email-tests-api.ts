@@ -1,5 +1,5 @@
 import type { EmailReport } from '../engine/mail/check-email.js';
-import { isErrorCode, NetintelError } from '../errors.js';
+import { NetintelError, peerErrorCode } from '../errors.js';
 import type { ApiMapping } from './operation.js';
 
 /** The checks GET /api/email-tests runs on their own (form 1) whose records are those of their commands. */
@@ -18,12 +18,14 @@ export function mailCheckApi<S, R>(check: MailCheck, parameters: (settings: S) =
     path: '/api/email-tests',
     feature: null,
     query: (domain, settings) => ({ ...parameters(settings), type: check, domain: domain ?? undefined }),
+    subject: () => 'domain',
     record: ({ body }) => {
       const report = body as EmailReport;
       const record = report[check];
       if (record !== null) return record as R;
       const failure = report.errors.find((item) => item.check === check);
-      throw new NetintelError(failure && isErrorCode(failure.code) ? failure.code : 'internal', failure?.message ?? `the server's ${check} report holds no ${check} record`);
+      // A report with neither the record nor its failure is the server's fault, not a bug here.
+      throw new NetintelError((failure && peerErrorCode(failure.code)) ?? 'upstream', failure?.message ?? `the server's ${check} report holds no ${check} record`);
     },
   };
 }

@@ -102,6 +102,8 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
     path: '/api/email-tests',
     feature: null,
     query: (text, settings) => emailTestParams(settings.server === undefined ? text : null, settings),
+    // `--type smtp --server HOST` asks about the host, not a domain.
+    subject: (settings) => (settings.server === undefined ? 'domain' : null),
     batch: {
       // POST /api/email-tests/bulk runs the general test: a list of domains asks it in batches.
       applies: (settings, list) => list && settings.type === 'general',

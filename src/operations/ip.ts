@@ -73,10 +73,8 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>()({
     feature: null,
     query: (ip) => ({ ip: ip ?? undefined }),
     expected: (remote) => remote.recordAnswer('IpInfoRecord', 'ip record'),
-    record({ body, headers }, remote, target) {
+    record({ body, headers }, remote) {
       const record = body as Record<string, unknown>;
-      // The record of the address asked, not another's (a host name is asked by each of its addresses; the caller's own is whatever the server sees).
-      if (target !== null) remote.answering('ip record', record, target, 'ip');
       const withheld = headers.get('x-netintel-withheld');
       if (withheld) remote.withheld(withheld);
       // The schema lets POST /api/bulk's `fields` leave location out; GET /api/ipinfo always has it, and the views read it.
@@ -85,6 +83,8 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>()({
       delete record.note;
       return record as unknown as IpInfoRecord;
     },
+    // The record of the address asked, not another's (a host name is asked by each of its addresses; the caller's own is whatever the server sees).
+    subject: () => 'ip',
     hostNames: true,
     caller: (record) => record.ip,
     route: () => ({

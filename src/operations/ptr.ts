@@ -66,6 +66,7 @@ export const PTR = defineOperation<Record<string, never>, PtrResult>()({
     // A DNS question, as GET /api/dns-lookup is: every plan, the free tier included.
     feature: null,
     query: (ip) => ({ ip: ip ?? undefined }),
+    subject: () => 'ip',
     route: () => ({
       network: true,
       operationId: 'getPtr',

@@ -63,6 +63,7 @@ export const VPN = defineOperation<Record<string, never>, VpnResult>()({
     path: '/api/vpn-check',
     feature: 'premium',
     query: (ip) => ({ ip: ip ?? undefined }),
+    subject: () => 'ip',
     hostNames: true,
     caller: (record) => record.ip,
     route: () => ({

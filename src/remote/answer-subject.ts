@@ -3,10 +3,14 @@ import { normaliseDomain, parseDnsTarget } from '../engine/dns/dns-name.js';
 
 /**
  * What a record names as the target it answers for: its `ip` (an IP
- * record), or its `domain` (with `domain_unicode` and `target`, a DNS or
- * mail record).
+ * record), its `domain` (with `domain_unicode` and `target`, a DNS or
+ * mail record), its `asn` or `ip` (an AS record, asked by number or by
+ * address), or its `target` (a blocklist record, of an address or a name).
  */
-export type AnswerSubject = 'ip' | 'domain';
+export type AnswerSubject = 'ip' | 'domain' | 'asn' | 'target';
+
+/** An AS number as `asn` takes it: `AS15169`, `as15169` or `15169`. */
+const AS_NUMBER = /^(?:AS)?(\d+)$/i;
 
 /** Longest part of a server's value quoted in a message. */
 const MAX_QUOTED_CHARS = 100;
@@ -26,10 +30,24 @@ const MAX_QUOTED_CHARS = 100;
  * present) name the domain asked, compared as DNS does: case aside, a
  * trailing dot aside, an IDN's A-label and U-label alike; an address asked
  * is its reverse-mapping name.
+ *
+ * `asn`: an AS number asked is the record's `asn`; an address asked, its `ip`.
+ *
+ * `target`: the record's `target` is the address asked (canonical text) or
+ * the name asked (compared as for `domain`).
  */
 export function subjectProblem(record: unknown, asked: string, subject: AnswerSubject): string | null {
   if (record === null || typeof record !== 'object') return null;
   const fields = record as Record<string, unknown>;
+  if (subject === 'asn') {
+    const number = AS_NUMBER.exec(asked);
+    if (number === null) return subjectProblem(record, asked, 'ip');
+    return fields.asn === Number(number[1]) ? null : mismatch(asked, 'asn', typeof fields.asn === 'number' ? `AS${fields.asn}` : fields.asn);
+  }
+  if (subject === 'target') {
+    if (isIpAddress(asked)) return canonicalAddress(fields.target) === parseIpAddress(asked).text ? null : mismatch(asked, 'target', fields.target);
+    return domainOf(fields.target) === askedDomain(asked).ascii ? null : mismatch(asked, 'target', fields.target);
+  }
   if (subject === 'ip') {
     if (!isIpAddress(asked)) return null;
     const wanted = parseIpAddress(asked).text;
@@ -74,7 +92,7 @@ function askedDomain(asked: string): { ascii: string; target: string; address: b
 
 function mismatch(asked: string, field: string, answered: unknown): string {
   const given = typeof answered === 'string' ? `is for ${quote(answered)}` : `has ${answered === undefined ? 'no' : 'an invalid'} ${field}`;
-  return `asked about ${quote(asked)}, the record ${given}${typeof answered === 'string' && field !== 'ip' && field !== 'domain' ? ` (its ${field})` : ''}`;
+  return `asked about ${quote(asked)}, the record ${given}${typeof answered === 'string' && field !== 'ip' && field !== 'domain' && field !== 'asn' ? ` (its ${field})` : ''}`;
 }
 
 function quote(text: string): string {

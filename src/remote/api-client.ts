@@ -1,4 +1,4 @@
-import { ERROR_CODES, isErrorCode, NetintelError, type ErrorCode } from '../errors.js';
+import { NetintelError, peerErrorCode, type ErrorCode } from '../errors.js';
 import type { AnswerCheck, ExpectedAnswer } from './answer-check.js';
 import { discardBody, readCappedBody } from './capped-body.js';
 import { byteSizeText } from '../byte-size.js';
@@ -239,15 +239,12 @@ async function problemOf(response: Response, progress: { octets: number }, base:
 }
 
 /** A server's error code: one the API answers with (every code with an HTTP status), not one of the CLI's own outcomes. */
-function serverCode(value: unknown): ErrorCode | null {
-  return typeof value === 'string' && isErrorCode(value) && ERROR_CODES[value].http !== null ? value : null;
-}
 
 /** A problem document's code, message and details, when it is one. */
 function problemParts(json: unknown): { code: ErrorCode; detail: string; details: Record<string, unknown> } | null {
   const problem = json as { code?: unknown; detail?: unknown; details?: unknown } | null | undefined;
   if (problem === null || typeof problem !== 'object' || Array.isArray(problem)) return null;
-  const code = serverCode(problem.code);
+  const code = peerErrorCode(problem.code);
   if (code === null || typeof problem.detail !== 'string') return null;
   const detail = problem.detail.length > MAX_DETAIL_CHARS ? `${problem.detail.slice(0, MAX_DETAIL_CHARS)}…` : problem.detail;
   const details = problem.details !== null && typeof problem.details === 'object' && !Array.isArray(problem.details) ? (problem.details as Record<string, unknown>) : {};
@@ -272,7 +269,7 @@ function rateLimited(json: unknown, server: string, path: string, retryAfter: st
 
 /** An item error of a bulk answer (`{code, message, details}`) as a NetintelError. */
 export function itemError(error: { code: string; message: string; details?: Record<string, unknown> }): NetintelError {
-  return new NetintelError(serverCode(error.code) ?? 'upstream', error.message, { details: error.details ?? {} });
+  return new NetintelError(peerErrorCode(error.code) ?? 'upstream', error.message, { details: error.details ?? {} });
 }
 
 /**

@@ -17,7 +17,10 @@ export function remoteLookup<S, R>(remote: RemoteCall, api: ApiMapping<S, R>, se
   const request = async (target: string | null): Promise<R> => {
     if (api.query === undefined || api.method !== 'GET') throw new NetintelError('internal', `${api.method} ${api.path} has no request of one target`);
     const response = await remote.get(api.path, api.query(target, settings), api.expected?.(remote));
-    return api.record ? api.record(response, remote, target, settings) : (response.body as R);
+    const record = api.record ? api.record(response, remote, target, settings) : (response.body as R);
+    const subject = api.subject?.(settings) ?? null;
+    if (target !== null && subject !== null) remote.answering(answerName(api, remote), record, target, subject);
+    return record;
   };
   const one = async (target: string): Promise<Outcomes<R>> => {
     if (api.call) return api.call(remote, target, settings).catch((error: unknown) => [failure(target, error)]);
@@ -44,7 +47,7 @@ export function remoteLookup<S, R>(remote: RemoteCall, api: ApiMapping<S, R>, se
   lookup.concurrency = remote.concurrency;
   if (batch) {
     lookup.all = <T extends Target>(targets: TargetSource<T>, many: ManyTargets) =>
-      batch.applies(settings, many.list) ? inGroups(remote, batch, settings, targets) : flattenBatches(mapOrdered(targets, (target) => one(target.text), Math.min(many.concurrency, remote.concurrency)));
+      batch.applies(settings, many.list) ? inGroups(remote, api, batch, settings, targets) : flattenBatches(mapOrdered(targets, (target) => one(target.text), Math.min(many.concurrency, remote.concurrency)));
   }
   return lookup;
 }
@@ -55,13 +58,17 @@ export function remoteLookup<S, R>(remote: RemoteCall, api: ApiMapping<S, R>, se
  * target arrives (before, when the run cannot start without it); when it
  * cannot be had, each target fails as the request did.
  */
-async function* inGroups<S, R, T extends Target>(remote: RemoteCall, batch: ApiBatch<S, R>, settings: S, targets: TargetSource<T>): AsyncGenerator<Array<Outcome<R>>> {
+async function* inGroups<S, R, T extends Target>(remote: RemoteCall, api: ApiMapping<S, R>, batch: ApiBatch<S, R>, settings: S, targets: TargetSource<T>): AsyncGenerator<Array<Outcome<R>>> {
   let plan: PlanSizes | undefined = batch.stopsWithoutPlan ? await remote.plan() : undefined;
   let planFailure: NetintelError | undefined;
   const send = async (group: readonly T[]): Promise<Outcomes<R>> => {
     if (plan === undefined) return group.map((target) => failure(target.text, planFailure));
     try {
-      return await batch.send(remote, group, settings, plan);
+      const outcomes = await batch.send(remote, group, settings, plan);
+      // A record put under another target's item fails the whole answer, as a swapped item does (bulkOutcomes).
+      const subject = api.subject?.(settings) ?? null;
+      if (subject !== null) outcomes.forEach((outcome, i) => outcome.ok && remote.answering(answerName(api, remote), outcome.value, group[i]!.text.trim(), subject));
+      return outcomes;
     } catch (error) {
       const failed = toNetintelError(error);
       return group.map((target) => ({ ok: false as const, query: target.text, error: failed }));
@@ -85,6 +92,11 @@ async function* inGroups<S, R, T extends Target>(remote: RemoteCall, batch: ApiB
     }
   }
   if (pending.length > 0) yield await send(pending);
+}
+
+/** What a record of the mapping's path is called in a message about it. */
+function answerName<S, R>(api: ApiMapping<S, R>, remote: RemoteCall): string {
+  return api.expected?.(remote).name ?? `${api.method} ${api.path} answer`;
 }
 
 async function settle<R>(query: string, work: () => Promise<R>): Promise<Outcome<R>> {

@@ -53,9 +53,33 @@ describe('subjectProblem (remote answers name the target asked)', () => {
     );
   });
 
+  it('an AS record of the number asked passes however the number is written; another number is refused', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_294_967_295 }), fc.integer({ min: 0, max: 4_294_967_295 }), fc.constantFrom('AS', 'as', ''), (asked, other, prefix) => {
+        expect(subjectProblem({ kind: 'asn', asn: asked }, `${prefix}${asked}`, 'asn')).toBeNull();
+        const problem = subjectProblem({ kind: 'asn', asn: other }, `${prefix}${asked}`, 'asn');
+        if (other === asked) expect(problem).toBeNull();
+        else expect(problem).toBe(`asked about ${JSON.stringify(`${prefix}${asked}`)}, the record is for "AS${other}"`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a blocklist record of the address or name asked passes; another target is refused', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.domain()), fc.oneof(fc.ipV4(), fc.domain()), (asked, other) => {
+        expect(subjectProblem({ kind: 'blacklist', target: asked.toUpperCase() }, asked, 'target')).toBeNull();
+        const problem = subjectProblem({ kind: 'blacklist', target: other }, asked, 'target');
+        if (other.toLowerCase() === asked.toLowerCase()) expect(problem).toBeNull();
+        else expect(problem).toMatch(/^asked about /);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('never throws on whatever a server sends, and refuses a record without the field it must name', () => {
     fc.assert(
-      fc.property(fc.anything(), fc.string(), fc.constantFrom('ip' as const, 'domain' as const), (record, asked, subject) => {
+      fc.property(fc.anything(), fc.string(), fc.constantFrom('ip' as const, 'domain' as const, 'asn' as const, 'target' as const), (record, asked, subject) => {
         const problem = subjectProblem(record, asked, subject);
         expect(problem === null || typeof problem === 'string').toBe(true);
       }),

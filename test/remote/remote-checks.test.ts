@@ -287,3 +287,136 @@ describe('remote email', () => {
     same(await local(args, input), await remote(args, pro, input));
   });
 });
+
+/**
+ * A server in front of the real one that answers another question than the
+ * one asked: it rewrites the request (`ask`) and may rewrite the answer
+ * (`answer`), as a compromised or buggy server could. The CLI must refuse
+ * every record that is not about the target it asked about (exit 5).
+ */
+async function lyingServer(ask: (url: URL, body: string) => { url: URL; body: string }, answer: (json: unknown) => unknown = (json) => json): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const front = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const asked = ask(new URL(request.url ?? '/', url), Buffer.concat(chunks).toString());
+    const headers: Record<string, string> = {};
+    for (const name of ['x-api-key', 'content-type', 'accept']) if (typeof request.headers[name] === 'string') headers[name] = request.headers[name];
+    const real = await realFetch(asked.url, { method: request.method, headers, ...(request.method === 'POST' ? { body: asked.body } : {}) });
+    const text = await real.text();
+    const type = real.headers.get('content-type') ?? 'application/json';
+    response.writeHead(real.status, { 'content-type': type });
+    response.end(type.includes('json') && real.ok ? JSON.stringify(answer(JSON.parse(text))) : text);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const { port } = front.address() as net.AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => front.close(() => resolve())) };
+}
+
+/** The request with one query parameter's value replaced. */
+const withParam = (name: string, from: string, to: string) => (url: URL, body: string) => {
+  if (url.searchParams.get(name) === from) url.searchParams.set(name, to);
+  return { url, body };
+};
+
+/** A bulk answer whose first two items' records are swapped, each left under its own query. */
+function swapRecords(json: unknown): unknown {
+  const answer = json as { results?: Array<{ record?: unknown }> };
+  if (!Array.isArray(answer.results) || answer.results.length < 2) return json;
+  const [first, second] = answer.results;
+  [first!.record, second!.record] = [second!.record, first!.record];
+  return json;
+}
+
+describe('remote mode against a server that answers another target', () => {
+  const refused = (run: RunResult, asked: string, answered: string) => {
+    expect(run.code, run.stderr + run.stdout).toBe(5);
+    expect(run.stderr + run.stdout).toContain(`asked about ${JSON.stringify(asked)}, the record is for ${JSON.stringify(answered)}`);
+  };
+  const remoteAt = (front: { url: string }, args: string[], stdin?: string) => runCli([...args, '--server', front.url, '--api-key', pro], { stdin });
+
+  it('refuses one target\'s record given as another\'s: vpn, ptr, blacklist, mx, spf, email', async () => {
+    const cases: Array<{ args: string[]; param: string; asked: string; answered: string }> = [
+      { args: ['vpn', '8.8.8.8'], param: 'ip', asked: '8.8.8.8', answered: '185.220.101.1' },
+      { args: ['ptr', '192.0.2.99'], param: 'ip', asked: '192.0.2.99', answered: '192.0.2.1' },
+      { args: ['blacklist', '192.0.2.99', '--zones', 'bl.test.example'], param: 'ip', asked: '192.0.2.99', answered: '192.0.2.1' },
+      { args: ['mx', 'mailhost.test'], param: 'domain', asked: 'mailhost.test', answered: 'good.test' },
+      { args: ['spf', 'mailhost.test'], param: 'domain', asked: 'mailhost.test', answered: 'good.test' },
+      { args: ['email', 'mailhost.test', '--no-smtp'], param: 'domain', asked: 'mailhost.test', answered: 'good.test' },
+    ];
+    for (const { args, param, asked, answered } of cases) {
+      const front = await lyingServer(withParam(param, asked, answered));
+      try {
+        const run = await remoteAt(front, [...args, '-f', 'json']);
+        refused(run, asked, answered);
+        expect(run.stdout, args.join(' ')).not.toContain(`"${answered}"`);
+      } finally {
+        await front.close();
+      }
+    }
+  });
+
+  it('refuses a bulk answer whose records were swapped under the right queries: asn and email', async () => {
+    const front = await lyingServer((url, body) => ({ url, body }), swapRecords);
+    try {
+      const asn = await remoteAt(front, ['asn', 'AS15169', 'AS13335', '-f', 'csv']);
+      expect(asn.code, asn.stderr).toBe(5);
+      expect(asn.stdout + asn.stderr).toContain('asked about "AS15169", the record is for "AS13335"');
+      expect(asn.stdout).not.toContain('Cloudflare');
+      const email = await remoteAt(front, ['email', '--no-smtp', '-f', 'csv'], 'mailhost.test\ngood.test\n');
+      expect(email.code, email.stderr).toBe(5);
+      // CSV doubles the quotes of the message in its cell.
+      expect(email.stdout).toContain('asked about ""mailhost.test"", the record is for ""good.test""');
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('lets no record choose one of the run\'s own exit codes, and calls a report without its record the server\'s failure (exit 5)', async () => {
+    for (const code of ['findings', 'output_failed', 'partial']) {
+      const front = await lyingServer(
+        (url, body) => ({ url, body }),
+        (json) => ({ ...(json as object), checked: 'none', failure: { code, reason: 'x', message: 'the server says so' } }),
+      );
+      try {
+        const run = await remoteAt(front, ['email', 'mailhost.test', '--no-smtp', '-f', 'csv']);
+        expect(run.code, `${code}: ${run.stderr}`).toBe(5);
+      } finally {
+        await front.close();
+      }
+    }
+    const empty = await lyingServer((url, body) => ({ url, body }), (json) => ({ ...(json as object), mx: null, errors: [] }));
+    try {
+      const run = await remoteAt(empty, ['mx', 'mailhost.test', '-f', 'json']);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stdout + run.stderr).toContain("the server's mx report holds no mx record");
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it('refuses a dns answer that leaves a type out, repeats one, or gives another type\'s records', async () => {
+    const cases: Array<{ types: string; sent: string; reason: string }> = [
+      { types: 'A,MX,TXT', sent: 'A,MX', reason: 'asked for A,MX,TXT, it gave 2 items' },
+      { types: 'A,MX,TXT', sent: 'A,TXT,MX', reason: 'item 2 holds "TXT" records, not the MX records asked' },
+      { types: 'MX', sent: 'A', reason: 'item 1 holds "A" records, not the MX records asked' },
+    ];
+    for (const { types, sent, reason } of cases) {
+      const front = await lyingServer(withParam('type', types, sent));
+      try {
+        const run = await remoteAt(front, ['dns', 'mailhost.test', '--type', types, '-f', 'json']);
+        expect(run.code, run.stderr + run.stdout).toBe(5);
+        expect(run.stderr + run.stdout).toContain(`the server's answer is not a valid dns answer: ${reason}`);
+      } finally {
+        await front.close();
+      }
+    }
+    // The honest answer through the same front passes.
+    const honest = await lyingServer((url, body) => ({ url, body }));
+    try {
+      same(await local(['dns', 'mailhost.test', '--type', 'A,MX,TXT', '-f', 'json']), await remoteAt(honest, ['dns', 'mailhost.test', '--type', 'A,MX,TXT', '-f', 'json']));
+    } finally {
+      await honest.close();
+    }
+  });
+});
