@@ -77,7 +77,13 @@ export function parseIpv6Into(text: string, out: Uint8Array, offset = 0): boolea
   return readIpv6(text, text.length, out, offset);
 }
 
+/** The longest IPv6 text without a zone: six groups of four digits and a dotted quad (RFC 4291 §2.2). */
+const MAX_IPV6_TEXT = 45;
+
 function readIpv6(text: string, end: number, out: Uint8Array, offset: number): boolean {
+  // Longer text is no address, and reading it would hold a group for every colon of it (a log line of
+  // `1:1:1:...` hundreds of megabytes long).
+  if (end > MAX_IPV6_TEXT) return false;
   const head: number[] = [];
   const tail: number[] = [];
   const gap = text.indexOf('::');
