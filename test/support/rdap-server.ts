@@ -15,7 +15,11 @@
  * (an answer over 1 MiB), `to-private.test` (its related link points to
  * 10.0.0.1), `lost-registrar.test` (the registrar answers 404), `soon.test`
  * (expires in 10 days), `gone.test` (expired yesterday), `no-expiry.test` (no
- * expiration event, and no registrar to give one), `evil.test` (terminal escapes and a bidi override in its registrar's name and its status), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
+ * expiration event, and no registrar to give one), `loose-date.test` (its
+ * expiry written as no RFC 3339 date), `two-expiry.test` (two expiration
+ * events, the second in 2 days), `other-name.test` (the record of another
+ * domain), `wrong-class.test` (an `ip network` record), `stray-registrar.test`
+ * (the registrar's record names another domain), `evil.test` (terminal escapes and a bidi override in its registrar's name and its status), `fuzz.test` (its related link and size as `setFuzz` last said). Networks: any
  * address in 198.51.100.0/24 is redirected to another RIR's path; any address in 192.0.2.0/24, 2001:db8::/32 and AS64496 answer from the registry.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -233,6 +237,7 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
       const registrarUrl = `${base}registrar/domain/${name}`;
       if (role === 'registrar') {
         if (name === 'lost-registrar.test') return send(404, { errorCode: 404, title: 'Not Found' });
+        if (name === 'stray-registrar.test') return send(200, { ...registrarRecord(name, false), ldhName: 'somewhere-else.test' });
         return send(200, registrarRecord(name, name === 'redacted.test'));
       }
       switch (name) {
@@ -271,6 +276,26 @@ export async function startRdapServer(options: RdapServerOptions = {}): Promise<
           return send(200, domainRecord(name, base, 10, null));
         case 'gone.test':
           return send(200, domainRecord(name, base, -1, null));
+        case 'loose-date.test': {
+          // Seven days away, written as no RFC 3339 date-time: V8's Date.parse reads it as another day.
+          const record = domainRecord(name, base, 400, null);
+          record.events = [{ eventAction: 'expiration', eventDate: `${isoDaysFromNow(7).slice(0, 10)} junk` }];
+          return send(200, record);
+        }
+        case 'two-expiry.test': {
+          const record = domainRecord(name, base, 400, null);
+          record.events = [
+            { eventAction: 'expiration', eventDate: '2099-01-01T00:00:00Z' },
+            { eventAction: 'expiration', eventDate: isoDaysFromNow(2) },
+          ];
+          return send(200, record);
+        }
+        case 'other-name.test':
+          return send(200, domainRecord('somewhere-else.test', base, 400, null));
+        case 'wrong-class.test':
+          return send(200, { ...domainRecord(name, base, 400, null), objectClassName: 'ip network' });
+        case 'stray-registrar.test':
+          return send(200, domainRecord(name, base, 400, registrarUrl));
         case 'no-expiry.test': {
           const record = domainRecord(name, base, 400, null);
           record.events = (record.events as Array<{ eventAction: string }>).filter((event) => event.eventAction !== 'expiration');

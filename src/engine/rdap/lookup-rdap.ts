@@ -93,11 +93,13 @@ export function rdapUrl(base: string, path: string): string {
 export async function lookupRdap(ctx: EngineContext, input: string, options: RdapOptions = {}): Promise<RdapResult> {
   const query = rdapQuery(input, ctx.dataDir);
   const registry = await registryAnswer(ctx, query, options.connect);
+  const mismatch = answerMismatch(registry.json, query);
+  if (mismatch !== null) throw new NetintelError('upstream', `the RDAP server at ${new URL(registry.url).host} ${mismatch}`, { details: { url: registry.url } });
   const sources = [{ url: registry.url, cached: registry.cached }];
   let parts = readAnswer(registry.json);
   const findings: Finding[] = [];
   if (query.object === 'domain') {
-    const referral = await followReferral(ctx, registry, options.connect);
+    const referral = await followReferral(ctx, registry, query, options.connect);
     if (referral.answer !== null) {
       sources.push({ url: referral.answer.url, cached: referral.answer.cached });
       parts = mergeParts(parts, readAnswer(referral.answer.json));
@@ -141,6 +143,7 @@ export function daysUntil(at: number, now: Date): number {
 async function followReferral(
   ctx: EngineContext,
   registry: RdapAnswer,
+  query: RdapQuery,
   connect: HttpsConnectOptions | undefined,
 ): Promise<{ answer: RdapAnswer | null; failure: Finding | null }> {
   let link = relatedLink(registry.json);
@@ -156,14 +159,42 @@ async function followReferral(
     if (!href.startsWith('https://')) {
       return { answer, failure: referralFailure(href, new NetintelError('upstream', `the registrar's RDAP link ${href} is not HTTPS; it was not followed`)) };
     }
+    let next: RdapAnswer;
     try {
-      answer = await fetchRdap(ctx, href, connect);
+      next = await fetchRdap(ctx, href, connect);
     } catch (error) {
       return { answer, failure: referralFailure(href, toNetintelError(error)) };
     }
+    const mismatch = answerMismatch(next.json, query);
+    if (mismatch !== null) return { answer, failure: referralFailure(href, new NetintelError('upstream', `the registrar's server ${mismatch}`)) };
+    answer = next;
     link = relatedLink(answer.json);
   }
   return { answer, failure: null };
+}
+
+const OBJECT_NAMES: Record<RdapObject, string> = { domain: 'a domain', 'ip network': 'an IP network', autnum: 'an AS number' };
+
+/**
+ * Why an answer is not the record asked for, or null: it must be of the
+ * object class asked (RFC 9083 §4.7: every object carries its
+ * `objectClassName`) and, for a domain, name the domain asked in its
+ * `ldhName` when it gives one; an AS number must fall in the autnum's range.
+ * Another object's record would be shown, expiry and all, as this one's.
+ */
+function answerMismatch(json: Record<string, unknown>, query: RdapQuery): string | null {
+  const kind = json.objectClassName;
+  if (kind !== query.object) return `answered with ${typeof kind === 'string' ? `an ${JSON.stringify(kind.slice(0, 40))} object` : 'no objectClassName'}, not ${OBJECT_NAMES[query.object]}`;
+  if (query.object === 'domain' && typeof json.ldhName === 'string') {
+    const named = json.ldhName.toLowerCase().replace(/\.$/, '');
+    if (named !== query.query) return `answered about ${JSON.stringify(json.ldhName.slice(0, 100))}, not ${JSON.stringify(query.query)}`;
+  }
+  if (query.object === 'autnum') {
+    const asn = Number(query.query.slice(2));
+    const { startAutnum: first, endAutnum: last } = json;
+    if ((typeof first === 'number' && asn < first) || (typeof last === 'number' && asn > last)) return `answered about AS${String(first)} to AS${String(last)}, not ${query.query}`;
+  }
+  return null;
 }
 
 function referralFailure(url: string, error: NetintelError): Finding {

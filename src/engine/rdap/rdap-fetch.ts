@@ -7,6 +7,7 @@ import type { EngineContext } from '../context.js';
 import { guardedGet, HTTPS_FETCH_KINDS, tooLargeError, type HttpsConnectOptions } from '../http/guarded-get.js';
 import { retryAfterValueMs } from '../http/retry-after.js';
 import { reportStage } from '../stage.js';
+import { rfc3339Time } from './rdap-record.js';
 
 /** An RDAP answer: the object's JSON, the URL that gave it, and whether it came from the cache. */
 export interface RdapAnswer {
@@ -134,8 +135,8 @@ export function cacheLifetimeMs(json: Record<string, unknown>, now: Date): numbe
   if (Array.isArray(json.events)) {
     for (const event of json.events.slice(0, 100)) {
       const date = event !== null && typeof event === 'object' ? (event as Record<string, unknown>).eventDate : undefined;
-      const at = typeof date === 'string' ? Date.parse(date) : Number.NaN;
-      if (!Number.isNaN(at) && at > now.getTime()) lifetime = Math.min(lifetime, at - now.getTime());
+      const at = typeof date === 'string' ? rfc3339Time(date.trim()) : null;
+      if (at !== null && at > now.getTime()) lifetime = Math.min(lifetime, at - now.getTime());
     }
   }
   return Math.max(MIN_CACHE_MS, lifetime);

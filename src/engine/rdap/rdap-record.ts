@@ -65,16 +65,45 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
-/** The date of the first event with this action (RFC 9083 §4.5, the actions of §10.2.3), as the registry wrote it when it is a date. */
+/**
+ * The date of the events with this action (RFC 9083 §4.5, the actions of
+ * §10.2.3): the earliest (an expiry given twice is warned of by the sooner),
+ * or for `last changed` the latest. Dates that are not RFC 3339 date-times
+ * (§4.5 asks for them) are left out: V8's own reading of other text finds a
+ * date in `2026-12-10 junk` or `Dec 4`, and a wrong expiry is worse than none.
+ */
 export function eventDate(answer: Json, action: string): string | null {
   if (!Array.isArray(answer.events)) return null;
+  let chosen: number | null = null;
   for (const event of answer.events) {
     const item = event !== null && typeof event === 'object' ? (event as Json) : null;
     if (item === null || typeof item.eventAction !== 'string' || item.eventAction.toLowerCase() !== action) continue;
-    const date = text(item.eventDate);
-    if (date !== null && !Number.isNaN(Date.parse(date))) return new Date(Date.parse(date)).toISOString().replace('.000Z', 'Z');
+    const at = typeof item.eventDate === 'string' ? rfc3339Time(item.eventDate.trim()) : null;
+    if (at === null) continue;
+    if (chosen === null || (action === 'last changed' ? at > chosen : at < chosen)) chosen = at;
   }
-  return null;
+  return chosen === null ? null : new Date(chosen).toISOString().replace('.000Z', 'Z');
+}
+
+/** RFC 3339 §5.6 `date-time` (`T` or a space between date and time, §5.6's note); its offset is required. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** The time an RFC 3339 date-time names, in milliseconds, or null when the text is not one (or names no real day). */
+export function rfc3339Time(value: string): number | null {
+  const match = DATE_TIME.exec(value);
+  if (match === null) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
+  const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
+  if (hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return null;
+  // setUTCFullYear, not Date.UTC, which reads the years 0 to 99 as 1900 to 1999; a day the month lacks rolls over, and is refused.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  // A leap second (:60) is read as the second after (RFC 3339 §5.7).
+  date.setUTCHours(hour, minute, second, match[7] === undefined ? 0 : Math.floor(Number(match[7]) * 1000));
+  const sign = match[8]!.startsWith('-') ? -1 : 1;
+  return date.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 /** The names of the fields an RFC 9537 `redacted` member says were withheld (its `name.description` or `name.type`). */

@@ -219,6 +219,29 @@ describe('lookupRdap against a registry and a registrar', () => {
     }
   });
 
+  it('reads only RFC 3339 dates: a loosely written expiry is unknown, never another day read into it', async () => {
+    const record = await lookupRdap(context(), 'loose-date.test', { connect: connect(), expiryDays: 30 });
+    expect(record).toMatchObject({ expires: null, days_until_expiry: null });
+    expect(record.findings.map((item) => item.id)).toContain('rdap_expiry_unknown');
+    expect(record.findings.map((item) => item.id)).not.toContain('rdap_domain_expired');
+  });
+
+  it('takes the earliest of two expiration events, so the sooner one is warned of', async () => {
+    const record = await lookupRdap(context(), 'two-expiry.test', { connect: connect(), expiryDays: 30 });
+    expect(record.days_until_expiry).toBeLessThanOrEqual(2);
+    expect(record.findings.find((item) => item.id === 'rdap_domain_expires_soon')?.severity).toBe('warning');
+  });
+
+  it("refuses a registry's record of another domain or of another class of object (upstream), and a registrar's as a failed referral", async () => {
+    const other = await failure(lookupRdap(context(), 'other-name.test', { connect: connect() }));
+    expect(other).toMatchObject({ code: 'upstream', message: expect.stringContaining('answered about "somewhere-else.test", not "other-name.test"') });
+    const wrong = await failure(lookupRdap(context(), 'wrong-class.test', { connect: connect() }));
+    expect(wrong).toMatchObject({ code: 'upstream', message: expect.stringContaining('an "ip network" object, not a domain') });
+    const stray = await lookupRdap(context(), 'stray-registrar.test', { connect: connect() });
+    expect(stray.sources).toHaveLength(1);
+    expect(stray.findings.find((item) => item.id === 'rdap_referral_failed')?.message).toContain('answered about "somewhere-else.test"');
+  });
+
   it('keeps the registry record when the registrar fails, with an unknown finding', async () => {
     const record = await lookupRdap(context(), 'lost-registrar.test', { connect: connect() });
     expect(record.registrar.name).toBe('Example Registrar, Inc.');

@@ -17,7 +17,7 @@ import { lookupRdap, rdapQuery } from '../../../src/engine/rdap/lookup-rdap.js';
 import { asnServers, domainServers, networkServers, parseBootstrap } from '../../../src/engine/rdap/rdap-bootstrap.js';
 import { contactOf, entityWithRole } from '../../../src/engine/rdap/rdap-entities.js';
 import { cacheLifetimeMs, parseObject, retryAfterMs } from '../../../src/engine/rdap/rdap-fetch.js';
-import { mergeParts, readAnswer, relatedLink } from '../../../src/engine/rdap/rdap-record.js';
+import { mergeParts, readAnswer, relatedLink, rfc3339Time } from '../../../src/engine/rdap/rdap-record.js';
 import { NetintelError } from '../../../src/errors.js';
 import { startDnsServer, type DnsTestServer } from '../../support/dns-server.js';
 import { startRdapServer, type RdapTestServer } from '../../support/rdap-server.js';
@@ -267,6 +267,38 @@ describe('the referral and the size cap, against the local registry', () => {
         }
       }),
       fuzz(12),
+    );
+  });
+});
+
+describe('rfc3339Time (RDAP event dates, RFC 9083 §4.5)', () => {
+  const instant = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+
+  it('reads every RFC 3339 date-time to the instant it names, whatever its offset', () => {
+    fc.assert(
+      fc.property(instant, fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 }), (date, offset) => {
+        expect(rfc3339Time(date.toISOString())).toBe(date.getTime());
+        // The same instant written at another offset: local wall time plus the offset.
+        const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, 23);
+        const sign = offset < 0 ? '-' : '+';
+        const zone = `${sign}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+        fc.pre(!local.startsWith('-') && !local.startsWith('+'));
+        expect(rfc3339Time(`${local}${zone}`)).toBe(date.getTime());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads no other text as a date: what V8 would guess at is unknown', () => {
+    for (const loose of ['2026-12-10 junk', 'Dec 4', '2026-12-10', '2026-12-10T00:00:00', '2026-02-30T00:00:00Z', '2026-12-10T24:00:00Z', '2026-12-10T10:00:05+05', '20261210T000000Z']) {
+      expect(rfc3339Time(loose), loose).toBeNull();
+    }
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const at = rfc3339Time(text);
+        expect(at === null || Number.isFinite(at)).toBe(true);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
