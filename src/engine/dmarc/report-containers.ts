@@ -51,9 +51,24 @@ export async function reportDocuments(bytes: Buffer, file: string, limits: Repor
   if (bytes.length > limits.fileBytes) throw invalid(file, `larger than the ${limits.fileBytes}-byte cap`);
   const budget = { left: limits.inflatedBytes };
   const kind = containerKind(bytes);
-  if (kind === 'mail') return mailDocuments(bytes, file, limits, budget);
   if (kind === 'unknown') throw invalid(file, 'not a DMARC report: neither XML, gzip, zip nor a mail message (by its first bytes)');
-  return archiveDocuments(bytes, file, kind, limits, budget);
+  return distinctNames(kind === 'mail' ? await mailDocuments(bytes, file, limits, budget) : archiveDocuments(bytes, file, kind, limits, budget));
+}
+
+/**
+ * The documents with a label each of their own: a second entry or attachment
+ * of one name (`same.xml` twice in a zip) is `same.xml (2)`. A report's rows
+ * are told from the next report's by their label (report-tally.ts), so one
+ * report in two documents of one name was counted twice, not as a duplicate.
+ */
+function distinctNames(documents: ReportDocument[]): ReportDocument[] {
+  const used = new Set<string>();
+  return documents.map((document) => {
+    let name = document.name;
+    for (let copy = 2; used.has(name); copy++) name = `${document.name} (${copy})`;
+    used.add(name);
+    return name === document.name ? document : { ...document, name };
+  });
 }
 
 function archiveDocuments(bytes: Buffer, name: string, kind: Exclude<ContainerKind, 'mail' | 'unknown'>, limits: ReportLimits, budget: { left: number }): ReportDocument[] {

@@ -166,6 +166,33 @@ describe('summarizeDmarcReports', () => {
     expect([summary.messages, summary.reports, summary.duplicate_reports]).toEqual([1015, 2, 1]);
   });
 
+  it('counts one report in two entries or attachments of one name once, as a duplicate', async () => {
+    const xml = Buffer.from(reportXml(google));
+    // fflate's zipSync takes a record of names: the stream writer puts one name twice.
+    const { Zip, ZipPassThrough } = await import('fflate');
+    const parts: Uint8Array[] = [];
+    const zip = new Zip((error, chunk) => {
+      if (error) throw error;
+      parts.push(chunk);
+    });
+    for (let copy = 0; copy < 2; copy++) {
+      const entry = new ZipPassThrough('same.xml');
+      zip.add(entry);
+      entry.push(xml, true);
+    }
+    zip.end();
+    const archive = Buffer.concat(parts);
+    expect((await reportDocuments(archive, 'dup.zip')).map((document) => document.name)).toEqual(['dup.zip: same.xml', 'dup.zip: same.xml (2)']);
+    const zipped = await summarizeDmarcReports(ctx, [{ name: 'dup.zip', content: archive }], offline);
+    expect([zipped.messages, zipped.reports, zipped.duplicate_reports]).toEqual([1000, 1, 1]);
+    // A message with the report attached twice under one file name.
+    const once = reportMessage(gzipped(xml.toString()), 'report.xml.gz');
+    const attachment = once.slice(once.lastIndexOf('--b1\r\nContent-Type: application/gzip'), once.lastIndexOf('--b1--'));
+    const twice = once.replace('--b1--', `${attachment}--b1--`);
+    const mailed = await summarizeDmarcReports(ctx, [{ name: 'dup.eml', content: Buffer.from(twice) }], offline);
+    expect([mailed.messages, mailed.reports, mailed.duplicate_reports]).toEqual([1000, 1, 1]);
+  });
+
   it('keeps reports about --domain and ending after --since', async () => {
     const other = { ...google, id: '2', domain: 'other.example', begin: 1_700_000_000, end: 1_700_086_399 };
     const files = [{ name: 'a.xml', content: Buffer.from(reportXml(google)) }, { name: 'b.xml', content: Buffer.from(reportXml(other)) }];
