@@ -111,7 +111,8 @@ export const DMARC_REPORT = defineOperation<DmarcReportSettings, DmarcReportRow>
         const code = await run.emit(rows, { single: false, bulk: true });
         const summary = tally.summary();
         if (summary.reports === 0 && summary.files_failed === 0) throw new NetintelError('not_found', NO_REPORTS);
-        return run.withFindings(code, run.settings.failOn, summary.findings);
+        // The files decide, as in the table view: the rows alone miss a file read whole that held no record.
+        return run.withFindings(code === ERROR_CODES.output_failed.exit ? code : summaryExit(summary), run.settings.failOn, summary.findings);
       }
       for await (const _ of rows);
       const summary = tally.summary();

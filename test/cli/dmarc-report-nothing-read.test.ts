@@ -61,4 +61,15 @@ describe('dmarc-report with nothing to count', () => {
     expect(JSON.parse(result.stdout).length).toBeGreaterThan(0);
     expect((await run([GOOGLE, '--domain', 'not a domain'])).code).toBe(2);
   });
+
+  it('exits 7 in every format when one file was read and another could not be, though the one read held no record', async () => {
+    const dir = join(scratch.path, 'mixed');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'empty.xml'), readFileSync(GOOGLE, 'utf8').replace(/<record>[\s\S]*<\/record>/, ''));
+    writeFileSync(join(dir, 'trunc.xml'), '<feedback><report_metadata>');
+    for (const format of ['table', 'json', 'csv', 'ndjson']) {
+      const result = await run([join(dir, 'empty.xml'), join(dir, 'trunc.xml'), '-f', format]);
+      expect(result.code, `${format}: ${result.stderr}`).toBe(7);
+    }
+  });
 });

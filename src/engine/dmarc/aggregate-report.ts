@@ -87,13 +87,16 @@ export function parseAggregateReport(xml: Buffer | string, name: string): DmarcA
   const domain = textAt(published, 'domain')?.toLowerCase();
   if (!orgName || !reportId || !domain || range === null) throw invalid(name, 'the report lacks org_name, report_id, date_range or the policy domain');
   const isBis = /urn:ietf:params:xml:ns:dmarc-2\.0/.test(text.slice(0, 2048)) || ['np', 'testing', 'discovery_method'].some((tag) => one(published, tag) !== null);
+  const begin = epochText(textAt(range, 'begin'), name);
+  const end = epochText(textAt(range, 'end'), name);
+  if (begin > end) throw invalid(name, `the date_range ends (${end}) before it begins (${begin})`);
   return {
     format: isBis ? 'dmarcbis' : 'rfc7489',
     org_name: orgName,
     email: textAt(metadata, 'email'),
     report_id: reportId,
-    begin: epochText(textAt(range, 'begin'), name),
-    end: epochText(textAt(range, 'end'), name),
+    begin,
+    end,
     policy: {
       domain,
       p: textAt(published, 'p'),
@@ -120,18 +123,28 @@ function reportEntry(record: Children, where: string): DmarcReportEntry {
   const sourceIp = textAt(row, 'source_ip');
   const count = numberOf(textAt(row, 'count'));
   if (row === null || evaluated === null || sourceIp === null || count === null) throw new NetintelError('invalid_input', `${where}: no <row> with source_ip, count and policy_evaluated`);
+  // The DMARC verdict comes from these two (RFC 7489 appendix C: required, "pass" or "fail"); one missing is not a fail to assume.
+  const dkim = verdictAt(evaluated, 'dkim');
+  const spf = verdictAt(evaluated, 'spf');
+  if (dkim === null || spf === null) throw new NetintelError('invalid_input', `${where}: policy_evaluated needs dkim and spf, each "pass" or "fail"`);
   return {
     source_ip: sourceIp,
     count,
-    disposition: textAt(evaluated, 'disposition') ?? 'none',
-    dkim: textAt(evaluated, 'dkim') ?? 'fail',
-    spf: textAt(evaluated, 'spf') ?? 'fail',
+    disposition: textAt(evaluated, 'disposition')?.toLowerCase() ?? 'none',
+    dkim,
+    spf,
     reasons: all(evaluated, 'reason').map((reason) => ({ type: textAt(reason, 'type') ?? 'other', comment: textAt(reason, 'comment') })),
     header_from: (textAt(identifiers, 'header_from') ?? '').toLowerCase(),
     envelope_from: textAt(identifiers, 'envelope_from')?.toLowerCase() ?? null,
-    dkim_results: all(auth, 'dkim').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), selector: textAt(result, 'selector'), result: textAt(result, 'result') ?? 'none' })),
-    spf_results: all(auth, 'spf').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), scope: textAt(result, 'scope'), result: textAt(result, 'result') ?? 'none' })),
+    dkim_results: all(auth, 'dkim').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), selector: textAt(result, 'selector'), result: textAt(result, 'result')?.toLowerCase() ?? 'none' })),
+    spf_results: all(auth, 'spf').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), scope: textAt(result, 'scope'), result: textAt(result, 'result')?.toLowerCase() ?? 'none' })),
   };
+}
+
+/** A DMARC result (`pass` or `fail`) in any case, as receivers write it; null when absent or another word. */
+function verdictAt(parent: Children, tag: string): 'pass' | 'fail' | null {
+  const value = textAt(parent, tag)?.toLowerCase();
+  return value === 'pass' || value === 'fail' ? value : null;
 }
 
 /** The children of each element named `tag` among an element's children. */

@@ -49,6 +49,20 @@ describe('parseAggregateReport', () => {
     expect(report.records[0]!.envelope_from).toBe('example.com');
   });
 
+  it('reads a verdict in any case, and refuses a record without one rather than assume "fail"', () => {
+    const upper = parseAggregateReport(reportXml(google).replace('<dkim>pass</dkim><spf>pass</spf>', '<dkim>PASS</dkim><spf>Fail</spf>'), 'upper.xml');
+    expect(upper.records[0]).toMatchObject({ dkim: 'pass', spf: 'fail' });
+    expect(() => parseAggregateReport(reportXml(google).replace('<dkim>pass</dkim><spf>pass</spf>', '<dkim>pass</dkim>'), 'nospf.xml')).toThrow(
+      'nospf.xml: record 1: policy_evaluated needs dkim and spf, each "pass" or "fail"',
+    );
+    expect(() => parseAggregateReport(reportXml(google).replace('<dkim>pass</dkim><spf>pass</spf>', '<dkim>maybe</dkim><spf>pass</spf>'), 'maybe.xml')).toThrow(/maybe\.xml: record 1: policy_evaluated needs dkim and spf/);
+  });
+
+  it('refuses a date_range that ends before it begins', () => {
+    const xml = reportXml(google).replace(/<begin>(\d+)<\/begin><end>(\d+)<\/end>/, '<begin>$2</begin><end>$1</end>');
+    expect(() => parseAggregateReport(xml, 'backwards.xml')).toThrow(/backwards\.xml: the date_range ends \(.*\) before it begins/);
+  });
+
   it('refuses a DOCTYPE with entities (an XML bomb) without expanding it', () => {
     const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><feedback>&lol2;</feedback>`;
     expect(() => parseAggregateReport(bomb, 'bomb.xml')).toThrow(/bomb\.xml: the XML declares a DOCTYPE/);
