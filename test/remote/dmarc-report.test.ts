@@ -120,6 +120,30 @@ describe('dmarc-report', () => {
     expect(since.statusCode).toBe(400);
   });
 
+  it('reads no more XML for a request than 50 times what it sent (at least 1 MiB, at most 16 MiB): a 2 KB request of a 59 MB report is refused', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const { zipSync } = await import('fflate');
+    const xml = readFileSync(`${FIXTURES}/google.xml`, 'utf8');
+    const record = xml.slice(xml.indexOf('<record>'), xml.lastIndexOf('</record>') + '</record>'.length);
+    const huge = Buffer.from(xml.replace('</feedback>', `${record.repeat(Math.ceil((59 * 1024 * 1024) / record.length))}</feedback>`));
+    // A gzip inside a zip: each layer takes out what the other leaves.
+    const amplifier = Buffer.from(zipSync({ 'r.xml.gz': gzipSync(huge, { level: 9 }) }, { level: 9 }));
+    expect(amplifier.length).toBeLessThan(200 * 1024);
+    const started = performance.now();
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/dmarc-reports',
+      headers: { 'x-api-key': server.apiKey },
+      payload: { files: [{ name: 'tiny.zip', content_base64: amplifier.toString('base64') }, { name: 'google.xml', content_base64: Buffer.from(xml).toString('base64') }], reverse_dns: false },
+    });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(response.statusCode).toBe(200);
+    const answer = JSON.parse(response.body);
+    expect(answer.results[0]).toMatchObject({ query: 'tiny.zip', error: { code: 'invalid_input', message: expect.stringContaining('inflates past the cap on inflated bytes') } });
+    // The request's other file is read: the cap is on what the request makes the server read.
+    expect(answer.summary).toMatchObject({ files: 2, files_failed: 1, reports: 1 });
+  });
+
   it('gives the library the summary the API answers', async () => {
     const client = createNetintel({ resolvers: [dns.address], retries: 0 });
     try {

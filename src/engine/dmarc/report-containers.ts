@@ -44,12 +44,14 @@ export function containerKind(bytes: Uint8Array): ContainerKind {
  * The report documents of one file: an XML report, a gzip or zip of them, or
  * a message or mbox whose attachments are any of these.
  *
+ * `budget` is what may still be inflated (default: the per-file cap); what
+ * the file inflated is taken from it, a file refused half way included.
+ *
  * @throws NetintelError `invalid_input` naming the file: an unknown
  *   container, one over a cap, a truncated or corrupt archive.
  */
-export async function reportDocuments(bytes: Buffer, file: string, limits: ReportLimits = REPORT_LIMITS): Promise<ReportDocument[]> {
+export async function reportDocuments(bytes: Buffer, file: string, limits: ReportLimits = REPORT_LIMITS, budget = { left: limits.inflatedBytes }): Promise<ReportDocument[]> {
   if (bytes.length > limits.fileBytes) throw invalid(file, `larger than the ${limits.fileBytes}-byte cap`);
-  const budget = { left: limits.inflatedBytes };
   const kind = containerKind(bytes);
   if (kind === 'unknown') throw invalid(file, 'not a DMARC report: neither XML, gzip, zip nor a mail message (by its first bytes)');
   return distinctNames(kind === 'mail' ? await mailDocuments(bytes, file, limits, budget) : archiveDocuments(bytes, file, kind, limits, budget));
@@ -92,7 +94,11 @@ function gunzipWithin(bytes: Buffer, name: string, budget: { left: number }): Bu
     budget.left -= out.length;
     return out;
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw invalid(name, 'inflates past the cap on inflated bytes: refused as a decompression bomb');
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      // It inflated all it was allowed before it was stopped.
+      budget.left = 0;
+      throw invalid(name, 'inflates past the cap on inflated bytes: refused as a decompression bomb');
+    }
     throw invalid(name, `corrupt or truncated gzip (${(error as Error).message})`);
   }
 }

@@ -18,6 +18,13 @@ export interface DmarcReportOptions {
   /** The most sources whose PTR name is looked up; the others are `skipped` (default: every source). */
   maxReverseLookups?: number;
   limits?: ReportLimits;
+  /**
+   * The most bytes inflated out of all the files this reader reads together
+   * (a server's request), a file refused half way included; a file that
+   * would go past it is refused, as one past the per-file cap is. Default:
+   * no cap but the per-file one.
+   */
+  inflatedBytesInAll?: number;
 }
 
 /** The rows of one file of reports, or the file's failure. */
@@ -35,11 +42,22 @@ export function createReportReader(ctx: EngineContext, options: DmarcReportOptio
   // Reports name the domain in ASCII, lower case, without a final dot.
   const domain = options.domain === undefined ? undefined : normaliseMailDomain(options.domain.trim()).ascii;
   let alignment: Promise<Alignment> | undefined;
+  const limits = options.limits ?? REPORT_LIMITS;
+  let inflatedLeft = options.inflatedBytesInAll ?? Number.POSITIVE_INFINITY;
   return async (file, bytes) => {
     try {
       alignment ??= loadAlignment();
       const aligned = await alignment;
-      const documents = await reportDocuments(bytes, file, options.limits ?? REPORT_LIMITS);
+      // A file in plain XML inflates nothing and is read whatever is left.
+      const budget = { left: Math.min(limits.inflatedBytes, inflatedLeft) };
+      const start = budget.left;
+      let documents;
+      try {
+        documents = await reportDocuments(bytes, file, limits, budget);
+      } finally {
+        // What a refused file inflated before it was stopped is spent too.
+        inflatedLeft -= start - budget.left;
+      }
       const reports = documents.map((document) => ({ name: document.name, report: parseAggregateReport(document.xml, document.name) }));
       const wanted = reports.filter(({ report }) => kept(report, domain, options.since));
       const sources = await enrichedSources(wanted.flatMap(({ report }) => report.records.map((entry) => entry.source_ip)), enrichment);
