@@ -15,6 +15,8 @@ const MAX_LOAD = 0.5;
  */
 export class DistinctAddresses {
   private slots = new Uint32Array(INITIAL_SLOTS);
+  /** 32 minus log2 of the slots: a slot is the top bits of the multiplied address. */
+  private shift = 32 - Math.log2(INITIAL_SLOTS);
   /** Taken slots hold the address + 1, so 0 marks a free slot; 255.255.255.255 (+ 1 overflows) is a flag of its own. */
   private v4 = 0;
   private broadcast = false;
@@ -43,7 +45,7 @@ export class DistinctAddresses {
     }
     const stored = value + 1;
     const mask = this.slots.length - 1;
-    let slot = Math.imul(stored, 0x9e37_79b1) >>> 0 & mask;
+    let slot = this.slotOf(stored);
     for (;;) {
       const held = this.slots[slot]!;
       if (held === stored) return;
@@ -62,13 +64,24 @@ export class DistinctAddresses {
     return true;
   }
 
+  /**
+   * Fibonacci hashing (Knuth, TAOCP 6.4): the top bits of the product. Its
+   * low bits depend on the address's low bits alone, so addresses alike in
+   * those (a log's 32,768 addresses sharing their low 17 bits) all fell in
+   * one run of slots, and each probe walked it.
+   */
+  private slotOf(stored: number): number {
+    return Math.imul(stored, 0x9e37_79b1) >>> this.shift;
+  }
+
   private grow(): void {
     const old = this.slots;
     this.slots = new Uint32Array(old.length * 2);
+    this.shift -= 1;
     const mask = this.slots.length - 1;
     for (const stored of old) {
       if (stored === 0) continue;
-      let slot = Math.imul(stored, 0x9e37_79b1) >>> 0 & mask;
+      let slot = this.slotOf(stored);
       while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
       this.slots[slot] = stored;
     }

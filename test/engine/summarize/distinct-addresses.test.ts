@@ -36,6 +36,17 @@ describe('DistinctAddresses', () => {
     expect(counted.capped).toBe(false);
   });
 
+  it('counts addresses alike in their low bits (the shape that piled into one run of slots) exactly, read twice', () => {
+    const distinct = new DistinctAddresses(1_000_000);
+    const clustered = Array.from({ length: 32_768 }, (_, i) => {
+      const value = ((i << 17) | 0x1abcd) >>> 0;
+      return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+    });
+    for (let round = 0; round < 2; round++) for (const text of clustered) distinct.add(text);
+    expect(distinct.size).toBe(32_768);
+    expect(distinct.capped).toBe(false);
+  });
+
   it('keeps as numbers the dotted quads the IPv4 parser reads, and nothing else', () => {
     expect(parseIpv4Fast('255.255.255.255')).toBe(0xffff_ffff);
     expect(parseIpv4Fast('1.2.3.4')).toBe(0x0102_0304);
