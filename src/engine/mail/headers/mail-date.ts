@@ -11,7 +11,11 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 /** RFC 5322 §4.3 obs-zone: the North American names; UT and GMT are +0000 (military letters are read as +0000 too, as §4.3 advises). */
 const ZONES: Readonly<Record<string, number>> = { ut: 0, utc: 0, gmt: 0, z: 0, est: -5, edt: -4, cst: -6, cdt: -5, mst: -7, mdt: -6, pst: -8, pdt: -7 };
 
-const DATE = /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*([+-]\d{4}|[a-z]{1,5})?/i;
+/** The whole text is the date: `+0000garbage` or a zone of `+05` is no zone, `Julyish` no month. */
+const DATE = /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3,9})\s+(\d{2,4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*([+-]\d{4}|[a-z]{1,5})?\s*$/i;
+
+/** Month names written out, which some trace fields carry in place of the three letters. */
+const FULL_MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /** The time `text` states, as ISO 8601 UTC, or null when it is not a date-time. */
 export function readMailDate(text: string): string | null {
@@ -19,7 +23,8 @@ export function readMailDate(text: string): string | null {
   const match = DATE.exec(bare);
   if (!match) return null;
   const [, dayText, monthText, yearText, hourText, minuteText, secondText, zoneText] = match;
-  const month = MONTHS.indexOf(monthText!.toLowerCase());
+  const word = monthText!.toLowerCase();
+  const month = word.length === 3 ? MONTHS.indexOf(word) : FULL_MONTHS.indexOf(word);
   let year = Number(yearText);
   // RFC 5322 §4.3: a two-digit year is 2000-2049 below 50, 1950-1999 otherwise; three digits add 1900.
   if (yearText!.length === 2) year += year < 50 ? 2000 : 1900;

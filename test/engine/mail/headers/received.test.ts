@@ -23,6 +23,11 @@ describe('dates of trace fields (RFC 5322 §3.3, §4.3)', () => {
     ['Mon, 31 Jun 2025 10:00:00 +0000', null],
     ['Tue, 1 Jul 2025 24:00:00 +0000', null],
     ['yesterday', null],
+    ['Tue, 1 July 2025 10:00:00 +0000', '2025-07-01T10:00:00Z'],
+    // Not dates: a zone of two digits, text after the zone, a month that is no month's name.
+    ['Tue, 1 Jul 2025 10:00:05 +05', null],
+    ['Tue, 1 Jul 2025 10:00:05 +0000garbage', null],
+    ['1 Julyish 2025 10:00:00 +0000', null],
   ])('%s', (text, iso) => {
     expect(readMailDate(text)).toBe(iso);
   });
