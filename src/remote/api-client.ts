@@ -90,6 +90,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     throw new NetintelError('usage', `--server must be an http:// or https:// URL, not ${JSON.stringify(options.server)}`, { details: { server: options.server } });
   }
 
+  // The failures of calls that got no answer at all; an error the server answered with (a 504 problem document
+  // of code `timeout`) is an answer.
+  const unanswered = new WeakSet<NetintelError>();
   const call = async (method: 'GET' | 'POST', path: string, body: string | undefined, expected: ExpectedAnswer): Promise<ApiResponse> => {
     const started = now();
     const deadline = AbortSignal.timeout(options.timeoutMs);
@@ -108,7 +111,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         // Redirects are ours to judge: fetch would carry the key to any host a Location names.
         response = await doFetch(url, { method, headers, body, redirect: 'manual', signal: deadline });
       } catch (error) {
-        throw transportError(error, base, path, options.timeoutMs, null);
+        // No answer at all (refused, reset, no headers before the deadline): the server may be down.
+        const failure = transportError(error, base, path, options.timeoutMs, null);
+        unanswered.add(failure);
+        throw failure;
       }
 
       if (REDIRECTS.has(response.status) && response.headers.has('location')) {
@@ -175,6 +181,28 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   };
 
+  // Calls in a row that got no answer; past REMOTE_LIMITS.downInARow the run asks the server nothing more.
+  let down = 0;
+  let lastDown: NetintelError | null = null;
+  const unlessDown = async (method: 'GET' | 'POST', path: string, body: string | undefined, expected: ExpectedAnswer): Promise<ApiResponse> => {
+    if (down >= REMOTE_LIMITS.downInARow && lastDown !== null) {
+      throw new NetintelError(lastDown.code, `not asked: the server at ${base} did not answer ${down} calls in a row (the last: ${lastDown.message})`, { details: { server: base, path: pathOnly(path) } });
+    }
+    try {
+      const response = await call(method, path, body, expected);
+      down = 0;
+      return response;
+    } catch (error) {
+      if (error instanceof NetintelError && unanswered.has(error)) {
+        down += 1;
+        lastDown = error;
+      } else {
+        down = 0;
+      }
+      throw error;
+    }
+  };
+
   const pathOnly = (path: string) => path.split('?')[0]!;
   return {
     server: base,
@@ -182,9 +210,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
       const text = search.toString();
-      return call('GET', text ? `${path}?${text}` : path, undefined, expected ?? options.answers.ofRoute('GET', pathOnly(path)));
+      return unlessDown('GET', text ? `${path}?${text}` : path, undefined, expected ?? options.answers.ofRoute('GET', pathOnly(path)));
     },
-    post: (path, body, expected) => call('POST', path, JSON.stringify(body), expected ?? options.answers.ofRoute('POST', pathOnly(path))),
+    post: (path, body, expected) => unlessDown('POST', path, JSON.stringify(body), expected ?? options.answers.ofRoute('POST', pathOnly(path))),
   };
 }
 

@@ -201,6 +201,20 @@ describe.skipIf(!built)('remote mode against a hostile server', () => {
       expect(run.elapsedMs).toBeLessThan(3000 + PROMPT_MS);
     });
 
+    it('asks a server that answered none of the last calls nothing more: 100 targets end in about one deadline, not 13, one row each', async () => {
+      const server = await peer(() => {});
+      const targets = Array.from({ length: 100 }, (_, i) => `192.0.2.${i + 1}`);
+      const run = await runMeasured(['ip', ...targets, '--server', server.url, '-t', '1000', '-f', 'ndjson']);
+      expect(run.code, run.stderr).toBe(4);
+      const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { query: string; error: { code: string; message: string } });
+      expect(rows.map((row) => row.query)).toEqual(targets);
+      expect(rows.every((row) => row.error.code === 'timeout')).toBe(true);
+      expect(rows.at(-1)!.error.message).toMatch(new RegExp(`^not asked: the server at ${server.url.replace(/[.]/g, '\\.')} did not answer \\d+ calls in a row \\(the last: `));
+      // Asked one by one, 8 at a time, they took 13 deadlines.
+      expect(server.requests.length).toBeLessThan(20);
+      expect(run.elapsedMs).toBeLessThan(3 * 1000 + PROMPT_MS);
+    });
+
     it('takes the deadline from NETINTEL_TIMEOUT too, and holds it against headers dripped a byte at a time', async () => {
       const drip = await hostileTcpPeer((socket) => {
         socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');

@@ -31,6 +31,7 @@ describe('the remote-mode limits', () => {
     expect(row('429')).toContain(`${REMOTE_LIMITS.retries} retries at most`);
     expect(row('429')).toContain(`over ${REMOTE_LIMITS.maxWaitMs / 1000} s`);
     expect(row('Batch size')).toContain(`1 to ${REMOTE_LIMITS.batchItems} items`);
+    expect(row('A server that does not answer')).toContain(`after ${REMOTE_LIMITS.downInARow} calls in a row`);
   });
 });
 
