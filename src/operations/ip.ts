@@ -77,6 +77,9 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>()({
       const record = body as Record<string, unknown>;
       const withheld = headers.get('x-netintel-withheld');
       if (withheld) remote.withheld(withheld);
+      // Groups left out without the header: said all the same, or the record would print as whole.
+      const missing = ['network', 'security'].filter((group) => record[group] === undefined);
+      if (!withheld && missing.length > 0) remote.withheld(missing.join(','), false);
       // The schema lets POST /api/bulk's `fields` leave location out; GET /api/ipinfo always has it, and the views read it.
       if (record.location === undefined) throw remote.unfit('ip record', 'it has no location group');
       // A free-tier answer's extra member, taken off so the record prints as locally.

@@ -106,8 +106,8 @@ export interface RemoteCall {
   itemError(item: { code: string; message: string; details?: Record<string, unknown> }): NetintelError;
   /** An answer that passed its schema but does not fit the question asked. */
   unfit(name: string, why: string): NetintelError;
-  /** Says once which groups the key's plan leaves out. */
-  withheld(groups: string): void;
+  /** Says once which groups the server left out: as its X-Netintel-Withheld header said (the key's plan), or unsaid. */
+  withheld(groups: string, said?: boolean): void;
 }
 
 /** The batch sizes of a key's plan (GET /api/quota). */

@@ -38,8 +38,8 @@ export interface RemoteEngine extends Engine {
 export interface RemoteEngineOptions extends Omit<ApiClientOptions, 'server' | 'apiKey'> {
   server: string;
   apiKey: string | null;
-  /** Told which groups the plan leaves out, once. */
-  onWithheld?: (groups: string) => void;
+  /** Told which groups the server left out, once; `said` when its X-Netintel-Withheld header named them (the plan). */
+  onWithheld?: (groups: string, said: boolean) => void;
   /** Requests in flight at once for one-per-item lookups (default 8). */
   concurrency?: number;
 }
@@ -116,10 +116,10 @@ function remoteCall(client: ApiClient, options: RemoteEngineOptions): RemoteCall
     },
     itemError,
     unfit,
-    withheld(groups: string) {
+    withheld(groups: string, said = true) {
       if (withheldSaid) return;
       withheldSaid = true;
-      options.onWithheld?.(groups);
+      options.onWithheld?.(groups, said);
     },
   };
   return call;

@@ -284,6 +284,14 @@ describe.skipIf(!built)('remote mode against a hostile server', () => {
       expect(run.stderr).toBe('netintel: the server\'s answer is not a valid ip record: it has no location group\n');
     });
 
+    it('says groups left out without the X-Netintel-Withheld header, rather than print the record as whole', async () => {
+      const { network: _network, security: _security, ...basic } = ipRecord;
+      const server = await peer((_request, response) => json(response, basic));
+      const run = await runMeasured(['ip', '8.8.8.8', '--server', server.url, '--api-key', 'k', '-f', 'csv', '--fields', 'ip,security.is_vpn']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toBe(`netintel: ${server.url} left out network,security: it did not say why (no X-Netintel-Withheld header), so the record is not whole\n`);
+    });
+
     it('refuses a record whose groups have the wrong types, and prints no "ASundefined"', async () => {
       const server = await peer((_request, response) => json(response, { ...ipRecord, location: 'x', network: 7 }));
       const run = await runMeasured(['ip', '8.8.8.8', '--server', server.url]);
