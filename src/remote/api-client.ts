@@ -82,12 +82,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const random = options.random ?? Math.random;
   const doFetch = options.fetch ?? fetch;
   let origin: string;
+  let parsed: URL;
   try {
-    const parsed = new URL(base);
+    parsed = new URL(base);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
     origin = parsed.origin;
   } catch {
     throw new NetintelError('usage', `--server must be an http:// or https:// URL, not ${JSON.stringify(options.server)}`, { details: { server: options.server } });
+  }
+  // A password in the URL would be echoed in every message naming the server; the key goes in --api-key.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new NetintelError('usage', `--server must not carry a user name or password (${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}): give the key with --api-key`, { details: { server: `${parsed.protocol}//${parsed.host}` } });
+  }
+  if (parsed.search !== '' || parsed.hash !== '') {
+    throw new NetintelError('usage', `--server must be the server's address without a query or fragment, such as ${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`, { details: { server: `${parsed.protocol}//${parsed.host}` } });
   }
 
   // The failures of calls that got no answer at all; an error the server answered with (a 504 problem document
@@ -283,7 +291,8 @@ function problemParts(json: unknown): { code: ErrorCode; detail: string; details
 export function problemError(json: unknown, status: number, server: string): NetintelError {
   const problem = problemParts(json);
   if (problem !== null) return new NetintelError(problem.code, problem.detail, { details: problem.details });
-  return new NetintelError(status >= 500 ? 'upstream' : 'usage', `the server at ${server} answered HTTP ${status}`, { details: { server, status } });
+  // A 4xx is about the request; a 5xx, or a status no call of the API expects (300, 304, a 302 without Location), the server's.
+  return new NetintelError(status >= 400 && status < 500 ? 'usage' : 'upstream', `the server at ${server} answered HTTP ${status}`, { details: { server, status } });
 }
 
 /** A 429 given up on: always `rate_limited`, the server's own words first when it sent a problem document. */

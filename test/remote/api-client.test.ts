@@ -126,6 +126,22 @@ describe('the API client', () => {
     const broken = scripted([{ status: 502, body: 'gateway' }]);
     await expect(patientClient({ server: 'http://api.test', apiKey: null, fetch: broken.fetch }).get('/x')).rejects.toMatchObject({ code: 'upstream' });
     expect(() => createApiClient({ server: 'ftp://api.test', apiKey: null, timeoutMs: 1000, answers: ANY_ANSWER })).toThrow(/http/);
+    // A status no call expects is the server's failure, not a bad flag.
+    for (const status of [300, 399]) {
+      const odd = scripted([{ status, body: '' }]);
+      await expect(patientClient({ server: 'http://api.test', apiKey: null, fetch: odd.fetch }).get('/x')).rejects.toMatchObject({ code: 'upstream', message: `the server at http://api.test answered HTTP ${status}` });
+    }
+  });
+
+  it('refuses a --server with a password or a query, without repeating the password', () => {
+    const make = (server: string) => () => createApiClient({ server, apiKey: null, timeoutMs: 1000, answers: ANY_ANSWER });
+    expect(make('http://user:secretpw@api.test')).toThrow('--server must not carry a user name or password (http://api.test): give the key with --api-key');
+    try {
+      make('http://user:secretpw@api.test/v1')();
+    } catch (error) {
+      expect(JSON.stringify(error) + String(error)).not.toContain('secretpw');
+    }
+    expect(make('http://api.test/?q=')).toThrow(/--server must be the server's address without a query or fragment, such as http:\/\/api\.test$/);
   });
 
   it('follows a 307 of a POST with the same body, and refuses a 302 that would drop it', async () => {
