@@ -46,6 +46,13 @@ export interface CreateKeyInput {
   limits?: Partial<PlanLimits> | null;
   /** The account the key belongs to (made in the dashboard); none for `keys create`. */
   accountId?: string | null;
+  /**
+   * The most active keys the account may hold: the key is made only while it
+   * holds fewer, counted in the transaction that adds it (with the account's
+   * row locked on PostgreSQL), so a burst of requests on several servers
+   * makes no more. Refused with NetintelError `forbidden` (details.limit).
+   */
+  maxActiveOfAccount?: number;
 }
 
 export type KeyCheck =
@@ -223,8 +230,16 @@ export function createKeyStore(db: Database, options: KeyStoreOptions = {}): Key
         account_id: input.accountId ?? null,
       };
       await db.transaction(async (tx) => {
-        // In the transaction that adds the key, so that a key cannot outlive an account deleted at the same moment.
-        if (row.account_id !== null && !(await tx.one('SELECT id FROM accounts WHERE id = $1', [row.account_id]))) throw unknownAccount(row.account_id);
+        // In the transaction that adds the key, so that a key cannot outlive an account deleted at the same moment,
+        // and on PostgreSQL holding the account's row until it commits: another key of the account waits to be counted.
+        const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+        if (row.account_id !== null && !(await tx.one(`SELECT id FROM accounts WHERE id = $1${lock}`, [row.account_id]))) throw unknownAccount(row.account_id);
+        if (row.account_id !== null && input.maxActiveOfAccount !== undefined) {
+          const held = await tx.one<{ keys: number | string }>('SELECT count(*) AS keys FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [row.account_id]);
+          if (Number(held?.keys ?? 0) >= input.maxActiveOfAccount) {
+            throw new NetintelError('forbidden', `the account holds ${input.maxActiveOfAccount} active keys, the most it may`, { details: { account: row.account_id, limit: input.maxActiveOfAccount } });
+          }
+        }
         await tx.run('INSERT INTO api_keys (id, key_hash, plan, label, limits, created_at, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
           row.id,
           row.key_hash,

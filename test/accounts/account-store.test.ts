@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetintelError } from '../../src/errors.js';
 import type { AccountStore } from '../../src/store/account-store.js';
 import type { KeyStore } from '../../src/store/key-store.js';
 import { loadPlanTable } from '../../src/keys/plans.js';
@@ -22,7 +23,7 @@ interface Stores {
   keys: KeyStore;
   outbox: MailOutboxStore;
   /** A second server on the same database: its own connections (PostgreSQL) or handle (SQLite). */
-  other: { accounts: AccountStore; outbox: MailOutboxStore };
+  other: { accounts: AccountStore; keys: KeyStore; outbox: MailOutboxStore };
   /** The SQLite file or PostgreSQL URL the stores are on. */
   target: string;
   /** Runs SQL on the database behind the stores' backs (a trigger standing in for a failing disk). */
@@ -61,7 +62,7 @@ async function bothOn(target: string): Promise<Stores> {
     keys: store.keys,
     accounts: store.accounts,
     outbox: store.outbox,
-    other: { accounts: other.accounts, outbox: other.outbox },
+    other: { accounts: other.accounts, keys: other.keys, outbox: other.outbox },
     target,
     async exec(sql) {
       if (!target.startsWith('postgres')) {
@@ -337,6 +338,20 @@ for (const backend of backends) {
         expect(await stores.accounts.passwordHash(account.id)).toBe('scrypt$reset');
         expect(await stores.accounts.sessionCount(account.id)).toBe(0);
       }
+    });
+
+    it('makes no more keys of an account than it may hold, however many requests on two servers ask at once', async () => {
+      const account = await stores.accounts.create({ email: 'key-burst@example.org', passwordHash: null });
+      const attempts = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? stores.keys : stores.other.keys).create({ plan: 'free', accountId: account.id, maxActiveOfAccount: 20 }).then(
+          () => 'made',
+          (error: unknown) => (error instanceof NetintelError ? error.code : 'other'),
+        ),
+      );
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes.filter((outcome) => outcome === 'made')).toHaveLength(20);
+      expect(outcomes.filter((outcome) => outcome === 'forbidden')).toHaveLength(20);
+      expect((await stores.accounts.keysOf(account.id)).filter((key) => key.revoked_at === null)).toHaveLength(20);
     });
 
     it('writes an account and its message together or not at all', async () => {

@@ -65,7 +65,16 @@ function keyRoutes(context: PagesContext, dashboard: DrawDashboard): void {
       return dashboard(request, reply, account, { error: `An account holds at most ${MAX_KEYS_PER_ACCOUNT} active keys. Revoke one you no longer use first.` }, 409);
     }
     const label = cleanLabel(formFields(request.body).label);
-    const created = await keys.create({ plan: account.plan, label, accountId: account.id });
+    let created;
+    try {
+      created = await keys.create({ plan: account.plan, label, accountId: account.id, maxActiveOfAccount: MAX_KEYS_PER_ACCOUNT });
+    } catch (error) {
+      // Another request (on this server or another) made the last key the account may hold meanwhile.
+      if (error instanceof NetintelError && error.code === 'forbidden') {
+        return dashboard(request, reply, account, { error: `An account holds at most ${MAX_KEYS_PER_ACCOUNT} active keys. Revoke one you no longer use first.` }, 409);
+      }
+      throw error;
+    }
     request.log.info({ account: account.id, key: created.record.id }, 'key made in the dashboard');
     return dashboard(request, reply, account, { newKey: { key: created.key, label } }, 201);
   });
