@@ -148,8 +148,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const refusal = (why: string) => rateLimited(problem, base, path, wait?.text ?? null, why);
         const unusable = wait === null ? 'gave no Retry-After' : `sent Retry-After: ${wait.text}, which is not a wait`;
         const remaining = `the ${Math.max(0, Math.round(left()))} ms left of the ${options.timeoutMs} ms deadline`;
-        if (asked !== null && asked > maxWaitMs) throw refusal(`asks to wait ${wait!.text} s, more than the ${maxWaitMs / 1000} s netintel waits`);
-        if (asked !== null && asked + answerMs >= left()) throw refusal(`asks to wait ${wait!.text} s, more than ${remaining}`);
+        // Retry-After is seconds or an HTTP-date (RFC 9110 §10.2.3).
+        const waitText = wait === null ? '' : /[a-z]{2}/i.test(wait.text) ? `until ${wait.text} (${Math.round((wait.ms ?? 0) / 1000)} s)` : `${wait.text} s`;
+        if (asked !== null && asked > maxWaitMs) throw refusal(`asks to wait ${waitText}, more than the ${maxWaitMs / 1000} s netintel waits`);
+        if (asked !== null && asked + answerMs >= left()) throw refusal(`asks to wait ${waitText}, more than ${remaining}`);
         if (asked === null && floorMs + answerMs >= left()) throw refusal(`${unusable}, and the next backoff of ${floorMs} ms is more than ${remaining}`);
         if (attempt >= maxRetries) throw refusal(`still refused after ${maxRetries} retries${asked === null ? ` (it ${unusable})` : ''}`);
         // The jitter spreads clients refused together; it never leaves the retry too little time to be answered.

@@ -133,6 +133,17 @@ describe('the API client', () => {
     }
   });
 
+  it('says a Retry-After given as an HTTP-date as the time it names, not as seconds', async () => {
+    const now = Date.UTC(2030, 0, 1, 10, 0, 0);
+    const fetch = (async () =>
+      new Response(JSON.stringify({ code: 'rate_limited', detail: 'daily limit reached', status: 429 }), {
+        status: 429,
+        headers: { 'content-type': 'application/problem+json', 'retry-after': 'Tue, 01 Jan 2030 11:00:00 GMT' },
+      })) as unknown as typeof globalThis.fetch;
+    const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 2000, fetch, answers: ANY_ANSWER, now: () => now });
+    await expect(client.get('/api/ipinfo')).rejects.toMatchObject({ code: 'rate_limited', message: expect.stringContaining('asks to wait until Tue, 01 Jan 2030 11:00:00 GMT (3600 s), more than the 120 s netintel waits') });
+  });
+
   it('refuses a --server with a password or a query, without repeating the password', () => {
     const make = (server: string) => () => createApiClient({ server, apiKey: null, timeoutMs: 1000, answers: ANY_ANSWER });
     expect(make('http://user:secretpw@api.test')).toThrow('--server must not carry a user name or password (http://api.test): give the key with --api-key');
