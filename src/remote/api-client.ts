@@ -81,22 +81,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const doFetch = options.fetch ?? fetch;
-  let origin: string;
-  let parsed: URL;
-  try {
-    parsed = new URL(base);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
-    origin = parsed.origin;
-  } catch {
-    throw new NetintelError('usage', `--server must be an http:// or https:// URL, not ${JSON.stringify(options.server)}`, { details: { server: options.server } });
-  }
-  // A password in the URL would be echoed in every message naming the server; the key goes in --api-key.
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new NetintelError('usage', `--server must not carry a user name or password (${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}): give the key with --api-key`, { details: { server: `${parsed.protocol}//${parsed.host}` } });
-  }
-  if (parsed.search !== '' || parsed.hash !== '') {
-    throw new NetintelError('usage', `--server must be the server's address without a query or fragment, such as ${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`, { details: { server: `${parsed.protocol}//${parsed.host}` } });
-  }
+  const origin = serverOrigin(options.server, base);
 
   // The failures of calls that got no answer at all; an error the server answered with (a 504 problem document
   // of code `timeout`) is an answer.
@@ -191,12 +176,53 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   };
 
-  // Calls in a row that got no answer; past REMOTE_LIMITS.downInARow the run asks the server nothing more.
+  const unlessDown = whileAnswering(call, unanswered, base);
+  const pathOnly = (path: string) => path.split('?')[0]!;
+  return {
+    server: base,
+    get: (path, query = {}, expected) => {
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
+      const text = search.toString();
+      return unlessDown('GET', text ? `${path}?${text}` : path, undefined, expected ?? options.answers.ofRoute('GET', pathOnly(path)));
+    },
+    post: (path, body, expected) => unlessDown('POST', path, JSON.stringify(body), expected ?? options.answers.ofRoute('POST', pathOnly(path))),
+  };
+}
+
+/** The origin of a --server URL. @throws NetintelError `usage` for another scheme, a user name or password, a query. */
+function serverOrigin(server: string, base: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(base);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new NetintelError('usage', `--server must be an http:// or https:// URL, not ${JSON.stringify(server)}`, { details: { server } });
+  }
+  const shown = `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  // A password in the URL would be echoed in every message naming the server; the key goes in --api-key.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new NetintelError('usage', `--server must not carry a user name or password (${shown}): give the key with --api-key`, { details: { server: parsed.origin } });
+  }
+  if (parsed.search !== '' || parsed.hash !== '') {
+    throw new NetintelError('usage', `--server must be the server's address without a query or fragment, such as ${shown}`, { details: { server: parsed.origin } });
+  }
+  return parsed.origin;
+}
+
+type Call = (method: 'GET' | 'POST', path: string, body: string | undefined, expected: ExpectedAnswer) => Promise<ApiResponse>;
+
+/**
+ * `call`, until REMOTE_LIMITS.downInARow calls in a row got no answer (their
+ * failures are in `unanswered`); then each call fails at once with the last
+ * failure, without asking. Any answer starts the count again.
+ */
+function whileAnswering(call: Call, unanswered: WeakSet<NetintelError>, base: string): Call {
   let down = 0;
   let lastDown: NetintelError | null = null;
-  const unlessDown = async (method: 'GET' | 'POST', path: string, body: string | undefined, expected: ExpectedAnswer): Promise<ApiResponse> => {
+  return async (method, path, body, expected) => {
     if (down >= REMOTE_LIMITS.downInARow && lastDown !== null) {
-      throw new NetintelError(lastDown.code, `not asked: the server at ${base} did not answer ${down} calls in a row (the last: ${lastDown.message})`, { details: { server: base, path: pathOnly(path) } });
+      throw new NetintelError(lastDown.code, `not asked: the server at ${base} did not answer ${down} calls in a row (the last: ${lastDown.message})`, { details: { server: base, path: path.split('?')[0]! } });
     }
     try {
       const response = await call(method, path, body, expected);
@@ -211,18 +237,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       throw error;
     }
-  };
-
-  const pathOnly = (path: string) => path.split('?')[0]!;
-  return {
-    server: base,
-    get: (path, query = {}, expected) => {
-      const search = new URLSearchParams();
-      for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
-      const text = search.toString();
-      return unlessDown('GET', text ? `${path}?${text}` : path, undefined, expected ?? options.answers.ofRoute('GET', pathOnly(path)));
-    },
-    post: (path, body, expected) => unlessDown('POST', path, JSON.stringify(body), expected ?? options.answers.ofRoute('POST', pathOnly(path))),
   };
 }
 
