@@ -123,28 +123,20 @@ function reportEntry(record: Children, where: string): DmarcReportEntry {
   const sourceIp = textAt(row, 'source_ip');
   const count = numberOf(textAt(row, 'count'));
   if (row === null || evaluated === null || sourceIp === null || count === null) throw new NetintelError('invalid_input', `${where}: no <row> with source_ip, count and policy_evaluated`);
-  // The DMARC verdict comes from these two (RFC 7489 appendix C: required, "pass" or "fail"); one missing is not a fail to assume.
-  const dkim = verdictAt(evaluated, 'dkim');
-  const spf = verdictAt(evaluated, 'spf');
-  if (dkim === null || spf === null) throw new NetintelError('invalid_input', `${where}: policy_evaluated needs dkim and spf, each "pass" or "fail"`);
   return {
     source_ip: sourceIp,
     count,
     disposition: textAt(evaluated, 'disposition')?.toLowerCase() ?? 'none',
-    dkim,
-    spf,
+    // RFC 7489 appendix C allows "pass" and "fail"; receivers also write other words (`none`) and other cases
+    // (`PASS`). Kept in lower case as written, `none` when absent: a missing result is not a "fail" to make up.
+    dkim: textAt(evaluated, 'dkim')?.toLowerCase() ?? 'none',
+    spf: textAt(evaluated, 'spf')?.toLowerCase() ?? 'none',
     reasons: all(evaluated, 'reason').map((reason) => ({ type: textAt(reason, 'type') ?? 'other', comment: textAt(reason, 'comment') })),
     header_from: (textAt(identifiers, 'header_from') ?? '').toLowerCase(),
     envelope_from: textAt(identifiers, 'envelope_from')?.toLowerCase() ?? null,
     dkim_results: all(auth, 'dkim').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), selector: textAt(result, 'selector'), result: textAt(result, 'result')?.toLowerCase() ?? 'none' })),
     spf_results: all(auth, 'spf').map((result) => ({ domain: (textAt(result, 'domain') ?? '').toLowerCase(), scope: textAt(result, 'scope'), result: textAt(result, 'result')?.toLowerCase() ?? 'none' })),
   };
-}
-
-/** A DMARC result (`pass` or `fail`) in any case, as receivers write it; null when absent or another word. */
-function verdictAt(parent: Children, tag: string): 'pass' | 'fail' | null {
-  const value = textAt(parent, tag)?.toLowerCase();
-  return value === 'pass' || value === 'fail' ? value : null;
 }
 
 /** The children of each element named `tag` among an element's children. */
