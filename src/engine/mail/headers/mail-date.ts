@@ -12,19 +12,25 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 const ZONES: Readonly<Record<string, number>> = { ut: 0, utc: 0, gmt: 0, z: 0, est: -5, edt: -4, cst: -6, cdt: -5, mst: -7, mdt: -6, pst: -8, pdt: -7 };
 
 /** The whole text is the date: `+0000garbage` or a zone of `+05` is no zone, `Julyish` no month. */
-const DATE = /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3,9})\s+(\d{2,4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*([+-]\d{4}|[a-z]{1,5})?\s*$/i;
+const DATE = /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3,9})\s+(\d{2,4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*([+-]\d{4}|[a-z]{1,5})?(?:\s+[a-z]{1,5})?\s*$/i;
 
-/** Month names written out, which some trace fields carry in place of the three letters. */
+/** Month names written out, which some trace fields carry in place of the three letters, and `sept`. */
 const FULL_MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+const MAX_COMMENT_NESTING = 8;
 
 /** The time `text` states, as ISO 8601 UTC, or null when it is not a date-time. */
 export function readMailDate(text: string): string | null {
-  const bare = text.replace(/\([^()]*\)/g, ' ').trim();
+  // Comments nest (RFC 5322 §3.2.2): the innermost go first, a few levels deep (a field of a million
+  // nested parentheses must not cost a million passes; deeper, the date is unknown).
+  let bare = text;
+  for (let level = 0; level < MAX_COMMENT_NESTING && bare.includes('('); level++) bare = bare.replace(/\([^()]*\)/g, ' ');
+  bare = bare.trim();
   const match = DATE.exec(bare);
   if (!match) return null;
   const [, dayText, monthText, yearText, hourText, minuteText, secondText, zoneText] = match;
   const word = monthText!.toLowerCase();
-  const month = word.length === 3 ? MONTHS.indexOf(word) : FULL_MONTHS.indexOf(word);
+  const month = word.length === 3 ? MONTHS.indexOf(word) : word === 'sept' ? 8 : FULL_MONTHS.indexOf(word);
   let year = Number(yearText);
   // RFC 5322 §4.3: a two-digit year is 2000-2049 below 50, 1950-1999 otherwise; three digits add 1900.
   if (yearText!.length === 2) year += year < 50 ? 2000 : 1900;

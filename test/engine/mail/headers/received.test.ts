@@ -24,12 +24,20 @@ describe('dates of trace fields (RFC 5322 §3.3, §4.3)', () => {
     ['Tue, 1 Jul 2025 24:00:00 +0000', null],
     ['yesterday', null],
     ['Tue, 1 July 2025 10:00:00 +0000', '2025-07-01T10:00:00Z'],
+    ['Mon, 1 Sept 2025 10:00:00 +0100', '2025-09-01T09:00:00Z'],
+    ['Tue, 1 Jul 2025 10:00:00 +0000 UTC', '2025-07-01T10:00:00Z'],
+    ['Tue, 1 Jul 2025 10:00:00 +0200 (CEST (summer))', '2025-07-01T08:00:00Z'],
     // Not dates: a zone of two digits, text after the zone, a month that is no month's name.
     ['Tue, 1 Jul 2025 10:00:05 +05', null],
     ['Tue, 1 Jul 2025 10:00:05 +0000garbage', null],
     ['1 Julyish 2025 10:00:00 +0000', null],
   ])('%s', (text, iso) => {
     expect(readMailDate(text)).toBe(iso);
+  });
+
+  it('reads comments nested a few deep, and a field of 200,000 nested ones at once, as no date', () => {
+    const deep = `Tue, 1 Jul 2025 10:00:00 +0000 ${'('.repeat(200_000)}x${')'.repeat(200_000)}`;
+    expect(readMailDate(deep)).toBeNull();
   });
 });
 
