@@ -204,7 +204,8 @@ function serverOrigin(server: string, base: string): string {
   if (parsed.username !== '' || parsed.password !== '') {
     throw new NetintelError('usage', `--server must not carry a user name or password (${shown}): give the key with --api-key`, { details: { server: parsed.origin } });
   }
-  if (parsed.search !== '' || parsed.hash !== '') {
+  // URL.search and URL.hash are empty for a bare `?` or `#`: the text tells.
+  if (base.includes('?') || base.includes('#')) {
     throw new NetintelError('usage', `--server must be the server's address without a query or fragment, such as ${shown}`, { details: { server: parsed.origin } });
   }
   return parsed.origin;
@@ -215,11 +216,15 @@ type Call = (method: 'GET' | 'POST', path: string, body: string | undefined, exp
 /**
  * `call`, until REMOTE_LIMITS.downInARow calls in a row got no answer (their
  * failures are in `unanswered`); then each call fails at once with the last
- * failure, without asking. Any answer starts the count again.
+ * failure, without asking. Any answer starts the count again. A deadline
+ * that passed counts only while the server has answered nothing in this
+ * run: one that answers is up, and may just be slow for some targets (an
+ * e-mail test of a domain whose servers do not answer it).
  */
 function whileAnswering(call: Call, unanswered: WeakSet<NetintelError>, base: string): Call {
   let down = 0;
   let lastDown: NetintelError | null = null;
+  let everAnswered = false;
   return async (method, path, body, expected) => {
     if (down >= REMOTE_LIMITS.downInARow && lastDown !== null) {
       throw new NetintelError(lastDown.code, `not asked: the server at ${base} did not answer ${down} calls in a row (the last: ${lastDown.message})`, { details: { server: base, path: path.split('?')[0]! } });
@@ -227,13 +232,16 @@ function whileAnswering(call: Call, unanswered: WeakSet<NetintelError>, base: st
     try {
       const response = await call(method, path, body, expected);
       down = 0;
+      everAnswered = true;
       return response;
     } catch (error) {
-      if (error instanceof NetintelError && unanswered.has(error)) {
+      const noAnswer = error instanceof NetintelError && unanswered.has(error);
+      if (noAnswer && (error.code !== 'timeout' || !everAnswered)) {
         down += 1;
         lastDown = error;
-      } else {
+      } else if (!noAnswer) {
         down = 0;
+        everAnswered = true;
       }
       throw error;
     }

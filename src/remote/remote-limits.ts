@@ -41,10 +41,11 @@ export const REMOTE_LIMITS = {
   batchItems: 1000,
   /**
    * Calls in a row that found no server (unreachable, or no answer before
-   * the deadline) after which a run asks it nothing more: each later call
-   * fails at once with the last failure, so a list of a thousand targets
-   * against a server that is down ends in one deadline, not a thousand.
-   * An answer, of any kind, starts the count again.
+   * the deadline while it has answered nothing in the run) after which a run
+   * asks it nothing more: each later call fails at once with the last
+   * failure, so a list of a thousand targets against a server that is down
+   * ends in one deadline, not a thousand. An answer, of any kind, starts
+   * the count again.
    */
   downInARow: 5,
 } as const;

@@ -364,14 +364,14 @@ function sessionOperations(
         ? q.run('DELETE FROM sessions WHERE account_id = $1', [accountId])
         : q.run('DELETE FROM sessions WHERE account_id = $1 AND id_hash <> $2', [accountId, sessionHash(keep)]),
     async changePassword(accountId, { keep, whilePasswordIs, hash }) {
-      // One statement checks both and writes: on PostgreSQL a reset or change
-      // that updated the row first makes this one re-read it, and fail.
-      const changed = await q.run(
-        `UPDATE accounts SET password_hash = $1 WHERE id = $2 AND password_hash = $3
-           AND EXISTS (SELECT 1 FROM sessions WHERE id_hash = $4 AND account_id = $2 AND expires_at > $5)`,
-        [hash, accountId, whilePasswordIs, sessionHash(keep), now()],
-      );
-      if (changed === 0) return null;
+      // The account's row first, held to the end (PostgreSQL): a reset, a change or a disabling that wrote it
+      // before makes this re-read it; the password must still be the one checked. Then the session, read after
+      // the lock: one that those ended is gone. (A later statement sees what committed before it, READ
+      // COMMITTED; a condition inside the UPDATE would be read at the UPDATE's start only.)
+      const lock = dialect === 'postgres' ? ' FOR UPDATE' : '';
+      if (!(await q.one(`SELECT id FROM accounts WHERE id = $1 AND password_hash = $2${lock}`, [accountId, whilePasswordIs]))) return null;
+      if (!(await q.one('SELECT account_id FROM sessions WHERE id_hash = $1 AND account_id = $2 AND expires_at > $3', [sessionHash(keep), accountId, now()]))) return null;
+      await q.run('UPDATE accounts SET password_hash = $1 WHERE id = $2', [hash, accountId]);
       await q.run('DELETE FROM account_links WHERE account_id = $1 AND used_at IS NULL', [accountId]);
       return q.run('DELETE FROM sessions WHERE account_id = $1 AND id_hash <> $2', [accountId, sessionHash(keep)]);
     },

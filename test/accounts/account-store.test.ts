@@ -340,6 +340,32 @@ for (const backend of backends) {
       }
     });
 
+    it("makes no holder's change whose account was disabled (its sessions ended) while the change waited", async () => {
+      const account = await stores.accounts.create({ email: 'disabled-race@example.org', passwordHash: 'scrypt$old' });
+      const holder = (await stores.accounts.startSession(account.id, 3_600_000))!;
+      if (!stores.target.startsWith('postgres')) {
+        // SQLite writes one transaction at a time: disabled first, the change finds no session.
+        await stores.accounts.disable(account.id);
+        expect(await stores.accounts.changePassword(account.id, { keep: holder, whilePasswordIs: 'scrypt$old', hash: 'scrypt$new' })).toBeNull();
+        return;
+      }
+      // PostgreSQL: a disabling in flight (account row written, sessions deleted, not committed) while the change is asked.
+      const raw = new pg.Client({ connectionString: stores.target });
+      await raw.connect();
+      try {
+        await raw.query('BEGIN');
+        await raw.query('UPDATE accounts SET disabled_at = now() WHERE id = $1', [account.id]);
+        await raw.query('DELETE FROM sessions WHERE account_id = $1', [account.id]);
+        const change = stores.other.accounts.changePassword(account.id, { keep: holder, whilePasswordIs: 'scrypt$old', hash: 'scrypt$new' });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await raw.query('COMMIT');
+        expect(await change).toBeNull();
+        expect(await stores.accounts.passwordHash(account.id)).toBe('scrypt$old');
+      } finally {
+        await raw.end();
+      }
+    });
+
     it('makes no more keys of an account than it may hold, however many requests on two servers ask at once', async () => {
       const account = await stores.accounts.create({ email: 'key-burst@example.org', passwordHash: null });
       const attempts = Array.from({ length: 40 }, (_, i) =>

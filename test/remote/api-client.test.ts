@@ -152,7 +152,9 @@ describe('the API client', () => {
     } catch (error) {
       expect(JSON.stringify(error) + String(error)).not.toContain('secretpw');
     }
-    expect(make('http://api.test/?q=')).toThrow(/--server must be the server's address without a query or fragment, such as http:\/\/api\.test$/);
+    for (const server of ['http://api.test/?q=', 'http://api.test/?', 'http://api.test/#']) {
+      expect(make(server), server).toThrow(/--server must be the server's address without a query or fragment, such as http:\/\/api\.test$/);
+    }
   });
 
   it('follows a 307 of a POST with the same body, and refuses a 302 that would drop it', async () => {

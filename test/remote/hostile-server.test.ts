@@ -215,6 +215,19 @@ describe.skipIf(!built)('remote mode against a hostile server', () => {
       expect(run.elapsedMs).toBeLessThan(3 * 1000 + PROMPT_MS);
     });
 
+    it('keeps asking a server that answered, however many targets in a row it is too slow for', async () => {
+      const server = await peer((request, response) => {
+        if (request.url === '/api/ipinfo?ip=8.8.8.8') json(response, ipRecord);
+      });
+      const targets = ['8.8.8.8', ...Array.from({ length: 6 }, (_, i) => `192.0.2.${i + 1}`), '8.8.8.8'];
+      const run = await runMeasured(['ip', ...targets, '--server', server.url, '-t', '500', '--concurrency', '1', '-f', 'ndjson'], { killAfterMs: 60_000 });
+      const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { query: string; ip?: string; error?: { message: string } });
+      expect(rows.map((row) => row.query ?? row.ip)).toEqual(targets);
+      expect(rows.at(-1)).toMatchObject({ ip: '8.8.8.8' });
+      expect(rows.slice(1, -1).every((row) => row.error !== undefined && !row.error.message.startsWith('not asked'))).toBe(true);
+      expect(server.requests).toHaveLength(targets.length);
+    });
+
     it('takes the deadline from NETINTEL_TIMEOUT too, and holds it against headers dripped a byte at a time', async () => {
       const drip = await hostileTcpPeer((socket) => {
         socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');

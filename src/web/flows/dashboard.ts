@@ -126,7 +126,7 @@ function passwordRoute(context: PagesContext, dashboard: DrawDashboard): void {
       request.log.info({ account: account.id }, 'password change refused: the password or the session changed meanwhile');
       const still = await signedIn(request);
       if (still === null) return reply.redirect('/login', 303);
-      return dashboard(request, reply, still, { passwordError: 'The password was changed meanwhile (from another session, or with a reset link), so this change was not made. Enter the password as it is now to change it.' }, 409);
+      return dashboard(request, reply, still, { passwordError: 'The password was changed meanwhile (by another request, or with a reset link), so this change was not made. Enter the password as it is now to change it.' }, 409);
     }
     request.log.info({ account: account.id, sessions: ended }, 'password changed by its holder');
     request.session.set('flash', `Your password is changed. ${ended === 0 ? 'No other session was open.' : `${ended} other ${ended === 1 ? 'session is' : 'sessions are'} logged out.`}`);
