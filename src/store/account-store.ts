@@ -185,7 +185,7 @@ function accountOperations(q: Queryable, dialect: Database['dialect'], now: () =
   const rows = accountRows(q);
   return {
     ...accountRecords(q, now, rows),
-    ...linkOperations(q, now, rows),
+    ...linkOperations(q, dialect, now, rows),
     ...sessionOperations(q, dialect, now),
     async keysOf(id) {
       await rows.row(id);
@@ -292,7 +292,7 @@ function accountRecords(q: Queryable, now: () => Date, { byId, row, record }: Ac
 }
 
 /** The one-use links of e-mail verification and password reset. */
-function linkOperations(q: Queryable, now: () => Date, { row }: AccountRows): Pick<AccountOperations, 'issueLink' | 'consumeLink' | 'linkHolder'> {
+function linkOperations(q: Queryable, dialect: Database['dialect'], now: () => Date, { row }: AccountRows): Pick<AccountOperations, 'issueLink' | 'consumeLink' | 'linkHolder'> {
   return {
     async issueLink(accountId, purpose) {
       await row(accountId);
@@ -303,6 +303,9 @@ function linkOperations(q: Queryable, now: () => Date, { row }: AccountRows): Pi
     },
     async consumeLink(token, purpose) {
       const at = now();
+      // On PostgreSQL the account's row is taken before the link's, as a password change takes it before it
+      // deletes the links: two transactions taking the two rows in opposite orders would deadlock.
+      if (dialect === 'postgres') await q.one('SELECT a.id FROM account_links l JOIN accounts a ON a.id = l.account_id WHERE l.token_hash = $1 FOR UPDATE OF a', [hashLinkToken(token)]);
       const used = await q.one<{ account_id: string }>(
         'UPDATE account_links SET used_at = $1 WHERE token_hash = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $1 RETURNING account_id',
         [at, hashLinkToken(token), purpose],

@@ -366,6 +366,28 @@ for (const backend of backends) {
       }
     });
 
+    it("never fails a reset and a holder's change at the same moment (no deadlock): the reset's link or the change loses cleanly", async () => {
+      for (let round = 0; round < 20; round++) {
+        const account = await stores.accounts.create({ email: `reset-change-${round}@example.org`, passwordHash: 'scrypt$old' });
+        const holder = (await stores.accounts.startSession(account.id, 3_600_000))!;
+        const { token } = await stores.accounts.issueLink(account.id, 'reset-password');
+        const reset = stores.accounts.atomically(async (tx) => {
+          const id = await tx.consumeLink(token, 'reset-password');
+          if (id === null) return false;
+          await tx.setPasswordHash(id, 'scrypt$reset');
+          await tx.endSessions(id);
+          return true;
+        });
+        const change = stores.other.accounts.changePassword(account.id, { keep: holder, whilePasswordIs: 'scrypt$old', hash: 'scrypt$changed' });
+        const [resetDone, changed] = await Promise.all([reset, change]);
+        // Exactly one of them took effect last, and neither failed.
+        const stored = await stores.accounts.passwordHash(account.id);
+        expect(stored).toBe(resetDone ? 'scrypt$reset' : 'scrypt$changed');
+        if (resetDone) expect(await stores.accounts.sessionCount(account.id)).toBe(0);
+        else expect(changed).toBe(0);
+      }
+    });
+
     it('makes no more keys of an account than it may hold, however many requests on two servers ask at once', async () => {
       const account = await stores.accounts.create({ email: 'key-burst@example.org', passwordHash: null });
       const attempts = Array.from({ length: 40 }, (_, i) =>
