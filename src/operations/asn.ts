@@ -60,15 +60,14 @@ export const ASN = defineOperation<Record<string, never>, AsnResult>()({
     method: 'GET',
     path: '/api/asn-lookup',
     feature: null,
-    subject: () => 'asn',
-    // Every run asks in batches of the plan's size, through the bulk form.
+    // Every run asks in batches of the plan's size, through the bulk form; each record must name its query (subject `asn`).
     batch: {
       applies: () => true,
       size: (plan) => plan.batch,
       async send(remote, targets) {
         const queries = targets.map((target) => target.text);
         const answer = remote.bulkAnswer('AsnBulkAnswer', 'asn bulk answer');
-        return remote.bulkOutcomes<AsnResult>((await remote.get('/api/asn-lookup', { bulk: queries.join(',') }, answer)).body, queries, answer.name);
+        return remote.bulkOutcomes<AsnResult>((await remote.get('/api/asn-lookup', { bulk: queries.join(',') }, answer)).body, queries, answer.name, 'asn');
       },
     },
     route: () => ({

@@ -178,7 +178,13 @@ async function ipRows(remote: RemoteCall, batch: readonly string[], plan: { bulk
     return failingAll(batch, async () => remote.bulkOutcomes<IpInfoRecord>((await remote.post('/api/bulk', { ips: batch }, answer)).body, batch, answer.name, 'ip'));
   }
   const ipApi = IP.api;
-  const record = async (ip: string) => ipApi.record!(await remote.get(ipApi.path, ipApi.query!(ip, { maxExpand: 0 }), ipApi.expected!(remote)), remote, ip, { maxExpand: 0 });
+  const settings = { maxExpand: 0 };
+  const record = async (ip: string) => {
+    const found = ipApi.record!(await remote.get(ipApi.path, ipApi.query!(ip, settings), ipApi.expected!(remote)), remote, ip, settings);
+    // The record of the address asked, as `ip` checks it (its mapping's subject).
+    remote.answering('ip record', found, ip, ipApi.subject!(settings)!);
+    return found;
+  };
   const out: Outcomes<unknown> = new Array(batch.length);
   let next = 0;
   await Promise.all(

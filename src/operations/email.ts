@@ -112,7 +112,7 @@ export const EMAIL = defineOperation<EmailSettings, EmailReport>()({
         const domains = targets.map((target) => target.text);
         const answer = remote.bulkAnswer('EmailBulkAnswer', 'email bulk answer');
         const body = { domains, ...(settings.port === undefined ? {} : { port: settings.port }), ...(settings.skipSmtp ? { smtp: false } : {}), ...(settings.skipDnssec ? { dnssec: false } : {}) };
-        return remote.bulkOutcomes<EmailReport>((await remote.post('/api/email-tests/bulk', body, answer)).body, domains, answer.name);
+        return remote.bulkOutcomes<EmailReport>((await remote.post('/api/email-tests/bulk', body, answer)).body, domains, answer.name, 'domain');
       },
     },
     route: emailTestsRoutes,

@@ -78,7 +78,7 @@ export const IP = defineOperation<IpSettings, IpInfoRecord>()({
       const withheld = headers.get('x-netintel-withheld');
       if (withheld) remote.withheld(withheld);
       // Groups left out without the header: said all the same, or the record would print as whole.
-      const missing = ['network', 'security'].filter((group) => record[group] === undefined);
+      const missing = PREMIUM_GROUPS.filter((group) => record[group] === undefined);
       if (!withheld && missing.length > 0) remote.withheld(missing.join(','), false);
       // The schema lets POST /api/bulk's `fields` leave location out; GET /api/ipinfo always has it, and the views read it.
       if (record.location === undefined) throw remote.unfit('ip record', 'it has no location group');

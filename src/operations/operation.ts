@@ -157,11 +157,12 @@ export interface ApiMapping<S, R> {
   /** The record the answer holds for the target; default: the answer is the record. */
   record?(response: ApiResponse, remote: RemoteCall, target: string | null, settings: S): R;
   /**
-   * The field of a record that names the target it answers for: every record
-   * the server sends, one by one or in the bulk form, is checked to name the
-   * target asked (src/remote/answer-subject.ts), so that a server cannot pass
-   * one target's record off as another's; null where the settings ask about
-   * something else than the target (`email --type smtp --server HOST`).
+   * The field of a record that names the target it answers for: the record of
+   * each request of one target is checked to name the target asked
+   * (src/remote/answer-subject.ts), so that a server cannot pass one target's
+   * record off as another's; null where the settings ask about something
+   * else than the target (`email --type smtp --server HOST`). A bulk form's
+   * records are checked by `bulkOutcomes`, given the same subject.
    */
   subject?(settings: S): AnswerSubject | null;
   /** A target that is a host name is looked up by each of its addresses, resolved by the server (as locally). */

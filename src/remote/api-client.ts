@@ -298,8 +298,6 @@ async function problemOf(response: Response, progress: { octets: number }, base:
   return read.over ? undefined : parseJson(read.bytes, response.headers.get('content-type'));
 }
 
-/** A server's error code: one the API answers with (every code with an HTTP status), not one of the CLI's own outcomes. */
-
 /** A problem document's code, message and details, when it is one. */
 function problemParts(json: unknown): { code: ErrorCode; detail: string; details: Record<string, unknown> } | null {
   const problem = json as { code?: unknown; detail?: unknown; details?: unknown } | null | undefined;

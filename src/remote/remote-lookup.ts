@@ -47,7 +47,7 @@ export function remoteLookup<S, R>(remote: RemoteCall, api: ApiMapping<S, R>, se
   lookup.concurrency = remote.concurrency;
   if (batch) {
     lookup.all = <T extends Target>(targets: TargetSource<T>, many: ManyTargets) =>
-      batch.applies(settings, many.list) ? inGroups(remote, api, batch, settings, targets) : flattenBatches(mapOrdered(targets, (target) => one(target.text), Math.min(many.concurrency, remote.concurrency)));
+      batch.applies(settings, many.list) ? inGroups(remote, batch, settings, targets) : flattenBatches(mapOrdered(targets, (target) => one(target.text), Math.min(many.concurrency, remote.concurrency)));
   }
   return lookup;
 }
@@ -58,17 +58,13 @@ export function remoteLookup<S, R>(remote: RemoteCall, api: ApiMapping<S, R>, se
  * target arrives (before, when the run cannot start without it); when it
  * cannot be had, each target fails as the request did.
  */
-async function* inGroups<S, R, T extends Target>(remote: RemoteCall, api: ApiMapping<S, R>, batch: ApiBatch<S, R>, settings: S, targets: TargetSource<T>): AsyncGenerator<Array<Outcome<R>>> {
+async function* inGroups<S, R, T extends Target>(remote: RemoteCall, batch: ApiBatch<S, R>, settings: S, targets: TargetSource<T>): AsyncGenerator<Array<Outcome<R>>> {
   let plan: PlanSizes | undefined = batch.stopsWithoutPlan ? await remote.plan() : undefined;
   let planFailure: NetintelError | undefined;
   const send = async (group: readonly T[]): Promise<Outcomes<R>> => {
     if (plan === undefined) return group.map((target) => failure(target.text, planFailure));
     try {
-      const outcomes = await batch.send(remote, group, settings, plan);
-      // A record put under another target's item fails the whole answer, as a swapped item does (bulkOutcomes).
-      const subject = api.subject?.(settings) ?? null;
-      if (subject !== null) outcomes.forEach((outcome, i) => outcome.ok && remote.answering(answerName(api, remote), outcome.value, group[i]!.text.trim(), subject));
-      return outcomes;
+      return await batch.send(remote, group, settings, plan);
     } catch (error) {
       const failed = toNetintelError(error);
       return group.map((target) => ({ ok: false as const, query: target.text, error: failed }));

@@ -170,4 +170,18 @@ describe('remote mode checks that a record answers the target asked', () => {
     expect(ok.stdout).toContain('1.1.1.1');
     expect(ok.stdout).toContain('2001:4860:4860::8888');
   });
+
+  it('refuses a swapped record in bulk on a plan without the bulk form too, where each address is one GET /api/ipinfo', async () => {
+    const oneByOne = await peer((request, response) => {
+      if (request.url!.startsWith('/api/quota')) return json(response, { ...QUOTA, bulk_max: null });
+      // 1.1.1.1's record for 8.8.8.8, the others honest.
+      const ip = asked(request, 'ip');
+      json(response, honest(ip === '8.8.8.8' ? '1.1.1.1' : ip));
+    });
+    const run = await runCli(['bulk', '--server', oneByOne.url, '--api-key', 'K', '-f', 'csv', '--fields', 'ip'], { stdin: '8.8.8.8\n1.1.1.1\n' });
+    expect(run.code, run.stderr).toBe(7);
+    expect(shown(run)).toContain('the server\'s answer is not a valid ip record: asked about ""8.8.8.8"", the record is for ""1.1.1.1""');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^1\.1\.1\.1/);
+  });
 });
+
