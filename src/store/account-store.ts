@@ -183,10 +183,23 @@ export function createAccountStore(db: Database, options: AccountStoreOptions = 
 
 function accountOperations(q: Queryable, dialect: Database['dialect'], now: () => Date): AccountOperations {
   const rows = accountRows(q);
+  const records = accountRecords(q, now, rows);
+  const sessions = sessionOperations(q, dialect, now);
   return {
-    ...accountRecords(q, now, rows),
+    ...records,
     ...linkOperations(q, dialect, now, rows),
-    ...sessionOperations(q, dialect, now),
+    ...sessions,
+    async changePassword(accountId, { keep, whilePasswordIs, hash }) {
+      // The account's row first, held to the end (PostgreSQL): a reset, a change or a disabling that wrote it
+      // before makes this re-read it; the password must still be the one checked. Then the session, read after
+      // the lock: one that those ended is gone. (A later statement sees what committed before it, READ
+      // COMMITTED; a condition inside the UPDATE would be read at the UPDATE's start only.)
+      const lock = dialect === 'postgres' ? ' FOR UPDATE' : '';
+      if (!(await q.one(`SELECT id FROM accounts WHERE id = $1 AND password_hash = $2${lock}`, [accountId, whilePasswordIs]))) return null;
+      if ((await sessions.sessionAccount(keep))?.id !== accountId) return null;
+      await records.setPasswordHash(accountId, hash);
+      return sessions.endSessions(accountId, keep);
+    },
     async keysOf(id) {
       await rows.row(id);
       return (await q.all<KeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [id])).map(keyRecordOf);
@@ -327,7 +340,7 @@ function sessionOperations(
   q: Queryable,
   dialect: Database['dialect'],
   now: () => Date,
-): Pick<AccountOperations, 'startSession' | 'sessionAccount' | 'endSession' | 'endSessions' | 'sessionCount' | 'changePassword'> {
+): Pick<AccountOperations, 'startSession' | 'sessionAccount' | 'endSession' | 'endSessions' | 'sessionCount'> {
   const sessionHash = (sessionId: string) => hashLinkToken(sessionId);
   // On PostgreSQL the account's row is held while the session is added: a
   // password change's UPDATE either waits for the new session (and its
@@ -366,18 +379,6 @@ function sessionOperations(
       keep === undefined
         ? q.run('DELETE FROM sessions WHERE account_id = $1', [accountId])
         : q.run('DELETE FROM sessions WHERE account_id = $1 AND id_hash <> $2', [accountId, sessionHash(keep)]),
-    async changePassword(accountId, { keep, whilePasswordIs, hash }) {
-      // The account's row first, held to the end (PostgreSQL): a reset, a change or a disabling that wrote it
-      // before makes this re-read it; the password must still be the one checked. Then the session, read after
-      // the lock: one that those ended is gone. (A later statement sees what committed before it, READ
-      // COMMITTED; a condition inside the UPDATE would be read at the UPDATE's start only.)
-      const lock = dialect === 'postgres' ? ' FOR UPDATE' : '';
-      if (!(await q.one(`SELECT id FROM accounts WHERE id = $1 AND password_hash = $2${lock}`, [accountId, whilePasswordIs]))) return null;
-      if (!(await q.one('SELECT account_id FROM sessions WHERE id_hash = $1 AND account_id = $2 AND expires_at > $3', [sessionHash(keep), accountId, now()]))) return null;
-      await q.run('UPDATE accounts SET password_hash = $1 WHERE id = $2', [hash, accountId]);
-      await q.run('DELETE FROM account_links WHERE account_id = $1 AND used_at IS NULL', [accountId]);
-      return q.run('DELETE FROM sessions WHERE account_id = $1 AND id_hash <> $2', [accountId, sessionHash(keep)]);
-    },
     async sessionCount(accountId) {
       const counted = await q.one<{ sessions: number | string }>('SELECT count(*) AS sessions FROM sessions WHERE account_id = $1 AND expires_at > $2', [accountId, now()]);
       return Number(counted?.sessions ?? 0);
