@@ -36,12 +36,10 @@ export async function openRemoteEngine(options: GlobalOptions, io: CliIo, progre
     answers: await publishedAnswerCheck(),
     concurrency: Math.min(options.concurrency, 8),
     onRetry: (waitMs, attempt) => say(`rate limited by ${remote.server}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s`),
-    onWithheld: (groups, said) =>
-      say(
-        `${remote.server} left out ${groups.slice(0, 100)}: ${
-          !said ? 'it did not say why (no X-Netintel-Withheld header), so the record is not whole' : remote.apiKey === null ? 'they need an API key (--api-key)' : 'the key\'s plan does not include them'
-        }`,
-      ),
+    onWithheld: (groups, said) => {
+      const why = !said ? 'it did not say why (no X-Netintel-Withheld header), so the record is not whole' : remote.apiKey === null ? 'they need an API key (--api-key)' : "the key's plan does not include them";
+      say(`${remote.server} left out ${groups.slice(0, 100)}: ${why}`);
+    },
   });
 }
 

@@ -29,6 +29,9 @@ export function exitCodeForRun(succeeded: number, failures: ReadonlyMap<ErrorCod
   if (succeeded > 0 || partial > 0) return exitCodeFor('partial');
   // Counted by exit code: `upstream`, `unreachable` and `tls` are all exit 5.
   const byExit = new Map<number, number>();
-  for (const [code, count] of failures) byExit.set(exitCodeFor(code), (byExit.get(exitCodeFor(code)) ?? 0) + count);
+  for (const [code, count] of failures) {
+    const exit = exitCodeFor(code);
+    byExit.set(exit, (byExit.get(exit) ?? 0) + count);
+  }
   return [...byExit.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
 }

@@ -136,6 +136,15 @@ export async function resolveMx(ctx: EngineContext, domain: string, options: Res
 
 type MxRecord = MailLookup<'MX'>['records'][number];
 
+/** The A and AAAA lookups of a name: the sets that answered (A first), and why the others failed. */
+async function bothFamilies(dns: MailDns, name: string): Promise<{ answered: Array<MailLookup<'A' | 'AAAA'>>; failed: unknown[] }> {
+  const families = await Promise.allSettled([dns.lookup(name, 'A'), dns.lookup(name, 'AAAA')]);
+  return {
+    answered: families.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : [])),
+    failed: families.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : [])),
+  };
+}
+
 function isNullExchange(exchange: string): boolean {
   return exchange === '.' || exchange === '';
 }
@@ -145,9 +154,7 @@ function isNullExchange(exchange: string): boolean {
  * §5.1), capped at the addresses per host; none means it takes no mail.
  */
 async function implicitMx(dns: MailDns, name: DomainName, limits: FanOutLimits, findings: Finding[]): Promise<string[]> {
-  const [a, aaaa] = await Promise.allSettled([dns.lookup(name.ascii, 'A'), dns.lookup(name.ascii, 'AAAA')]);
-  const answered = [a, aaaa].flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-  const failed = [a, aaaa].flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  const { answered, failed } = await bothFamilies(dns, name.ascii);
   // Nothing learnt (a family failed, the other has no address): whether mail has anywhere to go is unknown.
   if (failed.length > 0 && answered.every((set) => set.records.length === 0)) {
     throw withContext(failed[0], `${name.ascii} has no MX records, and the A/AAAA lookup for the implicit MX failed`);
@@ -280,9 +287,7 @@ async function resolveHost(dns: MailDns, exchange: string, maxAddresses: number)
     );
     return { host, findings };
   }
-  const families = await Promise.allSettled([dns.lookup(exchange, 'A'), dns.lookup(exchange, 'AAAA')]);
-  const answered = families.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-  const failed = families.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  const { answered, failed } = await bothFamilies(dns, exchange);
   if (failed.length > 0) {
     host.error = failureJson(failed[0]);
     // Nothing learnt (a family failed, the other has no address): the host's addresses are unknown.
