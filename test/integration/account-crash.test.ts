@@ -147,4 +147,50 @@ describe('accounts in SQLite under outside readers and kill -9', () => {
       await restarted.exit;
     }, 120_000);
   }
+
+  it('keeps every key the dashboard showed, and no more than an account may hold, across a kill -9 at a random moment of 30 key requests', async () => {
+    const { dir, db } = workspace();
+    const email = 'keys@example.org';
+    let browser: PageClient;
+    const { outcome } = await burstThenKill({
+      start: async () => {
+        const served = await start(db, dir);
+        await signUp(served, email, '192.0.2.9');
+        withFile(db, (file) => file.prepare('UPDATE accounts SET email_verified_at = ? WHERE email = ?').run(new Date().toISOString(), email));
+        browser = new PageClient(served.url, { 'x-forwarded-for': '192.0.2.9' });
+        await browser.get('/login');
+        if ((await browser.post('/login', { email, password: PASSWORD })).status !== 303) throw new Error('log-in failed');
+        await browser.get('/dashboard');
+        return served;
+      },
+      // A key shown (201) or the limit said (409) is what the server confirmed.
+      request: async (_served, index) => {
+        const page = await browser.post('/dashboard/keys', { label: `k${index}` });
+        if (page.status === 409) return null;
+        const key = /ni_[A-Za-z0-9]+_[A-Za-z0-9_-]{43}/.exec(page.body)?.[0];
+        if (page.status !== 201 || key === undefined) throw new Error(`key request ${index}: ${page.status}`);
+        return key;
+      },
+      requests: 30,
+      concurrency: 10,
+      // The thirty are answered within about 150 ms on a quiet machine.
+      killWindowMs: [10, 150],
+      seed: 1129,
+    });
+    const shown = [...outcome.confirmed.values()].filter((key): key is string => key !== null);
+    const context = `killed after ${outcome.killedAfterMs} ms, ${shown.length} keys shown`;
+    console.info(context);
+    const restarted = await start(db, dir);
+    for (const key of shown) {
+      const answer = await fetch(`${restarted.url}/api/ipinfo?ip=8.8.8.8`, { headers: { 'x-api-key': key } });
+      expect(answer.status, context).toBe(200);
+    }
+    const active = withFile(db, (file) => (file.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n);
+    expect(active, context).toBeGreaterThanOrEqual(shown.length);
+    expect(active, context).toBeLessThanOrEqual(20);
+    expect(withFile(db, (file) => file.pragma('integrity_check', { simple: true })), context).toBe('ok');
+    restarted.child.kill('SIGTERM');
+    await restarted.exit;
+  }, 120_000);
 });
+

@@ -648,6 +648,19 @@ describe('sessions end on the server', () => {
     expect(await thief.get('/dashboard')).toMatchObject({ status: 303, location: '/login' });
   });
 
+  it('makes one change of ten sent at once from one session, and tells the others it was not made', async () => {
+    const browser = await verifiedAccount();
+    await browser.get('/dashboard');
+    const pages = await Promise.all(Array.from({ length: 10 }, (_, i) => browser.post('/account/password', { current: PASSWORD, password: `burst passphrase ${i}` })));
+    const made = pages.flatMap((page, i) => (page.status === 303 && page.location === '/dashboard' ? [i] : []));
+    expect(made).toHaveLength(1);
+    // The others: not made (409), or refused by the change throttle before any work (429); never "changed".
+    expect(pages.filter((page) => page.status === 409 || page.status === 429)).toHaveLength(9);
+    const fresh = client('192.0.2.54');
+    await fresh.get('/login');
+    expect((await fresh.post('/login', { email: 'ada@example.org', password: `burst passphrase ${made[0]}` })).status).toBe(303);
+  });
+
   it('a session expires on the server after seven days, whatever the cookie says', async () => {
     const browser = await verifiedAccount();
     setup.server.clock.advance(7 * 24 * 3_600_000 - 1000);
