@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NetintelError } from '../../src/errors.js';
 import { createApiClient, type ApiClientOptions } from '../../src/remote/api-client.js';
@@ -142,6 +143,22 @@ describe('the API client', () => {
       })) as unknown as typeof globalThis.fetch;
     const client = createApiClient({ server: 'http://api.test', apiKey: null, timeoutMs: 2000, fetch, answers: ANY_ANSWER, now: () => now });
     await expect(client.get('/api/ipinfo')).rejects.toMatchObject({ code: 'rate_limited', message: expect.stringContaining('asks to wait until Tue, 01 Jan 2030 11:00:00 GMT (3600 s), more than the 120 s netintel waits') });
+  });
+
+  it('takes any --server text: a client, or a usage error that repeats no password, never another exception', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string(), fc.constantFrom('http://u:p@h', 'http://[::1]:8080/x/', 'https://h/?', 'HTTP://H/#')), (server) => {
+        try {
+          expect(createApiClient({ server, apiKey: null, timeoutMs: 1000, answers: ANY_ANSWER }).server).toMatch(/^https?:\/\//i);
+        } catch (error) {
+          expect(error).toBeInstanceOf(NetintelError);
+          expect((error as NetintelError).code).toBe('usage');
+          const password = /^[a-z]+:\/\/[^/@]*:([^/@]+)@/i.exec(server)?.[1];
+          if (password !== undefined && password.length > 3) expect((error as NetintelError).message).not.toContain(`:${password}@`);
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('refuses a --server with a password or a query, without repeating the password', () => {
