@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { decide, nextUtcMidnight } from '../../src/server/limits/gcra.js';
@@ -32,6 +33,24 @@ describe('the limit arithmetic (GCRA burst bucket and UTC day)', () => {
     expect(refused.next).toBeNull();
     expect(decide(record, policy, 1, t0 + 5999).state.allowed).toBe(false);
     expect(decide(record, policy, 1, t0 + 6000).state.allowed).toBe(true);
+  });
+
+  it('never says a token is left to a request it refuses for the burst, nor none to one it would take (any moment of the refill)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 25 }), fc.integer({ min: -20, max: 20 }), fc.double({ min: 0, max: 1, noNaN: true }), (tokens, offset, fraction) => {
+        // A bucket `tokens` refill intervals spent, give or take a few ms (where the verdict turns), looked at a fraction of a ms later.
+        const record = { tat: t0 + Math.max(tokens * 6000 + offset, 0), day: Math.floor(t0 / 86_400_000), count: 0 };
+        const now = t0 + fraction;
+        const take = decide(record, policy, 1, now).state;
+        const look = decide(record, policy, 0, now).state;
+        if (!take.allowed) expect(take.burstRemaining).toBe(0);
+        expect(look.burstRemaining >= 1).toBe(take.allowed);
+      }),
+      { numRuns: 5000 },
+    );
+    // The 6 ms before a token comes back (EPSILON read in tokens of a 6 s interval) said "1 left" with a refusal.
+    const empty = { tat: t0 + 19 * 6000 + 3, day: Math.floor(t0 / 86_400_000), count: 0 };
+    expect(decide(empty, policy, 1, t0).state).toMatchObject({ allowed: false, burstRemaining: 0 });
   });
 
   it('refills at the per-minute rate and never above the capacity', () => {

@@ -110,7 +110,9 @@ export function decide(
       dailyRemaining: Math.max(policy.daily - heldCount, 0),
       resetAt,
       burstCapacity: policy.burst,
-      burstRemaining: Math.max(Math.floor((tolerance - (heldTat - now)) / interval + EPSILON), 0),
+      // The slack in milliseconds, as the verdict takes it: added in tokens it was a whole interval's worth
+      // of milliseconds times EPSILON (6 ms of the free plan), in which a refused request read "1 left".
+      burstRemaining: Math.max(Math.floor((tolerance - (heldTat - now) + EPSILON) / interval), 0),
       perMinute: policy.perMinute,
       retryAfterMs: Math.max(Math.ceil(retryAfterMs), 0),
     },

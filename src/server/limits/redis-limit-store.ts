@@ -81,7 +81,7 @@ local function decideCall(firstKey, count, now, day, resetAt, firstArg)
   if refused ~= 0 then
     if not d[7] then limited = 2 else limited = 1 end
   end
-  local burstRemaining = math.floor((d[8] - (heldTat - now)) / d[9] + eps)
+  local burstRemaining = math.floor((d[8] - (heldTat - now) + eps) / d[9])
   if burstRemaining < 0 then burstRemaining = 0 end
   local dailyRemaining = d[10] - heldCount
   if dailyRemaining < 0 then dailyRemaining = 0 end
